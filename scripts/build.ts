@@ -1,0 +1,22 @@
+/**
+ * Builds dist/vigil: one executable with the migrations, web/ and the docs assets inside.
+ * `--target bun-linux-arm64` (or any Bun target) cross-compiles, e.g. for a Raspberry Pi.
+ */
+import { join } from 'node:path'
+
+const root = join(import.meta.dir, '..')
+const targetIdx = process.argv.indexOf('--target')
+const target = targetIdx > -1 ? process.argv[targetIdx + 1] : undefined
+const outfile = join(root, 'dist', target ? `vigil-${target.replace(/^bun-/, '')}` : 'vigil')
+
+const args = [
+  'build', join(root, 'src/main.ts'),
+  '--compile', '--minify', '--sourcemap',
+  // A stray .env or bunfig.toml next to the binary must never change its behaviour silently.
+  '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig',
+  '--outfile', outfile,
+  ...(target ? ['--target', target] : []),
+]
+const proc = Bun.spawnSync([process.execPath, ...args], { cwd: root, stdout: 'inherit', stderr: 'inherit' })
+if (proc.exitCode !== 0) process.exit(proc.exitCode ?? 1)
+console.log(`built ${outfile}`)

@@ -1,0 +1,52 @@
+import { createApp } from '../app'
+import type { Config } from '../config'
+import { systemClock } from '../lib/clock'
+import { createLogger } from '../lib/logger'
+import { startScheduler } from '../jobs/scheduler'
+import { VERSION } from '../version'
+import { dataDirSecret } from './data-dir'
+import { openAndMigrate } from './open'
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
+
+/** Runs the service until SIGTERM/SIGINT, then drains in-flight requests and closes the database. */
+export async function serve(config: Config): Promise<void> {
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat })
+  const clock = systemClock
+  const db = openAndMigrate(config, logger, clock.now())
+  const jwtSecret = config.jwtSecret ?? dataDirSecret(config, 'jwt-secret')
+  const { app, ctx } = createApp({ config, db, clock, logger, jwtSecret })
+  const tls = config.tlsCert && config.tlsKey ? { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) } : undefined
+
+  app.listen({
+    port: config.port,
+    hostname: config.host,
+    tls,
+    // The gateway answers oversized bodies with the error body; this is the backstop for
+    // chunked uploads that never say their length.
+    maxRequestBodySize: config.maxBodyBytes + 64 * 1024,
+  })
+  const scheduler = startScheduler(ctx.jobs, logger)
+  const scheme = tls ? 'https' : 'http'
+  const port = app.server?.port ?? config.port
+  logger.info('vigil listening', { version: VERSION, url: `${scheme}://${config.host}:${port}`, transport: tls ? 'https (native TLS)' : 'plain http', jobs: scheduler.names() })
+  if (!tls && !LOOPBACK.has(config.host)) {
+    logger.warn('serving plain HTTP on a non-loopback address: put a TLS-terminating proxy in front, or set VIGIL_TLS_CERT and VIGIL_TLS_KEY', { host: config.host })
+  }
+
+  await new Promise<void>((resolve) => {
+    let stopping = false
+    const stop = async (signal: string) => {
+      if (stopping) return
+      stopping = true
+      logger.info('shutting down', { signal })
+      await app.stop(false) // stop accepting, let in-flight requests finish
+      await scheduler.stop()
+      db.close()
+      logger.info('stopped')
+      resolve()
+    }
+    process.once('SIGTERM', () => void stop('SIGTERM'))
+    process.once('SIGINT', () => void stop('SIGINT'))
+  })
+}

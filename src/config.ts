@@ -1,0 +1,145 @@
+import type { LogFormat, LogLevel } from './lib/logger'
+import type { Synchronous } from './db/connection'
+
+/** One typed configuration: flags win over environment, environment over defaults. */
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  siteUrl: string
+  jwtSecret: string | null // null: generated and kept in the data dir
+  logLevel: LogLevel
+  logFormat: LogFormat
+  trustProxy: boolean
+  rateLimits: { free: number; pro: number; enterprise: number; anonymous: number }
+  maxBodyBytes: number
+  tlsCert: string | null
+  tlsKey: string | null
+  corsOrigins: string[]
+  synchronous: Synchronous
+  refreshTtlSeconds: number
+  stripe: { secretKey: string | null; webhookSecret: string | null; apiBase: string | null }
+  plansFile: string | null
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+/** The flags a command accepts: long name → config key (the env name is in the same table). */
+const FLAGS: Record<string, string> = {
+  port: 'VIGIL_PORT',
+  host: 'VIGIL_HOST',
+  'data-dir': 'VIGIL_DATA_DIR',
+  'site-url': 'VIGIL_SITE_URL',
+  'tls-cert': 'VIGIL_TLS_CERT',
+  'tls-key': 'VIGIL_TLS_KEY',
+}
+
+function int(name: string, raw: string | undefined, def: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return def
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
+  const n = Number(raw)
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`)
+  return n
+}
+
+function oneOf<T extends string>(name: string, raw: string | undefined, def: T, allowed: readonly T[]): T {
+  if (raw === undefined || raw === '') return def
+  const v = raw.trim().toLowerCase() as T
+  if (!allowed.includes(v)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`)
+  return v
+}
+
+function bool(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === '') return false
+  const v = raw.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true
+  if (['0', 'false', 'no', 'off'].includes(v)) return false
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+
+function url(name: string, raw: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`)
+  }
+  return raw.replace(/\/+$/, '')
+}
+
+/** Durations like 30d, 12h, 45m, 90s or a bare number of seconds. */
+export function parseDuration(name: string, raw: string | undefined, defSeconds: number): number {
+  if (raw === undefined || raw === '') return defSeconds
+  const m = /^(\d+)\s*([smhd]?)$/.exec(raw.trim())
+  if (!m) throw new ConfigError(`${name} must be a duration such as 30d, 12h, 15m or 900s, got "${raw}"`)
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd']
+  const seconds = Number(m[1]) * unit
+  if (seconds <= 0) throw new ConfigError(`${name} must be longer than zero`)
+  return seconds
+}
+
+/** Parses `--name value` and `--name=value` for the known flags; anything else is an error. */
+export function parseFlags(args: string[], allowed: string[] = Object.keys(FLAGS)): Env {
+  const out: Env = {}
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument "${arg}"`)
+    const eq = arg.indexOf('=')
+    const name = arg.slice(2, eq === -1 ? undefined : eq)
+    if (!allowed.includes(name) || !FLAGS[name]) throw new ConfigError(`unknown option --${name}`)
+    const value = eq === -1 ? args[++i] : arg.slice(eq + 1)
+    if (value === undefined || value.startsWith('--')) throw new ConfigError(`--${name} needs a value`)
+    out[FLAGS[name]!] = value
+  }
+  return out
+}
+
+export function loadConfig(env: Env, flagArgs: string[] = []): Config {
+  const e: Env = { ...env, ...parseFlags(flagArgs) }
+  const jwtSecret = e.VIGIL_JWT_SECRET || null
+  if (jwtSecret !== null && Buffer.byteLength(jwtSecret) < 32) {
+    throw new ConfigError('VIGIL_JWT_SECRET must be at least 32 bytes long (or unset, to generate one)')
+  }
+  const tlsCert = e.VIGIL_TLS_CERT || null
+  const tlsKey = e.VIGIL_TLS_KEY || null
+  if (!!tlsCert !== !!tlsKey) throw new ConfigError('VIGIL_TLS_CERT and VIGIL_TLS_KEY must be set together')
+  const port = int('VIGIL_PORT', e.VIGIL_PORT, 8080, 0, 65535)
+  return {
+    port,
+    host: e.VIGIL_HOST?.trim() || '0.0.0.0',
+    dataDir: e.VIGIL_DATA_DIR?.trim() || './data',
+    siteUrl: url('VIGIL_SITE_URL', e.VIGIL_SITE_URL?.trim() || `http://localhost:${port || 8080}`),
+    jwtSecret,
+    logLevel: oneOf('VIGIL_LOG_LEVEL', e.VIGIL_LOG_LEVEL, 'info', ['debug', 'info', 'warn', 'error'] as const),
+    logFormat: oneOf('VIGIL_LOG_FORMAT', e.VIGIL_LOG_FORMAT, process.stdout.isTTY ? 'pretty' : 'json', ['json', 'pretty'] as const),
+    trustProxy: bool('VIGIL_TRUST_PROXY', e.VIGIL_TRUST_PROXY),
+    rateLimits: {
+      free: int('VIGIL_RATE_LIMIT_FREE', e.VIGIL_RATE_LIMIT_FREE, 60, 1, 10_000_000),
+      pro: int('VIGIL_RATE_LIMIT_PRO', e.VIGIL_RATE_LIMIT_PRO, 600, 1, 10_000_000),
+      enterprise: int('VIGIL_RATE_LIMIT_ENTERPRISE', e.VIGIL_RATE_LIMIT_ENTERPRISE, 6000, 1, 10_000_000),
+      anonymous: int('VIGIL_RATE_LIMIT_ANONYMOUS', e.VIGIL_RATE_LIMIT_ANONYMOUS, 60, 1, 10_000_000),
+    },
+    maxBodyBytes: int('VIGIL_MAX_BODY_BYTES', e.VIGIL_MAX_BODY_BYTES, 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    tlsCert,
+    tlsKey,
+    corsOrigins: (e.VIGIL_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((o) => url('VIGIL_CORS_ORIGINS', o)),
+    synchronous: oneOf('VIGIL_DB_SYNCHRONOUS', e.VIGIL_DB_SYNCHRONOUS?.toLowerCase(), 'normal', ['normal', 'full'] as const).toUpperCase() as Synchronous,
+    refreshTtlSeconds: parseDuration('VIGIL_REFRESH_TTL', e.VIGIL_REFRESH_TTL, 30 * 86400),
+    stripe: {
+      secretKey: e.STRIPE_SECRET_KEY || null,
+      webhookSecret: e.STRIPE_WEBHOOK_SECRET || null,
+      apiBase: e.STRIPE_API_BASE ? url('STRIPE_API_BASE', e.STRIPE_API_BASE) : null,
+    },
+    plansFile: e.VIGIL_PLANS_FILE || null,
+  }
+}
+
+/** A config for tests and tools: defaults with overrides, never reading the process env. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ VIGIL_LOG_FORMAT: 'json', VIGIL_JWT_SECRET: 'test-secret-test-secret-test-secret-!!' }), ...overrides }
+}

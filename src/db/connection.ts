@@ -1,0 +1,52 @@
+import { Database } from 'bun:sqlite'
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import * as schema from './schema'
+
+export type Db = BunSQLiteDatabase<typeof schema>
+
+export interface DbHandle {
+  sqlite: Database
+  db: Db
+  close(): void
+}
+
+export type Synchronous = 'NORMAL' | 'FULL'
+
+/**
+ * Opens the one SQLite file with the pragmas every connection needs.
+ *
+ * Durability: WAL with synchronous=NORMAL (the default) loses nothing a committed transaction
+ * wrote when the *process* dies (kill -9, crash): the WAL is in the OS page cache and is
+ * replayed on the next open. Only an OS crash or power cut can drop the last transactions
+ * (the file is never corrupted). synchronous=FULL adds an fsync per commit to cover that too.
+ */
+export function openDatabase(path: string, opts: { synchronous?: Synchronous } = {}): DbHandle {
+  const sqlite = new Database(path, { create: true, strict: true })
+  // Must precede the first table; on an existing file it is a no-op, which is what we want.
+  sqlite.run('PRAGMA auto_vacuum = INCREMENTAL')
+  if (path !== ':memory:') sqlite.run('PRAGMA journal_mode = WAL')
+  sqlite.run(`PRAGMA synchronous = ${opts.synchronous ?? 'NORMAL'}`)
+  sqlite.run('PRAGMA busy_timeout = 5000')
+  sqlite.run('PRAGMA foreign_keys = ON')
+  sqlite.run('PRAGMA temp_store = MEMORY')
+  sqlite.run('PRAGMA cache_size = -16000') // 16 MB page cache: enough for hot indexes on a Pi
+  const db = drizzle({ client: sqlite, schema })
+  return {
+    sqlite,
+    db,
+    close() {
+      try {
+        sqlite.run('PRAGMA optimize')
+      } finally {
+        sqlite.close()
+      }
+    },
+  }
+}
+
+/** `PRAGMA quick_check`: null when the file is sound, else what SQLite reports. */
+export function quickCheck(sqlite: Database): string | null {
+  const rows = sqlite.query<{ quick_check: string }, []>('PRAGMA quick_check').all()
+  const problems = rows.map((r) => r.quick_check).filter((r) => r !== 'ok')
+  return problems.length ? problems.join('; ') : null
+}

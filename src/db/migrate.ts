@@ -1,0 +1,62 @@
+import type { Database } from 'bun:sqlite'
+import { sha256Hex } from '../lib/crypto'
+import { MIGRATIONS, type EmbeddedMigration } from './migrations.gen'
+
+export class MigrationError extends Error {}
+
+export interface MigrationStatus {
+  tag: string
+  applied: boolean
+  appliedAt: number | null
+}
+
+const LEDGER = `CREATE TABLE IF NOT EXISTS __vigil_migrations (
+  tag TEXT PRIMARY KEY, hash TEXT NOT NULL, applied_at INTEGER NOT NULL)`
+
+function applied(sqlite: Database) {
+  sqlite.run(LEDGER)
+  return new Map(
+    sqlite
+      .query<{ tag: string; hash: string; applied_at: number }, []>('SELECT tag, hash, applied_at FROM __vigil_migrations')
+      .all()
+      .map((r) => [r.tag, r]),
+  )
+}
+
+export function migrationStatus(sqlite: Database, migrations: EmbeddedMigration[] = MIGRATIONS): MigrationStatus[] {
+  const done = applied(sqlite)
+  return migrations.map((m) => ({ tag: m.tag, applied: done.has(m.tag), appliedAt: done.get(m.tag)?.applied_at ?? null }))
+}
+
+/**
+ * Applies the pending migrations, all in one IMMEDIATE transaction: either every one of them
+ * lands or the database is left exactly as it was (SQLite DDL is transactional).
+ * Refuses a database that a newer Vigil migrated, rather than run old code on a new schema.
+ */
+export function migrate(sqlite: Database, now: number, migrations: EmbeddedMigration[] = MIGRATIONS): string[] {
+  const done = applied(sqlite)
+  const known = new Set(migrations.map((m) => m.tag))
+  const unknown = [...done.keys()].filter((tag) => !known.has(tag))
+  if (unknown.length) {
+    throw new MigrationError(
+      `the database has migrations this version does not know (${unknown.join(', ')}): it was used by a newer Vigil`,
+    )
+  }
+  const pending = migrations.filter((m) => !done.has(m.tag))
+  if (!pending.length) return []
+  let current = ''
+  try {
+    sqlite.transaction(() => {
+      for (const m of pending) {
+        current = m.tag
+        for (const stmt of m.sql.split('--> statement-breakpoint')) {
+          if (stmt.trim()) sqlite.run(stmt)
+        }
+        sqlite.run('INSERT INTO __vigil_migrations (tag, hash, applied_at) VALUES (?, ?, ?)', [m.tag, sha256Hex(m.sql), now])
+      }
+    }).immediate()
+  } catch (err) {
+    throw new MigrationError(`migration ${current} failed, nothing was applied: ${(err as Error).message}`)
+  }
+  return pending.map((m) => m.tag)
+}

@@ -1,0 +1,76 @@
+import { Elysia } from 'elysia'
+import { AppError, forbidden, unauthorized } from './errors'
+import type { Authenticator, KeyPrincipal, MemberRole, UserPrincipal } from './principal'
+import { requestState } from './request-state'
+
+/** Every scope an API key can hold. The first two are the spec's defaults. */
+export const SCOPES = ['metrics:write', 'recommendations:write', 'devices:write', 'versions:read'] as const
+export type Scope = (typeof SCOPES)[number]
+
+export interface UserRequirement {
+  /** member roles allowed in the caller's client (default: any active member) */
+  roles?: MemberRole[]
+  /** instance operator only */
+  operator?: boolean
+}
+
+function requireUser(request: Request): UserPrincipal {
+  const state = requestState(request)
+  const p = state?.principal
+  if (p?.kind === 'user') return p
+  if (p?.kind === 'key') throw unauthorized('API keys are not accepted here; sign in and send the access token as "authorization: Bearer <token>"')
+  if (state?.failure) {
+    throw unauthorized(state.failure.presented === 'key' ? 'API keys are not accepted here; sign in and send the access token' : state.failure.message)
+  }
+  throw unauthorized('Authentication required: send "authorization: Bearer <access token>"')
+}
+
+function requireKey(request: Request): KeyPrincipal {
+  const state = requestState(request)
+  const p = state?.principal
+  if (p?.kind === 'key') return p
+  if (p?.kind === 'user') throw unauthorized('This endpoint takes an API key in "x-api-key", not an access token')
+  if (state?.failure) {
+    throw unauthorized(state.failure.presented === 'jwt' ? 'This endpoint takes an API key in "x-api-key", not an access token' : state.failure.message)
+  }
+  throw unauthorized('API key required: send it in "x-api-key" or as "authorization: Bearer <key>"')
+}
+
+/**
+ * Route guards as macros: `{ user: true }`, `{ user: { roles: ['owner', 'admin'] } }`,
+ * `{ user: { operator: true } }`, `{ key: 'metrics:write' }` or `{ key: [...any of] }`.
+ * The check runs in `transform`, before validation, so an anonymous caller learns nothing
+ * about a route's schema; `resolve` then hands the typed principal to the handler.
+ */
+export function authGuards(auth: Authenticator) {
+  return new Elysia({ name: 'auth-guards' }).macro({
+    user: (req: true | UserRequirement) => ({
+      transform({ request }) {
+        const p = requireUser(request)
+        const want = req === true ? {} : req
+        if (want.operator && p.role !== 'admin') throw forbidden('Only the instance operator may do this')
+        const role = auth.memberRole(p.userId, p.clientId)
+        if (role === null) throw forbidden('Your membership of this account is not active')
+        if (want.roles && !want.roles.includes(role)) {
+          throw forbidden(`This needs the role ${want.roles.join(' or ')} in your account; you are ${role}`)
+        }
+      },
+      resolve({ request }) {
+        const user = requireUser(request)
+        return { user, memberRole: auth.memberRole(user.userId, user.clientId) as MemberRole }
+      },
+    }),
+    key: (scope: Scope | Scope[]) => ({
+      transform({ request }) {
+        const key = requireKey(request)
+        const anyOf = Array.isArray(scope) ? scope : [scope]
+        if (!anyOf.some((s) => key.scopes.includes(s))) {
+          throw new AppError('insufficient_scope', `This API key lacks the scope ${anyOf.join(' or ')}`, anyOf[0])
+        }
+      },
+      resolve({ request }) {
+        return { key: requireKey(request) }
+      },
+    }),
+  })
+}

@@ -1,0 +1,62 @@
+/**
+ * Every error a client can receive, with its HTTP status and a description. This table is
+ * the single source for the mapping, for the page at /docs/errors and for the README.
+ * Codes are stable: clients may branch on them. Add, never rename.
+ */
+export const ERROR_CODES = {
+  validation_error: { status: 422, description: 'The request did not match its schema; the body is the `detail` list (loc, msg, type).' },
+  invalid_parameter: { status: 400, description: 'A parameter value is outside its allowed set; `param` names it.' },
+  bad_request: { status: 400, description: 'The request cannot be processed as sent.' },
+  unauthorized: { status: 401, description: 'No credential, or one that is malformed, unknown, expired or revoked.' },
+  invalid_credentials: { status: 401, description: 'Email or password is wrong (the same answer whether or not the account exists).' },
+  forbidden: { status: 403, description: 'The caller is known but its role does not allow this action.' },
+  insufficient_scope: { status: 403, description: 'The API key lacks the scope this endpoint needs; `param` names the scope.' },
+  device_mismatch: { status: 403, description: 'The API key is bound to another device.' },
+  device_limit_reached: { status: 403, description: "The client's plan allows no more devices." },
+  user_limit_reached: { status: 403, description: "The client's plan allows no more members." },
+  not_found: { status: 404, description: 'No such route, or no such object in your account.' },
+  no_metrics: { status: 404, description: 'The device has not reported metrics of this kind yet.' },
+  conflict: { status: 409, description: 'The request conflicts with the current state.' },
+  email_taken: { status: 409, description: 'An account with this email exists.' },
+  no_customer: { status: 409, description: 'The client has no payment-provider customer yet (never checked out).' },
+  last_owner: { status: 409, description: 'The last owner of a client cannot be removed or demoted.' },
+  payload_too_large: { status: 413, description: 'The request body is larger than the configured limit.' },
+  unsupported_media_type: { status: 415, description: 'The request body is not of a supported content type.' },
+  device_required: { status: 422, description: 'The metric names no device and the key is bound to none; send x-device-id or device_id.' },
+  rate_limited: { status: 429, description: 'Too many requests; wait for Retry-After seconds.' },
+  budget_exceeded: { status: 429, description: 'The daily budget of language-model calls is spent.' },
+  internal_error: { status: 500, description: 'Something failed on our side; the request id identifies it in the logs.' },
+  provider_error: { status: 502, description: 'An upstream provider (payments, language model) failed or answered badly.' },
+  billing_not_configured: { status: 503, description: 'Billing is not set up on this instance (STRIPE_SECRET_KEY is missing).' },
+  service_unavailable: { status: 503, description: 'The service is shutting down or not ready.' },
+} as const satisfies Record<string, { status: number; description: string }>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export class AppError extends Error {
+  readonly status: number
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+    /** extra response headers, e.g. Retry-After */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message)
+    this.status = ERROR_CODES[code].status
+  }
+}
+
+export const notFound = (what = 'Resource') => new AppError('not_found', `${what} not found`)
+export const forbidden = (message = 'Your role does not allow this action') => new AppError('forbidden', message)
+export const unauthorized = (message = 'Authentication required') => new AppError('unauthorized', message)
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; param: string; doc_url: string }
+}
+
+export const docUrl = (siteUrl: string, code: string) => `${siteUrl.replace(/\/$/, '')}/docs/errors#${code}`
+
+export function errorBody(siteUrl: string, code: ErrorCode, message: string, param?: string): ErrorBody {
+  return { error: { code, message, param: param ?? "", doc_url: docUrl(siteUrl, code) } }
+}

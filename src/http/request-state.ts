@@ -1,0 +1,34 @@
+import type { CredentialFailure, Principal } from './principal'
+
+/** Per-request facts gathered in onRequest and read by later hooks and handlers. */
+export interface RequestState {
+  id: string
+  ip: string
+  startedAt: number
+  principal: Principal | null
+  failure: CredentialFailure | null
+  /** the raw body text, kept for signature checks (payment webhooks) */
+  rawBody?: string
+}
+
+const states = new WeakMap<Request, RequestState>()
+
+export const setRequestState = (request: Request, state: RequestState) => states.set(request, state)
+export const requestState = (request: Request): RequestState | undefined => states.get(request)
+export const rawBodyOf = (request: Request): string | undefined => states.get(request)?.rawBody
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
+
+/** Keep a caller's (or proxy's) request id when it is harmless to echo and log; else make one. */
+export function requestIdFrom(header: string | null): string {
+  return header && SAFE_REQUEST_ID.test(header) ? header : crypto.randomUUID()
+}
+
+/** The client address: the socket's, or with a trusted proxy the first X-Forwarded-For hop. */
+export function clientIp(forwardedFor: string | null, socketIp: string | undefined, trustProxy: boolean): string {
+  if (trustProxy && forwardedFor) {
+    const first = forwardedFor.split(',')[0]?.trim()
+    if (first) return first
+  }
+  return socketIp ?? 'unknown'
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bun
+import { ConfigError, loadConfig, parseFlags } from './config'
+import { backupCommand, healthcheckCommand, migrateCommand } from './cli/commands'
+import { StartupError } from './cli/open'
+import { serve } from './cli/serve'
+import { VERSION } from './version'
+
+const SERVER_FLAGS = '  --port N          VIGIL_PORT (8080)\n  --host ADDR       VIGIL_HOST (0.0.0.0)\n  --data-dir DIR    VIGIL_DATA_DIR (./data)\n  --site-url URL    VIGIL_SITE_URL (http://localhost:8080)\n  --tls-cert FILE   VIGIL_TLS_CERT\n  --tls-key FILE    VIGIL_TLS_KEY'
+
+const HELP: Record<string, string> = {
+  main: `vigil ${VERSION} — self-hosted infrastructure monitoring
+
+Usage: vigil [command] [options]
+
+Commands:
+  serve              run the service (the default)
+  migrate [status]   apply pending database migrations, or list them
+  backup --out FILE  write a consistent snapshot of the database (safe while serving)
+  healthcheck        exit 0 if the local service answers /health, else 1
+  version            print the version
+
+Run "vigil <command> --help" for a command's options. Every option also has an environment
+variable; flags win over the environment, which wins over the defaults.`,
+  serve: `Usage: vigil serve [options]\n\nRuns the HTTP service and its scheduled jobs until SIGTERM or SIGINT.\n\n${SERVER_FLAGS}`,
+  migrate: `Usage: vigil migrate [status] [--data-dir DIR]\n\nApplies pending migrations (serve does this at start too), or lists applied and pending ones.`,
+  backup: `Usage: vigil backup --out FILE [--data-dir DIR]\n\nWrites a consistent copy of the database with VACUUM INTO. Safe while the service runs.`,
+  healthcheck: `Usage: vigil healthcheck [--port N] [--host ADDR]\n\nExits 0 when GET /health on the local service answers 200 within 3 s, else 1. Prints nothing.`,
+  version: `Usage: vigil version\n\nPrints the version.`,
+}
+
+/** Splits `--out FILE` (a command's own option) from the shared config flags. */
+function takeOption(args: string[], name: string): string | undefined {
+  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`))
+  if (i === -1) return undefined
+  const arg = args[i]!
+  const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[i + 1]
+  args.splice(i, arg.includes('=') ? 1 : 2)
+  return value
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = [...argv]
+  const command = args[0] && !args[0].startsWith('-') ? args.shift()! : 'serve'
+  if (args.includes('--help') || args.includes('-h') || command === 'help') {
+    console.log(HELP[command === 'help' ? 'main' : command] ?? HELP.main)
+    return 0
+  }
+  switch (command) {
+    case 'version':
+      console.log(VERSION)
+      return 0
+    case 'serve':
+      await serve(loadConfig(process.env, args))
+      return 0
+    case 'migrate': {
+      const sub = args[0] && !args[0].startsWith('-') ? args.shift() : undefined
+      return migrateCommand(loadConfig(process.env, args), sub)
+    }
+    case 'backup': {
+      const out = takeOption(args, 'out')
+      return backupCommand(loadConfig(process.env, args), out)
+    }
+    case 'healthcheck':
+      return healthcheckCommand(loadConfig(process.env, args))
+    default:
+      throw new ConfigError(`unknown command "${command}"; run "vigil --help"`)
+  }
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err) => {
+      if (err instanceof ConfigError || err instanceof StartupError) {
+        console.error(`vigil: ${err.message}`)
+        process.exit(2)
+      }
+      console.error(`vigil: unexpected error: ${(err as Error).message}`)
+      process.exit(1)
+    },
+  )
+}
+
+export { parseFlags }

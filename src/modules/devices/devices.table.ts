@@ -1,0 +1,21 @@
+import { integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { clients } from '../clients/clients.table'
+
+/** A monitored machine. One per (client, fingerprint): re-registration updates it. */
+export const devices = sqliteTable(
+  'devices',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id').notNull().references(() => clients.id, { onDelete: 'cascade' }),
+    fingerprint: text('fingerprint').notNull(),
+    hostname: text('hostname'),
+    os: text('os'),
+    osVersion: text('os_version'),
+    arch: text('arch'),
+    macAddress: text('mac_address'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    lastSeenAt: integer('last_seen_at'),
+  },
+  (t) => [uniqueIndex('devices_client_fingerprint').on(t.clientId, t.fingerprint)],
+)

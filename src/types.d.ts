@@ -1,0 +1,18 @@
+declare module '*.sql' {
+  const text: string
+  export default text
+}
+
+// Files embedded with `import … with { type: 'file' | 'text' }`.
+declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
+  const path: string
+  export default path
+}
+declare module 'swagger-ui-dist/swagger-ui.css' {
+  const path: string
+  export default path
+}
+declare module '*/web/site.css' {
+  const text: string
+  export default text
+}

@@ -1,0 +1,44 @@
+import { createApp } from '../../src/app'
+import { testConfig, type Config } from '../../src/config'
+import { openDatabase } from '../../src/db/connection'
+import { migrate } from '../../src/db/migrate'
+import { manualClock } from '../../src/lib/clock'
+import { memoryLogger } from '../../src/lib/logger'
+import type { AppDeps } from '../../src/context'
+
+export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-!!'
+
+/** A fresh app on a fresh in-memory database with the real migrations, a manual clock and a memory logger. */
+export function testApp(overrides: { config?: Partial<Config> } & Partial<Omit<AppDeps, 'config'>> = {}) {
+  const clock = overrides.clock ?? manualClock()
+  const db = overrides.db ?? openDatabase(':memory:')
+  migrate(db.sqlite, clock.now())
+  const { logger, lines } = memoryLogger()
+  const config = testConfig(overrides.config)
+  const { app, ctx } = createApp({ logger, jwtSecret: TEST_JWT_SECRET, ...overrides, config, clock, db })
+  const base = 'http://localhost'
+
+  /** Sends a request through the real app (app.handle) and returns status, headers and parsed body. */
+  async function request(method: string, path: string, opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {}) {
+    const headers: Record<string, string> = { ...opts.headers }
+    let body: string | undefined
+    if (opts.raw !== undefined) body = opts.raw
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const res = await app.handle(new Request(base + path, { method, headers, body }))
+    const text = await res.text()
+    let json: any = undefined
+    try {
+      json = text ? JSON.parse(text) : undefined
+    } catch {
+      json = undefined
+    }
+    return { status: res.status, headers: res.headers, body: json, text }
+  }
+
+  return { app, ctx, db, clock: clock as ReturnType<typeof manualClock>, logs: lines, request }
+}
+
+export type TestApp = ReturnType<typeof testApp>
