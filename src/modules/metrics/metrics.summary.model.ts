@@ -1,0 +1,44 @@
+import { t, type Static } from 'elysia'
+
+/**
+ * The summary of a device's metrics over the last N hours: the response of
+ * GET /v1/metrics/summary/{device_id} and the input of the recommendation engine.
+ */
+export const FieldStats = t.Object({
+  avg: t.Nullable(t.Number()),
+  min: t.Nullable(t.Number()),
+  max: t.Nullable(t.Number()),
+  p95: t.Nullable(t.Number()),
+  last: t.Nullable(t.Number()),
+})
+
+export const SummarySection = t.Object({
+  samples: t.Integer(),
+  first_at: t.Nullable(t.String({ format: 'date-time' })),
+  last_at: t.Nullable(t.String({ format: 'date-time' })),
+  /** one entry per numeric metric field that had at least one value in the window */
+  fields: t.Record(t.String(), FieldStats),
+})
+
+export const NetworkSummarySection = t.Composite([
+  SummarySection,
+  t.Object({
+    /** growth of the interface byte counters over the window (counter resets handled) */
+    bytes_sent_delta: t.Nullable(t.Number()),
+    bytes_recv_delta: t.Nullable(t.Number()),
+  }),
+])
+
+export const MetricsSummary = t.Object({
+  device_id: t.String(),
+  hours: t.Integer(),
+  from: t.String({ format: 'date-time' }),
+  to: t.String({ format: 'date-time' }),
+  /** which storage tier answered: raw samples or a rollup tier */
+  resolution: t.String(),
+  hardware: SummarySection,
+  network: NetworkSummarySection,
+})
+
+export type FieldStats = Static<typeof FieldStats>
+export type MetricsSummary = Static<typeof MetricsSummary>
