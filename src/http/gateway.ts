@@ -8,7 +8,7 @@ import type { Authenticator } from './principal'
 import type { RateLimiter } from './rate-limiter'
 import { clientIp, requestIdFrom, requestState, setRequestState } from './request-state'
 import { BodyParseError, parseJson, readBodyText } from './body'
-import { dedupe, locationOf, toDetail } from './validation'
+import { dedupe, locateProperty, locationOf, toDetail } from './validation'
 import type { ValueError } from '@sinclair/typebox/errors'
 
 export interface GatewayDeps {
@@ -90,7 +90,7 @@ export function gateway(deps: GatewayDeps) {
       }
       throw new BodyParseError(`Unsupported content type "${contentType}"; send application/json`, 'content_type')
     })
-    .onError(({ code, error: thrown, request, set }) => {
+    .onError(({ code, error: thrown, request, set, route }) => {
       const state = requestState(request)
       // Elysia wraps whatever a parser throws in a ParseError; the original says what went wrong.
       const error = code === 'PARSE' && thrown.cause ? thrown.cause : thrown
@@ -106,8 +106,12 @@ export function gateway(deps: GatewayDeps) {
       if (code === 'VALIDATION' && error === thrown) {
         if (thrown.type === 'response') return internal(thrown)
         set.status = 422
-        const where = locationOf(thrown.type)
         const all = thrown.all as unknown as ValueError[]
+        if (thrown.type === 'property') {
+          const loc = locateProperty(request.url, route, thrown.value)
+          return { detail: all.slice(0, 1).map((e) => ({ ...toDetail(String(loc[0]), e), loc })) }
+        }
+        const where = locationOf(thrown.type)
         const detail = all.length
           ? dedupe(all.map((e) => toDetail(where, e)))
           : [{ loc: [where], msg: 'Invalid value', type: 'value_error' }]

@@ -97,3 +97,23 @@ export function dedupe(details: ValidationDetail[]): ValidationDetail[] {
     return true
   })
 }
+
+/**
+ * Elysia checks numeric query and path values inside a transform that reports neither the
+ * part nor the name ("property"). Find them again: the query parameter, else the path
+ * segment of the route pattern, whose raw value is the one that failed.
+ */
+export function locateProperty(url: string, route: string | undefined, value: unknown): (string | number)[] {
+  const raw = String(value)
+  const parsed = new URL(url)
+  for (const [name, v] of parsed.searchParams) if (v === raw) return ['query', name]
+  if (route) {
+    const pattern = route.split('/')
+    const actual = parsed.pathname.split('/')
+    for (let i = 0; i < pattern.length; i++) {
+      const seg = pattern[i]!
+      if (seg.startsWith(':') && decodeURIComponent(actual[i] ?? '') === raw) return ['path', seg.slice(1)]
+    }
+  }
+  return ['query']
+}
