@@ -44,8 +44,8 @@ export function fakeStripe() {
   const next = (prefix: string) => `${prefix}_fake${String(++seq).padStart(6, '0')}`
   let failNext: { status: number; code: string } | null = null
 
-  const json = (body: unknown, status = 200) =>
-    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'request-id': next('req') } })
+  const json = (body: unknown, status = 200, extra: Record<string, string> = {}) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'request-id': next('req'), ...extra } })
   const missing = (what: string, id: string) =>
     json({ error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such ${what}: '${id}'`, param: 'id' } }, 404)
   const list = (data: unknown[], url: string) => ({ object: 'list', data, has_more: false, url })
@@ -62,7 +62,8 @@ export function fakeStripe() {
       if (failNext) {
         const f = failNext
         failNext = null
-        return json({ error: { type: 'api_error', code: f.code, message: 'fake failure' } }, f.status)
+        // stripe-should-retry: false stops the SDK's retries (and their back-off sleeps) in tests.
+        return json({ error: { type: 'api_error', code: f.code, message: 'fake failure' } }, f.status, { 'stripe-should-retry': 'false' })
       }
       const now = Math.floor(Date.now() / 1000)
       let m: RegExpMatchArray | null
