@@ -8,7 +8,7 @@ import type { Authenticator } from './principal'
 import type { RateLimiter } from './rate-limiter'
 import { clientIp, requestIdFrom, requestState, setRequestState } from './request-state'
 import { BodyParseError, parseJson, readBodyText } from './body'
-import { dedupe, locationOf, toDetail } from './validation'
+import { dedupe, locationOf, propertyLocation, toDetail } from './validation'
 import type { ValueError } from '@sinclair/typebox/errors'
 
 export interface GatewayDeps {
@@ -111,6 +111,7 @@ export function gateway(deps: GatewayDeps) {
         const detail = all.length
           ? dedupe(all.map((e) => toDetail(where, e)))
           : [{ loc: [where], msg: 'Invalid value', type: 'value_error' }]
+        if (thrown.type === 'property') for (const d of detail) d.loc = propertyLocation(request.url, thrown.value)
         return { detail }
       }
       if (code === 'PARSE') {

@@ -97,3 +97,13 @@ export function dedupe(details: ValidationDetail[]): ValidationDetail[] {
     return true
   })
 }
+
+/**
+ * Elysia checks a coerced query value (t.Integer, t.Numeric: `?limit=0`) on its own and reports
+ * it as type "property" without its name. Recover the name from the request: the one query
+ * parameter holding the offending value.
+ */
+export function propertyLocation(url: string, value: unknown): (string | number)[] {
+  const hits = [...new URL(url).searchParams.entries()].filter(([, raw]) => raw === String(value) || (raw.trim() !== '' && Number(raw) === value))
+  return hits.length === 1 ? ['query', hits[0]![0]] : ['query']
+}

@@ -9,11 +9,9 @@ const ms = (s: number | null | undefined) => (typeof s === 'number' ? s * 1000 :
 
 /**
  * The payment status an invoice stands for. `failed` comes from invoice.payment_failed (or an
- * open invoice Stripe already tried to charge); a recorded `paid` is never downgraded, so a late
- * failure event cannot hide a payment that went through.
+ * open invoice Stripe already tried to charge).
  */
-function statusOf(inv: Stripe.Invoice, event: 'paid' | 'failed' | null, previous: string | undefined): string | null {
-  if (previous === 'paid') return 'paid'
+function statusOf(inv: Stripe.Invoice, event: 'paid' | 'failed' | null): string | null {
   if (event === 'paid' || inv.status === 'paid') return 'paid'
   if (event === 'failed') return 'failed'
   if (inv.status === 'draft' || !inv.status) return null // not a payment yet
@@ -25,8 +23,10 @@ function statusOf(inv: Stripe.Invoice, event: 'paid' | 'failed' | null, previous
 export function recordInvoice(deps: { db: { db: Db }; clock: Clock }, clientId: string, inv: Stripe.Invoice, event: 'paid' | 'failed' | null): boolean {
   const existing = paymentByInvoice(deps.db.db, inv.id)
   if (existing && existing.clientId !== clientId) return false // belongs to another client: never move it
-  const status = statusOf(inv, event, existing?.status)
+  const status = statusOf(inv, event)
   if (!status) return false
+  // A recorded payment is never downgraded: a late failure event cannot hide money that came in.
+  if (existing?.status === 'paid' && status !== 'paid') return false
   const line = inv.lines?.data?.[0]
   upsertPayment(
     deps.db.db,
