@@ -16,7 +16,7 @@ export const PlanInfo = t.Object({
 })
 
 export const CheckoutRequest = t.Object({
-  plan: t.String({ default: 'b2c_monthly', minLength: 1, maxLength: 64 }),
+  plan: t.Optional(t.String({ default: 'b2c_monthly', minLength: 1, maxLength: 64 })),
   success_url: t.Optional(t.String({ pattern: '^https?://', maxLength: 2048, description: 'default: {site_url}/dashboard' })),
   cancel_url: t.Optional(t.String({ pattern: '^https?://', maxLength: 2048, description: 'default: {site_url}/pricing' })),
 })
@@ -58,8 +58,8 @@ export const SyncResponse = t.Object({
 })
 
 export const PaymentsQuery = t.Object({
-  limit: t.Integer({ minimum: 1, maximum: 100, default: 24 }),
-  offset: t.Integer({ minimum: 0, default: 0 }),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 24 })),
+  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
   start_date: t.Optional(t.String({ format: 'date-time', description: 'only payments created at or after' })),
   end_date: t.Optional(t.String({ format: 'date-time', description: 'only payments created at or before' })),
 })

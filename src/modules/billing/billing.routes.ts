@@ -24,7 +24,7 @@ export function billingRoutes(ctx: AppContext) {
         })
         .post('/checkout', ({ user, body }) => checkout(ctx, user.clientId, body ?? {}), {
           user: manage,
-          body: t.Optional(CheckoutRequest),
+          body: CheckoutRequest,
           response: { 200: CheckoutResponse },
           detail: { tags, summary: 'Start a Stripe Checkout for a plan (owner or admin)' },
         })

@@ -164,8 +164,10 @@ export async function sync(deps: BillingDeps, clientId: string) {
 export function payments(deps: BillingDeps, clientId: string, q: PaymentsQuery) {
   const start = q.start_date ? Date.parse(q.start_date) : undefined
   const end = q.end_date ? Date.parse(q.end_date) : undefined
-  const { items, total } = store.listPayments(deps.db.db, clientId, { limit: q.limit, offset: q.offset, start, end })
-  return { items: items.map(paymentView), total, limit: q.limit, offset: q.offset }
+  const limit = q.limit ?? 24
+  const offset = q.offset ?? 0
+  const { items, total } = store.listPayments(deps.db.db, clientId, { limit, offset, start, end })
+  return { items: items.map(paymentView), total, limit, offset }
 }
 
 const paymentView = (p: store.PaymentRow): Payment => ({
