@@ -1,4 +1,4 @@
-import type { Db } from '../../db/connection'
+import type { DbHandle } from '../../db/connection'
 import type { Logger } from '../../lib/logger'
 import type { ClientLimits } from '../clients/clients.limits'
 import { findPlan, freePlan, type Plan } from './billing.catalog'
@@ -20,7 +20,7 @@ import { ensureAccount, eventSeen, recordEvent, writeClientPlan, writeSubscripti
 export const PAID_STATUSES = new Set(['active', 'trialing', 'past_due'])
 
 export interface PlanWriterDeps {
-  db: { db: Db; sqlite: import('bun:sqlite').Database }
+  db: Pick<DbHandle, 'db' | 'sqlite'>
   logger: Logger
   limits: ClientLimits
   plans: () => Plan[]

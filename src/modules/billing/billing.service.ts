@@ -4,7 +4,7 @@ import { AppError } from '../../http/errors'
 import { toIso } from '../../lib/clock'
 import { findPlan, type Plan } from './billing.catalog'
 import type { BillingResponse, CheckoutRequest, Payment, PaymentsQuery, PlanInfo, SubscriptionResponse } from './billing.model'
-import { applySubscription } from './billing.plan-writer'
+import { applySubscription, PAID_STATUSES } from './billing.plan-writer'
 import { recordInvoice } from './billing.payments'
 import { callStripe, snapshotOf } from './billing.stripe'
 import * as store from './billing.store'
@@ -96,6 +96,11 @@ export async function checkout(deps: BillingDeps, clientId: string, req: Partial
     throw new AppError('invalid_parameter', `Unknown plan "${planId}"; choose one of ${paid.join(', ')}`, 'plan')
   }
   const stripe = requireStripe(deps)
+  // A second subscription would bill the client twice; plan changes go through the portal.
+  const current = store.getAccount(deps.db.db, clientId)
+  if (current && PAID_STATUSES.has(current.subscriptionStatus)) {
+    throw new AppError('conflict', `This account already has a ${current.subscriptionStatus} subscription (${current.planId ?? 'unknown plan'}); change or cancel it in the customer portal (POST /v1/billing/portal)`)
+  }
   const customer = await customerFor(deps, stripe, clientId)
   const site = deps.config.siteUrl
   const metadata = { client_id: clientId, plan_id: plan.id }
@@ -139,7 +144,7 @@ export async function portal(deps: BillingDeps, clientId: string) {
 }
 
 /** Live statuses first, then the newest: the subscription that decides the client's limits. */
-const rank = (s: Stripe.Subscription) => (['active', 'trialing', 'past_due'].includes(s.status) ? 1 : 0)
+const rank = (s: Stripe.Subscription) => (PAID_STATUSES.has(s.status) ? 1 : 0)
 
 /**
  * The repair button: reads the customer's subscriptions and recent invoices from Stripe and

@@ -62,6 +62,11 @@ describe('checkout → webhook → limits', () => {
       current_period_start: '2026-01-01T00:00:00.000Z', current_period_end: '2026-02-01T00:00:00.000Z', cancel_at_period_end: false,
     })
     const billing = await t.request('GET', '/v1/clients/me/billing', { headers: ten.userHeaders })
+    // While it is live, a second checkout would bill twice: plan changes go through the portal.
+    const second = await t.request('POST', '/v1/billing/checkout', { headers: ten.userHeaders, body: { plan: 'b2b_monthly' } })
+    expect(second.status).toBe(409)
+    expect(second.body.error).toMatchObject({ code: 'conflict' })
+    expect(second.body.error.message).toContain('portal')
     expect(billing.body).toMatchObject({ provider_customer_id: customer, provider_subscription_id: sub.id, subscription_status: 'active', subscription_plan_id: 'b2c_monthly', max_devices: 10, plan_type: 'b2c_monthly' })
 
     // A replay of the same event is acknowledged and changes nothing (no second Stripe read).
