@@ -27,8 +27,10 @@ export async function handleWebhook(deps: BillingDeps, raw: string, signature: s
     // receivedAt from our clock, so the tolerance follows the injected clock like everything else.
     event = await stripe.webhooks.constructEventAsync(raw, signature, secret, SIGNATURE_TOLERANCE_S, undefined, deps.clock.now())
   } catch (err) {
-    deps.logger.warn('webhook signature refused', { reason: (err as Error).message })
-    throw new AppError('invalid_signature', `The stripe-signature header does not verify: ${(err as Error).message}`, 'stripe-signature')
+    // The SDK's first sentence says what failed; the rest is advice for integrators.
+    const reason = (err as Error).message.split(/[.?!]\s/)[0]!.trim()
+    deps.logger.warn('webhook signature refused', { reason })
+    throw new AppError('invalid_signature', `The stripe-signature header does not verify: ${reason}`, 'stripe-signature')
   }
   if (store.eventSeen(deps.db.db, event.id)) return 'duplicate'
   const outcome = await dispatch(deps, stripe, event)
