@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context'
+import type { UserRequirement } from '../../http/auth'
 import { rawBodyOf } from '../../http/request-state'
 import { billingClientRoutes } from './billing.client-routes'
 import { billingGuards } from './billing.guards'
@@ -9,7 +10,8 @@ import { checkout, planInfo, portal, subscriptionOf, sync } from './billing.serv
 import { handleWebhook } from './billing.webhook'
 
 const tags = ['billing']
-const manage = { roles: ['owner', 'admin'] } as { roles: ('owner' | 'admin')[] }
+/** who may spend the client's money or change its subscription */
+const manage: UserRequirement = { roles: ['owner', 'admin'] }
 
 /** /v1/billing/* and the client's billing reads. Provider flows need Stripe; reads never do. */
 export function billingRoutes(ctx: AppContext) {
