@@ -6,14 +6,16 @@ import { openapiDocs } from './http/openapi'
 import { pages } from './http/pages'
 import { memoryRateLimiter } from './http/rate-limiter'
 import type { Authenticator } from './http/principal'
-import { DEFAULT_PLANS } from './modules/billing/billing.catalog'
+import { loadPlans } from './modules/billing/billing.catalog'
+import { stripeClient } from './modules/billing/billing.stripe'
+import { billingRoutes } from './modules/billing/billing.routes'
 import { accessTokens } from './modules/users/users.tokens'
 import { apiKeyVerifier } from './modules/api-keys/api-keys.verifier'
 import { clientLimits, memberRoles } from './modules/clients/clients.limits'
 import { healthRoutes } from './modules/health/health.routes'
 
 export function createContext(deps: AppDeps): AppContext {
-  const plans = deps.plans ?? DEFAULT_PLANS
+  const plans = deps.plans ?? loadPlans(deps.config.plansFile)
   return {
     config: deps.config,
     db: deps.db,
@@ -25,6 +27,7 @@ export function createContext(deps: AppDeps): AppContext {
     apiKeys: apiKeyVerifier(deps.db.sqlite, deps.clock),
     limits: clientLimits(deps.db.sqlite, () => plans, deps.config.rateLimits),
     plans: () => plans,
+    stripe: deps.stripe !== undefined ? deps.stripe : stripeClient(deps.config.stripe),
     jobs: [],
   }
 }
@@ -44,6 +47,7 @@ export function createApp(deps: AppDeps) {
     .use(pages())
     .use(authGuards(auth))
     .use(healthRoutes(ctx))
+    .use(billingRoutes(ctx))
   return { app, ctx }
 }
 

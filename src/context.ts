@@ -8,6 +8,7 @@ import type { ApiKeyVerifier } from './modules/api-keys/api-keys.verifier'
 import type { ClientLimits } from './modules/clients/clients.limits'
 import type { Plan } from './modules/billing/billing.catalog'
 import type { Job } from './jobs/scheduler'
+import type Stripe from 'stripe'
 
 /** What the outside world hands the app: swap any of these in tests. */
 export interface AppDeps {
@@ -19,6 +20,8 @@ export interface AppDeps {
   limiter?: RateLimiter
   fetch?: typeof fetch
   plans?: Plan[]
+  /** the Stripe client; default: built from config.stripe (null without STRIPE_SECRET_KEY) */
+  stripe?: Stripe | null
 }
 
 /** The dependencies every module receives, built once by createApp. */
@@ -33,6 +36,8 @@ export interface AppContext {
   apiKeys: ApiKeyVerifier
   limits: ClientLimits
   plans: () => Plan[]
+  /** null when billing is not configured (no STRIPE_SECRET_KEY) */
+  stripe: Stripe | null
   /** jobs modules register; `serve` schedules them */
   jobs: Job[]
 }

@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   validation_error: { status: 422, description: 'The request did not match its schema; the body is the `detail` list (loc, msg, type).' },
   invalid_parameter: { status: 400, description: 'A parameter value is outside its allowed set; `param` names it.' },
   bad_request: { status: 400, description: 'The request cannot be processed as sent.' },
+  invalid_signature: { status: 400, description: 'A webhook whose signature is missing, wrong or too old (more than 300 s); nothing was applied.' },
   unauthorized: { status: 401, description: 'No credential, or one that is malformed, unknown, expired or revoked.' },
   invalid_credentials: { status: 401, description: 'Email or password is wrong (the same answer whether or not the account exists).' },
   forbidden: { status: 403, description: 'The caller is known but its role does not allow this action.' },

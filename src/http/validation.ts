@@ -106,7 +106,9 @@ export function dedupe(details: ValidationDetail[]): ValidationDetail[] {
 export function locateProperty(url: string, route: string | undefined, value: unknown): (string | number)[] {
   const raw = String(value)
   const parsed = new URL(url)
-  for (const [name, v] of parsed.searchParams) if (v === raw) return ['query', name]
+  const names = [...parsed.searchParams].filter(([, v]) => v === raw).map(([name]) => name)
+  if (names.length === 1) return ['query', names[0]!]
+  if (names.length > 1) return ['query'] // two parameters hold the bad value: cannot tell which
   if (route) {
     const pattern = route.split('/')
     const actual = parsed.pathname.split('/')

@@ -1,0 +1,24 @@
+import { Elysia } from 'elysia'
+import type { AppContext } from '../../context'
+import { billingGuards } from './billing.guards'
+import { BillingResponse, PaymentList, PaymentsQuery } from './billing.model'
+import { billingOf, payments } from './billing.service'
+
+const tags = ['billing']
+
+/** The client's billing reads under /v1/clients/me (the accounts module owns the rest of that path). */
+export function billingClientRoutes(ctx: AppContext) {
+  return new Elysia()
+    .use(billingGuards(ctx))
+    .get('/v1/clients/me/billing', ({ user }) => billingOf(ctx, user.clientId), {
+      user: true,
+      response: { 200: BillingResponse },
+      detail: { tags, summary: "The client's billing record" },
+    })
+    .get('/v1/clients/me/payments', ({ user, query }) => payments(ctx, user.clientId, query), {
+      user: true,
+      query: PaymentsQuery,
+      response: { 200: PaymentList },
+      detail: { tags, summary: 'Payments recorded from invoices, newest first' },
+    })
+}

@@ -1,0 +1,52 @@
+import type Stripe from 'stripe'
+import type { Db } from '../../db/connection'
+import type { Clock } from '../../lib/clock'
+import { newId } from '../../lib/ids'
+import { invoiceSubscriptionId } from './billing.stripe'
+import { paymentByInvoice, upsertPayment } from './billing.store'
+
+const ms = (s: number | null | undefined) => (typeof s === 'number' ? s * 1000 : null)
+
+/**
+ * The payment status an invoice stands for. `failed` comes from invoice.payment_failed (or an
+ * open invoice Stripe already tried to charge).
+ */
+function statusOf(inv: Stripe.Invoice, event: 'paid' | 'failed' | null): string | null {
+  if (event === 'paid' || inv.status === 'paid') return 'paid'
+  if (event === 'failed') return 'failed'
+  if (inv.status === 'draft' || !inv.status) return null // not a payment yet
+  if (inv.status === 'open' && inv.attempt_count > 0) return 'failed'
+  return inv.status
+}
+
+/** Records (or updates) the payment an invoice stands for; false when the invoice is no payment yet. */
+export function recordInvoice(deps: { db: { db: Db }; clock: Clock }, clientId: string, inv: Stripe.Invoice, event: 'paid' | 'failed' | null): boolean {
+  const existing = paymentByInvoice(deps.db.db, inv.id)
+  if (existing && existing.clientId !== clientId) return false // belongs to another client: never move it
+  const status = statusOf(inv, event)
+  if (!status) return false
+  // A recorded payment is never downgraded: a late failure event cannot hide money that came in.
+  if (existing?.status === 'paid' && status !== 'paid') return false
+  const line = inv.lines?.data?.[0]
+  upsertPayment(
+    deps.db.db,
+    existing?.id ?? newId('pay'),
+    {
+      clientId,
+      providerInvoiceId: inv.id,
+      providerSubscriptionId: invoiceSubscriptionId(inv),
+      amount: status === 'paid' ? inv.amount_paid : inv.amount_due,
+      currency: inv.currency,
+      status,
+      description: inv.description ?? line?.description ?? null,
+      periodStart: ms(line?.period?.start ?? inv.period_start),
+      periodEnd: ms(line?.period?.end ?? inv.period_end),
+      invoiceUrl: inv.hosted_invoice_url ?? null,
+      invoicePdf: inv.invoice_pdf ?? null,
+      paidAt: status === 'paid' ? (ms(inv.status_transitions?.paid_at) ?? existing?.paidAt ?? deps.clock.now()) : null,
+      createdAt: ms(inv.created) ?? deps.clock.now(),
+    },
+    deps.clock.now(),
+  )
+  return true
+}

@@ -1,0 +1,113 @@
+import type { DbHandle } from '../../db/connection'
+import type { Logger } from '../../lib/logger'
+import type { ClientLimits } from '../clients/clients.limits'
+import { findPlan, freePlan, type Plan } from './billing.catalog'
+import type { SubscriptionSnapshot } from './billing.stripe'
+import { ensureAccount, eventSeen, recordEvent, writeClientPlan, writeSubscription } from './billing.store'
+
+/**
+ * The one place that changes a client's plan fields (plan_type, subscription_status,
+ * max_devices, max_users) from billing. Billing is their only writer besides the operator; the
+ * last writer wins, so an operator's hand-set limits last until the next subscription change.
+ *
+ * Status → limits:
+ * - active, trialing: the subscribed plan's limits.
+ * - past_due: the plan's limits still (grace while Stripe retries the card; when its retries are
+ *   exhausted Stripe moves the subscription to canceled or unpaid, and the limits drop then).
+ * - anything else (canceled, unpaid, incomplete, incomplete_expired, paused, none): the free
+ *   plan's limits. Existing devices are kept; registrations beyond the limit are refused.
+ */
+export const PAID_STATUSES = new Set(['active', 'trialing', 'past_due'])
+
+export interface PlanWriterDeps {
+  db: Pick<DbHandle, 'db' | 'sqlite'>
+  logger: Logger
+  limits: ClientLimits
+  plans: () => Plan[]
+}
+
+export interface ApplyOptions {
+  /** ms; the provider event's `created`, when an event triggered this */
+  eventAt?: number
+  /** ms; our clock when the snapshot was read from Stripe */
+  observedAt: number
+  /** record this event id as processed in the same transaction */
+  event?: { id: string; type: string }
+}
+
+export type ApplyOutcome = 'applied' | 'stale' | 'duplicate'
+
+/** Which catalog plan a subscription is for: its metadata, else its Stripe price id, else its price lookup key. */
+export function planOfSubscription(plans: Plan[], snap: SubscriptionSnapshot): Plan | undefined {
+  return (
+    (snap.planId ? findPlan(plans, snap.planId) : undefined) ??
+    (snap.priceId ? plans.find((p) => p.stripePriceId === snap.priceId) : undefined) ??
+    (snap.lookupKey ? findPlan(plans, snap.lookupKey) : undefined)
+  )
+}
+
+/**
+ * Applies a subscription state (null: the client has none) to the client, atomically with the
+ * event record, then drops the cached rate limit so it bites on the next request.
+ * Synchronous on purpose: callers fetch from Stripe first, never inside this transaction.
+ */
+export function applySubscription(deps: PlanWriterDeps, clientId: string, snap: SubscriptionSnapshot | null, opts: ApplyOptions, now: number): ApplyOutcome {
+  const plans = deps.plans()
+  const outcome = deps.db.sqlite
+    .transaction((): ApplyOutcome => {
+      if (opts.event && eventSeen(deps.db.db, opts.event.id)) return 'duplicate'
+      const outcome = write()
+      if (opts.event) recordEvent(deps.db.sqlite, opts.event.id, opts.event.type, outcome === 'applied' ? 'applied' : 'ignored', now)
+      return outcome
+    })
+    .immediate()
+  if (outcome === 'applied') {
+    deps.limits.invalidate(clientId)
+    deps.logger.info('subscription applied', { client_id: clientId, subscription: snap?.id ?? null, status: snap?.status ?? 'none' })
+  }
+  return outcome
+
+  function write(): ApplyOutcome {
+    const acc = ensureAccount(deps.db.db, clientId, now)
+    if (snap && acc.providerSubscriptionId) {
+      if (acc.providerSubscriptionId !== snap.id) {
+        // An old subscription ending (e.g. after a plan switch) must not cancel the live one.
+        if (PAID_STATUSES.has(acc.subscriptionStatus) && !PAID_STATUSES.has(snap.status)) return 'stale'
+      } else {
+        if (opts.eventAt !== undefined && acc.lastEventAt !== null && opts.eventAt < acc.lastEventAt) return 'stale'
+        if (acc.observedAt !== null && opts.observedAt < acc.observedAt) return 'stale'
+      }
+    }
+    const plan = snap ? planOfSubscription(plans, snap) : undefined
+    if (snap && !plan) {
+      deps.logger.warn('subscription matches no plan; applying free limits (set stripe_price_id in VIGIL_PLANS_FILE)', { client_id: clientId, subscription: snap.id, price: snap.priceId })
+    }
+    const sameSub = snap !== null && acc.providerSubscriptionId === snap.id
+    writeSubscription(
+      deps.db.db,
+      clientId,
+      {
+        providerSubscriptionId: snap?.id ?? null,
+        subscriptionStatus: snap?.status ?? 'none',
+        planId: plan?.id ?? snap?.planId ?? null,
+        amount: snap?.amount ?? plan?.price ?? null,
+        currency: snap?.currency ?? plan?.currency ?? null,
+        interval: snap?.interval ?? plan?.interval ?? null,
+        currentPeriodStart: snap?.periodStart ?? null,
+        currentPeriodEnd: snap?.periodEnd ?? null,
+        cancelAtPeriodEnd: snap?.cancelAtPeriodEnd ?? false,
+        lastEventAt: Math.max(opts.eventAt ?? 0, sameSub ? (acc.lastEventAt ?? 0) : 0) || null,
+        observedAt: opts.observedAt,
+      },
+      now,
+    )
+    const effective = snap && plan && PAID_STATUSES.has(snap.status) ? plan : freePlan(plans)
+    writeClientPlan(
+      deps.db.db,
+      clientId,
+      { planType: effective.id, subscriptionStatus: snap?.status ?? 'none', maxDevices: effective.maxDevices, maxUsers: effective.maxUsers },
+      now,
+    )
+    return 'applied'
+  }
+}

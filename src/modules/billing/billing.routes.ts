@@ -1,0 +1,62 @@
+import { Elysia, t } from 'elysia'
+import type { AppContext } from '../../context'
+import type { UserRequirement } from '../../http/auth'
+import { rawBodyOf } from '../../http/request-state'
+import { billingClientRoutes } from './billing.client-routes'
+import { billingGuards } from './billing.guards'
+import { billingJobs } from './billing.jobs'
+import { CheckoutRequest, CheckoutResponse, PlanInfo, PortalResponse, SubscriptionResponse, SyncResponse, WebhookResponse } from './billing.model'
+import { checkout, planInfo, portal, subscriptionOf, sync } from './billing.service'
+import { handleWebhook } from './billing.webhook'
+
+const tags = ['billing']
+/** who may spend the client's money or change its subscription */
+const manage: UserRequirement = { roles: ['owner', 'admin'] }
+
+/** /v1/billing/* and the client's billing reads. Provider flows need Stripe; reads never do. */
+export function billingRoutes(ctx: AppContext) {
+  ctx.jobs.push(...billingJobs(ctx))
+  return new Elysia()
+    .use(billingGuards(ctx))
+    .group('/v1/billing', (g) =>
+      g
+        .get('/plans', () => ctx.plans().map((p) => planInfo(p, ctx.config.rateLimits)), {
+          response: { 200: t.Array(PlanInfo) },
+          detail: { tags, summary: 'The plan catalog (public)' },
+        })
+        .post('/checkout', ({ user, body }) => checkout(ctx, user.clientId, body ?? {}), {
+          user: manage,
+          body: CheckoutRequest,
+          response: { 200: CheckoutResponse },
+          detail: { tags, summary: 'Start a Stripe Checkout for a plan (owner or admin)' },
+        })
+        .post('/portal', ({ user }) => portal(ctx, user.clientId), {
+          user: manage,
+          response: { 200: PortalResponse },
+          detail: { tags, summary: 'Open the Stripe customer portal (owner or admin)' },
+        })
+        .get('/subscription', ({ user }) => subscriptionOf(ctx, user.clientId), {
+          user: true,
+          response: { 200: SubscriptionResponse },
+          detail: { tags, summary: "The client's subscription (status none until one exists)" },
+        })
+        .post('/sync', ({ user }) => sync(ctx, user.clientId), {
+          user: manage,
+          response: { 200: SyncResponse },
+          detail: { tags, summary: 'Pull the subscription and recent invoices from Stripe and apply them (owner or admin)' },
+        })
+        .post(
+          '/webhook',
+          async ({ request, body }) => {
+            void body // reading it makes the gateway's parser keep the raw text for the signature
+            const outcome = await handleWebhook(ctx, rawBodyOf(request) ?? '', request.headers.get('stripe-signature'))
+            return { received: true, outcome }
+          },
+          {
+            response: { 200: WebhookResponse },
+            detail: { tags, summary: 'Stripe webhook (signed with STRIPE_WEBHOOK_SECRET; no other auth)' },
+          },
+        ),
+    )
+    .use(billingClientRoutes(ctx))
+}

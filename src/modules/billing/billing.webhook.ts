@@ -1,0 +1,116 @@
+import type Stripe from 'stripe'
+import { AppError } from '../../http/errors'
+import { applySubscription, type ApplyOutcome } from './billing.plan-writer'
+import { recordInvoice } from './billing.payments'
+import { requireStripe, type BillingDeps } from './billing.service'
+import { callStripe, customerIdOf, isMissing, providerError, snapshotOf, type SubscriptionSnapshot } from './billing.stripe'
+import * as store from './billing.store'
+
+/** Stripe's own default: a signed event older than this (seconds) is refused as a possible replay. */
+export const SIGNATURE_TOLERANCE_S = 300
+
+export type WebhookOutcome = ApplyOutcome | 'ignored'
+
+/**
+ * Verifies and applies one Stripe event. Each event id is applied once (a redelivery answers
+ * `duplicate` and changes nothing). Subscription events re-read the subscription from Stripe
+ * and skip events older than the last one applied, so order of arrival does not matter.
+ * Stripe is always called before, never inside, the transaction that writes the result.
+ */
+export async function handleWebhook(deps: BillingDeps, raw: string, signature: string | null): Promise<WebhookOutcome> {
+  const stripe = requireStripe(deps)
+  const secret = deps.config.stripe.webhookSecret
+  if (!secret) throw new AppError('billing_not_configured', 'The billing webhook is not configured: the operator must set STRIPE_WEBHOOK_SECRET (the signing secret of the Stripe endpoint)')
+  if (!signature) throw new AppError('invalid_signature', 'Missing stripe-signature header', 'stripe-signature')
+  let event: Stripe.Event
+  try {
+    // receivedAt from our clock, so the tolerance follows the injected clock like everything else.
+    event = await stripe.webhooks.constructEventAsync(raw, signature, secret, SIGNATURE_TOLERANCE_S, undefined, deps.clock.now())
+  } catch (err) {
+    // The SDK's first sentence says what failed; the rest is advice for integrators.
+    const reason = (err as Error).message.split(/[.?!]\s/)[0]!.trim()
+    deps.logger.warn('webhook signature refused', { reason })
+    throw new AppError('invalid_signature', `The stripe-signature header does not verify: ${reason}`, 'stripe-signature')
+  }
+  if (store.eventSeen(deps.db.db, event.id)) return 'duplicate'
+  const outcome = await dispatch(deps, stripe, event)
+  deps.logger.info('webhook event', { event: event.id, type: event.type, outcome })
+  return outcome
+}
+
+async function dispatch(deps: BillingDeps, stripe: Stripe, event: Stripe.Event): Promise<WebhookOutcome> {
+  switch (event.type) {
+    case 'checkout.session.completed':
+      return checkoutCompleted(deps, stripe, event, event.data.object)
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted':
+      return subscriptionChanged(deps, stripe, event, event.data.object)
+    case 'invoice.paid':
+    case 'invoice.payment_failed':
+      return invoiceEvent(deps, event, event.data.object, event.type === 'invoice.paid' ? 'paid' : 'failed')
+    default:
+      return ignore(deps, event)
+  }
+}
+
+function ignore(deps: BillingDeps, event: Stripe.Event): WebhookOutcome {
+  return store.recordEvent(deps.db.sqlite, event.id, event.type, 'ignored', deps.clock.now()) ? 'ignored' : 'duplicate'
+}
+
+/** A client id from our own metadata, only if that client (still) exists. */
+function knownClient(deps: BillingDeps, clientId: string | null | undefined): string | null {
+  return clientId && store.clientOf(deps.db.db, clientId) ? clientId : null
+}
+
+async function checkoutCompleted(deps: BillingDeps, stripe: Stripe, event: Stripe.Event, session: Stripe.Checkout.Session) {
+  const clientId = knownClient(deps, session.client_reference_id ?? session.metadata?.client_id)
+  const customerId = customerIdOf(session.customer)
+  const subscriptionId = customerIdOf(session.subscription)
+  if (session.mode !== 'subscription' || !clientId || !subscriptionId) return ignore(deps, event)
+  if (customerId) store.setCustomerIfUnset(deps.db.db, clientId, customerId, deps.clock.now())
+  const observedAt = deps.clock.now()
+  const sub = await callStripe(deps.logger, 'read the subscription', () => stripe.subscriptions.retrieve(subscriptionId))
+  return apply(deps, event, clientId, snapshotOf(sub), observedAt)
+}
+
+async function subscriptionChanged(deps: BillingDeps, stripe: Stripe, event: Stripe.Event, payload: Stripe.Subscription) {
+  const customerId = customerIdOf(payload.customer)
+  const clientId = knownClient(deps, payload.metadata?.client_id) ?? (customerId ? (store.accountByCustomer(deps.db.db, customerId)?.clientId ?? null) : null)
+  if (!clientId) return ignore(deps, event)
+  // Cheap out-of-order check first: an event older than the last one applied is obsolete.
+  const acc = store.getAccount(deps.db.db, clientId)
+  if (acc?.providerSubscriptionId === payload.id && acc.lastEventAt !== null && event.created * 1000 < acc.lastEventAt) {
+    store.recordEvent(deps.db.sqlite, event.id, event.type, 'ignored', deps.clock.now())
+    return 'stale' as const
+  }
+  if (customerId) store.setCustomerIfUnset(deps.db.db, clientId, customerId, deps.clock.now())
+  const observedAt = deps.clock.now()
+  let snap: SubscriptionSnapshot
+  try {
+    // The payload may be older than the truth: Stripe's current state is what we apply.
+    snap = snapshotOf(await stripe.subscriptions.retrieve(payload.id))
+  } catch (err) {
+    if (!isMissing(err)) throw providerError(deps.logger, 'read the subscription', err)
+    snap = { ...snapshotOf(payload), status: 'canceled' } // gone at Stripe: nothing left to pay for
+  }
+  return apply(deps, event, clientId, snap, observedAt)
+}
+
+function apply(deps: BillingDeps, event: Stripe.Event, clientId: string, snap: SubscriptionSnapshot, observedAt: number) {
+  return applySubscription(deps, clientId, snap, { eventAt: event.created * 1000, observedAt, event: { id: event.id, type: event.type } }, deps.clock.now())
+}
+
+function invoiceEvent(deps: BillingDeps, event: Stripe.Event, inv: Stripe.Invoice, kind: 'paid' | 'failed'): WebhookOutcome {
+  const customerId = customerIdOf(inv.customer)
+  const clientId = (customerId ? store.accountByCustomer(deps.db.db, customerId)?.clientId : undefined) ??
+    knownClient(deps, inv.parent?.subscription_details?.metadata?.client_id)
+  if (!clientId) return ignore(deps, event)
+  return deps.db.sqlite
+    .transaction((): WebhookOutcome => {
+      if (!store.recordEvent(deps.db.sqlite, event.id, event.type, 'applied', deps.clock.now())) return 'duplicate'
+      recordInvoice(deps, clientId, inv, kind)
+      return 'applied'
+    })
+    .immediate()
+}
