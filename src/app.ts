@@ -11,6 +11,10 @@ import { accessTokens } from './modules/users/users.tokens'
 import { apiKeyVerifier } from './modules/api-keys/api-keys.verifier'
 import { clientLimits, memberRoles } from './modules/clients/clients.limits'
 import { healthRoutes } from './modules/health/health.routes'
+import { recommendationsRoutes } from './modules/recommendations/recommendations.routes'
+import { aiRoutes } from './modules/ai/ai.routes'
+import { noMetrics } from './modules/ai/ai.metrics-source'
+import { resolveSecretKey } from './lib/secret-box'
 
 export function createContext(deps: AppDeps): AppContext {
   const plans = deps.plans ?? DEFAULT_PLANS
@@ -26,6 +30,8 @@ export function createContext(deps: AppDeps): AppContext {
     limits: clientLimits(deps.db.sqlite, () => plans, deps.config.rateLimits),
     plans: () => plans,
     jobs: [],
+    secretKey: resolveSecretKey(deps.secretKey, deps.config.secretKey, deps.logger),
+    metricsSource: deps.metricsSource ?? noMetrics,
   }
 }
 
@@ -44,6 +50,8 @@ export function createApp(deps: AppDeps) {
     .use(pages())
     .use(authGuards(auth))
     .use(healthRoutes(ctx))
+    .use(recommendationsRoutes(ctx))
+    .use(aiRoutes(ctx))
   return { app, ctx }
 }
 

@@ -8,6 +8,7 @@ import type { ApiKeyVerifier } from './modules/api-keys/api-keys.verifier'
 import type { ClientLimits } from './modules/clients/clients.limits'
 import type { Plan } from './modules/billing/billing.catalog'
 import type { Job } from './jobs/scheduler'
+import type { MetricsSource } from './modules/ai/ai.metrics-source'
 
 /** What the outside world hands the app: swap any of these in tests. */
 export interface AppDeps {
@@ -19,6 +20,9 @@ export interface AppDeps {
   limiter?: RateLimiter
   fetch?: typeof fetch
   plans?: Plan[]
+  /** AES-256-GCM key for provider secrets at rest; default: VIGIL_SECRET_KEY, else an ephemeral key */
+  secretKey?: Uint8Array
+  metricsSource?: MetricsSource
 }
 
 /** The dependencies every module receives, built once by createApp. */
@@ -35,4 +39,7 @@ export interface AppContext {
   plans: () => Plan[]
   /** jobs modules register; `serve` schedules them */
   jobs: Job[]
+  secretKey: Uint8Array
+  /** what the recommendation engine reads; the metrics module provides it */
+  metricsSource: MetricsSource
 }
