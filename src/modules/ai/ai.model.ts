@@ -1,9 +1,10 @@
 import { t, type Static } from 'elysia'
 import { Recommendation } from '../recommendations/recommendations.model'
 import { MAX_PROMPT_CHARS } from './ai.prompt'
-import { PROVIDERS } from './ai.providers'
 
-const Provider = t.UnionEnum(PROVIDERS)
+// Literals, not t.UnionEnum: Elysia fills an absent UnionEnum with its first member, which
+// would turn "field not sent" into "provider: rules" in a PATCH.
+const Provider = t.Union([t.Literal('rules'), t.Literal('openai'), t.Literal('ollama'), t.Literal('anthropic')])
 
 export const ProviderField = t.Object({
   name: t.String(),
