@@ -30,6 +30,12 @@ const dayStart = (now: number) => now - (now % DAY_MS)
 /** A provider's message may quote what we sent; the key must never reach the usage log or a response. */
 const scrub = (text: string, secret: string | null) => (secret && secret.length >= 4 ? text.split(secret).join('[redacted]') : text)
 
+function budgetSpent(deps: AiDeps, now: number) {
+  return new AppError('budget_exceeded', `The daily budget of ${deps.defaults.dailyBudget} language-model calls is spent; it resets at 00:00 UTC`, undefined, {
+    'retry-after': String(Math.ceil((dayStart(now) + DAY_MS - now) / 1000)),
+  })
+}
+
 type CallOutcome = { ok: true; result: ChatResult } | { ok: false; status: string; error: string }
 
 /**
@@ -47,11 +53,7 @@ async function budgetedCall(
 ): Promise<CallOutcome & { latencyMs: number }> {
   const now = deps.clock.now()
   const usageId = deps.store.reserveCall(clientId, deps.defaults.dailyBudget, dayStart(now), { deviceId, kind, provider: conn.provider, model: conn.model }, now)
-  if (!usageId) {
-    throw new AppError('budget_exceeded', `The daily budget of ${deps.defaults.dailyBudget} language-model calls is spent; it resets at 00:00 UTC`, undefined, {
-      'retry-after': String(Math.ceil((dayStart(now) + DAY_MS - now) / 1000)),
-    })
-  }
+  if (!usageId) throw budgetSpent(deps, now)
   const started = performance.now()
   let outcome: CallOutcome
   try {
@@ -105,7 +107,7 @@ export async function generateForDevice(deps: AiDeps, clientId: string, deviceId
   const now = deps.clock.now()
   if (eff.connection && opts.onBudget === 'throw' && deps.store.callsSince(clientId, dayStart(now)) >= deps.defaults.dailyBudget) {
     // refuse before storing anything, so a 429 means "nothing happened"
-    throw new AppError('budget_exceeded', `The daily budget of ${deps.defaults.dailyBudget} language-model calls is spent; it resets at 00:00 UTC`)
+    throw budgetSpent(deps, now)
   }
   const summary = deps.metrics.summary(clientId, deviceId, SUMMARY_HOURS)
   const findings = runRules({

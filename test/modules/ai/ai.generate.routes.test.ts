@@ -124,6 +124,19 @@ describe('POST /v1/ai/generate/{device_id}', () => {
     expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`) // it was sent, to the provider only
   })
 
+  test('an oversized or late answer is a failed call, with the rules still stored', async () => {
+    const fake = server('openai')
+    const { t, a, device } = await setup()
+    await useProvider(t, a.userHeaders, 'openai', fake.baseUrl)
+    fake.state.mode = 'oversized'
+    const res = await t.request('POST', `/v1/ai/generate/${device}`, { headers: a.userHeaders })
+    expect(res.status).toBe(200)
+    expect(res.body.llm).toMatchObject({ status: 'too_large' })
+    expect(res.body.items.map((r: any) => r.source)).toEqual(['rules', 'rules'])
+    const usage = await t.request('GET', '/v1/ai/usage', { headers: a.userHeaders })
+    expect(usage.body.items[0]).toMatchObject({ status: 'too_large', tokens_in: null })
+  })
+
   test('no metrics: rules only, no model call spent', async () => {
     const fake = server('openai')
     const { t, a, device } = await setup({ metricsSource: seededSource(null) })
@@ -191,6 +204,7 @@ describe('daily budget', () => {
     headers = await freshHeaders(t, a)
     const gen = await t.request('POST', `/v1/ai/generate/${device}`, { headers })
     expect(gen.status).toBe(429)
+    expect(gen.headers.get('retry-after')).toBe(String(3600))
     expect(fake.requests.length).toBe(before)
     expect(t.db.sqlite.query('SELECT COUNT(*) AS n FROM recommendations').get()).toEqual(stored) // 429 means nothing happened
     const usage = await t.request('GET', '/v1/ai/usage', { headers })
