@@ -36,7 +36,8 @@ function budgetSpent(deps: AiDeps, now: number) {
   })
 }
 
-type CallOutcome = { ok: true; result: ChatResult } | { ok: false; status: string; error: string }
+/** `result` is kept on an invalid answer too: its tokens were spent and belong in the usage log. */
+type CallOutcome = { ok: true; result: ChatResult } | { ok: false; status: string; error: string; result?: ChatResult }
 
 /**
  * One language-model call under the budget: reserve a usage row (or refuse with 429), call,
@@ -56,22 +57,23 @@ async function budgetedCall(
   if (!usageId) throw budgetSpent(deps, now)
   const started = performance.now()
   let outcome: CallOutcome
+  let result: ChatResult | undefined
   try {
-    const result = await chat({ fetch: deps.fetch, lookup: deps.lookup, timeoutMs: deps.timeoutMs, maxBytes: deps.maxResponseBytes }, conn, req)
+    result = await chat({ fetch: deps.fetch, lookup: deps.lookup, timeoutMs: deps.timeoutMs, maxBytes: deps.maxResponseBytes }, conn, req)
     check?.(result.text)
     outcome = { ok: true, result }
   } catch (err) {
     const status = err instanceof ProviderCallError ? err.status : err instanceof InvalidOutput ? 'invalid_output' : 'provider_error'
-    outcome = { ok: false, status, error: scrub((err as Error).message, conn.apiKey).slice(0, 1000) }
+    outcome = { ok: false, status, error: scrub((err as Error).message, conn.apiKey).slice(0, 1000), result }
   }
   const latencyMs = Math.round(performance.now() - started)
   deps.store.finishCall(usageId, {
     status: outcome.ok ? 'ok' : outcome.status,
     error: outcome.ok ? null : outcome.error,
-    tokensIn: outcome.ok ? outcome.result.tokensIn : null,
-    tokensOut: outcome.ok ? outcome.result.tokensOut : null,
+    tokensIn: outcome.result?.tokensIn ?? null,
+    tokensOut: outcome.result?.tokensOut ?? null,
     latencyMs,
-    model: outcome.ok ? outcome.result.model : conn.model,
+    model: outcome.result?.model ?? conn.model,
   })
   if (!outcome.ok) deps.logger.warn('language-model call failed', { client_id: clientId, provider: conn.provider, kind, status: outcome.status, error: outcome.error })
   return { ...outcome, latencyMs }

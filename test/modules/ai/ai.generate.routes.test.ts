@@ -105,7 +105,7 @@ describe('POST /v1/ai/generate/{device_id}', () => {
     expect(res.body.llm).toMatchObject({ status: 'invalid_output' })
     expect(res.body.items.every((r: any) => r.source === 'rules')).toBe(true)
     const usage = await t.request('GET', '/v1/ai/usage', { headers: a.userHeaders })
-    expect(usage.body.items[0]).toMatchObject({ status: 'invalid_output' })
+    expect(usage.body.items[0]).toMatchObject({ status: 'invalid_output', tokens_in: 321, tokens_out: 45 }) // spent all the same
     expect(usage.body.totals).toMatchObject({ calls: 1, ok: 0, failed: 1 })
   })
 
