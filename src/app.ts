@@ -13,6 +13,10 @@ import { accessTokens } from './modules/users/users.tokens'
 import { apiKeyVerifier } from './modules/api-keys/api-keys.verifier'
 import { clientLimits, memberRoles } from './modules/clients/clients.limits'
 import { healthRoutes } from './modules/health/health.routes'
+import { recommendationsRoutes } from './modules/recommendations/recommendations.routes'
+import { aiRoutes } from './modules/ai/ai.routes'
+import { noMetrics } from './modules/ai/ai.metrics-source'
+import { resolveSecretKey } from './lib/secret-box'
 
 export function createContext(deps: AppDeps): AppContext {
   const plans = deps.plans ?? loadPlans(deps.config.plansFile)
@@ -29,6 +33,8 @@ export function createContext(deps: AppDeps): AppContext {
     plans: () => plans,
     stripe: deps.stripe !== undefined ? deps.stripe : stripeClient(deps.config.stripe),
     jobs: [],
+    secretKey: resolveSecretKey(deps.secretKey, deps.config.secretKey, deps.logger),
+    metricsSource: deps.metricsSource ?? noMetrics,
   }
 }
 
@@ -48,6 +54,8 @@ export function createApp(deps: AppDeps) {
     .use(authGuards(auth))
     .use(healthRoutes(ctx))
     .use(billingRoutes(ctx))
+    .use(recommendationsRoutes(ctx))
+    .use(aiRoutes(ctx))
   return { app, ctx }
 }
 

@@ -20,6 +20,20 @@ export interface Config {
   refreshTtlSeconds: number
   stripe: { secretKey: string | null; webhookSecret: string | null; apiBase: string | null }
   plansFile: string | null
+  /** AES-256-GCM key for third-party secrets (base64, 32 bytes); null: kept in the data dir */
+  secretKey: string | null
+  ai: AiDefaults
+}
+
+/** The instance-wide language-model default that clients inherit unless they configure their own. */
+export interface AiDefaults {
+  provider: 'rules' | 'openai' | 'ollama' | 'anthropic'
+  baseUrl: string | null
+  apiKey: string | null
+  model: string | null
+  /** language-model calls per client per UTC day */
+  dailyBudget: number
+  timeoutMs: number
 }
 
 export class ConfigError extends Error {}
@@ -136,7 +150,22 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       apiBase: e.STRIPE_API_BASE ? url('STRIPE_API_BASE', e.STRIPE_API_BASE) : null,
     },
     plansFile: e.VIGIL_PLANS_FILE || null,
+    secretKey: secretKey(e.VIGIL_SECRET_KEY),
+    ai: {
+      provider: oneOf('VIGIL_AI_PROVIDER', e.VIGIL_AI_PROVIDER, 'rules', ['rules', 'openai', 'ollama', 'anthropic'] as const),
+      baseUrl: e.VIGIL_AI_BASE_URL ? url('VIGIL_AI_BASE_URL', e.VIGIL_AI_BASE_URL.trim()) : null,
+      apiKey: e.VIGIL_AI_API_KEY || null,
+      model: e.VIGIL_AI_MODEL?.trim() || null,
+      dailyBudget: int('VIGIL_AI_DAILY_BUDGET', e.VIGIL_AI_DAILY_BUDGET, 48, 0, 100_000),
+      timeoutMs: int('VIGIL_AI_TIMEOUT_MS', e.VIGIL_AI_TIMEOUT_MS, 60_000, 100, 600_000),
+    },
   }
+}
+
+function secretKey(raw: string | undefined): string | null {
+  if (!raw) return null
+  if (Buffer.from(raw.trim(), 'base64').length !== 32) throw new ConfigError('VIGIL_SECRET_KEY must be 32 random bytes in base64 (openssl rand -base64 32)')
+  return raw.trim()
 }
 
 /** A config for tests and tools: defaults with overrides, never reading the process env. */

@@ -9,6 +9,7 @@ import type { ClientLimits } from './modules/clients/clients.limits'
 import type { Plan } from './modules/billing/billing.catalog'
 import type { Job } from './jobs/scheduler'
 import type Stripe from 'stripe'
+import type { MetricsSource } from './modules/ai/ai.metrics-source'
 
 /** What the outside world hands the app: swap any of these in tests. */
 export interface AppDeps {
@@ -22,6 +23,9 @@ export interface AppDeps {
   plans?: Plan[]
   /** the Stripe client; default: built from config.stripe (null without STRIPE_SECRET_KEY) */
   stripe?: Stripe | null
+  /** AES-256-GCM key for provider secrets at rest; default: VIGIL_SECRET_KEY, else an ephemeral key */
+  secretKey?: Uint8Array
+  metricsSource?: MetricsSource
 }
 
 /** The dependencies every module receives, built once by createApp. */
@@ -40,4 +44,7 @@ export interface AppContext {
   stripe: Stripe | null
   /** jobs modules register; `serve` schedules them */
   jobs: Job[]
+  secretKey: Uint8Array
+  /** what the recommendation engine reads; the metrics module provides it */
+  metricsSource: MetricsSource
 }

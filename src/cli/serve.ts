@@ -5,6 +5,7 @@ import { createLogger } from '../lib/logger'
 import { startScheduler } from '../jobs/scheduler'
 import { VERSION } from '../version'
 import { dataDirSecret } from './data-dir'
+import { deriveSecretKey } from '../lib/secret-box'
 import { openAndMigrate } from './open'
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
@@ -15,7 +16,9 @@ export async function serve(config: Config): Promise<void> {
   const clock = systemClock
   const db = openAndMigrate(config, logger, clock.now())
   const jwtSecret = config.jwtSecret ?? dataDirSecret(config, 'jwt-secret')
-  const { app, ctx } = createApp({ config, db, clock, logger, jwtSecret })
+  // provider API keys at rest: VIGIL_SECRET_KEY, else a key file kept (0600) in the data dir
+  const secretKey = config.secretKey ? undefined : deriveSecretKey(dataDirSecret(config, 'secret.key'))
+  const { app, ctx } = createApp({ config, db, clock, logger, jwtSecret, secretKey })
   const tls = config.tlsCert && config.tlsKey ? { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) } : undefined
 
   app.listen({

@@ -1,0 +1,44 @@
+import { Cron } from 'croner'
+import type { Job } from '../../jobs/scheduler'
+import { DEFAULT_SCHEDULE } from './ai.config.service'
+import { generateForDevice, type AiDeps } from './ai.service'
+
+/** Is a client's schedule due, given when it last ran (never: due now)? */
+export function isDue(schedule: string, lastRunAt: number | null, now: number): boolean {
+  if (lastRunAt === null) return true
+  try {
+    const next = new Cron(schedule, { paused: true, timezone: 'Etc/UTC' }).nextRun(new Date(lastRunAt))
+    return next !== null && next.getTime() <= now
+  } catch {
+    return false // a pattern that no longer parses never runs (it was validated when saved)
+  }
+}
+
+/**
+ * One pass: every client with devices whose schedule is due and whose AI is enabled gets a
+ * generation per device. The rules run even when the language-model budget is spent.
+ */
+export async function runDueGenerations(deps: AiDeps): Promise<{ clients: number; devices: number }> {
+  let clients = 0
+  let devices = 0
+  for (const c of deps.store.scheduledClients()) {
+    const now = deps.clock.now()
+    if (c.enabled === 0) continue
+    if (!isDue(c.schedule ?? DEFAULT_SCHEDULE, c.last_run_at, now)) continue
+    // marked first: a run that fails half-way waits for the next slot instead of retrying every minute
+    deps.store.markRun(c.client_id, now)
+    clients++
+    for (const deviceId of deps.recs.store.deviceIds(c.client_id)) {
+      try {
+        await generateForDevice(deps, c.client_id, deviceId, { onBudget: 'skip' })
+        devices++
+      } catch (err) {
+        deps.logger.error('recommendation generation failed', { client_id: c.client_id, device_id: deviceId, error: (err as Error).message })
+      }
+    }
+  }
+  return { clients, devices }
+}
+
+/** Checked every minute; each client's own cron pattern decides whether it is its turn. */
+export const aiJobs = (deps: AiDeps): Job[] => [{ name: 'ai-recommendations', cron: '0 * * * * *', run: () => runDueGenerations(deps).then(() => {}) }]

@@ -1,0 +1,42 @@
+import { Elysia } from 'elysia'
+import type { AppContext } from '../../context'
+import { moduleGuards } from '../../http/module-guards'
+import { createFromCollector, latestForDevice, listForDevice, type RecommendationsDeps } from './recommendations.service'
+import { recommendationsStore } from './recommendations.store'
+import { DeviceParams, LatestQuery, ListQuery, Recommendation, RecommendationIn, RecommendationList, RecommendationPage } from './recommendations.model'
+
+export const recommendationsDeps = (ctx: AppContext): RecommendationsDeps => ({ store: recommendationsStore(ctx.db.sqlite), clock: ctx.clock })
+
+export function recommendationsRoutes(ctx: AppContext) {
+  const deps = recommendationsDeps(ctx)
+  const tags = ['recommendations']
+  return new Elysia({ prefix: '/v1/recommendations' })
+    .use(moduleGuards(ctx))
+    .post(
+      '',
+      ({ key, body, set }) => {
+        set.status = 201
+        return createFromCollector(deps, key, body)
+      },
+      {
+        key: 'recommendations:write',
+        body: RecommendationIn,
+        response: { 201: Recommendation },
+        detail: { tags, summary: "Submit a collector's recommendation (device from body, else the key's device, else client-wide)" },
+      },
+    )
+    .get('/:device_id', ({ user, params, query }) => listForDevice(deps, user.clientId, params.device_id, query), {
+      user: true,
+      params: DeviceParams,
+      query: ListQuery,
+      response: { 200: RecommendationPage },
+      detail: { tags, summary: "A device's recommendations, newest first" },
+    })
+    .get('/:device_id/latest', ({ user, params, query }) => latestForDevice(deps, user.clientId, params.device_id, query.limit), {
+      user: true,
+      params: DeviceParams,
+      query: LatestQuery,
+      response: { 200: RecommendationList },
+      detail: { tags, summary: "A device's newest recommendations" },
+    })
+}

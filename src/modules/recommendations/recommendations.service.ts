@@ -1,0 +1,76 @@
+import type { Clock } from '../../lib/clock'
+import { AppError, notFound } from '../../http/errors'
+import type { KeyPrincipal } from '../../http/principal'
+import type { NewRecommendation, RecommendationIn } from './recommendations.model'
+import type { RecommendationsStore } from './recommendations.store'
+
+export interface RecommendationsDeps {
+  store: RecommendationsStore
+  clock: Clock
+}
+
+/** An engine finding is not stored again for the same device while an equivalent one is younger than this. */
+export const DEDUPE_WINDOW_MS = 24 * 3600_000
+
+/**
+ * A collector's recommendation. The device is the body's device_id, else the key's bound device,
+ * else none (client-wide). A key bound to one device cannot speak for another.
+ */
+export function createFromCollector(deps: RecommendationsDeps, key: KeyPrincipal, body: RecommendationIn) {
+  const deviceId = body.device_id ?? key.deviceId ?? null
+  if (key.deviceId && deviceId !== key.deviceId) {
+    throw new AppError('device_mismatch', 'This API key is bound to another device', 'device_id')
+  }
+  if (deviceId && !deps.store.device(key.clientId, deviceId)) throw notFound('Device')
+  return deps.store.insert(
+    key.clientId,
+    {
+      deviceId,
+      recommendation: body.recommendation,
+      category: body.category,
+      severity: body.severity ?? 'info',
+      source: 'collector',
+      evidence: null,
+      dedupeKey: null,
+    },
+    deps.clock.now(),
+  )
+}
+
+/** Stores engine findings, skipping those already stored for the device within the dedupe window. */
+export function storeFindings(deps: RecommendationsDeps, clientId: string, findings: NewRecommendation[]) {
+  const now = deps.clock.now()
+  return deps.store.insertDeduplicated(clientId, findings, now, now - DEDUPE_WINDOW_MS)
+}
+
+export function requireDevice(deps: RecommendationsDeps, clientId: string, deviceId: string) {
+  const device = deps.store.device(clientId, deviceId)
+  if (!device) throw notFound('Device')
+  return device
+}
+
+function parseBound(value: string | null | undefined, param: string, fallback: number): number {
+  if (value === undefined || value === null) return fallback
+  const ms = Date.parse(value)
+  if (Number.isNaN(ms)) throw new AppError('invalid_parameter', `${param} is not a valid date-time`, param)
+  return ms
+}
+
+export function listForDevice(
+  deps: RecommendationsDeps,
+  clientId: string,
+  deviceId: string,
+  q: { limit: number; offset: number; start_date?: string | null; end_date?: string | null },
+) {
+  requireDevice(deps, clientId, deviceId)
+  const from = parseBound(q.start_date, 'start_date', 0)
+  const to = parseBound(q.end_date, 'end_date', Number.MAX_SAFE_INTEGER)
+  if (from > to) throw new AppError('invalid_parameter', 'start_date is after end_date', 'start_date')
+  const { items, total } = deps.store.page(clientId, deviceId, from, to, q.limit, q.offset)
+  return { items, limit: q.limit, offset: q.offset, total }
+}
+
+export function latestForDevice(deps: RecommendationsDeps, clientId: string, deviceId: string, limit: number) {
+  requireDevice(deps, clientId, deviceId)
+  return { items: deps.store.page(clientId, deviceId, 0, Number.MAX_SAFE_INTEGER, limit, 0).items }
+}

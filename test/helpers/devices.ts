@@ -1,0 +1,13 @@
+import { newId } from '../../src/lib/ids'
+import type { TestApp } from './app'
+
+/** A device row made directly in the database (the devices module has its own endpoint tests). */
+export function insertDevice(t: TestApp, clientId: string, opts: { hostname?: string; lastSeenAt?: number | null; createdAt?: number } = {}) {
+  const id = newId('dev')
+  const now = opts.createdAt ?? t.clock.now()
+  t.db.sqlite.run(
+    'INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, created_at, updated_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [id, clientId, `fp-${id}`, opts.hostname ?? 'web-1', 'linux', '6.8', 'x86_64', now, now, opts.lastSeenAt === undefined ? t.clock.now() : opts.lastSeenAt],
+  )
+  return id
+}

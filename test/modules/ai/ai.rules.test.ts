@@ -1,0 +1,122 @@
+import { describe, expect, test } from 'bun:test'
+import { counterGrowth, runRules, slopePerHour, type RulesInput } from '../../../src/modules/ai/ai.rules'
+import type { SeriesPoint } from '../../../src/modules/ai/ai.metrics-source'
+import type { MetricsSummary } from '../../../src/modules/metrics/metrics.summary.model'
+import { hourly, summaryOf } from '../../helpers/metrics-source'
+
+const NOW = Date.parse('2026-01-01T00:00:00Z')
+
+function input(summary: MetricsSummary | null, series: Record<string, SeriesPoint[]> = {}, device: Partial<RulesInput['device']> = {}): RulesInput {
+  return {
+    now: NOW,
+    device: { hostname: 'web-1', createdAt: NOW - 30 * 86400_000, lastSeenAt: NOW - 60_000, ...device },
+    summary,
+    series: (field) => series[field] ?? [],
+  }
+}
+
+const HEALTHY_HW = { cpu_percent: { avg: 22, p95: 60, max: 80 }, ram_percent: 55, swap_percent: 3, cpu_temp_c: { avg: 48, p95: 61, max: 70 }, disk_used_percent: 40 }
+const HEALTHY_NET = { packet_loss_percent: 0, latency_avg_ms: 18, dns_resolve_ms: 12, errin: 3, errout: 0, dropin: 5, dropout: 0, packets_recv: 5_000_000, packets_sent: 4_000_000 }
+const healthySeries = {
+  disk_used_percent: hourly(168, () => 40),
+  errin: hourly(24, (i) => 3 + (i > 20 ? 1 : 0)),
+  dropin: hourly(24, () => 5),
+  packets_recv: hourly(24, (i) => 1_000_000 + i * 100_000),
+  packets_sent: hourly(24, (i) => 800_000 + i * 90_000),
+}
+
+const keys = (i: RulesInput) => runRules(i).map((f) => f.key)
+
+describe('rules engine', () => {
+  test('is silent on a healthy device', () => {
+    expect(runRules(input(summaryOf(HEALTHY_HW, HEALTHY_NET), healthySeries))).toEqual([])
+  })
+
+  test('is silent without metrics, and with too few samples to judge', () => {
+    expect(runRules(input(null))).toEqual([])
+    expect(keys(input(summaryOf({ cpu_percent: 99, ram_percent: 99 }, {}, { samples: 2 })))).toEqual([])
+  })
+
+  test('disk-full estimate from the fill trend (linear fit → days until full)', () => {
+    // 70% → 84% over a week: +2 points a day, 8 days left
+    const series = { disk_used_percent: hourly(168, (i) => 70 + (i * 14) / 167) }
+    const [f] = runRules(input(summaryOf(HEALTHY_HW), series))
+    expect(f).toMatchObject({ key: 'rules:disk:fill', category: 'disk', severity: 'warning' })
+    expect(f!.evidence).toMatchObject({ field: 'disk_used_percent', window_hours: 168, points: 168, current_percent: 84, slope_percent_per_day: 2, days_until_full: 8 })
+    expect(f!.recommendation).toContain('8 days')
+    // faster: critical
+    const fast = runRules(input(summaryOf(HEALTHY_HW), { disk_used_percent: hourly(168, (i) => 50 + (i * 40) / 167) }))
+    expect(fast[0]).toMatchObject({ key: 'rules:disk:fill', severity: 'critical' })
+    // a slow trend far from full stays silent
+    expect(keys(input(summaryOf(HEALTHY_HW), { disk_used_percent: hourly(168, (i) => 40 + i * 0.001) }))).toEqual([])
+  })
+
+  test('a nearly full disk without a trend', () => {
+    const f = runRules(input(summaryOf(HEALTHY_HW), { disk_used_percent: hourly(168, () => 98) }))
+    expect(f).toHaveLength(1)
+    expect(f[0]).toMatchObject({ key: 'rules:disk:high', severity: 'critical', evidence: { current_percent: 98 } })
+  })
+
+  test('sustained high CPU', () => {
+    const f = runRules(input(summaryOf({ ...HEALTHY_HW, cpu_percent: { avg: 91, p95: 99, max: 100 } })))
+    expect(f).toHaveLength(1)
+    expect(f[0]).toMatchObject({ key: 'rules:cpu:sustained', category: 'cpu', severity: 'warning', evidence: { avg: 91, p95: 99, window_hours: 24 } })
+    expect(runRules(input(summaryOf({ cpu_percent: 97 })))[0]!.severity).toBe('critical')
+    // a short spike (high p95, low average) is not "sustained"
+    expect(keys(input(summaryOf({ cpu_percent: { avg: 30, p95: 100, max: 100 } })))).toEqual([])
+  })
+
+  test('memory pressure and swap activity', () => {
+    const f = runRules(input(summaryOf({ ram_percent: { avg: 93, p95: 98 }, swap_percent: { avg: 30, min: 5, max: 60 } })))
+    expect(f.map((x) => x.key)).toEqual(['rules:memory:pressure', 'rules:memory:swap'])
+    expect(f.every((x) => x.category === 'memory')).toBe(true)
+    expect(f[1]!.evidence).toMatchObject({ field: 'swap_percent', min: 5, max: 60 })
+    // swap that is used but idle (no movement, low) stays silent
+    expect(keys(input(summaryOf({ ram_percent: 60, swap_percent: { avg: 10, min: 9, max: 11 } })))).toEqual([])
+  })
+
+  test('high temperatures', () => {
+    const f = runRules(input(summaryOf({ cpu_temp_c: { avg: 75, p95: 92, max: 99 } })))
+    expect(f[0]).toMatchObject({ key: 'rules:thermal:cpu', category: 'thermal', severity: 'critical', evidence: { p95: 92, max: 99 } })
+    expect(runRules(input(summaryOf({ cpu_temp_c: { avg: 70, p95: 82 } })))[0]!.severity).toBe('warning')
+  })
+
+  test('packet loss, latency and DNS degradation', () => {
+    const f = runRules(input(summaryOf({}, { packet_loss_percent: 4, latency_avg_ms: { avg: 220, p95: 600 }, dns_resolve_ms: 1500 })))
+    expect(f.map((x) => [x.key, x.severity])).toEqual([
+      ['rules:network:loss', 'warning'],
+      ['rules:network:latency', 'warning'],
+      ['rules:network:dns', 'critical'],
+    ])
+    expect(f[0]!.evidence).toMatchObject({ field: 'packet_loss_percent', avg: 4, window_hours: 24 })
+  })
+
+  test('interface errors and drops from counter growth (resets handled)', () => {
+    const series = {
+      errin: hourly(24, (i) => (i < 12 ? i * 50 : (i - 12) * 50)), // reboot at hour 12
+      dropout: hourly(24, (i) => i * 20),
+      packets_recv: hourly(24, (i) => i * 1000),
+    }
+    const f = runRules(input(summaryOf({}, { errin: 0, dropout: 0, packets_recv: 0 }), series))
+    expect(f).toHaveLength(1)
+    expect(f[0]).toMatchObject({ key: 'rules:network:interface_errors', category: 'network', severity: 'critical' })
+    expect(f[0]!.evidence).toMatchObject({ errors: 1100, drops: 460, packets: 23000 })
+    // the same errors over a busy link are noise
+    const busy = { ...series, packets_recv: hourly(24, (i) => i * 100_000_000) }
+    expect(keys(input(summaryOf({}, { errin: 0 }), busy))).toEqual([])
+  })
+
+  test('a device that stopped reporting, or never did', () => {
+    const silent = runRules(input(null, {}, { lastSeenAt: NOW - 40 * 60_000 }))
+    expect(silent[0]).toMatchObject({ key: 'rules:availability:silent', category: 'availability', severity: 'warning', evidence: { minutes_silent: 40 } })
+    expect(runRules(input(null, {}, { lastSeenAt: NOW - 2 * 86400_000 }))[0]!.severity).toBe('critical')
+    expect(runRules(input(null, {}, { lastSeenAt: null, createdAt: NOW - 3600_000 }))[0]!.recommendation).toContain('never reported')
+    expect(runRules(input(null, {}, { lastSeenAt: NOW - 14 * 60_000 }))).toEqual([])
+  })
+
+  test('helpers: slope and counter growth', () => {
+    expect(slopePerHour(hourly(10, (i) => 2 * i))).toBeCloseTo(2)
+    expect(slopePerHour(hourly(1, () => 1))).toBeNull()
+    expect(counterGrowth(hourly(4, (i) => [10, 20, 5, 15][i]!))).toBe(10 + 5 + 10)
+  })
+})
