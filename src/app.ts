@@ -20,6 +20,15 @@ import { resolveSecretKey } from './lib/secret-box'
 
 export function createContext(deps: AppDeps): AppContext {
   const plans = deps.plans ?? loadPlans(deps.config.plansFile)
+  const tokens = accessTokens(deps.jwtSecret, deps.clock)
+  const apiKeys = apiKeyVerifier(deps.db.sqlite, deps.clock)
+  const limits = clientLimits(deps.db.sqlite, () => plans, deps.config.rateLimits)
+  const auth: Authenticator = {
+    verifyAccessToken: (token) => tokens.verify(token),
+    verifyApiKey: (key) => apiKeys.verify(key),
+    rateLimitFor: (clientId) => limits.rateLimitFor(clientId),
+    memberRole: memberRoles(deps.db.sqlite),
+  }
   return {
     config: deps.config,
     db: deps.db,
@@ -27,9 +36,10 @@ export function createContext(deps: AppDeps): AppContext {
     logger: deps.logger,
     fetch: deps.fetch ?? fetch,
     startedAt: deps.clock.now(),
-    tokens: accessTokens(deps.jwtSecret, deps.clock),
-    apiKeys: apiKeyVerifier(deps.db.sqlite, deps.clock),
-    limits: clientLimits(deps.db.sqlite, () => plans, deps.config.rateLimits),
+    tokens,
+    apiKeys,
+    limits,
+    auth,
     plans: () => plans,
     stripe: deps.stripe !== undefined ? deps.stripe : stripeClient(deps.config.stripe),
     jobs: [],
@@ -41,17 +51,11 @@ export function createContext(deps: AppDeps): AppContext {
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
   const ctx = createContext(deps)
-  const auth: Authenticator = {
-    verifyAccessToken: (token) => ctx.tokens.verify(token),
-    verifyApiKey: (key) => ctx.apiKeys.verify(key),
-    rateLimitFor: (clientId) => ctx.limits.rateLimitFor(clientId),
-    memberRole: memberRoles(ctx.db.sqlite),
-  }
   const app = new Elysia()
-    .use(gateway({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth }))
+    .use(gateway({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth }))
     .use(openapiDocs())
     .use(pages())
-    .use(authGuards(auth))
+    .use(authGuards(ctx.auth))
     .use(healthRoutes(ctx))
     .use(billingRoutes(ctx))
     .use(recommendationsRoutes(ctx))

@@ -8,6 +8,7 @@ import type { ApiKeyVerifier } from './modules/api-keys/api-keys.verifier'
 import type { ClientLimits } from './modules/clients/clients.limits'
 import type { Plan } from './modules/billing/billing.catalog'
 import type { Job } from './jobs/scheduler'
+import type { Authenticator } from './http/principal'
 import type Stripe from 'stripe'
 import type { MetricsSource } from './modules/ai/ai.metrics-source'
 
@@ -39,6 +40,8 @@ export interface AppContext {
   tokens: AccessTokens
   apiKeys: ApiKeyVerifier
   limits: ClientLimits
+  /** the credential checks the gateway and every module's route guards share */
+  auth: Authenticator
   plans: () => Plan[]
   /** null when billing is not configured (no STRIPE_SECRET_KEY) */
   stripe: Stripe | null
