@@ -7,9 +7,16 @@ import { pages } from './http/pages'
 import { memoryRateLimiter } from './http/rate-limiter'
 import type { Authenticator } from './http/principal'
 import { DEFAULT_PLANS } from './modules/billing/billing.catalog'
-import { accessTokens } from './modules/users/users.tokens'
+import { accessTokens, currentRoles } from './modules/users/users.tokens'
+import { DEFAULT_PASSWORD_COST } from './modules/users/users.passwords'
+import { usersRoutes } from './modules/users/users.routes'
+import { apiKeysRoutes } from './modules/api-keys/api-keys.routes'
+import { clientsRoutes } from './modules/clients/clients.routes'
+import { adminRoutes } from './modules/admin/admin.routes'
+import { versionsRoutes } from './modules/versions/versions.routes'
 import { apiKeyVerifier } from './modules/api-keys/api-keys.verifier'
-import { clientLimits, memberRoles } from './modules/clients/clients.limits'
+import { clientLimits } from './modules/clients/clients.limits'
+import { authenticatorOf } from './http/guards'
 import { healthRoutes } from './modules/health/health.routes'
 
 export function createContext(deps: AppDeps): AppContext {
@@ -21,29 +28,31 @@ export function createContext(deps: AppDeps): AppContext {
     logger: deps.logger,
     fetch: deps.fetch ?? fetch,
     startedAt: deps.clock.now(),
-    tokens: accessTokens(deps.jwtSecret, deps.clock),
+    tokens: accessTokens(deps.jwtSecret, deps.clock, currentRoles(deps.db.sqlite)),
     apiKeys: apiKeyVerifier(deps.db.sqlite, deps.clock),
     limits: clientLimits(deps.db.sqlite, () => plans, deps.config.rateLimits),
     plans: () => plans,
     jobs: [],
+    passwordCost: deps.passwordCost ?? DEFAULT_PASSWORD_COST,
+    statProviders: [],
   }
 }
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
   const ctx = createContext(deps)
-  const auth: Authenticator = {
-    verifyAccessToken: (token) => ctx.tokens.verify(token),
-    verifyApiKey: (key) => ctx.apiKeys.verify(key),
-    rateLimitFor: (clientId) => ctx.limits.rateLimitFor(clientId),
-    memberRole: memberRoles(ctx.db.sqlite),
-  }
+  const auth: Authenticator = authenticatorOf(ctx)
   const app = new Elysia()
     .use(gateway({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth }))
     .use(openapiDocs())
     .use(pages())
     .use(authGuards(auth))
     .use(healthRoutes(ctx))
+    .use(usersRoutes(ctx))
+    .use(apiKeysRoutes(ctx))
+    .use(clientsRoutes(ctx))
+    .use(adminRoutes(ctx))
+    .use(versionsRoutes(ctx))
   return { app, ctx }
 }
 

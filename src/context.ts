@@ -8,6 +8,8 @@ import type { ApiKeyVerifier } from './modules/api-keys/api-keys.verifier'
 import type { ClientLimits } from './modules/clients/clients.limits'
 import type { Plan } from './modules/billing/billing.catalog'
 import type { Job } from './jobs/scheduler'
+import type { PasswordCost } from './modules/users/users.passwords'
+import type { StatProvider } from './modules/admin/admin.stats'
 
 /** What the outside world hands the app: swap any of these in tests. */
 export interface AppDeps {
@@ -19,6 +21,8 @@ export interface AppDeps {
   limiter?: RateLimiter
   fetch?: typeof fetch
   plans?: Plan[]
+  /** argon2id cost; tests pass a cheap one */
+  passwordCost?: PasswordCost
 }
 
 /** The dependencies every module receives, built once by createApp. */
@@ -35,4 +39,7 @@ export interface AppContext {
   plans: () => Plan[]
   /** jobs modules register; `serve` schedules them */
   jobs: Job[]
+  passwordCost: PasswordCost
+  /** counts other modules add to GET /v1/admin/stats (metric rows, ingest rate…) */
+  statProviders: StatProvider[]
 }
