@@ -8,7 +8,7 @@ import type { Authenticator } from './principal'
 import type { RateLimiter } from './rate-limiter'
 import { clientIp, requestIdFrom, requestState, setRequestState } from './request-state'
 import { BodyParseError, parseJson, readBodyText } from './body'
-import { dedupe, locationOf, toDetail } from './validation'
+import { dedupe, locationOf, queryLocation, toDetail } from './validation'
 import type { ValueError } from '@sinclair/typebox/errors'
 
 export interface GatewayDeps {
@@ -111,6 +111,8 @@ export function gateway(deps: GatewayDeps) {
         const detail = all.length
           ? dedupe(all.map((e) => toDetail(where, e)))
           : [{ loc: [where], msg: 'Invalid value', type: 'value_error' }]
+        // Elysia reports a coerced query value out of bounds (limit=0) as a bare "property".
+        if (thrown.type === 'property') for (const d of detail) d.loc = queryLocation(request.url, (thrown as { value?: unknown }).value)
         return { detail }
       }
       if (code === 'PARSE') {

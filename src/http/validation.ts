@@ -97,3 +97,14 @@ export function dedupe(details: ValidationDetail[]): ValidationDetail[] {
     return true
   })
 }
+
+/**
+ * Elysia checks coerced query values (numbers, booleans, dates) itself and names neither the
+ * place nor the field ("property"). Find the query parameter that carried the bad value.
+ */
+export function queryLocation(url: string, value: unknown): (string | number)[] {
+  for (const [key, raw] of new URL(url).searchParams) {
+    if (raw === String(value) || (raw.trim() !== '' && Number(raw) === value)) return ['query', key]
+  }
+  return ['query']
+}
