@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
-import { guards } from '../../http/guards'
+import { guards, JWT_AUTH } from '../../http/guards'
 import { AdminClientList, AdminClientPatched, AdminClientParams, AdminClientUpdate, AdminClientsQuery, StatsResponse } from './admin.model'
 import { listClientsForOperator, updateClientByOperator } from './admin.service'
 import { collectStats } from './admin.stats'
@@ -15,19 +15,19 @@ export function adminRoutes(ctx: AppContext) {
     .get('/stats', () => collectStats(ctx.db.sqlite, ctx.statProviders, ctx.logger), {
       user: operator,
       response: { 200: StatsResponse },
-      detail: { tags, summary: 'Instance statistics' },
+      detail: { tags, security: JWT_AUTH, summary: 'Instance statistics' },
     })
     .get('/clients', ({ query }) => listClientsForOperator(ctx, query.limit, query.offset), {
       user: operator,
       query: AdminClientsQuery,
       response: { 200: AdminClientList },
-      detail: { tags, summary: 'Every client with its usage (limit 1..1000, default 100)' },
+      detail: { tags, security: JWT_AUTH, summary: 'Every client with its usage (limit 1..1000, default 100)' },
     })
     .patch('/clients/:client_id', ({ params, body }) => updateClientByOperator(ctx, params.client_id, body), {
       user: operator,
       params: AdminClientParams,
       body: AdminClientUpdate,
       response: { 200: AdminClientPatched },
-      detail: { tags, summary: "Set a client's plan or limits by hand" },
+      detail: { tags, security: JWT_AUTH, summary: "Set a client's plan or limits by hand" },
     })
 }

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context'
-import { guards } from '../../http/guards'
+import { guards, JWT_AUTH } from '../../http/guards'
 import { APIKeyCreate, APIKeyResponse, KeyParams } from './api-keys.model'
 import { createApiKey, listApiKeys, revokeKey, type ApiKeysDeps } from './api-keys.service'
 
@@ -18,12 +18,12 @@ export function apiKeysRoutes(ctx: AppContext) {
         set.status = 201
         return createApiKey(deps, user.clientId, body)
       },
-      { user: managers, body: APIKeyCreate, response: { 201: APIKeyResponse }, detail: { tags, summary: 'Create an API key (the full key is shown once)' } },
+      { user: managers, body: APIKeyCreate, response: { 201: APIKeyResponse }, detail: { tags, security: JWT_AUTH, summary: 'Create an API key (the full key is shown once)' } },
     )
     .get('', ({ user }) => listApiKeys(deps, user.clientId), {
       user: true,
       response: { 200: t.Array(APIKeyResponse) },
-      detail: { tags, summary: 'List the API keys of the client (api_key is always null)' },
+      detail: { tags, security: JWT_AUTH, summary: 'List the API keys of the client (api_key is always null)' },
     })
     .delete(
       '/:key_id',
@@ -31,6 +31,6 @@ export function apiKeysRoutes(ctx: AppContext) {
         revokeKey(deps, user.clientId, params.key_id)
         set.status = 204
       },
-      { user: managers, params: KeyParams, detail: { tags, summary: 'Revoke an API key (effective on the next request)' } },
+      { user: managers, params: KeyParams, detail: { tags, security: JWT_AUTH, summary: 'Revoke an API key (effective on the next request)' } },
     )
 }

@@ -61,7 +61,7 @@ export async function login(deps: AuthDeps, input: { email: string; password: st
   }
   deps.throttle.account.reset(accountKey)
   deps.logger.info('login', { user_id: user.id, ip })
-  return tokenPair(deps, user, actingClient(deps.sqlite, user.id, user.client_id))
+  return tokenPair(deps, user, actingClient(deps.sqlite, user.id, user.client_id, user.client_id))
 }
 
 export async function refresh(deps: AuthDeps, token: string): Promise<TokenResponse> {
@@ -69,7 +69,8 @@ export async function refresh(deps: AuthDeps, token: string): Promise<TokenRespo
   if (!result.ok) throw unauthorized(result.reason === 'expired' ? 'Refresh token expired; sign in again' : 'Invalid refresh token; sign in again')
   const user = userById(deps.sqlite, result.userId)
   if (!user) throw unauthorized('Invalid refresh token; sign in again')
-  return tokenPair(deps, user, result.clientId, undefined, result.token)
+  // The session's client, while the user is still an active member there; else their home.
+  return tokenPair(deps, user, actingClient(deps.sqlite, user.id, result.clientId, user.client_id), undefined, result.token)
 }
 
 export const logout = (deps: AuthDeps, token: string) => revokeFamilyOf(deps, token)

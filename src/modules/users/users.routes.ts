@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context'
-import { guards } from '../../http/guards'
+import { guards, JWT_AUTH } from '../../http/guards'
 import { requestState } from '../../http/request-state'
 import { login, logout, refresh, switchClient, type AuthDeps } from './users.auth'
 import { MembershipResponse, RefreshRequest, SwitchClientRequest, TokenResponse, UserLogin, UserRegister, UserResponse } from './users.model'
@@ -57,17 +57,17 @@ export function usersRoutes(ctx: AppContext) {
     .get('/me', ({ user }) => getUser(ctx.db.sqlite, user), {
       user: true,
       response: { 200: UserResponse },
-      detail: { tags, summary: 'The signed-in user' },
+      detail: { tags, security: JWT_AUTH, summary: 'The signed-in user' },
     })
     .get('/memberships', ({ user }) => listMemberships(ctx.db.sqlite, user), {
       user: true,
       response: { 200: t.Array(MembershipResponse) },
-      detail: { tags, summary: 'The clients the user belongs to or is invited to' },
+      detail: { tags, security: JWT_AUTH, summary: 'The clients the user belongs to or is invited to' },
     })
     .post('/switch', ({ user, body }) => switchClient(deps, user, body.client_id), {
       user: true,
       body: SwitchClientRequest,
       response: { 200: TokenResponse },
-      detail: { tags, summary: 'New tokens acting for another client of the user (accepts a pending invitation)' },
+      detail: { tags, security: JWT_AUTH, summary: 'New tokens acting for another client of the user (accepts a pending invitation)' },
     })
 }

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
-import { guards } from '../../http/guards'
+import { guards, JWT_AUTH, KEY_AUTH } from '../../http/guards'
 import { PlatformParams, VersionCreate, VersionResponse } from './versions.model'
 import { latestVersion, publishVersion } from './versions.service'
 
@@ -14,13 +14,13 @@ export function versionsRoutes(ctx: AppContext) {
       user: { operator: true },
       body: VersionCreate,
       response: { 200: VersionResponse },
-      detail: { tags, summary: 'Publish a collector version (operator only)' },
+      detail: { tags, security: JWT_AUTH, summary: 'Publish a collector version (operator only)' },
     })
     // A default-scoped collector key must be able to check for updates, hence metrics:write too.
     .get('/:platform', ({ params }) => latestVersion(ctx.db.sqlite, params.platform), {
       key: ['versions:read', 'metrics:write'],
       params: PlatformParams,
       response: { 200: VersionResponse },
-      detail: { tags, summary: 'Latest collector version of a platform (semantic-version order)' },
+      detail: { tags, security: KEY_AUTH, summary: 'Latest collector version of a platform (semantic-version order)' },
     })
 }

@@ -152,3 +152,21 @@ describe('PATCH and DELETE /v1/clients/me/members/{id}', () => {
     expect((await members(t, b.userHeaders)).length).toBe(1)
   })
 })
+
+describe('sessions follow membership', () => {
+  test('a refresh after removal from the switched-to client falls back to the home client', async () => {
+    const t = testApp()
+    await createTenant(t)
+    const a = await createTenant(t)
+    const inv = (await invite(t, a.userHeaders, { email: 'b@example.test' })).body
+    const h = await registerAndLogin(t, 'b@example.test')
+    const home = (await t.request('GET', '/v1/auth/me', { headers: h })).body.client_id
+    const sw = (await t.request('POST', '/v1/auth/switch', { headers: h, body: { client_id: a.clientId } })).body
+    await t.request('DELETE', `/v1/clients/me/members/${inv.id}`, { headers: a.userHeaders })
+    expect((await t.request('GET', '/v1/clients/me', { headers: { authorization: `Bearer ${sw.access_token}` } })).status).toBe(403)
+    const next = (await t.request('POST', '/v1/auth/refresh', { body: { refresh_token: sw.refresh_token } })).body
+    const client = await t.request('GET', '/v1/clients/me', { headers: { authorization: `Bearer ${next.access_token}` } })
+    expect(client.status).toBe(200)
+    expect(client.body.client_id).toBe(home)
+  })
+})
