@@ -22,7 +22,8 @@ export interface Passwords {
 
 export function passwords(cost: PasswordCost): Passwords {
   const hash = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id', ...cost })
-  let dummy: Promise<string> | null = null
+  // Made up front (off the main thread) so even the first unknown-email login takes full time.
+  const dummy = hash(crypto.randomUUID())
   const verify = async (password: string, stored: string) => {
     try {
       return await Bun.password.verify(password, stored)
@@ -34,7 +35,6 @@ export function passwords(cost: PasswordCost): Passwords {
     hash,
     verify,
     async verifyDummy(password) {
-      dummy ??= hash(crypto.randomUUID())
       await verify(password, await dummy)
       return false
     },
