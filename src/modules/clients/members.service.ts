@@ -6,6 +6,7 @@ import { userIdByEmail } from '../users/users.service'
 import type { MemberResponse } from './clients.model'
 import { getClient, type ClientsDeps } from './clients.service'
 import {
+  activeClientOf, claimInvitations, membershipsOfUser,
   activeOwners, deleteMember, insertMember, memberByInvitedEmail, memberById, memberByUser, membersOf, seatsUsed, updateMember,
   type MemberRow, type MemberStatus,
 } from './members.store'
@@ -103,3 +104,11 @@ export function acceptMembership(deps: ClientsDeps, clientId: string, userId: st
   if (row.status === 'invited') updateMember(deps.sqlite, row.id, { status: 'active' }, deps.clock.now())
   return { ...row, status: 'active' }
 }
+
+/** For the users domain: the client a session acts for (see activeClientOf). */
+export const actingClient = (deps: ClientsDeps, userId: string, preferred: string | null, home: string | null) =>
+  activeClientOf(deps.sqlite, userId, preferred, home)
+
+export const takeOverInvitations = (deps: ClientsDeps, email: string, userId: string) => claimInvitations(deps.sqlite, email, userId, deps.clock.now())
+
+export const membershipsOf = (deps: ClientsDeps, userId: string) => membershipsOfUser(deps.sqlite, userId)

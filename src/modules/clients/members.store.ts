@@ -70,3 +70,15 @@ export const membershipsOfUser = (sqlite: Database, userId: string) =>
        FROM members m JOIN clients c ON c.id = m.client_id WHERE m.user_id = ? ORDER BY m.created_at, m.id`,
     )
     .all(userId)
+
+/**
+ * The client a session acts for: the preferred one while the user is an active member there,
+ * else the home client, else the oldest active membership (else the home client regardless).
+ */
+export const activeClientOf = (sqlite: Database, userId: string, preferred: string | null, home: string | null) =>
+  sqlite
+    .query<{ client_id: string }, [string, string, string]>(
+      `SELECT client_id FROM members WHERE user_id = ? AND status = 'active'
+       ORDER BY (client_id = ?) DESC, (client_id = ?) DESC, created_at LIMIT 1`,
+    )
+    .get(userId, preferred ?? '', home ?? '')?.client_id ?? home

@@ -6,7 +6,8 @@ import type { UserPrincipal } from '../../http/principal'
 import type { TokenResponse } from './users.model'
 import type { Passwords } from './users.passwords'
 import { issueRefreshToken, revokeFamilyOf, rotateRefreshToken } from './users.sessions'
-import { actingClient, userByEmail, userById, type UserRow } from './users.store'
+import { userByEmail, userById, type UserRow } from './users.store'
+import { actingClient } from '../clients/members.service'
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessTokens } from './users.tokens'
 import type { LoginThrottle } from './users.throttle'
 import { normalizeEmail, switchableClient } from './users.service'
@@ -61,7 +62,7 @@ export async function login(deps: AuthDeps, input: { email: string; password: st
   }
   deps.throttle.account.reset(accountKey)
   deps.logger.info('login', { user_id: user.id, ip })
-  return tokenPair(deps, user, actingClient(deps.sqlite, user.id, user.client_id, user.client_id))
+  return tokenPair(deps, user, actingClient(deps, user.id, user.client_id, user.client_id))
 }
 
 export async function refresh(deps: AuthDeps, token: string): Promise<TokenResponse> {
@@ -70,7 +71,7 @@ export async function refresh(deps: AuthDeps, token: string): Promise<TokenRespo
   const user = userById(deps.sqlite, result.userId)
   if (!user) throw unauthorized('Invalid refresh token; sign in again')
   // The session's client, while the user is still an active member there; else their home.
-  return tokenPair(deps, user, actingClient(deps.sqlite, user.id, result.clientId, user.client_id), undefined, result.token)
+  return tokenPair(deps, user, actingClient(deps, user.id, result.clientId, user.client_id), undefined, result.token)
 }
 
 export const logout = (deps: AuthDeps, token: string) => revokeFamilyOf(deps, token)

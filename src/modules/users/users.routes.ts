@@ -59,7 +59,7 @@ export function usersRoutes(ctx: AppContext) {
       response: { 200: UserResponse },
       detail: { tags, security: JWT_AUTH, summary: 'The signed-in user' },
     })
-    .get('/memberships', ({ user }) => listMemberships(ctx.db.sqlite, user), {
+    .get('/memberships', ({ user }) => listMemberships(deps, user), {
       user: true,
       response: { 200: t.Array(MembershipResponse) },
       detail: { tags, security: JWT_AUTH, summary: 'The clients the user belongs to or is invited to' },

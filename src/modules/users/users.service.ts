@@ -4,8 +4,7 @@ import { newId } from '../../lib/ids'
 import { AppError, notFound } from '../../http/errors'
 import type { SystemRole, UserPrincipal } from '../../http/principal'
 import { createClientWithOwner } from '../clients/clients.service'
-import { acceptMembership } from '../clients/members.service'
-import { claimInvitations, membershipsOfUser } from '../clients/members.store'
+import { acceptMembership, membershipsOf, takeOverInvitations } from '../clients/members.service'
 import type { UserResponse } from './users.model'
 import type { Passwords } from './users.passwords'
 import { countUsers, insertUser, setHomeClient, setPasswordHash, setRole, userByEmail, userById, type UserRow } from './users.store'
@@ -58,7 +57,7 @@ export async function createAccount(deps: AccountDeps, input: NewAccount, forceR
       insertUser(deps.sqlite, { id, email, password_hash: hash, first_name: input.first_name ?? null, last_name: input.last_name ?? null, role, now })
       const clientId = createClientWithOwner(deps, { name: input.company?.trim() || email, ownerUserId: id })
       setHomeClient(deps.sqlite, id, clientId)
-      claimInvitations(deps.sqlite, email, id, now)
+      takeOverInvitations(deps, email, id)
     })()
   } catch (err) {
     // Two registrations racing for one email: the unique index decides.
@@ -76,8 +75,8 @@ export function getUser(sqlite: Database, principal: UserPrincipal): UserRespons
   return toUserResponse(row, principal.clientId)
 }
 
-export function listMemberships(sqlite: Database, principal: UserPrincipal) {
-  return membershipsOfUser(sqlite, principal.userId).map((m) => ({
+export function listMemberships(deps: Pick<AccountDeps, 'sqlite' | 'clock'>, principal: UserPrincipal) {
+  return membershipsOf(deps, principal.userId).map((m) => ({
     member_id: m.id,
     client_id: m.client_id,
     client_name: m.client_name,

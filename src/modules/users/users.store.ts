@@ -35,15 +35,3 @@ export const setRole = (sqlite: Database, userId: string, role: SystemRole, now:
 
 export const setPasswordHash = (sqlite: Database, userId: string, hash: string, now: number) =>
   sqlite.query('UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?').run(hash, now, userId)
-
-/**
- * The client a session acts for: the preferred one while the user is an active member there,
- * else the home client, else the oldest active membership (else the home client regardless).
- */
-export const actingClient = (sqlite: Database, userId: string, preferred: string | null, home: string | null) =>
-  sqlite
-    .query<{ client_id: string }, [string, string, string]>(
-      `SELECT client_id FROM members WHERE user_id = ? AND status = 'active'
-       ORDER BY (client_id = ?) DESC, (client_id = ?) DESC, created_at LIMIT 1`,
-    )
-    .get(userId, preferred ?? '', home ?? '')?.client_id ?? home
