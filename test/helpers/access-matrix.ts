@@ -15,6 +15,7 @@
  *     wrong signature, `alg: none` and another audience
  *   - the other kind of credential (a valid API key on a JWT route, in `x-api-key` and as a
  *     bearer; a valid JWT on a key route)
+ * Always checked for JWT routes: a member whose membership is disabled gets 403 `forbidden`.
  * Checked when the route says so (each must answer 403):
  *   - `roles`: the member roles allowed; a member with any other role gets `forbidden`
  *   - `operator: true`: a non-operator user gets `forbidden`
@@ -108,6 +109,11 @@ export async function expectAccessMatrix(route: MatrixRoute, opts: { app?: TestA
   }
 
   // role, operator, scope
+  if (route.kind === 'jwt') {
+    const off = await addMember(t, tenant.clientId, 'owner', { role: route.operator ? 'admin' : 'user' })
+    t.db.sqlite.run("UPDATE members SET status = 'disabled' WHERE user_id = ?", [off.userId])
+    await expectStatus('disabled member', off.headers, 403, 'forbidden')
+  }
   if (route.kind === 'jwt' && route.roles) {
     for (const role of ['owner', 'admin', 'member'] as const) {
       if (route.roles.includes(role)) continue

@@ -261,3 +261,16 @@ describe('GET /v1/auth/me', () => {
     expect((await t.request('GET', '/v1/auth/me', { headers: h })).status).toBe(401)
   })
 })
+
+describe('mass assignment', () => {
+  test('register ignores role, client_id and plan fields in the body', async () => {
+    const t = testApp()
+    await register(t, 'first@example.test')
+    const res = await register(t, 'second@example.test', { role: 'admin', client_id: 'cli_x', plan_type: 'b2b_yearly', max_devices: 99 })
+    expect(res.status).toBe(201)
+    expect(res.body.role).toBe('user')
+    expect(res.body.client_id).not.toBe('cli_x')
+    const row = t.db.sqlite.query<{ plan_type: string; max_devices: number }, [string]>('SELECT plan_type, max_devices FROM clients WHERE id = ?').get(res.body.client_id)!
+    expect(row).toEqual({ plan_type: 'free', max_devices: 1 })
+  })
+})
