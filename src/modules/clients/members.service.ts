@@ -58,10 +58,16 @@ export function inviteMember(deps: ClientsDeps, clientId: string, actor: MemberR
   const existing = userId ? memberByUser(deps.sqlite, clientId, userId) : memberByInvitedEmail(deps.sqlite, clientId, email)
   if (existing) throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
   const id = newId('mem')
-  deps.sqlite.transaction(() => {
-    ensureSeat(deps, clientId)
-    insertMember(deps.sqlite, { id, client_id: clientId, user_id: userId, invited_email: email, role, status: 'invited', now: deps.clock.now() })
-  })()
+  try {
+    deps.sqlite.transaction(() => {
+      ensureSeat(deps, clientId)
+      insertMember(deps.sqlite, { id, client_id: clientId, user_id: userId, invited_email: email, role, status: 'invited', now: deps.clock.now() })
+    })()
+  } catch (err) {
+    // Two invitations racing for one email: the unique indexes decide.
+    if (String((err as Error).message).includes('UNIQUE')) throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
+    throw err
+  }
   return toMemberResponse(memberById(deps.sqlite, clientId, id)!)
 }
 
