@@ -32,6 +32,7 @@ CREATE TABLE `refresh_tokens` (
 	`id` text PRIMARY KEY NOT NULL,
 	`user_id` text NOT NULL,
 	`family_id` text NOT NULL,
+	`client_id` text,
 	`token_hash` text NOT NULL,
 	`expires_at` integer NOT NULL,
 	`used_at` integer,
@@ -189,4 +190,17 @@ CREATE TABLE `ai_usage` (
 	FOREIGN KEY (`client_id`) REFERENCES `clients`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `ai_usage_client_created` ON `ai_usage` (`client_id`,`created_at`);
+CREATE INDEX `ai_usage_client_created` ON `ai_usage` (`client_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `collector_versions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`platform` text NOT NULL,
+	`version` text NOT NULL,
+	`build_number` integer,
+	`release_notes` text,
+	`download_url` text,
+	`is_mandatory` integer DEFAULT false NOT NULL,
+	`published_by` text,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `collector_versions_platform_version` ON `collector_versions` (`platform`,`version`);

@@ -9,7 +9,13 @@ import type { Authenticator } from './http/principal'
 import { loadPlans } from './modules/billing/billing.catalog'
 import { stripeClient } from './modules/billing/billing.stripe'
 import { billingRoutes } from './modules/billing/billing.routes'
-import { accessTokens } from './modules/users/users.tokens'
+import { accessTokens, currentRoles } from './modules/users/users.tokens'
+import { DEFAULT_PASSWORD_COST } from './modules/users/users.passwords'
+import { usersRoutes } from './modules/users/users.routes'
+import { apiKeysRoutes } from './modules/api-keys/api-keys.routes'
+import { clientsRoutes } from './modules/clients/clients.routes'
+import { adminRoutes } from './modules/admin/admin.routes'
+import { versionsRoutes } from './modules/versions/versions.routes'
 import { apiKeyVerifier } from './modules/api-keys/api-keys.verifier'
 import { clientLimits, memberRoles } from './modules/clients/clients.limits'
 import { healthRoutes } from './modules/health/health.routes'
@@ -20,7 +26,7 @@ import { resolveSecretKey } from './lib/secret-box'
 
 export function createContext(deps: AppDeps): AppContext {
   const plans = deps.plans ?? loadPlans(deps.config.plansFile)
-  const tokens = accessTokens(deps.jwtSecret, deps.clock)
+  const tokens = accessTokens(deps.jwtSecret, deps.clock, currentRoles(deps.db.sqlite))
   const apiKeys = apiKeyVerifier(deps.db.sqlite, deps.clock)
   const limits = clientLimits(deps.db.sqlite, () => plans, deps.config.rateLimits)
   const auth: Authenticator = {
@@ -45,6 +51,8 @@ export function createContext(deps: AppDeps): AppContext {
     jobs: [],
     secretKey: resolveSecretKey(deps.secretKey, deps.config.secretKey, deps.logger),
     metricsSource: deps.metricsSource ?? noMetrics,
+    passwordCost: deps.passwordCost ?? DEFAULT_PASSWORD_COST,
+    statProviders: [],
   }
 }
 
@@ -60,6 +68,11 @@ export function createApp(deps: AppDeps) {
     .use(billingRoutes(ctx))
     .use(recommendationsRoutes(ctx))
     .use(aiRoutes(ctx))
+    .use(usersRoutes(ctx))
+    .use(apiKeysRoutes(ctx))
+    .use(clientsRoutes(ctx))
+    .use(adminRoutes(ctx))
+    .use(versionsRoutes(ctx))
   return { app, ctx }
 }
 

@@ -11,6 +11,8 @@ import type { Job } from './jobs/scheduler'
 import type { Authenticator } from './http/principal'
 import type Stripe from 'stripe'
 import type { MetricsSource } from './modules/ai/ai.metrics-source'
+import type { PasswordCost } from './modules/users/users.passwords'
+import type { StatProvider } from './modules/admin/admin.stats'
 
 /** What the outside world hands the app: swap any of these in tests. */
 export interface AppDeps {
@@ -27,6 +29,8 @@ export interface AppDeps {
   /** AES-256-GCM key for provider secrets at rest; default: VIGIL_SECRET_KEY, else an ephemeral key */
   secretKey?: Uint8Array
   metricsSource?: MetricsSource
+  /** argon2id cost; tests pass a cheap one */
+  passwordCost?: PasswordCost
 }
 
 /** The dependencies every module receives, built once by createApp. */
@@ -50,4 +54,7 @@ export interface AppContext {
   secretKey: Uint8Array
   /** what the recommendation engine reads; the metrics module provides it */
   metricsSource: MetricsSource
+  passwordCost: PasswordCost
+  /** counts other modules add to GET /v1/admin/stats (metric rows, ingest rate…) */
+  statProviders: StatProvider[]
 }

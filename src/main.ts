@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig, parseFlags } from './config'
 import { backupCommand, healthcheckCommand, migrateCommand } from './cli/commands'
 import { StartupError } from './cli/open'
+import { adminCommand } from './cli/admin'
 import { serve } from './cli/serve'
 import { VERSION } from './version'
 
@@ -17,6 +18,7 @@ Commands:
   migrate [status]   apply pending database migrations, or list them
   backup --out FILE  write a consistent snapshot of the database (safe while serving)
   healthcheck        exit 0 if the local service answers /health, else 1
+  admin              manage operator accounts (create, set-role, reset-password, list)
   version            print the version
 
 Run "vigil <command> --help" for a command's options. Every option also has an environment
@@ -26,6 +28,17 @@ variable; flags win over the environment, which wins over the defaults.`,
   backup: `Usage: vigil backup --out FILE [--data-dir DIR]\n\nWrites a consistent copy of the database with VACUUM INTO. Safe while the service runs.`,
   healthcheck: `Usage: vigil healthcheck [--port N] [--host ADDR]\n\nExits 0 when GET /health on the local service answers 200 within 3 s, else 1. Prints nothing.`,
   version: `Usage: vigil version\n\nPrints the version.`,
+  admin: `Usage: vigil admin <subcommand> [options] [--data-dir DIR]
+
+Operator (instance admin) accounts, straight on the database; safe while the service runs.
+
+  create --email E --password-stdin          a new operator account with its own client
+  set-role --email E --role admin|user       make an existing user an operator, or not
+  reset-password --email E --password-stdin  new password (8 to 128 characters); signs out all its sessions
+  list                                       print the operators
+
+The password is read from standard input (one trailing newline is dropped), e.g.
+  printf '%s' "$PASSWORD" | vigil admin create --email ops@example.com --password-stdin`,
 }
 
 /** Splits `--out FILE` (a command's own option) from the shared config flags. */
@@ -62,6 +75,14 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'healthcheck':
       return healthcheckCommand(loadConfig(process.env, args))
+    case 'admin': {
+      const sub = args[0] && !args[0].startsWith('-') ? args.shift() : undefined
+      const email = takeOption(args, 'email')
+      const role = takeOption(args, 'role')
+      const stdinAt = args.indexOf('--password-stdin')
+      if (stdinAt !== -1) args.splice(stdinAt, 1)
+      return adminCommand(loadConfig(process.env, args), sub, { email, role, passwordStdin: stdinAt !== -1 })
+    }
     default:
       throw new ConfigError(`unknown command "${command}"; run "vigil --help"`)
   }

@@ -7,6 +7,8 @@ import { memoryLogger } from '../../src/lib/logger'
 import type { AppDeps } from '../../src/context'
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-!!'
+/** argon2id made cheap for tests only; production keeps Bun's defaults */
+export const TEST_PASSWORD_COST = { memoryCost: 4096, timeCost: 2 }
 
 /** A fresh app on a fresh in-memory database with the real migrations, a manual clock and a memory logger. */
 export function testApp(overrides: { config?: Partial<Config> } & Partial<Omit<AppDeps, 'config'>> = {}) {
@@ -15,7 +17,7 @@ export function testApp(overrides: { config?: Partial<Config> } & Partial<Omit<A
   migrate(db.sqlite, clock.now())
   const { logger, lines } = memoryLogger()
   const config = testConfig(overrides.config)
-  const { app, ctx } = createApp({ logger, jwtSecret: TEST_JWT_SECRET, ...overrides, config, clock, db })
+  const { app, ctx } = createApp({ logger, jwtSecret: TEST_JWT_SECRET, passwordCost: TEST_PASSWORD_COST, ...overrides, config, clock, db })
   const base = 'http://localhost'
 
   /** Sends a request through the real app (app.handle) and returns status, headers and parsed body. */

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
-import { moduleGuards } from '../../http/module-guards'
+import { guards } from '../../http/guards'
 import { recommendationsDeps } from '../recommendations/recommendations.routes'
 import { presentConfig, updateConfig, updatePrompt } from './ai.config.service'
 import { aiJobs } from './ai.jobs'
@@ -31,7 +31,7 @@ export function aiRoutes(ctx: AppContext) {
   const tags = ['ai']
   const managers = { roles: ['owner', 'admin'] as ('owner' | 'admin')[] }
   return new Elysia({ prefix: '/v1/ai' })
-    .use(moduleGuards(ctx))
+    .use(guards(ctx))
     .get('/providers', () => ({ items: PROVIDER_CATALOG, instance_default: ctx.config.ai.provider, prompt_variables: { ...PROMPT_VARIABLES } }), {
       response: { 200: ProviderList },
       detail: { tags, summary: 'Provider types with their config fields and defaults (public)' },

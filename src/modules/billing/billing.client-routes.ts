@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
-import { moduleGuards } from '../../http/module-guards'
+import { guards } from '../../http/guards'
 import { BillingResponse, PaymentList, PaymentsQuery } from './billing.model'
 import { billingOf, payments } from './billing.service'
 
@@ -9,7 +9,7 @@ const tags = ['billing']
 /** The client's billing reads under /v1/clients/me (the accounts module owns the rest of that path). */
 export function billingClientRoutes(ctx: AppContext) {
   return new Elysia()
-    .use(moduleGuards(ctx))
+    .use(guards(ctx))
     .get('/v1/clients/me/billing', ({ user }) => billingOf(ctx, user.clientId), {
       user: true,
       response: { 200: BillingResponse },

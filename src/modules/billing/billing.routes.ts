@@ -3,7 +3,7 @@ import type { AppContext } from '../../context'
 import type { UserRequirement } from '../../http/auth'
 import { rawBodyOf } from '../../http/request-state'
 import { billingClientRoutes } from './billing.client-routes'
-import { moduleGuards } from '../../http/module-guards'
+import { guards } from '../../http/guards'
 import { billingJobs } from './billing.jobs'
 import { CheckoutRequest, CheckoutResponse, PlanInfo, PortalResponse, SubscriptionResponse, SyncResponse, WebhookResponse } from './billing.model'
 import { checkout, planInfo, portal, subscriptionOf, sync } from './billing.service'
@@ -17,7 +17,7 @@ const manage: UserRequirement = { roles: ['owner', 'admin'] }
 export function billingRoutes(ctx: AppContext) {
   ctx.jobs.push(...billingJobs(ctx))
   return new Elysia()
-    .use(moduleGuards(ctx))
+    .use(guards(ctx))
     .group('/v1/billing', (g) =>
       g
         .get('/plans', () => ctx.plans().map((p) => planInfo(p, ctx.config.rateLimits)), {

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
-import { moduleGuards } from '../../http/module-guards'
+import { guards } from '../../http/guards'
 import { createFromCollector, latestForDevice, listForDevice, type RecommendationsDeps } from './recommendations.service'
 import { recommendationsStore } from './recommendations.store'
 import { DeviceParams, LatestQuery, ListQuery, Recommendation, RecommendationIn, RecommendationList, RecommendationPage } from './recommendations.model'
@@ -11,7 +11,7 @@ export function recommendationsRoutes(ctx: AppContext) {
   const deps = recommendationsDeps(ctx)
   const tags = ['recommendations']
   return new Elysia({ prefix: '/v1/recommendations' })
-    .use(moduleGuards(ctx))
+    .use(guards(ctx))
     .post(
       '',
       ({ key, body, set }) => {

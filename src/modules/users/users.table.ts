@@ -25,6 +25,8 @@ export const refreshTokens = sqliteTable(
     id: text('id').primaryKey(),
     userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     familyId: text('family_id').notNull(),
+    /** the client this session acts for (a user may belong to several) */
+    clientId: text('client_id'),
     tokenHash: text('token_hash').notNull().unique(),
     expiresAt: integer('expires_at').notNull(),
     usedAt: integer('used_at'),

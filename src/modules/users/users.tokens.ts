@@ -1,5 +1,7 @@
+import type { Database } from 'bun:sqlite'
 import { jwt } from '@elysiajs/jwt'
 import type { Clock } from '../../lib/clock'
+import { createHmac } from 'node:crypto'
 import { newId } from '../../lib/ids'
 import type { CredentialFailure, SystemRole, UserPrincipal } from '../../http/principal'
 
@@ -16,32 +18,51 @@ export interface AccessTokens {
  * Access tokens: HS256 JWTs with iss, aud, sub, cid (client id), role, iat, exp and jti.
  * Verification pins the algorithm, issuer and audience, and reads "now" from the clock.
  */
-export function accessTokens(secret: string, clock: Clock): AccessTokens {
+export function accessTokens(secret: string, clock: Clock, roleOf?: (userId: string) => SystemRole | null): AccessTokens {
   const signer = jwt({ name: 'jwt', secret, alg: 'HS256', iss: JWT_ISSUER, aud: JWT_AUDIENCE }).decorator.jwt
   const invalid = (message: string): CredentialFailure => ({ kind: 'invalid', presented: 'jwt', message })
   return {
-    sign: ({ userId, clientId, role }) =>
-      signer.sign({
-        sub: userId,
-        cid: clientId,
-        role,
-        jti: newId('at'),
-        exp: Math.floor(clock.now() / 1000) + ACCESS_TOKEN_TTL_SECONDS,
-      }),
+    // Signed here rather than by the plugin, whose iat is always the wall clock: every
+    // time claim must come from the injected clock.
+    sign: async ({ userId, clientId, role }) => {
+      const iat = Math.floor(clock.now() / 1000)
+      return signHs256(secret, { iss: JWT_ISSUER, aud: JWT_AUDIENCE, sub: userId, cid: clientId, role, iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS, jti: newId('at') })
+    },
     async verify(token) {
       const payload = await signer.verify(token, {
         algorithms: ['HS256'],
         issuer: JWT_ISSUER,
         audience: JWT_AUDIENCE,
         currentDate: new Date(clock.now()),
-        requiredClaims: ['exp', 'sub', 'jti'],
+        requiredClaims: ['exp', 'iat', 'sub', 'jti'],
       })
       if (!payload) return invalid('Invalid or expired access token')
       const { sub, cid, role } = payload as Record<string, unknown>
       if (typeof sub !== 'string' || typeof cid !== 'string' || (role !== 'admin' && role !== 'user')) {
         return invalid('Invalid access token')
       }
-      return { kind: 'user', userId: sub, clientId: cid, role }
+      // The token's role is a snapshot; the stored one wins, so a demotion (or a deleted
+      // account) bites on the next request rather than when the token expires.
+      const current = roleOf ? roleOf(sub) : role
+      if (current === null) return invalid('This account no longer exists')
+      return { kind: 'user', userId: sub, clientId: cid, role: current }
     },
   }
+}
+
+/** The stored instance role of a user, read per request (primary-key lookup). */
+export function currentRoles(sqlite: Database) {
+  const read = sqlite.query<{ role: string }, [string]>('SELECT role FROM users WHERE id = ?')
+  return (userId: string): SystemRole | null => {
+    const role = read.get(userId)?.role
+    return role === 'admin' || role === 'user' ? role : null
+  }
+}
+
+const b64url = (s: string | Buffer) => Buffer.from(s).toString('base64url')
+
+/** Compact JWS with HS256 (RFC 7515); verification goes through jose with the algorithm pinned. */
+function signHs256(secret: string, payload: Record<string, unknown>): string {
+  const input = `${b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64url(JSON.stringify(payload))}`
+  return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`
 }

@@ -1,0 +1,86 @@
+import type { Config } from '../config'
+import { systemClock, type Clock } from '../lib/clock'
+import { createLogger } from '../lib/logger'
+import { AppError } from '../http/errors'
+import { DEFAULT_PASSWORD_COST, PASSWORD_MAX, PASSWORD_MIN, passwords, type PasswordCost } from '../modules/users/users.passwords'
+import { createAccount, resetPassword, setUserRole } from '../modules/users/users.service'
+import { openAndMigrate, StartupError } from './open'
+
+export interface AdminOptions {
+  email?: string
+  role?: string
+  passwordStdin: boolean
+}
+
+export interface AdminIo {
+  readStdin(): Promise<string>
+  print(line: string): void
+  clock?: Clock
+  passwordCost?: PasswordCost
+}
+
+const defaultIo: AdminIo = { readStdin: () => Bun.stdin.text(), print: (l) => console.log(l) }
+
+/** The password comes on stdin (never as an argument: it would sit in the shell history and `ps`). */
+async function readPassword(opts: AdminOptions, io: AdminIo): Promise<string> {
+  if (!opts.passwordStdin) throw new StartupError('this command needs --password-stdin (e.g. `printf %s "$PASS" | vigil admin … --password-stdin`)')
+  const password = (await io.readStdin()).replace(/\r?\n$/, '')
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    throw new StartupError(`the password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`)
+  }
+  return password
+}
+
+function needEmail(opts: AdminOptions): string {
+  if (!opts.email || !/^[^@\s]+@[^@\s]+$/.test(opts.email)) throw new StartupError('this command needs --email ADDRESS')
+  return opts.email
+}
+
+/**
+ * `vigil admin create|set-role|reset-password|list`: operator accounts from the shell, for a
+ * fresh instance or a locked-out operator. Works on the data dir's database directly.
+ */
+export async function adminCommand(config: Config, sub: string | undefined, opts: AdminOptions, io: AdminIo = defaultIo): Promise<number> {
+  const clock = io.clock ?? systemClock
+  const logger = createLogger({ level: 'warn', format: 'pretty', write: (l) => console.error(l) })
+  const known = ['create', 'set-role', 'reset-password', 'list']
+  if (!sub || !known.includes(sub)) throw new StartupError(`admin needs a subcommand: ${known.join(', ')} (see vigil admin --help)`)
+  // Validate everything before touching the database.
+  const email = sub === 'list' ? '' : needEmail(opts)
+  if (sub === 'set-role' && opts.role !== 'admin' && opts.role !== 'user') throw new StartupError('set-role needs --role admin or --role user')
+  const password = sub === 'create' || sub === 'reset-password' ? await readPassword(opts, io) : ''
+
+  const db = openAndMigrate(config, logger, clock.now())
+  const deps = { sqlite: db.sqlite, clock, passwords: passwords(io.passwordCost ?? DEFAULT_PASSWORD_COST) }
+  try {
+    switch (sub) {
+      case 'create': {
+        const user = await createAccount(deps, { email, password }, 'admin')
+        io.print(`created operator ${user.email} (${user.id}) with its own client ${user.client_id}`)
+        break
+      }
+      case 'set-role': {
+        const user = setUserRole(deps, email, opts.role as 'admin' | 'user')
+        io.print(`${user.email} is now ${user.role === 'admin' ? 'an operator (admin)' : 'a user'}`)
+        break
+      }
+      case 'reset-password': {
+        const user = await resetPassword(deps, email, password)
+        io.print(`password of ${user.email} reset; all of its sessions were signed out`)
+        break
+      }
+      case 'list': {
+        const rows = db.sqlite.query<{ email: string; id: string }, []>("SELECT email, id FROM users WHERE role = 'admin' ORDER BY created_at").all()
+        if (!rows.length) io.print('no operators yet: the first account registered becomes one, or run `vigil admin create`')
+        for (const r of rows) io.print(`${r.email}\t${r.id}`)
+        break
+      }
+    }
+    return 0
+  } catch (err) {
+    if (err instanceof AppError) throw new StartupError(err.code === 'email_taken' ? `${email} already has an account; use "vigil admin set-role --email ${email} --role admin"` : err.message)
+    throw err
+  } finally {
+    db.close()
+  }
+}

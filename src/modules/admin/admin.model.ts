@@ -1,0 +1,41 @@
+import { t } from 'elysia'
+import { ClientResponse } from '../clients/clients.model'
+
+export const StatsResponse = t.Record(t.String(), t.Number(), {
+  description: 'users, operators, clients, paying_clients, members, devices, api_keys, database_bytes, plus counts other modules register (metric rows, ingest of the last hour…)',
+})
+
+/** limit 1..1000 (default 100), offset ≥ 0 (default 0): the spec leaves the bounds open. */
+export const AdminClientsQuery = t.Object({
+  limit: t.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  offset: t.Integer({ minimum: 0, default: 0 }),
+})
+
+export const AdminClient = t.Composite([
+  ClientResponse,
+  t.Object({
+    rate_limit: t.Nullable(t.Integer()),
+    usage: t.Object({ devices: t.Integer(), members: t.Integer(), api_keys: t.Integer() }),
+  }),
+])
+
+/** The PATCH answer: the client with its rate-limit override. */
+export const AdminClientPatched = t.Composite([ClientResponse, t.Object({ rate_limit: t.Nullable(t.Integer()) })])
+
+export const AdminClientList = t.Object({
+  items: t.Array(AdminClient),
+  total: t.Integer(),
+  limit: t.Integer(),
+  offset: t.Integer(),
+})
+
+/** What an operator may set by hand. A plan change without explicit limits takes the plan's limits. */
+export const AdminClientUpdate = t.Object({
+  plan_type: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+  max_devices: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
+  max_users: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000 })),
+  /** requests per minute; null goes back to the plan's */
+  rate_limit: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 10_000_000 }))),
+})
+
+export const AdminClientParams = t.Object({ client_id: t.String({ minLength: 1, maxLength: 100 }) })

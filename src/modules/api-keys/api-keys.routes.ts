@@ -1,0 +1,36 @@
+import { Elysia, t } from 'elysia'
+import type { AppContext } from '../../context'
+import { guards, JWT_AUTH } from '../../http/guards'
+import { APIKeyCreate, APIKeyResponse, KeyParams } from './api-keys.model'
+import { createApiKey, listApiKeys, revokeKey, type ApiKeysDeps } from './api-keys.service'
+
+const tags = ['api-keys']
+const managers = { roles: ['owner' as const, 'admin' as const] }
+
+/** Collector credentials, managed by the client's owners and admins; any member may list them. */
+export function apiKeysRoutes(ctx: AppContext) {
+  const deps: ApiKeysDeps = { sqlite: ctx.db.sqlite, clock: ctx.clock, logger: ctx.logger, verifier: ctx.apiKeys }
+  return new Elysia({ prefix: '/v1/auth/api-keys' })
+    .use(guards(ctx))
+    .post(
+      '',
+      ({ user, body, set }) => {
+        set.status = 201
+        return createApiKey(deps, user.clientId, body)
+      },
+      { user: managers, body: APIKeyCreate, response: { 201: APIKeyResponse }, detail: { tags, security: JWT_AUTH, summary: 'Create an API key (the full key is shown once)' } },
+    )
+    .get('', ({ user }) => listApiKeys(deps, user.clientId), {
+      user: true,
+      response: { 200: t.Array(APIKeyResponse) },
+      detail: { tags, security: JWT_AUTH, summary: 'List the API keys of the client (api_key is always null)' },
+    })
+    .delete(
+      '/:key_id',
+      ({ user, params, set }) => {
+        revokeKey(deps, user.clientId, params.key_id)
+        set.status = 204
+      },
+      { user: managers, params: KeyParams, detail: { tags, security: JWT_AUTH, summary: 'Revoke an API key (effective on the next request)' } },
+    )
+}

@@ -1,0 +1,60 @@
+import type { Database } from 'bun:sqlite'
+import { toIso, type Clock } from '../../lib/clock'
+import { sha256Hex } from '../../lib/crypto'
+import { newId } from '../../lib/ids'
+import type { Logger } from '../../lib/logger'
+import { AppError, notFound } from '../../http/errors'
+import type { ApiKeyVerifier } from './api-keys.verifier'
+import { generateApiKey, keyPrefixOf } from './api-keys.format'
+import { DEFAULT_SCOPES, type APIKeyCreate, type APIKeyResponse } from './api-keys.model'
+import { apiKeyById, apiKeysOf, deviceOfClient, insertApiKey, revokeApiKey, type ApiKeyRow } from './api-keys.store'
+
+export interface ApiKeysDeps {
+  sqlite: Database
+  clock: Clock
+  logger: Logger
+  verifier: ApiKeyVerifier
+}
+
+export function toApiKeyResponse(row: ApiKeyRow, plaintext: string | null = null): APIKeyResponse {
+  return {
+    key_id: row.id,
+    name: row.name,
+    key_prefix: row.key_prefix,
+    api_key: plaintext,
+    scopes: JSON.parse(row.scopes),
+    is_active: row.is_active === 1,
+    created_at: toIso(row.created_at),
+    last_used_at: row.last_used_at === null ? null : toIso(row.last_used_at),
+    expires_at: row.expires_at === null ? null : toIso(row.expires_at),
+    device_id: row.device_id,
+  }
+}
+
+/** Creates a key; the plaintext is returned here once and only its SHA-256 is kept. */
+export function createApiKey(deps: ApiKeysDeps, clientId: string, input: APIKeyCreate): APIKeyResponse {
+  const now = deps.clock.now()
+  const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null
+  if (expiresAt !== null && expiresAt <= now) throw new AppError('invalid_parameter', 'expires_at must be in the future', 'expires_at')
+  const deviceId = input.device_id ?? null
+  if (deviceId !== null && !deviceOfClient(deps.sqlite, clientId, deviceId)) throw notFound('Device')
+  const scopes = [...new Set(input.scopes ?? DEFAULT_SCOPES)]
+  const key = generateApiKey()
+  const id = newId('key')
+  insertApiKey(deps.sqlite, {
+    id, client_id: clientId, name: input.name.trim() || input.name, key_prefix: keyPrefixOf(key), key_hash: sha256Hex(key),
+    scopes: JSON.stringify(scopes), device_id: deviceId, created_at: now, expires_at: expiresAt,
+  })
+  deps.logger.info('api key created', { key_id: id, client_id: clientId, scopes })
+  return toApiKeyResponse(apiKeyById(deps.sqlite, clientId, id)!, key)
+}
+
+export const listApiKeys = (deps: ApiKeysDeps, clientId: string) => apiKeysOf(deps.sqlite, clientId).map((r) => toApiKeyResponse(r))
+
+/** Revokes a key of the caller's client; the verifier cache is dropped so the next request already fails. */
+export function revokeKey(deps: ApiKeysDeps, clientId: string, keyId: string) {
+  if (!apiKeyById(deps.sqlite, clientId, keyId)) throw notFound('API key')
+  revokeApiKey(deps.sqlite, clientId, keyId, deps.clock.now())
+  deps.verifier.invalidate(keyId)
+  deps.logger.info('api key revoked', { key_id: keyId, client_id: clientId })
+}

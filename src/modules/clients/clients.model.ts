@@ -1,0 +1,47 @@
+import { t, type Static } from 'elysia'
+
+export const ClientResponse = t.Object({
+  client_id: t.String(),
+  name: t.Nullable(t.String()),
+  platform: t.Nullable(t.String()),
+  plan_type: t.Nullable(t.String()),
+  subscription_status: t.Nullable(t.String()),
+  max_devices: t.Integer(),
+  max_users: t.Integer(),
+  billing_email: t.Nullable(t.String()),
+  created_at: t.Nullable(t.String({ format: 'date-time' })),
+})
+export type ClientResponse = Static<typeof ClientResponse>
+
+/** Only these two fields; anything else in the body (plan, limits, ids) is dropped unread. */
+export const ClientUpdate = t.Object({
+  name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 200 }))),
+  billing_email: t.Optional(t.Nullable(t.String({ format: 'email', maxLength: 254 }))),
+})
+
+export const MemberRoleSchema = t.Union([t.Literal('owner'), t.Literal('admin'), t.Literal('member')])
+
+export const MemberResponse = t.Object({
+  id: t.String(),
+  client_id: t.String(),
+  /** empty until an invited email registers (the spec declares it a required string) */
+  user_id: t.String(),
+  role: MemberRoleSchema,
+  status: t.Union([t.Literal('active'), t.Literal('invited'), t.Literal('disabled')]),
+  invited_email: t.Nullable(t.String()),
+  created_at: t.Nullable(t.String({ format: 'date-time' })),
+})
+export type MemberResponse = Static<typeof MemberResponse>
+
+export const MemberInvite = t.Object({
+  email: t.String({ format: 'email', maxLength: 254 }),
+  role: t.Optional(MemberRoleSchema),
+})
+
+export const MemberUpdate = t.Object({
+  role: t.Optional(MemberRoleSchema),
+  /** `invited` is not settable: only the invitee accepts an invitation */
+  status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')])),
+})
+
+export const MemberParams = t.Object({ member_id: t.String({ minLength: 1, maxLength: 100 }) })

@@ -1,0 +1,55 @@
+import { Elysia, t } from 'elysia'
+import type { AppContext } from '../../context'
+import { guards, JWT_AUTH } from '../../http/guards'
+import { ClientResponse, ClientUpdate, MemberInvite, MemberParams, MemberResponse, MemberUpdate } from './clients.model'
+import { getClient, toClientResponse, updateClientProfile, type ClientsDeps } from './clients.service'
+import { changeMember, inviteMember, listMembers, removeMember } from './members.service'
+
+const tags = ['clients']
+const managers = { roles: ['owner' as const, 'admin' as const] }
+
+/** The caller's own client and its members. Every read and write is of `user.clientId` only. */
+export function clientsRoutes(ctx: AppContext) {
+  const deps: ClientsDeps = { sqlite: ctx.db.sqlite, clock: ctx.clock }
+  return new Elysia({ prefix: '/v1/clients/me' })
+    .use(guards(ctx))
+    .get('', ({ user }) => toClientResponse(getClient(deps, user.clientId)), {
+      user: true,
+      response: { 200: ClientResponse },
+      detail: { tags, security: JWT_AUTH, summary: 'The client (tenant) of the caller' },
+    })
+    .patch('', ({ user, body }) => toClientResponse(updateClientProfile(deps, user.clientId, body)), {
+      user: managers,
+      body: ClientUpdate,
+      response: { 200: ClientResponse },
+      detail: { tags, security: JWT_AUTH, summary: 'Rename the client or set its billing email (nothing else is writable here)' },
+    })
+    .get('/members', ({ user }) => listMembers(deps, user.clientId), {
+      user: true,
+      response: { 200: t.Array(MemberResponse) },
+      detail: { tags, security: JWT_AUTH, summary: 'Members and pending invitations of the client' },
+    })
+    .post(
+      '/members',
+      ({ user, memberRole, body, set }) => {
+        set.status = 201
+        return inviteMember(deps, user.clientId, memberRole, body)
+      },
+      { user: managers, body: MemberInvite, response: { 201: MemberResponse }, detail: { tags, security: JWT_AUTH, summary: 'Invite an email as owner, admin or member (max_users applies)' } },
+    )
+    .patch('/members/:member_id', ({ user, memberRole, params, body }) => changeMember(deps, user.clientId, memberRole, params.member_id, body), {
+      user: managers,
+      params: MemberParams,
+      body: MemberUpdate,
+      response: { 200: MemberResponse },
+      detail: { tags, security: JWT_AUTH, summary: "Change a member's role or status (the last owner stays owner)" },
+    })
+    .delete(
+      '/members/:member_id',
+      ({ user, memberRole, params, set }) => {
+        removeMember(deps, user.clientId, memberRole, params.member_id)
+        set.status = 204
+      },
+      { user: managers, params: MemberParams, detail: { tags, security: JWT_AUTH, summary: 'Remove a member or withdraw an invitation' } },
+    )
+}

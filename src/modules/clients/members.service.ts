@@ -1,0 +1,120 @@
+import { toIso } from '../../lib/clock'
+import { newId } from '../../lib/ids'
+import { AppError, forbidden, notFound } from '../../http/errors'
+import type { MemberRole } from '../../http/principal'
+import { userIdByEmail } from '../users/users.service'
+import type { MemberResponse } from './clients.model'
+import { getClient, type ClientsDeps } from './clients.service'
+import {
+  activeClientOf, claimInvitations, membershipsOfUser,
+  activeOwners, deleteMember, insertMember, memberByInvitedEmail, memberById, memberByUser, membersOf, seatsUsed, updateMember,
+  type MemberRow, type MemberStatus,
+} from './members.store'
+
+export function toMemberResponse(row: MemberRow): MemberResponse {
+  return {
+    id: row.id,
+    client_id: row.client_id,
+    user_id: row.user_id ?? '',
+    role: row.role,
+    status: row.status,
+    invited_email: row.invited_email,
+    created_at: toIso(row.created_at),
+  }
+}
+
+export const listMembers = (deps: ClientsDeps, clientId: string) => membersOf(deps.sqlite, clientId).map(toMemberResponse)
+
+function ensureSeat(deps: ClientsDeps, clientId: string) {
+  const { max_users } = getClient(deps, clientId)
+  if (seatsUsed(deps.sqlite, clientId) >= max_users) {
+    throw new AppError('user_limit_reached', `This account allows ${max_users} members; remove or disable one first`)
+  }
+}
+
+/** Admins manage members and admins; only owners touch owners (or make new ones). */
+function ensureMayManage(actor: MemberRole, target: MemberRole | null, newRole?: MemberRole) {
+  if (actor === 'owner') return
+  if (target === 'owner' || newRole === 'owner') throw forbidden('Only an owner may add, change or remove owners')
+}
+
+/** The last active owner keeps the account manageable: it can be neither demoted, disabled nor removed. */
+function ensureNotLastOwner(deps: ClientsDeps, row: MemberRow) {
+  if (row.role === 'owner' && row.status === 'active' && activeOwners(deps.sqlite, row.client_id) <= 1) {
+    throw new AppError('last_owner', 'This is the last owner of the account; make another member owner first')
+  }
+}
+
+/**
+ * Invites an email. An existing account gets a pending membership it accepts by switching
+ * into the client; an unknown email gets a row with only invited_email, which the account
+ * registered later with that email takes over.
+ */
+export function inviteMember(deps: ClientsDeps, clientId: string, actor: MemberRole, input: { email: string; role?: MemberRole }): MemberResponse {
+  const email = input.email.trim().toLowerCase()
+  const role = input.role ?? 'member'
+  ensureMayManage(actor, null, role)
+  const userId = userIdByEmail(deps.sqlite, email)
+  const existing = userId ? memberByUser(deps.sqlite, clientId, userId) : memberByInvitedEmail(deps.sqlite, clientId, email)
+  if (existing) throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
+  const id = newId('mem')
+  try {
+    deps.sqlite.transaction(() => {
+      ensureSeat(deps, clientId)
+      insertMember(deps.sqlite, { id, client_id: clientId, user_id: userId, invited_email: email, role, status: 'invited', now: deps.clock.now() })
+    })()
+  } catch (err) {
+    // Two invitations racing for one email: the unique indexes decide.
+    if (String((err as Error).message).includes('UNIQUE')) throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
+    throw err
+  }
+  return toMemberResponse(memberById(deps.sqlite, clientId, id)!)
+}
+
+export function changeMember(
+  deps: ClientsDeps,
+  clientId: string,
+  actor: MemberRole,
+  memberId: string,
+  input: { role?: MemberRole; status?: Exclude<MemberStatus, 'invited'> },
+): MemberResponse {
+  deps.sqlite.transaction(() => {
+    const row = memberById(deps.sqlite, clientId, memberId)
+    if (!row) throw notFound('Member')
+    ensureMayManage(actor, row.role, input.role)
+    const demoted = input.role !== undefined && input.role !== 'owner'
+    if (demoted || input.status === 'disabled') ensureNotLastOwner(deps, row)
+    if (input.status && row.status === 'invited') {
+      throw new AppError('conflict', 'The invitation is still pending; only the invitee can accept it (delete it to withdraw)', 'status')
+    }
+    if (input.status === 'active' && row.status === 'disabled') ensureSeat(deps, clientId)
+    updateMember(deps.sqlite, row.id, input, deps.clock.now())
+  })()
+  return toMemberResponse(memberById(deps.sqlite, clientId, memberId)!)
+}
+
+export function removeMember(deps: ClientsDeps, clientId: string, actor: MemberRole, memberId: string) {
+  deps.sqlite.transaction(() => {
+    const row = memberById(deps.sqlite, clientId, memberId)
+    if (!row) throw notFound('Member')
+    ensureMayManage(actor, row.role)
+    ensureNotLastOwner(deps, row)
+    deleteMember(deps.sqlite, row.id)
+  })()
+}
+
+/** The invitee's side: accepting turns a pending membership active. Null when there is none to use. */
+export function acceptMembership(deps: ClientsDeps, clientId: string, userId: string): MemberRow | null {
+  const row = memberByUser(deps.sqlite, clientId, userId)
+  if (!row || row.status === 'disabled') return null
+  if (row.status === 'invited') updateMember(deps.sqlite, row.id, { status: 'active' }, deps.clock.now())
+  return { ...row, status: 'active' }
+}
+
+/** For the users domain: the client a session acts for (see activeClientOf). */
+export const actingClient = (deps: ClientsDeps, userId: string, preferred: string | null, home: string | null) =>
+  activeClientOf(deps.sqlite, userId, preferred, home)
+
+export const takeOverInvitations = (deps: ClientsDeps, email: string, userId: string) => claimInvitations(deps.sqlite, email, userId, deps.clock.now())
+
+export const membershipsOf = (deps: ClientsDeps, userId: string) => membershipsOfUser(deps.sqlite, userId)

@@ -1,0 +1,48 @@
+import { t, type Static } from 'elysia'
+import { PASSWORD_MAX, PASSWORD_MIN } from './users.passwords'
+
+const Email = t.String({ format: 'email', maxLength: 254 })
+const Name = t.Optional(t.Nullable(t.String({ maxLength: 100 })))
+
+export const UserRegister = t.Object({
+  email: Email,
+  password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
+  first_name: Name,
+  last_name: Name,
+  company: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
+})
+export type UserRegister = Static<typeof UserRegister>
+
+/** No length bounds beyond a sanity cap: a wrong password is a 401, not a 422. */
+export const UserLogin = t.Object({ email: Email, password: t.String({ maxLength: 1024 }) })
+
+export const RefreshRequest = t.Object({ refresh_token: t.String({ maxLength: 512 }) })
+
+export const SwitchClientRequest = t.Object({ client_id: t.String({ minLength: 1, maxLength: 100 }) })
+
+export const UserResponse = t.Object({
+  user_id: t.String(),
+  email: t.String(),
+  first_name: t.Nullable(t.String()),
+  last_name: t.Nullable(t.String()),
+  client_id: t.Nullable(t.String()),
+  role: t.String(),
+})
+export type UserResponse = Static<typeof UserResponse>
+
+export const TokenResponse = t.Object({
+  access_token: t.String(),
+  refresh_token: t.String(),
+  token_type: t.Literal('bearer'),
+  expires_in: t.Integer(),
+})
+export type TokenResponse = Static<typeof TokenResponse>
+
+export const MembershipResponse = t.Object({
+  member_id: t.String(),
+  client_id: t.String(),
+  client_name: t.Nullable(t.String()),
+  role: t.String(),
+  status: t.String(),
+  current: t.Boolean(),
+})

@@ -1,0 +1,73 @@
+import { Elysia, t } from 'elysia'
+import type { AppContext } from '../../context'
+import { guards, JWT_AUTH } from '../../http/guards'
+import { requestState } from '../../http/request-state'
+import { login, logout, refresh, switchClient, type AuthDeps } from './users.auth'
+import { MembershipResponse, RefreshRequest, SwitchClientRequest, TokenResponse, UserLogin, UserRegister, UserResponse } from './users.model'
+import { passwords } from './users.passwords'
+import { createAccount, getUser, listMemberships, toUserResponse } from './users.service'
+import { purgeOldRefreshTokens } from './users.sessions'
+import { ACCOUNT_POLICY, ADDRESS_POLICY, loginThrottle } from './users.throttle'
+
+const tags = ['auth']
+
+/** Portal accounts: registration, password login, token refresh and logout, the current user. */
+export function usersRoutes(ctx: AppContext) {
+  const deps: AuthDeps = {
+    sqlite: ctx.db.sqlite,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    tokens: ctx.tokens,
+    passwords: passwords(ctx.passwordCost),
+    refreshTtlSeconds: ctx.config.refreshTtlSeconds,
+    throttle: { account: loginThrottle(ctx.clock, ACCOUNT_POLICY), address: loginThrottle(ctx.clock, ADDRESS_POLICY) },
+  }
+  ctx.jobs.push({ name: 'purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens(deps) })
+
+  return new Elysia({ prefix: '/v1/auth' })
+    .use(guards(ctx))
+    .post(
+      '/register',
+      async ({ body, set }) => {
+        const user = await createAccount(deps, body)
+        ctx.logger.info('user registered', { user_id: user.id, client_id: user.client_id, role: user.role })
+        set.status = 201
+        return toUserResponse(user)
+      },
+      { body: UserRegister, response: { 201: UserResponse }, detail: { tags, summary: 'Create an account and its client (the first account is the operator)' } },
+    )
+    .post('/login', ({ body, request }) => login(deps, body, requestState(request)?.ip ?? 'unknown'), {
+      body: UserLogin,
+      response: { 200: TokenResponse },
+      detail: { tags, summary: 'Sign in with email and password' },
+    })
+    .post('/refresh', ({ body }) => refresh(deps, body.refresh_token), {
+      body: RefreshRequest,
+      response: { 200: TokenResponse },
+      detail: { tags, summary: 'Exchange a refresh token for a new pair (single use; reuse revokes the session)' },
+    })
+    .post(
+      '/logout',
+      ({ body, set }) => {
+        logout(deps, body.refresh_token)
+        set.status = 204
+      },
+      { body: RefreshRequest, detail: { tags, summary: 'Revoke the session of a refresh token (204 even when unknown)' } },
+    )
+    .get('/me', ({ user }) => getUser(ctx.db.sqlite, user), {
+      user: true,
+      response: { 200: UserResponse },
+      detail: { tags, security: JWT_AUTH, summary: 'The signed-in user' },
+    })
+    .get('/memberships', ({ user }) => listMemberships(deps, user), {
+      user: true,
+      response: { 200: t.Array(MembershipResponse) },
+      detail: { tags, security: JWT_AUTH, summary: 'The clients the user belongs to or is invited to' },
+    })
+    .post('/switch', ({ user, body }) => switchClient(deps, user, body.client_id), {
+      user: true,
+      body: SwitchClientRequest,
+      response: { 200: TokenResponse },
+      detail: { tags, security: JWT_AUTH, summary: 'New tokens acting for another client of the user (accepts a pending invitation)' },
+    })
+}

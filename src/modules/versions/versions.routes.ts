@@ -1,0 +1,26 @@
+import { Elysia } from 'elysia'
+import type { AppContext } from '../../context'
+import { guards, JWT_AUTH, KEY_AUTH } from '../../http/guards'
+import { PlatformParams, VersionCreate, VersionResponse } from './versions.model'
+import { latestVersion, publishVersion } from './versions.service'
+
+const tags = ['versions']
+
+/** Collector releases: the operator publishes, collectors ask for the latest of their platform. */
+export function versionsRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: '/v1/versions' })
+    .use(guards(ctx))
+    .post('', ({ user, body }) => publishVersion({ sqlite: ctx.db.sqlite, clock: ctx.clock }, body, user.userId), {
+      user: { operator: true },
+      body: VersionCreate,
+      response: { 200: VersionResponse },
+      detail: { tags, security: JWT_AUTH, summary: 'Publish a collector version (operator only)' },
+    })
+    // A default-scoped collector key must be able to check for updates, hence metrics:write too.
+    .get('/:platform', ({ params }) => latestVersion(ctx.db.sqlite, params.platform), {
+      key: ['versions:read', 'metrics:write'],
+      params: PlatformParams,
+      response: { 200: VersionResponse },
+      detail: { tags, security: KEY_AUTH, summary: 'Latest collector version of a platform (semantic-version order)' },
+    })
+}
