@@ -59,9 +59,10 @@ export function createContext(deps: AppDeps): AppContext {
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
   const ctx = createContext(deps)
+  const routes = () => app.routes as never
   const app = new Elysia()
     .use(gateway({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth }))
-    .use(openapiDocs())
+    .use(openapiDocs(routes))
     .use(pages())
     .use(authGuards(ctx.auth))
     .use(healthRoutes(ctx))

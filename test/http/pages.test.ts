@@ -30,6 +30,15 @@ describe('public pages', () => {
     expect(res.body.paths['/health']).toBeDefined()
   })
 
+  test('every request body is documented as JSON with its schema', async () => {
+    const res = await testApp().request('GET', '/openapi.json')
+    const bodies = Object.values(res.body.paths as Record<string, Record<string, any>>)
+      .flatMap((ops) => Object.values(ops))
+      .filter((op) => op.requestBody)
+    expect(bodies.length).toBeGreaterThan(5)
+    for (const op of bodies) expect(op.requestBody.content['application/json'].schema).toBeDefined()
+  })
+
   test('/docs/errors lists every error code with an anchor', async () => {
     const res = await testApp().request('GET', '/docs/errors')
     for (const code of Object.keys(ERROR_CODES)) expect(res.text).toContain(`id="${code}"`)
