@@ -1,3 +1,4 @@
+import { readCapped } from '../lib/capped-read'
 import { AppError } from './errors'
 
 /** Malformed JSON is a validation failure (422), reported at loc ["body"]. */
@@ -13,21 +14,7 @@ export async function readBodyText(request: Request, max: number): Promise<strin
   if (declared !== null && Number(declared) > max) throw tooLarge(max)
   if (declared !== null) return request.text()
   // Chunked: count as we go.
-  if (!request.body) return ''
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > max) {
-      await reader.cancel()
-      throw tooLarge(max)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
+  return readCapped(request.body, max, () => tooLarge(max))
 }
 
 const tooLarge = (max: number) =>

@@ -1,3 +1,4 @@
+import { readCapped } from '../../lib/capped-read'
 import { assertSafeTarget, RefusedTarget, type Lookup } from './ai.ssrf'
 
 /** The largest provider answer we read; beyond it the call is aborted (a misbehaving server cannot fill memory). */
@@ -55,7 +56,7 @@ export async function postJson(deps: GuardedFetchDeps, url: string, headers: Rec
   }
   let text: string
   try {
-    text = await readCapped(res, deps.maxBytes ?? MAX_RESPONSE_BYTES)
+    text = await readAnswer(res, deps.maxBytes ?? MAX_RESPONSE_BYTES)
   } catch (err) {
     if (err instanceof ProviderCallError) throw err
     throw failureOf(err, signal, deps.timeoutMs)
@@ -76,25 +77,11 @@ function failureOf(err: unknown, signal: AbortSignal, timeoutMs: number): Provid
   return new ProviderCallError('network_error', `cannot reach the provider: ${(err as Error)?.message ?? String(err)}`)
 }
 
-async function readCapped(res: Response, maxBytes: number): Promise<string> {
-  const declared = Number(res.headers.get('content-length') ?? 0)
-  if (declared > maxBytes) {
+async function readAnswer(res: Response, maxBytes: number): Promise<string> {
+  const tooLarge = () => new ProviderCallError('too_large', `the provider's answer is larger than ${maxBytes} bytes`)
+  if (Number(res.headers.get('content-length') ?? 0) > maxBytes) {
     await res.body?.cancel().catch(() => {})
-    throw new ProviderCallError('too_large', `the provider's answer is larger than ${maxBytes} bytes`)
+    throw tooLarge()
   }
-  if (!res.body) return ''
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {})
-      throw new ProviderCallError('too_large', `the provider's answer is larger than ${maxBytes} bytes`)
-    }
-    chunks.push(value)
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks))
+  return readCapped(res.body, maxBytes, tooLarge)
 }
