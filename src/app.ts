@@ -11,6 +11,8 @@ import { accessTokens } from './modules/users/users.tokens'
 import { apiKeyVerifier } from './modules/api-keys/api-keys.verifier'
 import { clientLimits, memberRoles } from './modules/clients/clients.limits'
 import { healthRoutes } from './modules/health/health.routes'
+import { devicesRoutes } from './modules/devices/devices.routes'
+import { metricsRoutes } from './modules/metrics/metrics.routes'
 
 export function createContext(deps: AppDeps): AppContext {
   const plans = deps.plans ?? DEFAULT_PLANS
@@ -44,6 +46,8 @@ export function createApp(deps: AppDeps) {
     .use(pages())
     .use(authGuards(auth))
     .use(healthRoutes(ctx))
+    .use(devicesRoutes(ctx))
+    .use(metricsRoutes(ctx))
   return { app, ctx }
 }
 

@@ -20,6 +20,8 @@ export interface Config {
   refreshTtlSeconds: number
   stripe: { secretKey: string | null; webhookSecret: string | null; apiBase: string | null }
   plansFile: string | null
+  /** how long each metric tier is kept, in seconds */
+  metricsRetention: { raw: number; m1: number; m10: number; h1: number; d1: number }
 }
 
 export class ConfigError extends Error {}
@@ -136,6 +138,13 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       apiBase: e.STRIPE_API_BASE ? url('STRIPE_API_BASE', e.STRIPE_API_BASE) : null,
     },
     plansFile: e.VIGIL_PLANS_FILE || null,
+    metricsRetention: {
+      raw: parseDuration('VIGIL_RETENTION_RAW', e.VIGIL_RETENTION_RAW, 7 * 86400),
+      m1: parseDuration('VIGIL_RETENTION_1M', e.VIGIL_RETENTION_1M, 3 * 86400),
+      m10: parseDuration('VIGIL_RETENTION_10M', e.VIGIL_RETENTION_10M, 30 * 86400),
+      h1: parseDuration('VIGIL_RETENTION_1H', e.VIGIL_RETENTION_1H, 365 * 86400),
+      d1: parseDuration('VIGIL_RETENTION_1D', e.VIGIL_RETENTION_1D, 5 * 365 * 86400),
+    },
   }
 }
 

@@ -16,6 +16,8 @@ export const devices = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     lastSeenAt: integer('last_seen_at'),
+    /** small integer handle metric rows use instead of the 36-char id (assigned at registration) */
+    seq: integer('seq'),
   },
-  (t) => [uniqueIndex('devices_client_fingerprint').on(t.clientId, t.fingerprint)],
+  (t) => [uniqueIndex('devices_client_fingerprint').on(t.clientId, t.fingerprint), uniqueIndex('devices_seq').on(t.seq)],
 )

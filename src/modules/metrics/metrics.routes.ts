@@ -1,0 +1,90 @@
+import { Elysia } from 'elysia'
+import type { AppContext } from '../../context'
+import { guards } from '../../http/guards'
+import { metricsJobs } from './metrics.jobs'
+import {
+  BatchCreated,
+  BatchMetricIn,
+  DeviceParams,
+  HardwareMetricIn,
+  HardwarePage,
+  HardwareRecord,
+  HistoryQuery,
+  MetricCreated,
+  NetworkMetricIn,
+  NetworkPage,
+  NetworkRecord,
+  SummaryQuery,
+} from './metrics.model'
+import { history, ingestBatch, ingestOne, latest, summarizeDevice } from './metrics.service'
+import { MetricsSummary } from './metrics.summary.model'
+
+const tags = ['metrics']
+const WRITE = 'metrics:write' as const
+
+export function metricsRoutes(ctx: AppContext) {
+  ctx.jobs.push(...metricsJobs(ctx))
+  const deviceHeader = (h: Record<string, string | undefined>) => h['x-device-id'] || null
+  return new Elysia({ prefix: '/v1/metrics' })
+    .use(guards(ctx))
+    .post(
+      '/hardware',
+      async ({ key, body, headers, set }) => {
+        const r = await ingestOne(ctx, key, 'hardware', body, deviceHeader(headers))
+        set.status = 201
+        return r
+      },
+      { key: WRITE, body: HardwareMetricIn, response: { 201: MetricCreated }, detail: { tags, summary: 'Store a hardware sample' } },
+    )
+    .post(
+      '/network',
+      async ({ key, body, headers, set }) => {
+        const r = await ingestOne(ctx, key, 'network', body, deviceHeader(headers))
+        set.status = 201
+        return r
+      },
+      { key: WRITE, body: NetworkMetricIn, response: { 201: MetricCreated }, detail: { tags, summary: 'Store a network sample' } },
+    )
+    .post(
+      '/batch',
+      async ({ key, body, headers, set }) => {
+        const r = await ingestBatch(ctx, key, body, deviceHeader(headers))
+        set.status = 201
+        return r
+      },
+      { key: WRITE, body: BatchMetricIn, response: { 201: BatchCreated }, detail: { tags, summary: 'Store hardware and network samples together (atomic)' } },
+    )
+    .get('/hardware/:device_id', ({ user, params, query }) => history(ctx, user.clientId, 'hardware', params.device_id, query), {
+      user: true,
+      params: DeviceParams,
+      query: HistoryQuery,
+      response: { 200: HardwarePage },
+      detail: { tags, summary: 'Hardware samples, newest first' },
+    })
+    .get('/network/:device_id', ({ user, params, query }) => history(ctx, user.clientId, 'network', params.device_id, query), {
+      user: true,
+      params: DeviceParams,
+      query: HistoryQuery,
+      response: { 200: NetworkPage },
+      detail: { tags, summary: 'Network samples, newest first' },
+    })
+    .get('/hardware/:device_id/latest', ({ user, params }) => latest(ctx, user.clientId, 'hardware', params.device_id), {
+      user: true,
+      params: DeviceParams,
+      response: { 200: HardwareRecord },
+      detail: { tags, summary: 'The newest hardware sample' },
+    })
+    .get('/network/:device_id/latest', ({ user, params }) => latest(ctx, user.clientId, 'network', params.device_id), {
+      user: true,
+      params: DeviceParams,
+      response: { 200: NetworkRecord },
+      detail: { tags, summary: 'The newest network sample' },
+    })
+    .get('/summary/:device_id', ({ user, params, query }) => summarizeDevice(ctx, user.clientId, params.device_id, query.hours), {
+      user: true,
+      params: DeviceParams,
+      query: SummaryQuery,
+      response: { 200: MetricsSummary },
+      detail: { tags, summary: 'Avg/min/max/p95/last per numeric field over the last N hours' },
+    })
+}
