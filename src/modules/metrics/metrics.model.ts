@@ -64,8 +64,8 @@ const envelope = {
 export const HardwareMetricIn = t.Object({ ...hardwareFields, ...envelope })
 export const NetworkMetricIn = t.Object({ ...networkFields, ...envelope })
 export const BatchMetricIn = t.Object({
-  hardware: t.Optional(t.Nullable(t.Object({ ...hardwareFields, recorded_at: envelope.recorded_at }))),
-  network: t.Optional(t.Nullable(t.Object({ ...networkFields, recorded_at: envelope.recorded_at }))),
+  hardware: nullable(t.Object({ ...hardwareFields, recorded_at: envelope.recorded_at })),
+  network: nullable(t.Object({ ...networkFields, recorded_at: envelope.recorded_at })),
   ...envelope,
 })
 

@@ -18,8 +18,12 @@ import {
 } from './metrics.model'
 import { history, ingestBatch, ingestOne, latest, summarizeDevice } from './metrics.service'
 import { MetricsSummary } from './metrics.summary.model'
+import { bodyValidator, jsonBody } from './metrics.validate'
 
 const tags = ['metrics']
+const checkHardwareMetricIn = bodyValidator(HardwareMetricIn)
+const checkNetworkMetricIn = bodyValidator(NetworkMetricIn)
+const checkBatchMetricIn = bodyValidator(BatchMetricIn)
 const WRITE = 'metrics:write' as const
 
 export function metricsRoutes(ctx: AppContext) {
@@ -30,29 +34,29 @@ export function metricsRoutes(ctx: AppContext) {
     .post(
       '/hardware',
       async ({ key, body, headers, set }) => {
-        const r = await ingestOne(ctx, key, 'hardware', body, deviceHeader(headers))
+        const r = await ingestOne(ctx, key, 'hardware', checkHardwareMetricIn(body), deviceHeader(headers))
         set.status = 201
         return r
       },
-      { key: WRITE, body: HardwareMetricIn, response: { 201: MetricCreated }, detail: { tags, summary: 'Store a hardware sample' } },
+      { key: WRITE, response: { 201: MetricCreated }, detail: { tags, requestBody: jsonBody(HardwareMetricIn), summary: 'Store a hardware sample' } },
     )
     .post(
       '/network',
       async ({ key, body, headers, set }) => {
-        const r = await ingestOne(ctx, key, 'network', body, deviceHeader(headers))
+        const r = await ingestOne(ctx, key, 'network', checkNetworkMetricIn(body), deviceHeader(headers))
         set.status = 201
         return r
       },
-      { key: WRITE, body: NetworkMetricIn, response: { 201: MetricCreated }, detail: { tags, summary: 'Store a network sample' } },
+      { key: WRITE, response: { 201: MetricCreated }, detail: { tags, requestBody: jsonBody(NetworkMetricIn), summary: 'Store a network sample' } },
     )
     .post(
       '/batch',
       async ({ key, body, headers, set }) => {
-        const r = await ingestBatch(ctx, key, body, deviceHeader(headers))
+        const r = await ingestBatch(ctx, key, checkBatchMetricIn(body), deviceHeader(headers))
         set.status = 201
         return r
       },
-      { key: WRITE, body: BatchMetricIn, response: { 201: BatchCreated }, detail: { tags, summary: 'Store hardware and network samples together (atomic)' } },
+      { key: WRITE, response: { 201: BatchCreated }, detail: { tags, requestBody: jsonBody(BatchMetricIn), summary: 'Store hardware and network samples together (atomic)' } },
     )
     .get('/hardware/:device_id', ({ user, params, query }) => history(ctx, user.clientId, 'hardware', params.device_id, query), {
       user: true,

@@ -70,10 +70,13 @@ function build(sqlite: Database, now: () => number) {
     try {
       for (const p of batch) {
         if (batch.length === 1) {
+          // alone in its group: the transaction itself is the request's all-or-nothing
           try {
             writeOne(p)
           } catch (err) {
-            p.error = err
+            rollback.run()
+            p.reject(mapError(err))
+            return
           }
         } else {
           savepoint.run()
