@@ -8,7 +8,7 @@ import type { Authenticator } from './principal'
 import type { RateLimiter } from './rate-limiter'
 import { clientIp, requestIdFrom, requestState, setRequestState } from './request-state'
 import { BodyParseError, parseJson, readBodyText } from './body'
-import { dedupe, locationOf, toDetail } from './validation'
+import { coercedQueryParam, dedupe, locationOf, toDetail } from './validation'
 import type { ValueError } from '@sinclair/typebox/errors'
 
 export interface GatewayDeps {
@@ -108,8 +108,10 @@ export function gateway(deps: GatewayDeps) {
         set.status = 422
         const where = locationOf(thrown.type)
         const all = thrown.all as unknown as ValueError[]
+        // Elysia's numeric coercion of a query value reports type "property" without its name
+        const prop = thrown.type === 'property' ? coercedQueryParam(request.url, thrown.value) : null
         const detail = all.length
-          ? dedupe(all.map((e) => toDetail(where, e)))
+          ? dedupe(all.map((e) => (prop ? { ...toDetail('query', e), loc: prop } : toDetail(where, e))))
           : [{ loc: [where], msg: 'Invalid value', type: 'value_error' }]
         return { detail }
       }

@@ -97,3 +97,9 @@ export function dedupe(details: ValidationDetail[]): ValidationDetail[] {
     return true
   })
 }
+
+/** The query parameter whose value Elysia coerced to `value` (its "property" errors omit the name). */
+export function coercedQueryParam(url: string, value: unknown): (string | number)[] {
+  const names = [...new URL(url).searchParams].filter(([, v]) => v.trim() !== '' && Number(v) === value).map(([k]) => k)
+  return names.length === 1 ? ['query', names[0]!] : ['query']
+}
