@@ -56,6 +56,8 @@ export function summarizeKind(store: MetricStore, kind: MetricKind, seq: number,
   let samples = 0
   let firstBucket: number | null = null
   let lastBucketEnd: number | null = null
+  let firstWidth = 0
+  let lastWidth = 0
 
   const counterReading = (j: number, first: number | null, delta: number | null, last: number | null) => {
     const c = cacc[j]!
@@ -93,8 +95,12 @@ export function summarizeKind(store: MetricStore, kind: MetricKind, seq: number,
     const rows = ks.tierValues[lv - 1]!.values(seq, a, b) as (number | null)[][]
     const width = TIERS[lv - 1]!.ms
     for (const row of rows) {
-      if (firstBucket === null) firstBucket = row[0]!
+      if (firstBucket === null) {
+        firstBucket = row[0]!
+        firstWidth = width
+      }
       lastBucketEnd = row[0]! + width
+      lastWidth = width
       samples += row[1]!
       for (let i = 0; i < fields.length; i++) {
         const o = 2 + i * 4
@@ -144,8 +150,11 @@ export function summarizeKind(store: MetricStore, kind: MetricKind, seq: number,
     }
   })
   // exact first/last sample times when raw samples are still kept, else the tier bucket bounds
-  const first = ks.firstTs.get(seq, from, to)?.ts ?? firstBucket
-  const last = ks.lastTs.get(seq, from, to)?.ts ?? lastBucketEnd
+  // (a tier bucket wholly older than the oldest raw sample means raw was pruned there)
+  const rawFirst = ks.firstTs.get(seq, from, to)?.ts ?? null
+  const rawLast = ks.lastTs.get(seq, from, to)?.ts ?? null
+  const first = firstBucket !== null && (rawFirst === null || firstBucket + firstWidth <= rawFirst) ? firstBucket : rawFirst
+  const last = lastBucketEnd !== null && (rawLast === null || lastBucketEnd - lastWidth > rawLast) ? lastBucketEnd : rawLast
   const counterOut: Record<string, number | null> = {}
   counters.forEach((c, j) => (counterOut[c] = cacc[j]!.seen ? cacc[j]!.delta : null))
   return {
