@@ -28,6 +28,8 @@ const WRITE = 'metrics:write' as const
 
 export function metricsRoutes(ctx: AppContext) {
   ctx.jobs.push(...metricsJobs(ctx))
+  // checkpoints run from the metrics.checkpoint job instead of inside a COMMIT (see metrics.jobs.ts)
+  ctx.db.sqlite.run('PRAGMA wal_autocheckpoint = 0')
   const deviceHeader = (h: Record<string, string | undefined>) => h['x-device-id'] || null
   return new Elysia({ prefix: '/v1/metrics' })
     .use(guards(ctx))
