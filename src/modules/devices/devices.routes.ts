@@ -9,13 +9,13 @@ const tags = ['devices']
 export function devicesRoutes(ctx: AppContext) {
   return new Elysia({ prefix: '/v1/clients/me/devices' })
     .use(guards(ctx))
-    .get('/', ({ user }) => listDevices(ctx, user.clientId), {
+    .get('', ({ user }) => listDevices(ctx, user.clientId), {
       user: true,
       response: { 200: t.Array(DeviceResponse) },
       detail: { tags, summary: "List the account's devices with last_seen_at and online status" },
     })
     .post(
-      '/',
+      '',
       ({ key, body, set }) => {
         const { device } = registerDevice(ctx, key, body)
         set.status = 201

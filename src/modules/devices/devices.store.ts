@@ -39,8 +39,12 @@ function build(sqlite: Database) {
     ),
     update: sqlite.query('UPDATE devices SET hostname = ?, os = ?, os_version = ?, arch = ?, mac_address = ?, updated_at = ? WHERE id = ?'),
     remove: sqlite.query('DELETE FROM devices WHERE id = ? AND client_id = ?'),
-    touch: sqlite.query('UPDATE devices SET last_seen_at = ? WHERE seq = ? AND (last_seen_at IS NULL OR last_seen_at < ?)'),
+    /** a device made without one (by an older version or directly in SQL) gets its seq on first use */
+    assignSeq: sqlite.query<{ seq: number }, [string]>(
+      'UPDATE devices SET seq = (SELECT coalesce(max(seq), 0) + 1 FROM devices) WHERE id = ? AND seq IS NULL RETURNING seq',
+    ),
   }
+  const withSeq = (r: DeviceRef): DeviceRef => (r.seq === null ? { ...r, seq: q.assignSeq.get(r.id)?.seq ?? q.byId.get(r.id, r.clientId)!.seq } : r)
   const refs = new Map<string, DeviceRef>()
   /** clientId → its only device, or null when it has none or several */
   const only = new Map<string, DeviceRef | null>()
@@ -52,7 +56,7 @@ function build(sqlite: Database) {
       if (!r) {
         const row = q.byId.get(id, clientId)
         if (!row) return null
-        r = { id: row.id, clientId: row.client_id, seq: row.seq }
+        r = withSeq({ id: row.id, clientId: row.client_id, seq: row.seq })
         if (refs.size > 50_000) refs.clear()
         refs.set(id, r)
       }
@@ -62,7 +66,7 @@ function build(sqlite: Database) {
       let r = only.get(clientId)
       if (r === undefined) {
         const rows = q.firstTwo.all(clientId)
-        r = rows.length === 1 ? rows[0]! : null
+        r = rows.length === 1 ? withSeq(rows[0]!) : null
         if (only.size > 50_000) only.clear()
         only.set(clientId, r)
       }

@@ -159,3 +159,15 @@ describe('GET/DELETE /v1/clients/me/devices', () => {
     expect(post.status).toBe(404)
   })
 })
+
+describe('devices made outside the registration endpoint', () => {
+  test('a device row without seq gets one on its first sample', async () => {
+    const t = testApp()
+    const a = await createTenant(t)
+    t.db.sqlite.run("INSERT INTO devices (id, client_id, fingerprint, created_at, updated_at) VALUES ('dev_legacy', ?, 'legacy', 0, 0)", [a.clientId])
+    const r = await t.request('POST', '/v1/metrics/hardware', { body: { cpu_percent: 5 }, headers: a.keyHeaders })
+    expect(r.status).toBe(201)
+    expect(r.body.device_id).toBe('dev_legacy')
+    expect(t.db.sqlite.query("SELECT seq FROM devices WHERE id = 'dev_legacy'").get()).toEqual({ seq: 1 })
+  })
+})
