@@ -22,7 +22,6 @@ export interface SeededTenant {
 /** Clients with an owner and `keysPerTenant` default-scope keys; devices too when asked. */
 export function seedAccounts(sqlite: Database, opts: { tenants: number; keysPerTenant: number; maxDevices: number; devicesPerTenant: number; now: number }): SeededTenant[] {
   const out: SeededTenant[] = []
-  let seq = 1
   sqlite.transaction(() => {
     for (let i = 0; i < opts.tenants; i++) {
       const clientId = newId('cli')
@@ -49,11 +48,12 @@ export function seedAccounts(sqlite: Database, opts: { tenants: number; keysPerT
       const devices: { id: string; seq: number }[] = []
       for (let d = 0; d < opts.devicesPerTenant; d++) {
         const id = newId('dev')
+        const seq = sqlite.query<{ seq: number }, []>('INSERT INTO device_seqs DEFAULT VALUES RETURNING seq').get()!.seq
         sqlite.run(
           "INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, created_at, updated_at, seq) VALUES (?, ?, ?, ?, 'linux', '6.6', 'arm64', ?, ?, ?)",
           [id, clientId, `fp-${i}-${d}`, `host-${i}-${d}`, opts.now, opts.now, seq],
         )
-        devices.push({ id, seq: seq++ })
+        devices.push({ id, seq })
       }
       out.push({ clientId, userId, keys, devices })
     }

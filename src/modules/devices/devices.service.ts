@@ -61,7 +61,7 @@ export function registerDevice(deps: DeviceDeps, caller: DeviceCaller, body: Dev
       const max = q.maxDevices.get(caller.clientId)?.max_devices ?? 1
       if (q.count.get(caller.clientId)!.n >= max) throw new AppError('device_limit_reached', limitMessage(max))
       const id = newId('dev')
-      const seq = q.nextSeq.get()!.s
+      const seq = store.nextSeq()
       q.insert.run(id, caller.clientId, body.fingerprint, body.hostname, body.os, body.os_version, body.arch, mac, now, now, seq)
       return { id, created: true }
     })

@@ -32,7 +32,8 @@ function build(sqlite: Database) {
     firstTwo: sqlite.query<DeviceRef, [string]>('SELECT id, client_id AS clientId, seq FROM devices WHERE client_id = ? LIMIT 2'),
     count: sqlite.query<{ n: number }, [string]>('SELECT count(*) AS n FROM devices WHERE client_id = ?'),
     maxDevices: sqlite.query<{ max_devices: number }, [string]>('SELECT max_devices FROM clients WHERE id = ?'),
-    nextSeq: sqlite.query<{ s: number }, []>('SELECT coalesce(max(seq), 0) + 1 AS s FROM devices'),
+    newSeq: sqlite.query<{ seq: number }, []>('INSERT INTO device_seqs DEFAULT VALUES RETURNING seq'),
+    dropOldSeqs: sqlite.query<never, [number]>('DELETE FROM device_seqs WHERE seq < ?'),
     insert: sqlite.query(
       `INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, seq)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -40,16 +41,25 @@ function build(sqlite: Database) {
     update: sqlite.query('UPDATE devices SET hostname = ?, os = ?, os_version = ?, arch = ?, mac_address = ?, updated_at = ? WHERE id = ?'),
     remove: sqlite.query('DELETE FROM devices WHERE id = ? AND client_id = ?'),
     /** a device made without one (by an older version or directly in SQL) gets its seq on first use */
-    assignSeq: sqlite.query<{ seq: number }, [string]>(
-      'UPDATE devices SET seq = (SELECT coalesce(max(seq), 0) + 1 FROM devices) WHERE id = ? AND seq IS NULL RETURNING seq',
-    ),
+    assignSeq: sqlite.query<{ seq: number }, [number, string]>('UPDATE devices SET seq = ? WHERE id = ? AND seq IS NULL RETURNING seq'),
   }
-  const withSeq = (r: DeviceRef): DeviceRef => (r.seq === null ? { ...r, seq: q.assignSeq.get(r.id)?.seq ?? q.byId.get(r.id, r.clientId)!.seq } : r)
+  /** the next never-used seq (the counter table keeps only its last row) */
+  const nextSeq = () => {
+    const seq = q.newSeq.get()!.seq
+    q.dropOldSeqs.run(seq)
+    return seq
+  }
+  const withSeq = (r: DeviceRef): DeviceRef => {
+    if (r.seq !== null) return r
+    const seq = sqlite.transaction(() => q.assignSeq.get(nextSeq(), r.id)?.seq ?? q.byId.get(r.id, r.clientId)!.seq).immediate()
+    return { ...r, seq }
+  }
   const refs = new Map<string, DeviceRef>()
   /** clientId → its only device, or null when it has none or several */
   const only = new Map<string, DeviceRef | null>()
   return {
     q,
+    nextSeq,
     /** a device of this client, from cache; null for unknown ids and other tenants' devices */
     ref(clientId: string, id: string): DeviceRef | null {
       let r = refs.get(id)

@@ -21,3 +21,11 @@ export const devices = sqliteTable(
   },
   (t) => [uniqueIndex('devices_client_fingerprint').on(t.clientId, t.fingerprint), uniqueIndex('devices_seq').on(t.seq)],
 )
+
+/**
+ * Hands out devices.seq values that are never reused (AUTOINCREMENT), so a cached reference
+ * to a deleted device can never point at another device's metrics.
+ */
+export const deviceSeqs = sqliteTable('device_seqs', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+})

@@ -171,3 +171,15 @@ describe('devices made outside the registration endpoint', () => {
     expect(t.db.sqlite.query("SELECT seq FROM devices WHERE id = 'dev_legacy'").get()).toEqual({ seq: 1 })
   })
 })
+
+test('a deleted device number is never handed out again', async () => {
+  const t = testApp()
+  const a = await createTenant(t, { maxDevices: 3 })
+  const one = (await register(t, a.keyHeaders, 'one')).body
+  const two = (await register(t, a.keyHeaders, 'two')).body
+  await t.request('DELETE', `/v1/clients/me/devices/${two.device_id}`, { headers: a.userHeaders })
+  await register(t, a.keyHeaders, 'three')
+  const seqs = t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices ORDER BY seq').all().map((r) => r.seq)
+  expect(seqs).toEqual([1, 3])
+  expect(one.device_id).toBeDefined()
+})

@@ -1,3 +1,7 @@
+CREATE TABLE `device_seqs` (
+	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `metric_hw` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`device_seq` integer NOT NULL,
