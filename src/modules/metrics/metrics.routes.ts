@@ -16,7 +16,7 @@ import {
   NetworkRecord,
   SummaryQuery,
 } from './metrics.model'
-import { history, ingestBatch, ingestOne, latest, summarizeDevice } from './metrics.service'
+import { historyJson, ingestBatch, ingestOne, latest, summarizeDevice } from './metrics.service'
 import { MetricsSummary } from './metrics.summary.model'
 import { bodyValidator, jsonBody } from './metrics.validate'
 
@@ -25,6 +25,8 @@ const checkHardwareMetricIn = bodyValidator(HardwareMetricIn)
 const checkNetworkMetricIn = bodyValidator(NetworkMetricIn)
 const checkBatchMetricIn = bodyValidator(BatchMetricIn)
 const WRITE = 'metrics:write' as const
+/** A body already serialised as the declared schema (see historyJson) */
+const json = (text: string) => new Response(text, { headers: { 'content-type': 'application/json' } })
 
 export function metricsRoutes(ctx: AppContext) {
   ctx.jobs.push(...metricsJobs(ctx))
@@ -60,14 +62,14 @@ export function metricsRoutes(ctx: AppContext) {
       },
       { key: WRITE, response: { 201: BatchCreated }, detail: { tags, requestBody: jsonBody(BatchMetricIn), summary: 'Store hardware and network samples together (atomic)' } },
     )
-    .get('/hardware/:device_id', ({ user, params, query }) => history(ctx, user.clientId, 'hardware', params.device_id, query), {
+    .get('/hardware/:device_id', ({ user, params, query }) => json(historyJson(ctx, user.clientId, 'hardware', params.device_id, query)), {
       user: true,
       params: DeviceParams,
       query: HistoryQuery,
       response: { 200: HardwarePage },
       detail: { tags, summary: 'Hardware samples, newest first' },
     })
-    .get('/network/:device_id', ({ user, params, query }) => history(ctx, user.clientId, 'network', params.device_id, query), {
+    .get('/network/:device_id', ({ user, params, query }) => json(historyJson(ctx, user.clientId, 'network', params.device_id, query)), {
       user: true,
       params: DeviceParams,
       query: HistoryQuery,

@@ -67,3 +67,15 @@ export function toRecord(kind: MetricKind, row: Record<string, unknown>, deviceI
   if (typeof row.rest === 'string') Object.assign(out, JSON.parse(row.rest))
   return out
 }
+
+/** The JSON text of `toRecord`, built without parsing the stored rest (it is spliced in). */
+export function recordJson(kind: MetricKind, row: Record<string, unknown>, deviceId: string): string {
+  let out = `{"id":${row.id},"device_id":${JSON.stringify(deviceId)},"recorded_at":"${new Date(row.ts as number).toISOString()}"`
+  for (const f of FIELDS[kind]) {
+    const v = row[f.name]
+    out += `,"${f.name}":${typeof v === 'number' ? v : 'null'}`
+  }
+  const rest = row.rest
+  if (typeof rest === 'string' && rest.length > 2) out += `,${rest.slice(1, -1)}`
+  return out + '}'
+}

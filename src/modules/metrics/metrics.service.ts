@@ -7,7 +7,7 @@ import { FIELDS, type MetricKind } from './metrics.fields'
 import type { BatchMetricIn, HardwareRecord, NetworkRecord } from './metrics.model'
 
 type RecordOf<K extends MetricKind> = K extends 'hardware' ? HardwareRecord : NetworkRecord
-import { recordedAt, toRecord, toSampleRow, type SampleRow } from './metrics.rows'
+import { recordJson, recordedAt, toRecord, toSampleRow, type SampleRow } from './metrics.rows'
 import { metricStore } from './metrics.store'
 import { levelForHours, levelName, summarizeKind } from './metrics.summary'
 import type { MetricsSummary } from './metrics.summary.model'
@@ -57,19 +57,54 @@ export interface HistoryQuery {
   end_date?: string | null
 }
 
+const HOUR = 3_600_000
+
+/**
+ * How many raw samples of a device lie in [from, to]. Wide ranges take whole hours from the
+ * hourly tier's sample counts and count raw rows only at the two ragged ends, so the cost does
+ * not grow with the range. The tier covers only what raw still holds (the range starts at the
+ * oldest raw sample), so both count the same rows.
+ */
+function countSamples(deps: MetricsDeps, kind: MetricKind, seq: number, from: number, to: number): number {
+  const store = metricStore(deps.db.sqlite)
+  const ks = store[kind]
+  const oldest = ks.oldestTs.get(seq)?.ts
+  if (oldest === undefined) return 0
+  const a = Math.max(from, oldest)
+  if (a > to) return 0
+  const s = Math.ceil(a / HOUR) * HOUR
+  const e = Math.min(Math.floor((to + 1) / HOUR) * HOUR, store.doneUntil(kind)[2]!)
+  if (e - s < 2 * HOUR) return ks.count.get(seq, a, to)!.n
+  return ks.count.get(seq, a, s - 1)!.n + (ks.hourlyCount.get(seq, s, e)?.n ?? 0) + ks.count.get(seq, e, to)!.n
+}
+
 /** Stored samples, newest first, within raw retention. */
 export function history<K extends MetricKind>(deps: MetricsDeps, clientId: string, kind: K, deviceId: string, q: HistoryQuery) {
-  const device = deviceRef(deps, clientId, deviceId)
-  const ks = metricStore(deps.db.sqlite)[kind]
-  const from = dateParam(q.start_date, 'start_date', 0)
-  const to = dateParam(q.end_date, 'end_date', Number.MAX_SAFE_INTEGER)
-  const rows = ks.page.all(device.seq, from, to, q.limit, q.offset)
+  const { page, device, from, to } = historyRows(deps, clientId, kind, deviceId, q)
   return {
-    items: rows.map((r) => toRecord(kind, r, device.id) as RecordOf<K>),
+    items: page.map((r) => toRecord(kind, r, device.id) as RecordOf<K>),
     limit: q.limit,
     offset: q.offset,
-    total: ks.count.get(device.seq, from, to)!.n,
+    total: countSamples(deps, kind, device.seq, from, to),
   }
+}
+
+/**
+ * The same page as `history`, serialised straight from the stored JSON: the nested parts are
+ * spliced in as stored, never parsed and re-encoded (the largest cost of a history read).
+ */
+export function historyJson(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery): string {
+  const { page, device, from, to } = historyRows(deps, clientId, kind, deviceId, q)
+  const items = page.map((r) => recordJson(kind, r, device.id))
+  return `{"items":[${items.join(',')}],"limit":${q.limit},"offset":${q.offset},"total":${countSamples(deps, kind, device.seq, from, to)}}`
+}
+
+function historyRows(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery) {
+  const device = deviceRef(deps, clientId, deviceId)
+  const from = dateParam(q.start_date, 'start_date', 0)
+  const to = dateParam(q.end_date, 'end_date', Number.MAX_SAFE_INTEGER)
+  const page = metricStore(deps.db.sqlite)[kind].page.all(device.seq, from, to, q.limit, q.offset)
+  return { page, device, from, to }
 }
 
 export function latest<K extends MetricKind>(deps: MetricsDeps, clientId: string, kind: K, deviceId: string): RecordOf<K> {

@@ -15,6 +15,11 @@ function kindStore(sqlite: Database, kind: MetricKind) {
       `SELECT id, ts, ${hot.join(', ')}, rest FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
     ),
     count: q<{ n: number }, [number, number, number]>(`SELECT count(*) AS n FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ?`),
+    /** samples per hour as rolled up: lets a wide history total skip counting every raw row */
+    hourlyCount: q<{ n: number | null }, [number, number, number]>(
+      `SELECT sum(n) AS n FROM ${tierTable(kind, '1h')} WHERE device_seq = ? AND bucket >= ? AND bucket < ?`,
+    ),
+    oldestTs: q<{ ts: number }, [number]>(`SELECT ts FROM ${raw} WHERE device_seq = ? ORDER BY ts LIMIT 1`),
     latest: q<Record<string, unknown>, [number]>(
       `SELECT id, ts, ${hot.join(', ')}, rest FROM ${raw} WHERE device_seq = ? ORDER BY ts DESC, id DESC LIMIT 1`,
     ),

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { testApp, type TestApp } from '../../helpers/app'
 import { TIERS } from '../../../src/modules/metrics/metrics.fields'
 import { metricsJobs, runRetention, runRollup } from '../../../src/modules/metrics/metrics.jobs'
-import { fieldSeries, metricsStats, summarizeDevice } from '../../../src/modules/metrics/metrics.service'
+import { fieldSeries, history, historyJson, metricsStats, summarizeDevice } from '../../../src/modules/metrics/metrics.service'
 import { tenantWithDevices } from './metrics.helpers'
 
 const START = Date.parse('2026-01-01T00:00:00Z')
@@ -139,6 +139,33 @@ describe('rollup job', () => {
   })
 })
 
+describe('history over rolled-up data', () => {
+  test('totals from the hourly tier equal raw counts; the JSON page equals the records', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    const n = await fill(t, a.keyHeaders)
+    t.clock.set(START + HOURS * 3600_000 + 60_000)
+    await runRollup(t.ctx)
+    const count = (from: number, to: number) =>
+      t.db.sqlite.query<{ n: number }, [number, number]>('SELECT count(*) AS n FROM metric_hw WHERE ts >= ? AND ts <= ?').get(from, to)!.n
+    const ranges: [number, number][] = [
+      [0, Number.MAX_SAFE_INTEGER],
+      [START + 1234_567, START + 3 * 3600_000 - 77_000],
+      [START + 3600_000, START + 2 * 3600_000 - 1],
+      [START + 3600_000, START + 3 * 3600_000],
+      [START + 5_000, START + 4000_000],
+    ]
+    for (const [from, to] of ranges) {
+      const q = { limit: 5, offset: 3, start_date: new Date(from).toISOString(), end_date: new Date(Math.min(to, 8.64e15)).toISOString() }
+      const page = history(t.ctx, a.clientId, 'hardware', a.deviceId, q)
+      expect(page.total).toBe(count(from, to))
+      expect(JSON.parse(historyJson(t.ctx, a.clientId, 'hardware', a.deviceId, q))).toEqual(page)
+      expect(JSON.parse(historyJson(t.ctx, a.clientId, 'network', a.deviceId, q))).toEqual(history(t.ctx, a.clientId, 'network', a.deviceId, q))
+    }
+    expect(history(t.ctx, a.clientId, 'hardware', a.deviceId, { limit: 1, offset: 0 }).total).toBe(n)
+  })
+})
+
 describe('retention job', () => {
   test('each level keeps its own span; long summaries still come from the tiers', async () => {
     const retention = { raw: 3600, m1: 7200, m10: 86400, h1: 86400 * 365, d1: 86400 * 365 * 5 }
@@ -157,6 +184,8 @@ describe('retention job', () => {
     expect(oldest('metric_hw_10m', 'bucket')).toBe(START)
     const left = t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_hw').get()!.n
     expect(left).toBe(360)
+    // the history total counts what raw still holds, though the tiers reach further back
+    expect(history(t.ctx, a.clientId, 'hardware', a.deviceId, { limit: 1, offset: 0 }).total).toBe(360)
     expect(deleted).toBe(2 * (n - 360) + (HOURS * 60 - 120) * 2)
     const s = summarizeDevice(t.ctx, a.clientId, a.deviceId, 24)
     expect(s.hardware.samples).toBe(n)
