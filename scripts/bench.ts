@@ -165,6 +165,8 @@ async function readBench(name: string, tenantCount: number) {
   const base = `http://127.0.0.1:${port}`
   try {
     await waitReady(`${base}/health`, server)
+    await Bun.sleep(1000)
+    const idleRss = rssMb(server.pid)
     const t = tenants[0]!
     const token = await accessTokens(secret, systemClock).sign({ userId: t.userId, clientId: t.clientId, role: 'admin' })
     const id = t.devices[0]!.id
@@ -184,7 +186,7 @@ async function readBench(name: string, tenantCount: number) {
       600_000,
     )
     for (const [k, v] of Object.entries(reads)) if (v.status !== 200) throw new Error(`${k}: status ${v.status}`)
-    return { total, seedSeconds, reads, rss: rssMb(server.pid), fileMb: Math.round(statSync(join(dir, 'vigil.db')).size / 1e6) }
+    return { total, seedSeconds, reads, idleRss, afterReadsRss: rssMb(server.pid), fileMb: Math.round(statSync(join(dir, 'vigil.db')).size / 1e6) }
   } finally {
     await stop(server)
   }
@@ -211,7 +213,7 @@ try {
     for (const [k, v] of Object.entries(r.reads)) rows.push([`${k} (${label})`, `p50 ${ms(v.p50)}`, `p99 ${ms(v.p99)}`])
   }
   rows.push(
-    ['RSS idle (empty db / 10 M db)', `${ingest.idleRss} MB / ${big.rss} MB`, ''],
+    ['RSS idle (empty db / 10 M db)', `${ingest.idleRss} MB / ${big.idleRss} MB`, `after the reads: ${big.afterReadsRss} MB`],
     ['RSS under ingest load (peak)', `${ingest.load.peakRss} MB`, `bare: ${bare.peakRss} MB`],
     ['bytes per sample on disk (raw + index)', `hardware ${ingest.disk.hwBytesPerSample} B, network ${ingest.disk.netBytesPerSample} B`, `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`],
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
