@@ -21,8 +21,17 @@ import { clientLimits, memberRoles } from './modules/clients/clients.limits'
 import { healthRoutes } from './modules/health/health.routes'
 import { recommendationsRoutes } from './modules/recommendations/recommendations.routes'
 import { aiRoutes } from './modules/ai/ai.routes'
-import { noMetrics } from './modules/ai/ai.metrics-source'
+import { fieldSeries, metricsStats, summarizeDevice } from './modules/metrics/metrics.service'
+import type { MetricsSource } from './modules/ai/ai.metrics-source'
 import { resolveSecretKey } from './lib/secret-box'
+import { devicesRoutes } from './modules/devices/devices.routes'
+import { metricsRoutes } from './modules/metrics/metrics.routes'
+
+/** The recommendation engine reads metrics through the metrics domain's service. */
+const metricsSourceOf = (deps: AppDeps): MetricsSource => ({
+  summary: (clientId, deviceId, hours) => summarizeDevice(deps, clientId, deviceId, hours),
+  series: (clientId, deviceId, field, hours) => fieldSeries(deps, clientId, deviceId, field, hours),
+})
 
 export function createContext(deps: AppDeps): AppContext {
   const plans = deps.plans ?? loadPlans(deps.config.plansFile)
@@ -50,9 +59,9 @@ export function createContext(deps: AppDeps): AppContext {
     stripe: deps.stripe !== undefined ? deps.stripe : stripeClient(deps.config.stripe),
     jobs: [],
     secretKey: resolveSecretKey(deps.secretKey, deps.config.secretKey, deps.logger),
-    metricsSource: deps.metricsSource ?? noMetrics,
+    metricsSource: deps.metricsSource ?? metricsSourceOf(deps),
     passwordCost: deps.passwordCost ?? DEFAULT_PASSWORD_COST,
-    statProviders: [],
+    statProviders: [() => metricsStats(deps)],
   }
 }
 
@@ -74,6 +83,8 @@ export function createApp(deps: AppDeps) {
     .use(clientsRoutes(ctx))
     .use(adminRoutes(ctx))
     .use(versionsRoutes(ctx))
+    .use(devicesRoutes(ctx))
+    .use(metricsRoutes(ctx))
   return { app, ctx }
 }
 

@@ -23,6 +23,8 @@ export interface Config {
   /** AES-256-GCM key for third-party secrets (base64, 32 bytes); null: kept in the data dir */
   secretKey: string | null
   ai: AiDefaults
+  /** how long each metric tier is kept, in seconds */
+  metricsRetention: { raw: number; m1: number; m10: number; h1: number; d1: number }
 }
 
 /** The instance-wide language-model default that clients inherit unless they configure their own. */
@@ -158,6 +160,13 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       model: e.VIGIL_AI_MODEL?.trim() || null,
       dailyBudget: int('VIGIL_AI_DAILY_BUDGET', e.VIGIL_AI_DAILY_BUDGET, 48, 0, 100_000),
       timeoutMs: int('VIGIL_AI_TIMEOUT_MS', e.VIGIL_AI_TIMEOUT_MS, 60_000, 100, 600_000),
+    },
+    metricsRetention: {
+      raw: parseDuration('VIGIL_RETENTION_RAW', e.VIGIL_RETENTION_RAW, 7 * 86400),
+      m1: parseDuration('VIGIL_RETENTION_1M', e.VIGIL_RETENTION_1M, 3 * 86400),
+      m10: parseDuration('VIGIL_RETENTION_10M', e.VIGIL_RETENTION_10M, 30 * 86400),
+      h1: parseDuration('VIGIL_RETENTION_1H', e.VIGIL_RETENTION_1H, 365 * 86400),
+      d1: parseDuration('VIGIL_RETENTION_1D', e.VIGIL_RETENTION_1D, 5 * 365 * 86400),
     },
   }
 }

@@ -28,7 +28,7 @@ export async function runDueGenerations(deps: AiDeps): Promise<{ clients: number
     // marked first: a run that fails half-way waits for the next slot instead of retrying every minute
     deps.store.markRun(c.client_id, now)
     clients++
-    for (const deviceId of deps.recs.store.deviceIds(c.client_id)) {
+    for (const deviceId of deps.recs.devices.ids(c.client_id)) {
       try {
         await generateForDevice(deps, c.client_id, deviceId, { onBudget: 'skip' })
         devices++

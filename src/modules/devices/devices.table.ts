@@ -16,6 +16,16 @@ export const devices = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     lastSeenAt: integer('last_seen_at'),
+    /** small integer handle metric rows use instead of the 36-char id (assigned at registration) */
+    seq: integer('seq'),
   },
-  (t) => [uniqueIndex('devices_client_fingerprint').on(t.clientId, t.fingerprint)],
+  (t) => [uniqueIndex('devices_client_fingerprint').on(t.clientId, t.fingerprint), uniqueIndex('devices_seq').on(t.seq)],
 )
+
+/**
+ * Hands out devices.seq values that are never reused (AUTOINCREMENT), so a cached reference
+ * to a deleted device can never point at another device's metrics.
+ */
+export const deviceSeqs = sqliteTable('device_seqs', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+})

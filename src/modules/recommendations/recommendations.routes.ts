@@ -1,11 +1,16 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
+import { deviceIdsOf, findDevice } from '../devices/devices.service'
 import { guards } from '../../http/guards'
 import { createFromCollector, latestForDevice, listForDevice, type RecommendationsDeps } from './recommendations.service'
 import { recommendationsStore } from './recommendations.store'
 import { DeviceParams, LatestQuery, ListQuery, Recommendation, RecommendationIn, RecommendationList, RecommendationPage } from './recommendations.model'
 
-export const recommendationsDeps = (ctx: AppContext): RecommendationsDeps => ({ store: recommendationsStore(ctx.db.sqlite), clock: ctx.clock })
+export const recommendationsDeps = (ctx: AppContext): RecommendationsDeps => ({
+  store: recommendationsStore(ctx.db.sqlite),
+  devices: { find: (clientId, deviceId) => findDevice(ctx, clientId, deviceId), ids: (clientId) => deviceIdsOf(ctx, clientId) },
+  clock: ctx.clock,
+})
 
 export function recommendationsRoutes(ctx: AppContext) {
   const deps = recommendationsDeps(ctx)

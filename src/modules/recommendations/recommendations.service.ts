@@ -3,9 +3,17 @@ import { AppError, notFound } from '../../http/errors'
 import type { KeyPrincipal } from '../../http/principal'
 import type { NewRecommendation, RecommendationIn } from './recommendations.model'
 import type { RecommendationsStore } from './recommendations.store'
+import type { DeviceRow } from '../devices/devices.store'
+
+/** The facts about devices this domain reads, from the devices domain. */
+export interface DeviceLookup {
+  find(clientId: string, deviceId: string): DeviceRow | null
+  ids(clientId: string): string[]
+}
 
 export interface RecommendationsDeps {
   store: RecommendationsStore
+  devices: DeviceLookup
   clock: Clock
 }
 
@@ -21,7 +29,7 @@ export function createFromCollector(deps: RecommendationsDeps, key: KeyPrincipal
   if (key.deviceId && deviceId !== key.deviceId) {
     throw new AppError('device_mismatch', 'This API key is bound to another device', 'device_id')
   }
-  if (deviceId && !deps.store.device(key.clientId, deviceId)) throw notFound('Device')
+  if (deviceId && !deps.devices.find(key.clientId, deviceId)) throw notFound('Device')
   return deps.store.insert(
     key.clientId,
     {
@@ -44,7 +52,7 @@ export function storeFindings(deps: RecommendationsDeps, clientId: string, findi
 }
 
 export function requireDevice(deps: RecommendationsDeps, clientId: string, deviceId: string) {
-  const device = deps.store.device(clientId, deviceId)
+  const device = deps.devices.find(clientId, deviceId)
   if (!device) throw notFound('Device')
   return device
 }

@@ -29,20 +29,8 @@ export const toRecommendation = (r: Row): Recommendation => ({
   created_at: toIso(r.created_at),
 })
 
-export interface DeviceRow {
-  id: string
-  hostname: string | null
-  os: string | null
-  os_version: string | null
-  created_at: number
-  last_seen_at: number | null
-}
 
 export function recommendationsStore(sqlite: Database) {
-  // TODO(merge): the device read moves to the devices service once it exists.
-  const device = sqlite.query<DeviceRow, [string, string]>(
-    'SELECT id, hostname, os, os_version, created_at, last_seen_at FROM devices WHERE id = ? AND client_id = ?',
-  )
   const insert = sqlite.query(`INSERT INTO recommendations (${COLUMNS}, dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const byId = sqlite.query<Row, [string]>(`SELECT ${COLUMNS} FROM recommendations WHERE id = ?`)
   const recentDuplicate = sqlite.query<{ id: string }, [string, string | null, string, number]>(
@@ -55,12 +43,8 @@ export function recommendationsStore(sqlite: Database) {
   const count = sqlite.query<{ n: number }, [string, string, number, number]>(
     'SELECT COUNT(*) AS n FROM recommendations WHERE client_id = ? AND device_id = ? AND created_at >= ? AND created_at <= ?',
   )
-  const devicesOf = sqlite.query<{ id: string }, [string]>('SELECT id FROM devices WHERE client_id = ? ORDER BY id')
 
   return {
-    device: (clientId: string, deviceId: string) => device.get(deviceId, clientId),
-    deviceIds: (clientId: string) => devicesOf.all(clientId).map((r) => r.id),
-
     insert(clientId: string, rec: NewRecommendation, now: number): Recommendation {
       const id = newId('rec')
       insert.run(id, clientId, rec.deviceId, rec.recommendation, rec.category, rec.severity, rec.source, rec.evidence ? JSON.stringify(rec.evidence) : null, now, rec.dedupeKey)

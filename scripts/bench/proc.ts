@@ -1,0 +1,55 @@
+/** Process helpers for the bench: free loopback ports, start/stop what we started, RSS. */
+import type { Subprocess } from 'bun'
+import { readFileSync } from 'node:fs'
+
+export function freePort(): number {
+  const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = s.port
+  s.stop(true)
+  return port
+}
+
+/** VmRSS of a process in MB (null once it has exited). */
+export function rssMb(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Math.round(Number(m[1]) / 1024) : null
+  } catch {
+    return null
+  }
+}
+
+/** Polls `url` until it answers (at most `tries` × 100 ms). */
+export async function waitReady(url: string, proc: Subprocess, tries = 150): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (proc.exitCode !== null) throw new Error(`server exited early with code ${proc.exitCode}`)
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) })
+      if (res.ok) return
+    } catch {}
+    await Bun.sleep(100)
+  }
+  throw new Error(`${url} did not answer within ${tries / 10} s`)
+}
+
+/** SIGTERM the process we started, then SIGKILL it if it has not exited within `graceMs`. */
+export async function stop(proc: Subprocess, graceMs = 10_000): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return
+  proc.kill('SIGTERM')
+  const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(graceMs).then(() => false)])
+  if (!exited) {
+    proc.kill('SIGKILL')
+    await proc.exited
+  }
+}
+
+/** Runs a helper script of ours in its own bun process and parses the JSON line it prints. */
+export async function runJson<T>(script: string, arg: unknown, timeoutMs: number): Promise<T> {
+  const proc = Bun.spawn([process.execPath, script, JSON.stringify(arg)], { stdout: 'pipe', stderr: 'inherit' })
+  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
+  const out = await new Response(proc.stdout).text()
+  await proc.exited
+  clearTimeout(timer)
+  if (proc.exitCode !== 0) throw new Error(`${script} failed (exit ${proc.exitCode ?? proc.signalCode})`)
+  return JSON.parse(out.trim().split('\n').pop()!) as T
+}

@@ -1,0 +1,103 @@
+/**
+ * Direct database seeding for the bench: accounts and keys (until the accounts endpoints are
+ * on this branch the operator part is done here), and millions of samples written the way
+ * live ingest lays them out (time-major across devices), then rolled up into the tiers.
+ */
+import type { Database } from 'bun:sqlite'
+import { sha256Hex } from '../../src/lib/crypto'
+import { newId } from '../../src/lib/ids'
+import { generateApiKey, keyPrefixOf } from '../../src/modules/api-keys/api-keys.format'
+import { FIELDS, rawTable, type MetricKind } from '../../src/modules/metrics/metrics.fields'
+import { rollupAll } from '../../src/modules/metrics/metrics.rollup'
+import { toSampleRow } from '../../src/modules/metrics/metrics.rows'
+import { hardwareSample, networkSample } from '../../test/modules/metrics/samples'
+
+export interface SeededTenant {
+  clientId: string
+  userId: string
+  keys: string[]
+  devices: { id: string; seq: number }[]
+}
+
+/** Clients with an owner and `keysPerTenant` default-scope keys; devices too when asked. */
+export function seedAccounts(sqlite: Database, opts: { tenants: number; keysPerTenant: number; maxDevices: number; devicesPerTenant: number; now: number }): SeededTenant[] {
+  const out: SeededTenant[] = []
+  sqlite.transaction(() => {
+    for (let i = 0; i < opts.tenants; i++) {
+      const clientId = newId('cli')
+      const userId = newId('usr')
+      sqlite.run(
+        "INSERT INTO clients (id, name, plan_type, subscription_status, max_devices, max_users, created_at, updated_at) VALUES (?, ?, 'free', 'none', ?, 50, ?, ?)",
+        [clientId, `bench ${i}`, opts.maxDevices, opts.now, opts.now],
+      )
+      sqlite.run('INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        userId, `bench${i}@example.test`, 'x', clientId, i === 0 ? 'admin' : 'user', opts.now, opts.now,
+      ])
+      sqlite.run("INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, 'owner', 'active', ?, ?)", [
+        newId('mem'), clientId, userId, opts.now, opts.now,
+      ])
+      const keys: string[] = []
+      for (let k = 0; k < opts.keysPerTenant; k++) {
+        const key = generateApiKey()
+        sqlite.run(
+          "INSERT INTO api_keys (id, client_id, name, key_prefix, key_hash, scopes, is_active, created_at) VALUES (?, ?, 'bench', ?, ?, '[\"metrics:write\",\"recommendations:write\"]', 1, ?)",
+          [newId('key'), clientId, keyPrefixOf(key), sha256Hex(key), opts.now],
+        )
+        keys.push(key)
+      }
+      const devices: { id: string; seq: number }[] = []
+      for (let d = 0; d < opts.devicesPerTenant; d++) {
+        const id = newId('dev')
+        const seq = sqlite.query<{ seq: number }, []>('INSERT INTO device_seqs DEFAULT VALUES RETURNING seq').get()!.seq
+        sqlite.run(
+          "INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, created_at, updated_at, seq) VALUES (?, ?, ?, ?, 'linux', '6.6', 'arm64', ?, ?, ?)",
+          [id, clientId, `fp-${i}-${d}`, `host-${i}-${d}`, opts.now, opts.now, seq],
+        )
+        devices.push({ id, seq })
+      }
+      out.push({ clientId, userId, keys, devices })
+    }
+  })()
+  return out
+}
+
+/**
+ * `perDevice` samples of each kind per device at 10 s, ending at `end`, in big transactions
+ * with the ingest path's own INSERT; then every rollup tier.
+ */
+export async function seedSamples(sqlite: Database, seqs: number[], perDevice: number, end: number, onProgress?: (done: number) => void) {
+  const STEP = 10_000
+  const stmts = {} as Record<MetricKind, ReturnType<Database['prepare']>>
+  const rests = {} as Record<MetricKind, string | null>
+  for (const kind of ['hardware', 'network'] as const) {
+    const cols = FIELDS[kind].map((f) => f.name)
+    stmts[kind] = sqlite.prepare(
+      `INSERT INTO ${rawTable(kind)} (device_seq, ts, ${cols.join(', ')}, rest) VALUES (${['?', '?', ...cols.map(() => '?'), '?'].join(', ')})`,
+    )
+    rests[kind] = toSampleRow(kind, kind === 'hardware' ? hardwareSample() : networkSample(), 0).rest
+  }
+  const hw0 = toSampleRow('hardware', hardwareSample(), 0).values
+  const net0 = toSampleRow('network', networkSample(), 0).values
+  const start = end - (perDevice - 1) * STEP
+  const PER_TX = 2_000 // time steps per transaction (× devices × 2 rows)
+  for (let s0 = 0; s0 < perDevice; s0 += PER_TX) {
+    sqlite.transaction(() => {
+      for (let s = s0; s < Math.min(perDevice, s0 + PER_TX); s++) {
+        const ts = start + s * STEP
+        for (const seq of seqs) {
+          const hv = hw0.slice()
+          hv[0] = (s * 7 + seq * 13) % 100 // cpu_percent
+          hv[8] = 30 + ((s + seq) % 40) // ram_percent
+          stmts.hardware.run(seq, ts, ...hv, rests.hardware)
+          const nv = net0.slice()
+          nv[2] = 1_000_000 + s * 1500 // bytes_sent_total
+          nv[3] = 5_000_000 + s * 9000 // bytes_recv_total
+          nv[10] = 5 + ((s * 3 + seq) % 30) // latency_avg_ms
+          stmts.network.run(seq, ts, ...nv, rests.network)
+        }
+      }
+    })()
+    onProgress?.(Math.min(perDevice, s0 + PER_TX) * seqs.length * 2)
+  }
+  await rollupAll(sqlite, { now: end + 60_000 })
+}

@@ -1,0 +1,50 @@
+import { Elysia, t } from 'elysia'
+import type { AppContext } from '../../context'
+import { guards } from '../../http/guards'
+import { DeviceParams, DeviceRegister, DeviceResponse } from './devices.model'
+import { deleteDevice, getDevice, listDevices, registerDevice } from './devices.service'
+
+const tags = ['devices']
+
+export function devicesRoutes(ctx: AppContext) {
+  return new Elysia({ prefix: '/v1/clients/me/devices' })
+    .use(guards(ctx))
+    .get('', ({ user }) => listDevices(ctx, user.clientId), {
+      user: true,
+      response: { 200: t.Array(DeviceResponse) },
+      detail: { tags, summary: "List the account's devices with last_seen_at and online status" },
+    })
+    .post(
+      '',
+      ({ key, body, set }) => {
+        const { device } = registerDevice(ctx, key, body)
+        set.status = 201
+        return device
+      },
+      {
+        // metrics:write suffices, so a key with the spec's default scopes runs the whole collector flow
+        key: ['metrics:write', 'devices:write'],
+        body: DeviceRegister,
+        response: { 201: DeviceResponse },
+        detail: { tags, summary: 'Register a device (idempotent per fingerprint)' },
+      },
+    )
+    .get('/:device_id', ({ user, params }) => getDevice(ctx, user.clientId, params.device_id), {
+      user: true,
+      params: DeviceParams,
+      response: { 200: DeviceResponse },
+      detail: { tags, summary: 'One device' },
+    })
+    .delete(
+      '/:device_id',
+      ({ user, params, set }) => {
+        deleteDevice(ctx, user.clientId, params.device_id)
+        set.status = 204
+      },
+      {
+        user: { roles: ['owner', 'admin'] },
+        params: DeviceParams,
+        detail: { tags, summary: 'Delete a device with its metrics and recommendations' },
+      },
+    )
+}

@@ -1,0 +1,56 @@
+/**
+ * The two metric kinds and their hot numeric fields. Hot fields are real columns (raw and
+ * every rollup tier); everything else a collector sends (strings, nested objects, arrays) is
+ * kept as sent in one compact JSON column. This list is the single source for the tables,
+ * the ingest row builder, the rollup SQL and the summary.
+ */
+export type MetricKind = 'hardware' | 'network'
+
+export interface NumericField {
+  name: string
+  integer: boolean
+}
+
+const num = (name: string): NumericField => ({ name, integer: false })
+const int = (name: string): NumericField => ({ name, integer: true })
+
+export const HARDWARE_FIELDS: NumericField[] = [
+  num('cpu_percent'), int('cpu_count_logical'), int('cpu_count_physical'), num('cpu_freq_current'), num('cpu_freq_max'),
+  num('ram_total_gb'), num('ram_used_gb'), num('ram_available_gb'), num('ram_percent'),
+  num('swap_total_gb'), num('swap_used_gb'), num('swap_percent'), num('cpu_temp_c'), num('gpu_load'),
+  // derived at ingest from disk_partitions: the fullest partition, for disk-fill trends
+  num('disk_used_percent'),
+]
+
+export const NETWORK_FIELDS: NumericField[] = [
+  num('upload_mbps'), num('download_mbps'), int('bytes_sent_total'), int('bytes_recv_total'),
+  int('packets_sent'), int('packets_recv'), int('errin'), int('errout'), int('dropin'), int('dropout'),
+  num('latency_avg_ms'), num('latency_min_ms'), num('latency_max_ms'), num('packet_loss_percent'), num('dns_resolve_ms'),
+]
+
+/** Monotonic counters whose growth over a window the summary reports (resets handled). */
+export const COUNTER_FIELDS: Record<MetricKind, string[]> = {
+  hardware: [],
+  network: ['bytes_sent_total', 'bytes_recv_total'],
+}
+
+export const FIELDS: Record<MetricKind, NumericField[]> = { hardware: HARDWARE_FIELDS, network: NETWORK_FIELDS }
+
+/** Fields computed by the server, not sent by collectors. */
+export const DERIVED_FIELDS = new Set(['disk_used_percent'])
+
+export interface Tier {
+  name: '1m' | '10m' | '1h' | '1d'
+  ms: number
+}
+
+/** Rollup tiers, finest first; each is computed from the one before it (the first from raw). */
+export const TIERS: Tier[] = [
+  { name: '1m', ms: 60_000 },
+  { name: '10m', ms: 600_000 },
+  { name: '1h', ms: 3_600_000 },
+  { name: '1d', ms: 86_400_000 },
+]
+
+export const rawTable = (kind: MetricKind) => (kind === 'hardware' ? 'metric_hw' : 'metric_net')
+export const tierTable = (kind: MetricKind, tier: Tier['name']) => `${rawTable(kind)}_${tier}`

@@ -1,0 +1,87 @@
+import type { Config } from '../../config'
+import type { DbHandle } from '../../db/connection'
+import type { Job } from '../../jobs/scheduler'
+import type { Clock } from '../../lib/clock'
+import type { Logger } from '../../lib/logger'
+import { TIERS, type MetricKind } from './metrics.fields'
+import { levelTable, levelTimeColumn, rollupAll } from './metrics.rollup'
+import { metricWriter } from './metrics.writer'
+
+export interface MetricsJobDeps {
+  db: DbHandle
+  clock: Clock
+  config: Pick<Config, 'metricsRetention'>
+  logger?: Logger
+}
+
+/** Rows deleted per statement: small enough that the write lock is held for milliseconds. */
+export const PRUNE_BATCH = 5_000
+/** A bound on one run, so a misconfiguration cannot spin forever; the next run continues. */
+const MAX_BATCHES_PER_TABLE = 2_000
+
+const yieldToRequests = () => new Promise<void>((r) => setImmediate(r))
+
+export async function runRollup(deps: MetricsJobDeps): Promise<void> {
+  const now = deps.clock.now()
+  const w = metricWriter(deps.db.sqlite, () => deps.clock.now())
+  await rollupAll(deps.db.sqlite, {
+    now,
+    lateFrom: { hardware: w.takeOldestWritten('hardware'), network: w.takeOldestWritten('network') },
+    rawRetentionMs: deps.config.metricsRetention.raw * 1000,
+    pause: yieldToRequests,
+  })
+}
+
+function retentionMs(config: MetricsJobDeps['config'], level: number): number {
+  const r = config.metricsRetention
+  return [r.raw, r.m1, r.m10, r.h1, r.d1][level]! * 1000
+}
+
+/**
+ * Deletes what each level keeps no longer, in bounded batches with a pause between them (no
+ * long write lock), then lets SQLite refresh its statistics and return the freed pages to the
+ * file system (auto_vacuum=INCREMENTAL), so the file shrinks.
+ */
+export async function runRetention(deps: MetricsJobDeps): Promise<number> {
+  const now = deps.clock.now()
+  let total = 0
+  for (const kind of ['hardware', 'network'] as MetricKind[]) {
+    for (let level = 0; level <= TIERS.length; level++) {
+      const table = levelTable(kind, level)
+      const col = levelTimeColumn(level)
+      const del = deps.db.sqlite.prepare(
+        `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE device_seq IN (SELECT seq FROM devices WHERE seq IS NOT NULL) AND ${col} < ? LIMIT ${PRUNE_BATCH})`,
+      )
+      const cutoff = now - retentionMs(deps.config, level)
+      for (let i = 0; i < MAX_BATCHES_PER_TABLE; i++) {
+        const n = del.run(cutoff).changes
+        total += n
+        if (n < PRUNE_BATCH) break
+        await yieldToRequests()
+      }
+    }
+  }
+  deps.db.sqlite.run('PRAGMA optimize')
+  if (total > 0) deps.db.sqlite.run('PRAGMA incremental_vacuum')
+  deps.logger?.debug('metrics pruned', { rows: total })
+  return total
+}
+
+/**
+ * WAL checkpoints off the request path: SQLite's automatic checkpoint runs inside whichever
+ * COMMIT crosses 1000 pages, i.e. inside an ingest group, with an fsync. Instead it is turned
+ * off and this job checkpoints PASSIVE (never waits for readers or writers) every few seconds,
+ * so pages rewritten many times in between are copied once.
+ */
+export function runCheckpoint(deps: Pick<MetricsJobDeps, 'db'>): void {
+  deps.db.sqlite.run('PRAGMA wal_checkpoint(PASSIVE)')
+}
+
+/** The metric jobs, for ctx.jobs. Rollups every minute (just after the grace period), pruning hourly. */
+export function metricsJobs(deps: MetricsJobDeps): Job[] {
+  return [
+    { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(deps) },
+    { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(deps).then(() => undefined) },
+    { name: 'metrics.checkpoint', cron: '*/5 * * * * *', run: () => runCheckpoint(deps) },
+  ]
+}

@@ -1,0 +1,101 @@
+import { t, type Static, type TSchema } from 'elysia'
+
+/** null first: a wrong type is then reported against the real type ("Expected number"), not null */
+const nullable = <T extends TSchema>(s: T) => t.Optional(t.Union([t.Null(), s]))
+const num = () => nullable(t.Number())
+const int = () => nullable(t.Integer())
+const str = () => nullable(t.String())
+/** nested parts are free-form: kept exactly as sent */
+const obj = () => nullable(t.Object({}, { additionalProperties: true }))
+const objs = () => nullable(t.Array(t.Object({}, { additionalProperties: true })))
+
+const hardwareFields = {
+  cpu_percent: num(),
+  cpu_per_core: nullable(t.Array(t.Number())),
+  cpu_count_logical: int(),
+  cpu_count_physical: int(),
+  cpu_freq_current: num(),
+  cpu_freq_max: num(),
+  cpu_brand: str(),
+  ram_total_gb: num(),
+  ram_used_gb: num(),
+  ram_available_gb: num(),
+  ram_percent: num(),
+  swap_total_gb: num(),
+  swap_used_gb: num(),
+  swap_percent: num(),
+  gpus: objs(),
+  disk_partitions: objs(),
+  disk_io: obj(),
+  temperatures: obj(),
+  fans: obj(),
+  cpu_temp_c: num(),
+  gpu_name: str(),
+  gpu_load: num(),
+}
+
+const networkFields = {
+  upload_mbps: num(),
+  download_mbps: num(),
+  bytes_sent_total: int(),
+  bytes_recv_total: int(),
+  packets_sent: int(),
+  packets_recv: int(),
+  errin: int(),
+  errout: int(),
+  dropin: int(),
+  dropout: int(),
+  latency_avg_ms: num(),
+  latency_min_ms: num(),
+  latency_max_ms: num(),
+  packet_loss_percent: num(),
+  dns_resolve_ms: num(),
+  wifi: obj(),
+  connections: objs(),
+  interfaces: objs(),
+}
+
+/** Beyond the spec's fields: which device (else resolved from key/header) and when (buffered samples). */
+const envelope = {
+  device_id: str(),
+  recorded_at: nullable(t.String({ format: 'date-time' })),
+}
+
+export const HardwareMetricIn = t.Object({ ...hardwareFields, ...envelope })
+export const NetworkMetricIn = t.Object({ ...networkFields, ...envelope })
+export const BatchMetricIn = t.Object({
+  hardware: nullable(t.Object({ ...hardwareFields, recorded_at: envelope.recorded_at })),
+  network: nullable(t.Object({ ...networkFields, recorded_at: envelope.recorded_at })),
+  ...envelope,
+})
+
+export const MetricCreated = t.Object({ id: t.Integer(), device_id: t.String(), recorded_at: t.String({ format: 'date-time' }) })
+export const BatchCreated = t.Object({
+  device_id: t.String(),
+  hardware: t.Nullable(t.Object({ id: t.Integer(), recorded_at: t.String({ format: 'date-time' }) })),
+  network: t.Nullable(t.Object({ id: t.Integer(), recorded_at: t.String({ format: 'date-time' }) })),
+})
+
+const recordHead = { id: t.Integer(), device_id: t.String(), recorded_at: t.String({ format: 'date-time' }) }
+export const HardwareRecord = t.Object({ ...recordHead, ...hardwareFields, disk_used_percent: num() })
+export const NetworkRecord = t.Object({ ...recordHead, ...networkFields })
+
+const page = <T extends ReturnType<typeof t.Object>>(item: T) =>
+  t.Object({ items: t.Array(item), limit: t.Integer(), offset: t.Integer(), total: t.Integer() })
+export const HardwarePage = page(HardwareRecord)
+export const NetworkPage = page(NetworkRecord)
+
+export const HistoryQuery = t.Object({
+  limit: t.Integer({ minimum: 1, maximum: 1000, default: 120 }),
+  offset: t.Integer({ minimum: 0, default: 0 }),
+  start_date: t.Optional(t.Nullable(t.String({ format: 'date-time' }))),
+  end_date: t.Optional(t.Nullable(t.String({ format: 'date-time' }))),
+})
+export const SummaryQuery = t.Object({ hours: t.Integer({ minimum: 1, maximum: 168, default: 24 }) })
+export const DeviceParams = t.Object({ device_id: t.String() })
+
+export type HardwareMetricIn = Static<typeof HardwareMetricIn>
+export type NetworkMetricIn = Static<typeof NetworkMetricIn>
+export type BatchMetricIn = Static<typeof BatchMetricIn>
+export type HardwareRecord = Static<typeof HardwareRecord>
+export type NetworkRecord = Static<typeof NetworkRecord>

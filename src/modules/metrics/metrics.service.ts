@@ -1,0 +1,173 @@
+import type { DbHandle } from '../../db/connection'
+import { AppError } from '../../http/errors'
+import type { Clock } from '../../lib/clock'
+import { toIso } from '../../lib/clock'
+import { deviceRef, resolveDevice, type DeviceCaller } from '../devices/devices.service'
+import { FIELDS, type MetricKind } from './metrics.fields'
+import type { BatchMetricIn, HardwareRecord, NetworkRecord } from './metrics.model'
+
+type RecordOf<K extends MetricKind> = K extends 'hardware' ? HardwareRecord : NetworkRecord
+import { recordJson, recordedAt, toRecord, toSampleRow, type SampleRow } from './metrics.rows'
+import { metricStore } from './metrics.store'
+import { levelForHours, levelName, summarizeKind } from './metrics.summary'
+import type { MetricsSummary } from './metrics.summary.model'
+import { metricWriter } from './metrics.writer'
+
+export interface MetricsDeps {
+  db: DbHandle
+  clock: Clock
+}
+
+const writer = (deps: MetricsDeps) => metricWriter(deps.db.sqlite, () => deps.clock.now())
+
+/** Stores one hardware or network sample; resolves after COMMIT. */
+export async function ingestOne(deps: MetricsDeps, key: DeviceCaller, kind: MetricKind, body: Record<string, unknown>, headerDevice: string | null) {
+  const device = resolveDevice(deps, key, headerDevice ?? (body.device_id as string | null | undefined))
+  const row = toSampleRow(kind, body, recordedAt(body.recorded_at as string | null | undefined, deps.clock.now()))
+  const [id] = await writer(deps).submit({ deviceSeq: device.seq, samples: [row] })
+  return { id: id!, device_id: device.id, recorded_at: toIso(row.ts) }
+}
+
+/** Stores the hardware and network parts of one request atomically: both or neither. */
+export async function ingestBatch(deps: MetricsDeps, key: DeviceCaller, body: BatchMetricIn, headerDevice: string | null) {
+  const device = resolveDevice(deps, key, headerDevice ?? body.device_id)
+  const now = deps.clock.now()
+  const samples: SampleRow[] = []
+  if (body.hardware) samples.push(toSampleRow('hardware', body.hardware, recordedAt(body.hardware.recorded_at ?? body.recorded_at, now)))
+  if (body.network) samples.push(toSampleRow('network', body.network, recordedAt(body.network.recorded_at ?? body.recorded_at, now)))
+  const ids = samples.length ? await writer(deps).submit({ deviceSeq: device.seq, samples }) : []
+  const part = (kind: MetricKind) => {
+    const i = samples.findIndex((s) => s.kind === kind)
+    return i === -1 ? null : { id: ids[i]!, recorded_at: toIso(samples[i]!.ts) }
+  }
+  return { device_id: device.id, hardware: part('hardware'), network: part('network') }
+}
+
+function dateParam(raw: string | null | undefined, param: string, def: number): number {
+  if (!raw) return def
+  const t = Date.parse(raw)
+  if (Number.isNaN(t)) throw new AppError('invalid_parameter', `${param} is not a valid ISO 8601 date-time`, param)
+  return t
+}
+
+export interface HistoryQuery {
+  limit: number
+  offset: number
+  start_date?: string | null
+  end_date?: string | null
+}
+
+const HOUR = 3_600_000
+
+/**
+ * How many raw samples of a device lie in [from, to]. Wide ranges take whole hours from the
+ * hourly tier's sample counts and count raw rows only at the two ragged ends, so the cost does
+ * not grow with the range. The tier covers only what raw still holds (the range starts at the
+ * oldest raw sample), so both count the same rows.
+ */
+function countSamples(deps: MetricsDeps, kind: MetricKind, seq: number, from: number, to: number): number {
+  const store = metricStore(deps.db.sqlite)
+  const ks = store[kind]
+  const oldest = ks.oldestTs.get(seq)?.ts
+  if (oldest === undefined) return 0
+  const a = Math.max(from, oldest)
+  if (a > to) return 0
+  const s = Math.ceil(a / HOUR) * HOUR
+  const e = Math.min(Math.floor((to + 1) / HOUR) * HOUR, store.doneUntil(kind)[2]!)
+  if (e - s < 2 * HOUR) return ks.count.get(seq, a, to)!.n
+  return ks.count.get(seq, a, s - 1)!.n + (ks.hourlyCount.get(seq, s, e)?.n ?? 0) + ks.count.get(seq, e, to)!.n
+}
+
+/** Stored samples, newest first, within raw retention. */
+export function history<K extends MetricKind>(deps: MetricsDeps, clientId: string, kind: K, deviceId: string, q: HistoryQuery) {
+  const { page, device, from, to } = historyRows(deps, clientId, kind, deviceId, q)
+  return {
+    items: page.map((r) => toRecord(kind, r, device.id) as RecordOf<K>),
+    limit: q.limit,
+    offset: q.offset,
+    total: countSamples(deps, kind, device.seq, from, to),
+  }
+}
+
+/**
+ * The same page as `history`, serialised straight from the stored JSON: the nested parts are
+ * spliced in as stored, never parsed and re-encoded (the largest cost of a history read).
+ */
+export function historyJson(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery): string {
+  const { page, device, from, to } = historyRows(deps, clientId, kind, deviceId, q)
+  const items = page.map((r) => recordJson(kind, r, device.id))
+  return `{"items":[${items.join(',')}],"limit":${q.limit},"offset":${q.offset},"total":${countSamples(deps, kind, device.seq, from, to)}}`
+}
+
+function historyRows(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery) {
+  const device = deviceRef(deps, clientId, deviceId)
+  const from = dateParam(q.start_date, 'start_date', 0)
+  const to = dateParam(q.end_date, 'end_date', Number.MAX_SAFE_INTEGER)
+  const page = metricStore(deps.db.sqlite)[kind].page.all(device.seq, from, to, q.limit, q.offset)
+  return { page, device, from, to }
+}
+
+export function latest<K extends MetricKind>(deps: MetricsDeps, clientId: string, kind: K, deviceId: string): RecordOf<K> {
+  const device = deviceRef(deps, clientId, deviceId)
+  const row = metricStore(deps.db.sqlite)[kind].latest.get(device.seq)
+  if (!row) throw new AppError('no_metrics', `This device has not sent ${kind} metrics yet`)
+  return toRecord(kind, row, device.id) as RecordOf<K>
+}
+
+/**
+ * Avg/min/max/p95/last per numeric field over the last `hours`, for hardware and network.
+ * Up to 1 h from raw samples (exact p95); longer windows from a rollup tier (1m up to 6 h,
+ * 10m up to 48 h, else 1h) plus raw samples for the edges, where p95 is the p95 of the tier's
+ * per-bucket averages (it smooths spikes shorter than a bucket; max still catches them).
+ */
+export function summarizeDevice(deps: MetricsDeps, clientId: string, deviceId: string, hours: number): MetricsSummary {
+  const device = deviceRef(deps, clientId, deviceId)
+  const store = metricStore(deps.db.sqlite)
+  const to = deps.clock.now()
+  const from = to - hours * 3_600_000
+  const level = levelForHours(hours)
+  // the window includes a sample taken at exactly `to`
+  const hw = summarizeKind(store, 'hardware', device.seq, from, to + 1, level)
+  const net = summarizeKind(store, 'network', device.seq, from, to + 1, level)
+  return {
+    device_id: device.id,
+    hours,
+    from: toIso(from),
+    to: toIso(to),
+    resolution: levelName(level),
+    hardware: { samples: hw.samples, first_at: hw.first_at, last_at: hw.last_at, fields: hw.fields },
+    network: {
+      samples: net.samples,
+      first_at: net.first_at,
+      last_at: net.last_at,
+      fields: net.fields,
+      bytes_sent_delta: net.counters.bytes_sent_total ?? null,
+      bytes_recv_delta: net.counters.bytes_recv_total ?? null,
+    },
+  }
+}
+
+/** Hourly averages of one numeric field (e.g. disk_used_percent for a disk-fill trend), oldest first. */
+export function fieldSeries(deps: MetricsDeps, clientId: string, deviceId: string, field: string, hours: number): { t: number; avg: number }[] {
+  const device = deviceRef(deps, clientId, deviceId)
+  const kind: MetricKind | undefined = FIELDS.hardware.some((f) => f.name === field)
+    ? 'hardware'
+    : FIELDS.network.some((f) => f.name === field)
+      ? 'network'
+      : undefined
+  if (!kind) throw new AppError('invalid_parameter', `Unknown metric field ${field}`, 'field')
+  const to = deps.clock.now()
+  const rows = metricStore(deps.db.sqlite)[kind].hourly.get(field)!.all(device.seq, to - hours * 3_600_000, to + 1)
+  return rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
+}
+
+/** For the operator's admin view (wired into ctx.statProviders at merge). */
+export function metricsStats(deps: MetricsDeps) {
+  const s = metricStore(deps.db.sqlite)
+  const hourAgo = deps.clock.now() - 3_600_000
+  return {
+    metric_rows_hardware: s.hardware.rowEstimate.get()?.n ?? 0,
+    metric_rows_network: s.network.rowEstimate.get()?.n ?? 0,
+    ingest_last_hour: (s.hardware.recentCount.get(hourAgo)?.n ?? 0) + (s.network.recentCount.get(hourAgo)?.n ?? 0),
+  }
+}

@@ -1,0 +1,167 @@
+import { toIso } from '../../lib/clock'
+import { COUNTER_FIELDS, FIELDS, TIERS, type MetricKind } from './metrics.fields'
+import type { FieldStats } from './metrics.summary.model'
+import type { MetricStore } from './metrics.store'
+
+/** The level a window of N hours is answered from: ~60–360 rows whatever the window. */
+export function levelForHours(hours: number): number {
+  if (hours <= 1) return 0 // raw, ≤ 360 samples at 10 s
+  if (hours <= 6) return 1 // 1m
+  if (hours <= 48) return 2 // 10m
+  return 3 // 1h
+}
+
+export const levelName = (level: number) => (level === 0 ? 'raw' : TIERS[level - 1]!.name)
+
+interface Acc {
+  sum: number
+  n: number
+  min: number
+  max: number
+  /** raw values, or per-bucket averages when a tier answered: the p95 is taken over these */
+  vals: number[]
+  last: number | null
+}
+
+interface CounterAcc {
+  delta: number
+  prev: number | null
+  seen: boolean
+}
+
+export interface SectionResult {
+  samples: number
+  first_at: string | null
+  last_at: string | null
+  fields: Record<string, FieldStats>
+  counters: Record<string, number | null>
+}
+
+/** Growth from one reading to the next; a drop means the counter restarted from zero. */
+const step = (prev: number, next: number) => (next >= prev ? next - prev : next)
+
+/**
+ * Summarises one kind over [from, to): the chosen tier for the whole buckets inside the window,
+ * finer levels (down to raw samples) for the ragged edges and for what the tier has not rolled
+ * up yet. Everything arrives oldest first, so "last" and counter growth are read in order.
+ */
+export function summarizeKind(store: MetricStore, kind: MetricKind, seq: number, from: number, to: number, level: number): SectionResult {
+  const ks = store[kind]
+  const fields = FIELDS[kind]
+  const counters = COUNTER_FIELDS[kind]
+  const counterIdx = counters.map((c) => fields.findIndex((f) => f.name === c))
+  const acc: Acc[] = fields.map(() => ({ sum: 0, n: 0, min: Infinity, max: -Infinity, vals: [], last: null }))
+  const cacc: CounterAcc[] = counters.map(() => ({ delta: 0, prev: null, seen: false }))
+  const done = level > 0 ? store.doneUntil(kind) : []
+  let samples = 0
+  let firstBucket: number | null = null
+  let lastBucketEnd: number | null = null
+  let firstWidth = 0
+  let lastWidth = 0
+
+  const counterReading = (j: number, first: number | null, delta: number | null, last: number | null) => {
+    const c = cacc[j]!
+    if (first === null || last === null) return
+    if (c.prev !== null) c.delta += step(c.prev, first)
+    c.delta += delta ?? 0
+    c.prev = last
+    c.seen = true
+  }
+
+  const fromRaw = (a: number, b: number) => {
+    if (a >= b) return
+    const rows = ks.rawValues.values(seq, a, b) as (number | null)[][]
+    samples += rows.length
+    for (const row of rows) {
+      for (let i = 0; i < fields.length; i++) {
+        const v = row[i + 1]
+        if (v === null || v === undefined) continue
+        const x = acc[i]!
+        x.sum += v
+        x.n++
+        if (v < x.min) x.min = v
+        if (v > x.max) x.max = v
+        x.vals.push(v)
+        x.last = v
+      }
+      for (let j = 0; j < counters.length; j++) {
+        const v = row[counterIdx[j]! + 1] ?? null
+        counterReading(j, v, 0, v)
+      }
+    }
+  }
+
+  const fromTier = (lv: number, a: number, b: number) => {
+    const rows = ks.tierValues[lv - 1]!.values(seq, a, b) as (number | null)[][]
+    const width = TIERS[lv - 1]!.ms
+    for (const row of rows) {
+      if (firstBucket === null) {
+        firstBucket = row[0]!
+        firstWidth = width
+      }
+      lastBucketEnd = row[0]! + width
+      lastWidth = width
+      samples += row[1]!
+      for (let i = 0; i < fields.length; i++) {
+        const o = 2 + i * 4
+        const avg = row[o]
+        const n = row[o + 3] ?? 0
+        if (avg === null || avg === undefined || !n) continue
+        const x = acc[i]!
+        x.sum += avg * n
+        x.n += n
+        if (row[o + 1]! < x.min) x.min = row[o + 1]!
+        if (row[o + 2]! > x.max) x.max = row[o + 2]!
+        x.vals.push(avg)
+        x.last = avg
+      }
+      const co = 2 + fields.length * 4
+      for (let j = 0; j < counters.length; j++) {
+        counterReading(j, row[co + j * 3 + 1] ?? null, row[co + j * 3] ?? null, row[co + j * 3 + 2] ?? null)
+      }
+    }
+  }
+
+  const collect = (lv: number, a: number, b: number) => {
+    if (a >= b) return
+    if (lv === 0) return fromRaw(a, b)
+    const w = TIERS[lv - 1]!.ms
+    const s = Math.ceil(a / w) * w
+    const e = Math.min(Math.floor(b / w) * w, done[lv - 1]!)
+    if (s >= e) return collect(lv - 1, a, b)
+    collect(lv - 1, a, s)
+    fromTier(lv, s, e)
+    collect(lv - 1, e, b)
+  }
+
+  collect(level, from, to)
+
+  const out: Record<string, FieldStats> = {}
+  fields.forEach((f, i) => {
+    const x = acc[i]!
+    if (!x.n) return
+    x.vals.sort((p, q) => p - q)
+    out[f.name] = {
+      avg: x.sum / x.n,
+      min: x.min,
+      max: x.max,
+      p95: x.vals[Math.max(0, Math.ceil(0.95 * x.vals.length) - 1)]!,
+      last: x.last,
+    }
+  })
+  // exact first/last sample times when raw samples are still kept, else the tier bucket bounds
+  // (a tier bucket wholly older than the oldest raw sample means raw was pruned there)
+  const rawFirst = ks.firstTs.get(seq, from, to)?.ts ?? null
+  const rawLast = ks.lastTs.get(seq, from, to)?.ts ?? null
+  const first = firstBucket !== null && (rawFirst === null || firstBucket + firstWidth <= rawFirst) ? firstBucket : rawFirst
+  const last = lastBucketEnd !== null && (rawLast === null || lastBucketEnd - lastWidth > rawLast) ? lastBucketEnd : rawLast
+  const counterOut: Record<string, number | null> = {}
+  counters.forEach((c, j) => (counterOut[c] = cacc[j]!.seen ? cacc[j]!.delta : null))
+  return {
+    samples,
+    first_at: samples && first !== null ? toIso(first) : null,
+    last_at: samples && last !== null ? toIso(last) : null,
+    fields: out,
+    counters: counterOut,
+  }
+}
