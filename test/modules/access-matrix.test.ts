@@ -1,7 +1,10 @@
-import { describe, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { expectAccessMatrix, type MatrixRoute } from '../helpers/access-matrix'
 
-/** Every JWT and key route of the accounts domains (users, api-keys, clients, admin, versions). */
+const MANAGERS: ('owner' | 'admin')[] = ['owner', 'admin']
+const HW = { cpu_percent: 10 }
+
+/** Every JWT and key route of the service. */
 const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/auth/me', kind: 'jwt' },
   { method: 'GET', path: '/v1/auth/memberships', kind: 'jwt' },
@@ -20,8 +23,63 @@ const ROUTES: MatrixRoute[] = [
   { method: 'PATCH', path: '/v1/admin/clients/cli_x', kind: 'jwt', body: { max_devices: 5 }, operator: true },
   { method: 'POST', path: '/v1/versions', kind: 'jwt', body: { platform: 'linux', version: '1.0.0' }, operator: true },
   { method: 'GET', path: '/v1/versions/linux', kind: 'key', scopes: ['versions:read', 'metrics:write'] },
+  // devices
+  { method: 'GET', path: '/v1/clients/me/devices', kind: 'jwt' },
+  { method: 'POST', path: '/v1/clients/me/devices', kind: 'key', scopes: ['metrics:write', 'devices:write'], body: { hostname: 'h', os: 'linux', os_version: '6', arch: 'x64', fingerprint: 'f' } },
+  { method: 'GET', path: '/v1/clients/me/devices/dev_x', kind: 'jwt' },
+  { method: 'DELETE', path: '/v1/clients/me/devices/dev_x', kind: 'jwt', roles: MANAGERS },
+  // metrics
+  { method: 'POST', path: '/v1/metrics/hardware', kind: 'key', scopes: ['metrics:write'], body: HW },
+  { method: 'POST', path: '/v1/metrics/network', kind: 'key', scopes: ['metrics:write'], body: { upload_mbps: 1 } },
+  { method: 'POST', path: '/v1/metrics/batch', kind: 'key', scopes: ['metrics:write'], body: { hardware: HW } },
+  { method: 'GET', path: '/v1/metrics/hardware/dev_x', kind: 'jwt' },
+  { method: 'GET', path: '/v1/metrics/network/dev_x', kind: 'jwt' },
+  { method: 'GET', path: '/v1/metrics/hardware/dev_x/latest', kind: 'jwt' },
+  { method: 'GET', path: '/v1/metrics/network/dev_x/latest', kind: 'jwt' },
+  { method: 'GET', path: '/v1/metrics/summary/dev_x', kind: 'jwt' },
+  // recommendations
+  { method: 'POST', path: '/v1/recommendations', kind: 'key', scopes: ['recommendations:write'], body: { recommendation: 'r' } },
+  { method: 'GET', path: '/v1/recommendations/dev_x', kind: 'jwt' },
+  { method: 'GET', path: '/v1/recommendations/dev_x/latest', kind: 'jwt' },
+  // billing
+  { method: 'GET', path: '/v1/clients/me/billing', kind: 'jwt' },
+  { method: 'GET', path: '/v1/clients/me/payments', kind: 'jwt' },
+  { method: 'POST', path: '/v1/billing/checkout', kind: 'jwt', body: {}, roles: MANAGERS },
+  { method: 'POST', path: '/v1/billing/portal', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/billing/subscription', kind: 'jwt' },
+  { method: 'POST', path: '/v1/billing/sync', kind: 'jwt', roles: MANAGERS },
+  // ai
+  { method: 'GET', path: '/v1/ai/config', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/ai/config', kind: 'jwt', body: { enabled: true }, roles: MANAGERS },
+  { method: 'PATCH', path: '/v1/ai/prompt', kind: 'jwt', body: { prompt: null }, roles: MANAGERS },
+  { method: 'GET', path: '/v1/ai/usage', kind: 'jwt' },
+  { method: 'POST', path: '/v1/ai/test', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/ai/generate/dev_x', kind: 'jwt', roles: MANAGERS },
 ]
 
-describe('access matrix: accounts routes', () => {
+describe('access matrix: every JWT and key route', () => {
   for (const route of ROUTES) test(`${route.method} ${route.path}`, () => expectAccessMatrix(route))
+})
+
+/** Routes that take no credential, on purpose. */
+const PUBLIC = new Set([
+  'POST /v1/auth/register',
+  'POST /v1/auth/login',
+  'POST /v1/auth/refresh',
+  'POST /v1/auth/logout',
+  'GET /v1/billing/plans',
+  'POST /v1/billing/webhook',
+  'GET /v1/ai/providers',
+])
+
+test('the matrix covers every /v1 route that is not public', async () => {
+  const { testApp } = await import('../helpers/app')
+  const t = testApp()
+  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli)_x\b/, '/:param').replace(/\/linux$/, '/:param')
+  const covered = new Set(ROUTES.map((r) => `${r.method} ${pattern(r.path)}`))
+  const missing = t.app.routes
+    .filter((r) => r.path.startsWith('/v1/'))
+    .map((r) => `${r.method} ${r.path.replace(/:\w+/g, ':param')}`)
+    .filter((r) => !PUBLIC.has(r) && !covered.has(r))
+  expect(missing).toEqual([])
 })
