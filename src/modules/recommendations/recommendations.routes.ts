@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
-import { deviceIdsOf, findDevice } from '../devices/devices.service'
+import { deviceIdsOf, findDevice, resolveDevice } from '../devices/devices.service'
 import { guards } from '../../http/guards'
 import { createFromCollector, latestForDevice, listForDevice, type RecommendationsDeps } from './recommendations.service'
 import { recommendationsStore } from './recommendations.store'
@@ -8,7 +8,11 @@ import { DeviceParams, LatestQuery, ListQuery, Recommendation, RecommendationIn,
 
 export const recommendationsDeps = (ctx: AppContext): RecommendationsDeps => ({
   store: recommendationsStore(ctx.db.sqlite),
-  devices: { find: (clientId, deviceId) => findDevice(ctx, clientId, deviceId), ids: (clientId) => deviceIdsOf(ctx, clientId) },
+  devices: {
+    find: (clientId, deviceId) => findDevice(ctx, clientId, deviceId),
+    ids: (clientId) => deviceIdsOf(ctx, clientId),
+    resolve: (key, named) => resolveDevice(ctx, key, named).id,
+  },
   clock: ctx.clock,
 })
 
@@ -19,15 +23,15 @@ export function recommendationsRoutes(ctx: AppContext) {
     .use(guards(ctx))
     .post(
       '',
-      ({ key, body, set }) => {
+      ({ key, body, headers, set }) => {
         set.status = 201
-        return createFromCollector(deps, key, body)
+        return createFromCollector(deps, key, body, headers['x-device-id'] || null)
       },
       {
         key: 'recommendations:write',
         body: RecommendationIn,
         response: { 201: Recommendation },
-        detail: { tags, summary: "Submit a collector's recommendation (device from body, else the key's device, else client-wide)" },
+        detail: { tags, summary: "Submit a collector's recommendation (device: the key's bound device, else device_id or x-device-id, else the client's only device)" },
       },
     )
     .get('/:device_id', ({ user, params, query }) => listForDevice(deps, user.clientId, params.device_id, query), {

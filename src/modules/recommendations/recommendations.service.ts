@@ -9,6 +9,8 @@ import type { DeviceRow } from '../devices/devices.store'
 export interface DeviceLookup {
   find(clientId: string, deviceId: string): DeviceRow | null
   ids(clientId: string): string[]
+  /** the device a collector speaks for: as for metrics (bound key, named, the only one) */
+  resolve(key: KeyPrincipal, named: string | null): string
 }
 
 export interface RecommendationsDeps {
@@ -21,15 +23,12 @@ export interface RecommendationsDeps {
 export const DEDUPE_WINDOW_MS = 24 * 3600_000
 
 /**
- * A collector's recommendation. The device is the body's device_id, else the key's bound device,
- * else none (client-wide). A key bound to one device cannot speak for another.
+ * A collector's recommendation, for the device a metric would go to: the key's bound device,
+ * else the one named (body device_id or x-device-id), else the client's only device; else 422
+ * device_required, so that every recommendation can be read back by device.
  */
-export function createFromCollector(deps: RecommendationsDeps, key: KeyPrincipal, body: RecommendationIn) {
-  const deviceId = body.device_id ?? key.deviceId ?? null
-  if (key.deviceId && deviceId !== key.deviceId) {
-    throw new AppError('device_mismatch', 'This API key is bound to another device', 'device_id')
-  }
-  if (deviceId && !deps.devices.find(key.clientId, deviceId)) throw notFound('Device')
+export function createFromCollector(deps: RecommendationsDeps, key: KeyPrincipal, body: RecommendationIn, headerDevice: string | null = null) {
+  const deviceId = deps.devices.resolve(key, body.device_id ?? headerDevice)
   return deps.store.insert(
     key.clientId,
     {

@@ -22,15 +22,21 @@ describe('POST /v1/recommendations', () => {
     expect(res.body.created_at).toBe('2026-01-01T00:00:00.000Z')
   })
 
-  test("defaults the category, and the device to the key's bound device, else client-wide", async () => {
+  test("defaults the category, and the device to the key's bound device, else the only one, else 422", async () => {
     const { t, a, devA } = await setup()
     const bound = createKey(t, a.clientId, { scopes: ['recommendations:write'], deviceId: devA })
     const res = await t.request('POST', '/v1/recommendations', { headers: bound.headers, body: { recommendation: 'x' } })
     expect(res.status).toBe(201)
     expect(res.body).toMatchObject({ device_id: devA, category: 'general' })
-    const wide = await t.request('POST', '/v1/recommendations', { headers: a.keyHeaders, body: { recommendation: 'y' } })
-    expect(wide.status).toBe(201)
-    expect(wide.body.device_id).toBeNull()
+    const only = await t.request('POST', '/v1/recommendations', { headers: a.keyHeaders, body: { recommendation: 'y' } })
+    expect(only.status).toBe(201)
+    expect(only.body.device_id).toBe(devA)
+    const second = insertDevice(t, a.clientId)
+    const ambiguous = await t.request('POST', '/v1/recommendations', { headers: a.keyHeaders, body: { recommendation: 'z' } })
+    expect(ambiguous.status).toBe(422)
+    expect(ambiguous.body.error.code).toBe('device_required')
+    const named = await t.request('POST', '/v1/recommendations', { headers: { ...a.keyHeaders, 'x-device-id': second }, body: { recommendation: 'z' } })
+    expect(named.body.device_id).toBe(second)
   })
 
   test('a key bound to one device cannot post for another: 403 device_mismatch', async () => {
