@@ -32,6 +32,8 @@ export function metricsRoutes(ctx: AppContext) {
   ctx.jobs.push(...metricsJobs(ctx))
   // checkpoints run from the metrics.checkpoint job instead of inside a COMMIT (see metrics.jobs.ts)
   ctx.db.sqlite.run('PRAGMA wal_autocheckpoint = 0')
+  // after a burst, the WAL file is cut back to this size once a checkpoint lets it restart
+  ctx.db.sqlite.run('PRAGMA journal_size_limit = 67108864')
   const deviceHeader = (h: Record<string, string | undefined>) => h['x-device-id'] || null
   return new Elysia({ prefix: '/v1/metrics' })
     .use(guards(ctx))

@@ -190,6 +190,8 @@ describe('retention job', () => {
     const s = summarizeDevice(t.ctx, a.clientId, a.deviceId, 24)
     expect(s.hardware.samples).toBe(n)
     expect(s.hardware.first_at).toBe(new Date(START).toISOString())
+    // the freed pages went back (auto_vacuum = INCREMENTAL)
+    expect(t.db.sqlite.query('PRAGMA freelist_count').get()).toEqual({ freelist_count: 0 })
     // running it again finds nothing more to do
     expect(await runRetention(t.ctx)).toBe(0)
   })
