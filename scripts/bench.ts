@@ -114,18 +114,15 @@ async function ingestBench() {
     await stop(server)
     const check = openDatabase(join(dir, 'vigil.db'))
     check.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
-    const rows = (table: string) => check.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
-    const bytes = (like: string) => check.sqlite.query<{ b: number }, []>(`SELECT sum(pgsize) AS b FROM dbstat WHERE name = '${like}' OR name = '${like}_device_ts'`).get()!.b
-    const hwRows = rows('metric_hw')
-    const netRows = rows('metric_net')
+    const rows = check.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples WHERE kinds = 3').get()!.n
+    const bytes = check.sqlite.query<{ b: number }, []>("SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('metric_samples', 'metric_samples_device_ts')").get()!.b
     const disk = {
-      hwBytesPerSample: Math.round(bytes('metric_hw') / hwRows),
-      netBytesPerSample: Math.round(bytes('metric_net') / netRows),
-      fileBytesPerBatch: Math.round(statSync(join(dir, 'vigil.db')).size / hwRows),
+      bytesPerBatch: Math.round(bytes / rows),
+      fileBytesPerBatch: Math.round(statSync(join(dir, 'vigil.db')).size / rows),
     }
     check.close()
-    if (hwRows < load.ok) throw new Error(`acknowledged ${load.ok} batches but stored ${hwRows}`)
-    return { load, idleRss, disk, stored: hwRows }
+    if (rows < load.ok) throw new Error(`acknowledged ${load.ok} batches but stored ${rows}`)
+    return { load, idleRss, disk, stored: rows }
   } finally {
     await stop(server)
   }
@@ -215,7 +212,7 @@ try {
   rows.push(
     ['RSS idle (empty db / 10 M db)', `${ingest.idleRss} MB / ${big.idleRss} MB`, `after the reads: ${big.afterReadsRss} MB`],
     ['RSS under ingest load (peak)', `${ingest.load.peakRss} MB`, `bare: ${bare.peakRss} MB`],
-    ['bytes per sample on disk (raw + index)', `hardware ${ingest.disk.hwBytesPerSample} B, network ${ingest.disk.netBytesPerSample} B`, `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`],
+    ['bytes on disk per batch (hardware + network sample, row + index)', `${ingest.disk.bytesPerBatch} B`, `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`],
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
   )
   console.log(`\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.duration} s runs, body ${body.length} B\n`)

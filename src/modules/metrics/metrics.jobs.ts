@@ -49,6 +49,7 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
   let total = 0
   for (const kind of ['hardware', 'network'] as MetricKind[]) {
     for (let level = 0; level <= TIERS.length; level++) {
+      if (level === 0 && kind === 'network') continue // one raw table holds both kinds
       const table = levelTable(kind, level)
       const col = levelTimeColumn(level)
       const del = deps.db.sqlite.prepare(

@@ -152,7 +152,7 @@ describe('GET/DELETE /v1/clients/me/devices', () => {
     const del = await t.request('DELETE', `/v1/clients/me/devices/${d.device_id}`, { headers: a.userHeaders })
     expect(del.status).toBe(204)
     expect(del.text).toBe('')
-    expect(t.db.sqlite.query('SELECT (SELECT count(*) FROM metric_hw) + (SELECT count(*) FROM metric_net) AS n').get()).toEqual({ n: 0 })
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_samples').get()).toEqual({ n: 0 })
     expect((await t.request('GET', `/v1/clients/me/devices/${d.device_id}`, { headers: a.userHeaders })).status).toBe(404)
     // the device is gone for the collector too
     const post = await t.request('POST', '/v1/metrics/hardware', { body: { cpu_percent: 1, device_id: d.device_id }, headers: a.keyHeaders })
