@@ -27,6 +27,11 @@ const checkBatchMetricIn = bodyValidator(BatchMetricIn)
 const WRITE = 'metrics:write' as const
 /** A body already serialised as the declared schema (see historyJson) */
 const json = (text: string) => new Response(text, { headers: { 'content-type': 'application/json' } })
+/**
+ * Ingest answers are built by the service in the declared shape; sending them as a Response
+ * skips Elysia's per-request response check and encode (~5% of an ingest request's CPU).
+ */
+const created = (body: unknown) => new Response(JSON.stringify(body), { status: 201, headers: { 'content-type': 'application/json' } })
 
 export function metricsRoutes(ctx: AppContext) {
   ctx.jobs.push(...metricsJobs(ctx))
@@ -39,28 +44,22 @@ export function metricsRoutes(ctx: AppContext) {
     .use(guards(ctx))
     .post(
       '/hardware',
-      async ({ key, body, headers, set }) => {
-        const r = await ingestOne(ctx, key, 'hardware', checkHardwareMetricIn(body), deviceHeader(headers))
-        set.status = 201
-        return r
+      async ({ key, body, headers }) => {
+        return created(await ingestOne(ctx, key, 'hardware', checkHardwareMetricIn(body), deviceHeader(headers)))
       },
       { key: WRITE, response: { 201: MetricCreated }, detail: { tags, requestBody: jsonBody(HardwareMetricIn), summary: 'Store a hardware sample' } },
     )
     .post(
       '/network',
-      async ({ key, body, headers, set }) => {
-        const r = await ingestOne(ctx, key, 'network', checkNetworkMetricIn(body), deviceHeader(headers))
-        set.status = 201
-        return r
+      async ({ key, body, headers }) => {
+        return created(await ingestOne(ctx, key, 'network', checkNetworkMetricIn(body), deviceHeader(headers)))
       },
       { key: WRITE, response: { 201: MetricCreated }, detail: { tags, requestBody: jsonBody(NetworkMetricIn), summary: 'Store a network sample' } },
     )
     .post(
       '/batch',
-      async ({ key, body, headers, set }) => {
-        const r = await ingestBatch(ctx, key, checkBatchMetricIn(body), deviceHeader(headers))
-        set.status = 201
-        return r
+      async ({ key, body, headers }) => {
+        return created(await ingestBatch(ctx, key, checkBatchMetricIn(body), deviceHeader(headers)))
       },
       { key: WRITE, response: { 201: BatchCreated }, detail: { tags, requestBody: jsonBody(BatchMetricIn), summary: 'Store hardware and network samples together (atomic)' } },
     )

@@ -89,6 +89,14 @@ function build(sqlite: Database, now: () => number) {
             p.reject(mapError(err))
             return
           }
+        } else if (isOneRow(p.job)) {
+          // one INSERT is atomic by itself: a failing statement undoes only itself
+          try {
+            writeOne(p)
+          } catch (err) {
+            p.error = err
+            p.ids = undefined
+          }
         } else {
           savepoint.run()
           try {
@@ -138,6 +146,10 @@ function build(sqlite: Database, now: () => number) {
     },
   }
 }
+
+/** A job that becomes a single row: one sample, or a batch whose two parts share their time. */
+const isOneRow = (job: WriteJob) =>
+  job.samples.length === 1 || (job.samples.length === 2 && job.samples[0]!.ts === job.samples[1]!.ts && job.samples[0]!.kind !== job.samples[1]!.kind)
 
 /** A device deleted between lookup and write fails its foreign key: that is a 404, not a 500. */
 function mapError(err: unknown): unknown {

@@ -172,8 +172,17 @@ describe('POST /v1/metrics/batch', () => {
     expect(results.map((r) => r.status)).toEqual([201, 201, 500, 201, 201])
     expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_samples WHERE kinds = 3').get()).toEqual({ n: 4 })
     expect(t.db.sqlite.query('SELECT group_concat(upload_mbps) AS v FROM (SELECT upload_mbps FROM metric_samples ORDER BY id)').get()).toEqual({ v: '1.0,2.0,3.0,4.0' })
+    // a two-row request (parts at different times) failing in a group leaves nothing behind
+    const split = t.request('POST', '/v1/metrics/batch', {
+      body: { hardware: { cpu_percent: 77, recorded_at: '2025-12-31T23:00:00Z' }, network: { upload_mbps: -1 } },
+      headers: a.keyHeaders,
+    })
+    const more = await Promise.all([send(5), split, send(6)])
+    expect(more.map((r) => r.status)).toEqual([201, 500, 201])
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_samples WHERE cpu_percent = 77').get()).toEqual({ n: 0 })
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_samples').get()).toEqual({ n: 6 })
     // the ids the 201s reported are the stored rows
-    const ids = results.filter((r) => r.status === 201).map((r) => r.body.hardware.id)
+    const ids = [...results, ...more].filter((r) => r.status === 201).map((r) => r.body.hardware.id)
     expect(ids).toEqual(t.db.sqlite.query<{ id: number }, []>('SELECT id FROM metric_samples ORDER BY id').all().map((r) => r.id))
   })
 })
