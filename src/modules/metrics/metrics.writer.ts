@@ -39,6 +39,8 @@ function build(sqlite: Database, now: () => number) {
   const rollbackTo = sqlite.prepare('ROLLBACK TO req')
   const touch = sqlite.prepare('UPDATE devices SET last_seen_at = ? WHERE seq = ?')
 
+  /** when each device's last_seen_at was last written (a rolled-back group may leave it a little early; harmless) */
+  const lastTouched = new Map<number, number>()
   let queue: Pending[] = []
   let scheduled = false
   /** per kind, the oldest sample time stored since the rollup job last looked (late data) */
@@ -111,9 +113,14 @@ function build(sqlite: Database, now: () => number) {
         }
         if (!p.error) touched.add(p.job.deviceSeq)
       }
-      // last_seen_at: once per device per group, in the same transaction
+      // last_seen_at: in the same transaction, at most once per device every few seconds
       const t = now()
-      for (const seq of touched) touch.run(t, seq)
+      for (const seq of touched) {
+        const last = lastTouched.get(seq)
+        if (last !== undefined && Math.abs(t - last) < TOUCH_EVERY_MS) continue
+        touch.run(t, seq)
+        lastTouched.set(seq, t)
+      }
       commit.run()
     } catch (err) {
       try {
@@ -146,6 +153,9 @@ function build(sqlite: Database, now: () => number) {
     },
   }
 }
+
+/** last_seen_at feeds an online/offline status with a 5-minute window: seconds of precision suffice. */
+const TOUCH_EVERY_MS = 5_000
 
 /** A job that becomes a single row: one sample, or a batch whose two parts share their time. */
 const isOneRow = (job: WriteJob) =>
