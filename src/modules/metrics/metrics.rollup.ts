@@ -13,7 +13,7 @@ export const levelTable = (kind: MetricKind, level: number) => (level === 0 ? RA
 const kindFilter = (kind: MetricKind, level: number) => (level === 0 ? ` AND ${hasKind(kind)}` : '')
 export const levelTimeColumn = (level: number) => (level === 0 ? 'ts' : 'bucket')
 
-/** The columns of a tier row, in the order `tierInsert` takes them after (device_seq, bucket, n). */
+/** The columns of a tier row, in the order the tier INSERT takes them after (device_seq, bucket, n). */
 export function tierColumns(kind: MetricKind): string[] {
   return [
     ...FIELDS[kind].flatMap((f) => [`${f.name}_avg`, `${f.name}_min`, `${f.name}_max`, `${f.name}_n`]),
