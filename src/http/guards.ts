@@ -18,3 +18,7 @@ export function authenticatorOf(ctx: AppContext): Authenticator {
  * say `{ user: true }` or `{ key: 'metrics:write' }` with typed `user` / `key` in handlers.
  */
 export const guards = (ctx: AppContext) => authGuards(authenticatorOf(ctx))
+
+/** OpenAPI `security` for a route's `detail`: which credential it takes. */
+export const JWT_AUTH: Record<string, string[]>[] = [{ bearer: [] }]
+export const KEY_AUTH: Record<string, string[]>[] = [{ apiKey: [] }, { bearer: [] }]
