@@ -210,30 +210,6 @@ CREATE TABLE `collector_versions` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `collector_versions_platform_version` ON `collector_versions` (`platform`,`version`);--> statement-breakpoint
-CREATE TABLE `metric_hw` (
-	`id` integer PRIMARY KEY NOT NULL,
-	`device_seq` integer NOT NULL,
-	`ts` integer NOT NULL,
-	`cpu_percent` real,
-	`cpu_count_logical` integer,
-	`cpu_count_physical` integer,
-	`cpu_freq_current` real,
-	`cpu_freq_max` real,
-	`ram_total_gb` real,
-	`ram_used_gb` real,
-	`ram_available_gb` real,
-	`ram_percent` real,
-	`swap_total_gb` real,
-	`swap_used_gb` real,
-	`swap_percent` real,
-	`cpu_temp_c` real,
-	`gpu_load` real,
-	`disk_used_percent` real,
-	`rest` text,
-	FOREIGN KEY (`device_seq`) REFERENCES `devices`(`seq`) ON UPDATE no action ON DELETE cascade
-);
---> statement-breakpoint
-CREATE INDEX `metric_hw_device_ts` ON `metric_hw` (`device_seq`,`ts`);--> statement-breakpoint
 CREATE TABLE `metric_hw_10m` (
 	`device_seq` integer NOT NULL,
 	`bucket` integer NOT NULL,
@@ -506,30 +482,6 @@ CREATE TABLE `metric_hw_1m` (
 	FOREIGN KEY (`device_seq`) REFERENCES `devices`(`seq`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE TABLE `metric_net` (
-	`id` integer PRIMARY KEY NOT NULL,
-	`device_seq` integer NOT NULL,
-	`ts` integer NOT NULL,
-	`upload_mbps` real,
-	`download_mbps` real,
-	`bytes_sent_total` integer,
-	`bytes_recv_total` integer,
-	`packets_sent` integer,
-	`packets_recv` integer,
-	`errin` integer,
-	`errout` integer,
-	`dropin` integer,
-	`dropout` integer,
-	`latency_avg_ms` real,
-	`latency_min_ms` real,
-	`latency_max_ms` real,
-	`packet_loss_percent` real,
-	`dns_resolve_ms` real,
-	`rest` text,
-	FOREIGN KEY (`device_seq`) REFERENCES `devices`(`seq`) ON UPDATE no action ON DELETE cascade
-);
---> statement-breakpoint
-CREATE INDEX `metric_net_device_ts` ON `metric_net` (`device_seq`,`ts`);--> statement-breakpoint
 CREATE TABLE `metric_net_10m` (
 	`device_seq` integer NOT NULL,
 	`bucket` integer NOT NULL,
@@ -832,3 +784,45 @@ CREATE TABLE `metric_rollups` (
 	`done_until` integer NOT NULL,
 	PRIMARY KEY(`kind`, `tier`)
 );
+--> statement-breakpoint
+CREATE TABLE `metric_samples` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`device_seq` integer NOT NULL,
+	`ts` integer NOT NULL,
+	`kinds` integer NOT NULL,
+	`cpu_percent` real,
+	`cpu_count_logical` integer,
+	`cpu_count_physical` integer,
+	`cpu_freq_current` real,
+	`cpu_freq_max` real,
+	`ram_total_gb` real,
+	`ram_used_gb` real,
+	`ram_available_gb` real,
+	`ram_percent` real,
+	`swap_total_gb` real,
+	`swap_used_gb` real,
+	`swap_percent` real,
+	`cpu_temp_c` real,
+	`gpu_load` real,
+	`disk_used_percent` real,
+	`upload_mbps` real,
+	`download_mbps` real,
+	`bytes_sent_total` integer,
+	`bytes_recv_total` integer,
+	`packets_sent` integer,
+	`packets_recv` integer,
+	`errin` integer,
+	`errout` integer,
+	`dropin` integer,
+	`dropout` integer,
+	`latency_avg_ms` real,
+	`latency_min_ms` real,
+	`latency_max_ms` real,
+	`packet_loss_percent` real,
+	`dns_resolve_ms` real,
+	`hw_rest` text,
+	`net_rest` text,
+	FOREIGN KEY (`device_seq`) REFERENCES `devices`(`seq`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `metric_samples_device_ts` ON `metric_samples` (`device_seq`,`ts`);

@@ -8,7 +8,8 @@
  * 4. reads: 10 M samples (5 M hardware + 5 M network rows) seeded straight into a fresh
  *    database with the tiers rolled up, then history and summaries for one device; again at
  *    1/10 the size, to show the cost does not grow with the data;
- * 5. RSS idle and under load, bytes per sample on disk; then a table.
+ * 5. RSS idle and under load, bytes per sample on disk, a kill -9 in the middle of an ingest
+ *    run (every acknowledged batch must be stored); then a table.
  * Everything runs on loopback; only processes started here are stopped.
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -82,6 +83,15 @@ async function drive(url: string, devices: { key: string; id: string }[], pid: n
   }
 }
 
+function countBatches(dir: string): number {
+  const db = openDatabase(join(dir, 'vigil.db'))
+  try {
+    return db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples').get()!.n
+  } finally {
+    db.sqlite.close()
+  }
+}
+
 async function ingestBench() {
   const dir = join(tmp, 'ingest')
   const db = freshDb(dir)
@@ -111,21 +121,25 @@ async function ingestBench() {
     await drive(`${base}/v1/metrics/batch`, devices, server.pid, P.warmup)
     log(`ingest: ${P.duration}s, ${CONNECTIONS} connections, ${DEVICES} devices`)
     const load = await drive(`${base}/v1/metrics/batch`, devices, server.pid, P.duration)
-    await stop(server)
+    // durability: kill -9 in the middle of a run; every acknowledged batch must be on disk
+    const before = countBatches(dir)
+    const running = drive(`${base}/v1/metrics/batch`, devices, server.pid, 3)
+    await Bun.sleep(1500)
+    server.kill('SIGKILL')
+    const killed = await running
+    await server.exited
+    const durability = { acked: killed.ok, stored: countBatches(dir) - before }
+    if (durability.stored < durability.acked) throw new Error(`kill -9 lost acknowledged batches: ${JSON.stringify(durability)}`)
     const check = openDatabase(join(dir, 'vigil.db'))
     check.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
-    const rows = (table: string) => check.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
-    const bytes = (like: string) => check.sqlite.query<{ b: number }, []>(`SELECT sum(pgsize) AS b FROM dbstat WHERE name = '${like}' OR name = '${like}_device_ts'`).get()!.b
-    const hwRows = rows('metric_hw')
-    const netRows = rows('metric_net')
+    const rows = check.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples WHERE kinds = 3').get()!.n
+    const bytes = check.sqlite.query<{ b: number }, []>("SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('metric_samples', 'metric_samples_device_ts')").get()!.b
     const disk = {
-      hwBytesPerSample: Math.round(bytes('metric_hw') / hwRows),
-      netBytesPerSample: Math.round(bytes('metric_net') / netRows),
-      fileBytesPerBatch: Math.round(statSync(join(dir, 'vigil.db')).size / hwRows),
+      bytesPerBatch: Math.round(bytes / rows),
+      fileBytesPerBatch: Math.round(statSync(join(dir, 'vigil.db')).size / rows),
     }
     check.close()
-    if (hwRows < load.ok) throw new Error(`acknowledged ${load.ok} batches but stored ${hwRows}`)
-    return { load, idleRss, disk, stored: hwRows }
+    return { load, idleRss, disk, stored: rows, durability }
   } finally {
     await stop(server)
   }
@@ -215,7 +229,8 @@ try {
   rows.push(
     ['RSS idle (empty db / 10 M db)', `${ingest.idleRss} MB / ${big.idleRss} MB`, `after the reads: ${big.afterReadsRss} MB`],
     ['RSS under ingest load (peak)', `${ingest.load.peakRss} MB`, `bare: ${bare.peakRss} MB`],
-    ['bytes per sample on disk (raw + index)', `hardware ${ingest.disk.hwBytesPerSample} B, network ${ingest.disk.netBytesPerSample} B`, `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`],
+    ['bytes on disk per batch (hardware + network sample, row + index)', `${ingest.disk.bytesPerBatch} B`, `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`],
+    ['kill -9 during ingest', `${ingest.durability.acked} acknowledged`, `${ingest.durability.stored} stored (none lost)`],
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
   )
   console.log(`\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.duration} s runs, body ${body.length} B\n`)

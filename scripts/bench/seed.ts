@@ -7,7 +7,7 @@ import type { Database } from 'bun:sqlite'
 import { sha256Hex } from '../../src/lib/crypto'
 import { newId } from '../../src/lib/ids'
 import { generateApiKey, keyPrefixOf } from '../../src/modules/api-keys/api-keys.format'
-import { FIELDS, rawTable, type MetricKind } from '../../src/modules/metrics/metrics.fields'
+import { FIELDS, RAW_TABLE } from '../../src/modules/metrics/metrics.fields'
 import { rollupAll } from '../../src/modules/metrics/metrics.rollup'
 import { toSampleRow } from '../../src/modules/metrics/metrics.rows'
 import { hardwareSample, networkSample } from '../../test/modules/metrics/samples'
@@ -62,38 +62,30 @@ export function seedAccounts(sqlite: Database, opts: { tenants: number; keysPerT
 }
 
 /**
- * `perDevice` samples of each kind per device at 10 s, ending at `end`, in big transactions
- * with the ingest path's own INSERT; then every rollup tier.
+ * `perDevice` batches (a hardware and a network sample) per device at 10 s, ending at `end`,
+ * in big transactions, rows shaped as ingest writes them; then every rollup tier.
  */
 export async function seedSamples(sqlite: Database, seqs: number[], perDevice: number, end: number, onProgress?: (done: number) => void) {
   const STEP = 10_000
-  const stmts = {} as Record<MetricKind, ReturnType<Database['prepare']>>
-  const rests = {} as Record<MetricKind, string | null>
-  for (const kind of ['hardware', 'network'] as const) {
-    const cols = FIELDS[kind].map((f) => f.name)
-    stmts[kind] = sqlite.prepare(
-      `INSERT INTO ${rawTable(kind)} (device_seq, ts, ${cols.join(', ')}, rest) VALUES (${['?', '?', ...cols.map(() => '?'), '?'].join(', ')})`,
-    )
-    rests[kind] = toSampleRow(kind, kind === 'hardware' ? hardwareSample() : networkSample(), 0).rest
-  }
-  const hw0 = toSampleRow('hardware', hardwareSample(), 0).values
-  const net0 = toSampleRow('network', networkSample(), 0).values
+  const cols = ['device_seq', 'ts', 'kinds', ...FIELDS.hardware.map((f) => f.name), ...FIELDS.network.map((f) => f.name), 'hw_rest', 'net_rest']
+  const insert = sqlite.prepare(`INSERT INTO ${RAW_TABLE} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
+  const hw = toSampleRow('hardware', hardwareSample(), 0)
+  const net = toSampleRow('network', networkSample(), 0)
   const start = end - (perDevice - 1) * STEP
-  const PER_TX = 2_000 // time steps per transaction (× devices × 2 rows)
+  const PER_TX = 2_000 // time steps per transaction (× devices rows)
   for (let s0 = 0; s0 < perDevice; s0 += PER_TX) {
     sqlite.transaction(() => {
       for (let s = s0; s < Math.min(perDevice, s0 + PER_TX); s++) {
         const ts = start + s * STEP
         for (const seq of seqs) {
-          const hv = hw0.slice()
+          const hv = hw.values.slice()
           hv[0] = (s * 7 + seq * 13) % 100 // cpu_percent
           hv[8] = 30 + ((s + seq) % 40) // ram_percent
-          stmts.hardware.run(seq, ts, ...hv, rests.hardware)
-          const nv = net0.slice()
+          const nv = net.values.slice()
           nv[2] = 1_000_000 + s * 1500 // bytes_sent_total
           nv[3] = 5_000_000 + s * 9000 // bytes_recv_total
           nv[10] = 5 + ((s * 3 + seq) % 30) // latency_avg_ms
-          stmts.network.run(seq, ts, ...nv, rests.network)
+          insert.run(seq, ts, 3, ...hv, ...nv, hw.rest, net.rest)
         }
       }
     })()

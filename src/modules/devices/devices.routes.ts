@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context'
-import { guards } from '../../http/guards'
+import { guards, JWT_AUTH, KEY_AUTH } from '../../http/guards'
 import { DeviceParams, DeviceRegister, DeviceResponse } from './devices.model'
 import { deleteDevice, getDevice, listDevices, registerDevice } from './devices.service'
 
@@ -12,7 +12,7 @@ export function devicesRoutes(ctx: AppContext) {
     .get('', ({ user }) => listDevices(ctx, user.clientId), {
       user: true,
       response: { 200: t.Array(DeviceResponse) },
-      detail: { tags, summary: "List the account's devices with last_seen_at and online status" },
+      detail: { tags, security: JWT_AUTH, summary: "List the account's devices with last_seen_at and online status" },
     })
     .post(
       '',
@@ -26,25 +26,27 @@ export function devicesRoutes(ctx: AppContext) {
         key: ['metrics:write', 'devices:write'],
         body: DeviceRegister,
         response: { 201: DeviceResponse },
-        detail: { tags, summary: 'Register a device (idempotent per fingerprint)' },
+        detail: { tags, security: KEY_AUTH, summary: 'Register a device (idempotent per fingerprint)' },
       },
     )
     .get('/:device_id', ({ user, params }) => getDevice(ctx, user.clientId, params.device_id), {
       user: true,
       params: DeviceParams,
       response: { 200: DeviceResponse },
-      detail: { tags, summary: 'One device' },
+      detail: { tags, security: JWT_AUTH, summary: 'One device' },
     })
     .delete(
       '/:device_id',
       ({ user, params, set }) => {
         deleteDevice(ctx, user.clientId, params.device_id)
+        // keys bound to it were unbound (ON DELETE SET NULL): drop their cached principals
+        ctx.apiKeys.invalidateClient(user.clientId)
         set.status = 204
       },
       {
         user: { roles: ['owner', 'admin'] },
         params: DeviceParams,
-        detail: { tags, summary: 'Delete a device with its metrics and recommendations' },
+        detail: { tags, security: JWT_AUTH, summary: 'Delete a device with its metrics and recommendations' },
       },
     )
 }

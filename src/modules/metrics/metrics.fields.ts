@@ -52,5 +52,15 @@ export const TIERS: Tier[] = [
   { name: '1d', ms: 86_400_000 },
 ]
 
-export const rawTable = (kind: MetricKind) => (kind === 'hardware' ? 'metric_hw' : 'metric_net')
-export const tierTable = (kind: MetricKind, tier: Tier['name']) => `${rawTable(kind)}_${tier}`
+/**
+ * Raw samples of both kinds share one table: a batch is one row with one index entry (two
+ * tables meant two hot index pages per device rewritten by every commit). `kinds` says which
+ * parts a row carries.
+ */
+export const RAW_TABLE = 'metric_samples'
+export const KIND_BIT: Record<MetricKind, number> = { hardware: 1, network: 2 }
+/** the SQL condition selecting the rows that carry a kind */
+export const hasKind = (kind: MetricKind) => `(kinds & ${KIND_BIT[kind]}) != 0`
+/** the JSON column holding a kind's non-hot fields */
+export const restColumn = (kind: MetricKind) => (kind === 'hardware' ? 'hw_rest' : 'net_rest')
+export const tierTable = (kind: MetricKind, tier: Tier['name']) => `${kind === 'hardware' ? 'metric_hw' : 'metric_net'}_${tier}`

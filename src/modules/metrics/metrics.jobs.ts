@@ -16,6 +16,8 @@ export interface MetricsJobDeps {
 
 /** Rows deleted per statement: small enough that the write lock is held for milliseconds. */
 export const PRUNE_BATCH = 5_000
+/** Pages returned to the file system per step (8 MB at the default 4 KB page size). */
+const VACUUM_PAGES = 2_000
 /** A bound on one run, so a misconfiguration cannot spin forever; the next run continues. */
 const MAX_BATCHES_PER_TABLE = 2_000
 
@@ -47,6 +49,7 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
   let total = 0
   for (const kind of ['hardware', 'network'] as MetricKind[]) {
     for (let level = 0; level <= TIERS.length; level++) {
+      if (level === 0 && kind === 'network') continue // one raw table holds both kinds
       const table = levelTable(kind, level)
       const col = levelTimeColumn(level)
       const del = deps.db.sqlite.prepare(
@@ -62,7 +65,12 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
     }
   }
   deps.db.sqlite.run('PRAGMA optimize')
-  if (total > 0) deps.db.sqlite.run('PRAGMA incremental_vacuum')
+  // give the freed pages back to the file system a slice at a time, not in one long lock
+  const free = deps.db.sqlite.query<{ freelist_count: number }, []>('PRAGMA freelist_count')
+  for (let i = 0; i < MAX_BATCHES_PER_TABLE && free.get()!.freelist_count > 0; i++) {
+    deps.db.sqlite.run(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`)
+    await yieldToRequests()
+  }
   deps.logger?.debug('metrics pruned', { rows: total })
   return total
 }

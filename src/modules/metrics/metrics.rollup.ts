@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { COUNTER_FIELDS, FIELDS, TIERS, rawTable, tierTable, type MetricKind, type Tier } from './metrics.fields'
+import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, hasKind, tierTable, type MetricKind, type Tier } from './metrics.fields'
 
 /** Samples may arrive a little late (network, group commit): a bucket is final GRACE_MS after it ends. */
 export const GRACE_MS = 30_000
@@ -8,10 +8,12 @@ const LOOKBACK_BUCKETS = 2
 /** At most this many buckets per statement, so one statement never holds the write lock long. */
 const BUCKETS_PER_STEP = 60
 
-export const levelTable = (kind: MetricKind, level: number) => (level === 0 ? rawTable(kind) : tierTable(kind, TIERS[level - 1]!.name))
+export const levelTable = (kind: MetricKind, level: number) => (level === 0 ? RAW_TABLE : tierTable(kind, TIERS[level - 1]!.name))
+/** raw rows carry a kind only when its bit is set */
+const kindFilter = (kind: MetricKind, level: number) => (level === 0 ? ` AND ${hasKind(kind)}` : '')
 export const levelTimeColumn = (level: number) => (level === 0 ? 'ts' : 'bucket')
 
-/** The columns of a tier row, in the order `tierInsert` takes them after (device_seq, bucket, n). */
+/** The columns of a tier row, in the order the tier INSERT takes them after (device_seq, bucket, n). */
 export function tierColumns(kind: MetricKind): string[] {
   return [
     ...FIELDS[kind].flatMap((f) => [`${f.name}_avg`, `${f.name}_min`, `${f.name}_max`, `${f.name}_n`]),
@@ -24,7 +26,7 @@ function sourceSql(kind: MetricKind, level: number): string {
   const time = levelTimeColumn(level)
   const cols = level === 0 ? FIELDS[kind].map((f) => f.name) : ['n', ...tierColumns(kind)]
   return `SELECT device_seq, ${time}, ${cols.join(', ')} FROM ${levelTable(kind, level)}
-    WHERE device_seq IN (SELECT seq FROM devices WHERE seq IS NOT NULL) AND ${time} >= ? AND ${time} < ?
+    WHERE device_seq IN (SELECT seq FROM devices WHERE seq IS NOT NULL) AND ${time} >= ? AND ${time} < ?${kindFilter(kind, level)}
     ORDER BY device_seq, ${time}`
 }
 
@@ -144,7 +146,7 @@ function build(sqlite: Database) {
     // the oldest row of a level, found by one index seek per device
     oldest[kind] = [0, ...TIERS.map((_, i) => i + 1)].map((level) =>
       sqlite.prepare(
-        `SELECT min((SELECT min(${levelTimeColumn(level)}) FROM ${levelTable(kind, level)} WHERE device_seq = d.seq)) AS t FROM devices d WHERE d.seq IS NOT NULL`,
+        `SELECT min((SELECT ${levelTimeColumn(level)} FROM ${levelTable(kind, level)} WHERE device_seq = d.seq${kindFilter(kind, level)} ORDER BY ${levelTimeColumn(level)} LIMIT 1)) AS t FROM devices d WHERE d.seq IS NOT NULL`,
       ),
     )
   }

@@ -161,13 +161,19 @@ export function fieldSeries(deps: MetricsDeps, clientId: string, deviceId: strin
   return rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
 }
 
-/** For the operator's admin view (wired into ctx.statProviders at merge). */
+/**
+ * For the operator's admin view (wired into ctx.statProviders at merge): stored raw samples
+ * per kind (counted per device from the hourly tier plus raw edges, so it stays cheap on big
+ * tables) and samples received in the last hour.
+ */
 export function metricsStats(deps: MetricsDeps) {
   const s = metricStore(deps.db.sqlite)
   const hourAgo = deps.clock.now() - 3_600_000
+  const seqs = s.seqs.all().map((r) => r.seq)
+  const stored = (kind: MetricKind) => seqs.reduce((sum, seq) => sum + countSamples(deps, kind, seq, 0, Number.MAX_SAFE_INTEGER), 0)
   return {
-    metric_rows_hardware: s.hardware.rowEstimate.get()?.n ?? 0,
-    metric_rows_network: s.network.rowEstimate.get()?.n ?? 0,
+    metric_rows_hardware: stored('hardware'),
+    metric_rows_network: stored('network'),
     ingest_last_hour: (s.hardware.recentCount.get(hourAgo)?.n ?? 0) + (s.network.recentCount.get(hourAgo)?.n ?? 0),
   }
 }

@@ -1,9 +1,11 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
-import { COUNTER_FIELDS, FIELDS, TIERS, rawTable, tierTable, type MetricKind } from './metrics.fields'
+import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, hasKind, restColumn, tierTable, type MetricKind } from './metrics.fields'
 
 /** Prepared reads for one metric kind; every one is a range on (device_seq, time), newest or oldest first. */
 function kindStore(sqlite: Database, kind: MetricKind) {
-  const raw = rawTable(kind)
+  const raw = RAW_TABLE
+  const has = hasKind(kind)
+  const rest = `${restColumn(kind)} AS rest`
   const hot = FIELDS[kind].map((f) => f.name)
   const tierCols = [
     ...FIELDS[kind].flatMap((f) => [`${f.name}_avg`, `${f.name}_min`, `${f.name}_max`, `${f.name}_n`]),
@@ -12,21 +14,21 @@ function kindStore(sqlite: Database, kind: MetricKind) {
   const q = <R, P extends SQLQueryBindings[]>(sql: string) => sqlite.query<R, P>(sql)
   return {
     page: q<Record<string, unknown>, [number, number, number, number, number]>(
-      `SELECT id, ts, ${hot.join(', ')}, rest FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
+      `SELECT id, ts, ${hot.join(', ')}, ${rest} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has} ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
     ),
-    count: q<{ n: number }, [number, number, number]>(`SELECT count(*) AS n FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ?`),
+    count: q<{ n: number }, [number, number, number]>(`SELECT count(*) AS n FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has}`),
     /** samples per hour as rolled up: lets a wide history total skip counting every raw row */
     hourlyCount: q<{ n: number | null }, [number, number, number]>(
       `SELECT sum(n) AS n FROM ${tierTable(kind, '1h')} WHERE device_seq = ? AND bucket >= ? AND bucket < ?`,
     ),
-    oldestTs: q<{ ts: number }, [number]>(`SELECT ts FROM ${raw} WHERE device_seq = ? ORDER BY ts LIMIT 1`),
+    oldestTs: q<{ ts: number }, [number]>(`SELECT ts FROM ${raw} WHERE device_seq = ? AND ${has} ORDER BY ts LIMIT 1`),
     latest: q<Record<string, unknown>, [number]>(
-      `SELECT id, ts, ${hot.join(', ')}, rest FROM ${raw} WHERE device_seq = ? ORDER BY ts DESC, id DESC LIMIT 1`,
+      `SELECT id, ts, ${hot.join(', ')}, ${rest} FROM ${raw} WHERE device_seq = ? AND ${has} ORDER BY ts DESC, id DESC LIMIT 1`,
     ),
     /** [ts, ...hot values] oldest first, for summaries */
-    rawValues: q<never, [number, number, number]>(`SELECT ts, ${hot.join(', ')} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? ORDER BY ts`),
-    firstTs: q<{ ts: number }, [number, number, number]>(`SELECT ts FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? ORDER BY ts LIMIT 1`),
-    lastTs: q<{ ts: number }, [number, number, number]>(`SELECT ts FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? ORDER BY ts DESC LIMIT 1`),
+    rawValues: q<never, [number, number, number]>(`SELECT ts, ${hot.join(', ')} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts`),
+    firstTs: q<{ ts: number }, [number, number, number]>(`SELECT ts FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts LIMIT 1`),
+    lastTs: q<{ ts: number }, [number, number, number]>(`SELECT ts FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts DESC LIMIT 1`),
     /** per tier: [bucket, n, ...tierCols] oldest first */
     tierValues: TIERS.map((t) =>
       q<never, [number, number, number]>(
@@ -44,16 +46,15 @@ function kindStore(sqlite: Database, kind: MetricKind) {
     ),
     /** samples stored in the last hour, by one index range per device */
     recentCount: q<{ n: number | null }, [number]>(
-      `SELECT sum((SELECT count(*) FROM ${raw} WHERE device_seq = d.seq AND ts >= ?1)) AS n FROM devices d WHERE d.seq IS NOT NULL`,
+      `SELECT sum((SELECT count(*) FROM ${raw} WHERE device_seq = d.seq AND ts >= ?1 AND ${has})) AS n FROM devices d WHERE d.seq IS NOT NULL`,
     ),
-    /** rows in the raw table, estimated from the rowid span (exact while rows are only pruned oldest-first) */
-    rowEstimate: q<{ n: number | null }, []>(`SELECT max(id) - min(id) + 1 AS n FROM ${raw}`),
   }
 }
 
 function build(sqlite: Database) {
   const doneUntil = sqlite.query<{ tier: string; done_until: number }, [string]>('SELECT tier, done_until FROM metric_rollups WHERE kind = ?')
   return {
+    seqs: sqlite.query<{ seq: number }, []>('SELECT seq FROM devices WHERE seq IS NOT NULL'),
     hardware: kindStore(sqlite, 'hardware'),
     network: kindStore(sqlite, 'network'),
     /** per tier index, how far it is rolled up (0 when never) */

@@ -1,28 +1,31 @@
 import { index, integer, primaryKey, real, sqliteTable, text, type SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
 import { devices } from '../devices/devices.table'
-import { COUNTER_FIELDS, FIELDS, TIERS, rawTable, tierTable, type MetricKind } from './metrics.fields'
+import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, tierTable, type MetricKind } from './metrics.fields'
+
+const hotColumns: Record<string, SQLiteColumnBuilderBase> = {}
+for (const f of [...FIELDS.hardware, ...FIELDS.network]) hotColumns[f.name] = f.integer ? integer(f.name) : real(f.name)
 
 /**
- * Raw samples: an integer rowid (the record id), the device's integer `seq` (not its 36-char
- * id: the (device, ts) index is the largest structure on disk), the time, the hot numeric
- * fields as columns and the rest as JSON text. Deleting a device cascades here.
+ * Raw samples, both kinds in one row (see RAW_TABLE): an integer rowid (the record id), the
+ * device's integer `seq` (not its 36-char id: the (device, ts) index is the largest structure
+ * after the rows), the time, which parts the row carries, the hot numeric fields as columns and
+ * each part's other fields as JSON text. Deleting a device cascades here.
  */
-function rawSamples(kind: MetricKind) {
-  const cols: Record<string, SQLiteColumnBuilderBase> = {}
-  for (const f of FIELDS[kind]) cols[f.name] = f.integer ? integer(f.name) : real(f.name)
-  return sqliteTable(
-    rawTable(kind),
-    {
-      id: integer('id').primaryKey(),
-      deviceSeq: integer('device_seq').notNull().references(() => devices.seq, { onDelete: 'cascade' }),
-      ts: integer('ts').notNull(),
-      ...cols,
-      /** every non-hot field as sent (JSON object), null when there is none */
-      rest: text('rest'),
-    },
-    (t) => [index(`${rawTable(kind)}_device_ts`).on(t.deviceSeq, t.ts)],
-  )
-}
+export const metricSamples = sqliteTable(
+  RAW_TABLE,
+  {
+    id: integer('id').primaryKey(),
+    deviceSeq: integer('device_seq').notNull().references(() => devices.seq, { onDelete: 'cascade' }),
+    ts: integer('ts').notNull(),
+    /** 1 hardware, 2 network, 3 both */
+    kinds: integer('kinds').notNull(),
+    ...hotColumns,
+    /** every non-hot field of each part as sent (a JSON object), null when none */
+    hwRest: text('hw_rest'),
+    netRest: text('net_rest'),
+  },
+  (t) => [index(`${RAW_TABLE}_device_ts`).on(t.deviceSeq, t.ts)],
+)
 
 /**
  * A rollup tier: one row per device and bucket. Per numeric field avg, min, max and the count
@@ -50,8 +53,6 @@ function tier(kind: MetricKind, name: string) {
   )
 }
 
-export const metricHw = rawSamples('hardware')
-export const metricNet = rawSamples('network')
 export const metricHw1m = tier('hardware', TIERS[0]!.name)
 export const metricHw10m = tier('hardware', TIERS[1]!.name)
 export const metricHw1h = tier('hardware', TIERS[2]!.name)

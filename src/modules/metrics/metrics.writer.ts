@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { AppError } from '../../http/errors'
-import { FIELDS, rawTable, type MetricKind } from './metrics.fields'
+import { FIELDS, KIND_BIT, RAW_TABLE, type MetricKind } from './metrics.fields'
 import type { SampleRow } from './metrics.rows'
 
 /** One request's write: its samples are stored together or not at all. */
@@ -25,13 +25,12 @@ interface Pending {
  * request is where the ingest throughput comes from.
  */
 function build(sqlite: Database, now: () => number) {
-  const insert = {} as Record<MetricKind, ReturnType<Database['prepare']>>
-  for (const kind of ['hardware', 'network'] as const) {
-    const cols = FIELDS[kind].map((f) => f.name)
-    insert[kind] = sqlite.prepare(
-      `INSERT INTO ${rawTable(kind)} (device_seq, ts, ${cols.join(', ')}, rest) VALUES (${['?', '?', ...cols.map(() => '?'), '?'].join(', ')})`,
-    )
-  }
+  const hw = FIELDS.hardware.map((f) => f.name)
+  const net = FIELDS.network.map((f) => f.name)
+  const cols = ['device_seq', 'ts', 'kinds', ...hw, ...net, 'hw_rest', 'net_rest']
+  const insert = sqlite.prepare(`INSERT INTO ${RAW_TABLE} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
+  const noHw: null[] = hw.map(() => null)
+  const noNet: null[] = net.map(() => null)
   const begin = sqlite.prepare('BEGIN IMMEDIATE')
   const commit = sqlite.prepare('COMMIT')
   const rollback = sqlite.prepare('ROLLBACK')
@@ -40,18 +39,32 @@ function build(sqlite: Database, now: () => number) {
   const rollbackTo = sqlite.prepare('ROLLBACK TO req')
   const touch = sqlite.prepare('UPDATE devices SET last_seen_at = ? WHERE seq = ?')
 
+  /** when each device's last_seen_at was last written (a rolled-back group may leave it a little early; harmless) */
+  const lastTouched = new Map<number, number>()
   let queue: Pending[] = []
   let scheduled = false
   /** per kind, the oldest sample time stored since the rollup job last looked (late data) */
   const oldestWritten: Record<MetricKind, number | null> = { hardware: null, network: null }
 
+  /** one row per distinct time: a batch's two parts (same recorded_at) share a row and its id */
   function writeOne(p: Pending) {
-    const ids: number[] = []
-    for (const s of p.job.samples) {
-      const r = insert[s.kind].run(p.job.deviceSeq, s.ts, ...s.values, s.rest)
-      ids.push(Number(r.lastInsertRowid))
-      const o = oldestWritten[s.kind]
-      if (o === null || s.ts < o) oldestWritten[s.kind] = s.ts
+    const samples = p.job.samples
+    const ids: number[] = new Array(samples.length)
+    for (let i = 0; i < samples.length; i++) {
+      if (ids[i] !== undefined) continue
+      const s = samples[i]!
+      const j = samples.findIndex((o, k) => k > i && o.ts === s.ts && o.kind !== s.kind)
+      const h = s.kind === 'hardware' ? s : j === -1 ? null : samples[j]!
+      const n = s.kind === 'network' ? s : j === -1 ? null : samples[j]!
+      const kinds = (h ? KIND_BIT.hardware : 0) | (n ? KIND_BIT.network : 0)
+      const r = insert.run(p.job.deviceSeq, s.ts, kinds, ...(h?.values ?? noHw), ...(n?.values ?? noNet), h?.rest ?? null, n?.rest ?? null)
+      ids[i] = Number(r.lastInsertRowid)
+      if (j !== -1) ids[j] = ids[i]!
+      for (const x of [h, n]) {
+        if (!x) continue
+        const o = oldestWritten[x.kind]
+        if (o === null || x.ts < o) oldestWritten[x.kind] = x.ts
+      }
     }
     p.ids = ids
   }
@@ -78,6 +91,14 @@ function build(sqlite: Database, now: () => number) {
             p.reject(mapError(err))
             return
           }
+        } else if (isOneRow(p.job)) {
+          // one INSERT is atomic by itself: a failing statement undoes only itself
+          try {
+            writeOne(p)
+          } catch (err) {
+            p.error = err
+            p.ids = undefined
+          }
         } else {
           savepoint.run()
           try {
@@ -92,9 +113,14 @@ function build(sqlite: Database, now: () => number) {
         }
         if (!p.error) touched.add(p.job.deviceSeq)
       }
-      // last_seen_at: once per device per group, in the same transaction
+      // last_seen_at: in the same transaction, at most once per device every few seconds
       const t = now()
-      for (const seq of touched) touch.run(t, seq)
+      for (const seq of touched) {
+        const last = lastTouched.get(seq)
+        if (last !== undefined && Math.abs(t - last) < TOUCH_EVERY_MS) continue
+        touch.run(t, seq)
+        lastTouched.set(seq, t)
+      }
       commit.run()
     } catch (err) {
       try {
@@ -127,6 +153,13 @@ function build(sqlite: Database, now: () => number) {
     },
   }
 }
+
+/** last_seen_at feeds an online/offline status with a 5-minute window: seconds of precision suffice. */
+const TOUCH_EVERY_MS = 5_000
+
+/** A job that becomes a single row: one sample, or a batch whose two parts share their time. */
+const isOneRow = (job: WriteJob) =>
+  job.samples.length === 1 || (job.samples.length === 2 && job.samples[0]!.ts === job.samples[1]!.ts && job.samples[0]!.kind !== job.samples[1]!.kind)
 
 /** A device deleted between lookup and write fails its foreign key: that is a 404, not a 500. */
 function mapError(err: unknown): unknown {

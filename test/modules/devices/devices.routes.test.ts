@@ -91,6 +91,19 @@ describe('POST /v1/clients/me/devices', () => {
     expect((await register(t, a.keyHeaders, 'b')).status).toBe(201)
   })
 
+  test('a key bound to a deleted device is unbound and falls back to the usual resolution', async () => {
+    const t = testApp()
+    const a = await createTenant(t, { maxDevices: 3 })
+    const gone = (await register(t, a.keyHeaders, 'gone')).body
+    const stays = (await register(t, a.keyHeaders, 'stays')).body
+    const bound = createKey(t, a.clientId, { deviceId: gone.device_id })
+    expect((await t.request('POST', '/v1/metrics/hardware', { body: {}, headers: bound.headers })).body.device_id).toBe(gone.device_id)
+    await t.request('DELETE', `/v1/clients/me/devices/${gone.device_id}`, { headers: a.userHeaders })
+    const r = await t.request('POST', '/v1/metrics/hardware', { body: {}, headers: bound.headers })
+    expect(r.status).toBe(201)
+    expect(r.body.device_id).toBe(stays.device_id)
+  })
+
   test('a key bound to a device cannot register another one', async () => {
     const t = testApp()
     const a = await createTenant(t, { maxDevices: 3 })
@@ -152,7 +165,7 @@ describe('GET/DELETE /v1/clients/me/devices', () => {
     const del = await t.request('DELETE', `/v1/clients/me/devices/${d.device_id}`, { headers: a.userHeaders })
     expect(del.status).toBe(204)
     expect(del.text).toBe('')
-    expect(t.db.sqlite.query('SELECT (SELECT count(*) FROM metric_hw) + (SELECT count(*) FROM metric_net) AS n').get()).toEqual({ n: 0 })
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_samples').get()).toEqual({ n: 0 })
     expect((await t.request('GET', `/v1/clients/me/devices/${d.device_id}`, { headers: a.userHeaders })).status).toBe(404)
     // the device is gone for the collector too
     const post = await t.request('POST', '/v1/metrics/hardware', { body: { cpu_percent: 1, device_id: d.device_id }, headers: a.keyHeaders })

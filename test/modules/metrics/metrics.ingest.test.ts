@@ -142,24 +142,47 @@ describe('POST /v1/metrics/batch', () => {
   test('atomic: when the network part fails the hardware part is not stored', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
-    t.db.sqlite.run("CREATE TRIGGER fail_net BEFORE INSERT ON metric_net WHEN NEW.upload_mbps = -1 BEGIN SELECT RAISE(ABORT, 'boom'); END")
-    const r = await t.request('POST', '/v1/metrics/batch', { body: { hardware: hardwareSample(), network: { upload_mbps: -1 } }, headers: a.keyHeaders })
+    // parts with different times are separate rows: the second one's failure must undo the first
+    t.db.sqlite.run("CREATE TRIGGER fail_net BEFORE INSERT ON metric_samples WHEN NEW.upload_mbps = -1 BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    const body = { hardware: { ...hardwareSample(), recorded_at: '2025-12-31T23:59:00Z' }, network: { upload_mbps: -1 } }
+    const r = await t.request('POST', '/v1/metrics/batch', { body, headers: a.keyHeaders })
     expect(r.status).toBe(500)
-    expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_hw').get()).toEqual({ n: 0 })
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_samples').get()).toEqual({ n: 0 })
+  })
+
+  test('parts sent at different times are both kept with their own times', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    const body = { hardware: { cpu_percent: 5, recorded_at: '2025-12-31T23:59:00Z' }, network: { upload_mbps: 2 } }
+    const r = await t.request('POST', '/v1/metrics/batch', { body, headers: a.keyHeaders })
+    expect(r.body.hardware.recorded_at).toBe('2025-12-31T23:59:00.000Z')
+    expect(r.body.network.recorded_at).toBe('2026-01-01T00:00:00.000Z')
+    expect((await t.request('GET', `/v1/metrics/hardware/${a.deviceId}/latest`, { headers: a.userHeaders })).body.cpu_percent).toBe(5)
+    expect((await t.request('GET', `/v1/metrics/network/${a.deviceId}/latest`, { headers: a.userHeaders })).body.upload_mbps).toBe(2)
+    expect((await t.request('GET', `/v1/metrics/network/${a.deviceId}`, { headers: a.userHeaders })).body.total).toBe(1)
   })
 
   test('group commit: a failing request in a group fails alone', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
-    t.db.sqlite.run("CREATE TRIGGER fail_net BEFORE INSERT ON metric_net WHEN NEW.upload_mbps = -1 BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    t.db.sqlite.run("CREATE TRIGGER fail_net BEFORE INSERT ON metric_samples WHEN NEW.upload_mbps = -1 BEGIN SELECT RAISE(ABORT, 'boom'); END")
     const send = (mbps: number) =>
       t.request('POST', '/v1/metrics/batch', { body: { hardware: hardwareSample(), network: { upload_mbps: mbps } }, headers: a.keyHeaders })
     const results = await Promise.all([send(1), send(2), send(-1), send(3), send(4)])
     expect(results.map((r) => r.status)).toEqual([201, 201, 500, 201, 201])
-    expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_hw').get()).toEqual({ n: 4 })
-    expect(t.db.sqlite.query('SELECT group_concat(upload_mbps) AS v FROM (SELECT upload_mbps FROM metric_net ORDER BY id)').get()).toEqual({ v: '1.0,2.0,3.0,4.0' })
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_samples WHERE kinds = 3').get()).toEqual({ n: 4 })
+    expect(t.db.sqlite.query('SELECT group_concat(upload_mbps) AS v FROM (SELECT upload_mbps FROM metric_samples ORDER BY id)').get()).toEqual({ v: '1.0,2.0,3.0,4.0' })
+    // a two-row request (parts at different times) failing in a group leaves nothing behind
+    const split = t.request('POST', '/v1/metrics/batch', {
+      body: { hardware: { cpu_percent: 77, recorded_at: '2025-12-31T23:00:00Z' }, network: { upload_mbps: -1 } },
+      headers: a.keyHeaders,
+    })
+    const more = await Promise.all([send(5), split, send(6)])
+    expect(more.map((r) => r.status)).toEqual([201, 500, 201])
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_samples WHERE cpu_percent = 77').get()).toEqual({ n: 0 })
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_samples').get()).toEqual({ n: 6 })
     // the ids the 201s reported are the stored rows
-    const ids = results.filter((r) => r.status === 201).map((r) => r.body.hardware.id)
-    expect(ids).toEqual(t.db.sqlite.query<{ id: number }, []>('SELECT id FROM metric_hw ORDER BY id').all().map((r) => r.id))
+    const ids = [...results, ...more].filter((r) => r.status === 201).map((r) => r.body.hardware.id)
+    expect(ids).toEqual(t.db.sqlite.query<{ id: number }, []>('SELECT id FROM metric_samples ORDER BY id').all().map((r) => r.id))
   })
 })
