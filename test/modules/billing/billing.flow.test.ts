@@ -1,17 +1,10 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createTenant } from '../../helpers/fixtures'
-import { FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET, type FakeStripe } from '../../helpers/fake-stripe'
-import { billingApp, checkoutSession, clientRow, nowS, sendEvent } from './billing.setup'
+import { FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET } from '../../helpers/fake-stripe'
+import { billingApp, stopFakes, checkoutSession, clientRow, nowS, sendEvent } from './billing.setup'
 
-const fakes: FakeStripe[] = []
-afterEach(() => {
-  while (fakes.length) fakes.pop()!.stop()
-})
-function setup() {
-  const b = billingApp()
-  fakes.push(b.fake)
-  return b
-}
+afterEach(stopFakes)
+const setup = () => billingApp()
 
 describe('checkout → webhook → limits', () => {
   test('a paid subscription raises the limits at once; replays and older events change nothing; its end returns the client to free', async () => {

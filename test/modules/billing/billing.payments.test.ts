@@ -1,17 +1,13 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createTenant } from '../../helpers/fixtures'
 import type { FakeStripe } from '../../helpers/fake-stripe'
-import { billingApp, sendEvent } from './billing.setup'
+import { billingApp, stopFakes, sendEvent } from './billing.setup'
 
-const fakes: FakeStripe[] = []
-afterEach(() => {
-  while (fakes.length) fakes.pop()!.stop()
-})
+afterEach(stopFakes)
 
 /** A client with a Stripe customer and a subscription, ready to receive invoices. */
 async function setup() {
   const { t, fake } = billingApp()
-  fakes.push(fake)
   const ten = await createTenant(t)
   await t.request('POST', '/v1/billing/checkout', { headers: ten.userHeaders, body: {} })
   const customer = fake.calls('/v1/checkout/sessions')[0]!.params.customer!

@@ -2,17 +2,10 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { testApp } from '../../helpers/app'
 import { addMember, createTenant } from '../../helpers/fixtures'
 import { FAKE_SECRET_KEY, type FakeStripe } from '../../helpers/fake-stripe'
-import { billingApp, clientRow, sendEvent } from './billing.setup'
+import { billingApp, stopFakes, clientRow, sendEvent } from './billing.setup'
 
-const fakes: FakeStripe[] = []
-afterEach(() => {
-  while (fakes.length) fakes.pop()!.stop()
-})
-function setup() {
-  const b = billingApp()
-  fakes.push(b.fake)
-  return b
-}
+afterEach(stopFakes)
+const setup = () => billingApp()
 
 /** Checks out once, so the client has a Stripe customer; returns its id. */
 async function withCustomer(t: ReturnType<typeof testApp>, fake: FakeStripe, headers: Record<string, string>) {
@@ -57,11 +50,9 @@ describe('POST /v1/billing/checkout', () => {
   })
 
   test('a configured Stripe price id is sent instead of inline price data', async () => {
-    const fake = (await import('../../helpers/fake-stripe')).fakeStripe()
-    fakes.push(fake)
     const { DEFAULT_PLANS } = await import('../../../src/modules/billing/billing.catalog')
     const plans = DEFAULT_PLANS.map((p) => (p.id === 'b2c_monthly' ? { ...p, stripePriceId: 'price_pro_m' } : p))
-    const t = testApp({ stripe: fake.client(), plans, config: { stripe: { secretKey: FAKE_SECRET_KEY, webhookSecret: null, apiBase: fake.apiBase } } })
+    const { t, fake } = billingApp({ plans })
     const ten = await createTenant(t)
     await t.request('POST', '/v1/billing/checkout', { headers: ten.userHeaders, body: { plan: 'b2c_monthly' } })
     const params = fake.calls('/v1/checkout/sessions')[0]!.params

@@ -1,11 +1,21 @@
 import { testApp, type TestApp } from '../../helpers/app'
+import type { Plan } from '../../../src/modules/billing/billing.catalog'
 import { FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET, fakeStripe, signedEvent, type FakeStripe } from '../../helpers/fake-stripe'
 
-/** An app whose Stripe client talks to a fresh fake Stripe. */
-export function billingApp(opts: { webhookSecret?: string | null } = {}) {
+const started: { stop(): void }[] = []
+
+/** Stops every fake Stripe started by billingApp; each test file calls it in afterEach. */
+export function stopFakes() {
+  while (started.length) started.pop()!.stop()
+}
+
+/** An app whose Stripe client talks to a fresh fake Stripe (stopped by stopFakes). */
+export function billingApp(opts: { webhookSecret?: string | null; plans?: Plan[] } = {}) {
   const fake = fakeStripe()
+  started.push(fake)
   const t = testApp({
     stripe: fake.client(),
+    plans: opts.plans,
     config: { stripe: { secretKey: FAKE_SECRET_KEY, webhookSecret: opts.webhookSecret === undefined ? FAKE_WEBHOOK_SECRET : opts.webhookSecret, apiBase: fake.apiBase } },
   })
   return { t, fake }

@@ -1,18 +1,11 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { testApp } from '../../helpers/app'
 import { createTenant } from '../../helpers/fixtures'
-import { signedEvent, type FakeStripe } from '../../helpers/fake-stripe'
-import { billingApp, clientRow, nowS, postEvent, sendEvent } from './billing.setup'
+import { signedEvent } from '../../helpers/fake-stripe'
+import { billingApp, stopFakes, clientRow, nowS, postEvent, sendEvent } from './billing.setup'
 
-const fakes: FakeStripe[] = []
-afterEach(() => {
-  while (fakes.length) fakes.pop()!.stop()
-})
-function setup(opts: { webhookSecret?: string | null } = {}) {
-  const b = billingApp(opts)
-  fakes.push(b.fake)
-  return b
-}
+afterEach(stopFakes)
+const setup = (opts: { webhookSecret?: string | null } = {}) => billingApp(opts)
 
 const eventCount = (t: ReturnType<typeof testApp>) => t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM billing_events').get()!.n
 
