@@ -1,4 +1,4 @@
-import Stripe from 'stripe'
+import type Stripe from 'stripe'
 import type { Config } from '../../config'
 import { AppError } from '../../http/errors'
 import type { Logger } from '../../lib/logger'
@@ -11,7 +11,10 @@ import type { Logger } from '../../lib/logger'
 export function stripeClient(cfg: Config['stripe']): Stripe | null {
   if (!cfg.secretKey) return null
   const base = cfg.apiBase ? new URL(cfg.apiBase) : null
-  return new Stripe(cfg.secretKey, {
+  // Loaded only when billing is configured: the SDK costs several MB of RSS at startup.
+  const mod = require('stripe') as typeof Stripe | { default: typeof Stripe }
+  const StripeSdk = 'default' in mod ? mod.default : mod
+  return new StripeSdk(cfg.secretKey, {
     ...(base && {
       host: base.hostname,
       port: base.port || (base.protocol === 'http:' ? 80 : 443),

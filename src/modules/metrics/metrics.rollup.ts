@@ -41,7 +41,7 @@ const step = (prev: number, next: number) => (next >= prev ? next - prev : next)
  * which composes exactly across tiers. Done in JS: SQLite's 60 aggregate calls per row cost
  * ~4x more than reading the rows out.
  */
-export function aggregate(kind: MetricKind, level: number, width: number, rows: (number | null)[][], emit: (row: (number | null)[]) => void) {
+export function aggregate(kind: MetricKind, level: number, width: number, rows: Iterable<(number | null)[]>, emit: (row: (number | null)[]) => void) {
   const F = FIELDS[kind].length
   const counters = COUNTER_FIELDS[kind]
   const C = counters.length
@@ -155,14 +155,21 @@ function build(sqlite: Database) {
   return {
     /** rolls tier `i` for every bucket in [a, b) in one transaction */
     roll(kind: MetricKind, i: number, a: number, b: number) {
-      const rows = source[kind][i]!.values(a, b) as (number | null)[][]
       const ins = insert[kind][i]!
+      // Streamed, not read out whole: a busy hour of raw samples can be hundreds of thousands of
+      // rows (tens of MB as arrays). Reading one table while writing another is safe in SQLite.
+      const rows = rowArrays(source[kind][i]!.iterate(a, b))
       sqlite.transaction(() => aggregate(kind, i, TIERS[i]!.ms, rows, (r) => ins.run(...r)))()
     },
     oldest,
     doneUntil: (kind: MetricKind, tier: Tier['name']) => getDone.get(kind, tier)?.done_until ?? null,
     setDone: (kind: MetricKind, tier: Tier['name'], t: number) => setDone.run(kind, tier, t),
   }
+}
+
+/** A statement's rows as arrays in column order (object keys keep the SELECT's column order). */
+function* rowArrays(rows: Iterable<unknown>): Generator<(number | null)[]> {
+  for (const row of rows) yield Object.values(row as Record<string, number | null>)
 }
 
 const cache = new WeakMap<Database, ReturnType<typeof build>>()

@@ -68,14 +68,32 @@ export function toRecord(kind: MetricKind, row: Record<string, unknown>, deviceI
   return out
 }
 
-/** The JSON text of `toRecord`, built without parsing the stored rest (it is spliced in). */
-export function recordJson(kind: MetricKind, row: Record<string, unknown>, deviceId: string): string {
-  let out = `{"id":${row.id},"device_id":${JSON.stringify(deviceId)},"recorded_at":"${new Date(row.ts as number).toISOString()}"`
-  for (const f of FIELDS[kind]) {
-    const v = row[f.name]
-    out += `,"${f.name}":${typeof v === 'number' ? v : 'null'}`
+/** Per kind, the `,"field":` prefix of each hot column, built once. */
+const HOT_KEYS: Record<MetricKind, string[]> = {
+  hardware: FIELDS.hardware.map((f) => `,"${f.name}":`),
+  network: FIELDS.network.map((f) => `,"${f.name}":`),
+}
+
+/**
+ * The JSON text of `toRecord` for a whole page of `pageValues` rows ([id, ts, ...hot, rest]),
+ * joined with commas: the stored rest is spliced in, never parsed and re-encoded, and no object
+ * is built per row.
+ */
+export function pageJson(kind: MetricKind, rows: unknown[][], deviceId: string): string {
+  const keys = HOT_KEYS[kind]
+  const head = `,"device_id":${JSON.stringify(deviceId)},"recorded_at":"`
+  const restAt = keys.length + 2
+  let out = ''
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!
+    out += `${r ? ',' : ''}{"id":${row[0]}${head}${new Date(row[1] as number).toISOString()}"`
+    for (let i = 0; i < keys.length; i++) {
+      const v = row[i + 2]
+      out += keys[i]! + (typeof v === 'number' ? v : 'null')
+    }
+    const rest = row[restAt]
+    if (typeof rest === 'string' && rest.length > 2) out += `,${rest.slice(1, -1)}`
+    out += '}'
   }
-  const rest = row.rest
-  if (typeof rest === 'string' && rest.length > 2) out += `,${rest.slice(1, -1)}`
-  return out + '}'
+  return out
 }

@@ -7,7 +7,7 @@ import { FIELDS, type MetricKind } from './metrics.fields'
 import type { BatchMetricIn, HardwareRecord, NetworkRecord } from './metrics.model'
 
 type RecordOf<K extends MetricKind> = K extends 'hardware' ? HardwareRecord : NetworkRecord
-import { recordJson, recordedAt, toRecord, toSampleRow, type SampleRow } from './metrics.rows'
+import { pageJson, recordedAt, toRecord, toSampleRow, type SampleRow } from './metrics.rows'
 import { metricStore } from './metrics.store'
 import { levelForHours, levelName, summarizeKind } from './metrics.summary'
 import type { MetricsSummary } from './metrics.summary.model'
@@ -94,9 +94,11 @@ export function history<K extends MetricKind>(deps: MetricsDeps, clientId: strin
  * spliced in as stored, never parsed and re-encoded (the largest cost of a history read).
  */
 export function historyJson(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery): string {
-  const { page, device, from, to } = historyRows(deps, clientId, kind, deviceId, q)
-  const items = page.map((r) => recordJson(kind, r, device.id))
-  return `{"items":[${items.join(',')}],"limit":${q.limit},"offset":${q.offset},"total":${countSamples(deps, kind, device.seq, from, to)}}`
+  const device = deviceRef(deps, clientId, deviceId)
+  const from = dateParam(q.start_date, 'start_date', 0)
+  const to = dateParam(q.end_date, 'end_date', Number.MAX_SAFE_INTEGER)
+  const rows = metricStore(deps.db.sqlite)[kind].pageValues.values(device.seq, from, to, q.limit, q.offset) as unknown[][]
+  return `{"items":[${pageJson(kind, rows, device.id)}],"limit":${q.limit},"offset":${q.offset},"total":${countSamples(deps, kind, device.seq, from, to)}}`
 }
 
 function historyRows(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery) {

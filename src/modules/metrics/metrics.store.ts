@@ -16,6 +16,10 @@ function kindStore(sqlite: Database, kind: MetricKind) {
     page: q<Record<string, unknown>, [number, number, number, number, number]>(
       `SELECT id, ts, ${hot.join(', ')}, ${rest} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has} ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
     ),
+    /** `page` as arrays (id, ts, hot..., rest): no object per row on the JSON path */
+    pageValues: q<never, [number, number, number, number, number]>(
+      `SELECT id, ts, ${hot.join(', ')}, ${rest} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has} ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
+    ),
     count: q<{ n: number }, [number, number, number]>(`SELECT count(*) AS n FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has}`),
     /** samples per hour as rolled up: lets a wide history total skip counting every raw row */
     hourlyCount: q<{ n: number | null }, [number, number, number]>(
