@@ -54,10 +54,10 @@ export function authGuards(auth: Authenticator) {
         if (want.roles && !want.roles.includes(role)) {
           throw forbidden(`This needs the role ${want.roles.join(' or ')} in your account; you are ${role}`)
         }
+        requestState(request)!.memberRole = role // resolve hands it on without a second query
       },
       resolve({ request }) {
-        const user = requireUser(request)
-        return { user, memberRole: auth.memberRole(user.userId, user.clientId) as MemberRole }
+        return { user: requireUser(request), memberRole: requestState(request)!.memberRole! }
       },
     }),
     key: (scope: Scope | Scope[]) => ({

@@ -1,4 +1,4 @@
-import type { CredentialFailure, Principal } from './principal'
+import type { CredentialFailure, MemberRole, Principal } from './principal'
 
 /** Per-request facts gathered in onRequest and read by later hooks and handlers. */
 export interface RequestState {
@@ -7,6 +7,8 @@ export interface RequestState {
   startedAt: number
   principal: Principal | null
   failure: CredentialFailure | null
+  /** the caller's role in its client, once a user guard has looked it up */
+  memberRole?: MemberRole
   /** the raw body text, kept for signature checks (payment webhooks) */
   rawBody?: string
 }
