@@ -5,6 +5,8 @@ import { authGuards } from './http/auth'
 import { openapiDocs } from './http/openapi'
 import { pages } from './http/pages'
 import { memoryRateLimiter } from './http/rate-limiter'
+import { requestPipeline } from './http/pipeline'
+import { directRoutes } from './http/direct-routes'
 import type { Authenticator } from './http/principal'
 import { loadPlans } from './modules/billing/billing.catalog'
 import { stripeClient } from './modules/billing/billing.stripe'
@@ -25,7 +27,7 @@ import { fieldSeries, metricsStats, summarizeDevice } from './modules/metrics/me
 import type { MetricsSource } from './modules/ai/ai.metrics-source'
 import { resolveSecretKey } from './lib/secret-box'
 import { devicesRoutes } from './modules/devices/devices.routes'
-import { metricsRoutes } from './modules/metrics/metrics.routes'
+import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 
 /** The recommendation engine reads metrics through the metrics domain's service. */
 const metricsSourceOf = (deps: AppDeps): MetricsSource => ({
@@ -69,9 +71,12 @@ export function createContext(deps: AppDeps): AppContext {
 export function createApp(deps: AppDeps) {
   const ctx = createContext(deps)
   const routes = () => app.routes as never
-  const app = new Elysia()
-    .use(gateway({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth }))
-    .use(openapiDocs(routes))
+  const pipeline = requestPipeline({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth })
+  const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(ctx))
+  // Bun's router serves the direct routes; Elysia's serves the rest
+  const app = new Elysia({ serve: { routes: direct.serveRoutes as never } })
+    .use(gateway(pipeline, ctx.config.maxBodyBytes))
+    .use(openapiDocs(routes, direct.openapiPaths))
     .use(pages())
     .use(authGuards(ctx.auth))
     .use(healthRoutes(ctx))
@@ -85,7 +90,12 @@ export function createApp(deps: AppDeps) {
     .use(versionsRoutes(ctx))
     .use(devicesRoutes(ctx))
     .use(metricsRoutes(ctx))
-  return { app, ctx }
+  /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
+  const handle = (request: Request): Promise<Response> => direct.match(request)?.(request, NO_PEER) ?? app.handle(request)
+  return { app, ctx, handle, direct }
 }
+
+/** In-process requests come from no socket. */
+const NO_PEER = { requestIP: () => null }
 
 export type App = ReturnType<typeof createApp>['app']

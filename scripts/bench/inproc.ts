@@ -10,7 +10,7 @@ const body = JSON.stringify({ hardware: hardwareSample(1), network: networkSampl
 const headers = { ...tenant.keyHeaders, 'content-type': 'application/json', 'x-device-id': reg.body.device_id }
 async function round(n: number) {
   const ps: Promise<Response>[] = []
-  for (let i = 0; i < n; i++) ps.push(t.app.handle(new Request('http://localhost/v1/metrics/batch', { method: 'POST', headers, body })))
+  for (let i = 0; i < n; i++) ps.push(t.handle(new Request('http://localhost/v1/metrics/batch', { method: 'POST', headers, body })))
   const rs = await Promise.all(ps)
   if (rs.some((r) => r.status !== 201)) throw new Error(`status ${rs.find((r) => r.status !== 201)!.status} ${await rs[0]!.text()}`)
 }

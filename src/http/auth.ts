@@ -36,6 +36,16 @@ function requireKey(request: Request): KeyPrincipal {
   throw unauthorized('API key required: send it in "x-api-key" or as "authorization: Bearer <key>"')
 }
 
+/** The request's API key, if it holds one of the scopes (else 401 / 403 insufficient_scope). */
+export function requireKeyScope(request: Request, scope: Scope | Scope[]): KeyPrincipal {
+  const key = requireKey(request)
+  const anyOf = Array.isArray(scope) ? scope : [scope]
+  if (!anyOf.some((s) => key.scopes.includes(s))) {
+    throw new AppError('insufficient_scope', `This API key lacks the scope ${anyOf.join(' or ')}`, anyOf[0])
+  }
+  return key
+}
+
 /**
  * Route guards as macros: `{ user: true }`, `{ user: { roles: ['owner', 'admin'] } }`,
  * `{ user: { operator: true } }`, `{ key: 'metrics:write' }` or `{ key: [...any of] }`.
@@ -62,11 +72,7 @@ export function authGuards(auth: Authenticator) {
     }),
     key: (scope: Scope | Scope[]) => ({
       transform({ request }) {
-        const key = requireKey(request)
-        const anyOf = Array.isArray(scope) ? scope : [scope]
-        if (!anyOf.some((s) => key.scopes.includes(s))) {
-          throw new AppError('insufficient_scope', `This API key lacks the scope ${anyOf.join(' or ')}`, anyOf[0])
-        }
+        requireKeyScope(request, scope)
       },
       resolve({ request }) {
         return { key: requireKey(request) }

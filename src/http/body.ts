@@ -20,6 +20,20 @@ export async function readBodyText(request: Request, max: number): Promise<strin
 const tooLarge = (max: number) =>
   new AppError('payload_too_large', `The request body is larger than ${max} bytes`)
 
+/**
+ * A request body as the routes see it: JSON (any `application/json` or `+json` type, or none
+ * given), read within `max` bytes. A bodyless request without a content type is `undefined`,
+ * which a route's schema may accept; any other content type is a 422.
+ */
+export async function parseRequestBody(request: Request, contentType: string | null | undefined, max: number, keepRaw?: (text: string) => void): Promise<unknown> {
+  const text = await readBodyText(request, max)
+  keepRaw?.(text)
+  if (!contentType || contentType.startsWith('application/json') || contentType.endsWith('+json')) {
+    return text === '' && !contentType ? undefined : parseJson(text)
+  }
+  throw new BodyParseError(`Unsupported content type "${contentType}"; send application/json`, 'content_type')
+}
+
 export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text)

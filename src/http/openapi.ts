@@ -15,9 +15,10 @@ interface OpenApiDoc {
 /**
  * /openapi.json generated from the route schemas, and /docs, a Swagger UI whose script and
  * styles are served by this binary: an appliance on a LAN may have no internet.
- * `routes` gives the whole app's routes, read when the document is asked for.
+ * `routes` gives the whole app's routes, read when the document is asked for; `directPaths`
+ * documents the routes Bun's router serves directly.
  */
-export function openapiDocs(routes: () => RouteInfo[]) {
+export function openapiDocs(routes: () => RouteInfo[], directPaths: Record<string, Record<string, unknown>> = {}) {
   const docs = openapi({
     path: '/docs',
     specPath: '/openapi.json',
@@ -31,6 +32,8 @@ export function openapiDocs(routes: () => RouteInfo[]) {
           'Self-hosted infrastructure monitoring. Portal users authenticate with a bearer access token (JWT); ' +
           'collectors with an API key in `x-api-key` (or `authorization: Bearer vk_…`). Errors: see /docs/errors.',
       },
+      // routes served outside Elysia's router (http/direct-routes.ts) describe themselves
+      paths: directPaths as never,
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

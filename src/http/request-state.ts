@@ -1,16 +1,25 @@
 import type { CredentialFailure, MemberRole, Principal } from './principal'
 
-/** Per-request facts gathered in onRequest and read by later hooks and handlers. */
-export interface RequestState {
-  id: string
-  ip: string
-  startedAt: number
-  principal: Principal | null
-  failure: CredentialFailure | null
+/** Per-request facts gathered on admission and read by later hooks and handlers. */
+export class RequestState {
+  principal: Principal | null = null
+  failure: CredentialFailure | null = null
   /** the caller's role in its client, once a user guard has looked it up */
   memberRole?: MemberRole
   /** the raw body text, kept for signature checks (payment webhooks) */
   rawBody?: string
+  #ip: string | undefined
+
+  constructor(
+    readonly id: string,
+    readonly startedAt: number,
+    private readonly resolveIp: () => string,
+  ) {}
+
+  /** The client address, worked out on first use (see pipeline.ts). */
+  get ip(): string {
+    return (this.#ip ??= this.resolveIp())
+  }
 }
 
 const states = new WeakMap<Request, RequestState>()

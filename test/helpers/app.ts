@@ -17,10 +17,10 @@ export function testApp(overrides: { config?: Partial<Config> } & Partial<Omit<A
   migrate(db.sqlite, clock.now())
   const { logger, lines } = memoryLogger()
   const config = testConfig(overrides.config)
-  const { app, ctx } = createApp({ logger, jwtSecret: TEST_JWT_SECRET, passwordCost: TEST_PASSWORD_COST, ...overrides, config, clock, db })
+  const { app, ctx, handle, direct } = createApp({ logger, jwtSecret: TEST_JWT_SECRET, passwordCost: TEST_PASSWORD_COST, ...overrides, config, clock, db })
   const base = 'http://localhost'
 
-  /** Sends a request through the real app (app.handle) and returns status, headers and parsed body. */
+  /** Sends a request through the real app (its handle: the direct routes, else app.handle) and returns status, headers and parsed body. */
   async function request(method: string, path: string, opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {}) {
     const headers: Record<string, string> = { ...opts.headers }
     let body: string | undefined
@@ -29,7 +29,7 @@ export function testApp(overrides: { config?: Partial<Config> } & Partial<Omit<A
       body = JSON.stringify(opts.body)
       headers['content-type'] ??= 'application/json'
     }
-    const res = await app.handle(new Request(base + path, { method, headers, body }))
+    const res = await handle(new Request(base + path, { method, headers, body }))
     const text = await res.text()
     let json: any = undefined
     try {
@@ -40,7 +40,7 @@ export function testApp(overrides: { config?: Partial<Config> } & Partial<Omit<A
     return { status: res.status, headers: res.headers, body: json, text }
   }
 
-  return { app, ctx, db, clock: clock as ReturnType<typeof manualClock>, logs: lines, request }
+  return { app, ctx, handle, directRoutes: direct.routes, db, clock: clock as ReturnType<typeof manualClock>, logs: lines, request }
 }
 
 export type TestApp = ReturnType<typeof testApp>

@@ -141,7 +141,7 @@ describe('error bodies', () => {
         c.close()
       },
     })
-    const res = await t.app.handle(new Request('http://localhost/probe/body', { method: 'POST', body: stream, headers: { 'content-type': 'application/json' } }))
+    const res = await t.handle(new Request('http://localhost/probe/body', { method: 'POST', body: stream, headers: { 'content-type': 'application/json' } }))
     expect(res.status).toBe(413)
     expectErrorBody(await res.json(), 'payload_too_large')
   })

@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
-import { guards, JWT_AUTH, KEY_AUTH } from '../../http/guards'
+import type { TSchema } from '@sinclair/typebox'
+import type { DirectKeyRoute } from '../../http/direct-routes'
+import { guards, JWT_AUTH } from '../../http/guards'
 import { metricsJobs } from './metrics.jobs'
 import {
   BatchCreated,
@@ -18,7 +20,7 @@ import {
 } from './metrics.model'
 import { historyJson, ingestBatch, ingestOne, latest, summarizeDevice } from './metrics.service'
 import { MetricsSummary } from './metrics.summary.model'
-import { bodyValidator, jsonBody } from './metrics.validate'
+import { bodyValidator } from './metrics.validate'
 
 const tags = ['metrics']
 const checkHardwareMetricIn = bodyValidator(HardwareMetricIn)
@@ -27,42 +29,43 @@ const checkBatchMetricIn = bodyValidator(BatchMetricIn)
 const WRITE = 'metrics:write' as const
 /** A body already serialised as the declared schema (see historyJson) */
 const json = (text: string) => new Response(text, { headers: { 'content-type': 'application/json' } })
-/**
- * Ingest answers are built by the service in the declared shape; sending them as a Response
- * skips Elysia's per-request response check and encode (~5% of an ingest request's CPU).
- */
-const created = (body: unknown) => new Response(JSON.stringify(body), { status: 201, headers: { 'content-type': 'application/json' } })
 
+/**
+ * The collector's ingest endpoints, served on the hot path (http/direct-routes.ts). Bodies are
+ * checked by compiled TypeBox validators; answers are built by the service in the declared shape.
+ */
+export function metricsIngestRoutes(ctx: AppContext): DirectKeyRoute[] {
+  const deviceHeader = (request: Request) => request.headers.get('x-device-id') || null
+  const route = (path: string, summary: string, body: TSchema, response: TSchema, handle: DirectKeyRoute['handle']): DirectKeyRoute => ({
+    method: 'POST',
+    path: `/v1/metrics${path}`,
+    scope: WRITE,
+    status: 201,
+    handle,
+    doc: { tags, summary, body, response },
+  })
+  return [
+    route('/hardware', 'Store a hardware sample', HardwareMetricIn, MetricCreated, ({ key, body, request }) =>
+      ingestOne(ctx, key, 'hardware', checkHardwareMetricIn(body), deviceHeader(request)),
+    ),
+    route('/network', 'Store a network sample', NetworkMetricIn, MetricCreated, ({ key, body, request }) =>
+      ingestOne(ctx, key, 'network', checkNetworkMetricIn(body), deviceHeader(request)),
+    ),
+    route('/batch', 'Store hardware and network samples together (atomic)', BatchMetricIn, BatchCreated, ({ key, body, request }) =>
+      ingestBatch(ctx, key, checkBatchMetricIn(body), deviceHeader(request)),
+    ),
+  ]
+}
+
+/** The portal's reads (history, latest, summary) and the metric jobs. */
 export function metricsRoutes(ctx: AppContext) {
   ctx.jobs.push(...metricsJobs(ctx))
   // checkpoints run from the metrics.checkpoint job instead of inside a COMMIT (see metrics.jobs.ts)
   ctx.db.sqlite.run('PRAGMA wal_autocheckpoint = 0')
   // after a burst, the WAL file is cut back to this size once a checkpoint lets it restart
   ctx.db.sqlite.run('PRAGMA journal_size_limit = 67108864')
-  const deviceHeader = (h: Record<string, string | undefined>) => h['x-device-id'] || null
   return new Elysia({ prefix: '/v1/metrics' })
     .use(guards(ctx))
-    .post(
-      '/hardware',
-      async ({ key, body, headers }) => {
-        return created(await ingestOne(ctx, key, 'hardware', checkHardwareMetricIn(body), deviceHeader(headers)))
-      },
-      { key: WRITE, response: { 201: MetricCreated }, detail: { tags, security: KEY_AUTH, requestBody: jsonBody(HardwareMetricIn), summary: 'Store a hardware sample' } },
-    )
-    .post(
-      '/network',
-      async ({ key, body, headers }) => {
-        return created(await ingestOne(ctx, key, 'network', checkNetworkMetricIn(body), deviceHeader(headers)))
-      },
-      { key: WRITE, response: { 201: MetricCreated }, detail: { tags, security: KEY_AUTH, requestBody: jsonBody(NetworkMetricIn), summary: 'Store a network sample' } },
-    )
-    .post(
-      '/batch',
-      async ({ key, body, headers }) => {
-        return created(await ingestBatch(ctx, key, checkBatchMetricIn(body), deviceHeader(headers)))
-      },
-      { key: WRITE, response: { 201: BatchCreated }, detail: { tags, security: KEY_AUTH, requestBody: jsonBody(BatchMetricIn), summary: 'Store hardware and network samples together (atomic)' } },
-    )
     .get('/hardware/:device_id', ({ user, params, query }) => json(historyJson(ctx, user.clientId, 'hardware', params.device_id, query)), {
       user: true,
       params: DeviceParams,

@@ -16,6 +16,3 @@ export function bodyValidator<T extends TSchema>(schema: T) {
     return value as Static<T>
   }
 }
-
-/** The OpenAPI request body for a route whose body is checked by bodyValidator. */
-export const jsonBody = (schema: TSchema) => ({ required: true, content: { 'application/json': { schema } } })

@@ -1,0 +1,151 @@
+import { ValidationError } from 'elysia'
+import type { ValueError } from '@sinclair/typebox/errors'
+import type { Config } from '../config'
+import type { Clock } from '../lib/clock'
+import type { Logger } from '../lib/logger'
+import { readCredential, resolveCredential } from './credentials'
+import { AppError, ERROR_CODES, errorBody } from './errors'
+import type { Authenticator } from './principal'
+import type { RateLimiter } from './rate-limiter'
+import { clientIp, requestIdFrom, requestState as requestStateOf, RequestState, setRequestState } from './request-state'
+import { BodyParseError } from './body'
+import { dedupe, locateProperty, locationOf, toDetail } from './validation'
+
+export interface PipelineDeps {
+  config: Config
+  clock: Clock
+  logger: Logger
+  limiter: RateLimiter
+  auth: Authenticator
+}
+
+/** The bit of Bun's server the pipeline needs: the socket's address, asked for only when used. */
+export interface PeerSource {
+  requestIP(request: Request): { address: string } | null
+}
+
+/** What an error becomes on the wire: status, the spec's body, extra headers. */
+export interface ErrorReply {
+  status: number
+  body: unknown
+  headers?: Record<string, string>
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const EXPOSED = 'x-request-id, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after'
+
+/**
+ * What every request goes through, whichever router dispatches it (Elysia's, or Bun's own for
+ * the ingest hot path, see direct-routes.ts): admission (request id, CORS, credential, rate
+ * limit before the body is read, declared body size) and the one mapping of failures to the
+ * spec's bodies. Plain functions over plain objects, so both routers share them exactly.
+ */
+export function requestPipeline(deps: PipelineDeps) {
+  const { config, clock, logger, limiter, auth } = deps
+  const cors = new Set(config.corsOrigins)
+  const tls = !!config.tlsCert
+
+  /**
+   * Admits a request: its state (id, principal or credential failure) is attached to it and
+   * the response headers every answer carries are written into `headers`. Returns a finished
+   * response for a CORS preflight; throws AppError (rate limit, body too large) with `headers`
+   * already filled, so the error answer carries them too.
+   */
+  async function admit(request: Request, peer: PeerSource | null | undefined, headers: Record<string, string>): Promise<RequestState | Response> {
+    const h = request.headers
+    const id = requestIdFrom(h.get('x-request-id'))
+    // the socket address costs ~3 µs to ask for: only anonymous buckets, login throttling and logs need it
+    const state = new RequestState(id, clock.now(), () => clientIp(h.get('x-forwarded-for'), peer?.requestIP(request)?.address, config.trustProxy))
+    setRequestState(request, state)
+    headers['x-request-id'] = id
+    if (tls) headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains'
+
+    if (cors.size) {
+      const origin = h.get('origin')
+      if (origin && cors.has(origin)) {
+        headers['access-control-allow-origin'] = origin
+        headers['vary'] = 'Origin'
+        headers['access-control-expose-headers'] = EXPOSED
+        if (request.method === 'OPTIONS') {
+          headers['access-control-allow-methods'] = 'GET, POST, PATCH, DELETE, OPTIONS'
+          headers['access-control-allow-headers'] = 'authorization, content-type, x-api-key, x-device-id, x-request-id'
+          headers['access-control-max-age'] = '600'
+          return new Response(null, { status: 204, headers })
+        }
+      }
+    }
+
+    const cred = readCredential(h)
+    if (cred) {
+      const resolved = await resolveCredential(auth, cred)
+      if (resolved.kind === 'invalid') state.failure = resolved
+      else state.principal = resolved
+    }
+    const p = state.principal
+    const [bucketKey, limit] = p
+      ? [p.kind === 'key' ? `k:${p.keyId}` : `u:${p.userId}`, auth.rateLimitFor(p.clientId)]
+      : [`ip:${state.ip}`, config.rateLimits.anonymous]
+    const r = limiter.take(bucketKey, limit, clock.now())
+    headers['x-ratelimit-limit'] = String(r.limit)
+    headers['x-ratelimit-remaining'] = String(r.remaining)
+    headers['x-ratelimit-reset'] = String(Math.ceil(r.resetAt / 1000))
+    if (!r.allowed) {
+      const retry = String(Math.max(1, Math.ceil(r.retryAfterMs / 1000)))
+      throw new AppError('rate_limited', `Rate limit of ${r.limit} requests per minute exceeded; retry in ${retry} s`, undefined, { 'retry-after': retry })
+    }
+    if (BODY_METHODS.has(request.method)) {
+      const declared = Number(h.get('content-length') ?? 0)
+      if (declared > config.maxBodyBytes) {
+        throw new AppError('payload_too_large', `The request body is larger than ${config.maxBodyBytes} bytes`)
+      }
+    }
+    return state
+  }
+
+  /**
+   * Any failure as the spec's answer: AppError → its `error` body; validation and unparsable
+   * bodies → 422 `detail`; no route → 404; anything else → 500 with the request id only (the
+   * details go to the log). `code` is Elysia's name for the failure, when Elysia caught it.
+   */
+  function errorReply(thrown: unknown, request: Request, route?: string, code?: string): ErrorReply {
+    const state = requestStateOf(request)
+    // Elysia wraps whatever a parser throws in a ParseError; the original says what went wrong.
+    const error = code === 'PARSE' && thrown instanceof Error && thrown.cause ? thrown.cause : thrown
+    if (error instanceof AppError) return { status: error.status, body: errorBody(config.siteUrl, error.code, error.message, error.param), headers: error.headers }
+    if (error instanceof BodyParseError) return { status: 422, body: { detail: [{ loc: ['body'], msg: error.message, type: error.type }] } }
+    if (error instanceof ValidationError && error === thrown) {
+      if (error.type === 'response') return internal(error)
+      const all = error.all as unknown as ValueError[]
+      if (error.type === 'property') {
+        const loc = locateProperty(request.url, route, error.value)
+        return { status: 422, body: { detail: all.slice(0, 1).map((e) => ({ ...toDetail(String(loc[0]), e), loc })) } }
+      }
+      const where = locationOf(error.type)
+      const detail = all.length ? dedupe(all.map((e) => toDetail(where, e))) : [{ loc: [where], msg: 'Invalid value', type: 'value_error' }]
+      return { status: 422, body: { detail } }
+    }
+    if (code === 'PARSE') return { status: 422, body: { detail: [{ loc: ['body'], msg: 'The request body could not be parsed', type: 'json_invalid' }] } }
+    if (code === 'NOT_FOUND') {
+      return { status: 404, body: errorBody(config.siteUrl, 'not_found', `No route for ${request.method} ${new URL(request.url).pathname}`) }
+    }
+    return internal(error)
+
+    function internal(err: unknown): ErrorReply {
+      logger.error('request failed', {
+        request_id: state?.id,
+        method: request.method,
+        path: new URL(request.url).pathname,
+        error: err instanceof Error ? err.message : String(err),
+        stack: err instanceof Error ? err.stack : undefined,
+      })
+      return {
+        status: ERROR_CODES.internal_error.status,
+        body: errorBody(config.siteUrl, 'internal_error', `Internal error; quote request id ${state?.id ?? 'unknown'} when reporting it`),
+      }
+    }
+  }
+
+  return { admit, errorReply }
+}
+
+export type RequestPipeline = ReturnType<typeof requestPipeline>
