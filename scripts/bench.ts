@@ -1,10 +1,12 @@
 /**
- * `bun run bench [--quick] [--no-build] [--keep]`: the speed figures of docs/metrics.md.
+ * `bun run bench [--quick] [--no-build] [--keep]`: the speed figures of the README.
  *
- * 1. builds dist/vigil and starts it on a temp data dir and a free port on 127.0.0.1;
+ * 1. builds dist/vigil and starts it on a temp data dir and a free port on 127.0.0.1, next to
+ *    scripts/bench/bare.ts (Bun.serve + JSON.parse + one INSERT per request);
  * 2. ingest: 100 devices (10 tenants × 10, registered through the API, one key each) posting
- *    ~1.5 KB POST /v1/metrics/batch bodies, driven by autocannon in a second process;
- * 3. the same load against scripts/bench/bare.ts (Bun.serve + JSON.parse + one INSERT);
+ *    ~1.4 KB POST /v1/metrics/batch bodies, driven by autocannon in a second process;
+ * 3. rounds that load Vigil, then the bare baseline, with the same load; medians of the rounds,
+ *    with each server's CPU time per request (steadier than req/s on a busy machine);
  * 4. reads: 10 M samples (5 M hardware + 5 M network rows) seeded straight into a fresh
  *    database with the tiers rolled up, then history and summaries for one device; again at
  *    1/10 the size, to show the cost does not grow with the data;
@@ -20,14 +22,14 @@ import { migrate } from '../src/db/migrate'
 import { systemClock } from '../src/lib/clock'
 import { accessTokens } from '../src/modules/users/users.tokens'
 import { hardwareSample, networkSample } from '../test/modules/metrics/samples'
-import { freePort, rssMb, runJson, stop, waitReady } from './bench/proc'
-import { seedAccounts, seedSamples } from './bench/seed'
+import { cpuMs, freePort, median, rssMb, runJson, stop, waitReady } from './bench/proc'
+import { seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
 
 const args = new Set(process.argv.slice(2))
 const quick = args.has('--quick')
 const P = quick
-  ? { duration: 3, warmup: 1, perDevice: 5_000, reads: 200 }
-  : { duration: 10, warmup: 3, perDevice: 50_000, reads: 1_000 }
+  ? { rounds: 2, duration: 3, warmup: 1, perDevice: 5_000, reads: 200 }
+  : { rounds: 5, duration: 6, warmup: 3, perDevice: 50_000, reads: 1_000 }
 const DEVICES = 100
 const CONNECTIONS = 100
 const root = join(import.meta.dir, '..')
@@ -71,17 +73,20 @@ function freshDb(dir: string) {
   return db
 }
 
-/** Runs autocannon in its own process while sampling the server's RSS. */
+/** Runs autocannon in its own process while sampling the server's RSS and CPU time. */
 async function drive(url: string, devices: { key: string; id: string }[], pid: number, duration: number) {
   let peak = 0
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid) ?? 0)), 250)
+  const cpu0 = cpuMs(pid) ?? 0
   try {
     const r = await runJson<Load>(join(root, 'scripts/bench/load.ts'), { url, body, devices, connections: CONNECTIONS, duration }, (duration + 60) * 1000)
-    return { ...r, peakRss: peak }
+    const cpu = (cpuMs(pid) ?? cpu0) - cpu0
+    return { ...r, peakRss: peak, cpuUsPerReq: r.ok ? (cpu * 1000) / r.ok : 0 }
   } finally {
     clearInterval(sampler)
   }
 }
+type Run = Awaited<ReturnType<typeof drive>>
 
 function countBatches(dir: string): number {
   const db = openDatabase(join(dir, 'vigil.db'))
@@ -92,42 +97,62 @@ function countBatches(dir: string): number {
   }
 }
 
+/** Starts Vigil on a seeded data dir and registers the devices through the API, as collectors do. */
+async function startIngestServer(dir: string, tenants: SeededTenant[]) {
+  const port = freePort()
+  const server = startVigil(dir, port)
+  const base = `http://127.0.0.1:${port}`
+  await waitReady(`${base}/health`, server)
+  const devices: { key: string; id: string }[] = []
+  for (const [ti, t] of tenants.entries()) {
+    for (const [ki, key] of t.keys.entries()) {
+      const res = await fetch(`${base}/v1/clients/me/devices`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ hostname: `pi-${ti}-${ki}`, os: 'linux', os_version: '6.6', arch: 'arm64', fingerprint: `fp-${ti}-${ki}` }),
+      })
+      if (res.status !== 201) throw new Error(`device registration: ${res.status} ${await res.text()}`)
+      devices.push({ key, id: ((await res.json()) as { device_id: string }).device_id })
+    }
+  }
+  return { server, url: `${base}/v1/metrics/batch`, devices }
+}
+
+/**
+ * Vigil and the bare baseline side by side: both servers up at once, then rounds that drive
+ * one and then the other, so drift on a shared machine hits both alike; medians are reported.
+ */
 async function ingestBench() {
   const dir = join(tmp, 'ingest')
   const db = freshDb(dir)
   const tenants = seedAccounts(db.sqlite, { tenants: 10, keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now: Date.now() })
   db.close()
-  const port = freePort()
-  const server = startVigil(dir, port)
-  const base = `http://127.0.0.1:${port}`
+  const vigil = await startIngestServer(dir, tenants)
+  const barePort = freePort()
+  mkdirSync(join(tmp, 'bare'), { recursive: true })
+  const bare = Bun.spawn([process.execPath, join(root, 'scripts/bench/bare.ts'), String(barePort), join(tmp, 'bare', 'bare.db')], { stdout: 'ignore', stderr: 'inherit' })
+  const bareUrl = `http://127.0.0.1:${barePort}/v1/metrics/batch`
+  const bareDevices = Array.from({ length: DEVICES }, (_, i) => ({ key: `k${i}`, id: `d${i}` }))
   try {
-    await waitReady(`${base}/health`, server)
-    // the collector flow: each key registers its device through the API
-    const devices: { key: string; id: string }[] = []
-    for (const [ti, t] of tenants.entries()) {
-      for (const [ki, key] of t.keys.entries()) {
-        const res = await fetch(`${base}/v1/clients/me/devices`, {
-          method: 'POST',
-          headers: { 'x-api-key': key, 'content-type': 'application/json' },
-          body: JSON.stringify({ hostname: `pi-${ti}-${ki}`, os: 'linux', os_version: '6.6', arch: 'arm64', fingerprint: `fp-${ti}-${ki}` }),
-        })
-        if (res.status !== 201) throw new Error(`device registration: ${res.status} ${await res.text()}`)
-        devices.push({ key, id: ((await res.json()) as { device_id: string }).device_id })
-      }
-    }
+    await waitReady(`http://127.0.0.1:${barePort}/`, bare)
     await Bun.sleep(1000)
-    const idleRss = rssMb(server.pid)
-    log(`ingest: warm-up ${P.warmup}s`)
-    await drive(`${base}/v1/metrics/batch`, devices, server.pid, P.warmup)
-    log(`ingest: ${P.duration}s, ${CONNECTIONS} connections, ${DEVICES} devices`)
-    const load = await drive(`${base}/v1/metrics/batch`, devices, server.pid, P.duration)
+    const idleRss = rssMb(vigil.server.pid)
+    log(`ingest: warm-up ${P.warmup}s each`)
+    await drive(vigil.url, vigil.devices, vigil.server.pid, P.warmup)
+    await drive(bareUrl, bareDevices, bare.pid, P.warmup)
+    const runs: { vigil: Run; bare: Run }[] = []
+    for (let i = 0; i < P.rounds; i++) {
+      log(`ingest round ${i + 1}/${P.rounds}: ${P.duration}s vigil, ${P.duration}s bare, ${CONNECTIONS} connections, ${DEVICES} devices`)
+      const v = await drive(vigil.url, vigil.devices, vigil.server.pid, P.duration)
+      runs.push({ vigil: v, bare: await drive(bareUrl, bareDevices, bare.pid, P.duration) })
+    }
     // durability: kill -9 in the middle of a run; every acknowledged batch must be on disk
     const before = countBatches(dir)
-    const running = drive(`${base}/v1/metrics/batch`, devices, server.pid, 3)
+    const running = drive(vigil.url, vigil.devices, vigil.server.pid, 3)
     await Bun.sleep(1500)
-    server.kill('SIGKILL')
+    vigil.server.kill('SIGKILL')
     const killed = await running
-    await server.exited
+    await vigil.server.exited
     const durability = { acked: killed.ok, stored: countBatches(dir) - before }
     if (durability.stored < durability.acked) throw new Error(`kill -9 lost acknowledged batches: ${JSON.stringify(durability)}`)
     const check = openDatabase(join(dir, 'vigil.db'))
@@ -139,25 +164,10 @@ async function ingestBench() {
       fileBytesPerBatch: Math.round(statSync(join(dir, 'vigil.db')).size / rows),
     }
     check.close()
-    return { load, idleRss, disk, stored: rows, durability }
+    return { runs, idleRss, disk, stored: rows, durability }
   } finally {
-    await stop(server)
-  }
-}
-
-async function bareBench() {
-  const port = freePort()
-  const dir = join(tmp, 'bare')
-  mkdirSync(dir, { recursive: true })
-  const proc = Bun.spawn([process.execPath, join(root, 'scripts/bench/bare.ts'), String(port), join(dir, 'bare.db')], { stdout: 'ignore', stderr: 'inherit' })
-  try {
-    await waitReady(`http://127.0.0.1:${port}/`, proc)
-    const devices = Array.from({ length: DEVICES }, (_, i) => ({ key: `k${i}`, id: `d${i}` }))
-    log('bare: warm-up and run')
-    await drive(`http://127.0.0.1:${port}/v1/metrics/batch`, devices, proc.pid, P.warmup)
-    return await drive(`http://127.0.0.1:${port}/v1/metrics/batch`, devices, proc.pid, P.duration)
-  } finally {
-    await stop(proc)
+    await stop(vigil.server)
+    await stop(bare)
   }
 }
 
@@ -213,27 +223,29 @@ try {
     if (b.exitCode !== 0) throw new Error('build failed')
   }
   const ingest = await ingestBench()
-  const bare = await bareBench()
   const big = await readBench('reads-full', 10)
   const small = await readBench('reads-tenth', 1)
 
   const ms = (n: number) => `${n} ms`
+  const med = (side: 'vigil' | 'bare', k: 'rps' | 'p50' | 'p99' | 'cpuUsPerReq' | 'peakRss') => median(ingest.runs.map((r) => r[side][k]))
+  const ratios = ingest.runs.map((r) => r.vigil.rps / r.bare.rps)
+  const errors = ingest.runs.reduce((n, r) => n + r.vigil.non2xx + r.vigil.errors, 0)
   const rows: [string, string, string][] = [
-    ['ingest POST /v1/metrics/batch (vigil)', `${Math.round(ingest.load.rps)} req/s`, `p50 ${ms(ingest.load.p50)}, p99 ${ms(ingest.load.p99)}, non-2xx ${ingest.load.non2xx}, errors ${ingest.load.errors}`],
-    ['ingest, bare Bun.serve + 1 INSERT', `${Math.round(bare.rps)} req/s`, `p50 ${ms(bare.p50)}, p99 ${ms(bare.p99)}`],
-    ['ingest ratio vigil / bare', (ingest.load.rps / bare.rps).toFixed(2), ''],
+    ['ingest POST /v1/metrics/batch (vigil)', `${Math.round(med('vigil', 'rps'))} req/s`, `p50 ${ms(med('vigil', 'p50'))}, p99 ${ms(med('vigil', 'p99'))}, server CPU ${med('vigil', 'cpuUsPerReq').toFixed(1)} µs/req, non-2xx + errors ${errors}`],
+    ['ingest, bare Bun.serve + 1 INSERT', `${Math.round(med('bare', 'rps'))} req/s`, `p50 ${ms(med('bare', 'p50'))}, p99 ${ms(med('bare', 'p99'))}, server CPU ${med('bare', 'cpuUsPerReq').toFixed(1)} µs/req`],
+    ['ingest ratio vigil / bare (median of rounds)', median(ratios).toFixed(2), `rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}`],
   ]
   for (const [label, r] of [[`${(big.total / 1e6).toFixed(1)} M samples`, big], [`${(small.total / 1e6).toFixed(1)} M samples`, small]] as const) {
     for (const [k, v] of Object.entries(r.reads)) rows.push([`${k} (${label})`, `p50 ${ms(v.p50)}`, `p99 ${ms(v.p99)}`])
   }
   rows.push(
     ['RSS idle (empty db / 10 M db)', `${ingest.idleRss} MB / ${big.idleRss} MB`, `after the reads: ${big.afterReadsRss} MB`],
-    ['RSS under ingest load (peak)', `${ingest.load.peakRss} MB`, `bare: ${bare.peakRss} MB`],
+    ['RSS under ingest load (peak, median of rounds)', `${med('vigil', 'peakRss')} MB`, `bare: ${med('bare', 'peakRss')} MB`],
     ['bytes on disk per batch (hardware + network sample, row + index)', `${ingest.disk.bytesPerBatch} B`, `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`],
     ['kill -9 during ingest', `${ingest.durability.acked} acknowledged`, `${ingest.durability.stored} stored (none lost)`],
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
   )
-  console.log(`\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.duration} s runs, body ${body.length} B\n`)
+  console.log(`\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`)
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
 } finally {

@@ -53,3 +53,20 @@ export async function runJson<T>(script: string, arg: unknown, timeoutMs: number
   if (proc.exitCode !== 0) throw new Error(`${script} failed (exit ${proc.exitCode ?? proc.signalCode})`)
   return JSON.parse(out.trim().split('\n').pop()!) as T
 }
+
+/** CPU time (user + system) a process has used so far, in ms; null once it has exited. */
+export function cpuMs(pid: number): number | null {
+  try {
+    // fields after "(comm) ": state is [0], utime [11], stime [12], in clock ticks (100 Hz on Linux)
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(f[11]) + Number(f[12])) * 10
+  } catch {
+    return null
+  }
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
