@@ -22,7 +22,7 @@ import { migrate } from '../src/db/migrate'
 import { systemClock } from '../src/lib/clock'
 import { accessTokens } from '../src/modules/users/users.tokens'
 import { hardwareSample, networkSample } from '../test/modules/metrics/samples'
-import { cpuMs, freePort, median, rssMb, runJson, stop, waitReady } from './bench/proc'
+import { cpuMs, freePort, median, memoryMb, rssMb, runJson, stop, waitReady } from './bench/proc'
 import { seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
 
 const args = new Set(process.argv.slice(2))
@@ -76,12 +76,16 @@ function freshDb(dir: string) {
 /** Runs autocannon in its own process while sampling the server's RSS and CPU time. */
 async function drive(url: string, devices: { key: string; id: string }[], pid: number, duration: number) {
   let peak = 0
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid) ?? 0)), 250)
+  let peakAnon = 0
+  const sampler = setInterval(() => {
+    const m = memoryMb(pid)
+    if (m && m.rss > peak) [peak, peakAnon] = [m.rss, m.anon]
+  }, 250)
   const cpu0 = cpuMs(pid) ?? 0
   try {
     const r = await runJson<Load>(join(root, 'scripts/bench/load.ts'), { url, body, devices, connections: CONNECTIONS, duration }, (duration + 60) * 1000)
     const cpu = (cpuMs(pid) ?? cpu0) - cpu0
-    return { ...r, peakRss: peak, cpuUsPerReq: r.ok ? (cpu * 1000) / r.ok : 0 }
+    return { ...r, peakRss: peak, peakAnon, cpuUsPerReq: r.ok ? (cpu * 1000) / r.ok : 0 }
   } finally {
     clearInterval(sampler)
   }
@@ -136,7 +140,7 @@ async function ingestBench() {
   try {
     await waitReady(`http://127.0.0.1:${barePort}/`, bare)
     await Bun.sleep(1000)
-    const idleRss = rssMb(vigil.server.pid)
+    const idleRss = memoryMb(vigil.server.pid)!
     log(`ingest: warm-up ${P.warmup}s each`)
     await drive(vigil.url, vigil.devices, vigil.server.pid, P.warmup)
     await drive(bareUrl, bareDevices, bare.pid, P.warmup)
@@ -190,7 +194,7 @@ async function readBench(name: string, tenantCount: number) {
   try {
     await waitReady(`${base}/health`, server)
     await Bun.sleep(1000)
-    const idleRss = rssMb(server.pid)
+    const idleRss = memoryMb(server.pid)!
     const t = tenants[0]!
     const token = await accessTokens(secret, systemClock).sign({ userId: t.userId, clientId: t.clientId, role: 'admin' })
     const id = t.devices[0]!.id
@@ -227,7 +231,7 @@ try {
   const small = await readBench('reads-tenth', 1)
 
   const ms = (n: number) => `${n} ms`
-  const med = (side: 'vigil' | 'bare', k: 'rps' | 'p50' | 'p99' | 'cpuUsPerReq' | 'peakRss') => median(ingest.runs.map((r) => r[side][k]))
+  const med = (side: 'vigil' | 'bare', k: 'rps' | 'p50' | 'p99' | 'cpuUsPerReq' | 'peakRss' | 'peakAnon') => median(ingest.runs.map((r) => r[side][k]))
   const ratios = ingest.runs.map((r) => r.vigil.rps / r.bare.rps)
   const errors = ingest.runs.reduce((n, r) => n + r.vigil.non2xx + r.vigil.errors, 0)
   const rows: [string, string, string][] = [
@@ -239,8 +243,12 @@ try {
     for (const [k, v] of Object.entries(r.reads)) rows.push([`${k} (${label})`, `p50 ${ms(v.p50)}`, `p99 ${ms(v.p99)}`])
   }
   rows.push(
-    ['RSS idle (empty db / 10 M db)', `${ingest.idleRss} MB / ${big.idleRss} MB`, `after the reads: ${big.afterReadsRss} MB`],
-    ['RSS under ingest load (peak, median of rounds)', `${med('vigil', 'peakRss')} MB`, `bare: ${med('bare', 'peakRss')} MB`],
+    [
+      `RSS idle (empty db / ${(big.total / 1e6).toFixed(1)} M db)`,
+      `${ingest.idleRss.rss} MB / ${big.idleRss.rss} MB`,
+      `anonymous ${ingest.idleRss.anon} MB + file-backed ${ingest.idleRss.file} MB; after the reads: ${big.afterReadsRss} MB`,
+    ],
+    ['RSS under ingest load (peak, median of rounds)', `${med('vigil', 'peakRss')} MB`, `anonymous ${med('vigil', 'peakAnon')} MB; bare: ${med('bare', 'peakRss')} MB`],
     ['bytes on disk per batch (hardware + network sample, row + index)', `${ingest.disk.bytesPerBatch} B`, `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`],
     ['kill -9 during ingest', `${ingest.durability.acked} acknowledged`, `${ingest.durability.stored} stored (none lost)`],
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],

@@ -11,9 +11,19 @@ export function freePort(): number {
 
 /** VmRSS of a process in MB (null once it has exited). */
 export function rssMb(pid: number): number | null {
+  return memoryMb(pid)?.rss ?? null
+}
+
+/**
+ * VmRSS and its two parts in MB: anonymous (the process's own heap, stacks, caches) and
+ * file-backed (clean pages of the executable, shared and reclaimable by the kernel).
+ */
+export function memoryMb(pid: number): { rss: number; anon: number; file: number } | null {
   try {
-    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m ? Math.round(Number(m[1]) / 1024) : null
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status)?.[1] ?? 0)
+    const mb = (n: number) => Math.round(n / 1024)
+    return { rss: mb(kb('VmRSS')), anon: mb(kb('RssAnon')), file: mb(kb('RssFile') + kb('RssShmem')) }
   } catch {
     return null
   }
