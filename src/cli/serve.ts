@@ -7,6 +7,7 @@ import { VERSION } from '../version'
 import { dataDirSecret } from './data-dir'
 import { deriveSecretKey } from '../lib/secret-box'
 import { openAndMigrate } from './open'
+import { releaseStartupMemory } from '../lib/memory'
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 
@@ -30,6 +31,7 @@ export async function serve(config: Config): Promise<void> {
     maxRequestBodySize: config.maxBodyBytes + 64 * 1024,
   })
   const scheduler = startScheduler(ctx.jobs, logger)
+  setTimeout(releaseStartupMemory, 500).unref()
   const scheme = tls ? 'https' : 'http'
   const port = app.server?.port ?? config.port
   logger.info('vigil listening', { version: VERSION, url: `${scheme}://${config.host}:${port}`, transport: tls ? 'https (native TLS)' : 'plain http', jobs: scheduler.names() })
