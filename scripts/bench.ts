@@ -150,6 +150,9 @@ async function ingestBench() {
       const v = await drive(vigil.url, vigil.devices, vigil.server.pid, P.duration)
       runs.push({ vigil: v, bare: await drive(bareUrl, bareDevices, bare.pid, P.duration) })
     }
+    // the memory reducer gives memory back after a quiet spell (5 s, checked every 5 s)
+    await Bun.sleep(12_000)
+    const quietRss = memoryMb(vigil.server.pid)!
     // durability: kill -9 in the middle of a run; every acknowledged batch must be on disk
     const before = countBatches(dir)
     const running = drive(vigil.url, vigil.devices, vigil.server.pid, 3)
@@ -168,7 +171,7 @@ async function ingestBench() {
       fileBytesPerBatch: Math.round(statSync(join(dir, 'vigil.db')).size / rows),
     }
     check.close()
-    return { runs, idleRss, disk, stored: rows, durability }
+    return { runs, idleRss, quietRss, disk, stored: rows, durability }
   } finally {
     await stop(vigil.server)
     await stop(bare)
@@ -249,6 +252,7 @@ try {
       `anonymous ${ingest.idleRss.anon} MB + file-backed ${ingest.idleRss.file} MB; after the reads: ${big.afterReadsRss} MB`,
     ],
     ['RSS under ingest load (peak, median of rounds)', `${med('vigil', 'peakRss')} MB`, `anonymous ${med('vigil', 'peakAnon')} MB; bare: ${med('bare', 'peakRss')} MB`],
+    ['RSS idle again, 12 s after the load', `${ingest.quietRss.rss} MB`, `anonymous ${ingest.quietRss.anon} MB + file-backed ${ingest.quietRss.file} MB`],
     ['bytes on disk per batch (hardware + network sample, row + index)', `${ingest.disk.bytesPerBatch} B`, `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`],
     ['kill -9 during ingest', `${ingest.durability.acked} acknowledged`, `${ingest.durability.stored} stored (none lost)`],
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],

@@ -92,7 +92,7 @@ export function createApp(deps: AppDeps) {
     .use(metricsRoutes(ctx))
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
   const handle = (request: Request): Promise<Response> => direct.match(request)?.(request, NO_PEER) ?? app.handle(request)
-  return { app, ctx, handle, direct }
+  return { app, ctx, handle, direct, requestsAdmitted: pipeline.admittedCount }
 }
 
 /** In-process requests come from no socket. */

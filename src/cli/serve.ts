@@ -7,9 +7,11 @@ import { VERSION } from '../version'
 import { dataDirSecret } from './data-dir'
 import { deriveSecretKey } from '../lib/secret-box'
 import { openAndMigrate } from './open'
-import { releaseStartupMemory } from '../lib/memory'
+import { releaseStartupMemory, startMemoryReducer } from '../lib/memory'
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
+/** a quiet spell this long after requests lets the memory reducer give memory back */
+const QUIET_MS = 5_000
 
 /** Runs the service until SIGTERM/SIGINT, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
@@ -19,7 +21,7 @@ export async function serve(config: Config): Promise<void> {
   const jwtSecret = config.jwtSecret ?? dataDirSecret(config, 'jwt-secret')
   // provider API keys at rest: VIGIL_SECRET_KEY, else a key file kept (0600) in the data dir
   const secretKey = config.secretKey ? undefined : deriveSecretKey(dataDirSecret(config, 'secret.key'))
-  const { app, ctx } = createApp({ config, db, clock, logger, jwtSecret, secretKey })
+  const { app, ctx, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey })
   const tls = config.tlsCert && config.tlsKey ? { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) } : undefined
 
   app.listen({
@@ -31,7 +33,9 @@ export async function serve(config: Config): Promise<void> {
     maxRequestBodySize: config.maxBodyBytes + 64 * 1024,
   })
   const scheduler = startScheduler(ctx.jobs, logger)
+  // after start-up (once the event loop has run it through), then after every burst of requests
   setTimeout(releaseStartupMemory, 500).unref()
+  const reducer = startMemoryReducer({ requests: requestsAdmitted, quietMs: QUIET_MS, onShrink: () => logger.debug('quiet: memory given back') })
   const scheme = tls ? 'https' : 'http'
   const port = app.server?.port ?? config.port
   logger.info('vigil listening', { version: VERSION, url: `${scheme}://${config.host}:${port}`, transport: tls ? 'https (native TLS)' : 'plain http', jobs: scheduler.names() })
@@ -47,6 +51,7 @@ export async function serve(config: Config): Promise<void> {
       logger.info('shutting down', { signal })
       await app.stop(false) // stop accepting, let in-flight requests finish
       await scheduler.stop()
+      reducer.stop()
       db.close()
       logger.info('stopped')
       resolve()

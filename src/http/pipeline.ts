@@ -51,7 +51,10 @@ export function requestPipeline(deps: PipelineDeps) {
    * response for a CORS preflight; throws AppError (rate limit, body too large) with `headers`
    * already filled, so the error answer carries them too.
    */
+  let admitted = 0
+
   async function admit(request: Request, peer: PeerSource | null | undefined, headers: Record<string, string>): Promise<RequestState | Response> {
+    admitted++
     const h = request.headers
     const id = requestIdFrom(h.get('x-request-id'))
     // the socket address costs ~3 µs to ask for: only anonymous buckets, login throttling and logs need it
@@ -145,7 +148,10 @@ export function requestPipeline(deps: PipelineDeps) {
     }
   }
 
-  return { admit, errorReply }
+  /** requests admitted since start: a cheap activity signal (the memory reducer watches it) */
+  const admittedCount = () => admitted
+
+  return { admit, errorReply, admittedCount }
 }
 
 export type RequestPipeline = ReturnType<typeof requestPipeline>
