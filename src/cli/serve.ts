@@ -7,7 +7,7 @@ import { VERSION } from '../version'
 import { dataDirSecret } from './data-dir'
 import { deriveSecretKey } from '../lib/secret-box'
 import { openAndMigrate } from './open'
-import { releaseStartupMemory, startMemoryReducer } from '../lib/memory'
+import { shrink, startMemoryReducer } from '../lib/memory'
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 /** a quiet spell this long after requests lets the memory reducer give memory back */
@@ -34,7 +34,7 @@ export async function serve(config: Config): Promise<void> {
   })
   const scheduler = startScheduler(ctx.jobs, logger)
   // after start-up (once the event loop has run it through), then after every burst of requests
-  setTimeout(releaseStartupMemory, 500).unref()
+  setTimeout(shrink, 500).unref()
   const reducer = startMemoryReducer({ requests: requestsAdmitted, quietMs: QUIET_MS, onShrink: () => logger.debug('quiet: memory given back') })
   const scheme = tls ? 'https' : 'http'
   const port = app.server?.port ?? config.port

@@ -44,6 +44,7 @@ export function requestPipeline(deps: PipelineDeps) {
   const { config, clock, logger, limiter, auth } = deps
   const cors = new Set(config.corsOrigins)
   const tls = !!config.tlsCert
+  let admitted = 0
 
   /**
    * Admits a request: its state (id, principal or credential failure) is attached to it and
@@ -51,8 +52,6 @@ export function requestPipeline(deps: PipelineDeps) {
    * response for a CORS preflight; throws AppError (rate limit, body too large) with `headers`
    * already filled, so the error answer carries them too.
    */
-  let admitted = 0
-
   async function admit(request: Request, peer: PeerSource | null | undefined, headers: Record<string, string>): Promise<RequestState | Response> {
     admitted++
     const h = request.headers

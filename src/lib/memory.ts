@@ -1,22 +1,17 @@
 /**
  * Memory housekeeping for a long-running server on small machines (issue 7: idle under 50 MB).
- *
- * JavaScriptCore keeps what it compiled and the pages its heap grew to until something asks it
- * to let go; `shrink` does: compiled code is thrown away (what runs again is recompiled from its
- * source on first use), a full collection runs and freed pages go back to the OS. `Bun.shrink`
- * is marked deprecated but has no successor; if a future Bun drops it this becomes a no-op.
  */
-export const shrink = (): void => (Bun as { shrink?: () => void }).shrink?.()
 
 /**
- * Once start-up is over: the code compiled for one-time work (module bodies, migrations, the
- * drizzle schema, the routes and their validators) goes. Measured: live JS heap 8.3 → 4.0 MB,
- * anonymous RSS −3 MB idle, and −12 MB at the peak under ingest load (the collector sizes its
- * next cycle from the live heap).
+ * Asks JavaScriptCore to let go of what it keeps until asked: compiled code is thrown away (what
+ * runs again is recompiled from its source on first use), a full collection runs and freed pages
+ * go back to the OS. The server calls it once start-up is over, which drops the code compiled for
+ * one-time work (module bodies, migrations, the drizzle schema, the routes and their validators).
+ * Measured then: live JS heap 8.3 → 4.0 MB, anonymous RSS −3 MB idle, and −12 MB at the peak
+ * under ingest load (the collector sizes its next cycle from the live heap). `Bun.shrink` is
+ * marked deprecated but has no successor; if a future Bun drops it this becomes a no-op.
  */
-export function releaseStartupMemory(): void {
-  shrink()
-}
+export const shrink = (): void => (Bun as { shrink?: () => void }).shrink?.()
 
 export interface MemoryReducer {
   /** one check; the timer calls it every `quietMs` */
@@ -27,8 +22,8 @@ export interface MemoryReducer {
 /**
  * Gives memory back after a burst: when a whole period passes without a request and there were
  * requests since the last shrink, shrinks once. A service under steady traffic never shrinks; a
- * quiet one shrinks once per quiet spell. Measured after 5 s of ingest load: RSS stays at ~70 MB
- * without it, back to ~58 MB with it.
+ * quiet one shrinks once per quiet spell. Measured after an ingest burst: RSS ~72 MB before the
+ * shrink, ~66 MB after it.
  */
 export function startMemoryReducer(opts: { requests: () => number; quietMs: number; shrink?: () => void; onShrink?: () => void }): MemoryReducer {
   const doShrink = opts.shrink ?? shrink

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { releaseStartupMemory, startMemoryReducer } from '../../src/lib/memory'
+import { shrink, startMemoryReducer } from '../../src/lib/memory'
 import { testApp } from '../helpers/app'
 import { createTenant } from '../helpers/fixtures'
 import { hardwareSample } from '../modules/metrics/samples'
@@ -13,7 +13,7 @@ test('the app keeps answering after the start-up code is thrown away', async () 
   const ingest = () => t.request('POST', '/v1/metrics/hardware', { headers: { ...tenant.keyHeaders, 'x-device-id': reg.body.device_id }, body: hardwareSample(1) })
   expect((await ingest()).status).toBe(201)
 
-  releaseStartupMemory()
+  shrink()
   await Bun.sleep(0) // it runs when the VM is next idle
 
   expect((await ingest()).status).toBe(201)
