@@ -41,6 +41,7 @@ interface Load {
   rps: number
   p50: number
   p99: number
+  p99_9: number
   max: number
   ok: number
   non2xx: number
@@ -234,12 +235,12 @@ try {
   const small = await readBench('reads-tenth', 1)
 
   const ms = (n: number) => `${n} ms`
-  const med = (side: 'vigil' | 'bare', k: 'rps' | 'p50' | 'p99' | 'cpuUsPerReq' | 'peakRss' | 'peakAnon') => median(ingest.runs.map((r) => r[side][k]))
+  const med = (side: 'vigil' | 'bare', k: 'rps' | 'p50' | 'p99' | 'p99_9' | 'max' | 'cpuUsPerReq' | 'peakRss' | 'peakAnon') => median(ingest.runs.map((r) => r[side][k]))
   const ratios = ingest.runs.map((r) => r.vigil.rps / r.bare.rps)
   const errors = ingest.runs.reduce((n, r) => n + r.vigil.non2xx + r.vigil.errors, 0)
   const rows: [string, string, string][] = [
-    ['ingest POST /v1/metrics/batch (vigil)', `${Math.round(med('vigil', 'rps'))} req/s`, `p50 ${ms(med('vigil', 'p50'))}, p99 ${ms(med('vigil', 'p99'))}, server CPU ${med('vigil', 'cpuUsPerReq').toFixed(1)} µs/req, non-2xx + errors ${errors}`],
-    ['ingest, bare Bun.serve + 1 INSERT', `${Math.round(med('bare', 'rps'))} req/s`, `p50 ${ms(med('bare', 'p50'))}, p99 ${ms(med('bare', 'p99'))}, server CPU ${med('bare', 'cpuUsPerReq').toFixed(1)} µs/req`],
+    ['ingest POST /v1/metrics/batch (vigil)', `${Math.round(med('vigil', 'rps'))} req/s`, `p50 ${ms(med('vigil', 'p50'))}, p99 ${ms(med('vigil', 'p99'))}, p99.9 ${ms(med('vigil', 'p99_9'))}, max ${ms(med('vigil', 'max'))}, server CPU ${med('vigil', 'cpuUsPerReq').toFixed(1)} µs/req, non-2xx + errors ${errors}`],
+    ['ingest, bare Bun.serve + 1 INSERT', `${Math.round(med('bare', 'rps'))} req/s`, `p50 ${ms(med('bare', 'p50'))}, p99 ${ms(med('bare', 'p99'))}, p99.9 ${ms(med('bare', 'p99_9'))}, max ${ms(med('bare', 'max'))}, server CPU ${med('bare', 'cpuUsPerReq').toFixed(1)} µs/req`],
     ['ingest ratio vigil / bare (median of rounds)', median(ratios).toFixed(2), `rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}`],
   ]
   for (const [label, r] of [[`${(big.total / 1e6).toFixed(1)} M samples`, big], [`${(small.total / 1e6).toFixed(1)} M samples`, small]] as const) {

@@ -10,7 +10,8 @@ const target = targetIdx > -1 ? process.argv[targetIdx + 1] : undefined
 const outfile = join(root, 'dist', target ? `vigil-${target.replace(/^bun-/, '')}` : 'vigil')
 
 const args = [
-  'build', join(root, 'src/main.ts'),
+  // worker threads are entry points of their own (see src/workers.ts)
+  'build', join(root, 'src/main.ts'), join(root, 'src/db/checkpoint.worker.ts'),
   '--compile', '--minify', '--sourcemap',
   // A stray .env or bunfig.toml next to the binary must never change its behaviour silently.
   '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig',

@@ -8,10 +8,14 @@ import { dataDirSecret } from './data-dir'
 import { deriveSecretKey } from '../lib/secret-box'
 import { openAndMigrate } from './open'
 import { shrink, startMemoryReducer } from '../lib/memory'
+import { startCheckpointer } from '../db/checkpointer'
+import { metricWriter } from '../modules/metrics/metrics.writer'
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 /** a quiet spell this long after requests lets the memory reducer give memory back */
 const QUIET_MS = 5_000
+/** how often the WAL is copied back into the database: at most ~150 MB of WAL at the bench's full ingest rate */
+const CHECKPOINT_EVERY_MS = 1_000
 
 /** Runs the service until SIGTERM/SIGINT, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
@@ -33,6 +37,14 @@ export async function serve(config: Config): Promise<void> {
     maxRequestBodySize: config.maxBodyBytes + 64 * 1024,
   })
   const scheduler = startScheduler(ctx.jobs, logger)
+  const checkpointer = startCheckpointer({
+    sqlite: db.sqlite,
+    synchronous: config.synchronous,
+    // the metric group commit is where the write volume is; the rare other writes are never held
+    holdWrites: () => metricWriter(db.sqlite, clock.now).hold(),
+    logger,
+    everyMs: CHECKPOINT_EVERY_MS,
+  })
   // after start-up (once the event loop has run it through), then after every burst of requests
   setTimeout(shrink, 500).unref()
   const reducer = startMemoryReducer({ requests: requestsAdmitted, quietMs: QUIET_MS, onShrink: () => logger.debug('quiet: memory given back') })
@@ -51,6 +63,7 @@ export async function serve(config: Config): Promise<void> {
       logger.info('shutting down', { signal })
       await app.stop(false) // stop accepting, let in-flight requests finish
       await scheduler.stop()
+      await checkpointer.stop().catch((err: Error) => logger.warn('checkpoint thread did not close cleanly', { error: err.message }))
       reducer.stop()
       db.close()
       logger.info('stopped')

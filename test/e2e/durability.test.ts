@@ -5,12 +5,13 @@ import { startBinary, tempDir } from '../helpers/binary'
 
 /**
  * kill -9 in the middle of a stream of writes: every metric the server acknowledged with 201
- * must be in the database afterwards (group commit answers only after COMMIT).
+ * must be in the database afterwards (group commit answers only after COMMIT). The stream runs
+ * long enough for the checkpoint thread to be copying the WAL back when the kill lands.
  */
 test('no acknowledged write is lost when the server is killed with SIGKILL', async () => {
   const cwd = tempDir('vigil-kill-')
   const dataDir = join(cwd, 'data')
-  const env = { VIGIL_DATA_DIR: dataDir, VIGIL_RATE_LIMIT_FREE: '1000000', VIGIL_RATE_LIMIT_ANONYMOUS: '1000000' }
+  const env = { VIGIL_DATA_DIR: dataDir, VIGIL_RATE_LIMIT_FREE: '1000000', VIGIL_RATE_LIMIT_ANONYMOUS: '1000000', VIGIL_LOG_LEVEL: 'debug' }
   const { proc, base } = await startBinary({ cwd, env })
   const call = async (method: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
@@ -26,7 +27,7 @@ test('no acknowledged write is lost when the server is killed with SIGKILL', asy
   const acked: string[] = []
   let stop = false
   const writers = Array.from({ length: 16 }, async () => {
-    for (let i = 0; i < 2_000 && !stop; i++) {
+    for (let i = 0; i < 100_000 && !stop; i++) {
       try {
         const res = await call('POST', '/v1/metrics/batch', { hardware: { cpu_percent: i % 100 }, network: { upload_mbps: 1 } }, headers)
         if (res.status === 201) acked.push(res.body.hardware.id, res.body.network.id)
@@ -35,11 +36,14 @@ test('no acknowledged write is lost when the server is killed with SIGKILL', asy
       }
     }
   })
-  while (acked.length < 400) await Bun.sleep(5)
+  const started = Date.now()
+  while (acked.length < 400 || Date.now() - started < 2_500) await Bun.sleep(5)
   proc.kill('SIGKILL')
   stop = true
   await Promise.all(writers)
   await proc.exited
+  const log = await new Response(proc.stdout).text()
+  expect(log).toContain('"msg":"wal checkpoint","where":"worker"')
 
   const db = new Database(join(dataDir, 'vigil.db'))
   const tables = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%metric%'").all().map((r) => r.name)

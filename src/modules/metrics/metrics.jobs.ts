@@ -75,21 +75,10 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
   return total
 }
 
-/**
- * WAL checkpoints off the request path: SQLite's automatic checkpoint runs inside whichever
- * COMMIT crosses 1000 pages, i.e. inside an ingest group, with an fsync. Instead it is turned
- * off and this job checkpoints PASSIVE (never waits for readers or writers) every few seconds,
- * so pages rewritten many times in between are copied once.
- */
-export function runCheckpoint(deps: Pick<MetricsJobDeps, 'db'>): void {
-  deps.db.sqlite.run('PRAGMA wal_checkpoint(PASSIVE)')
-}
-
 /** The metric jobs, for ctx.jobs. Rollups every minute (just after the grace period), pruning hourly. */
 export function metricsJobs(deps: MetricsJobDeps): Job[] {
   return [
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(deps) },
     { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(deps).then(() => undefined) },
-    { name: 'metrics.checkpoint', cron: '*/5 * * * * *', run: () => runCheckpoint(deps) },
   ]
 }

@@ -60,10 +60,6 @@ export function metricsIngestRoutes(ctx: AppContext): DirectKeyRoute[] {
 /** The portal's reads (history, latest, summary) and the metric jobs. */
 export function metricsRoutes(ctx: AppContext) {
   ctx.jobs.push(...metricsJobs(ctx))
-  // checkpoints run from the metrics.checkpoint job instead of inside a COMMIT (see metrics.jobs.ts)
-  ctx.db.sqlite.run('PRAGMA wal_autocheckpoint = 0')
-  // after a burst, the WAL file is cut back to this size once a checkpoint lets it restart
-  ctx.db.sqlite.run('PRAGMA journal_size_limit = 67108864')
   return new Elysia({ prefix: '/v1/metrics' })
     .use(guards(ctx))
     .get('/hardware/:device_id', ({ user, params, query }) => json(historyJson(ctx, user.clientId, 'hardware', params.device_id, query)), {

@@ -43,6 +43,8 @@ function build(sqlite: Database, now: () => number) {
   const lastTouched = new Map<number, number>()
   let queue: Pending[] = []
   let scheduled = false
+  /** while above zero, groups wait (the checkpointer is copying the WAL's tail; see db/checkpointer.ts) */
+  let holds = 0
   /** per kind, the oldest sample time stored since the rollup job last looked (late data) */
   const oldestWritten: Record<MetricKind, number | null> = { hardware: null, network: null }
 
@@ -70,9 +72,10 @@ function build(sqlite: Database, now: () => number) {
   }
 
   function flush() {
+    scheduled = false
+    if (holds > 0) return // the release schedules it again
     const batch = queue
     queue = []
-    scheduled = false
     const touched = new Set<number>()
     try {
       begin.run()
@@ -135,15 +138,29 @@ function build(sqlite: Database, now: () => number) {
     }
   }
 
+  function schedule() {
+    if (scheduled || holds > 0) return
+    scheduled = true
+    setImmediate(flush)
+  }
+
   return {
     submit(job: WriteJob): Promise<number[]> {
       return new Promise<number[]>((resolve, reject) => {
         queue.push({ job, resolve, reject })
-        if (!scheduled) {
-          scheduled = true
-          setImmediate(flush)
-        }
+        schedule()
       })
+    },
+    /** Holds group commits until the returned release is called: requests queue, none is refused. */
+    hold(): () => void {
+      holds++
+      let released = false
+      return () => {
+        if (released) return
+        released = true
+        holds--
+        if (queue.length) schedule()
+      }
     },
     /** the oldest sample time written since the last call, per kind (then forgotten) */
     takeOldestWritten(kind: MetricKind): number | null {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { testApp } from '../../helpers/app'
 import { createKey, createTenant } from '../../helpers/fixtures'
+import { metricWriter } from '../../../src/modules/metrics/metrics.writer'
 import { tenantWithDevices } from './metrics.helpers'
 import { hardwareSample, networkSample } from './samples'
 
@@ -184,5 +185,23 @@ describe('POST /v1/metrics/batch', () => {
     // the ids the 201s reported are the stored rows
     const ids = [...results, ...more].filter((r) => r.status === 201).map((r) => r.body.hardware.id)
     expect(ids).toEqual(t.db.sqlite.query<{ id: number }, []>('SELECT id FROM metric_samples ORDER BY id').all().map((r) => r.id))
+  })
+  test('a held writer queues requests and commits them, none refused, once released', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    const count = () => t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples').get()!.n
+    const send = (mbps: number) => t.request('POST', '/v1/metrics/batch', { body: { hardware: hardwareSample(), network: { upload_mbps: mbps } }, headers: a.keyHeaders })
+    const release = metricWriter(t.db.sqlite, t.clock.now).hold()
+    let settled = 0
+    const pending = [send(1), send(2), send(3)].map((p) => p.finally(() => settled++))
+    await Bun.sleep(20)
+    expect([settled, count()]).toEqual([0, 0])
+    release()
+    release() // a second release is a no-op, not a second unhold
+    const results = await Promise.all(pending)
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201])
+    expect(count()).toBe(3)
+    // not held any more: a lone request goes straight through
+    expect((await send(4)).status).toBe(201)
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { testApp, type TestApp } from '../../helpers/app'
 import { TIERS } from '../../../src/modules/metrics/metrics.fields'
-import { metricsJobs, runCheckpoint, runRetention, runRollup } from '../../../src/modules/metrics/metrics.jobs'
+import { metricsJobs, runRetention, runRollup } from '../../../src/modules/metrics/metrics.jobs'
 import { fieldSeries, history, historyJson, metricsStats, summarizeDevice } from '../../../src/modules/metrics/metrics.service'
 import { tenantWithDevices } from './metrics.helpers'
 
@@ -136,7 +136,6 @@ describe('rollup job', () => {
     const t = testApp()
     expect(t.ctx.jobs.map((j) => j.name)).toEqual(expect.arrayContaining(['metrics.rollup', 'metrics.retention']))
     expect(metricsJobs(t.ctx).every((j) => j.cron.split(' ').length === 6)).toBe(true)
-    expect(() => runCheckpoint(t.ctx)).not.toThrow()
   })
 })
 
