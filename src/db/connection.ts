@@ -1,8 +1,12 @@
 import { Database } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
-import * as schema from './schema'
 
-export type Db = BunSQLiteDatabase<typeof schema>
+/**
+ * The query builder, without the relational schema: nothing uses `db.query.*`, and handing
+ * drizzle the schema made every table (the metric tiers alone are ~250 columns) get built and
+ * walked at start-up. Stores import the tables they query; ./schema.ts stays drizzle-kit's list.
+ */
+export type Db = BunSQLiteDatabase
 
 export interface DbHandle {
   sqlite: Database
@@ -30,7 +34,7 @@ export function openDatabase(path: string, opts: { synchronous?: Synchronous } =
   sqlite.run('PRAGMA foreign_keys = ON')
   sqlite.run('PRAGMA temp_store = MEMORY')
   sqlite.run('PRAGMA cache_size = -4000') // 4 MB page cache: the hot index pages of ingest and reads fit; more only inflates RSS
-  const db = drizzle({ client: sqlite, schema })
+  const db = drizzle({ client: sqlite })
   return {
     sqlite,
     db,
