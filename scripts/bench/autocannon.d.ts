@@ -4,6 +4,7 @@ declare module 'autocannon' {
     average: number
     p50: number
     p99: number
+    p99_9: number
     max: number
   }
   interface Result {

@@ -33,7 +33,7 @@ console.log(
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    p99_9: (result.latency as unknown as Record<string, number>).p99_9,
+    p99_9: result.latency.p99_9,
     max: result.latency.max,
     ok: result['2xx'],
     non2xx: result.non2xx,

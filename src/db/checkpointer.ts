@@ -8,15 +8,15 @@
  *
  * Copying alone (PASSIVE) cannot keep the WAL small under steady writes: the WAL only starts
  * over when a write begins after *everything* in it was copied, and with commits every fraction
- * of a millisecond that moment never comes (without the hold below it grew by over 100 MB/s). So each
- * cycle lets the worker catch up while writes go on, flushes what it copied, and then, with only
- * a small tail left, holds the metric writer (requests queue; nothing is refused or lost) while
- * the worker copies that tail: a few milliseconds. The next group commit starts the WAL over.
- * Reads are never held.
+ * of a millisecond that moment never comes (without the hold below it grew by over 100 MB/s).
+ * So each cycle lets the worker catch up while writes go on, flushes what it copied, and then,
+ * with only a small tail left, holds the metric writer (requests queue; nothing is refused or
+ * lost) while the worker copies that tail: a few milliseconds. The next group commit starts the
+ * WAL over. Reads are never held.
  *
  * The WAL file keeps its size under load (truncating it at each restart, as journal_size_limit
- * does, held the event loop for tens of milliseconds each time); once writes stop, a TRUNCATE checkpoint
- * gives the space back.
+ * does, held the event loop for tens of milliseconds each time); once writes stop, a TRUNCATE
+ * checkpoint gives the space back.
  *
  * If the worker cannot start, the same cycle runs inline on the server's connection and a
  * warning says so.
