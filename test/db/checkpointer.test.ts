@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { openSync, readSync, closeSync } from 'node:fs'
 import { join } from 'node:path'
-import { checkpointCycle, MAX_HOLD_MS, MAX_PASSES, startCheckpointer, STOP_AFTER_IDLE_CYCLES, TRIM_ABOVE_BYTES, workerRunner, type CheckpointRunner } from '../../src/db/checkpointer'
+import { checkpointCycle, MAX_HOLD_MS, MAX_PASSES, startCheckpointer, TRIM_ABOVE_BYTES, workerRunner, type CheckpointRunner } from '../../src/db/checkpointer'
 import { openDatabase } from '../../src/db/connection'
 import type { CheckpointMode, CheckpointResult } from '../../src/db/wal'
 import { memoryLogger } from '../../src/lib/logger'
@@ -173,16 +173,16 @@ describe('the checkpointer on a database file', () => {
     const { logger } = memoryLogger()
     const everyMs = 5
     const cp = startCheckpointer({ sqlite: t.db.sqlite, synchronous: 'NORMAL', holdWrites: () => metricWriter(t.db.sqlite, t.clock.now).hold(), logger, everyMs })
+    const until = async (where: string) => {
+      const deadline = Date.now() + 3_000
+      while (cp.where() !== where && Date.now() < deadline) await Bun.sleep(everyMs)
+      return cp.where()
+    }
     await send(10)
-    await Bun.sleep(everyMs * 6)
-    expect(cp.where()).toBe('worker')
-    const deadline = Date.now() + everyMs * STOP_AFTER_IDLE_CYCLES * 10
-    while (cp.where() !== 'none' && Date.now() < deadline) await Bun.sleep(everyMs)
-    expect(cp.where()).toBe('none')
+    expect(await until('worker')).toBe('worker')
+    expect(await until('none')).toBe('none') // after STOP_AFTER_IDLE_CYCLES quiet cycles
     await send(10)
-    const again = Date.now() + 2_000
-    while (cp.where() !== 'worker' && Date.now() < again) await Bun.sleep(everyMs)
-    expect(cp.where()).toBe('worker')
+    expect(await until('worker')).toBe('worker')
     await cp.stop()
     t.db.close()
   })
