@@ -23,7 +23,7 @@ export function checkpoint(sqlite: Database, mode: CheckpointMode): CheckpointRe
   return { busy: r.busy, log: r.log, checkpointed: r.checkpointed, ms: performance.now() - started, walBytes: walFileBytes(sqlite.filename) }
 }
 
-export function walFileBytes(dbPath: string): number {
+function walFileBytes(dbPath: string): number {
   try {
     return statSync(`${dbPath}-wal`).size
   } catch {

@@ -41,13 +41,19 @@ function expected(rows: RawRow[], field: keyof RawRow, from: number, to: number)
   return { avg: vals.reduce((a, b) => a + b, 0) / vals.length, min: Math.min(...vals), max: Math.max(...vals), n: vals.length }
 }
 
+/** A device with HOURS of samples, rolled up a minute after the last hour. */
+async function rolledUp() {
+  const t = testApp()
+  const a = await tenantWithDevices(t)
+  const n = await fill(t, a.keyHeaders)
+  t.clock.set(START + HOURS * 3600_000 + 60_000)
+  await runRollup(t.ctx)
+  return { t, a, n }
+}
+
 describe('rollup job', () => {
   test('every tier matches the raw samples it summarises', async () => {
-    const t = testApp()
-    const a = await tenantWithDevices(t)
-    const n = await fill(t, a.keyHeaders)
-    t.clock.set(START + HOURS * 3600_000 + 60_000)
-    await runRollup(t.ctx)
+    const { t, a, n } = await rolledUp()
     const raw = t.db.sqlite.query<RawRow, []>('SELECT ts, cpu_percent, ram_used_gb, cpu_temp_c FROM metric_samples WHERE kinds & 1 ORDER BY ts').all()
     expect(raw).toHaveLength(n)
     for (const tier of TIERS.slice(0, 3)) {
@@ -119,11 +125,7 @@ describe('rollup job', () => {
   })
 
   test('fieldSeries reads hourly averages; stats count rows', async () => {
-    const t = testApp()
-    const a = await tenantWithDevices(t)
-    const n = await fill(t, a.keyHeaders)
-    t.clock.set(START + HOURS * 3600_000 + 60_000)
-    await runRollup(t.ctx)
+    const { t, a, n } = await rolledUp()
     const series = fieldSeries(t.ctx, a.clientId, a.deviceId, 'cpu_percent', 24)
     expect(series.map((p) => p.t)).toEqual([0, 1, 2].map((h) => START + h * 3600_000))
     const raw = t.db.sqlite.query<RawRow, []>('SELECT ts, cpu_percent, ram_used_gb, cpu_temp_c FROM metric_samples').all()
@@ -141,11 +143,7 @@ describe('rollup job', () => {
 
 describe('history over rolled-up data', () => {
   test('totals from the hourly tier equal raw counts; the JSON page equals the records', async () => {
-    const t = testApp()
-    const a = await tenantWithDevices(t)
-    const n = await fill(t, a.keyHeaders)
-    t.clock.set(START + HOURS * 3600_000 + 60_000)
-    await runRollup(t.ctx)
+    const { t, a, n } = await rolledUp()
     const count = (from: number, to: number) =>
       t.db.sqlite.query<{ n: number }, [number, number]>('SELECT count(*) AS n FROM metric_samples WHERE ts >= ? AND ts <= ?').get(from, to)!.n
     const ranges: [number, number][] = [
