@@ -1,4 +1,5 @@
 import { Cron } from 'croner'
+import { IN_UTC } from '../../jobs/scheduler'
 import type { AiDefaults } from '../../config'
 import type { Clock } from '../../lib/clock'
 import { toIso } from '../../lib/clock'
@@ -94,7 +95,7 @@ export function presentConfig(deps: AiConfigDeps, clientId: string): AiConfig {
 
 export function validateSchedule(pattern: string): void {
   try {
-    new Cron(pattern, { paused: true, timezone: 'Etc/UTC' }).stop()
+    new Cron(pattern, { ...IN_UTC, paused: true }).stop()
   } catch (err) {
     throw new AppError('invalid_schedule', `schedule is not a valid cron pattern: ${(err as Error).message}`, 'schedule')
   }

@@ -1,4 +1,5 @@
 import { Cron } from 'croner'
+import { IN_UTC } from '../../jobs/scheduler'
 import type { Job } from '../../jobs/scheduler'
 import { DEFAULT_SCHEDULE } from './ai.config.service'
 import { generateForDevice, type AiDeps } from './ai.service'
@@ -7,7 +8,7 @@ import { generateForDevice, type AiDeps } from './ai.service'
 export function isDue(schedule: string, lastRunAt: number | null, now: number): boolean {
   if (lastRunAt === null) return true
   try {
-    const next = new Cron(schedule, { paused: true, timezone: 'Etc/UTC' }).nextRun(new Date(lastRunAt))
+    const next = new Cron(schedule, { ...IN_UTC, paused: true }).nextRun(new Date(lastRunAt))
     return next !== null && next.getTime() <= now
   } catch {
     return false // a pattern that no longer parses never runs (it was validated when saved)

@@ -1,0 +1,43 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { Cron } from 'croner'
+import { IN_UTC, startScheduler } from '../../src/jobs/scheduler'
+import { createLogger } from '../../src/lib/logger'
+
+const savedTz = process.env.TZ
+afterEach(() => {
+  process.env.TZ = savedTz
+})
+
+describe('schedules', () => {
+  test('are read in UTC whatever the machine time zone', () => {
+    for (const tz of ['UTC', 'America/New_York', 'Asia/Kolkata']) {
+      process.env.TZ = tz
+      const next = new Cron('0 17 3 * * *', { ...IN_UTC, paused: true }).nextRun(new Date('2026-03-08T01:00:00Z'))
+      expect(next?.toISOString()).toBe('2026-03-08T03:17:00.000Z')
+    }
+  })
+
+  test('a running job is waited for on stop, and a failing one is logged, not thrown', async () => {
+    const lines: string[] = []
+    const logger = createLogger({ level: 'debug', format: 'json', write: (l) => void lines.push(l) })
+    let started = false
+    let finished = false
+    const scheduler = startScheduler(
+      [
+        { name: 'slow', cron: '* * * * * *', run: async () => {
+          started = true
+          await Bun.sleep(50)
+          finished = true
+        } },
+        { name: 'broken', cron: '* * * * * *', run: () => { throw new Error('boom') } },
+      ],
+      logger,
+    )
+    expect(scheduler.names()).toEqual(['slow', 'broken'])
+    const deadline = Date.now() + 3_000
+    while (!(started && lines.some((l) => l.includes('job failed'))) && Date.now() < deadline) await Bun.sleep(20)
+    await scheduler.stop()
+    expect(finished).toBe(true)
+    expect(lines.find((l) => l.includes('job failed'))).toContain('boom')
+  })
+})
