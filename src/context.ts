@@ -13,6 +13,7 @@ import type Stripe from 'stripe'
 import type { MetricsSource } from './modules/ai/ai.metrics-source'
 import type { PasswordCost } from './modules/users/users.passwords'
 import type { StatProvider } from './modules/admin/admin.stats'
+import type { SecretKeySource } from './lib/secret-box'
 
 /** What the outside world hands the app: swap any of these in tests. */
 export interface AppDeps {
@@ -27,7 +28,7 @@ export interface AppDeps {
   /** the Stripe client; default: built from config.stripe (null without STRIPE_SECRET_KEY) */
   stripe?: Stripe | null
   /** AES-256-GCM key for provider secrets at rest; default: VIGIL_SECRET_KEY, else an ephemeral key */
-  secretKey?: Uint8Array
+  secretKey?: SecretKeySource
   metricsSource?: MetricsSource
   /** argon2id cost; tests pass a cheap one */
   passwordCost?: PasswordCost
@@ -51,7 +52,8 @@ export interface AppContext {
   stripe: Stripe | null
   /** jobs modules register; `serve` schedules them */
   jobs: Job[]
-  secretKey: Uint8Array
+  /** the key for provider secrets at rest, made on first use */
+  secretKey: () => Uint8Array
   /** what the recommendation engine reads; the metrics module provides it */
   metricsSource: MetricsSource
   passwordCost: PasswordCost

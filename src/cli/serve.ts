@@ -23,8 +23,10 @@ export async function serve(config: Config): Promise<void> {
   const clock = systemClock
   const db = openAndMigrate(config, logger, clock.now())
   const jwtSecret = config.jwtSecret ?? dataDirSecret(config, 'jwt-secret')
-  // provider API keys at rest: VIGIL_SECRET_KEY, else a key file kept (0600) in the data dir
-  const secretKey = config.secretKey ? undefined : deriveSecretKey(dataDirSecret(config, 'secret.key'))
+  // provider API keys at rest: VIGIL_SECRET_KEY, else a key file kept (0600) in the data dir,
+  // made now (the data dir must be writable at start) and derived into a key on first use
+  const secretFile = config.secretKey ? undefined : dataDirSecret(config, 'secret.key')
+  const secretKey = secretFile === undefined ? undefined : () => deriveSecretKey(secretFile)
   const { app, ctx, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey })
   const tls = config.tlsCert && config.tlsKey ? { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) } : undefined
 

@@ -38,16 +38,30 @@ export const maskSecret = (secret: string) => '••••' + (secret.length >=
 export const deriveSecretKey = (secret: string) =>
   new Uint8Array(hkdfSync('sha256', Buffer.from(secret), Buffer.alloc(0), 'vigil secret-box v1', 32))
 
+/** A key, or how to make it the first time it is needed. */
+export type SecretKeySource = Uint8Array | (() => Uint8Array)
+
 /**
  * Injected key first, then VIGIL_SECRET_KEY. Without either (tests, tools) the key is
  * ephemeral: secrets saved now cannot be read after a restart, hence the warning.
+ * An injected source is called once, on first use: most instances never store a provider
+ * key, and the key derivation alone maps ~1 MB of crypto code into memory (issue 7).
  */
-export function resolveSecretKey(injected: Uint8Array | undefined, configured: string | null, logger: Logger): Uint8Array {
+export function resolveSecretKey(injected: SecretKeySource | undefined, configured: string | null, logger: Logger): () => Uint8Array {
   if (injected) {
-    if (injected.length !== 32) throw new Error('secretKey must be 32 bytes')
-    return injected
+    let key: Uint8Array | undefined
+    return () => {
+      if (key) return key
+      const made = typeof injected === 'function' ? injected() : injected
+      if (made.length !== 32) throw new Error('secretKey must be 32 bytes')
+      return (key = made)
+    }
   }
-  if (configured) return new Uint8Array(Buffer.from(configured, 'base64'))
+  const key = configured ? new Uint8Array(Buffer.from(configured, 'base64')) : ephemeralKey(logger)
+  return () => key
+}
+
+function ephemeralKey(logger: Logger): Uint8Array {
   logger.warn('no secret key configured: provider API keys saved now will not survive a restart (set VIGIL_SECRET_KEY)')
   return new Uint8Array(randomBytes(32))
 }

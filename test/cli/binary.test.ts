@@ -32,6 +32,34 @@ describe('dist/vigil', () => {
     expect(out).toContain('stopped')
   })
 
+  test('a provider key saved through the API still opens after a restart (the key file in the data dir)', async () => {
+    const cwd = tempDir()
+    const env = { VIGIL_DATA_DIR: join(cwd, 'data') }
+    const json = { 'content-type': 'application/json' }
+    const first = await startBinary({ cwd, env })
+    let portal: Record<string, string>
+    try {
+      const account = { email: 'ops@example.test', password: 'correct horse battery' }
+      expect((await fetch(`${first.base}/v1/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ ...account, company: 'Acme' }) })).status).toBe(201)
+      const login = (await (await fetch(`${first.base}/v1/auth/login`, { method: 'POST', headers: json, body: JSON.stringify(account) })).json()) as { access_token: string }
+      portal = { authorization: `Bearer ${login.access_token}` }
+      const saved = await fetch(`${first.base}/v1/ai/config`, { method: 'PATCH', headers: { ...json, ...portal }, body: JSON.stringify({ provider: 'ollama', base_url: 'http://192.168.1.20:11434', api_key: 'sk-kept-across-restarts-9876' }) })
+      expect(saved.status).toBe(200)
+    } finally {
+      first.proc.kill('SIGTERM')
+    }
+    expect(await first.proc.exited).toBe(0)
+    expect(statSync(join(cwd, 'data/secret.key')).mode & 0o777).toBe(0o600)
+    const second = await startBinary({ cwd, env })
+    try {
+      const config = (await (await fetch(`${second.base}/v1/ai/config`, { headers: portal! })).json()) as { api_key: string | null }
+      expect(config.api_key).toBe('••••9876') // decrypted with the same key, then masked
+    } finally {
+      second.proc.kill('SIGTERM')
+    }
+    expect(await second.proc.exited).toBe(0)
+  })
+
   test('serves HTTPS natively with HSTS when given a certificate', async () => {
     const cwd = tempDir()
     const gen = Bun.spawnSync(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=localhost'], { cwd })

@@ -15,7 +15,7 @@ export interface AiConfigDeps {
   store: AiStore
   clock: Clock
   defaults: AiDefaults
-  secretKey: Uint8Array
+  secretKey: () => Uint8Array
 }
 
 export const DEFAULT_SCHEDULE = '0 * * * *' // hourly, at minute 0 (UTC)
@@ -65,7 +65,7 @@ export function effectiveConfig(deps: AiConfigDeps, clientId: string): Effective
 }
 
 function decryptKey(deps: AiConfigDeps, clientId: string, row: AiConfigRow): string | null {
-  return row.api_key_enc ? openSecret(deps.secretKey, row.api_key_enc, clientId) : null
+  return row.api_key_enc ? openSecret(deps.secretKey(), row.api_key_enc, clientId) : null
 }
 
 export function presentConfig(deps: AiConfigDeps, clientId: string): AiConfig {
@@ -128,7 +128,7 @@ export function updateConfig(deps: AiConfigDeps, clientId: string, patch: AiConf
     if (next !== (row?.base_url ?? null) && !has('api_key')) changes.api_key_enc = null
     changes.base_url = next
   }
-  if (has('api_key')) changes.api_key_enc = patch.api_key === null ? null : sealSecret(deps.secretKey, patch.api_key!, clientId)
+  if (has('api_key')) changes.api_key_enc = patch.api_key === null ? null : sealSecret(deps.secretKey(), patch.api_key!, clientId)
   if (has('temperature')) changes.temperature = patch.temperature
   if (has('max_tokens')) changes.max_tokens = patch.max_tokens
   if (has('schedule')) {
