@@ -8,10 +8,13 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
  * `{"0": …}`, an object sent for an array is dropped), which would silently corrupt what a
  * collector sent, and its per-request validation costs ~20 µs against ~0.3 µs for a compiled
  * check. A failure throws Elysia's ValidationError, so the gateway answers the usual 422.
+ * The check is compiled on the first body it sees, not at start-up: compiling all three at
+ * module load made the engine optimise TypeBox's compiler and kept ~1 MB more memory at idle.
  */
 export function bodyValidator<T extends TSchema>(schema: T) {
-  const check = TypeCompiler.Compile(schema)
+  let compiled: ReturnType<typeof TypeCompiler.Compile<T>> | undefined
   return (value: unknown): Static<T> => {
+    const check = (compiled ??= TypeCompiler.Compile(schema))
     if (!check.Check(value)) throw new ValidationError('body', check, value)
     return value as Static<T>
   }
