@@ -48,9 +48,13 @@ export function openDatabase(path: string, opts: { synchronous?: Synchronous } =
   }
 }
 
-/** `PRAGMA quick_check`: null when the file is sound, else what SQLite reports. */
+/** `PRAGMA quick_check`: null when the file is sound, else what SQLite reports (a list, or an error it stopped on). */
 export function quickCheck(sqlite: Database): string | null {
-  const rows = sqlite.query<{ quick_check: string }, []>('PRAGMA quick_check').all()
-  const problems = rows.map((r) => r.quick_check).filter((r) => r !== 'ok')
-  return problems.length ? problems.join('; ') : null
+  try {
+    const rows = sqlite.query<{ quick_check: string }, []>('PRAGMA quick_check').all()
+    const problems = rows.map((r) => r.quick_check).filter((r) => r !== 'ok')
+    return problems.length ? problems.join('; ') : null
+  } catch (err) {
+    return (err as Error).message
+  }
 }
