@@ -10,8 +10,9 @@
  * 4. reads: 10 M samples (5 M hardware + 5 M network rows) seeded straight into a fresh
  *    database with the tiers rolled up, then history and summaries for one device; again at
  *    1/10 the size, to show the cost does not grow with the data;
- * 5. RSS idle and under load, bytes per sample on disk, a kill -9 in the middle of an ingest
- *    run (every acknowledged batch must be stored); then a table.
+ * 5. RSS idle after start, after the registrations, under load and 12 s / 37 s after it; bytes
+ *    per sample on disk; a kill -9 in the middle of an ingest run (every acknowledged batch
+ *    must be stored); then a table.
  * Everything runs on loopback; only processes started here are stopped.
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -32,6 +33,8 @@ const P = quick
   : { rounds: 5, duration: 6, warmup: 3, perDevice: 50_000, reads: 1_000 }
 const DEVICES = 100
 const CONNECTIONS = 100
+/** idle memory is read this long after /health first answers: after the start-up shrink at 0.5 s */
+const IDLE_AFTER_START_MS = 2_000
 const root = join(import.meta.dir, '..')
 const secret = 'bench-secret-bench-secret-bench-secret!'
 const tmp = mkdtempSync(join(tmpdir(), 'vigil-bench-'))
@@ -108,6 +111,9 @@ async function startIngestServer(dir: string, tenants: SeededTenant[]) {
   const server = startVigil(dir, port)
   const base = `http://127.0.0.1:${port}`
   await waitReady(`${base}/health`, server)
+  // a fresh instance, idle: after the start-up shrink (at 0.5 s), before any request but /health
+  await Bun.sleep(IDLE_AFTER_START_MS)
+  const startRss = memoryMb(server.pid)!
   const devices: { key: string; id: string }[] = []
   for (const [ti, t] of tenants.entries()) {
     for (const [ki, key] of t.keys.entries()) {
@@ -120,7 +126,7 @@ async function startIngestServer(dir: string, tenants: SeededTenant[]) {
       devices.push({ key, id: ((await res.json()) as { device_id: string }).device_id })
     }
   }
-  return { server, url: `${base}/v1/metrics/batch`, devices }
+  return { server, url: `${base}/v1/metrics/batch`, devices, startRss }
 }
 
 /**
@@ -141,7 +147,7 @@ async function ingestBench() {
   try {
     await waitReady(`http://127.0.0.1:${barePort}/`, bare)
     await Bun.sleep(1000)
-    const idleRss = memoryMb(vigil.server.pid)!
+    const registeredRss = memoryMb(vigil.server.pid)!
     log(`ingest: warm-up ${P.warmup}s each`)
     await drive(vigil.url, vigil.devices, vigil.server.pid, P.warmup)
     await drive(bareUrl, bareDevices, bare.pid, P.warmup)
@@ -154,6 +160,9 @@ async function ingestBench() {
     // the memory reducer gives memory back after a quiet spell (5 s, checked every 5 s)
     await Bun.sleep(12_000)
     const quietRss = memoryMb(vigil.server.pid)!
+    // the checkpoint thread stops after 30 s without writes
+    await Bun.sleep(25_000)
+    const laterRss = memoryMb(vigil.server.pid)!
     // durability: kill -9 in the middle of a run; every acknowledged batch must be on disk
     const before = countBatches(dir)
     const running = drive(vigil.url, vigil.devices, vigil.server.pid, 3)
@@ -172,7 +181,7 @@ async function ingestBench() {
       fileBytesPerBatch: Math.round(statSync(join(dir, 'vigil.db')).size / rows),
     }
     check.close()
-    return { runs, idleRss, quietRss, disk, stored: rows, durability }
+    return { runs, startRss: vigil.startRss, registeredRss, quietRss, laterRss, disk, stored: rows, durability }
   } finally {
     await stop(vigil.server)
     await stop(bare)
@@ -197,7 +206,7 @@ async function readBench(name: string, tenantCount: number) {
   const base = `http://127.0.0.1:${port}`
   try {
     await waitReady(`${base}/health`, server)
-    await Bun.sleep(1000)
+    await Bun.sleep(IDLE_AFTER_START_MS)
     const idleRss = memoryMb(server.pid)!
     const t = tenants[0]!
     const token = await accessTokens(secret, systemClock).sign({ userId: t.userId, clientId: t.clientId, role: 'admin' })
@@ -248,12 +257,14 @@ try {
   }
   rows.push(
     [
-      `RSS idle (empty db / ${(big.total / 1e6).toFixed(1)} M db)`,
-      `${ingest.idleRss.rss} MB / ${big.idleRss.rss} MB`,
-      `anonymous ${ingest.idleRss.anon} MB + file-backed ${ingest.idleRss.file} MB; after the reads: ${big.afterReadsRss} MB`,
+      `RSS idle after start (empty db / ${(big.total / 1e6).toFixed(1)} M db)`,
+      `${ingest.startRss.rss} MB / ${big.idleRss.rss} MB`,
+      `anonymous ${ingest.startRss.anon} MB + file-backed ${ingest.startRss.file} MB; after the reads: ${big.afterReadsRss} MB`,
     ],
+    ['RSS 1 s after registering 100 devices', `${ingest.registeredRss.rss} MB`, `anonymous ${ingest.registeredRss.anon} MB + file-backed ${ingest.registeredRss.file} MB; the checkpoint thread is running`],
     ['RSS under ingest load (peak, median of rounds)', `${med('vigil', 'peakRss')} MB`, `anonymous ${med('vigil', 'peakAnon')} MB; bare: ${med('bare', 'peakRss')} MB`],
     ['RSS idle again, 12 s after the load', `${ingest.quietRss.rss} MB`, `anonymous ${ingest.quietRss.anon} MB + file-backed ${ingest.quietRss.file} MB`],
+    ['RSS idle again, 37 s after the load', `${ingest.laterRss.rss} MB`, `anonymous ${ingest.laterRss.anon} MB + file-backed ${ingest.laterRss.file} MB; the checkpoint thread has stopped`],
     ['bytes on disk per batch (hardware + network sample, row + index)', `${ingest.disk.bytesPerBatch} B`, `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`],
     ['kill -9 during ingest', `${ingest.durability.acked} acknowledged`, `${ingest.durability.stored} stored (none lost)`],
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],

@@ -22,7 +22,7 @@ export function memoryMb(pid: number): { rss: number; anon: number; file: number
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8')
     const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status)?.[1] ?? 0)
-    const mb = (n: number) => Math.round(n / 1024)
+    const mb = (n: number) => Math.round(n / 102.4) / 10
     return { rss: mb(kb('VmRSS')), anon: mb(kb('RssAnon')), file: mb(kb('RssFile') + kb('RssShmem')) }
   } catch {
     return null
