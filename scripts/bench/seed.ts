@@ -91,5 +91,8 @@ export async function seedSamples(sqlite: Database, seqs: number[], perDevice: n
     })()
     onProgress?.(Math.min(perDevice, s0 + PER_TX) * seqs.length * 2)
   }
+  // a live statement keeps the connection open past close(), and the WAL it leaves behind
+  // reads as an unclean stop: the server would then check the whole file at start
+  insert.finalize()
   await rollupAll(sqlite, { now: end + 60_000 })
 }

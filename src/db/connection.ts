@@ -42,7 +42,14 @@ export function openDatabase(path: string, opts: { synchronous?: Synchronous } =
       try {
         sqlite.run('PRAGMA optimize')
       } finally {
-        sqlite.close()
+        // close(true) finalizes the prepared statements the writer and the jobs keep; plain close()
+        // would leave the connection open until they are collected, which at exit is never: no
+        // final checkpoint, and a WAL left behind that the next start reads as an unclean stop
+        try {
+          sqlite.close(true)
+        } catch {
+          sqlite.close(false)
+        }
       }
     },
   }

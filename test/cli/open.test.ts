@@ -42,6 +42,17 @@ describe('opening the database at start', () => {
     expect(t.checks()).toBe(0)
   })
 
+  test('a clean stop closes for real while prepared statements are alive (the metric writer keeps some)', () => {
+    const t = setup()
+    const db = t.open()
+    const insert = db.sqlite.prepare('INSERT INTO clients (id, created_at, updated_at) VALUES (?, 1, 1)')
+    insert.run('cli_kept')
+    db.close()
+    expect(() => statSync(`${t.dbPath}-wal`)).toThrow()
+    t.open().close()
+    expect(t.checks()).toBe(0)
+  })
+
   test('after an unclean stop (the WAL left behind) the file is checked', () => {
     const t = setup()
     const running = t.open()
