@@ -1,10 +1,12 @@
-import { describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { statSync, existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
 
 /** Smoke tests of the compiled executable, started from a directory that is not the repo. */
 describe('dist/vigil', () => {
+  beforeAll(() => void ensureBinary(), 60_000) // a fresh clone builds it first
+
   test('serves from another directory on an empty data dir, embeds its assets, stops cleanly on SIGTERM', async () => {
     const cwd = tempDir()
     // A stray .env next to the binary must not be read.

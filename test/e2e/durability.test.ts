@@ -1,13 +1,15 @@
-import { expect, test } from 'bun:test'
+import { beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { startBinary, tempDir } from '../helpers/binary'
+import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
 
 /**
  * kill -9 in the middle of a stream of writes: every metric the server acknowledged with 201
  * must be in the database afterwards (group commit answers only after COMMIT). The stream runs
  * long enough for the checkpoint thread to be copying the WAL back when the kill lands.
  */
+beforeAll(() => void ensureBinary(), 60_000) // a fresh clone builds it first
+
 test('no acknowledged write is lost when the server is killed with SIGKILL', async () => {
   const cwd = tempDir('vigil-kill-')
   const dataDir = join(cwd, 'data')
