@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { perConnection } from '../../db/per-connection'
 
 export interface DeviceRow {
   id: string
@@ -91,14 +92,5 @@ function build(sqlite: Database) {
 
 export type DeviceStore = ReturnType<typeof build>
 
-const stores = new WeakMap<Database, DeviceStore>()
-
 /** One store (prepared statements and caches) per database connection. */
-export function deviceStore(sqlite: Database): DeviceStore {
-  let s = stores.get(sqlite)
-  if (!s) {
-    s = build(sqlite)
-    stores.set(sqlite, s)
-  }
-  return s
-}
+export const deviceStore: (sqlite: Database) => DeviceStore = perConnection(build)

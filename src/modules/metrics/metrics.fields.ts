@@ -64,3 +64,11 @@ export const hasKind = (kind: MetricKind) => `(kinds & ${KIND_BIT[kind]}) != 0`
 /** the JSON column holding a kind's non-hot fields */
 export const restColumn = (kind: MetricKind) => (kind === 'hardware' ? 'hw_rest' : 'net_rest')
 export const tierTable = (kind: MetricKind, tier: Tier['name']) => `${kind === 'hardware' ? 'metric_hw' : 'metric_net'}_${tier}`
+
+/** The value columns of a tier row after (device_seq, bucket, n), in the order rollups write and reads take them. */
+export function tierColumns(kind: MetricKind): string[] {
+  return [
+    ...FIELDS[kind].flatMap((f) => [`${f.name}_avg`, `${f.name}_min`, `${f.name}_max`, `${f.name}_n`]),
+    ...COUNTER_FIELDS[kind].flatMap((c) => [`${c}_delta`, `${c}_first`, `${c}_last`]),
+  ]
+}

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
-import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, hasKind, tierTable, type MetricKind, type Tier } from './metrics.fields'
+import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type Tier } from './metrics.fields'
+import { perConnection } from '../../db/per-connection'
 
 /** Samples may arrive a little late (network, group commit): a bucket is final GRACE_MS after it ends. */
 export const GRACE_MS = 30_000
@@ -12,14 +13,6 @@ export const levelTable = (kind: MetricKind, level: number) => (level === 0 ? RA
 /** raw rows carry a kind only when its bit is set */
 const kindFilter = (kind: MetricKind, level: number) => (level === 0 ? ` AND ${hasKind(kind)}` : '')
 export const levelTimeColumn = (level: number) => (level === 0 ? 'ts' : 'bucket')
-
-/** The columns of a tier row, in the order the tier INSERT takes them after (device_seq, bucket, n). */
-export function tierColumns(kind: MetricKind): string[] {
-  return [
-    ...FIELDS[kind].flatMap((f) => [`${f.name}_avg`, `${f.name}_min`, `${f.name}_max`, `${f.name}_n`]),
-    ...COUNTER_FIELDS[kind].flatMap((c) => [`${c}_delta`, `${c}_first`, `${c}_last`]),
-  ]
-}
 
 /** Source rows of one level, per device oldest first: raw samples, or the tier below. */
 function sourceSql(kind: MetricKind, level: number): string {
@@ -172,12 +165,7 @@ function* rowArrays(rows: Iterable<unknown>): Generator<(number | null)[]> {
   for (const row of rows) yield Object.values(row as Record<string, number | null>)
 }
 
-const cache = new WeakMap<Database, ReturnType<typeof build>>()
-export function rollupStore(sqlite: Database) {
-  let s = cache.get(sqlite)
-  if (!s) cache.set(sqlite, (s = build(sqlite)))
-  return s
-}
+export const rollupStore: (sqlite: Database) => ReturnType<typeof build> = perConnection(build)
 
 export interface RollupOptions {
   now: number

@@ -1,5 +1,6 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
-import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, hasKind, restColumn, tierTable, type MetricKind } from './metrics.fields'
+import { FIELDS, RAW_TABLE, TIERS, hasKind, restColumn, tierColumns, tierTable, type MetricKind } from './metrics.fields'
+import { perConnection } from '../../db/per-connection'
 
 /** Prepared reads for one metric kind; every one is a range on (device_seq, time), newest or oldest first. */
 function kindStore(sqlite: Database, kind: MetricKind) {
@@ -7,10 +8,7 @@ function kindStore(sqlite: Database, kind: MetricKind) {
   const has = hasKind(kind)
   const rest = `${restColumn(kind)} AS rest`
   const hot = FIELDS[kind].map((f) => f.name)
-  const tierCols = [
-    ...FIELDS[kind].flatMap((f) => [`${f.name}_avg`, `${f.name}_min`, `${f.name}_max`, `${f.name}_n`]),
-    ...COUNTER_FIELDS[kind].flatMap((c) => [`${c}_delta`, `${c}_first`, `${c}_last`]),
-  ]
+  const tierCols = tierColumns(kind)
   const q = <R, P extends SQLQueryBindings[]>(sql: string) => sqlite.query<R, P>(sql)
   return {
     page: q<Record<string, unknown>, [number, number, number, number, number]>(
@@ -70,10 +68,4 @@ function build(sqlite: Database) {
 }
 
 export type MetricStore = ReturnType<typeof build>
-const stores = new WeakMap<Database, MetricStore>()
-
-export function metricStore(sqlite: Database): MetricStore {
-  let s = stores.get(sqlite)
-  if (!s) stores.set(sqlite, (s = build(sqlite)))
-  return s
-}
+export const metricStore: (sqlite: Database) => MetricStore = perConnection(build)

@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { AppError } from '../../http/errors'
 import { FIELDS, KIND_BIT, RAW_TABLE, type MetricKind } from './metrics.fields'
 import type { SampleRow } from './metrics.rows'
+import { perConnection } from '../../db/per-connection'
 
 /** One request's write: its samples are stored together or not at all. */
 export interface WriteJob {
@@ -185,13 +186,5 @@ function mapError(err: unknown): unknown {
 }
 
 export type MetricWriter = ReturnType<typeof build>
-const writers = new WeakMap<Database, MetricWriter>()
-
-export function metricWriter(sqlite: Database, now: () => number): MetricWriter {
-  let w = writers.get(sqlite)
-  if (!w) {
-    w = build(sqlite, now)
-    writers.set(sqlite, w)
-  }
-  return w
-}
+/** One writer per connection; the clock is the first caller's. */
+export const metricWriter: (sqlite: Database, now: () => number) => MetricWriter = perConnection(build)
