@@ -34,6 +34,9 @@ export const COUNTER_FIELDS: Record<MetricKind, string[]> = {
   network: ['bytes_sent_total', 'bytes_recv_total'],
 }
 
+/** A counter's growth from one reading to the next; a drop means it restarted from zero. */
+export const counterStep = (prev: number, next: number) => (next >= prev ? next - prev : next)
+
 export const FIELDS: Record<MetricKind, NumericField[]> = { hardware: HARDWARE_FIELDS, network: NETWORK_FIELDS }
 
 /** Fields computed by the server, not sent by collectors. */

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type Tier } from './metrics.fields'
+import { COUNTER_FIELDS, counterStep, FIELDS, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type Tier } from './metrics.fields'
 import { perConnection } from '../../db/per-connection'
 
 /** Samples may arrive a little late (network, group commit): a bucket is final GRACE_MS after it ends. */
@@ -22,9 +22,6 @@ function sourceSql(kind: MetricKind, level: number): string {
     WHERE device_seq IN (SELECT seq FROM devices WHERE seq IS NOT NULL) AND ${time} >= ? AND ${time} < ?${kindFilter(kind, level)}
     ORDER BY device_seq, ${time}`
 }
-
-/** Growth from one reading to the next; a drop means the counter restarted from zero. */
-const step = (prev: number, next: number) => (next >= prev ? next - prev : next)
 
 /**
  * Aggregates source rows into one tier's buckets. Raw samples and tier rows are read the same
@@ -94,7 +91,7 @@ export function aggregate(kind: MetricKind, level: number, width: number, rows: 
       for (let j = 0; j < C; j++) {
         const v = row[2 + counterField[j]!] ?? null
         if (v === null) continue
-        if (last[j] !== null) delta[j] = delta[j]! + step(last[j]!, v)
+        if (last[j] !== null) delta[j] = delta[j]! + counterStep(last[j]!, v)
         if (first[j] === null) first[j] = v
         last[j] = v
       }
@@ -114,7 +111,7 @@ export function aggregate(kind: MetricKind, level: number, width: number, rows: 
         const fs = row[o + 1] ?? null
         const ls = row[o + 2] ?? null
         if (fs === null || ls === null) continue
-        if (last[j] !== null) delta[j] = delta[j]! + step(last[j]!, fs)
+        if (last[j] !== null) delta[j] = delta[j]! + counterStep(last[j]!, fs)
         delta[j] = delta[j]! + (row[o] ?? 0)
         if (first[j] === null) first[j] = fs
         last[j] = ls

@@ -1,5 +1,5 @@
 import { toIso } from '../../lib/clock'
-import { COUNTER_FIELDS, FIELDS, TIERS, type MetricKind } from './metrics.fields'
+import { COUNTER_FIELDS, counterStep, FIELDS, TIERS, type MetricKind } from './metrics.fields'
 import type { FieldStats } from './metrics.summary.model'
 import type { MetricStore } from './metrics.store'
 
@@ -37,9 +37,6 @@ export interface SectionResult {
   counters: Record<string, number | null>
 }
 
-/** Growth from one reading to the next; a drop means the counter restarted from zero. */
-const step = (prev: number, next: number) => (next >= prev ? next - prev : next)
-
 /**
  * Summarises one kind over [from, to): the chosen tier for the whole buckets inside the window,
  * finer levels (down to raw samples) for the ragged edges and for what the tier has not rolled
@@ -62,7 +59,7 @@ export function summarizeKind(store: MetricStore, kind: MetricKind, seq: number,
   const counterReading = (j: number, first: number | null, delta: number | null, last: number | null) => {
     const c = cacc[j]!
     if (first === null || last === null) return
-    if (c.prev !== null) c.delta += step(c.prev, first)
+    if (c.prev !== null) c.delta += counterStep(c.prev, first)
     c.delta += delta ?? 0
     c.prev = last
     c.seen = true
