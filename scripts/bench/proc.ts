@@ -2,12 +2,8 @@
 import type { Subprocess } from 'bun'
 import { readFileSync } from 'node:fs'
 
-export function freePort(): number {
-  const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = s.port
-  s.stop(true)
-  return port
-}
+/** the tests' own: a loopback port the OS just handed out */
+export { freePort } from '../../test/helpers/binary'
 
 /** VmRSS of a process in MB (null once it has exited). */
 export function rssMb(pid: number): number | null {

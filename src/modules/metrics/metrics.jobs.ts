@@ -52,7 +52,7 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
       if (level === 0 && kind === 'network') continue // one raw table holds both kinds
       const table = levelTable(kind, level)
       const col = levelTimeColumn(level)
-      const del = deps.db.sqlite.prepare(
+      const del = deps.db.sqlite.query(
         `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE device_seq IN (SELECT seq FROM devices WHERE seq IS NOT NULL) AND ${col} < ? LIMIT ${PRUNE_BATCH})`,
       )
       const cutoff = now - retentionMs(deps.config, level)
