@@ -28,7 +28,7 @@ const checkNetworkMetricIn = bodyValidator(NetworkMetricIn)
 const checkBatchMetricIn = bodyValidator(BatchMetricIn)
 const WRITE = 'metrics:write' as const
 /** A body already serialised as the declared schema (see historyJson) */
-const json = (text: string) => new Response(text, { headers: { 'content-type': 'application/json' } })
+const json = (body: Uint8Array) => new Response(body, { headers: { 'content-type': 'application/json' } })
 
 /**
  * The collector's ingest endpoints, served on the hot path (http/direct-routes.ts). Bodies are

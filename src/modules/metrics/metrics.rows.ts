@@ -1,4 +1,5 @@
 import { AppError } from '../../http/errors'
+import { JsonBytes } from '../../lib/json-bytes'
 import { FIELDS, type MetricKind } from './metrics.fields'
 
 /** A sample ready for the raw table: hot values in FIELDS order, the rest as JSON text. */
@@ -68,32 +69,29 @@ export function toRecord(kind: MetricKind, row: Record<string, unknown>, deviceI
   return out
 }
 
-/** Per kind, the `,"field":` prefix of each hot column, built once. */
-const HOT_KEYS: Record<MetricKind, string[]> = {
-  hardware: FIELDS.hardware.map((f) => `,"${f.name}":`),
-  network: FIELDS.network.map((f) => `,"${f.name}":`),
+/** Per kind, the `,"field":` prefix of each hot column, encoded once. */
+const HOT_KEYS: Record<MetricKind, Uint8Array[]> = {
+  hardware: FIELDS.hardware.map((f) => JsonBytes.constant(`,"${f.name}":`)),
+  network: FIELDS.network.map((f) => JsonBytes.constant(`,"${f.name}":`)),
 }
+const ID_KEY = JsonBytes.constant('{"id":')
+const RECORDED_AT_KEY = JsonBytes.constant(',"recorded_at":')
 
 /**
- * The JSON text of `toRecord` for a whole page of `pageValues` rows ([id, ts, ...hot, rest]),
- * joined with commas: the stored rest is spliced in, never parsed and re-encoded, and no object
+ * Writes the JSON of `toRecord` for a whole page of `pageValues` rows ([id, ts, ...hot, rest]),
+ * joined with commas: the stored rest is spliced in, never parsed and re-encoded, and nothing
  * is built per row.
  */
-export function pageJson(kind: MetricKind, rows: unknown[][], deviceId: string): string {
+export function writePage(out: JsonBytes, kind: MetricKind, rows: unknown[][], deviceId: string): JsonBytes {
   const keys = HOT_KEYS[kind]
-  const head = `,"device_id":${JSON.stringify(deviceId)},"recorded_at":"`
+  const deviceKey = JsonBytes.constant(`,"device_id":${JSON.stringify(deviceId)}`)
   const restAt = keys.length + 2
-  let out = ''
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!
-    out += `${r ? ',' : ''}{"id":${row[0]}${head}${new Date(row[1] as number).toISOString()}"`
-    for (let i = 0; i < keys.length; i++) {
-      const v = row[i + 2]
-      out += keys[i]! + (typeof v === 'number' ? v : 'null')
-    }
-    const rest = row[restAt]
-    if (typeof rest === 'string' && rest.length > 2) out += `,${rest.slice(1, -1)}`
-    out += '}'
+    if (r) out.byte(44)
+    out.bytes(ID_KEY).number(row[0]).bytes(deviceKey).bytes(RECORDED_AT_KEY).isoDate(row[1] as number)
+    for (let i = 0; i < keys.length; i++) out.bytes(keys[i]!).number(row[i + 2])
+    out.members(row[restAt]).byte(125)
   }
   return out
 }

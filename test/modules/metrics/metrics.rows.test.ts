@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { FIELDS } from '../../../src/modules/metrics/metrics.fields'
-import { pageJson, toRecord } from '../../../src/modules/metrics/metrics.rows'
+import { JsonBytes } from '../../../src/lib/json-bytes'
+import { toRecord, writePage } from '../../../src/modules/metrics/metrics.rows'
 
-describe('pageJson', () => {
-  test('is the JSON of toRecord for each row, in order', () => {
+describe('writePage', () => {
+  const text = (w: JsonBytes) => new TextDecoder().decode(w.take())
+  test('writes exactly the JSON of toRecord for each row, in order, joined by commas', () => {
     for (const kind of ['hardware', 'network'] as const) {
       const names = FIELDS[kind].map((f) => f.name)
       const rows = [
@@ -13,8 +15,8 @@ describe('pageJson', () => {
       ]
       const objects = rows.map((r) => Object.fromEntries([['id', r[0]], ['ts', r[1]], ...names.map((n, i) => [n, r[i + 2]]), ['rest', r[names.length + 2]]]))
       const expected = objects.map((o) => toRecord(kind, o, 'dev_"1'))
-      expect(JSON.parse(`[${pageJson(kind, rows, 'dev_"1')}]`)).toEqual(expected)
-      expect(pageJson(kind, [], 'd')).toBe('')
+      expect(text(writePage(new JsonBytes(8), kind, rows, 'dev_"1'))).toBe(expected.map((o) => JSON.stringify(o)).join(','))
+      expect(text(writePage(new JsonBytes(), kind, [], 'd'))).toBe('')
     }
   })
 })
