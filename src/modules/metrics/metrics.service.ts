@@ -90,7 +90,10 @@ export function history<K extends MetricKind>(deps: MetricsDeps, clientId: strin
   }
 }
 
-/** Reused for every history answer: written synchronously, then taken as its own copy. */
+/**
+ * Reused for every history answer: written synchronously, then taken as its own copy. It keeps
+ * the size of the largest page asked for (limit ≤ 1000: about 1 MB).
+ */
 const historyOut = new JsonBytes()
 const ITEMS = JsonBytes.constant('{"items":[')
 const LIMIT = JsonBytes.constant('],"limit":')
