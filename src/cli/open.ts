@@ -1,6 +1,6 @@
-import { statSync } from 'node:fs'
 import type { Config } from '../config'
 import { openDatabase, quickCheck, type DbHandle } from '../db/connection'
+import { walFileBytes } from '../db/wal'
 import { migrate } from '../db/migrate'
 import type { Logger } from '../lib/logger'
 import { databasePath, ensureDataDir } from './data-dir'
@@ -11,13 +11,7 @@ export class StartupError extends Error {}
  * Whether the last run stopped without closing the database: a clean stop checkpoints the WAL
  * and removes it, a crash, kill or power cut leaves it behind.
  */
-function stoppedUncleanly(path: string): boolean {
-  try {
-    return statSync(`${path}-wal`).size > 0
-  } catch {
-    return false
-  }
-}
+const stoppedUncleanly = (path: string) => walFileBytes(path) > 0
 
 /**
  * Opens the data dir's database, checks it, and brings its schema up to date. The integrity

@@ -23,7 +23,8 @@ export function checkpoint(sqlite: Database, mode: CheckpointMode): CheckpointRe
   return { busy: r.busy, log: r.log, checkpointed: r.checkpointed, ms: performance.now() - started, walBytes: walFileBytes(sqlite.filename) }
 }
 
-function walFileBytes(dbPath: string): number {
+/** The size of a database's WAL file; 0 when there is none. */
+export function walFileBytes(dbPath: string): number {
   try {
     return statSync(`${dbPath}-wal`).size
   } catch {

@@ -78,7 +78,7 @@ const ID_KEY = JsonBytes.constant('{"id":')
 const RECORDED_AT_KEY = JsonBytes.constant(',"recorded_at":')
 
 /**
- * Writes the JSON of `toRecord` for a whole page of `pageValues` rows ([id, ts, ...hot, rest]),
+ * Writes the JSON of `toRecord` for a whole page of `page.values()` rows ([id, ts, ...hot, rest]),
  * joined with commas: the stored rest is spliced in, never parsed and re-encoded, and nothing
  * is built per row.
  */

@@ -81,7 +81,8 @@ function countSamples(deps: MetricsDeps, kind: MetricKind, seq: number, from: nu
 
 /** Stored samples, newest first, within raw retention. */
 export function history<K extends MetricKind>(deps: MetricsDeps, clientId: string, kind: K, deviceId: string, q: HistoryQuery) {
-  const { page, device, from, to } = historyRows(deps, clientId, kind, deviceId, q)
+  const { device, from, to } = historyWindow(deps, clientId, deviceId, q)
+  const page = metricStore(deps.db.sqlite)[kind].page.all(device.seq, from, to, q.limit, q.offset)
   return {
     items: page.map((r) => toRecord(kind, r, device.id) as RecordOf<K>),
     limit: q.limit,
@@ -106,21 +107,19 @@ const TOTAL = JsonBytes.constant(',"total":')
  * is not built as objects or strings first (see JsonBytes for why).
  */
 export function historyJson(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery): Uint8Array {
-  const device = deviceRef(deps, clientId, deviceId)
-  const from = dateParam(q.start_date, 'start_date', 0)
-  const to = dateParam(q.end_date, 'end_date', Number.MAX_SAFE_INTEGER)
-  const rows = metricStore(deps.db.sqlite)[kind].pageValues.values(device.seq, from, to, q.limit, q.offset) as unknown[][]
+  const { device, from, to } = historyWindow(deps, clientId, deviceId, q)
+  const rows = metricStore(deps.db.sqlite)[kind].page.values(device.seq, from, to, q.limit, q.offset) as unknown[][]
   const total = countSamples(deps, kind, device.seq, from, to)
   const out = writePage(historyOut.reset().bytes(ITEMS), kind, rows, device.id)
   return out.bytes(LIMIT).integer(q.limit).bytes(OFFSET).integer(q.offset).bytes(TOTAL).integer(total).byte(125).take()
 }
 
-function historyRows(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery) {
+/** The caller's device and the query's time range (inclusive) of a history read. */
+function historyWindow(deps: MetricsDeps, clientId: string, deviceId: string, q: HistoryQuery) {
   const device = deviceRef(deps, clientId, deviceId)
   const from = dateParam(q.start_date, 'start_date', 0)
   const to = dateParam(q.end_date, 'end_date', Number.MAX_SAFE_INTEGER)
-  const page = metricStore(deps.db.sqlite)[kind].page.all(device.seq, from, to, q.limit, q.offset)
-  return { page, device, from, to }
+  return { device, from, to }
 }
 
 export function latest<K extends MetricKind>(deps: MetricsDeps, clientId: string, kind: K, deviceId: string): RecordOf<K> {

@@ -11,11 +11,8 @@ function kindStore(sqlite: Database, kind: MetricKind) {
   const tierCols = tierColumns(kind)
   const q = <R, P extends SQLQueryBindings[]>(sql: string) => sqlite.query<R, P>(sql)
   return {
+    /** rows as objects (`.all`), or as arrays (`.values`: id, ts, hot..., rest) where no object per row is wanted */
     page: q<Record<string, unknown>, [number, number, number, number, number]>(
-      `SELECT id, ts, ${hot.join(', ')}, ${rest} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has} ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
-    ),
-    /** `page` as arrays (id, ts, hot..., rest): no object per row on the JSON path */
-    pageValues: q<never, [number, number, number, number, number]>(
       `SELECT id, ts, ${hot.join(', ')}, ${rest} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has} ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
     ),
     count: q<{ n: number }, [number, number, number]>(`SELECT count(*) AS n FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has}`),
