@@ -1,6 +1,4 @@
-import { afterEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { adminCommand, type AdminOptions } from '../../src/cli/admin'
@@ -8,15 +6,12 @@ import { StartupError } from '../../src/cli/open'
 import { testConfig } from '../../src/config'
 import { manualClock } from '../../src/lib/clock'
 import { TEST_PASSWORD_COST } from '../helpers/app'
+import { tempDirs } from '../helpers/temp-dirs'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+const tempDir = tempDirs('vigil-admin-')
 
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'vigil-admin-'))
-  dirs.push(dir)
+  const dir = tempDir()
   const config = testConfig({ dataDir: dir })
   const printed: string[] = []
   const run = (sub: string, opts: Partial<AdminOptions>, stdin = '') =>

@@ -1,20 +1,16 @@
-import { afterEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { closeSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { openAndMigrate, StartupError } from '../../src/cli/open'
 import { testConfig } from '../../src/config'
 import { createLogger } from '../../src/lib/logger'
+import { tempDirs } from '../helpers/temp-dirs'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+const tempDir = tempDirs('vigil-open-')
 
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'vigil-open-'))
-  dirs.push(dir)
+  const dir = tempDir()
   const lines: string[] = []
   const logger = createLogger({ level: 'info', format: 'json', write: (l) => void lines.push(l) })
   const open = () => openAndMigrate(testConfig({ dataDir: dir }), logger, 1)
