@@ -12,7 +12,7 @@ import { freePort, stop, waitReady } from './bench/proc'
 const PASSWORD = 'profile run password'
 
 /** Runs `bin` (built with --bytecode) through the workload and writes its profile to `outFile`. */
-export async function recordBytecodeProfile(bin: string, outFile: string, workload: 'start' | 'use' = 'use'): Promise<void> {
+export async function recordBytecodeProfile(bin: string, outFile: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-profile-'))
   const port = freePort()
   const base = `http://127.0.0.1:${port}`
@@ -23,7 +23,7 @@ export async function recordBytecodeProfile(bin: string, outFile: string, worklo
   })
   try {
     await waitReady(`${base}/health`, server)
-    if (workload === 'use') await useOnce(base)
+    await useOnce(base)
     // the shrink half a second after start-up, and the first checkpoint cycle
     await Bun.sleep(1_500)
   } finally {
