@@ -85,7 +85,7 @@ export function requestPipeline(deps: PipelineDeps) {
     }
     const p = state.principal
     const [bucketKey, limit] = p
-      ? [p.kind === 'key' ? `k:${p.keyId}` : `u:${p.userId}`, auth.rateLimitFor(p.clientId)]
+      ? [`c:${p.clientId}`, auth.rateLimitFor(p.clientId)] // the plan's budget belongs to the tenant, not to each credential
       : [`ip:${state.ip}`, config.rateLimits.anonymous]
     const r = limiter.take(bucketKey, limit, clock.now())
     headers['x-ratelimit-limit'] = String(r.limit)
