@@ -7,7 +7,7 @@ import { AppError, notFound } from '../../http/errors'
 import type { ApiKeyVerifier } from './api-keys.verifier'
 import { generateApiKey, keyPrefixOf } from './api-keys.format'
 import { DEFAULT_SCOPES, type APIKeyCreate, type APIKeyResponse } from './api-keys.model'
-import { apiKeyById, apiKeysOf, deviceOfClient, insertApiKey, revokeApiKey, type ApiKeyRow } from './api-keys.store'
+import { apiKeyById, apiKeysOf, deviceOfClient, insertApiKey, revokeApiKey, revokeKeysOfDevice, type ApiKeyRow } from './api-keys.store'
 
 export interface ApiKeysDeps {
   sqlite: Database
@@ -58,3 +58,12 @@ export function revokeKey(deps: ApiKeysDeps, clientId: string, keyId: string) {
   deps.verifier.invalidate(keyId)
   deps.logger.info('api key revoked', { key_id: keyId, client_id: clientId })
 }
+
+/**
+ * For the devices domain, inside its delete transaction: a key bound to a device dies with it.
+ * (The foreign key is ON DELETE SET NULL, and a key with no device acts for the whole client,
+ * so leaving it active would widen a one-device credential to every device.) Returns the ids,
+ * whose cached principals the caller drops.
+ */
+export const revokeDeviceKeys = (deps: Pick<ApiKeysDeps, 'sqlite' | 'clock'>, clientId: string, deviceId: string) =>
+  revokeKeysOfDevice(deps.sqlite, clientId, deviceId, deps.clock.now())

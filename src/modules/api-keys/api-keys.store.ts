@@ -30,6 +30,13 @@ export const apiKeyById = (sqlite: Database, clientId: string, id: string) =>
 export const revokeApiKey = (sqlite: Database, clientId: string, id: string, now: number) =>
   sqlite.query('UPDATE api_keys SET is_active = 0, revoked_at = coalesce(revoked_at, ?) WHERE client_id = ? AND id = ?').run(now, clientId, id)
 
+/** Revokes the live keys bound to a device (its deletion must not leave them acting for the whole client). */
+export const revokeKeysOfDevice = (sqlite: Database, clientId: string, deviceId: string, now: number) =>
+  sqlite
+    .query<{ id: string }, [number, string, string]>('UPDATE api_keys SET is_active = 0, revoked_at = coalesce(revoked_at, ?) WHERE client_id = ? AND device_id = ? RETURNING id')
+    .all(now, clientId, deviceId)
+    .map((r) => r.id)
+
 /** The device must belong to the same client; another tenant's device does not exist for us. */
 export const deviceOfClient = (sqlite: Database, clientId: string, deviceId: string) =>
   sqlite.query<{ id: string }, [string, string]>('SELECT id FROM devices WHERE client_id = ? AND id = ?').get(clientId, deviceId)

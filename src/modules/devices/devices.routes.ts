@@ -39,7 +39,7 @@ export function devicesRoutes(ctx: AppContext) {
       '/:device_id',
       ({ user, params, set }) => {
         deleteDevice(ctx, user.clientId, params.device_id)
-        // keys bound to it were unbound (ON DELETE SET NULL): drop their cached principals
+        // the keys bound to it were revoked with it: drop their cached principals
         ctx.apiKeys.invalidateClient(user.clientId)
         set.status = 204
       },

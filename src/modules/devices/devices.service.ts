@@ -3,6 +3,7 @@ import { AppError, notFound } from '../../http/errors'
 import type { Clock } from '../../lib/clock'
 import { toIso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
+import { revokeDeviceKeys } from '../api-keys/api-keys.service'
 import { ONLINE_WINDOW_MS, type DeviceRegister, type DeviceResponse } from './devices.model'
 import { deviceStore, type DeviceRef, type DeviceRow } from './devices.store'
 
@@ -91,12 +92,22 @@ export function deviceIdsOf(deps: DeviceDeps, clientId: string): string[] {
   return listDevices(deps, clientId).map((d) => d.device_id)
 }
 
-/** Deletes a device; its metrics (every tier) and recommendations go with it by ON DELETE CASCADE. */
-export function deleteDevice(deps: DeviceDeps, clientId: string, deviceId: string): void {
+/**
+ * Deletes a device; its metrics (every tier) and recommendations go with it by ON DELETE CASCADE,
+ * and the API keys bound to it are revoked in the same transaction. Returns the revoked key ids.
+ */
+export function deleteDevice(deps: DeviceDeps, clientId: string, deviceId: string): string[] {
   const store = deviceStore(deps.db.sqlite)
-  const changes = deps.db.sqlite.transaction(() => store.q.remove.run(deviceId, clientId).changes).immediate()
-  if (!changes) throw notFound('Device')
+  const revoked = deps.db.sqlite
+    .transaction(() => {
+      if (!store.q.byId.get(deviceId, clientId)) throw notFound('Device')
+      const keys = revokeDeviceKeys({ sqlite: deps.db.sqlite, clock: deps.clock }, clientId, deviceId)
+      store.q.remove.run(deviceId, clientId)
+      return keys
+    })
+    .immediate()
   store.forget(clientId, deviceId)
+  return revoked
 }
 
 /**
