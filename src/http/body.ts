@@ -1,4 +1,5 @@
 import { readCapped } from '../lib/capped-read'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../lib/json-depth'
 import { AppError } from './errors'
 
 /** Malformed JSON is a validation failure (422), reported at loc ["body"]. */
@@ -35,6 +36,8 @@ export async function parseRequestBody(request: Request, contentType: string | n
 }
 
 export function parseJson(text: string): unknown {
+  // before the parse: it and everything after it (validation, storage) recurse per level
+  if (exceedsJsonDepth(text)) throw new BodyParseError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, 'json_too_deep')
   try {
     return JSON.parse(text)
   } catch (err) {
