@@ -1,9 +1,10 @@
 import type Stripe from 'stripe'
 import { AppError } from '../../http/errors'
+import { assertEventShape } from './billing.event'
 import { applySubscription, type ApplyOutcome } from './billing.plan-writer'
 import { recordInvoice } from './billing.payments'
 import { requireStripe, type BillingDeps } from './billing.service'
-import { callStripe, customerIdOf, isMissing, providerError, snapshotOf, type SubscriptionSnapshot } from './billing.stripe'
+import { customerIdOf, isMissing, providerError, snapshotOf, type SubscriptionSnapshot } from './billing.stripe'
 import * as store from './billing.store'
 
 /** Stripe's own default: a signed event older than this (seconds) is refused as a possible replay. */
@@ -32,6 +33,7 @@ export async function handleWebhook(deps: BillingDeps, raw: string, signature: s
     deps.logger.warn('webhook signature refused', { reason })
     throw new AppError('invalid_signature', `The stripe-signature header does not verify: ${reason}`, 'stripe-signature')
   }
+  assertEventShape(event)
   if (store.eventSeen(deps.db.db, event.id)) return 'duplicate'
   const outcome = await dispatch(deps, stripe, event)
   deps.logger.info('webhook event', { event: event.id, type: event.type, outcome })
@@ -70,7 +72,14 @@ async function checkoutCompleted(deps: BillingDeps, stripe: Stripe, event: Strip
   if (session.mode !== 'subscription' || !clientId || !subscriptionId) return ignore(deps, event)
   if (customerId) store.setCustomerIfUnset(deps.db.db, clientId, customerId, deps.clock.now())
   const observedAt = deps.clock.now()
-  const sub = await callStripe(deps.logger, 'read the subscription', () => stripe.subscriptions.retrieve(subscriptionId))
+  let sub: Stripe.Subscription
+  try {
+    sub = await stripe.subscriptions.retrieve(subscriptionId)
+  } catch (err) {
+    // a checkout for a subscription Stripe does not know: nothing to apply, and no retry will change that
+    if (isMissing(err)) return ignore(deps, event)
+    throw providerError(deps.logger, 'read the subscription', err)
+  }
   return apply(deps, event, clientId, snapshotOf(sub), observedAt)
 }
 

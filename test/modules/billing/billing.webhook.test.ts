@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { testApp } from '../../helpers/app'
 import { createTenant } from '../../helpers/fixtures'
-import { signedEvent } from '../../helpers/fake-stripe'
-import { billingApp, stopFakes, clientRow, nowS, postEvent, sendEvent } from './billing.setup'
+import { FAKE_WEBHOOK_SECRET, signedEvent } from '../../helpers/fake-stripe'
+import { billingApp, checkoutSession, stopFakes, clientRow, nowS, postEvent, sendEvent } from './billing.setup'
 
 afterEach(stopFakes)
 const setup = (opts: { webhookSecret?: string | null } = {}) => billingApp(opts)
@@ -75,4 +75,72 @@ describe('POST /v1/billing/webhook signature', () => {
     expect(res.status).toBe(200)
     expect(eventCount(t)).toBe(1)
   })
+})
+
+describe('POST /v1/billing/webhook with a signed event of an odd shape', () => {
+  /** Signs any payload text the way Stripe does, so only the shape is under test. */
+  async function postSigned(b: ReturnType<typeof setup>, payload: string) {
+    b.t.clock.advance(60_000) // a fresh anonymous rate-limit allowance for each of the many events sent here
+    const signature = await b.fake.client().webhooks.generateTestHeaderStringAsync({ payload, secret: FAKE_WEBHOOK_SECRET, timestamp: nowS(b.t) })
+    return postEvent(b.t, payload, signature)
+  }
+  const envelope = (b: ReturnType<typeof setup>, over: Record<string, unknown>) => ({ id: 'evt_odd', object: 'event', created: nowS(b.t), type: 'customer.created', data: { object: {} }, ...over })
+
+  test('a missing or malformed envelope is 400 bad_request naming the field, and nothing is recorded', async () => {
+    const b = setup()
+    const cases: [unknown, string][] = [
+      [{ type: undefined }, 'type'],
+      [{ type: 42 }, 'type'],
+      [{ type: '' }, 'type'],
+      [{ id: undefined }, 'id'],
+      [{ id: { x: 1 } }, 'id'],
+      [{ created: 'yesterday' }, 'created'],
+      [{ data: undefined }, 'data'],
+      [{ data: { object: null } }, 'data.object'],
+      [{ data: { object: 'cus_1' } }, 'data.object'],
+      [{ data: { object: [1, 2] } }, 'data.object'],
+    ]
+    for (const [over, param] of cases) {
+      const res = await postSigned(b, JSON.stringify(envelope(b, over as Record<string, unknown>)))
+      expect({ over, status: res.status, param: res.body.error?.param }).toEqual({ over, status: 400, param })
+      expect(res.body.error.code).toBe('bad_request')
+    }
+    for (const payload of ['null', '[]', '"evt"', '7', '{}']) {
+      const res = await postSigned(b, payload)
+      expect({ payload, status: res.status }).toEqual({ payload, status: 400 })
+    }
+    expect(eventCount(b.t)).toBe(0)
+  })
+
+  test('an unknown type with any object is acknowledged and ignored', async () => {
+    const b = setup()
+    const res = await postSigned(b, JSON.stringify(envelope(b, { type: 'made.up', data: { object: { anything: [1, { x: null }] } } })))
+    expect(res.status).toBe(200)
+    expect(res.body.outcome).toBe('ignored')
+  })
+
+  test('every field of every handled event, set to any JSON type or removed, answers 2xx or 4xx, never 5xx', async () => {
+    const b = setup()
+    const ten = await createTenant(b.t)
+    const sub = b.fake.setSubscription({ customer: 'cus_m', metadata: { client_id: ten.clientId, plan_id: 'b2c_monthly' } })
+    const inv = b.fake.addInvoice({ customer: 'cus_m', subscription: sub.id })
+    const objects: [string, Record<string, unknown>][] = [
+      ['checkout.session.completed', checkoutSession(ten.clientId, 'cus_m', sub.id)],
+      ['customer.subscription.updated', sub as unknown as Record<string, unknown>],
+      ['invoice.paid', inv as unknown as Record<string, unknown>],
+    ]
+    const odd: unknown[] = [undefined, null, 'x', '', 7, -1.5, true, [], [1], {}, { id: 5 }]
+    let n = 0
+    for (const [type, object] of objects) {
+      for (const key of Object.keys(object)) {
+        for (const value of odd) {
+          const mutated = { ...object, [key]: value }
+          const res = await postSigned(b, JSON.stringify(envelope(b, { id: `evt_m${n++}`, type, data: { object: mutated } })))
+          expect({ type, key, value, status: res.status < 500 && res.status !== 429 ? 'ok' : res.status }).toEqual({ type, key, value, status: 'ok' })
+        }
+      }
+    }
+    // and the untouched events still apply
+    expect((await postSigned(b, JSON.stringify(envelope(b, { id: 'evt_ok', type: 'invoice.paid', data: { object: inv } })))).status).toBe(200)
+  }, 30_000)
 })
