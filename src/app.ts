@@ -12,6 +12,7 @@ import { loadPlans } from './modules/billing/billing.catalog'
 import { stripeClient } from './modules/billing/billing.stripe'
 import { billingRoutes } from './modules/billing/billing.routes'
 import { accessTokens, currentRoles } from './modules/users/users.tokens'
+import { sessionRevocations } from './modules/users/users.revocations'
 import { DEFAULT_PASSWORD_COST } from './modules/users/users.passwords'
 import { usersRoutes } from './modules/users/users.routes'
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes'
@@ -26,6 +27,8 @@ import { aiRoutes } from './modules/ai/ai.routes'
 import { fieldSeries, metricsStats, summarizeDevice } from './modules/metrics/metrics.service'
 import type { MetricsSource } from './modules/ai/ai.metrics-source'
 import { resolveSecretKey } from './lib/secret-box'
+import { systemResolver } from './lib/outbound/outbound.fetch'
+import { localAddresses } from './lib/outbound/outbound.policy'
 import { devicesRoutes } from './modules/devices/devices.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 
@@ -37,7 +40,7 @@ const metricsSourceOf = (deps: AppDeps): MetricsSource => ({
 
 export function createContext(deps: AppDeps): AppContext {
   const plans = deps.plans ?? loadPlans(deps.config.plansFile)
-  const tokens = accessTokens(deps.jwtSecret, deps.clock, currentRoles(deps.db.sqlite))
+  const tokens = accessTokens(deps.jwtSecret, deps.clock, currentRoles(deps.db.sqlite), sessionRevocations(deps.db.sqlite, deps.clock))
   const apiKeys = apiKeyVerifier(deps.db.sqlite, deps.clock)
   const limits = clientLimits(deps.db.sqlite, () => plans, deps.config.rateLimits)
   const auth: Authenticator = {
@@ -52,6 +55,7 @@ export function createContext(deps: AppDeps): AppContext {
     clock: deps.clock,
     logger: deps.logger,
     fetch: deps.fetch ?? fetch,
+    outbound: { fetch: deps.fetch ?? fetch, resolve: deps.resolve ?? systemResolver, selfAddresses: localAddresses(deps.config.host) },
     startedAt: deps.clock.now(),
     tokens,
     apiKeys,
@@ -70,13 +74,12 @@ export function createContext(deps: AppDeps): AppContext {
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
   const ctx = createContext(deps)
-  const routes = () => app.routes as never
-  const pipeline = requestPipeline({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth })
+  const pipeline = requestPipeline({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth, storage: ctx.db.health })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(ctx))
   // Bun's router serves the direct routes; Elysia's serves the rest
   const app = new Elysia({ serve: { routes: direct.serveRoutes as never } })
     .use(gateway(pipeline, ctx.config.maxBodyBytes))
-    .use(openapiDocs(routes, direct.openapiPaths))
+    .use(openapiDocs(direct.openapiPaths))
     .use(pages())
     .use(authGuards(ctx.auth))
     .use(healthRoutes(ctx))

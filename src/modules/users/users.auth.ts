@@ -8,6 +8,7 @@ import type { Passwords } from './users.passwords'
 import { issueRefreshToken, revokeFamilyOf, rotateRefreshToken } from './users.sessions'
 import { userByEmail, userById, type UserRow } from './users.store'
 import { actingClient } from '../clients/members.service'
+import { newId } from '../../lib/ids'
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessTokens } from './users.tokens'
 import type { LoginThrottle } from './users.throttle'
 import { normalizeEmail, switchableClient } from './users.service'
@@ -25,11 +26,13 @@ export interface AuthDeps {
 /** One body for every failed login, so it reveals nothing about which emails have accounts. */
 const badCredentials = () => new AppError('invalid_credentials', 'Incorrect email or password')
 
-async function tokenPair(deps: AuthDeps, user: UserRow, clientId: string | null, familyId?: string, refreshToken?: string): Promise<TokenResponse> {
+/** A pair of one session: the access token carries the refresh family's id (`sid`), so ending the session ends both. */
+async function tokenPair(deps: AuthDeps, user: UserRow, clientId: string | null, session?: { familyId: string; refreshToken: string }): Promise<TokenResponse> {
   const cid = clientId ?? user.client_id ?? ''
+  const familyId = session?.familyId ?? newId('rtf')
   return {
-    access_token: await deps.tokens.sign({ userId: user.id, clientId: cid, role: user.role }),
-    refresh_token: refreshToken ?? issueRefreshToken(deps, { userId: user.id, clientId: cid, familyId }),
+    access_token: await deps.tokens.sign({ userId: user.id, clientId: cid, role: user.role, sessionId: familyId }),
+    refresh_token: session?.refreshToken ?? issueRefreshToken(deps, { userId: user.id, clientId: cid, familyId }),
     token_type: 'bearer',
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
   }
@@ -67,14 +70,18 @@ export async function login(deps: AuthDeps, input: { email: string; password: st
 
 export async function refresh(deps: AuthDeps, token: string): Promise<TokenResponse> {
   const result = rotateRefreshToken(deps, token)
+  if (!result.ok && result.familyId) deps.tokens.revokeSessions([result.familyId])
   if (!result.ok) throw unauthorized(result.reason === 'expired' ? 'Refresh token expired; sign in again' : 'Invalid refresh token; sign in again')
   const user = userById(deps.sqlite, result.userId)
   if (!user) throw unauthorized('Invalid refresh token; sign in again')
   // The session's client, while the user is still an active member there; else their home.
-  return tokenPair(deps, user, actingClient(deps, user.id, result.clientId, user.client_id), undefined, result.token)
+  return tokenPair(deps, user, actingClient(deps, user.id, result.clientId, user.client_id), { familyId: result.familyId, refreshToken: result.token })
 }
 
-export const logout = (deps: AuthDeps, token: string) => revokeFamilyOf(deps, token)
+export function logout(deps: AuthDeps, token: string) {
+  const familyId = revokeFamilyOf(deps, token)
+  if (familyId) deps.tokens.revokeSessions([familyId])
+}
 
 /** A fresh pair acting for another client of the user (a new session family). */
 export async function switchClient(deps: AuthDeps, principal: UserPrincipal, clientId: string): Promise<TokenResponse> {

@@ -35,8 +35,8 @@ export function issueRefreshToken(deps: SessionDeps, opts: { userId: string; cli
 }
 
 export type RotateResult =
-  | { ok: true; userId: string; clientId: string | null; token: string }
-  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' }
+  | { ok: true; userId: string; clientId: string | null; familyId: string; token: string }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused'; familyId?: string }
 
 /**
  * Single use: spends the token and issues its successor in the same family. Presenting a spent
@@ -54,12 +54,12 @@ export function rotateRefreshToken(deps: SessionDeps, token: string): RotateResu
     if (row.used_at !== null) {
       revokeFamily(deps, row.family_id)
       deps.logger.warn('refresh token reused; session family revoked', { user_id: row.user_id, family_id: row.family_id })
-      return { ok: false, reason: 'reused' }
+      return { ok: false, reason: 'reused', familyId: row.family_id }
     }
     if (row.expires_at <= now) return { ok: false, reason: 'expired' }
     deps.sqlite.query('UPDATE refresh_tokens SET used_at = ? WHERE id = ?').run(now, row.id)
     const next = issueRefreshToken(deps, { userId: row.user_id, clientId: row.client_id, familyId: row.family_id })
-    return { ok: true, userId: row.user_id, clientId: row.client_id, token: next }
+    return { ok: true, userId: row.user_id, clientId: row.client_id, familyId: row.family_id, token: next }
   })()
 }
 
@@ -67,15 +67,19 @@ export function revokeFamily(deps: Pick<SessionDeps, 'sqlite' | 'clock'>, family
   deps.sqlite.query('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL').run(deps.clock.now(), familyId)
 }
 
-/** Logout: revokes the family of a token. Unknown tokens are ignored (no oracle for guessing). */
-export function revokeFamilyOf(deps: Pick<SessionDeps, 'sqlite' | 'clock'>, token: string) {
+/** Logout: revokes the family of a token and returns its id. Unknown tokens are ignored (no oracle for guessing). */
+export function revokeFamilyOf(deps: Pick<SessionDeps, 'sqlite' | 'clock'>, token: string): string | null {
   const row = deps.sqlite.query<{ family_id: string }, [string]>('SELECT family_id FROM refresh_tokens WHERE token_hash = ?').get(sha256Hex(token))
   if (row) revokeFamily(deps, row.family_id)
+  return row?.family_id ?? null
 }
 
-/** Every session of a user, e.g. after a password reset. */
-export function revokeAllSessions(deps: Pick<SessionDeps, 'sqlite' | 'clock'>, userId: string) {
-  deps.sqlite.query('UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL').run(deps.clock.now(), userId)
+/** Every session of a user, e.g. after a password reset; returns the families it ended. */
+export function revokeAllSessions(deps: Pick<SessionDeps, 'sqlite' | 'clock'>, userId: string): string[] {
+  return deps.sqlite
+    .query<{ family_id: string }, [number, string]>('UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL RETURNING family_id')
+    .all(deps.clock.now(), userId)
+    .map((r) => r.family_id)
 }
 
 /** Housekeeping: tokens past expiry (or revoked) for a day are of no use, not even for reuse detection. */

@@ -33,5 +33,10 @@ export const refreshTokens = sqliteTable(
     revokedAt: integer('revoked_at'),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [index('refresh_tokens_family').on(t.familyId), index('refresh_tokens_user').on(t.userId)],
+  (t) => [
+    index('refresh_tokens_family').on(t.familyId),
+    index('refresh_tokens_user').on(t.userId),
+    // the running service re-reads recent revocations every few seconds (users.revocations.ts)
+    index('refresh_tokens_revoked').on(t.revokedAt),
+  ],
 )

@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock'
 import { createHmac } from 'node:crypto'
 import { newId } from '../../lib/ids'
 import type { CredentialFailure, SystemRole, UserPrincipal } from '../../http/principal'
+import type { SessionRevocations } from './users.revocations'
 
 export const ACCESS_TOKEN_TTL_SECONDS = 900
 export const JWT_ISSUER = 'vigil'
@@ -11,15 +12,24 @@ export const JWT_AUDIENCE = 'vigil-portal'
 const MAX_VERIFIED = 10_000
 
 export interface AccessTokens {
-  sign(claims: { userId: string; clientId: string; role: SystemRole }): Promise<string>
+  /** sessionId: the refresh-token family the token belongs to (its `sid` claim) */
+  sign(claims: { userId: string; clientId: string; role: SystemRole; sessionId?: string }): Promise<string>
   verify(token: string): Promise<UserPrincipal | CredentialFailure>
+  /** refuse the access tokens of these sessions from the next request on (logout, reuse, password reset) */
+  revokeSessions(sessionIds: readonly string[]): void
 }
 
 /**
- * Access tokens: HS256 JWTs with iss, aud, sub, cid (client id), role, iat, exp and jti.
- * Verification pins the algorithm, issuer and audience, and reads "now" from the clock.
+ * Access tokens: HS256 JWTs with iss, aud, sub, cid (client id), role, sid (session), iat, exp
+ * and jti. Verification pins the algorithm, issuer and audience, and reads "now" from the clock.
+ * A token of a revoked session is refused at once (checked in memory, after the cache).
  */
-export function accessTokens(secret: string, clock: Clock, roleOf?: (userId: string) => SystemRole | null): AccessTokens {
+export function accessTokens(
+  secret: string,
+  clock: Clock,
+  roleOf?: (userId: string) => SystemRole | null,
+  revocations?: SessionRevocations,
+): AccessTokens {
   const signer = jwt({ name: 'jwt', secret, alg: 'HS256', iss: JWT_ISSUER, aud: JWT_AUDIENCE }).decorator.jwt
   const invalid = (message: string): CredentialFailure => ({ kind: 'invalid', presented: 'jwt', message })
   /**
@@ -30,10 +40,11 @@ export function accessTokens(secret: string, clock: Clock, roleOf?: (userId: str
   return {
     // Signed here rather than by the plugin, whose iat is always the wall clock: every
     // time claim must come from the injected clock.
-    sign: async ({ userId, clientId, role }) => {
+    sign: async ({ userId, clientId, role, sessionId }) => {
       const iat = Math.floor(clock.now() / 1000)
-      return signHs256(secret, { iss: JWT_ISSUER, aud: JWT_AUDIENCE, sub: userId, cid: clientId, role, iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS, jti: newId('at') })
+      return signHs256(secret, { iss: JWT_ISSUER, aud: JWT_AUDIENCE, sub: userId, cid: clientId, role, sid: sessionId, iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS, jti: newId('at') })
     },
+    revokeSessions: (sessionIds) => revocations?.add(sessionIds),
     async verify(token) {
       const cached = verified.get(token)
       // A signature checked once stays valid; only the expiry depends on the time (as jose: exp <= now fails).
@@ -55,10 +66,11 @@ export function accessTokens(secret: string, clock: Clock, roleOf?: (userId: str
   }
 
   function principalOf(payload: Record<string, unknown>): UserPrincipal | CredentialFailure {
-    const { sub, cid, role } = payload
+    const { sub, cid, role, sid } = payload
     if (typeof sub !== 'string' || typeof cid !== 'string' || (role !== 'admin' && role !== 'user')) {
       return invalid('Invalid access token')
     }
+    if (typeof sid === 'string' && revocations?.isRevoked(sid)) return invalid('This session has ended; sign in again')
     // The token's role is a snapshot; the stored one wins, so a demotion (or a deleted
     // account) bites on the next request rather than when the token expires.
     const current = roleOf ? roleOf(sub) : role
