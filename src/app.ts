@@ -27,8 +27,6 @@ import { aiRoutes } from './modules/ai/ai.routes'
 import { fieldSeries, metricsStats, summarizeDevice } from './modules/metrics/metrics.service'
 import type { MetricsSource } from './modules/ai/ai.metrics-source'
 import { resolveSecretKey } from './lib/secret-box'
-import { systemResolver } from './lib/outbound/outbound.fetch'
-import { localAddresses } from './lib/outbound/outbound.policy'
 import { devicesRoutes } from './modules/devices/devices.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 
@@ -55,7 +53,6 @@ export function createContext(deps: AppDeps): AppContext {
     clock: deps.clock,
     logger: deps.logger,
     fetch: deps.fetch ?? fetch,
-    outbound: { fetch: deps.fetch ?? fetch, resolve: deps.resolve ?? systemResolver, selfAddresses: localAddresses(deps.config.host) },
     startedAt: deps.clock.now(),
     tokens,
     apiKeys,
@@ -74,12 +71,13 @@ export function createContext(deps: AppDeps): AppContext {
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
   const ctx = createContext(deps)
-  const pipeline = requestPipeline({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth, storage: ctx.db.health })
+  const routes = () => app.routes as never
+  const pipeline = requestPipeline({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(ctx))
   // Bun's router serves the direct routes; Elysia's serves the rest
   const app = new Elysia({ serve: { routes: direct.serveRoutes as never } })
     .use(gateway(pipeline, ctx.config.maxBodyBytes))
-    .use(openapiDocs(direct.openapiPaths))
+    .use(openapiDocs(routes, direct.openapiPaths))
     .use(pages())
     .use(authGuards(ctx.auth))
     .use(healthRoutes(ctx))
