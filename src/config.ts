@@ -23,6 +23,8 @@ export interface Config {
   /** AES-256-GCM key for third-party secrets (base64, 32 bytes); null: kept in the data dir */
   secretKey: string | null
   ai: AiDefaults
+  /** requests the server makes to URLs tenants choose (language models, later webhooks) */
+  outbound: { allowPrivate: boolean }
   /** how long each metric tier is kept, in seconds */
   metricsRetention: { raw: number; m1: number; m10: number; h1: number; d1: number }
 }
@@ -160,6 +162,10 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       model: e.VIGIL_AI_MODEL?.trim() || null,
       dailyBudget: int('VIGIL_AI_DAILY_BUDGET', e.VIGIL_AI_DAILY_BUDGET, 48, 0, 100_000),
       timeoutMs: int('VIGIL_AI_TIMEOUT_MS', e.VIGIL_AI_TIMEOUT_MS, 60_000, 100, 600_000),
+    },
+    outbound: {
+      // off: only the operator's own client may point the server at the LAN
+      allowPrivate: bool('VIGIL_OUTBOUND_ALLOW_PRIVATE', e.VIGIL_OUTBOUND_ALLOW_PRIVATE),
     },
     metricsRetention: {
       raw: parseDuration('VIGIL_RETENTION_RAW', e.VIGIL_RETENTION_RAW, 7 * 86400),
