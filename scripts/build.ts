@@ -2,7 +2,7 @@
  * Builds dist/vigil: one executable with the migrations, web/ and the docs assets inside.
  * `--target bun-linux-arm64` (or any Bun target) cross-compiles, e.g. for a Raspberry Pi.
  *
- * The JavaScript ships as bytecode laid out by use (issue 7: idle memory). A first build for
+ * The JavaScript ships as bytecode laid out by use (idle memory). A first build for
  * this machine runs once through scripts/bytecode-profile.ts, which records the functions a
  * start and an ordinary session use; the real build puts their bytecode together at the front
  * of the executable, so a start touches fewer of its pages. The record is about functions, not
@@ -24,10 +24,13 @@ const outfile = join(root, 'dist', target ? `vigil-${target.replace(/^bun-/, '')
 const common = [
   // worker threads are entry points of their own (see src/workers.ts)
   'build', join(root, 'src/main.ts'), join(root, 'src/db/checkpoint.worker.ts'),
-  '--compile', '--minify', '--bytecode', '--format=esm',
+  // Identifiers are not minified: Elysia and TypeBox recognise some errors by class name
+  // (error.constructor.name === 'TransformDecodeError'), and a renamed class made the
+  // executable skip the checks the source applies.
+  '--compile', '--minify-whitespace', '--minify-syntax', '--bytecode', '--format=esm',
   // A stray .env or bunfig.toml next to the binary must never change its behaviour silently.
   '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig',
-  // A smaller JS heap that collects more often: the idle and under-load RSS targets (issue 7).
+  // A smaller JS heap that collects more often: the idle and under-load RSS targets.
   '--compile-exec-argv=--smol',
 ]
 

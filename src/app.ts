@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps) {
   // Bun's router serves the direct routes; Elysia's serves the rest
   const app = new Elysia({ serve: { routes: direct.serveRoutes as never } })
     .use(gateway(pipeline, ctx.config.maxBodyBytes))
-    .use(openapiDocs(routes, direct.openapiPaths))
+    .use(openapiDocs(direct.openapiPaths))
     .use(pages())
     .use(authGuards(ctx.auth))
     .use(healthRoutes(ctx))

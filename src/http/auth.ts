@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { AppError, forbidden, unauthorized } from './errors'
 import type { Authenticator, KeyPrincipal, MemberRole, UserPrincipal } from './principal'
 import { requestState } from './request-state'
+import { AUTH_DOC, type Credential } from './openapi-errors'
 
 /** Every scope an API key can hold. The first two are the spec's defaults. */
 export const SCOPES = ['metrics:write', 'recommendations:write', 'devices:write', 'versions:read'] as const
@@ -46,6 +47,9 @@ export function requireKeyScope(request: Request, scope: Scope | Scope[]): KeyPr
   return key
 }
 
+/** What a guard tells the OpenAPI document: which credential the route takes. */
+const authDoc = (credential: Credential) => ({ [AUTH_DOC]: credential }) as Record<string, unknown>
+
 /**
  * Route guards as macros: `{ user: true }`, `{ user: { roles: ['owner', 'admin'] } }`,
  * `{ user: { operator: true } }`, `{ key: 'metrics:write' }` or `{ key: [...any of] }`.
@@ -55,6 +59,7 @@ export function requireKeyScope(request: Request, scope: Scope | Scope[]): KeyPr
 export function authGuards(auth: Authenticator) {
   return new Elysia({ name: 'auth-guards' }).macro({
     user: (req: true | UserRequirement) => ({
+      detail: authDoc('jwt'),
       transform({ request }) {
         const p = requireUser(request)
         const want = req === true ? {} : req
@@ -71,6 +76,7 @@ export function authGuards(auth: Authenticator) {
       },
     }),
     key: (scope: Scope | Scope[]) => ({
+      detail: authDoc('key'),
       transform({ request }) {
         requireKeyScope(request, scope)
       },

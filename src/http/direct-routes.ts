@@ -1,7 +1,8 @@
 import type { TSchema } from '@sinclair/typebox'
 import { requireKeyScope, type Scope } from './auth'
 import { parseRequestBody } from './body'
-import { KEY_AUTH } from './guards'
+import { AUTH_DOC, routeErrors } from './openapi-errors'
+import type { ErrorCode } from './errors'
 import type { PeerSource, RequestPipeline } from './pipeline'
 import type { KeyPrincipal } from './principal'
 
@@ -18,7 +19,7 @@ export interface DirectKeyRoute {
   scope: Scope
   status: number
   handle(input: { key: KeyPrincipal; body: unknown; request: Request }): Promise<unknown> | unknown
-  doc: { tags: string[]; summary: string; body: TSchema; response: TSchema }
+  doc: { tags: string[]; summary: string; body: TSchema; response: TSchema; errors?: ErrorCode[] }
 }
 
 type BunHandler = (request: Request, server: PeerSource) => Promise<Response>
@@ -80,11 +81,11 @@ function operationOf(route: DirectKeyRoute) {
     tags: route.doc.tags,
     summary: route.doc.summary,
     operationId,
-    security: KEY_AUTH,
+    [AUTH_DOC]: 'key',
+    ...(route.doc.errors ? routeErrors(...route.doc.errors) : {}),
     requestBody: { required: true, content: { 'application/json': { schema: route.doc.body } } },
     responses: {
       [route.status]: { description: route.doc.summary, content: { 'application/json': { schema: route.doc.response } } },
-      default: { description: 'An error: 422 `detail` list for a malformed request, else the `error` body (see /docs/errors)' },
     },
   }
 }

@@ -8,6 +8,4 @@ import { authGuards } from './auth'
  */
 export const guards = (ctx: AppContext) => authGuards(ctx.auth)
 
-/** OpenAPI `security` for a route's `detail`: which credential it takes. */
-export const JWT_AUTH: Record<string, string[]>[] = [{ bearer: [] }]
-export const KEY_AUTH: Record<string, string[]>[] = [{ apiKey: [] }, { bearer: [] }]
+export { JWT_AUTH, KEY_AUTH } from './openapi-errors'

@@ -9,6 +9,7 @@ import type { Authenticator } from './principal'
 import type { RateLimiter } from './rate-limiter'
 import { clientIp, requestIdFrom, requestState as requestStateOf, RequestState, setRequestState } from './request-state'
 import { BodyParseError } from './body'
+import { RequestValidationError } from './input'
 import { dedupe, locateProperty, locationOf, toDetail } from './validation'
 
 export interface PipelineDeps {
@@ -114,6 +115,7 @@ export function requestPipeline(deps: PipelineDeps) {
     // Elysia wraps whatever a parser throws in a ParseError; the original says what went wrong.
     const error = code === 'PARSE' && thrown instanceof Error && thrown.cause ? thrown.cause : thrown
     if (error instanceof AppError) return { status: error.status, body: errorBody(config.siteUrl, error.code, error.message, error.param), headers: error.headers }
+    if (error instanceof RequestValidationError) return { status: 422, body: { detail: error.detail } }
     if (error instanceof BodyParseError) return { status: 422, body: { detail: [{ loc: ['body'], msg: error.message, type: error.type }] } }
     if (error instanceof ValidationError && error === thrown) {
       if (error.type === 'response') return internal(error)

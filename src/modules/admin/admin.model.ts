@@ -15,12 +15,17 @@ export const AdminClient = t.Composite([
   ClientResponse,
   t.Object({
     rate_limit: t.Nullable(t.Integer()),
+    max_devices_override: t.Nullable(t.Integer()),
+    max_users_override: t.Nullable(t.Integer()),
     usage: t.Object({ devices: t.Integer(), members: t.Integer(), api_keys: t.Integer() }),
   }),
 ])
 
-/** The PATCH answer: the client with its rate-limit override. */
-export const AdminClientPatched = t.Composite([ClientResponse, t.Object({ rate_limit: t.Nullable(t.Integer()) })])
+/** The PATCH answer: the client with the operator's overrides (null: the plan's value applies). */
+export const AdminClientPatched = t.Composite([
+  ClientResponse,
+  t.Object({ rate_limit: t.Nullable(t.Integer()), max_devices_override: t.Nullable(t.Integer()), max_users_override: t.Nullable(t.Integer()) }),
+])
 
 export const AdminClientList = t.Object({
   items: t.Array(AdminClient),
@@ -29,11 +34,15 @@ export const AdminClientList = t.Object({
   offset: t.Integer(),
 })
 
-/** What an operator may set by hand. A plan change without explicit limits takes the plan's limits. */
+/**
+ * What an operator may set by hand. max_devices, max_users and rate_limit are overrides: they
+ * stay through billing changes until set to null (back to the plan's). A plan change without
+ * explicit limits takes the plan's limits (it clears the device and user overrides).
+ */
 export const AdminClientUpdate = t.Object({
   plan_type: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
-  max_devices: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
-  max_users: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000 })),
+  max_devices: t.Optional(t.Nullable(t.Integer({ minimum: 0, maximum: 1_000_000 }))),
+  max_users: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 1_000_000 }))),
   /** requests per minute; null goes back to the plan's */
   rate_limit: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 10_000_000 }))),
 })

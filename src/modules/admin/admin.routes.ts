@@ -1,12 +1,16 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { guards, JWT_AUTH } from '../../http/guards'
+import { routeErrors } from '../../http/openapi-errors'
+import { jsonInput, queryInput } from '../../http/input'
 import { AdminClientList, AdminClientPatched, AdminClientParams, AdminClientUpdate, AdminClientsQuery, StatsResponse } from './admin.model'
 import { listClientsForOperator, updateClientByOperator } from './admin.service'
 import { collectStats } from './admin.stats'
 
 const tags = ['admin']
 const operator = { operator: true }
+const clientsQuery = queryInput(AdminClientsQuery)
+const clientUpdate = jsonInput(AdminClientUpdate)
 
 /** Instance-operator views (users with role admin); everyone else gets 403, anonymous callers 401. */
 export function adminRoutes(ctx: AppContext) {
@@ -17,17 +21,18 @@ export function adminRoutes(ctx: AppContext) {
       response: { 200: StatsResponse },
       detail: { tags, security: JWT_AUTH, summary: 'Instance statistics' },
     })
-    .get('/clients', ({ query }) => listClientsForOperator(ctx, query.limit, query.offset), {
+    .get('/clients', ({ request }) => {
+      const query = clientsQuery.read(request)
+      return listClientsForOperator(ctx, query.limit, query.offset)
+    }, {
       user: operator,
-      query: AdminClientsQuery,
       response: { 200: AdminClientList },
-      detail: { tags, security: JWT_AUTH, summary: 'Every client with its usage (limit 1..1000, default 100)' },
+      detail: { ...clientsQuery.doc, tags, security: JWT_AUTH, summary: 'Every client with its usage (limit 1..1000, default 100)' },
     })
-    .patch('/clients/:client_id', ({ params, body }) => updateClientByOperator(ctx, params.client_id, body), {
+    .patch('/clients/:client_id', ({ params, body }) => updateClientByOperator(ctx, params.client_id, clientUpdate.read(body)), {
       user: operator,
       params: AdminClientParams,
-      body: AdminClientUpdate,
       response: { 200: AdminClientPatched },
-      detail: { tags, security: JWT_AUTH, summary: "Set a client's plan or limits by hand" },
+      detail: { ...routeErrors('invalid_parameter'), ...clientUpdate.doc, tags, security: JWT_AUTH, summary: "Set a client's plan or limits by hand" },
     })
 }

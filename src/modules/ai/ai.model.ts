@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia'
+import { Type } from '@sinclair/typebox'
 import { Recommendation } from '../recommendations/recommendations.model'
 import { MAX_PROMPT_CHARS } from './ai.prompt'
 
@@ -40,7 +41,7 @@ export const AiConfig = t.Object({
   /** true while the client uses the instance's provider connection (VIGIL_AI_*) */
   inherited: t.Boolean(),
   temperature: t.Number(),
-  max_tokens: t.Integer(),
+  max_tokens: Type.Integer(),
   /** the client's cron pattern, or null for the default */
   schedule: t.Nullable(t.String()),
   effective_schedule: t.String(),
@@ -48,7 +49,7 @@ export const AiConfig = t.Object({
   /** the template in use (the default when prompt_custom is false) */
   prompt: t.String(),
   prompt_custom: t.Boolean(),
-  daily_budget: t.Integer(),
+  daily_budget: Type.Integer(),
   last_run_at: t.Nullable(t.String({ format: 'date-time' })),
   updated_at: t.Nullable(t.String({ format: 'date-time' })),
 })
@@ -62,7 +63,7 @@ export const AiConfigPatch = t.Object(
     /** write-only; null removes it */
     api_key: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 1000 }))),
     temperature: t.Optional(t.Number({ minimum: 0, maximum: 2 })),
-    max_tokens: t.Optional(t.Integer({ minimum: 1, maximum: 8192 })),
+    max_tokens: t.Optional(Type.Integer({ minimum: 1, maximum: 8192 })),
     /** a cron pattern (5 or 6 fields, UTC), or null for the default */
     schedule: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 100 }))),
     enabled: t.Optional(t.Boolean()),
@@ -88,36 +89,36 @@ export const UsageEntry = t.Object({
   provider: t.String(),
   model: t.Nullable(t.String()),
   device_id: t.Nullable(t.String()),
-  tokens_in: t.Nullable(t.Integer()),
-  tokens_out: t.Nullable(t.Integer()),
-  latency_ms: t.Nullable(t.Integer()),
+  tokens_in: t.Nullable(Type.Integer()),
+  tokens_out: t.Nullable(Type.Integer()),
+  latency_ms: t.Nullable(Type.Integer()),
   status: t.String({ description: 'pending | ok | provider_error | timeout | invalid_output | too_large | refused | network_error' }),
   error: t.Nullable(t.String()),
 })
 
 export const UsageQuery = t.Object({
-  limit: t.Integer({ minimum: 1, maximum: 100, default: 50 }),
-  offset: t.Integer({ minimum: 0, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
   start_date: t.Optional(t.Nullable(t.String({ format: 'date-time' }))),
   end_date: t.Optional(t.Nullable(t.String({ format: 'date-time' }))),
 })
 
 export const UsagePage = t.Object({
   items: t.Array(UsageEntry),
-  limit: t.Integer(),
-  offset: t.Integer(),
-  total: t.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  total: Type.Integer(),
   /** over the filtered window */
-  totals: t.Object({ calls: t.Integer(), ok: t.Integer(), failed: t.Integer(), tokens_in: t.Integer(), tokens_out: t.Integer() }),
+  totals: t.Object({ calls: Type.Integer(), ok: Type.Integer(), failed: Type.Integer(), tokens_in: Type.Integer(), tokens_out: Type.Integer() }),
   /** the current UTC day, against the daily budget */
-  today: t.Object({ calls: t.Integer(), budget: t.Integer(), remaining: t.Integer() }),
+  today: t.Object({ calls: Type.Integer(), budget: Type.Integer(), remaining: Type.Integer() }),
 })
 
 export const TestResult = t.Object({
   ok: t.Boolean(),
   provider: Provider,
   model: t.Nullable(t.String()),
-  latency_ms: t.Integer(),
+  latency_ms: Type.Integer(),
   /** the provider's failure in words, or null */
   error: t.Nullable(t.String()),
 })
@@ -127,7 +128,7 @@ export const GenerateResult = t.Object({
   /** the recommendations stored by this run (rules first, then the model's) */
   items: t.Array(Recommendation),
   /** findings not stored because an equivalent one was stored for the device within 24 h */
-  skipped_duplicates: t.Integer(),
+  skipped_duplicates: Type.Integer(),
   llm: t.Nullable(
     t.Object({
       provider: t.String(),

@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { guards } from '../../http/guards'
+import { routeErrors } from '../../http/openapi-errors'
+import { jsonInput, queryInput } from '../../http/input'
 import { recommendationsDeps } from '../recommendations/recommendations.routes'
 import { presentConfig, updateConfig, updatePrompt } from './ai.config.service'
 import { aiJobs } from './ai.jobs'
@@ -26,6 +28,10 @@ export const aiDeps = (ctx: AppContext, overrides: Partial<AiDeps> = {}): AiDeps
 })
 
 export function aiRoutes(ctx: AppContext) {
+const configPatch = jsonInput(AiConfigPatch)
+const promptPatch = jsonInput(PromptPatch)
+const usageQuery = queryInput(UsageQuery)
+
   const deps = aiDeps(ctx)
   ctx.jobs.push(...aiJobs(deps))
   const tags = ['ai']
@@ -41,33 +47,30 @@ export function aiRoutes(ctx: AppContext) {
       response: { 200: AiConfig },
       detail: { tags, summary: "The client's AI configuration (API key masked)" },
     })
-    .patch('/config', ({ user, body }) => updateConfig(deps, user.clientId, body), {
+    .patch('/config', ({ user, body }) => updateConfig(deps, user.clientId, configPatch.read(body)), {
       user: managers,
-      body: AiConfigPatch,
       response: { 200: AiConfig },
-      detail: { tags, summary: 'Change provider, model, base_url, api_key, temperature, max_tokens, schedule, enabled (owner/admin)' },
+      detail: { ...routeErrors('invalid_parameter', 'unsafe_base_url', 'invalid_schedule'), ...configPatch.doc, tags, summary: 'Change provider, model, base_url, api_key, temperature, max_tokens, schedule, enabled (owner/admin)' },
     })
-    .patch('/prompt', ({ user, body }) => updatePrompt(deps, user.clientId, body.prompt), {
+    .patch('/prompt', ({ user, body }) => updatePrompt(deps, user.clientId, promptPatch.read(body).prompt), {
       user: managers,
-      body: PromptPatch,
       response: { 200: PromptResponse },
-      detail: { tags, summary: 'Set a custom prompt template, or null for the default (owner/admin)' },
+      detail: { ...routeErrors('invalid_prompt'), ...promptPatch.doc, tags, summary: 'Set a custom prompt template, or null for the default (owner/admin)' },
     })
-    .get('/usage', ({ user, query }) => usagePage(deps, user.clientId, query), {
+    .get('/usage', ({ user, request }) => usagePage(deps, user.clientId, usageQuery.read(request)), {
       user: true,
-      query: UsageQuery,
       response: { 200: UsagePage },
-      detail: { tags, summary: 'Language-model usage log with totals and the daily budget' },
+      detail: { ...usageQuery.doc, tags, summary: 'Language-model usage log with totals and the daily budget' },
     })
     .post('/test', ({ user }) => testProvider(deps, user.clientId), {
       user: managers,
       response: { 200: TestResult },
-      detail: { tags, summary: 'One small call to the configured provider (counts against the budget; owner/admin)' },
+      detail: { ...routeErrors('budget_exceeded'), tags, summary: 'One small call to the configured provider (counts against the budget; owner/admin)' },
     })
     .post('/generate/:device_id', ({ user, params }) => generateForDevice(deps, user.clientId, params.device_id), {
       user: managers,
       params: DeviceParams,
       response: { 200: GenerateResult },
-      detail: { tags, summary: 'Run the rules and the configured model for a device now (owner/admin)' },
+      detail: { ...routeErrors('budget_exceeded'), tags, summary: 'Run the rules and the configured model for a device now (owner/admin)' },
     })
 }

@@ -1,11 +1,14 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context'
 import { guards, JWT_AUTH } from '../../http/guards'
+import { routeErrors } from '../../http/openapi-errors'
+import { jsonInput } from '../../http/input'
 import { APIKeyCreate, APIKeyResponse, KeyParams } from './api-keys.model'
 import { createApiKey, listApiKeys, revokeKey, type ApiKeysDeps } from './api-keys.service'
 
 const tags = ['api-keys']
 const managers = { roles: ['owner' as const, 'admin' as const] }
+const keyCreate = jsonInput(APIKeyCreate)
 
 /** Collector credentials, managed by the client's owners and admins; any member may list them. */
 export function apiKeysRoutes(ctx: AppContext) {
@@ -16,9 +19,9 @@ export function apiKeysRoutes(ctx: AppContext) {
       '',
       ({ user, body, set }) => {
         set.status = 201
-        return createApiKey(deps, user.clientId, body)
+        return createApiKey(deps, user.clientId, keyCreate.read(body))
       },
-      { user: managers, body: APIKeyCreate, response: { 201: APIKeyResponse }, detail: { tags, security: JWT_AUTH, summary: 'Create an API key (the full key is shown once)' } },
+      { user: managers, response: { 201: APIKeyResponse }, detail: { ...routeErrors('invalid_parameter', 'not_found'), ...keyCreate.doc, tags, security: JWT_AUTH, summary: 'Create an API key (the full key is shown once)' } },
     )
     .get('', ({ user }) => listApiKeys(deps, user.clientId), {
       user: true,

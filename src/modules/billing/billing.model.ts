@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia'
+import { Type } from '@sinclair/typebox'
 
 const DateTime = t.Nullable(t.String({ format: 'date-time' }))
 
@@ -7,12 +8,12 @@ export const PlanInfo = t.Object({
   name: t.String(),
   currency: t.String(),
   interval: t.String(),
-  price: t.Integer({ description: 'minor units (cents)' }),
+  price: Type.Integer({ description: 'minor units (cents)' }),
   features: t.Array(t.String()),
   tier: t.String({ description: 'free | pro | enterprise' }),
-  max_devices: t.Integer(),
-  max_users: t.Integer(),
-  rate_limit: t.Integer({ description: 'requests per minute' }),
+  max_devices: Type.Integer(),
+  max_users: Type.Integer(),
+  rate_limit: Type.Integer({ description: 'requests per minute' }),
 })
 
 export const CheckoutRequest = t.Object({
@@ -27,7 +28,7 @@ export const PortalResponse = t.Object({ portal_url: t.String() })
 export const SubscriptionResponse = t.Object({
   status: t.String({ description: 'none, or Stripe\'s status: active, trialing, past_due, canceled, unpaid, incomplete, incomplete_expired, paused' }),
   plan_id: t.Nullable(t.String()),
-  amount: t.Nullable(t.Integer()),
+  amount: t.Nullable(Type.Integer()),
   currency: t.Nullable(t.String()),
   interval: t.Nullable(t.String()),
   current_period_start: DateTime,
@@ -40,26 +41,26 @@ export const BillingResponse = t.Object({
   provider_subscription_id: t.Nullable(t.String()),
   subscription_status: t.String(),
   subscription_plan_id: t.Nullable(t.String()),
-  subscription_amount: t.Nullable(t.Integer()),
+  subscription_amount: t.Nullable(Type.Integer()),
   subscription_currency: t.Nullable(t.String()),
   subscription_interval: t.Nullable(t.String()),
   current_period_start: DateTime,
   current_period_end: DateTime,
   cancel_at_period_end: t.Boolean(),
   billing_email: t.Nullable(t.String()),
-  max_devices: t.Integer(),
+  max_devices: Type.Integer(),
   plan_type: t.String({ description: 'the plan whose limits apply now (free when no paid subscription is in force)' }),
 })
 
 export const SyncResponse = t.Object({
   synced: t.Boolean(),
   subscription: SubscriptionResponse,
-  payments_recorded: t.Integer(),
+  payments_recorded: Type.Integer(),
 })
 
 export const PaymentsQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 24 })),
-  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
+  limit: t.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 24 })),
+  offset: t.Optional(Type.Integer({ minimum: 0, default: 0 })),
   start_date: t.Optional(t.String({ format: 'date-time', description: 'only payments created at or after' })),
   end_date: t.Optional(t.String({ format: 'date-time', description: 'only payments created at or before' })),
 })
@@ -68,7 +69,7 @@ export const Payment = t.Object({
   id: t.String(),
   invoice_id: t.String({ description: 'the provider invoice' }),
   subscription_id: t.Nullable(t.String()),
-  amount: t.Integer({ description: 'minor units: amount paid, or due when not paid' }),
+  amount: Type.Integer({ description: 'minor units: amount paid, or due when not paid' }),
   currency: t.String(),
   status: t.String({ description: 'paid | failed | open | void | uncollectible' }),
   description: t.Nullable(t.String()),
@@ -82,9 +83,9 @@ export const Payment = t.Object({
 
 export const PaymentList = t.Object({
   items: t.Array(Payment),
-  total: t.Integer(),
-  limit: t.Integer(),
-  offset: t.Integer(),
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
 })
 
 export const WebhookResponse = t.Object({

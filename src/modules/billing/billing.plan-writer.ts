@@ -1,14 +1,15 @@
 import type { DbHandle } from '../../db/connection'
 import type { Logger } from '../../lib/logger'
-import type { ClientLimits } from '../clients/clients.limits'
+import { effectiveLimits, type ClientLimits } from '../clients/clients.limits'
 import { findPlan, freePlan, type Plan } from './billing.catalog'
 import type { SubscriptionSnapshot } from './billing.stripe'
 import { ensureAccount, eventSeen, recordEvent, writeClientPlan, writeSubscription } from './billing.store'
 
 /**
  * The one place that changes a client's plan fields (plan_type, subscription_status,
- * max_devices, max_users) from billing. Billing is their only writer besides the operator; the
- * last writer wins, so an operator's hand-set limits last until the next subscription change.
+ * max_devices, max_users) from billing. Billing is their only writer besides the operator. An
+ * operator's hand-set max_devices/max_users are overrides that billing keeps (the limit written
+ * is override ?? plan limit), so a tenant cannot undo them with a checkout and a sync.
  *
  * Status → limits:
  * - active, trialing: the subscribed plan's limits.
@@ -105,7 +106,7 @@ export function applySubscription(deps: PlanWriterDeps, clientId: string, snap: 
     writeClientPlan(
       deps.db.db,
       clientId,
-      { planType: effective.id, subscriptionStatus: snap?.status ?? 'none', maxDevices: effective.maxDevices, maxUsers: effective.maxUsers },
+      { planType: effective.id, subscriptionStatus: snap?.status ?? 'none', ...effectiveLimits(deps.db.sqlite, clientId, effective) },
       now,
     )
     return 'applied'

@@ -4,6 +4,8 @@ import type { UserRequirement } from '../../http/auth'
 import { rawBodyOf } from '../../http/request-state'
 import { billingClientRoutes } from './billing.client-routes'
 import { guards } from '../../http/guards'
+import { routeErrors } from '../../http/openapi-errors'
+import { jsonInput } from '../../http/input'
 import { billingJobs } from './billing.jobs'
 import { CheckoutRequest, CheckoutResponse, PlanInfo, PortalResponse, SubscriptionResponse, SyncResponse, WebhookResponse } from './billing.model'
 import { checkout, planInfo, portal, subscriptionOf, sync } from './billing.service'
@@ -12,6 +14,7 @@ import { handleWebhook } from './billing.webhook'
 const tags = ['billing']
 /** who may spend the client's money or change its subscription */
 const manage: UserRequirement = { roles: ['owner', 'admin'] }
+const checkoutInput = jsonInput(CheckoutRequest)
 
 /** /v1/billing/* and the client's billing reads. Provider flows need Stripe; reads never do. */
 export function billingRoutes(ctx: AppContext) {
@@ -24,16 +27,15 @@ export function billingRoutes(ctx: AppContext) {
           response: { 200: t.Array(PlanInfo) },
           detail: { tags, summary: 'The plan catalog (public)' },
         })
-        .post('/checkout', ({ user, body }) => checkout(ctx, user.clientId, body ?? {}), {
+        .post('/checkout', ({ user, body }) => checkout(ctx, user.clientId, checkoutInput.read(body)), {
           user: manage,
-          body: CheckoutRequest,
           response: { 200: CheckoutResponse },
-          detail: { tags, summary: 'Start a Stripe Checkout for a plan (owner or admin)' },
+          detail: { ...routeErrors('invalid_parameter', 'conflict', 'billing_not_configured', 'provider_error'), ...checkoutInput.doc, tags, summary: 'Start a Stripe Checkout for a plan (owner or admin)' },
         })
         .post('/portal', ({ user }) => portal(ctx, user.clientId), {
           user: manage,
           response: { 200: PortalResponse },
-          detail: { tags, summary: 'Open the Stripe customer portal (owner or admin)' },
+          detail: { ...routeErrors('no_customer', 'billing_not_configured', 'provider_error'), tags, summary: 'Open the Stripe customer portal (owner or admin)' },
         })
         .get('/subscription', ({ user }) => subscriptionOf(ctx, user.clientId), {
           user: true,
@@ -43,7 +45,7 @@ export function billingRoutes(ctx: AppContext) {
         .post('/sync', ({ user }) => sync(ctx, user.clientId), {
           user: manage,
           response: { 200: SyncResponse },
-          detail: { tags, summary: 'Pull the subscription and recent invoices from Stripe and apply them (owner or admin)' },
+          detail: { ...routeErrors('no_customer', 'billing_not_configured', 'provider_error'), tags, summary: 'Pull the subscription and recent invoices from Stripe and apply them (owner or admin)' },
         })
         .post(
           '/webhook',
@@ -54,7 +56,7 @@ export function billingRoutes(ctx: AppContext) {
           },
           {
             response: { 200: WebhookResponse },
-            detail: { tags, summary: 'Stripe webhook (signed with STRIPE_WEBHOOK_SECRET; no other auth)' },
+            detail: { ...routeErrors('bad_request', 'invalid_signature', 'billing_not_configured', 'provider_error'), tags, summary: 'Stripe webhook (signed with STRIPE_WEBHOOK_SECRET; no other auth)' },
           },
         ),
     )

@@ -31,6 +31,19 @@ export function clientLimits(sqlite: Database, plans: () => Plan[], rateLimits: 
   }
 }
 
+/**
+ * The limits a plan grants a client, after the operator's overrides (which win until the
+ * operator clears them). For billing, inside its transaction.
+ */
+export function effectiveLimits(sqlite: Database, clientId: string, plan: { maxDevices: number; maxUsers: number }) {
+  const o = sqlite
+    .query<{ max_devices_override: number | null; max_users_override: number | null }, [string]>(
+      'SELECT max_devices_override, max_users_override FROM clients WHERE id = ?',
+    )
+    .get(clientId)
+  return { maxDevices: o?.max_devices_override ?? plan.maxDevices, maxUsers: o?.max_users_override ?? plan.maxUsers }
+}
+
 /** The caller's role in a client, or null when it is not an active member. Indexed, so read each time. */
 export function memberRoles(sqlite: Database) {
   const read = sqlite.query<{ role: string }, [string, string]>(

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia'
+import { Type } from '@sinclair/typebox'
 
 export const ClientResponse = t.Object({
   client_id: t.String(),
@@ -6,8 +7,8 @@ export const ClientResponse = t.Object({
   platform: t.Nullable(t.String()),
   plan_type: t.Nullable(t.String()),
   subscription_status: t.Nullable(t.String()),
-  max_devices: t.Integer(),
-  max_users: t.Integer(),
+  max_devices: Type.Integer(),
+  max_users: Type.Integer(),
   billing_email: t.Nullable(t.String()),
   created_at: t.Nullable(t.String({ format: 'date-time' })),
 })

@@ -1,12 +1,17 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context'
 import { guards, JWT_AUTH } from '../../http/guards'
+import { routeErrors } from '../../http/openapi-errors'
+import { jsonInput } from '../../http/input'
 import { ClientResponse, ClientUpdate, MemberInvite, MemberParams, MemberResponse, MemberUpdate } from './clients.model'
 import { getClient, toClientResponse, updateClientProfile, type ClientsDeps } from './clients.service'
 import { changeMember, inviteMember, listMembers, removeMember } from './members.service'
 
 const tags = ['clients']
 const managers = { roles: ['owner' as const, 'admin' as const] }
+const clientUpdate = jsonInput(ClientUpdate)
+const memberInvite = jsonInput(MemberInvite)
+const memberUpdate = jsonInput(MemberUpdate)
 
 /** The caller's own client and its members. Every read and write is of `user.clientId` only. */
 export function clientsRoutes(ctx: AppContext) {
@@ -18,11 +23,10 @@ export function clientsRoutes(ctx: AppContext) {
       response: { 200: ClientResponse },
       detail: { tags, security: JWT_AUTH, summary: 'The client (tenant) of the caller' },
     })
-    .patch('', ({ user, body }) => toClientResponse(updateClientProfile(deps, user.clientId, body)), {
+    .patch('', ({ user, body }) => toClientResponse(updateClientProfile(deps, user.clientId, clientUpdate.read(body))), {
       user: managers,
-      body: ClientUpdate,
       response: { 200: ClientResponse },
-      detail: { tags, security: JWT_AUTH, summary: 'Rename the client or set its billing email (nothing else is writable here)' },
+      detail: { ...clientUpdate.doc, tags, security: JWT_AUTH, summary: 'Rename the client or set its billing email (nothing else is writable here)' },
     })
     .get('/members', ({ user }) => listMembers(deps, user.clientId), {
       user: true,
@@ -33,16 +37,15 @@ export function clientsRoutes(ctx: AppContext) {
       '/members',
       ({ user, memberRole, body, set }) => {
         set.status = 201
-        return inviteMember(deps, user.clientId, memberRole, body)
+        return inviteMember(deps, user.clientId, memberRole, memberInvite.read(body))
       },
-      { user: managers, body: MemberInvite, response: { 201: MemberResponse }, detail: { tags, security: JWT_AUTH, summary: 'Invite an email as owner, admin or member (max_users applies)' } },
+      { user: managers, response: { 201: MemberResponse }, detail: { ...routeErrors('conflict', 'user_limit_reached'), ...memberInvite.doc, tags, security: JWT_AUTH, summary: 'Invite an email as owner, admin or member (max_users applies)' } },
     )
-    .patch('/members/:member_id', ({ user, memberRole, params, body }) => changeMember(deps, user.clientId, memberRole, params.member_id, body), {
+    .patch('/members/:member_id', ({ user, memberRole, params, body }) => changeMember(deps, user.clientId, memberRole, params.member_id, memberUpdate.read(body)), {
       user: managers,
       params: MemberParams,
-      body: MemberUpdate,
       response: { 200: MemberResponse },
-      detail: { tags, security: JWT_AUTH, summary: "Change a member's role or status (the last owner stays owner)" },
+      detail: { ...routeErrors('conflict', 'last_owner'), ...memberUpdate.doc, tags, security: JWT_AUTH, summary: "Change a member's role or status (the last owner stays owner)" },
     })
     .delete(
       '/members/:member_id',
@@ -50,6 +53,6 @@ export function clientsRoutes(ctx: AppContext) {
         removeMember(deps, user.clientId, memberRole, params.member_id)
         set.status = 204
       },
-      { user: managers, params: MemberParams, detail: { tags, security: JWT_AUTH, summary: 'Remove a member or withdraw an invitation' } },
+      { user: managers, params: MemberParams, detail: { ...routeErrors('last_owner'), tags, security: JWT_AUTH, summary: 'Remove a member or withdraw an invitation' } },
     )
 }

@@ -9,6 +9,8 @@ export interface ClientRow {
   max_devices: number
   max_users: number
   rate_limit: number | null
+  max_devices_override: number | null
+  max_users_override: number | null
   billing_email: string | null
   created_at: number
 }
@@ -19,7 +21,8 @@ export interface ClientUsage {
   api_keys: number
 }
 
-const CLIENT_COLUMNS = 'id, name, platform, plan_type, subscription_status, max_devices, max_users, rate_limit, billing_email, created_at'
+const CLIENT_COLUMNS =
+  'id, name, platform, plan_type, subscription_status, max_devices, max_users, rate_limit, max_devices_override, max_users_override, billing_email, created_at'
 
 export function insertClient(sqlite: Database, row: { id: string; name: string | null; now: number }) {
   sqlite

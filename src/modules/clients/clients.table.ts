@@ -10,6 +10,12 @@ export const clients = sqliteTable('clients', {
   subscriptionStatus: text('subscription_status').notNull().default('none'),
   maxDevices: integer('max_devices').notNull().default(1),
   maxUsers: integer('max_users').notNull().default(50),
+  /**
+   * The operator's hand-set limits. While set they win over the plan's: billing writes
+   * max_devices/max_users as override ?? plan limit, so a tenant's checkout or sync cannot undo them.
+   */
+  maxDevicesOverride: integer('max_devices_override'),
+  maxUsersOverride: integer('max_users_override'),
   /** requests per minute; null means the plan's */
   rateLimit: integer('rate_limit'),
   billingEmail: text('billing_email'),

@@ -1,10 +1,13 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context'
 import { guards, JWT_AUTH, KEY_AUTH } from '../../http/guards'
+import { routeErrors } from '../../http/openapi-errors'
+import { jsonInput } from '../../http/input'
 import { DeviceParams, DeviceRegister, DeviceResponse } from './devices.model'
 import { deleteDevice, getDevice, listDevices, registerDevice } from './devices.service'
 
 const tags = ['devices']
+const deviceRegister = jsonInput(DeviceRegister)
 
 export function devicesRoutes(ctx: AppContext) {
   return new Elysia({ prefix: '/v1/clients/me/devices' })
@@ -17,16 +20,15 @@ export function devicesRoutes(ctx: AppContext) {
     .post(
       '',
       ({ key, body, set }) => {
-        const { device } = registerDevice(ctx, key, body)
+        const { device } = registerDevice(ctx, key, deviceRegister.read(body))
         set.status = 201
         return device
       },
       {
         // metrics:write suffices, so a key with the spec's default scopes runs the whole collector flow
         key: ['metrics:write', 'devices:write'],
-        body: DeviceRegister,
         response: { 201: DeviceResponse },
-        detail: { tags, security: KEY_AUTH, summary: 'Register a device (idempotent per fingerprint)' },
+        detail: { ...routeErrors('device_limit_reached', 'device_mismatch'), ...deviceRegister.doc, tags, security: KEY_AUTH, summary: 'Register a device (idempotent per fingerprint)' },
       },
     )
     .get('/:device_id', ({ user, params }) => getDevice(ctx, user.clientId, params.device_id), {

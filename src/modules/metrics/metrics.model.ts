@@ -1,9 +1,10 @@
 import { t, type Static, type TSchema } from 'elysia'
+import { Type } from '@sinclair/typebox'
 
 /** null first: a wrong type is then reported against the real type ("Expected number"), not null */
 const nullable = <T extends TSchema>(s: T) => t.Optional(t.Union([t.Null(), s]))
 const num = () => nullable(t.Number())
-const int = () => nullable(t.Integer())
+const int = () => nullable(Type.Integer())
 const str = () => nullable(t.String())
 /** nested parts are free-form: kept exactly as sent */
 const obj = () => nullable(t.Object({}, { additionalProperties: true }))
@@ -69,29 +70,29 @@ export const BatchMetricIn = t.Object({
   ...envelope,
 })
 
-export const MetricCreated = t.Object({ id: t.Integer(), device_id: t.String(), recorded_at: t.String({ format: 'date-time' }) })
+export const MetricCreated = t.Object({ id: Type.Integer(), device_id: t.String(), recorded_at: t.String({ format: 'date-time' }) })
 export const BatchCreated = t.Object({
   device_id: t.String(),
-  hardware: t.Nullable(t.Object({ id: t.Integer(), recorded_at: t.String({ format: 'date-time' }) })),
-  network: t.Nullable(t.Object({ id: t.Integer(), recorded_at: t.String({ format: 'date-time' }) })),
+  hardware: t.Nullable(t.Object({ id: Type.Integer(), recorded_at: t.String({ format: 'date-time' }) })),
+  network: t.Nullable(t.Object({ id: Type.Integer(), recorded_at: t.String({ format: 'date-time' }) })),
 })
 
-const recordHead = { id: t.Integer(), device_id: t.String(), recorded_at: t.String({ format: 'date-time' }) }
+const recordHead = { id: Type.Integer(), device_id: t.String(), recorded_at: t.String({ format: 'date-time' }) }
 export const HardwareRecord = t.Object({ ...recordHead, ...hardwareFields, disk_used_percent: num() })
 export const NetworkRecord = t.Object({ ...recordHead, ...networkFields })
 
 const page = <T extends ReturnType<typeof t.Object>>(item: T) =>
-  t.Object({ items: t.Array(item), limit: t.Integer(), offset: t.Integer(), total: t.Integer() })
+  t.Object({ items: t.Array(item), limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() })
 export const HardwarePage = page(HardwareRecord)
 export const NetworkPage = page(NetworkRecord)
 
 export const HistoryQuery = t.Object({
-  limit: t.Integer({ minimum: 1, maximum: 1000, default: 120 }),
-  offset: t.Integer({ minimum: 0, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 120 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
   start_date: t.Optional(t.Nullable(t.String({ format: 'date-time' }))),
   end_date: t.Optional(t.Nullable(t.String({ format: 'date-time' }))),
 })
-export const SummaryQuery = t.Object({ hours: t.Integer({ minimum: 1, maximum: 168, default: 24 }) })
+export const SummaryQuery = t.Object({ hours: Type.Integer({ minimum: 1, maximum: 168, default: 24 }) })
 export const DeviceParams = t.Object({ device_id: t.String() })
 
 export type HardwareMetricIn = Static<typeof HardwareMetricIn>

@@ -3,6 +3,8 @@ import type { AppContext } from '../../context'
 import type { TSchema } from '@sinclair/typebox'
 import type { DirectKeyRoute } from '../../http/direct-routes'
 import { guards, JWT_AUTH } from '../../http/guards'
+import { routeErrors } from '../../http/openapi-errors'
+import { queryInput } from '../../http/input'
 import { metricsJobs } from './metrics.jobs'
 import {
   BatchCreated,
@@ -27,6 +29,8 @@ const checkHardwareMetricIn = bodyValidator(HardwareMetricIn)
 const checkNetworkMetricIn = bodyValidator(NetworkMetricIn)
 const checkBatchMetricIn = bodyValidator(BatchMetricIn)
 const WRITE = 'metrics:write' as const
+const historyQuery = queryInput(HistoryQuery)
+const summaryQuery = queryInput(SummaryQuery)
 /** A body already serialised as the declared schema (see historyJson) */
 const json = (body: Uint8Array) => new Response(body, { headers: { 'content-type': 'application/json' } })
 
@@ -42,7 +46,7 @@ export function metricsIngestRoutes(ctx: AppContext): DirectKeyRoute[] {
     scope: WRITE,
     status: 201,
     handle,
-    doc: { tags, summary, body, response },
+    doc: { tags, summary, body, response, errors: ['not_found', 'device_mismatch', 'device_required', 'device_limit_reached', 'invalid_parameter'] },
   })
   return [
     route('/hardware', 'Store a hardware sample', HardwareMetricIn, MetricCreated, ({ key, body, request }) =>
@@ -62,37 +66,34 @@ export function metricsRoutes(ctx: AppContext) {
   ctx.jobs.push(...metricsJobs(ctx))
   return new Elysia({ prefix: '/v1/metrics' })
     .use(guards(ctx))
-    .get('/hardware/:device_id', ({ user, params, query }) => json(historyJson(ctx, user.clientId, 'hardware', params.device_id, query)), {
+    .get('/hardware/:device_id', ({ user, params, request }) => json(historyJson(ctx, user.clientId, 'hardware', params.device_id, historyQuery.read(request))), {
       user: true,
       params: DeviceParams,
-      query: HistoryQuery,
       response: { 200: HardwarePage },
-      detail: { tags, security: JWT_AUTH, summary: 'Hardware samples, newest first' },
+      detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, security: JWT_AUTH, summary: 'Hardware samples, newest first' },
     })
-    .get('/network/:device_id', ({ user, params, query }) => json(historyJson(ctx, user.clientId, 'network', params.device_id, query)), {
+    .get('/network/:device_id', ({ user, params, request }) => json(historyJson(ctx, user.clientId, 'network', params.device_id, historyQuery.read(request))), {
       user: true,
       params: DeviceParams,
-      query: HistoryQuery,
       response: { 200: NetworkPage },
-      detail: { tags, security: JWT_AUTH, summary: 'Network samples, newest first' },
+      detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, security: JWT_AUTH, summary: 'Network samples, newest first' },
     })
     .get('/hardware/:device_id/latest', ({ user, params }) => latest(ctx, user.clientId, 'hardware', params.device_id), {
       user: true,
       params: DeviceParams,
       response: { 200: HardwareRecord },
-      detail: { tags, security: JWT_AUTH, summary: 'The newest hardware sample' },
+      detail: { ...routeErrors('no_metrics'), tags, security: JWT_AUTH, summary: 'The newest hardware sample' },
     })
     .get('/network/:device_id/latest', ({ user, params }) => latest(ctx, user.clientId, 'network', params.device_id), {
       user: true,
       params: DeviceParams,
       response: { 200: NetworkRecord },
-      detail: { tags, security: JWT_AUTH, summary: 'The newest network sample' },
+      detail: { ...routeErrors('no_metrics'), tags, security: JWT_AUTH, summary: 'The newest network sample' },
     })
-    .get('/summary/:device_id', ({ user, params, query }) => summarizeDevice(ctx, user.clientId, params.device_id, query.hours), {
+    .get('/summary/:device_id', ({ user, params, request }) => summarizeDevice(ctx, user.clientId, params.device_id, summaryQuery.read(request).hours), {
       user: true,
       params: DeviceParams,
-      query: SummaryQuery,
       response: { 200: MetricsSummary },
-      detail: { tags, security: JWT_AUTH, summary: 'Avg/min/max/p95/last per numeric field over the last N hours' },
+      detail: { ...summaryQuery.doc, tags, security: JWT_AUTH, summary: 'Avg/min/max/p95/last per numeric field over the last N hours' },
     })
 }

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia'
+import { Type } from '@sinclair/typebox'
 
 /**
  * The summary of a device's metrics over the last N hours: the response of
@@ -13,7 +14,7 @@ export const FieldStats = t.Object({
 })
 
 export const SummarySection = t.Object({
-  samples: t.Integer(),
+  samples: Type.Integer(),
   first_at: t.Nullable(t.String({ format: 'date-time' })),
   last_at: t.Nullable(t.String({ format: 'date-time' })),
   /** one entry per numeric metric field that had at least one value in the window */
@@ -31,7 +32,7 @@ export const NetworkSummarySection = t.Composite([
 
 export const MetricsSummary = t.Object({
   device_id: t.String(),
-  hours: t.Integer(),
+  hours: Type.Integer(),
   from: t.String({ format: 'date-time' }),
   to: t.String({ format: 'date-time' }),
   /** which storage tier answered: raw samples or a rollup tier */

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia'
+import { Type } from '@sinclair/typebox'
 
 export const CATEGORIES = ['cpu', 'memory', 'disk', 'network', 'thermal', 'availability', 'general'] as const
 export const SEVERITIES = ['info', 'warning', 'critical'] as const
@@ -30,19 +31,19 @@ export const Recommendation = t.Object({
 export const DeviceParams = t.Object({ device_id: t.String({ minLength: 1, maxLength: 100 }) })
 
 export const ListQuery = t.Object({
-  limit: t.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  offset: t.Integer({ minimum: 0, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
   start_date: t.Optional(t.Nullable(t.String({ format: 'date-time' }))),
   end_date: t.Optional(t.Nullable(t.String({ format: 'date-time' }))),
 })
 
-export const LatestQuery = t.Object({ limit: t.Integer({ minimum: 1, maximum: 20, default: 5 }) })
+export const LatestQuery = t.Object({ limit: Type.Integer({ minimum: 1, maximum: 20, default: 5 }) })
 
 export const RecommendationPage = t.Object({
   items: t.Array(Recommendation),
-  limit: t.Integer(),
-  offset: t.Integer(),
-  total: t.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  total: Type.Integer(),
 })
 
 export const RecommendationList = t.Object({ items: t.Array(Recommendation) })

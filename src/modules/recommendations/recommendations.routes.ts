@@ -2,6 +2,8 @@ import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { deviceIdsOf, findDevice, resolveDevice } from '../devices/devices.service'
 import { guards } from '../../http/guards'
+import { routeErrors } from '../../http/openapi-errors'
+import { jsonInput, queryInput } from '../../http/input'
 import { createFromCollector, latestForDevice, listForDevice, type RecommendationsDeps } from './recommendations.service'
 import { recommendationsStore } from './recommendations.store'
 import { DeviceParams, LatestQuery, ListQuery, Recommendation, RecommendationIn, RecommendationList, RecommendationPage } from './recommendations.model'
@@ -16,6 +18,10 @@ export const recommendationsDeps = (ctx: AppContext): RecommendationsDeps => ({
   clock: ctx.clock,
 })
 
+const recommendationIn = jsonInput(RecommendationIn)
+const listQuery = queryInput(ListQuery)
+const latestQuery = queryInput(LatestQuery)
+
 export function recommendationsRoutes(ctx: AppContext) {
   const deps = recommendationsDeps(ctx)
   const tags = ['recommendations']
@@ -25,27 +31,24 @@ export function recommendationsRoutes(ctx: AppContext) {
       '',
       ({ key, body, headers, set }) => {
         set.status = 201
-        return createFromCollector(deps, key, body, headers['x-device-id'] || null)
+        return createFromCollector(deps, key, recommendationIn.read(body), headers['x-device-id'] || null)
       },
       {
         key: 'recommendations:write',
-        body: RecommendationIn,
         response: { 201: Recommendation },
-        detail: { tags, summary: "Submit a collector's recommendation (device: the key's bound device, else device_id or x-device-id, else the client's only device)" },
+        detail: { ...routeErrors('not_found', 'device_mismatch', 'device_required'), ...recommendationIn.doc, tags, summary: "Submit a collector's recommendation (device: the key's bound device, else device_id or x-device-id, else the client's only device)" },
       },
     )
-    .get('/:device_id', ({ user, params, query }) => listForDevice(deps, user.clientId, params.device_id, query), {
+    .get('/:device_id', ({ user, params, request }) => listForDevice(deps, user.clientId, params.device_id, listQuery.read(request)), {
       user: true,
       params: DeviceParams,
-      query: ListQuery,
       response: { 200: RecommendationPage },
-      detail: { tags, summary: "A device's recommendations, newest first" },
+      detail: { ...routeErrors('invalid_parameter'), ...listQuery.doc, tags, summary: "A device's recommendations, newest first" },
     })
-    .get('/:device_id/latest', ({ user, params, query }) => latestForDevice(deps, user.clientId, params.device_id, query.limit), {
+    .get('/:device_id/latest', ({ user, params, request }) => latestForDevice(deps, user.clientId, params.device_id, latestQuery.read(request).limit), {
       user: true,
       params: DeviceParams,
-      query: LatestQuery,
       response: { 200: RecommendationList },
-      detail: { tags, summary: "A device's newest recommendations" },
+      detail: { ...latestQuery.doc, tags, summary: "A device's newest recommendations" },
     })
 }

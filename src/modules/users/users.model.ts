@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia'
+import { Type } from '@sinclair/typebox'
 import { PASSWORD_MAX, PASSWORD_MIN } from './users.passwords'
 
 const Email = t.String({ format: 'email', maxLength: 254 })
@@ -34,7 +35,7 @@ export const TokenResponse = t.Object({
   access_token: t.String(),
   refresh_token: t.String(),
   token_type: t.Literal('bearer'),
-  expires_in: t.Integer(),
+  expires_in: Type.Integer(),
 })
 export type TokenResponse = Static<typeof TokenResponse>
 

@@ -1,6 +1,8 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context'
 import { guards, JWT_AUTH } from '../../http/guards'
+import { routeErrors } from '../../http/openapi-errors'
+import { jsonInput } from '../../http/input'
 import { requestState } from '../../http/request-state'
 import { login, logout, refresh, switchClient, type AuthDeps } from './users.auth'
 import { MembershipResponse, RefreshRequest, SwitchClientRequest, TokenResponse, UserLogin, UserRegister, UserResponse } from './users.model'
@@ -10,6 +12,10 @@ import { purgeOldRefreshTokens } from './users.sessions'
 import { ACCOUNT_POLICY, ADDRESS_POLICY, loginThrottle } from './users.throttle'
 
 const tags = ['auth']
+const register = jsonInput(UserRegister)
+const credentials = jsonInput(UserLogin)
+const refreshInput = jsonInput(RefreshRequest)
+const switchInput = jsonInput(SwitchClientRequest)
 
 /** Portal accounts: registration, password login, token refresh and logout, the current user. */
 export function usersRoutes(ctx: AppContext) {
@@ -29,30 +35,28 @@ export function usersRoutes(ctx: AppContext) {
     .post(
       '/register',
       async ({ body, set }) => {
-        const user = await createAccount(deps, body)
+        const user = await createAccount(deps, register.read(body))
         ctx.logger.info('user registered', { user_id: user.id, client_id: user.client_id, role: user.role })
         set.status = 201
         return toUserResponse(user)
       },
-      { body: UserRegister, response: { 201: UserResponse }, detail: { tags, summary: 'Create an account and its client (the first account is the operator)' } },
+      { response: { 201: UserResponse }, detail: { ...routeErrors('email_taken'), ...register.doc, tags, summary: 'Create an account and its client (the first account is the operator)' } },
     )
-    .post('/login', ({ body, request }) => login(deps, body, requestState(request)?.ip ?? 'unknown'), {
-      body: UserLogin,
+    .post('/login', ({ body, request }) => login(deps, credentials.read(body), requestState(request)?.ip ?? 'unknown'), {
       response: { 200: TokenResponse },
-      detail: { tags, summary: 'Sign in with email and password' },
+      detail: { ...routeErrors('invalid_credentials'), ...credentials.doc, tags, summary: 'Sign in with email and password' },
     })
-    .post('/refresh', ({ body }) => refresh(deps, body.refresh_token), {
-      body: RefreshRequest,
+    .post('/refresh', ({ body }) => refresh(deps, refreshInput.read(body).refresh_token), {
       response: { 200: TokenResponse },
-      detail: { tags, summary: 'Exchange a refresh token for a new pair (single use; reuse revokes the session)' },
+      detail: { ...routeErrors('unauthorized'), ...refreshInput.doc, tags, summary: 'Exchange a refresh token for a new pair (single use; reuse revokes the session)' },
     })
     .post(
       '/logout',
       ({ body, set }) => {
-        logout(deps, body.refresh_token)
+        logout(deps, refreshInput.read(body).refresh_token)
         set.status = 204
       },
-      { body: RefreshRequest, detail: { tags, summary: 'Revoke the session of a refresh token (204 even when unknown)' } },
+      { detail: { ...refreshInput.doc, tags, summary: 'Revoke the session of a refresh token (204 even when unknown)' } },
     )
     .get('/me', ({ user }) => getUser(ctx.db.sqlite, user), {
       user: true,
@@ -64,10 +68,9 @@ export function usersRoutes(ctx: AppContext) {
       response: { 200: t.Array(MembershipResponse) },
       detail: { tags, security: JWT_AUTH, summary: 'The clients the user belongs to or is invited to' },
     })
-    .post('/switch', ({ user, body }) => switchClient(deps, user, body.client_id), {
+    .post('/switch', ({ user, body }) => switchClient(deps, user, switchInput.read(body).client_id), {
       user: true,
-      body: SwitchClientRequest,
       response: { 200: TokenResponse },
-      detail: { tags, security: JWT_AUTH, summary: 'New tokens acting for another client of the user (accepts a pending invitation)' },
+      detail: { ...routeErrors('not_found'), ...switchInput.doc, tags, security: JWT_AUTH, summary: 'New tokens acting for another client of the user (accepts a pending invitation)' },
     })
 }

@@ -1,4 +1,5 @@
 import { t, type Static } from 'elysia'
+import { Type } from '@sinclair/typebox'
 import { SEMVER_PATTERN } from './versions.semver'
 
 const Platform = t.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9._-]+$' })
@@ -6,7 +7,7 @@ const Platform = t.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9._
 export const VersionCreate = t.Object({
   platform: Platform,
   version: t.String({ maxLength: 100, pattern: SEMVER_PATTERN }),
-  build_number: t.Optional(t.Nullable(t.Integer({ minimum: 0 }))),
+  build_number: t.Optional(t.Nullable(Type.Integer({ minimum: 0 }))),
   release_notes: t.Optional(t.Nullable(t.String({ maxLength: 20_000 }))),
   download_url: t.Optional(t.Nullable(t.String({ format: 'uri', maxLength: 2048 }))),
   is_mandatory: t.Optional(t.Boolean({ default: false })),
@@ -17,7 +18,7 @@ export const VersionResponse = t.Object({
   id: t.String(),
   platform: t.String(),
   version: t.String(),
-  build_number: t.Nullable(t.Integer()),
+  build_number: t.Nullable(Type.Integer()),
   release_notes: t.Nullable(t.String()),
   download_url: t.Nullable(t.String()),
   is_mandatory: t.Boolean(),

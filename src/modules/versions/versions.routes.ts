@@ -1,20 +1,22 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { guards, JWT_AUTH, KEY_AUTH } from '../../http/guards'
+import { jsonInput } from '../../http/input'
+import { routeErrors } from '../../http/openapi-errors'
 import { PlatformParams, VersionCreate, VersionResponse } from './versions.model'
 import { latestVersion, publishVersion } from './versions.service'
 
 const tags = ['versions']
+const versionCreate = jsonInput(VersionCreate)
 
 /** Collector releases: the operator publishes, collectors ask for the latest of their platform. */
 export function versionsRoutes(ctx: AppContext) {
   return new Elysia({ prefix: '/v1/versions' })
     .use(guards(ctx))
-    .post('', ({ user, body }) => publishVersion({ sqlite: ctx.db.sqlite, clock: ctx.clock }, body, user.userId), {
+    .post('', ({ user, body }) => publishVersion({ sqlite: ctx.db.sqlite, clock: ctx.clock }, versionCreate.read(body), user.userId), {
       user: { operator: true },
-      body: VersionCreate,
       response: { 200: VersionResponse },
-      detail: { tags, security: JWT_AUTH, summary: 'Publish a collector version (operator only)' },
+      detail: { ...routeErrors('conflict'), ...versionCreate.doc, tags, security: JWT_AUTH, summary: 'Publish a collector version (operator only)' },
     })
     // A default-scoped collector key must be able to check for updates, hence metrics:write too.
     .get('/:platform', ({ params }) => latestVersion(ctx.db.sqlite, params.platform), {

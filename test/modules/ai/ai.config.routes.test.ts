@@ -85,10 +85,21 @@ describe('GET/PATCH /v1/ai/config', () => {
       expect(res.status).toBe(422)
       expect(res.body.detail[0].loc[0]).toBe('body')
     }
-    // unknown fields are dropped by the schema, never stored
+    // the schema forbids unknown fields: refused by name, nothing stored
     const extra = await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body: { enabled: false, last_run_at: 0, client_id: 'cli_other' } })
-    expect(extra.body).toMatchObject({ enabled: false, last_run_at: null })
-    expect(t.db.sqlite.query('SELECT client_id FROM ai_configs').all()).toEqual([{ client_id: a.clientId }])
+    expect(extra.status).toBe(422)
+    expect(extra.body.detail).toEqual([
+      { loc: ['body', 'last_run_at'], msg: 'Unexpected property', type: 'extra_forbidden' },
+      { loc: ['body', 'client_id'], msg: 'Unexpected property', type: 'extra_forbidden' },
+    ])
+    expect((await t.request('GET', '/v1/ai/config', { headers: a.userHeaders })).body.enabled).toBe(true)
+    // a top-level array or string is not an object, whatever the fields
+    for (const raw of ['[]', '[1,2]', '"x"', 'null', '5']) {
+      const res = await t.request('PATCH', '/v1/ai/config', { headers: { ...a.userHeaders, 'content-type': 'application/json' }, raw })
+      expect(res.status).toBe(422)
+      expect(res.body.detail[0]).toMatchObject({ loc: ['body'], type: 'object_type' })
+    }
+    expect(t.db.sqlite.query('SELECT client_id FROM ai_configs').all()).toEqual([])
     const res = await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body: { model: 'x' } })
     expect(res.status).toBe(400)
     expect(res.body.error.param).toBe('model')

@@ -1,0 +1,133 @@
+import { ERROR_CODES, type ErrorCode } from './errors'
+
+/**
+ * What a route declares beyond its schemas, under OpenAPI extension keys that completeDocument
+ * replaces with the real thing: its credential (set by the guard macros), its query and body
+ * (http/input.ts), and the error codes its service can answer beyond the ones every route of
+ * its kind can.
+ */
+export const AUTH_DOC = 'x-vigil-auth'
+export const ERRORS_DOC = 'x-vigil-errors'
+export type Credential = 'jwt' | 'key'
+
+/** OpenAPI `security` of each credential (the schemes are declared in openapi.ts). */
+export const JWT_AUTH: Record<string, string[]>[] = [{ bearer: [] }]
+export const KEY_AUTH: Record<string, string[]>[] = [{ apiKey: [] }, { bearer: [] }]
+
+/** A route's own error codes, for its `detail`: `detail: { ...routeErrors('email_taken'), … }` */
+export const routeErrors = (...codes: ErrorCode[]) => ({ [ERRORS_DOC]: codes })
+
+/** Codes any request can meet, whatever the route. */
+const EVERY_ROUTE: ErrorCode[] = ['rate_limited', 'internal_error']
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete'])
+
+type Operation = Record<string, unknown> & {
+  parameters?: { in: string }[]
+  responses?: Record<string, unknown>
+  requestBody?: unknown
+}
+
+const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' }
+const VALIDATION_REF = { $ref: '#/components/schemas/HTTPValidationError' }
+
+/** The schemas the error responses refer to, for `components.schemas`. */
+export const ERROR_SCHEMAS = {
+  ErrorBody: {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message', 'param', 'doc_url'],
+        properties: {
+          code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+          message: { type: 'string' },
+          param: { type: 'string', description: 'the offending parameter, or empty' },
+          doc_url: { type: 'string' },
+        },
+      },
+    },
+  },
+  HTTPValidationError: {
+    type: 'object',
+    required: ['detail'],
+    properties: {
+      detail: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['loc', 'msg', 'type'],
+          properties: {
+            loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
+            msg: { type: 'string' },
+            type: { type: 'string' },
+          },
+        },
+      },
+    },
+  },
+}
+
+/** The error codes an operation can answer, from what it declares. */
+export function errorCodesOf(method: string, op: Operation): ErrorCode[] {
+  const codes = new Set<ErrorCode>(EVERY_ROUTE)
+  const credential = op[AUTH_DOC] as Credential | undefined
+  if (credential) {
+    codes.add('unauthorized')
+    codes.add(credential === 'jwt' ? 'forbidden' : 'insufficient_scope')
+  }
+  const params = op.parameters ?? []
+  if (params.some((p) => p.in === 'path')) codes.add('not_found')
+  if (params.length || op.requestBody) codes.add('validation_error')
+  if (BODY_METHODS.has(method)) {
+    // any body is read and size-checked, even where the route takes none
+    codes.add('payload_too_large')
+    codes.add('validation_error')
+  }
+  for (const code of (op[ERRORS_DOC] as ErrorCode[] | undefined) ?? []) codes.add(code)
+  return [...codes]
+}
+
+/** Every operation's extension keys made into parameters, request body, security and error responses. */
+export function completeDocument(doc: { paths?: Record<string, Record<string, Operation>> }, extensions: { query: string; body: string }) {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item)) completeOperation(path, method, op, extensions)
+  }
+}
+
+function completeOperation(path: string, method: string, op: Operation, ext: { query: string; body: string }) {
+  if (op[ext.query]) {
+    op.parameters = [...(op.parameters ?? []).filter((p) => p.in !== 'query'), ...(op[ext.query] as { in: string }[])]
+    delete op[ext.query]
+  }
+  if (!op.parameters && path.includes('{')) {
+    op.parameters = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1]!, in: 'path', required: true, schema: { type: 'string' } }))
+  }
+  if (op[ext.body]) {
+    op.requestBody = op[ext.body]
+    delete op[ext.body]
+  }
+  const credential = op[AUTH_DOC] as Credential | undefined
+  if (credential) op.security = credential === 'jwt' ? JWT_AUTH : KEY_AUTH
+  const responses = (op.responses ??= {})
+  if (!Object.keys(responses).some((s) => s.startsWith('2'))) responses['204'] = { description: 'Done; no content' }
+  for (const [status, codes] of byStatus(errorCodesOf(method, op))) {
+    const schemas = codes.map((c) => (c === 'validation_error' ? VALIDATION_REF : ERROR_REF))
+    const unique = [...new Map(schemas.map((s) => [s.$ref, s])).values()]
+    responses[status] ??= {
+      description: codes.map((c) => `\`${c}\`: ${ERROR_CODES[c].description}`).join(' '),
+      content: { 'application/json': { schema: unique.length === 1 ? unique[0] : { oneOf: unique } } },
+    }
+  }
+  delete op[AUTH_DOC]
+  delete op[ERRORS_DOC]
+}
+
+function byStatus(codes: ErrorCode[]): Map<string, ErrorCode[]> {
+  const out = new Map<string, ErrorCode[]>()
+  for (const code of codes) {
+    const status = String(ERROR_CODES[code].status)
+    out.set(status, [...(out.get(status) ?? []), code])
+  }
+  return new Map([...out].sort(([a], [b]) => a.localeCompare(b)))
+}
