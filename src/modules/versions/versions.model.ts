@@ -9,7 +9,8 @@ export const VersionCreate = t.Object({
   version: t.String({ maxLength: 100, pattern: SEMVER_PATTERN }),
   build_number: t.Optional(t.Nullable(Type.Integer({ minimum: 0 }))),
   release_notes: t.Optional(t.Nullable(t.String({ maxLength: 20_000 }))),
-  download_url: t.Optional(t.Nullable(t.String({ format: 'uri', maxLength: 2048 }))),
+  // http(s) only: collectors and the portal follow it, so javascript:, data:, file: and the like are refused
+  download_url: t.Optional(t.Nullable(t.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]', maxLength: 2048 }))),
   is_mandatory: t.Optional(t.Boolean({ default: false })),
 })
 export type VersionCreate = Static<typeof VersionCreate>
