@@ -27,6 +27,8 @@ import { aiRoutes } from './modules/ai/ai.routes'
 import { fieldSeries, metricsStats, summarizeDevice } from './modules/metrics/metrics.service'
 import type { MetricsSource } from './modules/ai/ai.metrics-source'
 import { resolveSecretKey } from './lib/secret-box'
+import { systemResolver } from './lib/outbound/outbound.fetch'
+import { localAddresses } from './lib/outbound/outbound.policy'
 import { devicesRoutes } from './modules/devices/devices.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 
@@ -53,6 +55,7 @@ export function createContext(deps: AppDeps): AppContext {
     clock: deps.clock,
     logger: deps.logger,
     fetch: deps.fetch ?? fetch,
+    outbound: { fetch: deps.fetch ?? fetch, resolve: deps.resolve ?? systemResolver, selfAddresses: localAddresses(deps.config.host) },
     startedAt: deps.clock.now(),
     tokens,
     apiKeys,

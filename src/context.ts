@@ -14,6 +14,7 @@ import type { MetricsSource } from './modules/ai/ai.metrics-source'
 import type { PasswordCost } from './modules/users/users.passwords'
 import type { StatProvider } from './modules/admin/admin.stats'
 import type { SecretKeySource } from './lib/secret-box'
+import type { OutboundDeps, Resolver } from './lib/outbound/outbound.fetch'
 
 /** What the outside world hands the app: swap any of these in tests. */
 export interface AppDeps {
@@ -24,6 +25,8 @@ export interface AppDeps {
   jwtSecret: string
   limiter?: RateLimiter
   fetch?: typeof fetch
+  /** DNS for outbound calls; default: the system resolver */
+  resolve?: Resolver
   plans?: Plan[]
   /** the Stripe client; default: built from config.stripe (null without STRIPE_SECRET_KEY) */
   stripe?: Stripe | null
@@ -41,6 +44,8 @@ export interface AppContext {
   clock: Clock
   logger: Logger
   fetch: typeof fetch
+  /** for every request to a URL a tenant chose: pass it to safeFetch with a policy */
+  outbound: OutboundDeps
   startedAt: number
   tokens: AccessTokens
   apiKeys: ApiKeyVerifier

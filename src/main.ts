@@ -19,13 +19,14 @@ Commands:
   backup --out FILE  write a consistent snapshot of the database (safe while serving)
   healthcheck        exit 0 if the local service answers /health, else 1
   admin              manage operator accounts (create, set-role, reset-password, list)
-  version            print the version
+  version            print the version (also --version, -v)
+  help [command]     this list, or a command's options (also --help)
 
 Run "vigil <command> --help" for a command's options. Every option also has an environment
 variable; flags win over the environment, which wins over the defaults.`,
   serve: `Usage: vigil serve [options]\n\nRuns the HTTP service and its scheduled jobs until SIGTERM or SIGINT.\n\n${SERVER_FLAGS}`,
-  migrate: `Usage: vigil migrate [status] [--data-dir DIR]\n\nApplies pending migrations (serve does this at start too), or lists applied and pending ones.`,
-  backup: `Usage: vigil backup --out FILE [--data-dir DIR]\n\nWrites a consistent copy of the database with VACUUM INTO. Safe while the service runs.`,
+  migrate: `Usage: vigil migrate [status] [--data-dir DIR]\n\nApplies pending migrations (serve does this at start too), or lists applied and pending ones.\nApplying refuses while the service runs on the data dir (stop it first); status is read-only.`,
+  backup: `Usage: vigil backup --out FILE [--force] [--data-dir DIR]\n\nWrites a consistent copy of the database with VACUUM INTO. Safe while the service runs.\nThe file is mode 0600 (it holds password hashes and encrypted secrets). An existing FILE is\nkept unless --force, which replaces it only once the new copy is complete.`,
   healthcheck: `Usage: vigil healthcheck [--port N] [--host ADDR]\n\nExits 0 when GET /health on the local service answers 200 within 3 s, else 1. Prints nothing.`,
   version: `Usage: vigil version\n\nPrints the version.`,
   admin: `Usage: vigil admin <subcommand> [options] [--data-dir DIR]
@@ -53,9 +54,16 @@ function takeOption(args: string[], name: string): string | undefined {
 
 export async function main(argv: string[]): Promise<number> {
   const args = [...argv]
+  // `vigil --help` and `vigil --version` are about the program, not about the default command
+  if (args[0] === '--version' || args[0] === '-v') return main(['version'])
+  if (args[0] === '--help' || args[0] === '-h') return main(['help'])
   const command = args[0] && !args[0].startsWith('-') ? args.shift()! : 'serve'
-  if (args.includes('--help') || args.includes('-h') || command === 'help') {
-    console.log(HELP[command === 'help' ? 'main' : command] ?? HELP.main)
+  if (command === 'help') {
+    console.log(HELP[args[0] ?? 'main'] ?? HELP.main)
+    return 0
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(HELP[command] ?? HELP.main)
     return 0
   }
   switch (command) {
@@ -71,7 +79,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'backup': {
       const out = takeOption(args, 'out')
-      return backupCommand(loadConfig(process.env, args), out)
+      const forceAt = args.indexOf('--force')
+      if (forceAt !== -1) args.splice(forceAt, 1)
+      return backupCommand(loadConfig(process.env, args), out, forceAt !== -1)
     }
     case 'healthcheck':
       return healthcheckCommand(loadConfig(process.env, args))

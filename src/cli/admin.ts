@@ -4,7 +4,8 @@ import { createLogger } from '../lib/logger'
 import { AppError } from '../http/errors'
 import { DEFAULT_PASSWORD_COST, PASSWORD_MAX, PASSWORD_MIN, passwords, type PasswordCost } from '../modules/users/users.passwords'
 import { createAccount, resetPassword, setUserRole } from '../modules/users/users.service'
-import { openAndMigrate, StartupError } from './open'
+import { databasePath } from './data-dir'
+import { openBesideService, requireDatabase, StartupError } from './open'
 
 export interface AdminOptions {
   email?: string
@@ -50,13 +51,15 @@ export async function adminCommand(config: Config, sub: string | undefined, opts
   if (sub === 'set-role' && opts.role !== 'admin' && opts.role !== 'user') throw new StartupError('set-role needs --role admin or --role user')
   const password = sub === 'create' || sub === 'reset-password' ? await readPassword(opts, io) : ''
 
-  const db = openAndMigrate(config, logger, clock.now())
+  // `create` may bootstrap a fresh instance; the others only make sense on an existing database
+  if (sub !== 'create') requireDatabase(config)
+  const db = openBesideService(config, logger, clock.now())
   const deps = { sqlite: db.sqlite, clock, passwords: passwords(io.passwordCost ?? DEFAULT_PASSWORD_COST) }
   try {
     switch (sub) {
       case 'create': {
         const user = await createAccount(deps, { email, password }, 'admin')
-        io.print(`created operator ${user.email} (${user.id}) with its own client ${user.client_id}`)
+        io.print(`created operator ${user.email} (${user.id}) with its own client ${user.client_id} in ${databasePath(config)}`)
         break
       }
       case 'set-role': {

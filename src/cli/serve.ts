@@ -6,7 +6,7 @@ import { startScheduler } from '../jobs/scheduler'
 import { VERSION } from '../version'
 import { dataDirSecret } from './data-dir'
 import { deriveSecretKey } from '../lib/secret-box'
-import { openAndMigrate } from './open'
+import { lockForService, openAndMigrate, StartupError } from './open'
 import { shrink, startMemoryReducer } from '../lib/memory'
 import { startCheckpointer } from '../db/checkpointer'
 import { metricWriter } from '../modules/metrics/metrics.writer'
@@ -21,6 +21,7 @@ const CHECKPOINT_EVERY_MS = 1_000
 export async function serve(config: Config): Promise<void> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat })
   const clock = systemClock
+  const lock = lockForService(config, clock.now(), 'stop it first, or give this one its own --data-dir')
   const db = openAndMigrate(config, logger, clock.now())
   const jwtSecret = config.jwtSecret ?? dataDirSecret(config, 'jwt-secret')
   // provider API keys at rest: VIGIL_SECRET_KEY, else a key file kept (0600) in the data dir,
@@ -30,14 +31,19 @@ export async function serve(config: Config): Promise<void> {
   const { app, ctx, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey })
   const tls = config.tlsCert && config.tlsKey ? { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) } : undefined
 
-  app.listen({
+  listenOrExplain(() => app.listen({
     port: config.port,
     hostname: config.host,
     tls,
+    // Bun's default (SO_REUSEPORT) let a second instance bind the same port and take a share of the requests
+    reusePort: false,
     // No limit in Bun: the app refuses a declared length over maxBodyBytes before reading and
     // stops reading a chunked body at it (http/body.ts), with the documented 413 and headers.
     // Bun's own limit answered a bare 413 with neither; it never buffers a body the app leaves.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  }), config, () => {
+    db.close()
+    lock.release()
   })
   const scheduler = startScheduler(ctx.jobs, logger)
   const checkpointer = startCheckpointer({
@@ -68,11 +74,24 @@ export async function serve(config: Config): Promise<void> {
       await scheduler.stop()
       await checkpointer.stop().catch((err: Error) => logger.warn('checkpoint thread did not close cleanly', { error: err.message }))
       reducer.stop()
-      db.close()
+      db.close((what, err) => logger.warn(what, { error: err.message }))
+      lock.release()
       logger.info('stopped')
       resolve()
     }
     process.once('SIGTERM', () => void stop('SIGTERM'))
     process.once('SIGINT', () => void stop('SIGINT'))
   })
+}
+
+/** A port another program holds is an operator's mistake: one line and exit 2, not a stack. */
+function listenOrExplain(listen: () => void, config: Config, undo: () => void) {
+  try {
+    listen()
+  } catch (err) {
+    undo()
+    const e = err as NodeJS.ErrnoException
+    if (e.code === 'EADDRINUSE') throw new StartupError(`port ${config.port} on ${config.host} is already in use (another vigil, or another program); choose another with --port or VIGIL_PORT`)
+    throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${e.message}`)
+  }
 }

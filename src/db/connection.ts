@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { storageHealth, type StorageHealth } from './storage-health'
 
 /**
  * The query builder, without the relational schema: nothing uses `db.query.*`, and handing
@@ -11,7 +12,14 @@ export type Db = BunSQLiteDatabase
 export interface DbHandle {
   sqlite: Database
   db: Db
-  close(): void
+  /** the last storage fault (damaged file, full disk) the service ran into, for /health */
+  health: StorageHealth
+  /**
+   * Closes for good; never throws. What could not be done (PRAGMA optimize or the final
+   * checkpoint on a full disk) goes to `warn`: every acknowledged write is already in the WAL,
+   * which the next open replays.
+   */
+  close(warn?: (what: string, err: Error) => void): void
 }
 
 export type Synchronous = 'NORMAL' | 'FULL'
@@ -24,8 +32,8 @@ export type Synchronous = 'NORMAL' | 'FULL'
  * replayed on the next open. Only an OS crash or power cut can drop the last transactions
  * (the file is never corrupted). synchronous=FULL adds an fsync per commit to cover that too.
  */
-export function openDatabase(path: string, opts: { synchronous?: Synchronous } = {}): DbHandle {
-  const sqlite = new Database(path, { create: true, strict: true })
+export function openDatabase(path: string, opts: { synchronous?: Synchronous; create?: boolean } = {}): DbHandle {
+  const sqlite = new Database(path, { create: opts.create ?? true, readwrite: true, strict: true })
   // Must precede the first table; on an existing file it is a no-op, which is what we want.
   sqlite.run('PRAGMA auto_vacuum = INCREMENTAL')
   if (path !== ':memory:') sqlite.run('PRAGMA journal_mode = WAL')
@@ -38,18 +46,23 @@ export function openDatabase(path: string, opts: { synchronous?: Synchronous } =
   return {
     sqlite,
     db,
-    close() {
+    health: storageHealth(),
+    close(warn = () => {}) {
       try {
         sqlite.run('PRAGMA optimize')
-      } finally {
-        // close(true) finalizes the prepared statements the writer and the jobs keep; plain close()
-        // would leave the connection open until they are collected, which at exit is never: no
-        // final checkpoint, and a WAL left behind that the next start reads as an unclean stop
+      } catch (err) {
+        warn('PRAGMA optimize failed', err as Error)
+      }
+      // close(true) finalizes the prepared statements the writer and the jobs keep; plain close()
+      // would leave the connection open until they are collected, which at exit is never: no
+      // final checkpoint, and a WAL left behind that the next start reads as an unclean stop
+      try {
+        sqlite.close(true)
+      } catch (err) {
+        warn('closing the database failed (the WAL stays and is replayed on the next start)', err as Error)
         try {
-          sqlite.close(true)
-        } catch {
           sqlite.close(false)
-        }
+        } catch {}
       }
     },
   }

@@ -23,8 +23,10 @@ function applied(sqlite: Database) {
   )
 }
 
+/** Read-only: a database without the ledger yet has every migration pending. */
 export function migrationStatus(sqlite: Database, migrations: EmbeddedMigration[] = MIGRATIONS): MigrationStatus[] {
-  const done = applied(sqlite)
+  const hasLedger = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__vigil_migrations'").get() !== null
+  const done = hasLedger ? applied(sqlite) : new Map<string, { applied_at: number }>()
   return migrations.map((m) => ({ tag: m.tag, applied: done.has(m.tag), appliedAt: done.get(m.tag)?.applied_at ?? null }))
 }
 

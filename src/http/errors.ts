@@ -24,7 +24,7 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, description: 'The request body is larger than the configured limit.' },
   unsupported_media_type: { status: 415, description: 'The request body is not of a supported content type.' },
   device_required: { status: 422, description: 'The metric names no device and the key is bound to none; send x-device-id or device_id.' },
-  unsafe_base_url: { status: 422, description: 'The language-model base_url is not http(s), carries credentials, or points at a link-local or cloud-metadata address.' },
+  unsafe_base_url: { status: 422, description: 'The language-model base_url is not http(s), carries credentials, or points at an address the server may not call for this client (loopback, this server, link-local, cloud metadata, reserved; private networks unless allowed).' },
   invalid_schedule: { status: 422, description: 'The schedule is not a valid cron pattern.' },
   invalid_prompt: { status: 422, description: 'The prompt template uses a variable that does not exist; `param` names it.' },
   rate_limited: { status: 429, description: 'Too many requests; wait for Retry-After seconds.' },

@@ -8,7 +8,8 @@ import { maskSecret, openSecret, sealSecret } from '../../lib/secret-box'
 import type { AiConfig, AiConfigPatch } from './ai.model'
 import { DEFAULT_PROMPT, PROMPT_VARIABLES, unknownVariables } from './ai.prompt'
 import { defaultBaseUrl, defaultModel, type Connection, type ProviderName } from './ai.providers'
-import { baseUrlProblem } from './ai.ssrf'
+import type { OutboundDeps } from '../../lib/outbound/outbound.fetch'
+import { urlProblem, type OutboundPolicy } from '../../lib/outbound/outbound.policy'
 import type { AiConfigRow, AiStore, ConfigChanges } from './ai.store'
 
 export interface AiConfigDeps {
@@ -16,6 +17,10 @@ export interface AiConfigDeps {
   clock: Clock
   defaults: AiDefaults
   secretKey: () => Uint8Array
+  outbound: OutboundDeps
+  /** VIGIL_OUTBOUND_ALLOW_PRIVATE: tenants' providers may be on private networks too */
+  allowPrivate: boolean
+  isOperatorClient: (clientId: string) => boolean
 }
 
 export const DEFAULT_SCHEDULE = '0 * * * *' // hourly, at minute 0 (UTC)
@@ -66,6 +71,17 @@ export function effectiveConfig(deps: AiConfigDeps, clientId: string): Effective
 
 function decryptKey(deps: AiConfigDeps, clientId: string, row: AiConfigRow): string | null {
   return row.api_key_enc ? openSecret(deps.secretKey(), row.api_key_enc, clientId) : null
+}
+
+/**
+ * Where a client's provider may be. The instance default comes from the operator's own
+ * environment, so it may be anywhere but link-local and metadata (an Ollama next to Vigil is
+ * common). A URL set through the API never reaches loopback or this host; the LAN only for the
+ * operator's own client, or for everyone when the operator allows it.
+ */
+export function providerPolicy(deps: AiConfigDeps, clientId: string, inherited: boolean): OutboundPolicy {
+  if (inherited) return { allowPrivate: true, allowLocal: true }
+  return { allowPrivate: deps.allowPrivate || deps.isOperatorClient(clientId), allowLocal: false }
 }
 
 export function presentConfig(deps: AiConfigDeps, clientId: string): AiConfig {
@@ -119,7 +135,7 @@ export function updateConfig(deps: AiConfigDeps, clientId: string, patch: AiConf
   if (has('model')) changes.model = patch.model
   if (has('base_url')) {
     if (patch.base_url !== null) {
-      const problem = baseUrlProblem(patch.base_url!)
+      const problem = urlProblem(patch.base_url!, providerPolicy(deps, clientId, false), deps.outbound.selfAddresses, 'base_url')
       if (problem) throw new AppError('unsafe_base_url', problem, 'base_url')
     }
     const next = patch.base_url?.replace(/\/+$/, '') ?? null

@@ -97,11 +97,14 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : n
 const str = (v: unknown) => (typeof v === 'string' ? v : null)
 const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, any>) : {})
 
-/** The provider's own words for a failure, from the shapes the three APIs use. */
+/**
+ * The provider's own words for a failure, from the shapes the three APIs use: for the server's
+ * log only. Shown to a tenant they would turn the test call into a reader of any HTTP server.
+ */
 function errorText(json: unknown, text: string): string {
   const j = obj(json)
   const msg = str(j.error) ?? str(obj(j.error).message) ?? str(j.message) ?? str(j.detail)
-  return (msg ?? text).slice(0, 500) || 'no details'
+  return (msg ?? text).slice(0, 200) || 'no details'
 }
 
 /** One chat call in the provider's wire format. Throws ProviderCallError on any failure. */
@@ -145,7 +148,7 @@ export async function chat(deps: GuardedFetchDeps, conn: Connection, req: ChatRe
       break
   }
   if (res.status < 200 || res.status >= 300) {
-    throw new ProviderCallError('provider_error', `HTTP ${res.status}: ${errorText(res.json, res.text)}`)
+    throw new ProviderCallError('provider_error', `the provider answered HTTP ${res.status}`, errorText(res.json, res.text))
   }
   const j = obj(res.json)
   let text: string | null

@@ -10,8 +10,8 @@ import { AiConfig, AiConfigPatch, DeviceParams, GenerateResult, PromptPatch, Pro
 import { PROMPT_VARIABLES } from './ai.prompt'
 import { PROVIDER_CATALOG } from './ai.providers'
 import { generateForDevice, testProvider, usagePage, type AiDeps } from './ai.service'
-import { systemLookup } from './ai.ssrf'
 import { aiStore } from './ai.store'
+import { operatorClients } from '../users/users.operator'
 
 export const aiDeps = (ctx: AppContext, overrides: Partial<AiDeps> = {}): AiDeps => ({
   store: aiStore(ctx.db.sqlite),
@@ -20,8 +20,9 @@ export const aiDeps = (ctx: AppContext, overrides: Partial<AiDeps> = {}): AiDeps
   secretKey: ctx.secretKey,
   recs: recommendationsDeps(ctx),
   metrics: ctx.metricsSource,
-  fetch: ctx.fetch,
-  lookup: systemLookup,
+  outbound: ctx.outbound,
+  allowPrivate: ctx.config.outbound.allowPrivate,
+  isOperatorClient: operatorClients(ctx.db.sqlite),
   logger: ctx.logger,
   timeoutMs: ctx.config.ai.timeoutMs,
   ...overrides,

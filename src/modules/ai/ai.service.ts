@@ -3,7 +3,7 @@ import { toIso } from '../../lib/clock'
 import { AppError } from '../../http/errors'
 import type { Recommendation } from '../recommendations/recommendations.model'
 import { requireDevice, storeFindings, type RecommendationsDeps } from '../recommendations/recommendations.service'
-import { effectiveConfig, type AiConfigDeps, type EffectiveConfig } from './ai.config.service'
+import { effectiveConfig, providerPolicy, type AiConfigDeps, type EffectiveConfig } from './ai.config.service'
 import { ProviderCallError } from './ai.http'
 import type { MetricsSource } from './ai.metrics-source'
 import type { GenerateResult, TestResult, UsageEntry } from './ai.model'
@@ -11,13 +11,10 @@ import { InvalidOutput, parseModelAnswer } from './ai.parse'
 import { compactSummary, renderPrompt, SYSTEM_PROMPT } from './ai.prompt'
 import { chat, type ChatRequest, type ChatResult, type Connection } from './ai.providers'
 import { runRules, SUMMARY_HOURS } from './ai.rules'
-import type { Lookup } from './ai.ssrf'
 
 export interface AiDeps extends AiConfigDeps {
   recs: RecommendationsDeps
   metrics: MetricsSource
-  fetch: typeof fetch
-  lookup: Lookup
   logger: Logger
   timeoutMs: number
   /** response cap override for tests; default MAX_RESPONSE_BYTES */
@@ -37,7 +34,7 @@ function budgetSpent(deps: AiDeps, now: number) {
 }
 
 /** `result` is kept on an invalid answer too: its tokens were spent and belong in the usage log. */
-type CallOutcome = { ok: true; result: ChatResult } | { ok: false; status: string; error: string; result?: ChatResult }
+type CallOutcome = { ok: true; result: ChatResult } | { ok: false; status: string; error: string; detail?: string; result?: ChatResult }
 
 /**
  * One language-model call under the budget: reserve a usage row (or refuse with 429), call,
@@ -46,12 +43,13 @@ type CallOutcome = { ok: true; result: ChatResult } | { ok: false; status: strin
 async function budgetedCall(
   deps: AiDeps,
   clientId: string,
-  conn: Connection,
+  eff: EffectiveConfig & { connection: Connection },
   kind: 'generate' | 'test',
   deviceId: string | null,
   req: ChatRequest,
   check?: (text: string) => void,
 ): Promise<CallOutcome & { latencyMs: number }> {
+  const conn = eff.connection
   const now = deps.clock.now()
   const usageId = deps.store.reserveCall(clientId, deps.defaults.dailyBudget, dayStart(now), { deviceId, kind, provider: conn.provider, model: conn.model }, now)
   if (!usageId) throw budgetSpent(deps, now)
@@ -59,12 +57,14 @@ async function budgetedCall(
   let outcome: CallOutcome
   let result: ChatResult | undefined
   try {
-    result = await chat({ fetch: deps.fetch, lookup: deps.lookup, timeoutMs: deps.timeoutMs, maxBytes: deps.maxResponseBytes }, conn, req)
+    const policy = providerPolicy(deps, clientId, eff.inherited)
+    result = await chat({ ...deps.outbound, policy, timeoutMs: deps.timeoutMs, maxBytes: deps.maxResponseBytes }, conn, req)
     check?.(result.text)
     outcome = { ok: true, result }
   } catch (err) {
     const status = err instanceof ProviderCallError ? err.status : err instanceof InvalidOutput ? 'invalid_output' : 'provider_error'
-    outcome = { ok: false, status, error: scrub((err as Error).message, conn.apiKey).slice(0, 1000), result }
+    const detail = err instanceof ProviderCallError && err.detail ? scrub(err.detail, conn.apiKey) : undefined
+    outcome = { ok: false, status, error: scrub((err as Error).message, conn.apiKey).slice(0, 1000), detail, result }
   }
   const latencyMs = Math.round(performance.now() - started)
   deps.store.finishCall(usageId, {
@@ -75,7 +75,8 @@ async function budgetedCall(
     latencyMs,
     model: outcome.result?.model ?? conn.model,
   })
-  if (!outcome.ok) deps.logger.warn('language-model call failed', { client_id: clientId, provider: conn.provider, kind, status: outcome.status, error: outcome.error })
+  // `detail` (what the remote said, which address was refused) is for the operator's log only
+  if (!outcome.ok) deps.logger.warn('language-model call failed', { client_id: clientId, provider: conn.provider, kind, status: outcome.status, error: outcome.error, detail: outcome.detail })
   return { ...outcome, latencyMs }
 }
 
@@ -83,7 +84,7 @@ async function budgetedCall(
 export async function testProvider(deps: AiDeps, clientId: string): Promise<TestResult> {
   const eff = effectiveConfig(deps, clientId)
   if (!eff.connection) return { ok: true, provider: 'rules', model: null, latency_ms: 0, error: null }
-  const r = await budgetedCall(deps, clientId, eff.connection, 'test', null, {
+  const r = await budgetedCall(deps, clientId, { ...eff, connection: eff.connection }, 'test', null, {
     system: 'Answer with the JSON object {"ok":true} and nothing else.',
     user: 'Connection test.',
     temperature: 0,
@@ -156,7 +157,7 @@ async function llmRun(deps: AiDeps, clientId: string, deviceId: string, eff: Eff
   })
   let parsed: ReturnType<typeof parseModelAnswer> = []
   try {
-    const r = await budgetedCall(deps, clientId, eff.connection!, 'generate', deviceId, { system: SYSTEM_PROMPT, user, temperature: eff.temperature, maxTokens: eff.maxTokens }, (text) => {
+    const r = await budgetedCall(deps, clientId, { ...eff, connection: eff.connection! }, 'generate', deviceId, { system: SYSTEM_PROMPT, user, temperature: eff.temperature, maxTokens: eff.maxTokens }, (text) => {
       parsed = parseModelAnswer(text)
     })
     return r.ok ? { status: 'ok', error: null, items: parsed } : { status: r.status, error: r.error, items: [] }

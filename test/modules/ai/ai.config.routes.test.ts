@@ -37,7 +37,7 @@ describe('GET/PATCH /v1/ai/config', () => {
 
   test('owner sets a provider; the key is encrypted at rest and only ever shown masked', async () => {
     const t = aiTestApp()
-    const a = await createTenant(t)
+    const a = await createTenant(t, { role: 'admin' }) // the operator's client: its LAN is allowed
     const res = await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body: { provider: 'openai', base_url: 'http://192.168.1.20:1234/v1/', model: 'llama-3.1-8b', api_key: CLIENT_KEY, temperature: 0.7, max_tokens: 500 } })
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ provider: 'openai', inherited: false, base_url: 'http://192.168.1.20:1234/v1', model: 'llama-3.1-8b', api_key: '••••abcd', api_key_set: true, temperature: 0.7, max_tokens: 500 })
@@ -53,7 +53,7 @@ describe('GET/PATCH /v1/ai/config', () => {
 
   test('moving base_url or switching provider drops a stored key unless a new one comes along', async () => {
     const t = aiTestApp()
-    const a = await createTenant(t)
+    const a = await createTenant(t, { role: 'admin' })
     await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body: { provider: 'ollama', base_url: 'http://192.168.1.20:11434', api_key: CLIENT_KEY } })
     const same = await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body: { model: 'mistral', base_url: 'http://192.168.1.20:11434' } })
     expect(same.body).toMatchObject({ model: 'mistral', api_key_set: true })
@@ -66,10 +66,15 @@ describe('GET/PATCH /v1/ai/config', () => {
     expect(back.body).toMatchObject({ provider: 'rules', inherited: true })
   })
 
-  test('link-local and metadata base_urls are refused with 422', async () => {
+  test('loopback, link-local and metadata base_urls are refused with 422 in every spelling, even for the operator', async () => {
     const t = aiTestApp()
-    const a = await createTenant(t)
-    for (const base_url of ['http://169.254.169.254/latest', 'http://[fe80::1]:11434', 'http://metadata.google.internal', 'http://[fd00:ec2::254]/', 'ftp://192.168.1.2/']) {
+    const a = await createTenant(t, { role: 'admin' })
+    for (const base_url of [
+      'http://169.254.169.254/latest', 'http://2852039166/', 'http://0xa9fea9fe/', 'http://[::169.254.169.254]/', 'http://[::ffff:169.254.169.254]/',
+      'http://[64:ff9b::a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::1]/', 'http://[fe80::1]:11434', 'http://metadata.google.internal', 'http://[fd00:ec2::254]/',
+      'http://100.100.100.200/', 'http://127.0.0.1:8080', 'http://2130706433:8080', 'http://0x7f000001/', 'http://127.1/', 'http://0177.0.0.1/',
+      'http://[::1]:11434', 'http://localhost:11434', 'http://0.0.0.0:11434', 'ftp://192.168.1.2/',
+    ]) {
       const res = await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body: { provider: 'ollama', base_url } })
       expect(res.status).toBe(422)
       expect(res.body.error).toMatchObject({ code: 'unsafe_base_url', param: 'base_url' })

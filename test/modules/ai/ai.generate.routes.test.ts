@@ -3,6 +3,7 @@ import { addMember, createTenant } from '../../helpers/fixtures'
 import { aiTestApp } from '../../helpers/ai'
 import { insertDevice } from '../../helpers/devices'
 import { fakeLlm, type Wire } from '../../helpers/fake-llm'
+import { publicRoute } from '../../helpers/outbound'
 import { hourly, seededSource, summaryOf } from '../../helpers/metrics-source'
 import { runDueGenerations } from '../../../src/modules/ai/ai.jobs'
 import { aiDeps } from '../../../src/modules/ai/ai.routes'
@@ -19,8 +20,11 @@ function server(wire: Wire) {
 const UNHEALTHY = seededSource(summaryOf({ cpu_percent: { avg: 93, p95: 99 }, ram_percent: 50 }), { disk_used_percent: hourly(168, (i) => 70 + (i * 14) / 167) })
 const HEALTHY = seededSource(summaryOf({ cpu_percent: 20, ram_percent: 50 }))
 
+/** The fake servers listen on loopback, which tenants may not reach: they are called under a public name. */
+const route = publicRoute()
+
 async function setup(opts: Parameters<typeof aiTestApp>[0] = {}) {
-  const t = aiTestApp({ metricsSource: UNHEALTHY, ...opts })
+  const t = aiTestApp({ metricsSource: UNHEALTHY, resolve: route.resolve, fetch: route.fetch, ...opts })
   const a = await createTenant(t)
   const device = insertDevice(t, a.clientId, { hostname: 'db-7' })
   return { t, a, device }
@@ -32,7 +36,7 @@ async function freshHeaders(t: Awaited<ReturnType<typeof setup>>['t'], a: { user
 }
 
 async function useProvider(t: Awaited<ReturnType<typeof setup>>['t'], headers: Record<string, string>, wire: Wire, baseUrl: string) {
-  const res = await t.request('PATCH', '/v1/ai/config', { headers, body: { provider: wire, base_url: baseUrl, api_key: KEY, model: 'test-model' } })
+  const res = await t.request('PATCH', '/v1/ai/config', { headers, body: { provider: wire, base_url: route.publicUrl(baseUrl), api_key: KEY, model: 'test-model' } })
   expect(res.status).toBe(200)
 }
 
@@ -116,8 +120,8 @@ describe('POST /v1/ai/generate/{device_id}', () => {
     fake.state.mode = 'error'
     fake.state.errorMessage = `Incorrect API key provided: ${KEY}`
     const res = await t.request('POST', `/v1/ai/generate/${device}`, { headers: a.userHeaders })
-    expect(res.body.llm.status).toBe('provider_error')
-    expect(res.body.llm.error).toContain('[redacted]')
+    expect(res.body.llm).toMatchObject({ status: 'provider_error', error: 'the provider answered HTTP 401' })
+    expect(t.logs.join('\n')).toContain('Incorrect API key provided: [redacted]') // the operator's log has the words, scrubbed
     const usage = await t.request('GET', '/v1/ai/usage', { headers: a.userHeaders })
     const test_ = await t.request('POST', '/v1/ai/test', { headers: a.userHeaders })
     for (const text of [res.text, usage.text, test_.text, t.logs.join('\n')]) expect(text).not.toContain(KEY)
@@ -164,7 +168,7 @@ describe('POST /v1/ai/test', () => {
     expect(res.body).toEqual({ ok: true, provider: 'rules', model: null, latency_ms: 0, error: null })
   })
 
-  test('ok, provider error in words, timeout', async () => {
+  test('ok, provider error as a status (never its words), timeout as an unreachable provider', async () => {
     const fake = server('anthropic')
     const { t, a } = await setup()
     await useProvider(t, a.userHeaders, 'anthropic', fake.baseUrl)
@@ -175,12 +179,14 @@ describe('POST /v1/ai/test', () => {
     fake.state.mode = 'error'
     fake.state.errorMessage = 'model: not_found'
     const err = await t.request('POST', '/v1/ai/test', { headers: a.userHeaders })
-    expect(err.body).toMatchObject({ ok: false, error: 'HTTP 400: model: not_found' })
+    expect(err.body).toMatchObject({ ok: false, error: 'the provider answered HTTP 400' })
+    expect(err.text).not.toContain('not_found')
     fake.state.mode = 'hang'
     const slow = await t.request('POST', '/v1/ai/test', { headers: a.userHeaders })
-    expect(slow.body).toMatchObject({ ok: false, error: 'the provider did not answer within 200 ms' })
+    expect(slow.body).toMatchObject({ ok: false, error: 'could not reach the provider (the connection failed or no answer came within 200 ms)' })
     const usage = await t.request('GET', '/v1/ai/usage', { headers: a.userHeaders })
-    expect(usage.body.items.map((u: any) => u.status)).toEqual(['timeout', 'provider_error', 'ok'])
+    expect(usage.body.items.map((u: any) => u.status)).toEqual(['network_error', 'provider_error', 'ok'])
+    expect(usage.text).not.toContain('not_found')
   })
 })
 

@@ -1,13 +1,15 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { chat, type Connection } from '../../../src/modules/ai/ai.providers'
 import { ProviderCallError } from '../../../src/modules/ai/ai.http'
-import { systemLookup } from '../../../src/modules/ai/ai.ssrf'
+import { systemResolver } from '../../../src/lib/outbound/outbound.fetch'
+import { TENANT_POLICY } from '../../../src/lib/outbound/outbound.policy'
 import { fakeLlm, GOOD_ANSWER, type Wire } from '../../helpers/fake-llm'
 
 const servers: ReturnType<typeof fakeLlm>[] = []
 afterAll(() => servers.forEach((s) => s.stop()))
 
-const deps = { fetch, lookup: systemLookup, timeoutMs: 200 }
+/** The fakes listen on loopback: the policy of the instance's own configuration, which may reach it. */
+const deps = { fetch, resolve: systemResolver, selfAddresses: () => new Set<string>(), policy: { allowPrivate: true, allowLocal: true }, timeoutMs: 200 }
 const req = { system: 'sys', user: 'usr', temperature: 0.5, maxTokens: 300 }
 
 async function failure(p: Promise<unknown>): Promise<ProviderCallError> {
@@ -48,19 +50,20 @@ for (const wire of ['openai', 'ollama', 'anthropic'] as Wire[]) {
       }
     })
 
-    test("provider error: the provider's words and status", async () => {
+    test("provider error: the status for the caller, the provider's words for the log only", async () => {
       fake.state.mode = 'error'
       const err = await failure(chat(deps, conn, req))
       expect(err.status).toBe('provider_error')
-      expect(err.message).toContain('Incorrect API key provided')
-      expect(err.message).toMatch(/^HTTP (401|404|400)/)
+      expect(err.message).toMatch(/^the provider answered HTTP (401|404|400)$/)
+      expect(err.detail).toContain('Incorrect API key provided')
     })
 
-    test('timeout', async () => {
+    test('timeout: the same failure as an unreachable server', async () => {
       fake.state.mode = 'hang'
       const err = await failure(chat(deps, conn, req))
-      expect(err.status).toBe('timeout')
-      expect(err.message).toContain('200 ms')
+      expect(err.status).toBe('network_error')
+      expect(err.message).toBe('could not reach the provider (the connection failed or no answer came within 200 ms)')
+      expect(err.detail).toBe('timeout')
     })
 
     test('malformed answer (JSON of the wrong shape, or not JSON)', async () => {
@@ -93,10 +96,28 @@ test('the call-time check refuses a name that resolves to a metadata address', a
     called = true
     return new Response('{}')
   }) as unknown as typeof fetch
-  const err = await failure(chat({ fetch: spy, lookup, timeoutMs: 200 }, conn, req))
+  const err = await failure(chat({ ...deps, fetch: spy, resolve: lookup }, conn, req))
   expect(err.status).toBe('refused')
-  expect(err.message).toContain('llm.example.test')
+  expect(err.message).toBe('llm.example.test resolves to an address this server may not call')
   expect(called).toBe(false)
+})
+
+test('a closed port, a silent one and a refused address: nothing tells them apart but refusal', async () => {
+  const silent = fakeLlm('openai')
+  servers.push(silent)
+  silent.state.mode = 'hang'
+  const closed = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const closedUrl = `http://127.0.0.1:${closed.port}/v1`
+  closed.stop(true)
+  const at = (baseUrl: string): Connection => ({ provider: 'openai', baseUrl, apiKey: null, model: 'm' })
+  const a = await failure(chat(deps, at(closedUrl), req))
+  const b = await failure(chat(deps, at(silent.baseUrl), req))
+  expect([a.status, a.message]).toEqual([b.status, b.message])
+  expect(a.detail).not.toBe(b.detail) // the log still tells the operator which
+  // a tenant's policy refuses loopback before any connection, in words that say only that
+  const c = await failure(chat({ ...deps, policy: TENANT_POLICY }, at(closedUrl), req))
+  expect(c.status).toBe('refused')
+  expect(c.message).toBe('base_url points at this server (a loopback address)')
 })
 
 test('anthropic without a key is refused before any call', async () => {

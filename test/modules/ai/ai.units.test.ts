@@ -1,50 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
-import { baseUrlProblem, isBlockedAddress } from '../../../src/modules/ai/ai.ssrf'
 import { InvalidOutput, parseModelAnswer } from '../../../src/modules/ai/ai.parse'
 import { DEFAULT_PROMPT, renderPrompt, unknownVariables, compactSummary } from '../../../src/modules/ai/ai.prompt'
 import { maskSecret, openSecret, sealSecret } from '../../../src/lib/secret-box'
 import { isDue } from '../../../src/modules/ai/ai.jobs'
 import { summaryOf } from '../../helpers/metrics-source'
-
-describe('base_url safety', () => {
-  test('refuses link-local and cloud-metadata targets in every spelling', () => {
-    for (const u of [
-      'http://169.254.169.254/latest',
-      'http://169.254.1.1:11434',
-      'http://[fe80::1]/',
-      'http://[fd00:ec2::254]/',
-      'http://[::ffff:169.254.169.254]/',
-      'http://metadata.google.internal/',
-      'http://METADATA.google.internal./',
-      'http://100.100.100.200/',
-      'http://2852039166/', // 169.254.169.254 as one number
-      'http://0xa9fea9fe/',
-      'http://0.0.0.0:11434',
-    ]) expect(baseUrlProblem(u)).toContain('link-local or cloud-metadata')
-  })
-
-  test('accepts the LAN, loopback and public hosts', () => {
-    for (const u of ['http://192.168.1.20:11434', 'http://10.0.0.7:8000/v1', 'http://localhost:1234/v1', 'http://[::1]:11434', 'https://api.openai.com/v1', 'http://ollama.lan:11434']) {
-      expect(baseUrlProblem(u)).toBeNull()
-    }
-  })
-
-  test('refuses other schemes, credentials in the URL, query strings', () => {
-    expect(baseUrlProblem('file:///etc/passwd')).toContain('http')
-    expect(baseUrlProblem('not a url')).toContain('absolute')
-    expect(baseUrlProblem('http://user:pw@host/')).toContain('credentials')
-    expect(baseUrlProblem('http://host/?x=1')).toContain('query')
-  })
-
-  test('address classification', () => {
-    expect(isBlockedAddress('169.254.170.2')).toBe(true)
-    expect(isBlockedAddress('febf::1')).toBe(true)
-    expect(isBlockedAddress('fec0::1')).toBe(false)
-    expect(isBlockedAddress('127.0.0.1')).toBe(false)
-    expect(isBlockedAddress('::1')).toBe(false)
-  })
-})
 
 describe('model answer parsing (strict)', () => {
   test('accepts the contract, with or without a ```json fence', () => {
