@@ -33,6 +33,9 @@ export const ERROR_CODES = {
   provider_error: { status: 502, description: 'An upstream provider (payments, language model) failed or answered badly.' },
   billing_not_configured: { status: 503, description: 'Billing is not set up on this instance (STRIPE_SECRET_KEY is missing).' },
   service_unavailable: { status: 503, description: 'The service is shutting down or not ready.' },
+  database_corrupt: { status: 503, description: 'The database file is damaged where this request reads or writes; nothing was changed. The operator must restore a backup (GET /health says since when).' },
+  storage_full: { status: 503, description: "The server's disk is full; nothing was written. Retry after Retry-After seconds (the operator must free space)." },
+  storage_error: { status: 503, description: 'The server could not read or write its database (a disk I/O error); nothing was changed. Retry after Retry-After seconds.' },
 } as const satisfies Record<string, { status: number; description: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES

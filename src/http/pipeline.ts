@@ -9,6 +9,8 @@ import type { Authenticator } from './principal'
 import type { RateLimiter } from './rate-limiter'
 import { clientIp, requestIdFrom, requestState as requestStateOf, RequestState, setRequestState } from './request-state'
 import { BodyParseError } from './body'
+import { storageFaultError } from './storage-fault'
+import type { StorageHealth } from '../db/storage-health'
 import { RequestValidationError } from './input'
 import { dedupe, locateProperty, locationOf, toDetail } from './validation'
 
@@ -18,6 +20,8 @@ export interface PipelineDeps {
   logger: Logger
   limiter: RateLimiter
   auth: Authenticator
+  /** where storage faults are recorded for /health */
+  storage?: StorageHealth
 }
 
 /** The bit of Bun's server the pipeline needs: the socket's address, asked for only when used. */
@@ -128,6 +132,9 @@ export function requestPipeline(deps: PipelineDeps) {
       const detail = all.length ? dedupe(all.map((e) => toDetail(where, e))) : [{ loc: [where], msg: 'Invalid value', type: 'value_error' }]
       return { status: 422, body: { detail } }
     }
+    const fault = storageFaultError(error, deps.storage, clock.now()) // a damaged file or a full disk: its own code, and /health reports it
+    if (fault) logger.error('storage fault', { request_id: state?.id, error: (error as Error).message })
+    if (fault) return { status: fault.status, body: errorBody(config.siteUrl, fault.code, fault.message), headers: fault.headers }
     if (code === 'PARSE') return { status: 422, body: { detail: [{ loc: ['body'], msg: 'The request body could not be parsed', type: 'json_invalid' }] } }
     if (code === 'NOT_FOUND') {
       return { status: 404, body: errorBody(config.siteUrl, 'not_found', `No route for ${request.method} ${new URL(request.url).pathname}`) }

@@ -91,7 +91,7 @@ function build(sqlite: Database, now: () => number) {
           try {
             writeOne(p)
           } catch (err) {
-            rollback.run()
+            if (sqlite.inTransaction) rollback.run() // a full disk makes SQLite roll back by itself
             p.reject(mapError(err))
             return
           }
@@ -100,6 +100,7 @@ function build(sqlite: Database, now: () => number) {
           try {
             writeOne(p)
           } catch (err) {
+            if (!sqlite.inTransaction) throw err // SQLite rolled the whole group back (full disk): all of it fails
             p.error = err
             p.ids = undefined
           }
@@ -109,6 +110,7 @@ function build(sqlite: Database, now: () => number) {
             writeOne(p)
             release.run()
           } catch (err) {
+            if (!sqlite.inTransaction) throw err
             rollbackTo.run()
             release.run()
             p.error = err
@@ -128,7 +130,7 @@ function build(sqlite: Database, now: () => number) {
       commit.run()
     } catch (err) {
       try {
-        rollback.run()
+        if (sqlite.inTransaction) rollback.run()
       } catch {}
       for (const p of batch) p.reject(err)
       return
