@@ -44,7 +44,7 @@ export const PROVIDER_CATALOG: { id: ProviderName; name: string; description: st
     description: 'POST {base_url}/api/chat (native API, stream false, JSON format).',
     network: true,
     fields: [
-      { name: 'base_url', type: 'string', required: false, default: 'http://localhost:11434', description: 'the Ollama server; the LAN is fine' },
+      { name: 'base_url', type: 'string', required: false, default: 'http://localhost:11434', description: "the Ollama server: a LAN address for the operator's own client (others need VIGIL_OUTBOUND_ALLOW_PRIVATE); the default works only as the instance default, never set through the API" },
       { name: 'model', type: 'string', required: false, default: 'llama3.1', description: 'a pulled model' },
       { name: 'api_key', type: 'string', required: false, default: null, description: 'optional, for an authenticating proxy (Bearer)' },
       ...COMMON,
