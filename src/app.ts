@@ -17,6 +17,7 @@ import { DEFAULT_PASSWORD_COST } from './modules/users/users.passwords'
 import { usersRoutes } from './modules/users/users.routes'
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes'
 import { clientsRoutes } from './modules/clients/clients.routes'
+import { invitationsRoutes } from './modules/clients/invitations.routes'
 import { adminRoutes } from './modules/admin/admin.routes'
 import { versionsRoutes } from './modules/versions/versions.routes'
 import { apiKeyVerifier } from './modules/api-keys/api-keys.verifier'
@@ -90,6 +91,7 @@ export function createApp(deps: AppDeps) {
     .use(usersRoutes(ctx))
     .use(apiKeysRoutes(ctx))
     .use(clientsRoutes(ctx))
+    .use(invitationsRoutes(ctx))
     .use(adminRoutes(ctx))
     .use(versionsRoutes(ctx))
     .use(devicesRoutes(ctx))

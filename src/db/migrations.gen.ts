@@ -2,6 +2,7 @@
 import m0 from '../../migrations/0000_init.sql' with { type: 'text' }
 import m1 from '../../migrations/0001_session_revocations.sql' with { type: 'text' }
 import m2 from '../../migrations/0002_operator_limit_overrides.sql' with { type: 'text' }
+import m3 from '../../migrations/0003_invitation_secrets.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -12,4 +13,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0000_init', sql: m0 },
   { tag: '0001_session_revocations', sql: m1 },
   { tag: '0002_operator_limit_overrides', sql: m2 },
+  { tag: '0003_invitation_secrets', sql: m3 },
 ]

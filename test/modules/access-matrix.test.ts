@@ -9,6 +9,7 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/auth/me', kind: 'jwt' },
   { method: 'GET', path: '/v1/auth/memberships', kind: 'jwt' },
   { method: 'POST', path: '/v1/auth/switch', kind: 'jwt', body: { client_id: 'cli_x' } },
+  { method: 'POST', path: '/v1/invitations/accept', kind: 'jwt', body: { token: 'vin_x' } },
   { method: 'POST', path: '/v1/auth/api-keys', kind: 'jwt', body: { name: 'k' }, roles: ['owner', 'admin'] },
   { method: 'GET', path: '/v1/auth/api-keys', kind: 'jwt' },
   { method: 'DELETE', path: '/v1/auth/api-keys/key_x', kind: 'jwt', roles: ['owner', 'admin'] },

@@ -6,6 +6,7 @@ import { jsonInput } from '../../http/input'
 import { ClientResponse, ClientUpdate, MemberInvite, MemberParams, MemberResponse, MemberUpdate } from './clients.model'
 import { getClient, toClientResponse, updateClientProfile, type ClientsDeps } from './clients.service'
 import { changeMember, inviteMember, listMembers, removeMember } from './members.service'
+import { InvitationCreated } from './invitations.model'
 
 const tags = ['clients']
 const managers = { roles: ['owner' as const, 'admin' as const] }
@@ -39,7 +40,7 @@ export function clientsRoutes(ctx: AppContext) {
         set.status = 201
         return inviteMember(deps, user.clientId, memberRole, memberInvite.read(body))
       },
-      { user: managers, response: { 201: MemberResponse }, detail: { ...routeErrors('conflict', 'user_limit_reached'), ...memberInvite.doc, tags, security: JWT_AUTH, summary: 'Invite an email as owner, admin or member (max_users applies)' } },
+      { user: managers, response: { 201: InvitationCreated }, detail: { ...routeErrors('conflict', 'user_limit_reached'), ...memberInvite.doc, tags, security: JWT_AUTH, summary: 'Invite an email as owner, admin or member (max_users applies); the answer carries the invitation secret, once' } },
     )
     .patch('/members/:member_id', ({ user, memberRole, params, body }) => changeMember(deps, user.clientId, memberRole, params.member_id, memberUpdate.read(body)), {
       user: managers,

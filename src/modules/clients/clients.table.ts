@@ -33,6 +33,9 @@ export const members = sqliteTable(
     invitedEmail: text('invited_email'),
     role: text('role').notNull().default('member'),
     status: text('status').notNull().default('active'),
+    /** SHA-256 of the invitation's one-time secret (shown once to the inviter); cleared when accepted */
+    inviteTokenHash: text('invite_token_hash'),
+    inviteExpiresAt: integer('invite_expires_at'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -40,5 +43,6 @@ export const members = sqliteTable(
     uniqueIndex('members_client_user').on(t.clientId, t.userId),
     uniqueIndex('members_client_invited_email').on(t.clientId, t.invitedEmail),
     index('members_user').on(t.userId),
+    uniqueIndex('members_invite_token_hash').on(t.inviteTokenHash),
   ],
 )

@@ -1,15 +1,19 @@
 import { toIso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
+import { randomToken, sha256Hex } from '../../lib/crypto'
 import { AppError, forbidden, notFound } from '../../http/errors'
 import type { MemberRole } from '../../http/principal'
 import { userIdByEmail } from '../users/users.service'
 import type { MemberResponse } from './clients.model'
 import { getClient, type ClientsDeps } from './clients.service'
 import {
-  activeClientOf, claimInvitations, membershipsOfUser,
+  activeClientOf, membershipsOfUser, setInvitationSecret,
   activeOwners, deleteMember, insertMember, memberByInvitedEmail, memberById, memberByUser, membersOf, seatsUsed, updateMember,
   type MemberRow, type MemberStatus,
 } from './members.store'
+
+/** The secret's prefix only makes a leaked one recognisable. */
+export const INVITATION_PREFIX = 'vin_'
 
 export function toMemberResponse(row: MemberRow): MemberResponse {
   return {
@@ -45,12 +49,20 @@ function ensureNotLastOwner(deps: ClientsDeps, row: MemberRow) {
   }
 }
 
+/** How long an invitation's secret can be used. */
+export const INVITATION_TTL_MS = 7 * 86_400_000
+
 /**
- * Invites an email. An existing account gets a pending membership it accepts by switching
- * into the client; an unknown email gets a row with only invited_email, which the account
- * registered later with that email takes over.
+ * Invites an email. The answer carries, once, the invitation's secret: the inviter hands it
+ * to the invitee, who accepts with it (POST /v1/invitations/accept) while signed in with that
+ * email. Only its SHA-256 is stored. Knowing or registering the email alone grants nothing.
  */
-export function inviteMember(deps: ClientsDeps, clientId: string, actor: MemberRole, input: { email: string; role?: MemberRole }): MemberResponse {
+export function inviteMember(
+  deps: ClientsDeps,
+  clientId: string,
+  actor: MemberRole,
+  input: { email: string; role?: MemberRole },
+): MemberResponse & { invitation_token: string; invitation_expires_at: string } {
   const email = input.email.trim().toLowerCase()
   const role = input.role ?? 'member'
   ensureMayManage(actor, null, role)
@@ -58,17 +70,20 @@ export function inviteMember(deps: ClientsDeps, clientId: string, actor: MemberR
   const existing = userId ? memberByUser(deps.sqlite, clientId, userId) : memberByInvitedEmail(deps.sqlite, clientId, email)
   if (existing) throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
   const id = newId('mem')
+  const token = INVITATION_PREFIX + randomToken(32)
+  const expiresAt = deps.clock.now() + INVITATION_TTL_MS
   try {
     deps.sqlite.transaction(() => {
       ensureSeat(deps, clientId)
       insertMember(deps.sqlite, { id, client_id: clientId, user_id: userId, invited_email: email, role, status: 'invited', now: deps.clock.now() })
+      setInvitationSecret(deps.sqlite, id, sha256Hex(token), expiresAt)
     })()
   } catch (err) {
     // Two invitations racing for one email: the unique indexes decide.
     if (String((err as Error).message).includes('UNIQUE')) throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
     throw err
   }
-  return toMemberResponse(memberById(deps.sqlite, clientId, id)!)
+  return { ...toMemberResponse(memberById(deps.sqlite, clientId, id)!), invitation_token: token, invitation_expires_at: toIso(expiresAt) }
 }
 
 export function changeMember(
@@ -103,18 +118,14 @@ export function removeMember(deps: ClientsDeps, clientId: string, actor: MemberR
   })()
 }
 
-/** The invitee's side: accepting turns a pending membership active. Null when there is none to use. */
-export function acceptMembership(deps: ClientsDeps, clientId: string, userId: string): MemberRow | null {
+/** An active membership of the user in the client, or null (an invitation is accepted only with its secret). */
+export function activeMembership(deps: ClientsDeps, clientId: string, userId: string): MemberRow | null {
   const row = memberByUser(deps.sqlite, clientId, userId)
-  if (!row || row.status === 'disabled') return null
-  if (row.status === 'invited') updateMember(deps.sqlite, row.id, { status: 'active' }, deps.clock.now())
-  return { ...row, status: 'active' }
+  return row?.status === 'active' ? row : null
 }
 
 /** For the users domain: the client a session acts for (see activeClientOf). */
 export const actingClient = (deps: ClientsDeps, userId: string, preferred: string | null, home: string | null) =>
   activeClientOf(deps.sqlite, userId, preferred, home)
-
-export const takeOverInvitations = (deps: ClientsDeps, email: string, userId: string) => claimInvitations(deps.sqlite, email, userId, deps.clock.now())
 
 export const membershipsOf = (deps: ClientsDeps, userId: string) => membershipsOfUser(deps.sqlite, userId)

@@ -47,20 +47,19 @@ export function updateMember(sqlite: Database, id: string, changes: { role?: Mem
 
 export const deleteMember = (sqlite: Database, id: string) => sqlite.query('DELETE FROM members WHERE id = ?').run(id)
 
-/**
- * A new account takes over the invitations sent to its email before it existed. They stay
- * `invited` until the user accepts one by switching into that client. If the person was
- * invited to a client already (as a user), the older row wins and the email-only one goes.
- */
-export function claimInvitations(sqlite: Database, email: string, userId: string, now: number) {
+export const setInvitationSecret = (sqlite: Database, id: string, tokenHash: string, expiresAt: number) =>
+  sqlite.query('UPDATE members SET invite_token_hash = ?, invite_expires_at = ? WHERE id = ?').run(tokenHash, expiresAt, id)
+
+export const invitationByTokenHash = (sqlite: Database, tokenHash: string) =>
   sqlite
-    .query(
-      `DELETE FROM members WHERE invited_email = ? AND user_id IS NULL
-         AND client_id IN (SELECT client_id FROM members WHERE user_id = ?)`,
-    )
-    .run(email, userId)
-  sqlite.query('UPDATE members SET user_id = ?, updated_at = ? WHERE invited_email = ? AND user_id IS NULL').run(userId, now, email)
-}
+    .query<MemberRow & { invite_expires_at: number | null }, [string]>(`SELECT ${COLUMNS}, invite_expires_at FROM members WHERE invite_token_hash = ?`)
+    .get(tokenHash)
+
+/** Accepting spends the secret: the row becomes an active membership of the user. */
+export const acceptInvitationRow = (sqlite: Database, id: string, userId: string, now: number) =>
+  sqlite
+    .query("UPDATE members SET user_id = ?, status = 'active', invite_token_hash = NULL, invite_expires_at = NULL, updated_at = ? WHERE id = ?")
+    .run(userId, now, id)
 
 /** Every client a user belongs to or is invited to, with its name, for the client switcher. */
 export const membershipsOfUser = (sqlite: Database, userId: string) =>

@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids'
 import { AppError, notFound } from '../../http/errors'
 import type { SystemRole, UserPrincipal } from '../../http/principal'
 import { createClientWithOwner } from '../clients/clients.service'
-import { acceptMembership, membershipsOf, takeOverInvitations } from '../clients/members.service'
+import { activeMembership, membershipsOf } from '../clients/members.service'
 import type { UserResponse } from './users.model'
 import type { Passwords } from './users.passwords'
 import { countUsers, insertUser, setHomeClient, setPasswordHash, setRole, userByEmail, userById, type UserRow } from './users.store'
@@ -20,6 +20,8 @@ export interface AccountDeps {
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
 export const userIdByEmail = (sqlite: Database, email: string) => userByEmail(sqlite, normalizeEmail(email))?.id ?? null
+
+export const emailOfUser = (sqlite: Database, userId: string) => userById(sqlite, userId)?.email ?? null
 
 export function toUserResponse(row: UserRow, actingClientId?: string): UserResponse {
   return {
@@ -43,7 +45,8 @@ export interface NewAccount {
 /**
  * A user with their own new client (named after the company, else the email), of which
  * they are the owner. The first account of an empty instance is its operator, unless the
- * caller forces a role (the CLI). Pending invitations to the email are taken over.
+ * caller forces a role (the CLI). Invitations to the email are not joined here: that takes the
+ * invitation's secret (POST /v1/invitations/accept), since registering proves no ownership of the email.
  */
 export async function createAccount(deps: AccountDeps, input: NewAccount, forceRole?: SystemRole): Promise<UserRow> {
   const email = normalizeEmail(input.email)
@@ -57,7 +60,6 @@ export async function createAccount(deps: AccountDeps, input: NewAccount, forceR
       insertUser(deps.sqlite, { id, email, password_hash: hash, first_name: input.first_name ?? null, last_name: input.last_name ?? null, role, now })
       const clientId = createClientWithOwner(deps, { name: input.company?.trim() || email, ownerUserId: id })
       setHomeClient(deps.sqlite, id, clientId)
-      takeOverInvitations(deps, email, id)
     })()
   } catch (err) {
     // Two registrations racing for one email: the unique index decides.
@@ -86,9 +88,9 @@ export function listMemberships(deps: Pick<AccountDeps, 'sqlite' | 'clock'>, pri
   }))
 }
 
-/** Moves the session to another client the user belongs to, accepting a pending invitation. */
+/** Moves the session to another client the user is an active member of. */
 export function switchableClient(deps: Pick<AccountDeps, 'sqlite' | 'clock'>, principal: UserPrincipal, clientId: string): string {
-  const member = deps.sqlite.transaction(() => acceptMembership(deps, clientId, principal.userId))()
+  const member = activeMembership(deps, clientId, principal.userId)
   if (!member) throw notFound('Client')
   return clientId
 }

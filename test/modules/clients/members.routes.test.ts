@@ -25,29 +25,32 @@ describe('GET /v1/clients/me/members', () => {
 })
 
 describe('POST /v1/clients/me/members', () => {
-  test('invites an unknown email: user_id empty, status invited; registering takes the invitation over', async () => {
+  test('invites an unknown email: user_id empty, status invited; the invitee accepts with the secret', async () => {
     const t = testApp()
     await createTenant(t) // so the newcomer is not the first (operator) account
     const a = await createTenant(t)
     const res = await invite(t, a.userHeaders, { email: 'New@Example.test', role: 'admin' })
     expect(res.status).toBe(201)
     expect(res.body).toMatchObject({ client_id: a.clientId, user_id: '', role: 'admin', status: 'invited', invited_email: 'new@example.test' })
+    expect(res.body.invitation_token).toStartWith('vin_')
 
     const h = await registerAndLogin(t, 'new@example.test')
     const me = (await t.request('GET', '/v1/auth/me', { headers: h })).body
     expect(me.client_id).not.toBe(a.clientId) // their own new client stays home
-    const row = (await members(t, a.userHeaders)).find((m) => m.id === res.body.id)
-    expect(row).toMatchObject({ user_id: me.user_id, status: 'invited' })
+    // registering with the email alone joins nothing
+    expect((await members(t, a.userHeaders)).find((m) => m.id === res.body.id)).toMatchObject({ user_id: '', status: 'invited' })
+    expect((await t.request('POST', '/v1/auth/switch', { headers: h, body: { client_id: a.clientId } })).status).toBe(404)
 
+    const accepted = await t.request('POST', '/v1/invitations/accept', { headers: h, body: { token: res.body.invitation_token } })
+    expect(accepted.status).toBe(200)
+    expect(accepted.body).toMatchObject({ id: res.body.id, client_id: a.clientId, user_id: me.user_id, status: 'active', role: 'admin' })
     const mine = (await t.request('GET', '/v1/auth/memberships', { headers: h })).body
-    expect(mine).toEqual(expect.arrayContaining([expect.objectContaining({ client_id: a.clientId, status: 'invited', role: 'admin', current: false })]))
+    expect(mine).toEqual(expect.arrayContaining([expect.objectContaining({ client_id: a.clientId, status: 'active', role: 'admin', current: false })]))
 
-    // accepting = switching into the client
     const sw = await t.request('POST', '/v1/auth/switch', { headers: h, body: { client_id: a.clientId } })
     expect(sw.status).toBe(200)
     const h2 = { authorization: `Bearer ${sw.body.access_token}` }
     expect((await t.request('GET', '/v1/clients/me', { headers: h2 })).body.client_id).toBe(a.clientId)
-    expect((await members(t, a.userHeaders)).find((m) => m.id === res.body.id).status).toBe('active')
     // the refresh token keeps acting for the switched-to client
     const again = (await t.request('POST', '/v1/auth/refresh', { body: { refresh_token: sw.body.refresh_token } })).body
     expect((await t.request('GET', '/v1/clients/me', { headers: { authorization: `Bearer ${again.access_token}` } })).body.client_id).toBe(a.clientId)
@@ -160,6 +163,7 @@ describe('sessions follow membership', () => {
     const a = await createTenant(t)
     const inv = (await invite(t, a.userHeaders, { email: 'b@example.test' })).body
     const h = await registerAndLogin(t, 'b@example.test')
+    await t.request('POST', '/v1/invitations/accept', { headers: h, body: { token: inv.invitation_token } })
     const home = (await t.request('GET', '/v1/auth/me', { headers: h })).body.client_id
     const sw = (await t.request('POST', '/v1/auth/switch', { headers: h, body: { client_id: a.clientId } })).body
     await t.request('DELETE', `/v1/clients/me/members/${inv.id}`, { headers: a.userHeaders })
