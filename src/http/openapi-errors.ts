@@ -110,6 +110,9 @@ function completeOperation(path: string, method: string, op: Operation, ext: { q
   const credential = op[AUTH_DOC] as Credential | undefined
   if (credential) op.security = credential === 'jwt' ? JWT_AUTH : KEY_AUTH
   const responses = (op.responses ??= {})
+  for (const r of Object.values(responses) as { content?: Record<string, { schema?: unknown }> }[]) {
+    for (const media of Object.values(r.content ?? {})) closeObjects(media.schema)
+  }
   if (!Object.keys(responses).some((s) => s.startsWith('2'))) responses['204'] = { description: 'Done; no content' }
   for (const [status, codes] of byStatus(errorCodesOf(method, op))) {
     const schemas = codes.map((c) => (c === 'validation_error' ? VALIDATION_REF : ERROR_REF))
@@ -121,6 +124,22 @@ function completeOperation(path: string, method: string, op: Operation, ext: { q
   }
   delete op[AUTH_DOC]
   delete op[ERRORS_DOC]
+}
+
+/**
+ * Answers are cleaned to their schema (the router drops undeclared properties), so their object
+ * schemas are closed unless they say otherwise. Said here for every response, because the router
+ * marks a schema so only once it has first served the route, which made the document depend on
+ * which routes had been called before it was first asked for.
+ */
+function closeObjects(schema: unknown): void {
+  if (!schema || typeof schema !== 'object') return
+  const s = schema as Record<string, unknown>
+  if (s.type === 'object' && s.additionalProperties === undefined && s.properties) s.additionalProperties = false
+  for (const value of Object.values(s)) {
+    if (Array.isArray(value)) value.forEach(closeObjects)
+    else if (value && typeof value === 'object') closeObjects(value)
+  }
 }
 
 function byStatus(codes: ErrorCode[]): Map<string, ErrorCode[]> {

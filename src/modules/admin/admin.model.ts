@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { Type } from '@sinclair/typebox'
 import { ClientResponse } from '../clients/clients.model'
 
 export const StatsResponse = t.Record(t.String(), t.Number(), {
@@ -7,31 +8,31 @@ export const StatsResponse = t.Record(t.String(), t.Number(), {
 
 /** limit 1..1000 (default 100), offset ≥ 0 (default 0): the spec leaves the bounds open. */
 export const AdminClientsQuery = t.Object({
-  limit: t.Integer({ minimum: 1, maximum: 1000, default: 100 }),
-  offset: t.Integer({ minimum: 0, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
 })
 
 export const AdminClient = t.Composite([
   ClientResponse,
   t.Object({
-    rate_limit: t.Nullable(t.Integer()),
-    max_devices_override: t.Nullable(t.Integer()),
-    max_users_override: t.Nullable(t.Integer()),
-    usage: t.Object({ devices: t.Integer(), members: t.Integer(), api_keys: t.Integer() }),
+    rate_limit: t.Nullable(Type.Integer()),
+    max_devices_override: t.Nullable(Type.Integer()),
+    max_users_override: t.Nullable(Type.Integer()),
+    usage: t.Object({ devices: Type.Integer(), members: Type.Integer(), api_keys: Type.Integer() }),
   }),
 ])
 
 /** The PATCH answer: the client with the operator's overrides (null: the plan's value applies). */
 export const AdminClientPatched = t.Composite([
   ClientResponse,
-  t.Object({ rate_limit: t.Nullable(t.Integer()), max_devices_override: t.Nullable(t.Integer()), max_users_override: t.Nullable(t.Integer()) }),
+  t.Object({ rate_limit: t.Nullable(Type.Integer()), max_devices_override: t.Nullable(Type.Integer()), max_users_override: t.Nullable(Type.Integer()) }),
 ])
 
 export const AdminClientList = t.Object({
   items: t.Array(AdminClient),
-  total: t.Integer(),
-  limit: t.Integer(),
-  offset: t.Integer(),
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
 })
 
 /**
@@ -41,10 +42,10 @@ export const AdminClientList = t.Object({
  */
 export const AdminClientUpdate = t.Object({
   plan_type: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
-  max_devices: t.Optional(t.Nullable(t.Integer({ minimum: 0, maximum: 1_000_000 }))),
-  max_users: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 1_000_000 }))),
+  max_devices: t.Optional(t.Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000 }))),
+  max_users: t.Optional(t.Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),
   /** requests per minute; null goes back to the plan's */
-  rate_limit: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 10_000_000 }))),
+  rate_limit: t.Optional(t.Nullable(Type.Integer({ minimum: 1, maximum: 10_000_000 }))),
 })
 
 export const AdminClientParams = t.Object({ client_id: t.String({ minLength: 1, maxLength: 100 }) })

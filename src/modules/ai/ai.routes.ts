@@ -28,11 +28,11 @@ export const aiDeps = (ctx: AppContext, overrides: Partial<AiDeps> = {}): AiDeps
   ...overrides,
 })
 
-export function aiRoutes(ctx: AppContext) {
 const configPatch = jsonInput(AiConfigPatch)
 const promptPatch = jsonInput(PromptPatch)
 const usageQuery = queryInput(UsageQuery)
 
+export function aiRoutes(ctx: AppContext) {
   const deps = aiDeps(ctx)
   ctx.jobs.push(...aiJobs(deps))
   const tags = ['ai']

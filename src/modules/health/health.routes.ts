@@ -1,4 +1,5 @@
 import { Elysia, t, type Static } from 'elysia'
+import { Type } from '@sinclair/typebox'
 import type { AppContext } from '../../context'
 import { VERSION } from '../../version'
 import { classifyDbError } from '../../db/db-errors'
@@ -7,7 +8,7 @@ import { healthJobs } from './health.jobs'
 const HealthResponse = t.Object({
   status: t.Union([t.Literal('ok'), t.Literal('degraded')]),
   version: t.String(),
-  uptime_seconds: t.Integer(),
+  uptime_seconds: Type.Integer(),
   database: t.Object({
     ok: t.Boolean(),
     // only when not ok: what is wrong, SQLite's words for it, and since when
