@@ -1,19 +1,28 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { guards, JWT_AUTH } from '../../http/guards'
+import { jsonInput } from '../../http/input'
+import { routeErrors } from '../../http/openapi-errors'
 import { MemberResponse } from './clients.model'
 import { InvitationAccept } from './invitations.model'
 import { acceptInvitation } from './invitations.service'
+
+const invitationAccept = jsonInput(InvitationAccept)
 
 /** The invitee accepts with the invitation's secret; then POST /v1/auth/switch acts for that client. */
 export function invitationsRoutes(ctx: AppContext) {
   const deps = { sqlite: ctx.db.sqlite, clock: ctx.clock }
   return new Elysia({ prefix: '/v1/invitations' })
     .use(guards(ctx))
-    .post('/accept', ({ user, body }) => acceptInvitation(deps, user.userId, body.token), {
+    .post('/accept', ({ user, body }) => acceptInvitation(deps, user.userId, invitationAccept.read(body).token), {
       user: true,
-      body: InvitationAccept,
       response: { 200: MemberResponse },
-      detail: { tags: ['clients'], security: JWT_AUTH, summary: 'Accept an invitation with its secret, signed in with the invited email (single use, 7 days)' },
+      detail: {
+        ...routeErrors('not_found', 'conflict'),
+        ...invitationAccept.doc,
+        tags: ['clients'],
+        security: JWT_AUTH,
+        summary: 'Accept an invitation with its secret, signed in with the invited email (single use, 7 days)',
+      },
     })
 }
