@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import './lib/date-time' // the strict date-time format, for every schema
 import type { AppContext, AppDeps } from './context'
 import { gateway } from './http/gateway'
 import { authGuards } from './http/auth'
