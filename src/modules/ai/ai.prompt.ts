@@ -29,16 +29,19 @@ At most ${MAX_ITEMS} items.`
 
 const VARIABLE = /\{\{\s*([^{}]*?)\s*\}\}/g
 
+// Own properties only: with `in`, {{constructor}} or {{__proto__}} passed as a variable and rendered as a function's source.
+const isVariable = (name: string): name is PromptVariable => Object.hasOwn(PROMPT_VARIABLES, name)
+
 /** The names used in a template that are not documented variables. */
 export function unknownVariables(template: string): string[] {
   const unknown = new Set<string>()
-  for (const m of template.matchAll(VARIABLE)) if (!(m[1]! in PROMPT_VARIABLES)) unknown.add(m[1]!)
+  for (const m of template.matchAll(VARIABLE)) if (!isVariable(m[1]!)) unknown.add(m[1]!)
   return [...unknown]
 }
 
 /** Fills the variables in one pass, so a value containing "{{…}}" is never expanded again. */
 export function renderPrompt(template: string, values: Record<PromptVariable, string>): string {
-  return template.replace(VARIABLE, (whole, name: string) => (name in values ? values[name as PromptVariable] : whole))
+  return template.replace(VARIABLE, (whole, name: string) => (isVariable(name) && Object.hasOwn(values, name) ? values[name] : whole))
 }
 
 const round = (v: number | null) => (v === null ? null : Math.round(v * 100) / 100)
