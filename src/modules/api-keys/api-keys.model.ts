@@ -6,7 +6,8 @@ export const ScopeSchema = t.Union(SCOPES.map((s) => t.Literal(s)))
 export const DEFAULT_SCOPES = ['metrics:write', 'recommendations:write'] as const
 
 export const APIKeyCreate = t.Object({
-  name: t.String({ minLength: 1, maxLength: 100 }),
+  /** at least one non-space character: the service trims it, and kept a blank one as sent */
+  name: t.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
   device_id: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 100 }))),
   /** an unknown scope is a 422; duplicates are dropped */
   scopes: t.Optional(t.Array(ScopeSchema, { minItems: 1, maxItems: SCOPES.length * 2 })),
