@@ -76,7 +76,6 @@ export function createContext(deps: AppDeps): AppContext {
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
   const ctx = createContext(deps)
-  const routes = () => app.routes as never
   const pipeline = requestPipeline({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth, storage: ctx.db.health })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(ctx))
   // Bun's router serves the direct routes; Elysia's serves the rest

@@ -11,7 +11,7 @@ import type { KeyPrincipal } from './principal'
  * It goes through the same pipeline as every other route (admission, key and scope check,
  * size-capped JSON body, the one error mapping), minus the framework's per-request hooks,
  * context and response mapping, which cost ~12 µs of a ~45 µs request. `handle` checks its
- * body itself (metrics.validate.ts) and returns the answer's JSON body.
+ * body itself (a bodyReader of http/input.ts) and returns the answer's JSON body.
  */
 export interface DirectKeyRoute {
   method: 'POST'
@@ -67,7 +67,7 @@ function handlerFor(pipeline: RequestPipeline, maxBodyBytes: number, route: Dire
       const body = await parseRequestBody(request, request.headers.get('content-type'), maxBodyBytes)
       return json(route.status, await route.handle({ key, body, request }), headers)
     } catch (err) {
-      const reply = pipeline.errorReply(err, request, route.path)
+      const reply = pipeline.errorReply(err, request)
       if (reply.headers) Object.assign(headers, reply.headers)
       return json(reply.status, reply.body, headers)
     }

@@ -1,12 +1,16 @@
-import { Elysia } from 'elysia'
-import { parseRequestBody } from './body'
+import { Elysia, ValidationError } from 'elysia'
+import type { ValueError } from '@sinclair/typebox/errors'
+import { BodyParseError, parseRequestBody } from './body'
+import { AppError } from './errors'
+import { RequestValidationError } from './input'
 import type { RequestPipeline } from './pipeline'
 import { requestState } from './request-state'
+import { dedupe, locationOf, toDetail } from './validation'
 
 /**
  * The request pipeline (pipeline.ts) as Elysia hooks, global to the app: admission in
  * onRequest, a size-capped JSON parser in onParse, and one error handler that turns every
- * failure into the spec's bodies.
+ * failure into the spec's bodies. This file is the one place that knows Elysia's failures.
  */
 export function gateway(pipeline: RequestPipeline, maxBodyBytes: number) {
   return new Elysia({ name: 'gateway' })
@@ -23,11 +27,27 @@ export function gateway(pipeline: RequestPipeline, maxBodyBytes: number) {
         if (state) state.rawBody = text
       }),
     )
-    .onError(({ code, error, request, set, route }) => {
-      const reply = pipeline.errorReply(error, request, route, String(code))
+    .onError(({ code, error, request, set }) => {
+      const reply = pipeline.errorReply(pipelineError(String(code), error, request), request)
       set.status = reply.status
       if (reply.headers) Object.assign(set.headers, reply.headers)
       return reply.body
     })
     .as('global')
+}
+
+/**
+ * An Elysia failure as one of the pipeline's own: an unparsable body (Elysia wraps what the
+ * parser threw), no route, a path parameter outside its schema. A response that does not match
+ * its own schema stays an internal error.
+ */
+function pipelineError(code: string, error: unknown, request: Request): unknown {
+  if (code === 'PARSE') return error instanceof Error && error.cause ? error.cause : new BodyParseError('The request body could not be parsed', 'json_invalid')
+  if (code === 'NOT_FOUND') return new AppError('not_found', `No route for ${request.method} ${new URL(request.url).pathname}`)
+  if (error instanceof ValidationError && error.type !== 'response') {
+    const all = error.all as unknown as ValueError[]
+    const where = locationOf(error.type)
+    return new RequestValidationError(all.length ? dedupe(all.map((e) => toDetail(where, e))) : [{ loc: [where], msg: 'Invalid value', type: 'value_error' }])
+  }
+  return error
 }

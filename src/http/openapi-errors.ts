@@ -135,7 +135,7 @@ function completeOperation(path: string, method: string, op: Operation, ext: { q
 function closeObjects(schema: unknown): void {
   if (!schema || typeof schema !== 'object') return
   const s = schema as Record<string, unknown>
-  if (s.type === 'object' && s.additionalProperties === undefined && s.properties) s.additionalProperties = false
+  if (s.type === 'object' && s.additionalProperties === undefined && (s.properties || s.patternProperties)) s.additionalProperties = false
   for (const value of Object.values(s)) {
     if (Array.isArray(value)) value.forEach(closeObjects)
     else if (value && typeof value === 'object') closeObjects(value)

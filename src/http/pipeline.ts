@@ -1,5 +1,3 @@
-import { ValidationError } from 'elysia'
-import type { ValueError } from '@sinclair/typebox/errors'
 import type { Config } from '../config'
 import type { Clock } from '../lib/clock'
 import type { Logger } from '../lib/logger'
@@ -12,7 +10,6 @@ import { BodyParseError } from './body'
 import { storageFaultError } from './storage-fault'
 import type { StorageHealth } from '../db/storage-health'
 import { RequestValidationError } from './input'
-import { dedupe, locateProperty, locationOf, toDetail } from './validation'
 
 export interface PipelineDeps {
   config: Config
@@ -110,35 +107,20 @@ export function requestPipeline(deps: PipelineDeps) {
   }
 
   /**
-   * Any failure as the spec's answer: AppError → its `error` body; validation and unparsable
-   * bodies → 422 `detail`; no route → 404; anything else → 500 with the request id only (the
-   * details go to the log). `code` is Elysia's name for the failure, when Elysia caught it.
+   * Any failure as the spec's answer: AppError → its `error` body; a request that does not
+   * match its schema or cannot be parsed → 422 `detail`; a storage fault → its own code;
+   * anything else → 500 with the request id only (the details go to the log). The pipeline
+   * knows only its own error types: each router's adapter translates the router's failures
+   * (gateway.ts for Elysia) before they come here.
    */
-  function errorReply(thrown: unknown, request: Request, route?: string, code?: string): ErrorReply {
+  function errorReply(error: unknown, request: Request): ErrorReply {
     const state = requestStateOf(request)
-    // Elysia wraps whatever a parser throws in a ParseError; the original says what went wrong.
-    const error = code === 'PARSE' && thrown instanceof Error && thrown.cause ? thrown.cause : thrown
     if (error instanceof AppError) return { status: error.status, body: errorBody(config.siteUrl, error.code, error.message, error.param), headers: error.headers }
     if (error instanceof RequestValidationError) return { status: 422, body: { detail: error.detail } }
     if (error instanceof BodyParseError) return { status: 422, body: { detail: [{ loc: ['body'], msg: error.message, type: error.type }] } }
-    if (error instanceof ValidationError && error === thrown) {
-      if (error.type === 'response') return internal(error)
-      const all = error.all as unknown as ValueError[]
-      if (error.type === 'property') {
-        const loc = locateProperty(request.url, route, error.value)
-        return { status: 422, body: { detail: all.slice(0, 1).map((e) => ({ ...toDetail(String(loc[0]), e), loc })) } }
-      }
-      const where = locationOf(error.type)
-      const detail = all.length ? dedupe(all.map((e) => toDetail(where, e))) : [{ loc: [where], msg: 'Invalid value', type: 'value_error' }]
-      return { status: 422, body: { detail } }
-    }
     const fault = storageFaultError(error, deps.storage, clock.now()) // a damaged file or a full disk: its own code, and /health reports it
     if (fault) logger.error('storage fault', { request_id: state?.id, error: (error as Error).message })
     if (fault) return { status: fault.status, body: errorBody(config.siteUrl, fault.code, fault.message), headers: fault.headers }
-    if (code === 'PARSE') return { status: 422, body: { detail: [{ loc: ['body'], msg: 'The request body could not be parsed', type: 'json_invalid' }] } }
-    if (code === 'NOT_FOUND') {
-      return { status: 404, body: errorBody(config.siteUrl, 'not_found', `No route for ${request.method} ${new URL(request.url).pathname}`) }
-    }
     return internal(error)
 
     function internal(err: unknown): ErrorReply {

@@ -97,25 +97,3 @@ export function dedupe(details: ValidationDetail[]): ValidationDetail[] {
     return true
   })
 }
-
-/**
- * Elysia checks numeric query and path values inside a transform that reports neither the
- * part nor the name ("property"). Find them again: the query parameter, else the path
- * segment of the route pattern, whose raw value is the one that failed.
- */
-export function locateProperty(url: string, route: string | undefined, value: unknown): (string | number)[] {
-  const raw = String(value)
-  const parsed = new URL(url)
-  const names = [...parsed.searchParams].filter(([, v]) => v === raw).map(([name]) => name)
-  if (names.length === 1) return ['query', names[0]!]
-  if (names.length > 1) return ['query'] // two parameters hold the bad value: cannot tell which
-  if (route) {
-    const pattern = route.split('/')
-    const actual = parsed.pathname.split('/')
-    for (let i = 0; i < pattern.length; i++) {
-      const seg = pattern[i]!
-      if (seg.startsWith(':') && decodeURIComponent(actual[i] ?? '') === raw) return ['path', seg.slice(1)]
-    }
-  }
-  return ['query']
-}

@@ -3,6 +3,10 @@ import { t as tt } from 'elysia'
 import { testApp, type TestApp } from '../helpers/app'
 import { createTenant, createKey, addMember } from '../helpers/fixtures'
 import { AppError } from '../../src/http/errors'
+import { queryInput } from '../../src/http/input'
+import { Type } from '@sinclair/typebox'
+
+const probeQuery = queryInput(tt.Object({ limit: tt.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }))
 
 /** A throwaway app with probe routes that exercise every part of the gateway. */
 function probeApp(config: Parameters<typeof testApp>[0] = {}) {
@@ -11,9 +15,8 @@ function probeApp(config: Parameters<typeof testApp>[0] = {}) {
     .post('/probe/body', ({ body }) => body, {
       body: tt.Object({ name: tt.String({ minLength: 2 }), count: tt.Optional(tt.Integer({ minimum: 1, maximum: 10 })), tags: tt.Optional(tt.Array(tt.String())) }),
     })
-    .get('/probe/query/:id', ({ params, query }) => ({ params, query }), {
-      params: tt.Object({ id: tt.Numeric() }),
-      query: tt.Object({ limit: tt.Optional(tt.Integer({ minimum: 1, maximum: 100 })) }),
+    .get('/probe/query/:id', ({ params, request }) => ({ params, query: probeQuery.read(request) }), {
+      params: tt.Object({ id: tt.String({ pattern: '^[0-9]+$' }) }),
     })
     .get('/probe/owner', ({ user }) => ({ user: user.userId }), { user: { roles: ['owner'] } })
     .get('/probe/operator', () => ({ ok: true }), { user: { operator: true } })
@@ -75,7 +78,7 @@ describe('422 validation shape', () => {
     expect(p.status).toBe(422)
     expect(p.body.detail[0].loc).toEqual(['path', 'id'])
     const ok = await t.request('GET', '/probe/query/5?limit=10')
-    expect(ok.body).toEqual({ params: { id: 5 }, query: { limit: 10 } })
+    expect(ok.body).toEqual({ params: { id: '5' }, query: { limit: 10 } })
   })
 })
 

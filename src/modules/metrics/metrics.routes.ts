@@ -4,7 +4,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { DirectKeyRoute } from '../../http/direct-routes'
 import { guards, JWT_AUTH } from '../../http/guards'
 import { routeErrors } from '../../http/openapi-errors'
-import { queryInput } from '../../http/input'
+import { bodyReader, queryInput } from '../../http/input'
 import { metricsJobs } from './metrics.jobs'
 import {
   BatchCreated,
@@ -22,12 +22,11 @@ import {
 } from './metrics.model'
 import { historyJson, ingestBatch, ingestOne, latest, summarizeDevice } from './metrics.service'
 import { MetricsSummary } from './metrics.summary.model'
-import { bodyValidator } from './metrics.validate'
 
 const tags = ['metrics']
-const checkHardwareMetricIn = bodyValidator(HardwareMetricIn)
-const checkNetworkMetricIn = bodyValidator(NetworkMetricIn)
-const checkBatchMetricIn = bodyValidator(BatchMetricIn)
+const checkHardwareMetricIn = bodyReader(HardwareMetricIn)
+const checkNetworkMetricIn = bodyReader(NetworkMetricIn)
+const checkBatchMetricIn = bodyReader(BatchMetricIn)
 const WRITE = 'metrics:write' as const
 const historyQuery = queryInput(HistoryQuery)
 const summaryQuery = queryInput(SummaryQuery)

@@ -1,0 +1,56 @@
+import { describe, expect, test } from 'bun:test'
+import { testApp } from '../helpers/app'
+import { createTenant } from '../helpers/fixtures'
+import { operationsOf } from '../helpers/contract'
+
+/** The routes anyone may call without a credential. */
+const PUBLIC = ['GET /health', 'GET /v1/billing/plans', 'GET /v1/ai/providers', 'POST /v1/auth/register', 'POST /v1/auth/login', 'POST /v1/auth/refresh', 'POST /v1/auth/logout', 'POST /v1/billing/webhook']
+
+async function documentOf(t = testApp()) {
+  return (await t.request('GET', '/openapi.json')).body
+}
+
+describe('/openapi.json says what can go wrong', () => {
+  test('every operation but the public ones declares its credential, and answers 401 and 403 are documented for it', async () => {
+    const ops = operationsOf(await documentOf())
+    const open = ops.filter((o) => !o.op.security).map((o) => `${o.method} ${o.path}`)
+    expect(open.sort()).toEqual([...PUBLIC].sort())
+    for (const o of ops.filter((o) => o.op.security)) {
+      expect({ op: `${o.method} ${o.path}`, has: ['401', '403'].every((s) => s in o.op.responses) }).toEqual({ op: `${o.method} ${o.path}`, has: true })
+    }
+  })
+
+  test('every operation documents a success, 429 and 500; 422 wherever it takes parameters or a body; 404 for path parameters', async () => {
+    for (const o of operationsOf(await documentOf())) {
+      const label = `${o.method} ${o.path}`
+      const statuses = Object.keys(o.op.responses)
+      expect({ label, success: statuses.some((s) => s.startsWith('2')) }).toEqual({ label, success: true })
+      expect({ label, has: ['429', '500'].every((s) => statuses.includes(s)) }).toEqual({ label, has: true })
+      if (o.op.parameters?.length || o.op.requestBody) expect({ label, has422: statuses.includes('422') }).toEqual({ label, has422: true })
+      if (o.path.includes('{')) expect({ label, has404: statuses.includes('404') }).toEqual({ label, has404: true })
+    }
+  })
+
+  test('deletes and logout document their 204; error responses refer to the two error shapes', async () => {
+    const doc = await documentOf()
+    for (const o of operationsOf(doc).filter((o) => o.method === 'DELETE' || o.path === '/v1/auth/logout')) expect(Object.keys(o.op.responses)).toContain('204')
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['ErrorBody', 'HTTPValidationError']))
+    // /health answers 503 with its own body (the database state), by design
+    const errors = operationsOf(doc).filter((o) => o.path !== '/health').flatMap((o) => Object.entries<any>(o.op.responses).filter(([s]) => Number(s) >= 400).map(([, r]) => JSON.stringify(r.content)))
+    for (const content of errors) expect(content).toMatch(/#\/components\/schemas\/(ErrorBody|HTTPValidationError)/)
+  })
+
+  test('no internal extension key reaches the document', async () => {
+    expect(JSON.stringify(await documentOf())).not.toContain('x-vigil-')
+  })
+
+  test('the document is the same whichever routes were served before it was first asked for', async () => {
+    const before = JSON.stringify(await documentOf())
+    const t = testApp()
+    const a = await createTenant(t)
+    for (const o of operationsOf(JSON.parse(before)).filter((o) => o.method === 'GET' && !o.path.includes('{'))) {
+      await t.request('GET', o.path, { headers: a.userHeaders })
+    }
+    expect(JSON.stringify(await documentOf(t))).toBe(before)
+  })
+})
