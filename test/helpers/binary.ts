@@ -1,20 +1,34 @@
-import { existsSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 export const ROOT = join(import.meta.dir, '../..')
 export const BINARY = join(ROOT, 'dist/vigil')
 
+/** The newest change to anything the executable is built from. */
+function newestSource(): number {
+  let newest = 0
+  for (const dir of ['src', 'web', 'migrations']) {
+    for (const entry of readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs)
+    }
+  }
+  return Math.max(newest, statSync(join(ROOT, 'package.json')).mtimeMs, statSync(join(ROOT, 'bun.lock')).mtimeMs)
+}
+
 /**
- * Builds dist/vigil once if it is not there (CI builds it before the tests). Without the
- * profile run: the same program in ~1 s instead of ~13 s, its bytecode merely laid out in
- * source order (scripts/build.ts), so a first `bun run test` on a fresh clone stays quick.
+ * Builds dist/vigil when it is missing or older than its sources (CI builds it before the
+ * tests), so the tests never judge a stale executable. Without the profile run: the same
+ * program in ~1 s instead of ~13 s, its bytecode merely laid out in source order
+ * (scripts/build.ts), so a first `bun run test` on a fresh clone stays quick.
  */
+let checked = false
 export function ensureBinary(): string {
-  if (!existsSync(BINARY)) {
+  if (!checked && (!existsSync(BINARY) || statSync(BINARY).mtimeMs < newestSource())) {
     const build = Bun.spawnSync([process.execPath, 'run', 'build', '--no-profile'], { cwd: ROOT, stdout: 'ignore', stderr: 'pipe' })
     if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
   }
+  checked = true
   return BINARY
 }
 
