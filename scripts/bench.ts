@@ -13,7 +13,10 @@
  *    p99); again at 1/10 the size, to show the cost does not grow with the data;
  * 5. RSS idle after start, after the registrations, under load and 12 s / 37 s after it; bytes
  *    per sample on disk; a kill -9 in the middle of an ingest run (every acknowledged batch
- *    must be stored); then a table.
+ *    must be stored);
+ * 6. hostile traffic, on a fresh server: ingest and GET /health p99 alone, then while 10 clients
+ *    send bodies nested 100,000 deep and bodies over the size cap (declared and chunked) at full
+ *    speed (scripts/bench/hostile.ts); `--hostile-only` runs this section alone; then a table.
  * Everything runs on loopback; only processes started here are stopped.
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -30,8 +33,8 @@ import { seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
 const args = new Set(process.argv.slice(2))
 const quick = args.has('--quick')
 const P = quick
-  ? { rounds: 2, duration: 3, warmup: 1, perDevice: 5_000, reads: 200, readRounds: 1 }
-  : { rounds: 5, duration: 6, warmup: 3, perDevice: 50_000, reads: 1_000, readRounds: 5 }
+  ? { rounds: 2, duration: 3, warmup: 1, perDevice: 5_000, reads: 200, readRounds: 1, hostileRounds: 1 }
+  : { rounds: 5, duration: 6, warmup: 3, perDevice: 50_000, reads: 1_000, readRounds: 5, hostileRounds: 2 }
 const DEVICES = 100
 const CONNECTIONS = 100
 /** idle memory is read this long after /health first answers: after the start-up shrink at 0.5 s */
@@ -189,6 +192,72 @@ async function ingestBench() {
   }
 }
 
+const HOSTILE_CLIENTS = 10
+
+/**
+ * Ingest and /health alone ("quiet") and while HOSTILE_CLIENTS clients send nested and oversized
+ * bodies ("hostile"), alternating phases of P.duration s on one fresh server; medians of rounds.
+ * The probe and the attackers are processes of their own, like the load generator.
+ */
+async function hostileBench() {
+  const dir = join(tmp, 'hostile')
+  const db = freshDb(dir)
+  // one more tenant than the collectors need: its keys are the attackers'
+  const tenants = seedAccounts(db.sqlite, { tenants: 11, keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now: Date.now() })
+  db.close()
+  const vigil = await startIngestServer(dir, tenants)
+  const collectors = vigil.devices.slice(0, DEVICES)
+  const base = vigil.url.replace('/v1/metrics/batch', '')
+  const helper = join(root, 'scripts/bench/hostile.ts')
+  const spec = { base, keys: tenants.at(-1)!.keys, duration: P.duration, clients: HOSTILE_CLIENTS }
+  type Probe = { n: number; p50: number; p99: number; max: number }
+  try {
+    log(`hostile: warm-up ${P.warmup}s`)
+    await drive(vigil.url, collectors, vigil.server.pid, P.warmup)
+    const phases: { quiet: { load: Run; health: Probe }; hostile: { load: Run; health: Probe; attack: Record<string, number> } }[] = []
+    for (let i = 0; i < P.hostileRounds; i++) {
+      log(`hostile round ${i + 1}/${P.hostileRounds}: ${P.duration}s quiet, ${P.duration}s with ${HOSTILE_CLIENTS} attackers`)
+      const [qLoad, qHealth] = await Promise.all([drive(vigil.url, collectors, vigil.server.pid, P.duration), runJson<Probe>(helper, { ...spec, mode: 'probe' }, 120_000)])
+      const [hLoad, hHealth, attack] = await Promise.all([
+        drive(vigil.url, collectors, vigil.server.pid, P.duration),
+        runJson<Probe>(helper, { ...spec, mode: 'probe' }, 120_000),
+        runJson<Record<string, number>>(helper, { ...spec, mode: 'attack' }, 120_000),
+      ])
+      phases.push({ quiet: { load: qLoad, health: qHealth }, hostile: { load: hLoad, health: hHealth, attack } })
+    }
+    return phases
+  } finally {
+    await stop(vigil.server)
+  }
+}
+
+function hostileRows(phases: Awaited<ReturnType<typeof hostileBench>>): [string, string, string][] {
+  const med = (f: (p: (typeof phases)[number]) => number) => median(phases.map(f))
+  const ms = (n: number) => `${Math.round(n * 100) / 100} ms`
+  const ratio = med((p) => p.hostile.load.rps / p.quiet.load.rps)
+  const attack: Record<string, number> = {}
+  for (const p of phases) for (const [k, n] of Object.entries(p.hostile.attack)) attack[k] = (attack[k] ?? 0) + n
+  const total = Object.values(attack).reduce((a, b) => a + b, 0)
+  const failed = phases.reduce((n, p) => n + p.quiet.load.non2xx + p.quiet.load.errors + p.hostile.load.non2xx + p.hostile.load.errors, 0)
+  return [
+    [
+      `hostile: ingest quiet / with ${HOSTILE_CLIENTS} attackers`,
+      `${Math.round(med((p) => p.quiet.load.rps))} / ${Math.round(med((p) => p.hostile.load.rps))} req/s (ratio ${ratio.toFixed(2)})`,
+      `p99 ${ms(med((p) => p.quiet.load.p99))} / ${ms(med((p) => p.hostile.load.p99))}; server CPU ${med((p) => p.quiet.load.cpuUsPerReq).toFixed(1)} / ${med((p) => p.hostile.load.cpuUsPerReq).toFixed(1)} µs per ingest request (attacks included); peak RSS ${med((p) => p.quiet.load.peakRss)} / ${med((p) => p.hostile.load.peakRss)} MB; collector non-2xx + errors ${failed}`,
+    ],
+    [
+      `hostile: GET /health quiet / with ${HOSTILE_CLIENTS} attackers`,
+      `p99 ${ms(med((p) => p.quiet.health.p99))} / ${ms(med((p) => p.hostile.health.p99))}`,
+      `p50 ${ms(med((p) => p.quiet.health.p50))} / ${ms(med((p) => p.hostile.health.p50))}, max ${ms(med((p) => p.quiet.health.max))} / ${ms(med((p) => p.hostile.health.max))} (sequential, under the ingest load)`,
+    ],
+    [
+      'hostile: attack requests answered',
+      `${total} in ${phases.length} × ${P.duration} s`,
+      Object.entries(attack).sort().map(([k, n]) => `${k}: ${n}`).join(', ') + ' (deep = 100k-deep array, declared/chunked = 2 MiB over the 1 MiB cap)',
+    ],
+  ]
+}
+
 async function readBench(name: string, tenantCount: number) {
   const dir = join(tmp, name)
   const db = freshDb(dir)
@@ -235,12 +304,14 @@ async function readBench(name: string, tenantCount: number) {
   }
 }
 
-try {
-  if (!args.has('--no-build')) {
-    log('building dist/vigil')
-    const b = Bun.spawnSync([process.execPath, 'run', 'build'], { cwd: root, stdout: 'ignore', stderr: 'inherit' })
-    if (b.exitCode !== 0) throw new Error('build failed')
-  }
+async function hostileOnly() {
+  const rows = hostileRows(await hostileBench())
+  console.log(`\nvigil bench, hostile traffic only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} collector connections\n`)
+  console.log('| measure | result | detail |\n|---|---|---|')
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
+
+async function fullRun() {
   const ingest = await ingestBench()
   const big = await readBench('reads-full', 10)
   const small = await readBench('reads-tenth', 1)
@@ -270,10 +341,20 @@ try {
     ['bytes on disk per batch (hardware + network sample, row + index)', `${ingest.disk.bytesPerBatch} B`, `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`],
     ['kill -9 during ingest', `${ingest.durability.acked} acknowledged`, `${ingest.durability.stored} stored (none lost)`],
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
+    ...hostileRows(await hostileBench()),
   )
   console.log(`\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`)
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
+
+try {
+  if (!args.has('--no-build')) {
+    log('building dist/vigil')
+    const b = Bun.spawnSync([process.execPath, 'run', 'build'], { cwd: root, stdout: 'ignore', stderr: 'inherit' })
+    if (b.exitCode !== 0) throw new Error('build failed')
+  }
+  await (args.has('--hostile-only') ? hostileOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })
   else log(`kept ${tmp}`)
