@@ -50,8 +50,9 @@ export async function stop(proc: Subprocess, graceMs = 10_000): Promise<void> {
 }
 
 /** Runs a helper script of ours in its own bun process and parses the JSON line it prints. */
-export async function runJson<T>(script: string, arg: unknown, timeoutMs: number): Promise<T> {
-  const proc = Bun.spawn([process.execPath, script, JSON.stringify(arg)], { stdout: 'pipe', stderr: 'inherit' })
+export async function runJson<T>(script: string, arg: unknown, timeoutMs: number, opts: { lowestPriority?: boolean } = {}): Promise<T> {
+  const command = [process.execPath, script, JSON.stringify(arg)]
+  const proc = Bun.spawn(opts.lowestPriority ? ['nice', '-n', '19', ...command] : command, { stdout: 'pipe', stderr: 'inherit' })
   const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
   const out = await new Response(proc.stdout).text()
   await proc.exited

@@ -18,8 +18,7 @@ export async function readBodyText(request: Request, max: number): Promise<strin
   return readCapped(request.body, max, () => tooLarge(max))
 }
 
-const tooLarge = (max: number) =>
-  new AppError('payload_too_large', `The request body is larger than ${max} bytes`)
+export const tooLarge = (max: number) => new AppError('payload_too_large', `The request body is larger than ${max} bytes`)
 
 /**
  * A request body as the routes see it: JSON (any `application/json` or `+json` type, or none

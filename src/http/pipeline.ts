@@ -6,7 +6,7 @@ import { AppError, ERROR_CODES, errorBody } from './errors'
 import type { Authenticator } from './principal'
 import type { RateLimiter } from './rate-limiter'
 import { clientIp, requestIdFrom, requestState as requestStateOf, RequestState, setRequestState } from './request-state'
-import { BodyParseError } from './body'
+import { BodyParseError, tooLarge } from './body'
 import { storageFaultError } from './storage-fault'
 import type { StorageHealth } from '../db/storage-health'
 import { RequestValidationError } from './input'
@@ -35,6 +35,8 @@ export interface ErrorReply {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const EXPOSED = 'x-request-id, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after'
+
+const hasBody = (h: Headers) => h.has('transfer-encoding') || (h.get('content-length') ?? '0') !== '0'
 
 /**
  * What every request goes through, whichever router dispatches it (Elysia's, or Bun's own for
@@ -100,7 +102,7 @@ export function requestPipeline(deps: PipelineDeps) {
     if (BODY_METHODS.has(request.method)) {
       const declared = Number(h.get('content-length') ?? 0)
       if (declared > config.maxBodyBytes) {
-        throw new AppError('payload_too_large', `The request body is larger than ${config.maxBodyBytes} bytes`)
+        throw tooLarge(config.maxBodyBytes)
       }
     }
     return state
@@ -114,6 +116,15 @@ export function requestPipeline(deps: PipelineDeps) {
    * (gateway.ts for Elysia) before they come here.
    */
   function errorReply(error: unknown, request: Request): ErrorReply {
+    const reply = replyFor(error, request)
+    // Refused before its body was read (rate limit, credential, size): the connection closes
+    // after the answer instead of reading and discarding the rest of the body to keep it, which
+    // under a flood of large bodies was most of the server's work.
+    if (!request.bodyUsed && hasBody(request.headers)) reply.headers = { ...reply.headers, connection: 'close' }
+    return reply
+  }
+
+  function replyFor(error: unknown, request: Request): ErrorReply {
     const state = requestStateOf(request)
     if (error instanceof AppError) return { status: error.status, body: errorBody(config.siteUrl, error.code, error.message, error.param), headers: error.headers }
     if (error instanceof RequestValidationError) return { status: 422, body: { detail: error.detail } }

@@ -71,3 +71,32 @@ describe('large but shallow bodies still parse', () => {
     expect(many.status).toBe(201)
   })
 })
+
+describe('a request refused before its body is read closes its connection', () => {
+  test('rate-limited, unauthenticated and oversized answers say connection: close; answers to read bodies keep it', async () => {
+    const t = testApp({ config: { rateLimits: { free: 10, pro: 10, enterprise: 10, anonymous: 100 }, maxBodyBytes: 1024 } })
+    const ten = await tenantWithDevices(t)
+    const body = JSON.stringify({ hardware: hardwareSample() })
+    // as a socket delivers them: with their length declared
+    const send = (path: string, headers: Record<string, string>, raw: string) =>
+      t.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { ...json, 'content-length': String(raw.length), ...headers }, body: raw }))
+    const post = (headers: Record<string, string>) => send('/v1/metrics/batch', headers, body)
+    const stored = await post(ten.keyHeaders)
+    expect(stored.status).toBe(201)
+    expect(stored.headers.get('connection')).toBeNull()
+    let limited = await post(ten.keyHeaders)
+    while (limited.status === 201) limited = await post(ten.keyHeaders)
+    expect(limited.status).toBe(429)
+    expect(limited.headers.get('connection')).toBe('close')
+    const anonymous = await post({})
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.headers.get('connection')).toBe('close')
+    const big = await send('/v1/auth/refresh', {}, 'x'.repeat(2048))
+    expect(big.status).toBe(413)
+    expect(big.headers.get('connection')).toBe('close')
+    // a body that was read and found wanting leaves the connection as it was
+    const deep = await send('/v1/auth/refresh', {}, arrays(100))
+    expect(deep.status).toBe(422)
+    expect(deep.headers.get('connection')).toBeNull()
+  })
+})
