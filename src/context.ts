@@ -7,7 +7,6 @@ import type { AccessTokens } from './modules/users/users.tokens'
 import type { ApiKeyVerifier } from './modules/api-keys/api-keys.verifier'
 import type { ClientLimits } from './modules/clients/clients.limits'
 import type { Plan } from './modules/billing/billing.catalog'
-import type { Job } from './jobs/scheduler'
 import type { Authenticator } from './http/principal'
 import type Stripe from 'stripe'
 import type { MetricsSource } from './modules/ai/ai.metrics-source'
@@ -55,8 +54,6 @@ export interface AppContext {
   plans: () => Plan[]
   /** null when billing is not configured (no STRIPE_SECRET_KEY) */
   stripe: Stripe | null
-  /** jobs modules register; `serve` schedules them */
-  jobs: Job[]
   /** the key for provider secrets at rest, made on first use */
   secretKey: () => Uint8Array
   /** what the recommendation engine reads; the metrics module provides it */

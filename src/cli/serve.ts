@@ -28,7 +28,7 @@ export async function serve(config: Config): Promise<void> {
   // made now (the data dir must be writable at start) and derived into a key on first use
   const secretFile = config.secretKey ? undefined : dataDirSecret(config, 'secret.key')
   const secretKey = secretFile === undefined ? undefined : () => deriveSecretKey(secretFile)
-  const { app, ctx, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey })
+  const { app, jobs, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey })
   const tls = config.tlsCert && config.tlsKey ? { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) } : undefined
 
   listenOrExplain(() => app.listen({
@@ -45,7 +45,7 @@ export async function serve(config: Config): Promise<void> {
     db.close()
     lock.release()
   })
-  const scheduler = startScheduler(ctx.jobs, logger)
+  const scheduler = startScheduler(jobs, logger)
   const checkpointer = startCheckpointer({
     sqlite: db.sqlite,
     synchronous: config.synchronous,

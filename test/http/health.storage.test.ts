@@ -73,7 +73,7 @@ describe('storage faults', () => {
 
     const db = open(dir)
     const t = testApp({ db })
-    const job = t.ctx.jobs.find((j) => j.name === 'integrity-check')!
+    const job = t.jobs.find((j) => j.name === 'health.integrity-check')!
     expect(job.cron).toBe('0 23 * * * *')
     await job.run()
     const health = await t.request('GET', '/health')

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { Cron } from 'croner'
 import { IN_UTC, startScheduler } from '../../src/jobs/scheduler'
 import { createLogger } from '../../src/lib/logger'
+import { testApp } from '../helpers/app'
 
 const savedTz = process.env.TZ
 afterEach(() => {
@@ -39,5 +40,18 @@ describe('schedules', () => {
     await scheduler.stop()
     expect(finished).toBe(true)
     expect(lines.find((l) => l.includes('job failed'))).toContain('boom')
+  })
+})
+
+describe('the job list', () => {
+  test('every job is registered once, in one list, named <domain>.<what it does>, on a six-field UTC cron', () => {
+    const { jobs } = testApp()
+    const names = jobs.map((j) => j.name)
+    expect(new Set(names).size).toBe(names.length)
+    for (const job of jobs) {
+      expect(job.name).toMatch(/^[a-z]+\.[a-z-]+$/)
+      expect(job.cron.split(' ')).toHaveLength(6)
+    }
+    expect(names.sort()).toEqual(['ai.recommendations', 'billing.prune-events', 'health.integrity-check', 'metrics.retention', 'metrics.rollup', 'users.purge-refresh-tokens'])
   })
 })

@@ -1,6 +1,5 @@
 import { Cron } from 'croner'
 import { IN_UTC } from '../../jobs/scheduler'
-import type { Job } from '../../jobs/scheduler'
 import { DEFAULT_SCHEDULE } from './ai.config.service'
 import { generateForDevice, type AiDeps } from './ai.service'
 
@@ -40,6 +39,3 @@ export async function runDueGenerations(deps: AiDeps): Promise<{ clients: number
   }
   return { clients, devices }
 }
-
-/** Checked every minute; each client's own cron pattern decides whether it is its turn. */
-export const aiJobs = (deps: AiDeps): Job[] => [{ name: 'ai-recommendations', cron: '0 * * * * *', run: () => runDueGenerations(deps).then(() => {}) }]

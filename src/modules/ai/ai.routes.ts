@@ -5,7 +5,6 @@ import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput, queryInput } from '../../http/input'
 import { recommendationsDeps } from '../recommendations/recommendations.routes'
 import { presentConfig, updateConfig, updatePrompt } from './ai.config.service'
-import { aiJobs } from './ai.jobs'
 import { AiConfig, AiConfigPatch, DeviceParams, GenerateResult, PromptPatch, PromptResponse, ProviderList, TestResult, UsagePage, UsageQuery } from './ai.model'
 import { PROMPT_VARIABLES } from './ai.prompt'
 import { PROVIDER_CATALOG } from './ai.providers'
@@ -34,7 +33,6 @@ const usageQuery = queryInput(UsageQuery)
 
 export function aiRoutes(ctx: AppContext) {
   const deps = aiDeps(ctx)
-  ctx.jobs.push(...aiJobs(deps))
   const tags = ['ai']
   const managers = { roles: ['owner', 'admin'] as ('owner' | 'admin')[] }
   return new Elysia({ prefix: '/v1/ai' })

@@ -6,7 +6,6 @@ import { billingClientRoutes } from './billing.client-routes'
 import { guards } from '../../http/guards'
 import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput } from '../../http/input'
-import { billingJobs } from './billing.jobs'
 import { CheckoutRequest, CheckoutResponse, PlanInfo, PortalResponse, SubscriptionResponse, SyncResponse, WebhookResponse } from './billing.model'
 import { checkout, planInfo, portal, subscriptionOf, sync } from './billing.service'
 import { handleWebhook } from './billing.webhook'
@@ -18,7 +17,6 @@ const checkoutInput = jsonInput(CheckoutRequest)
 
 /** /v1/billing/* and the client's billing reads. Provider flows need Stripe; reads never do. */
 export function billingRoutes(ctx: AppContext) {
-  ctx.jobs.push(...billingJobs(ctx))
   return new Elysia()
     .use(guards(ctx))
     .group('/v1/billing', (g) =>

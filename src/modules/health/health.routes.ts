@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox'
 import type { AppContext } from '../../context'
 import { VERSION } from '../../version'
 import { classifyDbError } from '../../db/db-errors'
-import { healthJobs } from './health.jobs'
 
 const HealthResponse = t.Object({
   status: t.Union([t.Literal('ok'), t.Literal('degraded')]),
@@ -35,7 +34,6 @@ function databaseState(ctx: AppContext, ping: () => unknown): Database {
 }
 
 export function healthRoutes(ctx: AppContext) {
-  ctx.jobs.push(...healthJobs(ctx))
   // reads the schema page: a file damaged there, or no longer a database, fails it
   const ping = ctx.db.sqlite.query('SELECT count(*) AS n FROM sqlite_schema')
   return new Elysia().get(

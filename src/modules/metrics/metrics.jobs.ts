@@ -1,6 +1,5 @@
 import type { Config } from '../../config'
 import type { DbHandle } from '../../db/connection'
-import type { Job } from '../../jobs/scheduler'
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import { TIERS, type MetricKind } from './metrics.fields'
@@ -73,12 +72,4 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
   }
   deps.logger?.debug('metrics pruned', { rows: total })
   return total
-}
-
-/** The metric jobs, for ctx.jobs. Rollups every minute (just after the grace period), pruning hourly. */
-export function metricsJobs(deps: MetricsJobDeps): Job[] {
-  return [
-    { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(deps) },
-    { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(deps).then(() => undefined) },
-  ]
 }

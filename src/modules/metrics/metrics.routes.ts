@@ -5,7 +5,6 @@ import type { DirectKeyRoute } from '../../http/direct-routes'
 import { guards, JWT_AUTH } from '../../http/guards'
 import { routeErrors } from '../../http/openapi-errors'
 import { bodyReader, queryInput } from '../../http/input'
-import { metricsJobs } from './metrics.jobs'
 import {
   BatchCreated,
   BatchMetricIn,
@@ -62,7 +61,6 @@ export function metricsIngestRoutes(ctx: AppContext): DirectKeyRoute[] {
 
 /** The portal's reads (history, latest, summary) and the metric jobs. */
 export function metricsRoutes(ctx: AppContext) {
-  ctx.jobs.push(...metricsJobs(ctx))
   return new Elysia({ prefix: '/v1/metrics' })
     .use(guards(ctx))
     .get('/hardware/:device_id', ({ user, params, request }) => json(historyJson(ctx, user.clientId, 'hardware', params.device_id, historyQuery.read(request))), {

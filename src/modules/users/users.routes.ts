@@ -8,7 +8,6 @@ import { login, logout, refresh, switchClient, type AuthDeps } from './users.aut
 import { MembershipResponse, RefreshRequest, SwitchClientRequest, TokenResponse, UserLogin, UserRegister, UserResponse } from './users.model'
 import { passwords } from './users.passwords'
 import { createAccount, getUser, listMemberships, toUserResponse } from './users.service'
-import { purgeOldRefreshTokens } from './users.sessions'
 import { ACCOUNT_POLICY, ADDRESS_POLICY, loginThrottle } from './users.throttle'
 
 const tags = ['auth']
@@ -28,7 +27,6 @@ export function usersRoutes(ctx: AppContext) {
     refreshTtlSeconds: ctx.config.refreshTtlSeconds,
     throttle: { account: loginThrottle(ctx.clock, ACCOUNT_POLICY), address: loginThrottle(ctx.clock, ADDRESS_POLICY) },
   }
-  ctx.jobs.push({ name: 'purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens(deps) })
 
   return new Elysia({ prefix: '/v1/auth' })
     .use(guards(ctx))

@@ -257,7 +257,7 @@ describe('GET /v1/ai/usage', () => {
 describe('scheduled generation', () => {
   test('runs per client on its schedule, skips disabled clients, registers a job', async () => {
     const { t, a, device } = await setup()
-    expect(t.ctx.jobs.map((j) => j.name)).toContain('ai-recommendations')
+    expect(t.jobs.map((j) => j.name)).toContain('ai.recommendations')
     const b = await createTenant(t)
     insertDevice(t, b.clientId)
     await t.request('PATCH', '/v1/ai/config', { headers: b.userHeaders, body: { enabled: false } })

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ConfigError } from '../../../src/config'
 import { DEFAULT_PLANS, loadPlans, plansFrom, tierOf } from '../../../src/modules/billing/billing.catalog'
-import { billingJobs } from '../../../src/modules/billing/billing.jobs'
+import { pruneBillingEvents } from '../../../src/modules/billing/billing.jobs'
 import { testApp } from '../../helpers/app'
 
 const dir = mkdtempSync(join(tmpdir(), 'vigil-plans-'))
@@ -76,9 +76,8 @@ describe('billing jobs', () => {
       t.clock.now() - 31 * 86_400_000,
       t.clock.now() - 29 * 86_400_000,
     ])
-    const job = billingJobs(t.ctx).find((j) => j.name === 'billing-prune-events')!
-    expect(t.ctx.jobs.map((j) => j.name)).toContain('billing-prune-events')
-    job.run()
+    expect(t.jobs.map((j) => j.name)).toContain('billing.prune-events')
+    pruneBillingEvents(t.ctx)
     expect(t.db.sqlite.query<{ id: string }, []>('SELECT id FROM billing_events').all()).toEqual([{ id: 'evt_new' }])
   })
 })

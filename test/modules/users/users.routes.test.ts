@@ -283,7 +283,7 @@ describe('job purge-refresh-tokens', () => {
     await t.request('POST', '/v1/auth/logout', { body: { refresh_token: old.refresh_token } })
     t.clock.advance(86_400_000 + 3600_000 + 1)
     const live = (await login(t, 'u@example.test')).body
-    const job = t.ctx.jobs.find((j) => j.name === 'purge-refresh-tokens')!
+    const job = t.jobs.find((j) => j.name === 'users.purge-refresh-tokens')!
     await job.run()
     expect(t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM refresh_tokens').get()!.n).toBe(1)
     expect((await t.request('POST', '/v1/auth/refresh', { body: { refresh_token: live.refresh_token } })).status).toBe(200)
