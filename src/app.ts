@@ -24,7 +24,7 @@ import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.ro
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
-  const { ctx, jobs } = compose(deps)
+  const { ctx, modules, jobs } = compose(deps)
   const pipeline = requestPipeline({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth, storage: ctx.db.health })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(ctx))
   // Bun's router serves the direct routes; Elysia's serves the rest
@@ -47,7 +47,7 @@ export function createApp(deps: AppDeps) {
     .use(metricsRoutes(ctx))
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
   const handle = (request: Request): Promise<Response> => direct.match(request)?.(request, NO_PEER) ?? app.handle(request)
-  return { app, ctx, jobs, handle, direct, requestsAdmitted: pipeline.admittedCount }
+  return { app, ctx, modules, jobs, handle, direct, requestsAdmitted: pipeline.admittedCount }
 }
 
 /** In-process requests come from no socket. */
