@@ -28,7 +28,7 @@ export function createApp(deps: AppDeps) {
   const pipeline = requestPipeline({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth, storage: ctx.db.health })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(ctx))
   // Bun's router serves the direct routes; Elysia's serves the rest
-  const app = new Elysia({ serve: { routes: direct.serveRoutes as never } })
+  const app = new Elysia({ serve: { routes: direct.serveRoutes } })
     .use(gateway(pipeline, ctx.config.maxBodyBytes))
     .use(openapiDocs(direct.openapiPaths))
     .use(pages())

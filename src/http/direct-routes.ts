@@ -74,13 +74,11 @@ function handlerFor(pipeline: RequestPipeline, maxBodyBytes: number, route: Dire
   }
 }
 
-/** The route's OpenAPI operation, named the way the generator names Elysia's routes. */
+/** The route's OpenAPI operation; openapi-errors.ts completes it like every other. */
 function operationOf(route: DirectKeyRoute) {
-  const operationId = route.method.toLowerCase() + route.path.split('/').filter(Boolean).map((s) => s[0]!.toUpperCase() + s.slice(1)).join('')
   return {
     tags: route.doc.tags,
     summary: route.doc.summary,
-    operationId,
     [AUTH_DOC]: 'key',
     ...(route.doc.errors ? routeErrors(...route.doc.errors) : {}),
     requestBody: { required: true, content: { 'application/json': { schema: route.doc.body } } },

@@ -33,34 +33,34 @@ const VALIDATION_REF = { $ref: '#/components/schemas/HTTPValidationError' }
 /** The schemas the error responses refer to, for `components.schemas`. */
 export const ERROR_SCHEMAS = {
   ErrorBody: {
-    type: 'object',
+    type: 'object' as const,
     required: ['error'],
     properties: {
       error: {
-        type: 'object',
+        type: 'object' as const,
         required: ['code', 'message', 'param', 'doc_url'],
         properties: {
-          code: { type: 'string', enum: Object.keys(ERROR_CODES) },
-          message: { type: 'string' },
-          param: { type: 'string', description: 'the offending parameter, or empty' },
-          doc_url: { type: 'string' },
+          code: { type: 'string' as const, enum: Object.keys(ERROR_CODES) },
+          message: { type: 'string' as const },
+          param: { type: 'string' as const, description: 'the offending parameter, or empty' },
+          doc_url: { type: 'string' as const },
         },
       },
     },
   },
   HTTPValidationError: {
-    type: 'object',
+    type: 'object' as const,
     required: ['detail'],
     properties: {
       detail: {
-        type: 'array',
+        type: 'array' as const,
         items: {
-          type: 'object',
+          type: 'object' as const,
           required: ['loc', 'msg', 'type'],
           properties: {
-            loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
-            msg: { type: 'string' },
-            type: { type: 'string' },
+            loc: { type: 'array' as const, items: { anyOf: [{ type: 'string' as const }, { type: 'integer' as const }] } },
+            msg: { type: 'string' as const },
+            type: { type: 'string' as const },
           },
         },
       },
@@ -96,6 +96,7 @@ export function completeDocument(doc: { paths?: Record<string, Record<string, Op
 }
 
 function completeOperation(path: string, method: string, op: Operation, ext: { query: string; body: string }) {
+  op.operationId = operationIdOf(method, path)
   if (op[ext.query]) {
     op.parameters = [...(op.parameters ?? []).filter((p) => p.in !== 'query'), ...(op[ext.query] as { in: string }[])]
     delete op[ext.query]
@@ -140,6 +141,17 @@ function closeObjects(schema: unknown): void {
     if (Array.isArray(value)) value.forEach(closeObjects)
     else if (value && typeof value === 'object') closeObjects(value)
   }
+}
+
+/**
+ * One naming for every operation, whichever router serves it: the method, then each path
+ * segment in camel case, parameters as `By<Name>` (`DELETE /v1/auth/api-keys/{key_id}` →
+ * `deleteV1AuthApiKeysByKeyId`), so generated clients get valid identifiers.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const camel = (word: string) => word.split(/[-_]/).map((w) => (w[0] ?? '').toUpperCase() + w.slice(1)).join('')
+  const segments = path.split('/').filter(Boolean).map((seg) => (seg.startsWith('{') ? 'By' + camel(seg.slice(1, -1)) : camel(seg)))
+  return method.toLowerCase() + (segments.join('') || 'Index')
 }
 
 function byStatus(codes: ErrorCode[]): Map<string, ErrorCode[]> {

@@ -40,6 +40,15 @@ describe('/openapi.json says what can go wrong', () => {
     for (const content of errors) expect(content).toMatch(/#\/components\/schemas\/(ErrorBody|HTTPValidationError)/)
   })
 
+  test('every operation has a unique operationId that is a valid identifier, whichever router serves it', async () => {
+    const ops = operationsOf(await documentOf())
+    const ids = ops.map((o) => (o.op as { operationId?: string }).operationId ?? '')
+    for (const id of ids) expect(id).toMatch(/^[a-z]+[A-Za-z0-9]*$/)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(ids).toContain('deleteV1AuthApiKeysByKeyId')
+    expect(ids).toContain('postV1MetricsBatch')
+  })
+
   test('no internal extension key reaches the document', async () => {
     expect(JSON.stringify(await documentOf())).not.toContain('x-vigil-')
   })
