@@ -1,5 +1,5 @@
 /**
- * WAL checkpoints off the event loop (issue 7).
+ * WAL checkpoints off the event loop.
  *
  * SQLite's automatic checkpoint runs inside whichever COMMIT crosses 1000 pages, with its
  * fsyncs, on the thread that committed: here, the event loop every request shares. A checkpoint
@@ -23,6 +23,7 @@
  */
 import type { Database } from 'bun:sqlite'
 import type { Logger } from '../lib/logger'
+import { systemTimers, type Timers } from '../lib/timers'
 import { CHECKPOINT_WORKER_URL } from '../workers'
 import type { Synchronous } from './connection'
 import { checkpoint, type CheckpointMode, type CheckpointResult } from './wal'
@@ -70,16 +71,16 @@ export interface CycleOutcome {
  * finds nothing written since the last complete one holds nothing, unless the WAL file is worth
  * truncating.
  */
-export function checkpointCycle(runner: Pick<CheckpointRunner, 'run' | 'sync'>, holdWrites: () => () => void) {
+export function checkpointCycle(runner: Pick<CheckpointRunner, 'run' | 'sync'>, holdWrites: () => () => void, timers: Timers = systemTimers) {
   let lastComplete = -1
   async function held(mode: CheckpointMode): Promise<{ r: CheckpointResult; ms: number }> {
     const release = once(holdWrites())
-    const cap = setTimeout(release, MAX_HOLD_MS)
+    const cancelCap = timers.after(MAX_HOLD_MS, release)
     const started = performance.now()
     try {
       return { r: await runner.run(mode), ms: performance.now() - started }
     } finally {
-      clearTimeout(cap)
+      cancelCap()
       release()
     }
   }
@@ -173,6 +174,8 @@ export async function workerRunner(path: string, synchronous: Synchronous): Prom
 export interface Checkpointer {
   /** where checkpoints run ('none' until the first write) */
   where(): CheckpointRunner['where'] | 'none'
+  /** resolves once the cycle in progress, if any, has finished */
+  settled(): Promise<void>
   /** waits for a cycle in progress, then closes the worker's connection */
   stop(): Promise<void>
 }
@@ -186,6 +189,8 @@ export interface CheckpointerOptions {
   everyMs: number
   /** how the runner is made; default the worker thread (tests pass their own) */
   startRunner?: () => Promise<CheckpointRunner>
+  /** when cycles run and how long writes may be held; tests pass manual ones */
+  timers?: Timers
 }
 
 /**
@@ -199,17 +204,18 @@ export function startCheckpointer(opts: CheckpointerOptions): Checkpointer {
   sqlite.run('PRAGMA journal_size_limit = -1') // the cycle truncates the WAL once writes stop
   const changes = sqlite.query<{ n: number }, []>('SELECT total_changes() AS n')
   const startRunner = opts.startRunner ?? (() => workerRunner(sqlite.filename, opts.synchronous))
+  const timers = opts.timers ?? systemTimers
   let startedAtChanges = changes.get()!.n
   let idleCycles = 0
   let runner: CheckpointRunner | null = null
   let cycle: (() => Promise<CycleOutcome>) | null = null
   let stopped = false
-  let timer: Timer | undefined
+  let cancelNext = () => {}
   let running: Promise<void> = Promise.resolve()
 
   const use = (r: CheckpointRunner) => {
     runner = r
-    cycle = checkpointCycle(r, opts.holdWrites)
+    cycle = checkpointCycle(r, opts.holdWrites, timers)
   }
   const fallBack = (why: string) => {
     logger.warn('WAL checkpoints now run on the event loop', { reason: why })
@@ -247,18 +253,18 @@ export function startCheckpointer(opts: CheckpointerOptions): Checkpointer {
 
   const schedule = () => {
     if (stopped) return
-    timer = setTimeout(() => {
+    cancelNext = timers.after(opts.everyMs, () => {
       running = tick().finally(schedule)
-    }, opts.everyMs)
-    timer.unref()
+    })
   }
   schedule()
 
   return {
     where: () => runner?.where ?? 'none',
+    settled: () => running,
     async stop() {
       stopped = true
-      clearTimeout(timer)
+      cancelNext()
       await running
       await runner?.close()
     },

@@ -2,13 +2,13 @@ import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { openSync, readSync, closeSync } from 'node:fs'
 import { join } from 'node:path'
-import { checkpointCycle, MAX_HOLD_MS, MAX_PASSES, startCheckpointer, TRIM_ABOVE_BYTES, workerRunner, type CheckpointRunner } from '../../src/db/checkpointer'
+import { checkpointCycle, MAX_PASSES, STOP_AFTER_IDLE_CYCLES, startCheckpointer, TRIM_ABOVE_BYTES, workerRunner, type CheckpointRunner, type CheckpointerOptions } from '../../src/db/checkpointer'
 import { openDatabase } from '../../src/db/connection'
 import type { CheckpointMode, CheckpointResult } from '../../src/db/wal'
 import { memoryLogger } from '../../src/lib/logger'
-import { metricWriter } from '../../src/modules/metrics/metrics.writer'
 import { testApp } from '../helpers/app'
 import { tempDir } from '../helpers/binary'
+import { manualTimers } from '../helpers/timers'
 import { tenantWithDevices } from '../modules/metrics/metrics.helpers'
 import { hardwareSample } from '../modules/metrics/samples'
 
@@ -80,20 +80,28 @@ describe('a checkpoint cycle', () => {
     expect(s.events).toContain('hold')
   })
 
-  test('writes are released after MAX_HOLD_MS even when the checkpoint hangs, and after a failure', async () => {
+  test('writes are released when the hold cap fires even though the checkpoint hangs, and after a failure', async () => {
     let released = 0
     const hold = () => () => released++
+    const clock = manualTimers()
+    let finishHeld!: (r: CheckpointResult) => void
+    let heldStarted!: () => void
+    const started = new Promise<void>((r) => (heldStarted = r))
     let runs = 0
-    const slow: Pick<CheckpointRunner, 'run' | 'sync'> = {
-      // the first pass answers at once; the held one hangs past the cap
-      run: () => new Promise((r) => setTimeout(() => r(result({ log: 7 })), runs++ === 0 ? 0 : MAX_HOLD_MS + 150)),
+    const hanging: Pick<CheckpointRunner, 'run' | 'sync'> = {
+      // the first pass answers at once; the held one hangs until the test lets it go
+      run: () => (runs++ === 0 ? Promise.resolve(result({ log: 7 })) : new Promise((r) => ((finishHeld = r), heldStarted()))),
       sync: async () => {},
     }
-    const stillHolding = checkpointCycle(slow, hold)()
-    await Bun.sleep(MAX_HOLD_MS + 50)
+    const stillHolding = checkpointCycle(hanging, hold, clock.timers)()
+    await started
+    expect(released).toBe(0)
+    expect(clock.fire()).toBe(1) // the cap: MAX_HOLD_MS have passed
     expect(released).toBe(1)
+    finishHeld(result({ log: 7 }))
     await stillHolding
     expect(released).toBe(1) // released once, not again when the run ended
+    expect(clock.pending()).toBe(0)
 
     released = 0
     let calls = 0
@@ -104,8 +112,7 @@ describe('a checkpoint cycle', () => {
       },
       sync: async () => {},
     }
-    expect(checkpointCycle(failing, hold)()).rejects.toThrow('disk I/O error')
-    await Bun.sleep(5)
+    await expect(checkpointCycle(failing, hold, clock.timers)()).rejects.toThrow('disk I/O error')
     expect(released).toBe(1)
   })
 })
@@ -132,33 +139,47 @@ async function fileApp() {
   return { t, path, send, count }
 }
 
+/** A checkpointer whose cycles run when the test says: `await cycles(n)` runs n of them. */
+function manualCheckpointer(opts: Omit<CheckpointerOptions, 'everyMs' | 'timers' | 'synchronous'>) {
+  const clock = manualTimers()
+  const cp = startCheckpointer({ synchronous: 'NORMAL', everyMs: 1_000, timers: clock.timers, ...opts })
+  const cycles = async (n = 1) => {
+    for (let i = 0; i < n; i++) {
+      clock.fire()
+      await cp.settled()
+    }
+  }
+  return { cp, cycles }
+}
+
 describe('the checkpointer on a database file', () => {
   test('starts no thread before the first write', async () => {
     const { t } = await fileApp()
     const { logger } = memoryLogger()
-    const before = startCheckpointer({ sqlite: t.db.sqlite, synchronous: 'NORMAL', holdWrites: () => () => {}, logger, everyMs: 10 })
-    await Bun.sleep(60)
-    expect(before.where()).toBe('none')
-    await before.stop()
+    const { cp, cycles } = manualCheckpointer({ sqlite: t.db.sqlite, holdWrites: () => () => {}, logger })
+    await cycles(3)
+    expect(cp.where()).toBe('none')
+    await cp.stop()
   })
 
   test('the worker thread copies the WAL back while writes go on, the WAL starts over, nothing is lost', async () => {
     const { t, path, send, count } = await fileApp()
     const { logger, lines } = memoryLogger()
-    const cp = startCheckpointer({ sqlite: t.db.sqlite, synchronous: 'NORMAL', holdWrites: () => metricWriter(t.db.sqlite, t.clock.now).hold(), logger, everyMs: 15 })
+    const { cp, cycles } = manualCheckpointer({ sqlite: t.db.sqlite, holdWrites: () => t.modules.metrics.writer.hold(), logger })
     await send(50)
     const firstSalt = walSalt(path)
     for (let i = 0; i < 20; i++) {
-      expect((await send(25)).every((r) => r.status === 201)).toBe(true)
-      await Bun.sleep(10)
+      const writes = send(25) // a cycle runs while these are being written
+      await cycles()
+      expect((await writes).every((r) => r.status === 201)).toBe(true)
     }
-    await Bun.sleep(60)
+    await cycles(2)
     expect(cp.where()).toBe('worker')
     expect(walSalt(path)).not.toBe(firstSalt)
-    const cycles = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'wal checkpoint')
-    expect(cycles.length).toBeGreaterThan(0)
-    expect(cycles.every((c) => c.where === 'worker')).toBe(true)
-    expect(cycles.some((c) => c.complete)).toBe(true)
+    const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'wal checkpoint')
+    expect(logged.length).toBeGreaterThan(0)
+    expect(logged.every((c) => c.where === 'worker')).toBe(true)
+    expect(logged.some((c) => c.complete)).toBe(true)
     await cp.stop()
     expect(count()).toBe(50 + 20 * 25)
     t.db.close()
@@ -171,18 +192,15 @@ describe('the checkpointer on a database file', () => {
   test('stops the thread after a quiet spell and starts it again on the next write', async () => {
     const { t, send } = await fileApp()
     const { logger } = memoryLogger()
-    const everyMs = 5
-    const cp = startCheckpointer({ sqlite: t.db.sqlite, synchronous: 'NORMAL', holdWrites: () => metricWriter(t.db.sqlite, t.clock.now).hold(), logger, everyMs })
-    const until = async (where: string) => {
-      const deadline = Date.now() + 3_000
-      while (cp.where() !== where && Date.now() < deadline) await Bun.sleep(everyMs)
-      return cp.where()
-    }
+    const { cp, cycles } = manualCheckpointer({ sqlite: t.db.sqlite, holdWrites: () => t.modules.metrics.writer.hold(), logger })
     await send(10)
-    expect(await until('worker')).toBe('worker')
-    expect(await until('none')).toBe('none') // after STOP_AFTER_IDLE_CYCLES quiet cycles
+    await cycles()
+    expect(cp.where()).toBe('worker')
+    await cycles(STOP_AFTER_IDLE_CYCLES + 1) // the first completes the copy, the rest are quiet
+    expect(cp.where()).toBe('none')
     await send(10)
-    expect(await until('worker')).toBe('worker')
+    await cycles()
+    expect(cp.where()).toBe('worker')
     await cp.stop()
     t.db.close()
   })
@@ -205,16 +223,14 @@ describe('the checkpointer on a database file', () => {
   test('when the worker cannot start, checkpoints run inline and a warning says why', async () => {
     const { t, send } = await fileApp()
     const { logger, lines } = memoryLogger()
-    const cp = startCheckpointer({
+    const { cp, cycles } = manualCheckpointer({
       sqlite: t.db.sqlite,
-      synchronous: 'NORMAL',
-      holdWrites: () => metricWriter(t.db.sqlite, t.clock.now).hold(),
+      holdWrites: () => t.modules.metrics.writer.hold(),
       logger,
-      everyMs: 10,
       startRunner: () => Promise.reject(new Error('no threads here')),
     })
     await send(20)
-    await Bun.sleep(60)
+    await cycles()
     expect(cp.where()).toBe('inline')
     expect(lines.some((l) => l.includes('"level":"warn"') && l.includes('no threads here'))).toBe(true)
     const left = t.db.sqlite.query<{ log: number; checkpointed: number }, []>('PRAGMA wal_checkpoint(PASSIVE)').get()!
