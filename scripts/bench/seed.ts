@@ -9,6 +9,7 @@ import { newId } from '../../src/lib/ids'
 import { generateApiKey, keyPrefixOf } from '../../src/modules/api-keys/api-keys.format'
 import { FIELDS, RAW_TABLE } from '../../src/modules/metrics/metrics.fields'
 import { rollupAll } from '../../src/modules/metrics/metrics.rollup'
+import { createRollupStore } from '../../src/modules/metrics/metrics.rollup-store'
 import { toSampleRow } from '../../src/modules/metrics/metrics.rows'
 import { hardwareSample, networkSample } from '../../test/modules/metrics/samples'
 
@@ -94,5 +95,5 @@ export async function seedSamples(sqlite: Database, seqs: number[], perDevice: n
   // a live statement keeps the connection open past close(), and the WAL it leaves behind
   // reads as an unclean stop: the server would then check the whole file at start
   insert.finalize()
-  await rollupAll(sqlite, { now: end + 60_000 })
+  await rollupAll(createRollupStore(sqlite), { now: end + 60_000, devices: seqs })
 }

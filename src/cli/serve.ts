@@ -9,7 +9,6 @@ import { deriveSecretKey } from '../lib/secret-box'
 import { lockForService, openAndMigrate, StartupError } from './open'
 import { shrink, startMemoryReducer } from '../lib/memory'
 import { startCheckpointer } from '../db/checkpointer'
-import { metricWriter } from '../modules/metrics/metrics.writer'
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 /** a quiet spell this long after requests lets the memory reducer give memory back */
@@ -28,7 +27,7 @@ export async function serve(config: Config): Promise<void> {
   // made now (the data dir must be writable at start) and derived into a key on first use
   const secretFile = config.secretKey ? undefined : dataDirSecret(config, 'secret.key')
   const secretKey = secretFile === undefined ? undefined : () => deriveSecretKey(secretFile)
-  const { app, jobs, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey })
+  const { app, jobs, modules, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey })
   const tls = config.tlsCert && config.tlsKey ? { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) } : undefined
 
   listenOrExplain(() => app.listen({
@@ -50,7 +49,7 @@ export async function serve(config: Config): Promise<void> {
     sqlite: db.sqlite,
     synchronous: config.synchronous,
     // the metric group commit is where the write volume is; the rare other writes are never held
-    holdWrites: () => metricWriter(db.sqlite, clock.now).hold(),
+    holdWrites: () => modules.metrics.writer.hold(),
     logger,
     everyMs: CHECKPOINT_EVERY_MS,
   })

@@ -1,13 +1,83 @@
 import type { AppContext } from '../context'
+import type { MetricsSource } from '../modules/ai/ai.metrics-source'
+import type { AiDeps } from '../modules/ai/ai.service'
+import { createAiStore } from '../modules/ai/ai.store'
+import { clientsWithDevices, deviceIdsOf, deviceRef, deviceSeqs, findDevice, markDeviceSeen, resolveDevice } from '../modules/devices/devices.service'
+import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
+import { createRollupStore } from '../modules/metrics/metrics.rollup-store'
+import { fieldSeries, summarizeDevice, type MetricsDeps } from '../modules/metrics/metrics.service'
+import { createMetricsStore } from '../modules/metrics/metrics.store'
+import { createMetricWriter } from '../modules/metrics/metrics.writer'
+import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
+import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
+import { isOperatorClient } from '../modules/users/users.service'
 import type { FleetModules } from './fleet'
 import type { IdentityModules } from './identity'
 
+/** What a test may swap in this group. */
+export interface MonitoringOverrides {
+  /** what the recommendation engine reads; default: the metrics module */
+  metricsSource?: MetricsSource
+}
+
 /** Metrics, recommendations and the AI engine: what the devices report and what it means. */
-export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet: FleetModules) {
-  void ctx
-  void identity
-  void fleet
-  return {}
+export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, overrides: MonitoringOverrides = {}) {
+  const sqlite = ctx.db.sqlite
+  const devices = fleet.devices
+
+  // the only writer of the metric tables: ingest, the rollup job and the checkpointer share its queue
+  const writer = createMetricWriter(sqlite, ctx.clock, { markSeen: (seq, at) => markDeviceSeen(devices, seq, at) })
+  const metrics: MetricsDeps = {
+    store: createMetricsStore(sqlite),
+    writer,
+    clock: ctx.clock,
+    devices: {
+      resolve: (key, named) => resolveDevice(devices, key, named),
+      ref: (clientId, deviceId) => deviceRef(devices, clientId, deviceId),
+      seqs: () => deviceSeqs(devices),
+    },
+  }
+  const metricsJobs: MetricsJobDeps = {
+    rollups: createRollupStore(sqlite),
+    devices: metrics.devices,
+    writer,
+    clock: ctx.clock,
+    retention: ctx.config.metricsRetention,
+    logger: ctx.logger,
+  }
+
+  const recommendations: RecommendationsDeps = {
+    store: createRecommendationsStore(sqlite),
+    clock: ctx.clock,
+    devices: {
+      exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null,
+      resolve: (key, named) => resolveDevice(devices, key, named).id,
+    },
+  }
+
+  const ai: AiDeps = {
+    store: createAiStore(sqlite),
+    clock: ctx.clock,
+    defaults: ctx.config.ai,
+    secretKey: ctx.secretKey,
+    outbound: ctx.outbound,
+    allowPrivate: ctx.config.outbound.allowPrivate,
+    isOperatorClient: (clientId) => isOperatorClient(identity.users, clientId),
+    logger: ctx.logger,
+    timeoutMs: ctx.config.ai.timeoutMs,
+    devices: {
+      find: (clientId, deviceId) => findDevice(devices, clientId, deviceId),
+      ids: (clientId) => deviceIdsOf(devices, clientId),
+      clients: () => clientsWithDevices(devices),
+    },
+    findings: { store: (clientId, findings) => storeFindings(recommendations, clientId, findings) },
+    metrics: overrides.metricsSource ?? {
+      summary: (clientId, deviceId, hours) => summarizeDevice(metrics, clientId, deviceId, hours),
+      series: (clientId, deviceId, field, hours) => fieldSeries(metrics, clientId, deviceId, field, hours),
+    },
+  }
+
+  return { metrics, metricsJobs, recommendations, ai }
 }
 
 export type MonitoringModules = ReturnType<typeof wireMonitoring>

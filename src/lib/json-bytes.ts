@@ -10,7 +10,16 @@
  * String(). Not re-entrant: callers write one answer synchronously, then `take()` it.
  */
 const encoder = new TextEncoder()
-const DIGIT0 = 48
+// the ASCII bytes JSON text is punctuated with
+const QUOTE = 34 // "
+export const COMMA = 44 // ,
+export const CLOSE_BRACE = 125 // }
+const MINUS = 45 // -
+const DOT = 46 // .
+const DIGIT0 = 48 // 0
+const COLON = 58 // :
+const LETTER_T = 84 // T
+const LETTER_Z = 90 // Z
 const NULL = encoder.encode('null')
 /** 10^k for the decimal fast path */
 const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6]
@@ -85,7 +94,7 @@ export class JsonBytes {
     const start = this.pos
     const written = this.buf.write(objectText, start)
     // replace the opening brace with the separating comma, drop the closing brace
-    this.buf[start] = 44
+    this.buf[start] = COMMA
     this.pos = start + written - 1
     return this
   }
@@ -104,10 +113,10 @@ export class JsonBytes {
       const m = Math.round(a * scale)
       if (m / scale !== a) continue
       const frac = m % scale
-      if (v < 0) this.byte(45)
+      if (v < 0) this.byte(MINUS)
       this.integer((m - frac) / scale)
       this.room(k + 1)
-      this.buf[this.pos++] = 46
+      this.buf[this.pos++] = DOT
       // the fraction with its leading zeros: k digits
       this.digits(frac, k)
       return this
@@ -119,7 +128,7 @@ export class JsonBytes {
   integer(v: number): this {
     this.room(17)
     if (v < 0) {
-      this.buf[this.pos++] = 45
+      this.buf[this.pos++] = MINUS
       v = -v
     }
     if (v < BILLION) {
@@ -147,24 +156,24 @@ export class JsonBytes {
     const day = doy - Math.floor((153 * mp + 2) / 5) + 1
     const month = mp < 10 ? mp + 3 : mp - 9
     const year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-    if (year < 0 || year > 9999 || !Number.isFinite(ms)) return this.byte(34).raw(new Date(ms).toISOString()).byte(34)
+    if (year < 0 || year > 9999 || !Number.isFinite(ms)) return this.byte(QUOTE).raw(new Date(ms).toISOString()).byte(QUOTE)
     this.room(26)
-    this.buf[this.pos++] = 34
+    this.buf[this.pos++] = QUOTE
     this.digits(year, 4)
-    this.buf[this.pos++] = 45
+    this.buf[this.pos++] = MINUS
     this.digits(month, 2)
-    this.buf[this.pos++] = 45
+    this.buf[this.pos++] = MINUS
     this.digits(day, 2)
-    this.buf[this.pos++] = 84
+    this.buf[this.pos++] = LETTER_T
     this.digits(Math.floor(inDay / 3_600_000), 2)
-    this.buf[this.pos++] = 58
+    this.buf[this.pos++] = COLON
     this.digits(Math.floor(inDay / 60_000) % 60, 2)
-    this.buf[this.pos++] = 58
+    this.buf[this.pos++] = COLON
     this.digits(Math.floor(inDay / 1000) % 60, 2)
-    this.buf[this.pos++] = 46
+    this.buf[this.pos++] = DOT
     this.digits(inDay % 1000, 3)
-    this.buf[this.pos++] = 90
-    this.buf[this.pos++] = 34
+    this.buf[this.pos++] = LETTER_Z
+    this.buf[this.pos++] = QUOTE
     return this
   }
 

@@ -21,14 +21,14 @@ export function isDue(schedule: string, lastRunAt: number | null, now: number): 
 export async function runDueGenerations(deps: AiDeps): Promise<{ clients: number; devices: number }> {
   let clients = 0
   let devices = 0
-  for (const c of deps.store.scheduledClients()) {
+  for (const c of deps.store.scheduleOf(deps.devices.clients())) {
     const now = deps.clock.now()
     if (c.enabled === 0) continue
     if (!isDue(c.schedule ?? DEFAULT_SCHEDULE, c.last_run_at, now)) continue
     // marked first: a run that fails half-way waits for the next slot instead of retrying every minute
     deps.store.markRun(c.client_id, now)
     clients++
-    for (const deviceId of deps.recs.devices.ids(c.client_id)) {
+    for (const deviceId of deps.devices.ids(c.client_id)) {
       try {
         await generateForDevice(deps, c.client_id, deviceId, { onBudget: 'skip' })
         devices++

@@ -1,43 +1,24 @@
 import { Elysia } from 'elysia'
-import type { AppContext } from '../../context'
-import { guards } from '../../http/guards'
+import { authGuards } from '../../http/auth'
+import type { Authenticator } from '../../http/principal'
 import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput, queryInput } from '../../http/input'
-import { recommendationsDeps } from '../recommendations/recommendations.routes'
 import { presentConfig, updateConfig, updatePrompt } from './ai.config.service'
 import { AiConfig, AiConfigPatch, DeviceParams, GenerateResult, PromptPatch, PromptResponse, ProviderList, TestResult, UsagePage, UsageQuery } from './ai.model'
 import { PROMPT_VARIABLES } from './ai.prompt'
 import { PROVIDER_CATALOG } from './ai.providers'
 import { generateForDevice, testProvider, usagePage, type AiDeps } from './ai.service'
-import { aiStore } from './ai.store'
-import { operatorClients } from '../users/users.operator'
-
-export const aiDeps = (ctx: AppContext, overrides: Partial<AiDeps> = {}): AiDeps => ({
-  store: aiStore(ctx.db.sqlite),
-  clock: ctx.clock,
-  defaults: ctx.config.ai,
-  secretKey: ctx.secretKey,
-  recs: recommendationsDeps(ctx),
-  metrics: ctx.metricsSource,
-  outbound: ctx.outbound,
-  allowPrivate: ctx.config.outbound.allowPrivate,
-  isOperatorClient: operatorClients(ctx.db.sqlite),
-  logger: ctx.logger,
-  timeoutMs: ctx.config.ai.timeoutMs,
-  ...overrides,
-})
 
 const configPatch = jsonInput(AiConfigPatch)
 const promptPatch = jsonInput(PromptPatch)
 const usageQuery = queryInput(UsageQuery)
 
-export function aiRoutes(ctx: AppContext) {
-  const deps = aiDeps(ctx)
+export function aiRoutes(deps: AiDeps, auth: Authenticator) {
   const tags = ['ai']
   const managers = { roles: ['owner', 'admin'] as ('owner' | 'admin')[] }
   return new Elysia({ prefix: '/v1/ai' })
-    .use(guards(ctx))
-    .get('/providers', () => ({ items: PROVIDER_CATALOG, instance_default: ctx.config.ai.provider, prompt_variables: { ...PROMPT_VARIABLES } }), {
+    .use(authGuards(auth))
+    .get('/providers', () => ({ items: PROVIDER_CATALOG, instance_default: deps.defaults.provider, prompt_variables: { ...PROMPT_VARIABLES } }), {
       response: { 200: ProviderList },
       detail: { tags, summary: 'Provider types with their config fields and defaults (public)' },
     })

@@ -1,8 +1,7 @@
 import type { Logger } from '../../lib/logger'
 import { toIso } from '../../lib/clock'
-import { AppError } from '../../http/errors'
-import type { Recommendation } from '../recommendations/recommendations.model'
-import { requireDevice, storeFindings, type RecommendationsDeps } from '../recommendations/recommendations.service'
+import { AppError, notFound } from '../../http/errors'
+import type { NewRecommendation, Recommendation } from '../recommendations/recommendations.model'
 import { effectiveConfig, providerPolicy, type AiConfigDeps, type EffectiveConfig } from './ai.config.service'
 import { ProviderCallError } from './ai.http'
 import type { MetricsSource } from './ai.metrics-source'
@@ -12,8 +11,31 @@ import { compactSummary, renderPrompt, SYSTEM_PROMPT } from './ai.prompt'
 import { chat, type ChatRequest, type ChatResult, type Connection } from './ai.providers'
 import { runRules, SUMMARY_HOURS } from './ai.rules'
 
+/** The facts about a device the engine reads (prompt, availability rule). */
+export interface AiDevice {
+  hostname: string | null
+  os: string | null
+  os_version: string | null
+  created_at: number
+  last_seen_at: number | null
+}
+
+/** What the engine needs of the devices domain. */
+export interface AiDevices {
+  find(clientId: string, deviceId: string): AiDevice | null
+  ids(clientId: string): string[]
+  /** clients with at least one device, in id order */
+  clients(): string[]
+}
+
+/** Where findings go: the recommendations domain, which skips those it stored recently. */
+export interface FindingsSink {
+  store(clientId: string, findings: NewRecommendation[]): { stored: Recommendation[]; skipped: number }
+}
+
 export interface AiDeps extends AiConfigDeps {
-  recs: RecommendationsDeps
+  devices: AiDevices
+  findings: FindingsSink
   metrics: MetricsSource
   logger: Logger
   timeoutMs: number
@@ -105,7 +127,8 @@ export async function testProvider(deps: AiDeps, clientId: string): Promise<Test
  * `onBudget` decides what a spent budget means: an error for on-demand, a skip for the schedule.
  */
 export async function generateForDevice(deps: AiDeps, clientId: string, deviceId: string, opts: { onBudget: 'throw' | 'skip' } = { onBudget: 'throw' }): Promise<GenerateResult> {
-  const device = requireDevice(deps.recs, clientId, deviceId)
+  const device = deps.devices.find(clientId, deviceId)
+  if (!device) throw notFound('Device')
   const eff = effectiveConfig(deps, clientId)
   const now = deps.clock.now()
   if (eff.connection && opts.onBudget === 'throw' && deps.store.callsSince(clientId, dayStart(now)) >= deps.defaults.dailyBudget) {
@@ -119,7 +142,7 @@ export async function generateForDevice(deps: AiDeps, clientId: string, deviceId
     summary,
     series: (field, hours) => deps.metrics.series(clientId, deviceId, field, hours),
   })
-  const rules = storeFindings(deps.recs, clientId, findings.map((f) => ({ deviceId, recommendation: f.recommendation, category: f.category, severity: f.severity, source: 'rules', evidence: f.evidence, dedupeKey: f.key })))
+  const rules = deps.findings.store(clientId, findings.map((f) => ({ deviceId, recommendation: f.recommendation, category: f.category, severity: f.severity, source: 'rules', evidence: f.evidence, dedupeKey: f.key })))
   const items: Recommendation[] = [...rules.stored]
   let skipped = rules.skipped
   let llm: GenerateResult['llm'] = null
@@ -130,7 +153,7 @@ export async function generateForDevice(deps: AiDeps, clientId: string, deviceId
     if (outcome) {
       llm = { provider: eff.provider, model: eff.connection.model, status: outcome.status, error: outcome.error }
       if (outcome.items.length) {
-        const stored = storeFindings(deps.recs, clientId, outcome.items.map((i) => ({
+        const stored = deps.findings.store(clientId, outcome.items.map((i) => ({
           deviceId,
           recommendation: i.recommendation,
           category: i.category,
@@ -148,7 +171,7 @@ export async function generateForDevice(deps: AiDeps, clientId: string, deviceId
   return { device_id: deviceId, items, skipped_duplicates: skipped, llm }
 }
 
-async function llmRun(deps: AiDeps, clientId: string, deviceId: string, eff: EffectiveConfig, device: { hostname: string | null; os: string | null; os_version: string | null }, summary: NonNullable<ReturnType<MetricsSource['summary']>>, onBudget: 'throw' | 'skip') {
+async function llmRun(deps: AiDeps, clientId: string, deviceId: string, eff: EffectiveConfig, device: AiDevice, summary: NonNullable<ReturnType<MetricsSource['summary']>>, onBudget: 'throw' | 'skip') {
   const user = renderPrompt(eff.prompt, {
     hostname: device.hostname ?? 'unknown',
     os: [device.os, device.os_version].filter(Boolean).join(' ') || 'unknown',

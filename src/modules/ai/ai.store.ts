@@ -35,13 +35,13 @@ export type ConfigChanges = Partial<Omit<AiConfigRow, 'client_id' | 'updated_at'
 
 const CONFIG_COLUMNS = ['provider', 'model', 'base_url', 'api_key_enc', 'temperature', 'max_tokens', 'schedule', 'enabled', 'prompt'] as const
 
-export function aiStore(sqlite: Database) {
+export function createAiStore(sqlite: Database) {
   const get = sqlite.query<AiConfigRow, [string]>('SELECT * FROM ai_configs WHERE client_id = ?')
   const ensure = sqlite.query('INSERT OR IGNORE INTO ai_configs (client_id, enabled, updated_at) VALUES (?, 1, ?)')
   const markRun = sqlite.query('UPDATE ai_configs SET last_run_at = ? WHERE client_id = ?')
-  const scheduled = sqlite.query<{ client_id: string; enabled: number | null; schedule: string | null; last_run_at: number | null }, []>(
-    `SELECT d.client_id, c.enabled, c.schedule, c.last_run_at
-     FROM (SELECT DISTINCT client_id FROM devices) d LEFT JOIN ai_configs c ON c.client_id = d.client_id ORDER BY d.client_id`,
+  const scheduled = sqlite.query<{ client_id: string; enabled: number | null; schedule: string | null; last_run_at: number | null }, [string]>(
+    `SELECT d.value AS client_id, c.enabled, c.schedule, c.last_run_at
+     FROM json_each(?) d LEFT JOIN ai_configs c ON c.client_id = d.value ORDER BY d.key`,
   )
   const callsSince = sqlite.query<{ n: number }, [string, number]>('SELECT COUNT(*) AS n FROM ai_usage WHERE client_id = ? AND created_at >= ?')
   const reserve = sqlite.query(
@@ -70,8 +70,8 @@ export function aiStore(sqlite: Database) {
       return get.get(clientId)!
     },
 
-    /** clients that have devices, with their schedule settings (null columns: no config row yet) */
-    scheduledClients: () => scheduled.all(),
+    /** these clients with their schedule settings, in the order given (null columns: no config row yet) */
+    scheduleOf: (clientIds: string[]) => scheduled.all(JSON.stringify(clientIds)),
     markRun(clientId: string, now: number) {
       ensure.run(clientId, now)
       markRun.run(now, clientId)
@@ -99,4 +99,4 @@ export function aiStore(sqlite: Database) {
   }
 }
 
-export type AiStore = ReturnType<typeof aiStore>
+export type AiStore = ReturnType<typeof createAiStore>

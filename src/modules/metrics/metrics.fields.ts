@@ -39,21 +39,33 @@ export const counterStep = (prev: number, next: number) => (next >= prev ? next 
 
 export const FIELDS: Record<MetricKind, NumericField[]> = { hardware: HARDWARE_FIELDS, network: NETWORK_FIELDS }
 
-/** Fields computed by the server, not sent by collectors. */
-export const DERIVED_FIELDS = new Set(['disk_used_percent'])
+export type TierName = '1m' | '10m' | '1h' | '1d'
 
 export interface Tier {
-  name: '1m' | '10m' | '1h' | '1d'
+  name: TierName
   ms: number
 }
 
+export const MINUTE_MS = 60_000
+export const HOUR_MS = 3_600_000
+export const DAY_MS = 86_400_000
+
 /** Rollup tiers, finest first; each is computed from the one before it (the first from raw). */
 export const TIERS: Tier[] = [
-  { name: '1m', ms: 60_000 },
-  { name: '10m', ms: 600_000 },
-  { name: '1h', ms: 3_600_000 },
-  { name: '1d', ms: 86_400_000 },
+  { name: '1m', ms: MINUTE_MS },
+  { name: '10m', ms: 10 * MINUTE_MS },
+  { name: '1h', ms: HOUR_MS },
+  { name: '1d', ms: DAY_MS },
 ]
+
+/**
+ * A level is where samples are read from: raw, or a tier. Levels are numbered because each
+ * is rolled up from the one before it and reads fall back to the finer one: level 0 is raw,
+ * level i > 0 is TIERS[i - 1].
+ */
+export type LevelName = 'raw' | TierName
+export const LEVEL: Record<LevelName, number> = { raw: 0, '1m': 1, '10m': 2, '1h': 3, '1d': 4 }
+export const levelName = (level: number): LevelName => (level === LEVEL.raw ? 'raw' : TIERS[level - 1]!.name)
 
 /**
  * Raw samples of both kinds share one table: a batch is one row with one index entry (two
@@ -66,7 +78,7 @@ export const KIND_BIT: Record<MetricKind, number> = { hardware: 1, network: 2 }
 export const hasKind = (kind: MetricKind) => `(kinds & ${KIND_BIT[kind]}) != 0`
 /** the JSON column holding a kind's non-hot fields */
 export const restColumn = (kind: MetricKind) => (kind === 'hardware' ? 'hw_rest' : 'net_rest')
-export const tierTable = (kind: MetricKind, tier: Tier['name']) => `${kind === 'hardware' ? 'metric_hw' : 'metric_net'}_${tier}`
+export const tierTable = (kind: MetricKind, tier: TierName) => `${kind === 'hardware' ? 'metric_hw' : 'metric_net'}_${tier}`
 
 /** The value columns of a tier row after (device_seq, bucket, n), in the order rollups write and reads take them. */
 export function tierColumns(kind: MetricKind): string[] {

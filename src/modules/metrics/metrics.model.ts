@@ -100,3 +100,4 @@ export type NetworkMetricIn = Static<typeof NetworkMetricIn>
 export type BatchMetricIn = Static<typeof BatchMetricIn>
 export type HardwareRecord = Static<typeof HardwareRecord>
 export type NetworkRecord = Static<typeof NetworkRecord>
+export type HistoryQuery = Static<typeof HistoryQuery>

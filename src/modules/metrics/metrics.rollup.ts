@@ -1,6 +1,5 @@
-import type { Database } from 'bun:sqlite'
-import { COUNTER_FIELDS, counterStep, FIELDS, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type Tier } from './metrics.fields'
-import { perConnection } from '../../db/per-connection'
+import { COUNTER_FIELDS, counterStep, FIELDS, LEVEL, TIERS, type MetricKind } from './metrics.fields'
+import type { RollupStore, SourceRow } from './metrics.rollup-store'
 
 /** Samples may arrive a little late (network, group commit): a bucket is final GRACE_MS after it ends. */
 export const GRACE_MS = 30_000
@@ -8,20 +7,6 @@ export const GRACE_MS = 30_000
 const LOOKBACK_BUCKETS = 2
 /** At most this many buckets per statement, so one statement never holds the write lock long. */
 const BUCKETS_PER_STEP = 60
-
-export const levelTable = (kind: MetricKind, level: number) => (level === 0 ? RAW_TABLE : tierTable(kind, TIERS[level - 1]!.name))
-/** raw rows carry a kind only when its bit is set */
-const kindFilter = (kind: MetricKind, level: number) => (level === 0 ? ` AND ${hasKind(kind)}` : '')
-export const levelTimeColumn = (level: number) => (level === 0 ? 'ts' : 'bucket')
-
-/** Source rows of one level, per device oldest first: raw samples, or the tier below. */
-function sourceSql(kind: MetricKind, level: number): string {
-  const time = levelTimeColumn(level)
-  const cols = level === 0 ? FIELDS[kind].map((f) => f.name) : ['n', ...tierColumns(kind)]
-  return `SELECT device_seq, ${time}, ${cols.join(', ')} FROM ${levelTable(kind, level)}
-    WHERE device_seq IN (SELECT seq FROM devices WHERE seq IS NOT NULL) AND ${time} >= ? AND ${time} < ?${kindFilter(kind, level)}
-    ORDER BY device_seq, ${time}`
-}
 
 /**
  * Aggregates source rows into one tier's buckets. Raw samples and tier rows are read the same
@@ -31,12 +16,12 @@ function sourceSql(kind: MetricKind, level: number): string {
  * which composes exactly across tiers. Done in JS: SQLite's 60 aggregate calls per row cost
  * ~4x more than reading the rows out.
  */
-export function aggregate(kind: MetricKind, level: number, width: number, rows: Iterable<(number | null)[]>, emit: (row: (number | null)[]) => void) {
+export function aggregate(kind: MetricKind, level: number, width: number, rows: Iterable<SourceRow>, emit: (row: (number | null)[]) => void) {
   const F = FIELDS[kind].length
   const counters = COUNTER_FIELDS[kind]
   const C = counters.length
   const counterField = counters.map((c) => FIELDS[kind].findIndex((f) => f.name === c))
-  const raw = level === 0
+  const raw = level === LEVEL.raw
   const sum = new Float64Array(F)
   const cnt = new Float64Array(F)
   const lo = new Float64Array(F)
@@ -123,49 +108,10 @@ export function aggregate(kind: MetricKind, level: number, width: number, rows: 
 
 const floorTo = (t: number, w: number) => Math.floor(t / w) * w
 
-function build(sqlite: Database) {
-  const source = {} as Record<MetricKind, ReturnType<Database['prepare']>[]>
-  const insert = {} as Record<MetricKind, ReturnType<Database['prepare']>[]>
-  const oldest = {} as Record<MetricKind, ReturnType<Database['prepare']>[]>
-  for (const kind of ['hardware', 'network'] as const) {
-    const cols = ['device_seq', 'bucket', 'n', ...tierColumns(kind)]
-    source[kind] = TIERS.map((_, i) => sqlite.prepare(sourceSql(kind, i)))
-    insert[kind] = TIERS.map((t) =>
-      sqlite.prepare(`INSERT OR REPLACE INTO ${tierTable(kind, t.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`),
-    )
-    // the oldest row of a level, found by one index seek per device
-    oldest[kind] = [0, ...TIERS.map((_, i) => i + 1)].map((level) =>
-      sqlite.prepare(
-        `SELECT min((SELECT ${levelTimeColumn(level)} FROM ${levelTable(kind, level)} WHERE device_seq = d.seq${kindFilter(kind, level)} ORDER BY ${levelTimeColumn(level)} LIMIT 1)) AS t FROM devices d WHERE d.seq IS NOT NULL`,
-      ),
-    )
-  }
-  const getDone = sqlite.query<{ done_until: number }, [string, string]>('SELECT done_until FROM metric_rollups WHERE kind = ? AND tier = ?')
-  const setDone = sqlite.query('INSERT OR REPLACE INTO metric_rollups (kind, tier, done_until) VALUES (?, ?, ?)')
-  return {
-    /** rolls tier `i` for every bucket in [a, b) in one transaction */
-    roll(kind: MetricKind, i: number, a: number, b: number) {
-      const ins = insert[kind][i]!
-      // Streamed, not read out whole: a busy hour of raw samples can be hundreds of thousands of
-      // rows (tens of MB as arrays). Reading one table while writing another is safe in SQLite.
-      const rows = rowArrays(source[kind][i]!.iterate(a, b))
-      sqlite.transaction(() => aggregate(kind, i, TIERS[i]!.ms, rows, (r) => ins.run(...r)))()
-    },
-    oldest,
-    doneUntil: (kind: MetricKind, tier: Tier['name']) => getDone.get(kind, tier)?.done_until ?? null,
-    setDone: (kind: MetricKind, tier: Tier['name'], t: number) => setDone.run(kind, tier, t),
-  }
-}
-
-/** A statement's rows as arrays in column order (object keys keep the SELECT's column order). */
-function* rowArrays(rows: Iterable<unknown>): Generator<(number | null)[]> {
-  for (const row of rows) yield Object.values(row as Record<string, number | null>)
-}
-
-export const rollupStore: (sqlite: Database) => ReturnType<typeof build> = perConnection(build)
-
 export interface RollupOptions {
   now: number
+  /** the devices to roll up (every device's seq) */
+  devices: number[]
   /** the oldest raw sample written since the last run, per kind (late data re-rolls from there) */
   lateFrom?: Partial<Record<MetricKind, number | null>>
   /** raw samples older than this are never rolled up (they are about to be pruned) */
@@ -179,8 +125,7 @@ export interface RollupOptions {
  * finished, re-rolling the last few buckets (and anything a late sample touched), in bounded
  * steps. Idempotent: rolling a bucket twice gives the same row.
  */
-export async function rollupAll(sqlite: Database, opts: RollupOptions): Promise<void> {
-  const s = rollupStore(sqlite)
+export async function rollupAll(s: RollupStore, opts: RollupOptions): Promise<void> {
   for (const kind of ['hardware', 'network'] as const) {
     let srcDone = opts.now - GRACE_MS
     let dirtyFrom: number | null = opts.lateFrom?.[kind] ?? null
@@ -191,13 +136,13 @@ export async function rollupAll(sqlite: Database, opts: RollupOptions): Promise<
       const done = s.doneUntil(kind, name)
       let start: number
       if (done === null) {
-        const first = (s.oldest[kind][i]!.get() as { t: number | null } | null)?.t ?? null
+        const first = s.oldest(kind, i, opts.devices)
         start = first === null ? end : floorTo(first, w)
       } else start = Math.min(done, end) - LOOKBACK_BUCKETS * w
       if (dirtyFrom !== null) start = Math.min(start, floorTo(dirtyFrom, w))
       for (let a = start; a < end; a += BUCKETS_PER_STEP * w) {
         const b = Math.min(end, a + BUCKETS_PER_STEP * w)
-        s.roll(kind, i, a, b)
+        s.roll(kind, i, opts.devices, a, b, (rows, emit) => aggregate(kind, i, w, rows, emit))
         if (opts.pause) await opts.pause()
       }
       s.setDone(kind, name, Math.max(done ?? end, end))

@@ -1,8 +1,9 @@
 import { Elysia } from 'elysia'
-import type { AppContext } from '../../context'
 import type { TSchema } from '@sinclair/typebox'
 import type { DirectKeyRoute } from '../../http/direct-routes'
-import { guards, JWT_AUTH } from '../../http/guards'
+import { authGuards } from '../../http/auth'
+import { JWT_AUTH } from '../../http/openapi-errors'
+import type { Authenticator } from '../../http/principal'
 import { routeErrors } from '../../http/openapi-errors'
 import { bodyReader, queryInput } from '../../http/input'
 import {
@@ -19,7 +20,7 @@ import {
   NetworkRecord,
   SummaryQuery,
 } from './metrics.model'
-import { historyJson, ingestBatch, ingestOne, latest, summarizeDevice } from './metrics.service'
+import { historyJson, ingestBatch, ingestOne, latest, summarizeDevice, type MetricsDeps } from './metrics.service'
 import { MetricsSummary } from './metrics.summary.model'
 
 const tags = ['metrics']
@@ -36,7 +37,7 @@ const json = (body: Uint8Array) => new Response(body, { headers: { 'content-type
  * The collector's ingest endpoints, served on the hot path (http/direct-routes.ts). Bodies are
  * checked by compiled TypeBox validators; answers are built by the service in the declared shape.
  */
-export function metricsIngestRoutes(ctx: AppContext): DirectKeyRoute[] {
+export function metricsIngestRoutes(deps: MetricsDeps): DirectKeyRoute[] {
   const deviceHeader = (request: Request) => request.headers.get('x-device-id') || null
   const route = (path: string, summary: string, body: TSchema, response: TSchema, handle: DirectKeyRoute['handle']): DirectKeyRoute => ({
     method: 'POST',
@@ -48,46 +49,46 @@ export function metricsIngestRoutes(ctx: AppContext): DirectKeyRoute[] {
   })
   return [
     route('/hardware', 'Store a hardware sample', HardwareMetricIn, MetricCreated, ({ key, body, request }) =>
-      ingestOne(ctx, key, 'hardware', checkHardwareMetricIn(body), deviceHeader(request)),
+      ingestOne(deps, key, 'hardware', checkHardwareMetricIn(body), deviceHeader(request)),
     ),
     route('/network', 'Store a network sample', NetworkMetricIn, MetricCreated, ({ key, body, request }) =>
-      ingestOne(ctx, key, 'network', checkNetworkMetricIn(body), deviceHeader(request)),
+      ingestOne(deps, key, 'network', checkNetworkMetricIn(body), deviceHeader(request)),
     ),
     route('/batch', 'Store hardware and network samples together (atomic)', BatchMetricIn, BatchCreated, ({ key, body, request }) =>
-      ingestBatch(ctx, key, checkBatchMetricIn(body), deviceHeader(request)),
+      ingestBatch(deps, key, checkBatchMetricIn(body), deviceHeader(request)),
     ),
   ]
 }
 
-/** The portal's reads (history, latest, summary) and the metric jobs. */
-export function metricsRoutes(ctx: AppContext) {
+/** The portal's reads: history, latest, summary. */
+export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/metrics' })
-    .use(guards(ctx))
-    .get('/hardware/:device_id', ({ user, params, request }) => json(historyJson(ctx, user.clientId, 'hardware', params.device_id, historyQuery.read(request))), {
+    .use(authGuards(auth))
+    .get('/hardware/:device_id', ({ user, params, request }) => json(historyJson(deps, user.clientId, 'hardware', params.device_id, historyQuery.read(request))), {
       user: true,
       params: DeviceParams,
       response: { 200: HardwarePage },
       detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, security: JWT_AUTH, summary: 'Hardware samples, newest first' },
     })
-    .get('/network/:device_id', ({ user, params, request }) => json(historyJson(ctx, user.clientId, 'network', params.device_id, historyQuery.read(request))), {
+    .get('/network/:device_id', ({ user, params, request }) => json(historyJson(deps, user.clientId, 'network', params.device_id, historyQuery.read(request))), {
       user: true,
       params: DeviceParams,
       response: { 200: NetworkPage },
       detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, security: JWT_AUTH, summary: 'Network samples, newest first' },
     })
-    .get('/hardware/:device_id/latest', ({ user, params }) => latest(ctx, user.clientId, 'hardware', params.device_id), {
+    .get('/hardware/:device_id/latest', ({ user, params }) => latest(deps, user.clientId, 'hardware', params.device_id), {
       user: true,
       params: DeviceParams,
       response: { 200: HardwareRecord },
       detail: { ...routeErrors('no_metrics'), tags, security: JWT_AUTH, summary: 'The newest hardware sample' },
     })
-    .get('/network/:device_id/latest', ({ user, params }) => latest(ctx, user.clientId, 'network', params.device_id), {
+    .get('/network/:device_id/latest', ({ user, params }) => latest(deps, user.clientId, 'network', params.device_id), {
       user: true,
       params: DeviceParams,
       response: { 200: NetworkRecord },
       detail: { ...routeErrors('no_metrics'), tags, security: JWT_AUTH, summary: 'The newest network sample' },
     })
-    .get('/summary/:device_id', ({ user, params, request }) => summarizeDevice(ctx, user.clientId, params.device_id, summaryQuery.read(request).hours), {
+    .get('/summary/:device_id', ({ user, params, request }) => summarizeDevice(deps, user.clientId, params.device_id, summaryQuery.read(request).hours), {
       user: true,
       params: DeviceParams,
       response: { 200: MetricsSummary },

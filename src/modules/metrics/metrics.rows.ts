@@ -1,5 +1,5 @@
 import { AppError } from '../../http/errors'
-import { JsonBytes } from '../../lib/json-bytes'
+import { CLOSE_BRACE, COMMA, JsonBytes } from '../../lib/json-bytes'
 import { FIELDS, type MetricKind } from './metrics.fields'
 
 /** A sample ready for the raw table: hot values in FIELDS order, the rest as JSON text. */
@@ -88,10 +88,10 @@ export function writePage(out: JsonBytes, kind: MetricKind, rows: unknown[][], d
   const restAt = keys.length + 2
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!
-    if (r) out.byte(44)
+    if (r) out.byte(COMMA)
     out.bytes(ID_KEY).number(row[0]).bytes(deviceKey).bytes(RECORDED_AT_KEY).isoDate(row[1] as number)
     for (let i = 0; i < keys.length; i++) out.bytes(keys[i]!).number(row[i + 2])
-    out.members(row[restAt]).byte(125)
+    out.members(row[restAt]).byte(CLOSE_BRACE)
   }
   return out
 }

@@ -1,42 +1,61 @@
-import type { DbHandle } from '../../db/connection'
 import { AppError } from '../../http/errors'
+import type { KeyPrincipal } from '../../http/principal'
 import type { Clock } from '../../lib/clock'
 import { toIso } from '../../lib/clock'
-import { deviceRef, resolveDevice, type DeviceCaller } from '../devices/devices.service'
-import { FIELDS, type MetricKind } from './metrics.fields'
-import type { BatchMetricIn, HardwareRecord, NetworkRecord } from './metrics.model'
-import { JsonBytes } from '../../lib/json-bytes'
+import { CLOSE_BRACE, JsonBytes } from '../../lib/json-bytes'
+import { FIELDS, HOUR_MS, levelName, type MetricKind } from './metrics.fields'
+import type { BatchMetricIn, HardwareRecord, HistoryQuery, NetworkRecord } from './metrics.model'
 import { recordedAt, toRecord, toSampleRow, writePage, type SampleRow } from './metrics.rows'
-import { metricStore } from './metrics.store'
-import { levelForHours, levelName, summarizeKind } from './metrics.summary'
+import type { MetricsStore } from './metrics.store'
+import { levelForHours, summarizeKind } from './metrics.summary'
 import type { MetricsSummary } from './metrics.summary.model'
-import { metricWriter } from './metrics.writer'
+import type { MetricWriter } from './metrics.writer'
 
 type RecordOf<K extends MetricKind> = K extends 'hardware' ? HardwareRecord : NetworkRecord
 
-export interface MetricsDeps {
-  db: DbHandle
-  clock: Clock
+/** A device as the metric tables know it: its id, and the integer seq they are keyed on. */
+export interface MetricDevice {
+  id: string
+  seq: number
 }
 
-const writer = (deps: MetricsDeps) => metricWriter(deps.db.sqlite, () => deps.clock.now())
+/** What metrics needs of the devices domain. */
+export interface MetricDevices {
+  /**
+   * The device a collector's sample belongs to: the key's bound device, else the one named,
+   * else the client's only device (404, 403 device_mismatch or 422 device_required otherwise).
+   */
+  resolve(key: Pick<KeyPrincipal, 'clientId' | 'deviceId'>, named: string | null | undefined): MetricDevice
+  /** A device of this client for a portal read; 404 otherwise. */
+  ref(clientId: string, deviceId: string): MetricDevice
+  /** every device's seq */
+  seqs(): number[]
+}
+
+export interface MetricsDeps {
+  store: MetricsStore
+  /** the one writer of this database: ingest requests share its group commits */
+  writer: MetricWriter
+  clock: Clock
+  devices: MetricDevices
+}
 
 /** Stores one hardware or network sample; resolves after COMMIT. */
-export async function ingestOne(deps: MetricsDeps, key: DeviceCaller, kind: MetricKind, body: Record<string, unknown>, headerDevice: string | null) {
-  const device = resolveDevice(deps, key, headerDevice ?? (body.device_id as string | null | undefined))
+export async function ingestOne(deps: MetricsDeps, key: KeyPrincipal, kind: MetricKind, body: Record<string, unknown>, headerDevice: string | null) {
+  const device = deps.devices.resolve(key, headerDevice ?? (body.device_id as string | null | undefined))
   const row = toSampleRow(kind, body, recordedAt(body.recorded_at as string | null | undefined, deps.clock.now()))
-  const [id] = await writer(deps).submit({ deviceSeq: device.seq, samples: [row] })
+  const [id] = await deps.writer.submit({ deviceSeq: device.seq, samples: [row] })
   return { id: id!, device_id: device.id, recorded_at: toIso(row.ts) }
 }
 
 /** Stores the hardware and network parts of one request atomically: both or neither. */
-export async function ingestBatch(deps: MetricsDeps, key: DeviceCaller, body: BatchMetricIn, headerDevice: string | null) {
-  const device = resolveDevice(deps, key, headerDevice ?? body.device_id)
+export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: BatchMetricIn, headerDevice: string | null) {
+  const device = deps.devices.resolve(key, headerDevice ?? body.device_id)
   const now = deps.clock.now()
   const samples: SampleRow[] = []
   if (body.hardware) samples.push(toSampleRow('hardware', body.hardware, recordedAt(body.hardware.recorded_at ?? body.recorded_at, now)))
   if (body.network) samples.push(toSampleRow('network', body.network, recordedAt(body.network.recorded_at ?? body.recorded_at, now)))
-  const ids = samples.length ? await writer(deps).submit({ deviceSeq: device.seq, samples }) : []
+  const ids = samples.length ? await deps.writer.submit({ deviceSeq: device.seq, samples }) : []
   const part = (kind: MetricKind) => {
     const i = samples.findIndex((s) => s.kind === kind)
     return i === -1 ? null : { id: ids[i]!, recorded_at: toIso(samples[i]!.ts) }
@@ -51,44 +70,21 @@ function dateParam(raw: string | null | undefined, param: string, def: number): 
   return t
 }
 
-export interface HistoryQuery {
-  limit: number
-  offset: number
-  start_date?: string | null
-  end_date?: string | null
-}
-
-const HOUR = 3_600_000
-
 /**
  * How many raw samples of a device lie in [from, to]. Wide ranges take whole hours from the
  * hourly tier's sample counts and count raw rows only at the two ragged ends, so the cost does
  * not grow with the range. The tier covers only what raw still holds (the range starts at the
  * oldest raw sample), so both count the same rows.
  */
-function countSamples(deps: MetricsDeps, kind: MetricKind, seq: number, from: number, to: number): number {
-  const store = metricStore(deps.db.sqlite)
-  const ks = store[kind]
-  const oldest = ks.oldestTs.get(seq)?.ts
-  if (oldest === undefined) return 0
+function countSamples(store: MetricsStore, kind: MetricKind, seq: number, from: number, to: number): number {
+  const oldest = store.oldestTs(kind, seq)
+  if (oldest === null) return 0
   const a = Math.max(from, oldest)
   if (a > to) return 0
-  const s = Math.ceil(a / HOUR) * HOUR
-  const e = Math.min(Math.floor((to + 1) / HOUR) * HOUR, store.doneUntil(kind)[2]!)
-  if (e - s < 2 * HOUR) return ks.count.get(seq, a, to)!.n
-  return ks.count.get(seq, a, s - 1)!.n + (ks.hourlyCount.get(seq, s, e)?.n ?? 0) + ks.count.get(seq, e, to)!.n
-}
-
-/** Stored samples, newest first, within raw retention. */
-export function history<K extends MetricKind>(deps: MetricsDeps, clientId: string, kind: K, deviceId: string, q: HistoryQuery) {
-  const { device, from, to } = historyWindow(deps, clientId, deviceId, q)
-  const page = metricStore(deps.db.sqlite)[kind].page.all(device.seq, from, to, q.limit, q.offset)
-  return {
-    items: page.map((r) => toRecord(kind, r, device.id) as RecordOf<K>),
-    limit: q.limit,
-    offset: q.offset,
-    total: countSamples(deps, kind, device.seq, from, to),
-  }
+  const s = Math.ceil(a / HOUR_MS) * HOUR_MS
+  const e = Math.min(Math.floor((to + 1) / HOUR_MS) * HOUR_MS, store.doneUntil(kind)['1h'])
+  if (e - s < 2 * HOUR_MS) return store.count(kind, seq, a, to)
+  return store.count(kind, seq, a, s - 1) + store.hourlyCount(kind, seq, s, e) + store.count(kind, seq, e, to)
 }
 
 /**
@@ -102,29 +98,30 @@ const OFFSET = JsonBytes.constant(',"offset":')
 const TOTAL = JsonBytes.constant(',"total":')
 
 /**
- * The same page as `history`, as the bytes of its JSON, written straight from the stored
- * rows: the nested parts are spliced in as stored, never parsed and re-encoded, and the page
- * is not built as objects or strings first (see JsonBytes for why).
+ * Stored samples, newest first, within raw retention: the page as the bytes of its JSON,
+ * written straight from the stored rows. The nested parts are spliced in as stored, never
+ * parsed and re-encoded, and the page is not built as objects or strings first (see JsonBytes
+ * for why).
  */
 export function historyJson(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery): Uint8Array {
   const { device, from, to } = historyWindow(deps, clientId, deviceId, q)
-  const rows = metricStore(deps.db.sqlite)[kind].page.values(device.seq, from, to, q.limit, q.offset) as unknown[][]
-  const total = countSamples(deps, kind, device.seq, from, to)
+  const rows = deps.store.page(kind, device.seq, from, to, q.limit, q.offset)
+  const total = countSamples(deps.store, kind, device.seq, from, to)
   const out = writePage(historyOut.reset().bytes(ITEMS), kind, rows, device.id)
-  return out.bytes(LIMIT).integer(q.limit).bytes(OFFSET).integer(q.offset).bytes(TOTAL).integer(total).byte(125).take()
+  return out.bytes(LIMIT).integer(q.limit).bytes(OFFSET).integer(q.offset).bytes(TOTAL).integer(total).byte(CLOSE_BRACE).take()
 }
 
 /** The caller's device and the query's time range (inclusive) of a history read. */
 function historyWindow(deps: MetricsDeps, clientId: string, deviceId: string, q: HistoryQuery) {
-  const device = deviceRef(deps, clientId, deviceId)
+  const device = deps.devices.ref(clientId, deviceId)
   const from = dateParam(q.start_date, 'start_date', 0)
   const to = dateParam(q.end_date, 'end_date', Number.MAX_SAFE_INTEGER)
   return { device, from, to }
 }
 
 export function latest<K extends MetricKind>(deps: MetricsDeps, clientId: string, kind: K, deviceId: string): RecordOf<K> {
-  const device = deviceRef(deps, clientId, deviceId)
-  const row = metricStore(deps.db.sqlite)[kind].latest.get(device.seq)
+  const device = deps.devices.ref(clientId, deviceId)
+  const row = deps.store.latest(kind, device.seq)
   if (!row) throw new AppError('no_metrics', `This device has not sent ${kind} metrics yet`)
   return toRecord(kind, row, device.id) as RecordOf<K>
 }
@@ -136,14 +133,13 @@ export function latest<K extends MetricKind>(deps: MetricsDeps, clientId: string
  * per-bucket averages (it smooths spikes shorter than a bucket; max still catches them).
  */
 export function summarizeDevice(deps: MetricsDeps, clientId: string, deviceId: string, hours: number): MetricsSummary {
-  const device = deviceRef(deps, clientId, deviceId)
-  const store = metricStore(deps.db.sqlite)
+  const device = deps.devices.ref(clientId, deviceId)
   const to = deps.clock.now()
-  const from = to - hours * 3_600_000
+  const from = to - hours * HOUR_MS
   const level = levelForHours(hours)
   // the window includes a sample taken at exactly `to`
-  const hw = summarizeKind(store, 'hardware', device.seq, from, to + 1, level)
-  const net = summarizeKind(store, 'network', device.seq, from, to + 1, level)
+  const hw = summarizeKind(deps.store, 'hardware', device.seq, from, to + 1, level)
+  const net = summarizeKind(deps.store, 'network', device.seq, from, to + 1, level)
   return {
     device_id: device.id,
     hours,
@@ -164,7 +160,7 @@ export function summarizeDevice(deps: MetricsDeps, clientId: string, deviceId: s
 
 /** Hourly averages of one numeric field (e.g. disk_used_percent for a disk-fill trend), oldest first. */
 export function fieldSeries(deps: MetricsDeps, clientId: string, deviceId: string, field: string, hours: number): { t: number; avg: number }[] {
-  const device = deviceRef(deps, clientId, deviceId)
+  const device = deps.devices.ref(clientId, deviceId)
   const kind: MetricKind | undefined = FIELDS.hardware.some((f) => f.name === field)
     ? 'hardware'
     : FIELDS.network.some((f) => f.name === field)
@@ -172,23 +168,23 @@ export function fieldSeries(deps: MetricsDeps, clientId: string, deviceId: strin
       : undefined
   if (!kind) throw new AppError('invalid_parameter', `Unknown metric field ${field}`, 'field')
   const to = deps.clock.now()
-  const rows = metricStore(deps.db.sqlite)[kind].hourly.get(field)!.all(device.seq, to - hours * 3_600_000, to + 1)
+  const rows = deps.store.hourlyAverages(kind, field, device.seq, to - hours * HOUR_MS, to + 1)!
   return rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
 }
 
 /**
- * For the operator's admin view (wired into ctx.statProviders at merge): stored raw samples
- * per kind (counted per device from the hourly tier plus raw edges, so it stays cheap on big
- * tables) and samples received in the last hour.
+ * For the operator's admin view: stored raw samples per kind (counted per device from the
+ * hourly tier plus raw edges, so it stays cheap on big tables) and samples received in the
+ * last hour.
  */
-export function metricsStats(deps: MetricsDeps) {
-  const s = metricStore(deps.db.sqlite)
-  const hourAgo = deps.clock.now() - 3_600_000
-  const seqs = s.seqs.all().map((r) => r.seq)
-  const stored = (kind: MetricKind) => seqs.reduce((sum, seq) => sum + countSamples(deps, kind, seq, 0, Number.MAX_SAFE_INTEGER), 0)
+export function metricsStats(deps: Pick<MetricsDeps, 'store' | 'clock' | 'devices'>) {
+  const store = deps.store
+  const hourAgo = deps.clock.now() - HOUR_MS
+  const seqs = deps.devices.seqs()
+  const stored = (kind: MetricKind) => seqs.reduce((sum, seq) => sum + countSamples(store, kind, seq, 0, Number.MAX_SAFE_INTEGER), 0)
   return {
     metric_rows_hardware: stored('hardware'),
     metric_rows_network: stored('network'),
-    ingest_last_hour: (s.hardware.recentCount.get(hourAgo)?.n ?? 0) + (s.network.recentCount.get(hourAgo)?.n ?? 0),
+    ingest_last_hour: store.countSince('hardware', seqs, hourAgo) + store.countSince('network', seqs, hourAgo),
   }
 }

@@ -1,9 +1,16 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
-import { FIELDS, RAW_TABLE, TIERS, hasKind, restColumn, tierColumns, tierTable, type MetricKind } from './metrics.fields'
+import { FIELDS, RAW_TABLE, TIERS, hasKind, restColumn, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
 import { perConnection } from '../../db/per-connection'
 
+/** A stored sample as an array in column order: id, ts, hot values..., rest (JSON text or null). */
+export type SampleValues = unknown[]
+/** [ts, ...hot values], oldest first */
+export type RawValues = (number | null)[]
+/** [bucket, n, ...tierColumns], oldest first */
+export type TierValues = (number | null)[]
+
 /** Prepared reads for one metric kind; every one is a range on (device_seq, time), newest or oldest first. */
-function kindStore(sqlite: Database, kind: MetricKind) {
+function kindReads(sqlite: Database, kind: MetricKind) {
   const raw = RAW_TABLE
   const has = hasKind(kind)
   const rest = `${restColumn(kind)} AS rest`
@@ -11,12 +18,10 @@ function kindStore(sqlite: Database, kind: MetricKind) {
   const tierCols = tierColumns(kind)
   const q = <R, P extends SQLQueryBindings[]>(sql: string) => sqlite.query<R, P>(sql)
   return {
-    /** rows as objects (`.all`), or as arrays (`.values`: id, ts, hot..., rest) where no object per row is wanted */
     page: q<Record<string, unknown>, [number, number, number, number, number]>(
       `SELECT id, ts, ${hot.join(', ')}, ${rest} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has} ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
     ),
     count: q<{ n: number }, [number, number, number]>(`SELECT count(*) AS n FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has}`),
-    /** samples per hour as rolled up: lets a wide history total skip counting every raw row */
     hourlyCount: q<{ n: number | null }, [number, number, number]>(
       `SELECT sum(n) AS n FROM ${tierTable(kind, '1h')} WHERE device_seq = ? AND bucket >= ? AND bucket < ?`,
     ),
@@ -24,17 +29,17 @@ function kindStore(sqlite: Database, kind: MetricKind) {
     latest: q<Record<string, unknown>, [number]>(
       `SELECT id, ts, ${hot.join(', ')}, ${rest} FROM ${raw} WHERE device_seq = ? AND ${has} ORDER BY ts DESC, id DESC LIMIT 1`,
     ),
-    /** [ts, ...hot values] oldest first, for summaries */
     rawValues: q<never, [number, number, number]>(`SELECT ts, ${hot.join(', ')} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts`),
     firstTs: q<{ ts: number }, [number, number, number]>(`SELECT ts FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts LIMIT 1`),
     lastTs: q<{ ts: number }, [number, number, number]>(`SELECT ts FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts DESC LIMIT 1`),
-    /** per tier: [bucket, n, ...tierCols] oldest first */
-    tierValues: TIERS.map((t) =>
-      q<never, [number, number, number]>(
-        `SELECT bucket, n, ${tierCols.join(', ')} FROM ${tierTable(kind, t.name)} WHERE device_seq = ? AND bucket >= ? AND bucket < ? ORDER BY bucket`,
-      ),
+    tierValues: new Map(
+      TIERS.map((t) => [
+        t.name,
+        q<never, [number, number, number]>(
+          `SELECT bucket, n, ${tierCols.join(', ')} FROM ${tierTable(kind, t.name)} WHERE device_seq = ? AND bucket >= ? AND bucket < ? ORDER BY bucket`,
+        ),
+      ]),
     ),
-    /** per hot field: hourly averages (fieldSeries) */
     hourly: new Map(
       FIELDS[kind].map((f) => [
         f.name,
@@ -43,26 +48,49 @@ function kindStore(sqlite: Database, kind: MetricKind) {
         ),
       ]),
     ),
-    /** samples stored in the last hour, by one index range per device */
-    recentCount: q<{ n: number | null }, [number]>(
-      `SELECT sum((SELECT count(*) FROM ${raw} WHERE device_seq = d.seq AND ts >= ?1 AND ${has})) AS n FROM devices d WHERE d.seq IS NOT NULL`,
+    recentCount: q<{ n: number | null }, [number, string]>(
+      `SELECT sum((SELECT count(*) FROM ${raw} WHERE device_seq = d.value AND ts >= ?1 AND ${has})) AS n FROM json_each(?2) d`,
     ),
   }
 }
 
+/** The metric reads: history pages, latest sample, summaries, series and counts. */
 function build(sqlite: Database) {
-  const doneUntil = sqlite.query<{ tier: string; done_until: number }, [string]>('SELECT tier, done_until FROM metric_rollups WHERE kind = ?')
+  const reads: Record<MetricKind, ReturnType<typeof kindReads>> = { hardware: kindReads(sqlite, 'hardware'), network: kindReads(sqlite, 'network') }
+  const doneUntil = sqlite.query<{ tier: TierName; done_until: number }, [string]>('SELECT tier, done_until FROM metric_rollups WHERE kind = ?')
   return {
-    seqs: sqlite.query<{ seq: number }, []>('SELECT seq FROM devices WHERE seq IS NOT NULL'),
-    hardware: kindStore(sqlite, 'hardware'),
-    network: kindStore(sqlite, 'network'),
-    /** per tier index, how far it is rolled up (0 when never) */
-    doneUntil(kind: MetricKind): number[] {
+    /** one history page, newest first, as arrays (no object per row): see SampleValues */
+    page: (kind: MetricKind, seq: number, from: number, to: number, limit: number, offset: number) =>
+      reads[kind].page.values(seq, from, to, limit, offset) as SampleValues[],
+    /** raw samples in [from, to] */
+    count: (kind: MetricKind, seq: number, from: number, to: number) => reads[kind].count.get(seq, from, to)!.n,
+    /** samples in [from, to) as the hourly tier counted them: lets a wide total skip counting raw rows */
+    hourlyCount: (kind: MetricKind, seq: number, from: number, to: number) => reads[kind].hourlyCount.get(seq, from, to)?.n ?? 0,
+    oldestTs: (kind: MetricKind, seq: number): number | null => reads[kind].oldestTs.get(seq)?.ts ?? null,
+    /** the newest sample as an object (id, ts, hot fields, rest) */
+    latest: (kind: MetricKind, seq: number) => reads[kind].latest.get(seq),
+    rawValues: (kind: MetricKind, seq: number, from: number, to: number) => reads[kind].rawValues.values(seq, from, to) as RawValues[],
+    /** the first and last raw sample time in [from, to) */
+    firstTs: (kind: MetricKind, seq: number, from: number, to: number): number | null => reads[kind].firstTs.get(seq, from, to)?.ts ?? null,
+    lastTs: (kind: MetricKind, seq: number, from: number, to: number): number | null => reads[kind].lastTs.get(seq, from, to)?.ts ?? null,
+    tierValues: (kind: MetricKind, tier: TierName, seq: number, from: number, to: number) =>
+      reads[kind].tierValues.get(tier)!.values(seq, from, to) as TierValues[],
+    /** hourly averages of one hot field in [from, to), oldest first; undefined for a field that is not hot */
+    hourlyAverages(kind: MetricKind, field: string, seq: number, from: number, to: number) {
+      return reads[kind].hourly.get(field)?.all(seq, from, to)
+    },
+    /** samples of these devices stored since `since`, by one index range per device */
+    countSince: (kind: MetricKind, seqs: number[], since: number) => reads[kind].recentCount.get(since, JSON.stringify(seqs))?.n ?? 0,
+    /** per tier, how far it is rolled up (0 when never) */
+    doneUntil(kind: MetricKind): Record<TierName, number> {
       const rows = doneUntil.all(kind)
-      return TIERS.map((t) => rows.find((r) => r.tier === t.name)?.done_until ?? 0)
+      const done = {} as Record<TierName, number>
+      for (const t of TIERS) done[t.name] = rows.find((r) => r.tier === t.name)?.done_until ?? 0
+      return done
     },
   }
 }
 
-export type MetricStore = ReturnType<typeof build>
-export const metricStore: (sqlite: Database) => MetricStore = perConnection(build)
+export type MetricsStore = ReturnType<typeof build>
+/** One store (prepared statements) per database connection. */
+export const createMetricsStore: (sqlite: Database) => MetricsStore = perConnection(build)

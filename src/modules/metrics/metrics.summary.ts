@@ -1,17 +1,15 @@
 import { toIso } from '../../lib/clock'
-import { COUNTER_FIELDS, counterStep, FIELDS, TIERS, type MetricKind } from './metrics.fields'
+import { COUNTER_FIELDS, counterStep, FIELDS, LEVEL, TIERS, type MetricKind } from './metrics.fields'
 import type { FieldStats } from './metrics.summary.model'
-import type { MetricStore } from './metrics.store'
+import type { MetricsStore } from './metrics.store'
 
 /** The level a window of N hours is answered from: ~60–360 rows whatever the window. */
 export function levelForHours(hours: number): number {
-  if (hours <= 1) return 0 // raw, ≤ 360 samples at 10 s
-  if (hours <= 6) return 1 // 1m
-  if (hours <= 48) return 2 // 10m
-  return 3 // 1h
+  if (hours <= 1) return LEVEL.raw // ≤ 360 samples at 10 s
+  if (hours <= 6) return LEVEL['1m']
+  if (hours <= 48) return LEVEL['10m']
+  return LEVEL['1h']
 }
-
-export const levelName = (level: number) => (level === 0 ? 'raw' : TIERS[level - 1]!.name)
 
 interface Acc {
   sum: number
@@ -42,14 +40,13 @@ export interface SectionResult {
  * finer levels (down to raw samples) for the ragged edges and for what the tier has not rolled
  * up yet. Everything arrives oldest first, so "last" and counter growth are read in order.
  */
-export function summarizeKind(store: MetricStore, kind: MetricKind, seq: number, from: number, to: number, level: number): SectionResult {
-  const ks = store[kind]
+export function summarizeKind(store: MetricsStore, kind: MetricKind, seq: number, from: number, to: number, level: number): SectionResult {
   const fields = FIELDS[kind]
   const counters = COUNTER_FIELDS[kind]
   const counterIdx = counters.map((c) => fields.findIndex((f) => f.name === c))
   const acc: Acc[] = fields.map(() => ({ sum: 0, n: 0, min: Infinity, max: -Infinity, vals: [], last: null }))
   const cacc: CounterAcc[] = counters.map(() => ({ delta: 0, prev: null, seen: false }))
-  const done = level > 0 ? store.doneUntil(kind) : []
+  const done = level > LEVEL.raw ? store.doneUntil(kind) : null
   let samples = 0
   let firstBucket: number | null = null
   let lastBucketEnd: number | null = null
@@ -67,7 +64,7 @@ export function summarizeKind(store: MetricStore, kind: MetricKind, seq: number,
 
   const fromRaw = (a: number, b: number) => {
     if (a >= b) return
-    const rows = ks.rawValues.values(seq, a, b) as (number | null)[][]
+    const rows = store.rawValues(kind, seq, a, b)
     samples += rows.length
     for (const row of rows) {
       for (let i = 0; i < fields.length; i++) {
@@ -89,8 +86,9 @@ export function summarizeKind(store: MetricStore, kind: MetricKind, seq: number,
   }
 
   const fromTier = (lv: number, a: number, b: number) => {
-    const rows = ks.tierValues[lv - 1]!.values(seq, a, b) as (number | null)[][]
-    const width = TIERS[lv - 1]!.ms
+    const tier = TIERS[lv - 1]!
+    const rows = store.tierValues(kind, tier.name, seq, a, b)
+    const width = tier.ms
     for (const row of rows) {
       if (firstBucket === null) {
         firstBucket = row[0]!
@@ -121,10 +119,10 @@ export function summarizeKind(store: MetricStore, kind: MetricKind, seq: number,
 
   const collect = (lv: number, a: number, b: number) => {
     if (a >= b) return
-    if (lv === 0) return fromRaw(a, b)
-    const w = TIERS[lv - 1]!.ms
+    if (lv === LEVEL.raw) return fromRaw(a, b)
+    const { name, ms: w } = TIERS[lv - 1]!
     const s = Math.ceil(a / w) * w
-    const e = Math.min(Math.floor(b / w) * w, done[lv - 1]!)
+    const e = Math.min(Math.floor(b / w) * w, done![name])
     if (s >= e) return collect(lv - 1, a, b)
     collect(lv - 1, a, s)
     fromTier(lv, s, e)
@@ -148,8 +146,8 @@ export function summarizeKind(store: MetricStore, kind: MetricKind, seq: number,
   })
   // exact first/last sample times when raw samples are still kept, else the tier bucket bounds
   // (a tier bucket wholly older than the oldest raw sample means raw was pruned there)
-  const rawFirst = ks.firstTs.get(seq, from, to)?.ts ?? null
-  const rawLast = ks.lastTs.get(seq, from, to)?.ts ?? null
+  const rawFirst = store.firstTs(kind, seq, from, to)
+  const rawLast = store.lastTs(kind, seq, from, to)
   const first = firstBucket !== null && (rawFirst === null || firstBucket + firstWidth <= rawFirst) ? firstBucket : rawFirst
   const last = lastBucketEnd !== null && (rawLast === null || lastBucketEnd - lastWidth > rawLast) ? lastBucketEnd : rawLast
   const counterOut: Record<string, number | null> = {}

@@ -1,8 +1,13 @@
 import type { Database } from 'bun:sqlite'
 import { AppError } from '../../http/errors'
+import type { Clock } from '../../lib/clock'
 import { FIELDS, KIND_BIT, RAW_TABLE, type MetricKind } from './metrics.fields'
 import type { SampleRow } from './metrics.rows'
-import { perConnection } from '../../db/per-connection'
+
+/** The devices domain's last_seen_at, written in the group's transaction (same connection). */
+export interface DeviceSeen {
+  markSeen(seq: number, at: number): void
+}
 
 /** One request's write: its samples are stored together or not at all. */
 export interface WriteJob {
@@ -24,8 +29,11 @@ interface Pending {
  * every promise settles only after COMMIT: a 201 is never sent for a row that is not durable
  * against a process crash (WAL; see db/connection.ts). One commit per group instead of one per
  * request is where the ingest throughput comes from.
+ *
+ * The raw table's write side: build one per database, and hand it to everything that writes
+ * samples or must hold writes (the checkpointer), so all of them share its queue.
  */
-function build(sqlite: Database, now: () => number) {
+export function createMetricWriter(sqlite: Database, clock: Clock, devices: DeviceSeen) {
   const hw = FIELDS.hardware.map((f) => f.name)
   const net = FIELDS.network.map((f) => f.name)
   const cols = ['device_seq', 'ts', 'kinds', ...hw, ...net, 'hw_rest', 'net_rest']
@@ -38,7 +46,6 @@ function build(sqlite: Database, now: () => number) {
   const savepoint = sqlite.prepare('SAVEPOINT req')
   const release = sqlite.prepare('RELEASE req')
   const rollbackTo = sqlite.prepare('ROLLBACK TO req')
-  const touch = sqlite.prepare('UPDATE devices SET last_seen_at = ? WHERE seq = ?')
 
   /** when each device's last_seen_at was last written (a rolled-back group may leave it a little early; harmless) */
   const lastTouched = new Map<number, number>()
@@ -120,11 +127,11 @@ function build(sqlite: Database, now: () => number) {
         if (!p.error) touched.add(p.job.deviceSeq)
       }
       // last_seen_at: in the same transaction, at most once per device every few seconds
-      const t = now()
+      const t = clock.now()
       for (const seq of touched) {
         const last = lastTouched.get(seq)
         if (last !== undefined && Math.abs(t - last) < TOUCH_EVERY_MS) continue
-        touch.run(t, seq)
+        devices.markSeen(seq, t)
         lastTouched.set(seq, t)
       }
       commit.run()
@@ -187,6 +194,4 @@ function mapError(err: unknown): unknown {
   return err
 }
 
-export type MetricWriter = ReturnType<typeof build>
-/** One writer per connection; the clock is the first caller's. */
-export const metricWriter: (sqlite: Database, now: () => number) => MetricWriter = perConnection(build)
+export type MetricWriter = ReturnType<typeof createMetricWriter>

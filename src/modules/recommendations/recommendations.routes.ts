@@ -1,32 +1,19 @@
 import { Elysia } from 'elysia'
-import type { AppContext } from '../../context'
-import { deviceIdsOf, findDevice, resolveDevice } from '../devices/devices.service'
-import { guards } from '../../http/guards'
+import { authGuards } from '../../http/auth'
+import type { Authenticator } from '../../http/principal'
 import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput, queryInput } from '../../http/input'
 import { createFromCollector, latestForDevice, listForDevice, type RecommendationsDeps } from './recommendations.service'
-import { recommendationsStore } from './recommendations.store'
 import { DeviceParams, LatestQuery, ListQuery, Recommendation, RecommendationIn, RecommendationList, RecommendationPage } from './recommendations.model'
-
-export const recommendationsDeps = (ctx: AppContext): RecommendationsDeps => ({
-  store: recommendationsStore(ctx.db.sqlite),
-  devices: {
-    find: (clientId, deviceId) => findDevice(ctx, clientId, deviceId),
-    ids: (clientId) => deviceIdsOf(ctx, clientId),
-    resolve: (key, named) => resolveDevice(ctx, key, named).id,
-  },
-  clock: ctx.clock,
-})
 
 const recommendationIn = jsonInput(RecommendationIn)
 const listQuery = queryInput(ListQuery)
 const latestQuery = queryInput(LatestQuery)
 
-export function recommendationsRoutes(ctx: AppContext) {
-  const deps = recommendationsDeps(ctx)
+export function recommendationsRoutes(deps: RecommendationsDeps, auth: Authenticator) {
   const tags = ['recommendations']
   return new Elysia({ prefix: '/v1/recommendations' })
-    .use(guards(ctx))
+    .use(authGuards(auth))
     .post(
       '',
       ({ key, body, headers, set }) => {

@@ -3,13 +3,12 @@ import { AppError, notFound } from '../../http/errors'
 import type { KeyPrincipal } from '../../http/principal'
 import type { NewRecommendation, RecommendationIn } from './recommendations.model'
 import type { RecommendationsStore } from './recommendations.store'
-import type { DeviceRow } from '../devices/devices.store'
 
-/** The facts about devices this domain reads, from the devices domain. */
+/** What this domain needs of the devices domain. */
 export interface DeviceLookup {
-  find(clientId: string, deviceId: string): DeviceRow | null
-  ids(clientId: string): string[]
-  /** the device a collector speaks for: as for metrics (bound key, named, the only one) */
+  /** whether the client has this device */
+  exists(clientId: string, deviceId: string): boolean
+  /** the id of the device a collector speaks for: as for metrics (bound key, named, the only one) */
   resolve(key: KeyPrincipal, named: string | null): string
 }
 
@@ -50,10 +49,8 @@ export function storeFindings(deps: RecommendationsDeps, clientId: string, findi
   return deps.store.insertDeduplicated(clientId, findings, now, now - DEDUPE_WINDOW_MS)
 }
 
-export function requireDevice(deps: RecommendationsDeps, clientId: string, deviceId: string) {
-  const device = deps.devices.find(clientId, deviceId)
-  if (!device) throw notFound('Device')
-  return device
+function requireDevice(deps: RecommendationsDeps, clientId: string, deviceId: string) {
+  if (!deps.devices.exists(clientId, deviceId)) throw notFound('Device')
 }
 
 function parseBound(value: string | null | undefined, param: string, fallback: number): number {

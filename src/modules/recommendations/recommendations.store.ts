@@ -29,8 +29,7 @@ export const toRecommendation = (r: Row): Recommendation => ({
   created_at: toIso(r.created_at),
 })
 
-
-export function recommendationsStore(sqlite: Database) {
+export function createRecommendationsStore(sqlite: Database) {
   const insert = sqlite.query(`INSERT INTO recommendations (${COLUMNS}, dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const byId = sqlite.query<Row, [string]>(`SELECT ${COLUMNS} FROM recommendations WHERE id = ?`)
   const recentDuplicate = sqlite.query<{ id: string }, [string, string | null, string, number]>(
@@ -81,4 +80,4 @@ export function recommendationsStore(sqlite: Database) {
   }
 }
 
-export type RecommendationsStore = ReturnType<typeof recommendationsStore>
+export type RecommendationsStore = ReturnType<typeof createRecommendationsStore>

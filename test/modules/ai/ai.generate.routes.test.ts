@@ -6,7 +6,6 @@ import { fakeLlm, type Wire } from '../../helpers/fake-llm'
 import { publicRoute } from '../../helpers/outbound'
 import { hourly, seededSource, summaryOf } from '../../helpers/metrics-source'
 import { runDueGenerations } from '../../../src/modules/ai/ai.jobs'
-import { aiDeps } from '../../../src/modules/ai/ai.routes'
 
 const KEY = 'sk-tenant-secret-key-wxyz'
 const servers: ReturnType<typeof fakeLlm>[] = []
@@ -32,7 +31,7 @@ async function setup(opts: Parameters<typeof aiTestApp>[0] = {}) {
 
 /** Access tokens live 15 minutes: after moving the clock, sign a new one. */
 async function freshHeaders(t: Awaited<ReturnType<typeof setup>>['t'], a: { userId: string; clientId: string }) {
-  return { authorization: `Bearer ${await t.ctx.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+  return { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
 }
 
 async function useProvider(t: Awaited<ReturnType<typeof setup>>['t'], headers: Record<string, string>, wire: Wire, baseUrl: string) {
@@ -261,7 +260,7 @@ describe('scheduled generation', () => {
     const b = await createTenant(t)
     insertDevice(t, b.clientId)
     await t.request('PATCH', '/v1/ai/config', { headers: b.userHeaders, body: { enabled: false } })
-    const deps = aiDeps(t.ctx)
+    const deps = t.modules.ai
     expect(await runDueGenerations(deps)).toEqual({ clients: 1, devices: 1 })
     expect(t.db.sqlite.query('SELECT COUNT(*) AS n FROM recommendations WHERE client_id = ?').get(a.clientId)).toEqual({ n: 2 })
     t.clock.advance(30 * 60_000) // 00:30: not due yet
@@ -277,7 +276,7 @@ describe('scheduled generation', () => {
     const fake = server('openai')
     const { t, a } = await setup({ ai: { dailyBudget: 0 } })
     await useProvider(t, a.userHeaders, 'openai', fake.baseUrl)
-    expect(await runDueGenerations(aiDeps(t.ctx))).toEqual({ clients: 1, devices: 1 })
+    expect(await runDueGenerations(t.modules.ai)).toEqual({ clients: 1, devices: 1 })
     expect(fake.requests).toHaveLength(0)
     expect(t.db.sqlite.query("SELECT COUNT(*) AS n FROM recommendations WHERE source = 'rules'").get()).toEqual({ n: 2 })
   })

@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { testApp } from '../../helpers/app'
 import { createKey, createTenant } from '../../helpers/fixtures'
-import { metricWriter } from '../../../src/modules/metrics/metrics.writer'
 import { tenantWithDevices } from './metrics.helpers'
 import { hardwareSample, networkSample } from './samples'
 
@@ -191,7 +190,7 @@ describe('POST /v1/metrics/batch', () => {
     const a = await tenantWithDevices(t)
     const count = () => t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples').get()!.n
     const send = (mbps: number) => t.request('POST', '/v1/metrics/batch', { body: { hardware: hardwareSample(), network: { upload_mbps: mbps } }, headers: a.keyHeaders })
-    const release = metricWriter(t.db.sqlite, t.clock.now).hold()
+    const release = t.modules.metrics.writer.hold()
     let settled = 0
     const pending = [send(1), send(2), send(3)].map((p) => p.finally(() => settled++))
     await Bun.sleep(20)

@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { testApp, type TestApp } from '../../helpers/app'
-import { TIERS } from '../../../src/modules/metrics/metrics.fields'
+import { FIELDS, KIND_BIT, restColumn, TIERS, type MetricKind } from '../../../src/modules/metrics/metrics.fields'
 import { runRetention, runRollup } from '../../../src/modules/metrics/metrics.jobs'
-import { fieldSeries, history, historyJson, metricsStats, summarizeDevice } from '../../../src/modules/metrics/metrics.service'
+import { toRecord } from '../../../src/modules/metrics/metrics.rows'
+import { fieldSeries, historyJson, metricsStats, summarizeDevice } from '../../../src/modules/metrics/metrics.service'
 import { tenantWithDevices } from './metrics.helpers'
 
 const START = Date.parse('2026-01-01T00:00:00Z')
@@ -41,13 +42,33 @@ function expected(rows: RawRow[], field: keyof RawRow, from: number, to: number)
   return { avg: vals.reduce((a, b) => a + b, 0) / vals.length, min: Math.min(...vals), max: Math.max(...vals), n: vals.length }
 }
 
+type PageQuery = { limit: number; offset: number; start_date?: string; end_date?: string }
+
+/** What the API serves for a history page, parsed. */
+const historyText = (t: TestApp, clientId: string, kind: MetricKind, deviceId: string, q: PageQuery) =>
+  new TextDecoder().decode(historyJson(t.modules.metrics, clientId, kind, deviceId, q))
+
+/** The same page built as objects from the stored rows (the records the API documents), for comparison. */
+function recordPage(t: TestApp, kind: MetricKind, deviceId: string, q: PageQuery, total: number) {
+  const hot = FIELDS[kind].map((f) => f.name).join(', ')
+  const from = q.start_date ? Date.parse(q.start_date) : 0
+  const to = q.end_date ? Date.parse(q.end_date) : Number.MAX_SAFE_INTEGER
+  const rows = t.db.sqlite
+    .query<Record<string, unknown>, [string, number, number, number, number]>(
+      `SELECT id, ts, ${hot}, ${restColumn(kind)} AS rest FROM metric_samples WHERE device_seq = (SELECT seq FROM devices WHERE id = ?)
+       AND ts >= ? AND ts <= ? AND kinds & ${KIND_BIT[kind]} ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
+    )
+    .all(deviceId, from, to, q.limit, q.offset)
+  return { items: rows.map((r) => toRecord(kind, r, deviceId)), limit: q.limit, offset: q.offset, total }
+}
+
 /** A device with HOURS of samples, rolled up a minute after the last hour. */
 async function rolledUp() {
   const t = testApp()
   const a = await tenantWithDevices(t)
   const n = await fill(t, a.keyHeaders)
   t.clock.set(START + HOURS * 3600_000 + 60_000)
-  await runRollup(t.ctx)
+  await runRollup(t.modules.metricsJobs)
   return { t, a, n }
 }
 
@@ -78,14 +99,14 @@ describe('rollup job', () => {
     await fill(t, a.keyHeaders)
     const end = START + HOURS * 3600_000 - STEP
     t.clock.set(end + 60_000)
-    await runRollup(t.ctx)
+    await runRollup(t.modules.metricsJobs)
     t.clock.set(end)
     const raw = t.db.sqlite.query<RawRow, []>('SELECT ts, cpu_percent, ram_used_gb, cpu_temp_c FROM metric_samples WHERE kinds & 1 ORDER BY ts').all()
     const bytes = t.db.sqlite.query<{ v: number }, []>('SELECT bytes_sent_total AS v FROM metric_samples WHERE kinds & 2 ORDER BY ts').all().map((r) => r.v)
     let growth = 0
     for (let i = 1; i < bytes.length; i++) growth += bytes[i]! >= bytes[i - 1]! ? bytes[i]! - bytes[i - 1]! : bytes[i]!
     for (const [hours, resolution] of [[4, '1m'], [24, '10m'], [168, '1h']] as const) {
-      const s = summarizeDevice(t.ctx, a.clientId, a.deviceId, hours)
+      const s = summarizeDevice(t.modules.metrics, a.clientId, a.deviceId, hours)
       expect(s.resolution).toBe(resolution)
       expect(s.hardware.samples).toBe(raw.length)
       expect(s.hardware.first_at).toBe(new Date(START).toISOString())
@@ -108,30 +129,30 @@ describe('rollup job', () => {
     await fill(t, a.keyHeaders)
     const now = START + HOURS * 3600_000 + 60_000
     t.clock.set(now)
-    await runRollup(t.ctx)
+    await runRollup(t.modules.metricsJobs)
     const late = START + 3600_000 + 5_000
     const r = await t.request('POST', '/v1/metrics/hardware', { body: { cpu_percent: 1000, recorded_at: new Date(late).toISOString() }, headers: a.keyHeaders })
     expect(r.status).toBe(201)
     t.clock.advance(60_000)
-    await runRollup(t.ctx)
+    await runRollup(t.modules.metricsJobs)
     for (const tier of TIERS.slice(0, 3)) {
       const bucket = Math.floor(late / tier.ms) * tier.ms
       const row = t.db.sqlite.query<{ m: number; n: number }, [number]>(`SELECT cpu_percent_max AS m, n FROM metric_hw_${tier.name} WHERE bucket = ?`).get(bucket)!
       expect(row).toEqual({ m: 1000, n: tier.ms / STEP + 1 })
     }
     const before = t.db.sqlite.query('SELECT * FROM metric_hw_10m ORDER BY bucket').all()
-    await runRollup(t.ctx)
+    await runRollup(t.modules.metricsJobs)
     expect(t.db.sqlite.query('SELECT * FROM metric_hw_10m ORDER BY bucket').all()).toEqual(before)
   })
 
   test('fieldSeries reads hourly averages; stats count rows', async () => {
     const { t, a, n } = await rolledUp()
-    const series = fieldSeries(t.ctx, a.clientId, a.deviceId, 'cpu_percent', 24)
+    const series = fieldSeries(t.modules.metrics, a.clientId, a.deviceId, 'cpu_percent', 24)
     expect(series.map((p) => p.t)).toEqual([0, 1, 2].map((h) => START + h * 3600_000))
     const raw = t.db.sqlite.query<RawRow, []>('SELECT ts, cpu_percent, ram_used_gb, cpu_temp_c FROM metric_samples').all()
     expect(series[1]!.avg).toBeCloseTo(expected(raw, 'cpu_percent', START + 3600_000, START + 7200_000)!.avg, 9)
-    expect(() => fieldSeries(t.ctx, a.clientId, a.deviceId, 'nope', 24)).toThrow()
-    expect(metricsStats(t.ctx)).toEqual({ metric_rows_hardware: n, metric_rows_network: n, ingest_last_hour: 2 * 354 })
+    expect(() => fieldSeries(t.modules.metrics, a.clientId, a.deviceId, 'nope', 24)).toThrow()
+    expect(metricsStats(t.modules.metrics)).toEqual({ metric_rows_hardware: n, metric_rows_network: n, ingest_last_hour: 2 * 354 })
   })
 
   test('the jobs are in the one job list', () => {
@@ -153,14 +174,13 @@ describe('history over rolled-up data', () => {
     ]
     for (const [from, to] of ranges) {
       const q = { limit: 5, offset: 3, start_date: new Date(from).toISOString(), end_date: new Date(Math.min(to, 8.64e15)).toISOString() }
-      const page = history(t.ctx, a.clientId, 'hardware', a.deviceId, q)
-      expect(page.total).toBe(count(from, to))
+      const text = (kind: MetricKind) => historyText(t, a.clientId, kind, a.deviceId, q)
+      expect(JSON.parse(text('hardware')).total).toBe(count(from, to))
       // the bytes are exactly what JSON.stringify makes of the object-built page
-      const text = (kind: 'hardware' | 'network') => new TextDecoder().decode(historyJson(t.ctx, a.clientId, kind, a.deviceId, q))
-      expect(text('hardware')).toBe(JSON.stringify(page))
-      expect(text('network')).toBe(JSON.stringify(history(t.ctx, a.clientId, 'network', a.deviceId, q)))
+      expect(text('hardware')).toBe(JSON.stringify(recordPage(t, 'hardware', a.deviceId, q, count(from, to))))
+      expect(text('network')).toBe(JSON.stringify(recordPage(t, 'network', a.deviceId, q, count(from, to))))
     }
-    expect(history(t.ctx, a.clientId, 'hardware', a.deviceId, { limit: 1, offset: 0 }).total).toBe(n)
+    expect(JSON.parse(historyText(t, a.clientId, 'hardware', a.deviceId, { limit: 1, offset: 0 })).total).toBe(n)
   })
 })
 
@@ -172,9 +192,9 @@ describe('retention job', () => {
     const n = await fill(t, a.keyHeaders)
     const now = START + HOURS * 3600_000
     t.clock.set(now + 60_000)
-    await runRollup(t.ctx)
+    await runRollup(t.modules.metricsJobs)
     t.clock.set(now)
-    const deleted = await runRetention(t.ctx)
+    const deleted = await runRetention(t.modules.metricsJobs)
     const oldest = (table: string, col: string) => t.db.sqlite.query<{ t: number }, []>(`SELECT min(${col}) AS t FROM ${table}`).get()!.t
     expect(oldest('metric_samples', 'ts')).toBe(now - 3600_000)
     expect(oldest('metric_hw_1m', 'bucket')).toBe(now - 7200_000)
@@ -182,14 +202,14 @@ describe('retention job', () => {
     const left = t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples').get()!.n
     expect(left).toBe(360)
     // the history total counts what raw still holds, though the tiers reach further back
-    expect(history(t.ctx, a.clientId, 'hardware', a.deviceId, { limit: 1, offset: 0 }).total).toBe(360)
+    expect(JSON.parse(historyText(t, a.clientId, 'hardware', a.deviceId, { limit: 1, offset: 0 })).total).toBe(360)
     expect(deleted).toBe(n - 360 + (HOURS * 60 - 120) * 2)
-    const s = summarizeDevice(t.ctx, a.clientId, a.deviceId, 24)
+    const s = summarizeDevice(t.modules.metrics, a.clientId, a.deviceId, 24)
     expect(s.hardware.samples).toBe(n)
     expect(s.hardware.first_at).toBe(new Date(START).toISOString())
     // the freed pages went back (auto_vacuum = INCREMENTAL)
     expect(t.db.sqlite.query('PRAGMA freelist_count').get()).toEqual({ freelist_count: 0 })
     // running it again finds nothing more to do
-    expect(await runRetention(t.ctx)).toBe(0)
+    expect(await runRetention(t.modules.metricsJobs)).toBe(0)
   })
 })

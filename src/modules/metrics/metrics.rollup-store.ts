@@ -1,0 +1,102 @@
+import type { Database, Statement } from 'bun:sqlite'
+import { FIELDS, LEVEL, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
+import { perConnection } from '../../db/per-connection'
+
+/** A source row handed to a fold: [device_seq, time, ...values] (see sourceSql). */
+export type SourceRow = (number | null)[]
+/** Reads source rows and calls emit once per tier row to write. */
+export type Fold = (rows: Iterable<SourceRow>, emit: (row: (number | null)[]) => void) => void
+
+/** Rows deleted per statement: small enough that the write lock is held for milliseconds. */
+export const PRUNE_BATCH = 5_000
+/** Pages returned to the file system per step (8 MB at the default 4 KB page size). */
+const VACUUM_PAGES = 2_000
+
+const KINDS: MetricKind[] = ['hardware', 'network']
+const levelTable = (kind: MetricKind, level: number) => (level === LEVEL.raw ? RAW_TABLE : tierTable(kind, TIERS[level - 1]!.name))
+/** raw rows carry a kind only when its bit is set */
+const kindFilter = (kind: MetricKind, level: number) => (level === LEVEL.raw ? ` AND ${hasKind(kind)}` : '')
+const levelTimeColumn = (level: number) => (level === LEVEL.raw ? 'ts' : 'bucket')
+
+/**
+ * The devices' seqs as one JSON array parameter: `device_seq IN (SELECT value FROM json_each(?))`
+ * makes every range below one index seek per device, in seq order.
+ */
+const seqList = (seqs: number[]) => JSON.stringify(seqs)
+
+/** Source rows of one level, per device oldest first: raw samples, or the tier below. */
+function sourceSql(kind: MetricKind, level: number): string {
+  const time = levelTimeColumn(level)
+  const cols = level === LEVEL.raw ? FIELDS[kind].map((f) => f.name) : ['n', ...tierColumns(kind)]
+  return `SELECT device_seq, ${time}, ${cols.join(', ')} FROM ${levelTable(kind, level)}
+    WHERE device_seq IN (SELECT value FROM json_each(?3)) AND ${time} >= ?1 AND ${time} < ?2${kindFilter(kind, level)}
+    ORDER BY device_seq, ${time}`
+}
+
+/** A statement's rows as arrays in column order (object keys keep the SELECT's column order). */
+function* rowArrays(rows: Iterable<unknown>): Generator<SourceRow> {
+  for (const row of rows) yield Object.values(row as Record<string, number | null>)
+}
+
+/** The rollup tiers' writes and the retention deletes: what the metric jobs run. */
+function build(sqlite: Database) {
+  const source = {} as Record<MetricKind, Statement[]>
+  const insert = {} as Record<MetricKind, Statement[]>
+  const oldest = {} as Record<MetricKind, Statement<{ t: number | null }, [string]>[]>
+  const prune = {} as Record<MetricKind, Statement[]>
+  for (const kind of KINDS) {
+    const cols = ['device_seq', 'bucket', 'n', ...tierColumns(kind)]
+    const levels = [LEVEL.raw, ...TIERS.map((_, i) => i + 1)]
+    // tier i is rolled from level i (the one below it)
+    source[kind] = TIERS.map((_, i) => sqlite.prepare(sourceSql(kind, i)))
+    insert[kind] = TIERS.map((t) =>
+      sqlite.prepare(`INSERT OR REPLACE INTO ${tierTable(kind, t.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`),
+    )
+    // the oldest row of a level, found by one index seek per device
+    oldest[kind] = levels.map((level) =>
+      sqlite.prepare<{ t: number | null }, [string]>(
+        `SELECT min((SELECT ${levelTimeColumn(level)} FROM ${levelTable(kind, level)} WHERE device_seq = d.value${kindFilter(kind, level)} ORDER BY ${levelTimeColumn(level)} LIMIT 1)) AS t FROM json_each(?) d`,
+      ),
+    )
+    prune[kind] = levels.map((level) => {
+      const table = levelTable(kind, level)
+      return sqlite.prepare(
+        `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE device_seq IN (SELECT value FROM json_each(?2)) AND ${levelTimeColumn(level)} < ?1 LIMIT ${PRUNE_BATCH})`,
+      )
+    })
+  }
+  const getDone = sqlite.query<{ done_until: number }, [string, string]>('SELECT done_until FROM metric_rollups WHERE kind = ? AND tier = ?')
+  const setDone = sqlite.query('INSERT OR REPLACE INTO metric_rollups (kind, tier, done_until) VALUES (?, ?, ?)')
+  const freelist = sqlite.query<{ freelist_count: number }, []>('PRAGMA freelist_count')
+  return {
+    /**
+     * Rewrites tier `tier` of these devices for every bucket in [a, b) from the level below, in
+     * one transaction: `fold` turns the source rows into tier rows.
+     */
+    roll(kind: MetricKind, tier: number, seqs: number[], a: number, b: number, fold: Fold) {
+      const ins = insert[kind][tier]!
+      // Streamed, not read out whole: a busy hour of raw samples can be hundreds of thousands of
+      // rows (tens of MB as arrays). Reading one table while writing another is safe in SQLite.
+      const rows = rowArrays(source[kind][tier]!.iterate(a, b, seqList(seqs)))
+      sqlite.transaction(() => fold(rows, (r) => ins.run(...r)))()
+    },
+    /** the time of the oldest row of these devices stored at a level, or null when it holds none */
+    oldest: (kind: MetricKind, level: number, seqs: number[]) => oldest[kind][level]!.get(seqList(seqs))?.t ?? null,
+    doneUntil: (kind: MetricKind, tier: TierName) => getDone.get(kind, tier)?.done_until ?? null,
+    setDone: (kind: MetricKind, tier: TierName, t: number) => void setDone.run(kind, tier, t),
+    /**
+     * Deletes up to PRUNE_BATCH rows of these devices older than `cutoff` at one level; returns
+     * how many. Raw samples of both kinds share one table, so raw is pruned under 'hardware' only.
+     */
+    pruneBatch: (kind: MetricKind, level: number, seqs: number[], cutoff: number) => prune[kind][level]!.run(cutoff, seqList(seqs)).changes,
+    /** lets SQLite refresh its statistics after large deletes */
+    optimize: () => void sqlite.run('PRAGMA optimize'),
+    freePages: () => freelist.get()!.freelist_count,
+    /** returns up to VACUUM_PAGES free pages to the file system (auto_vacuum=INCREMENTAL) */
+    vacuumStep: () => void sqlite.run(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`),
+  }
+}
+
+export type RollupStore = ReturnType<typeof build>
+/** One store (prepared statements) per database connection. */
+export const createRollupStore: (sqlite: Database) => RollupStore = perConnection(build)
