@@ -1,11 +1,56 @@
-import type { AppContext } from '../context'
+import type { AppDeps } from '../context'
+import { revokeDeviceKeys, type ApiKeysDeps } from '../modules/api-keys/api-keys.service'
+import { createApiKeysStore } from '../modules/api-keys/api-keys.store'
+import { apiKeyVerifier } from '../modules/api-keys/api-keys.verifier'
+import type { Plan } from '../modules/billing/billing.catalog'
+import type { BillingDeps } from '../modules/billing/billing.service'
+import { createBillingStore } from '../modules/billing/billing.store'
+import { stripeClient } from '../modules/billing/billing.stripe'
+import { applyBillingPlan, findClient, maxDevicesOf } from '../modules/clients/clients.service'
+import { findDevice, type DevicesDeps } from '../modules/devices/devices.service'
+import { createDevicesStore } from '../modules/devices/devices.store'
 import type { IdentityModules } from './identity'
 
-/** Devices, API keys and billing: what a tenant runs and pays for. */
-export function wireFleet(ctx: AppContext, identity: IdentityModules) {
-  void ctx
-  void identity
-  return {}
+/**
+ * Devices, API keys and billing: what a tenant runs and pays for. Built before the context, whose
+ * Authenticator checks API keys with the verifier made here.
+ */
+export function wireFleet(deps: AppDeps, plans: () => Plan[], identity: IdentityModules) {
+  const { config, clock, logger } = deps
+  const sqlite = deps.db.sqlite
+  const { clients } = identity
+  const keysStore = createApiKeysStore(sqlite)
+
+  // devices and keys ask each other (a key's device must exist; a deleted device revokes its keys)
+  const devices: DevicesDeps = {
+    store: createDevicesStore(sqlite),
+    clock,
+    clients: { maxDevices: (clientId) => maxDevicesOf(clients, clientId) },
+    keys: { revokeForDevice: (clientId, deviceId) => revokeDeviceKeys(apiKeys, clientId, deviceId) },
+  }
+  const apiKeys: ApiKeysDeps = {
+    store: keysStore,
+    clock,
+    logger,
+    // cached principals for the hot path
+    verifier: apiKeyVerifier(keysStore, clock),
+    devices: { exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null },
+  }
+
+  const billing: BillingDeps = {
+    store: createBillingStore(deps.db),
+    clock,
+    logger,
+    config,
+    plans,
+    stripe: deps.stripe !== undefined ? deps.stripe : stripeClient(config.stripe),
+    clients: {
+      find: (clientId) => findClient(clients, clientId),
+      applyPlan: (clientId, plan) => applyBillingPlan(clients, clientId, plan),
+    },
+  }
+
+  return { devices, apiKeys, billing }
 }
 
 export type FleetModules = ReturnType<typeof wireFleet>

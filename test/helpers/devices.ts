@@ -1,6 +1,5 @@
 import { newId } from '../../src/lib/ids'
 import type { TestApp } from './app'
-import { deviceStore } from '../../src/modules/devices/devices.store'
 
 /** A device row made directly in the database (the devices module has its own endpoint tests). */
 export function insertDevice(t: TestApp, clientId: string, opts: { hostname?: string; lastSeenAt?: number | null; createdAt?: number } = {}) {
@@ -10,6 +9,6 @@ export function insertDevice(t: TestApp, clientId: string, opts: { hostname?: st
     'INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, created_at, updated_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     [id, clientId, `fp-${id}`, opts.hostname ?? 'web-1', 'linux', '6.8', 'x86_64', now, now, opts.lastSeenAt === undefined ? t.clock.now() : opts.lastSeenAt],
   )
-  deviceStore(t.db.sqlite).forget(clientId) // the store caches each client's "only device"
+  t.modules.devices.store.forget(clientId) // the store caches each client's "only device"
   return id
 }

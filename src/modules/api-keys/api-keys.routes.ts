@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
-import type { AppContext } from '../../context'
-import { guards, JWT_AUTH } from '../../http/guards'
-import { routeErrors } from '../../http/openapi-errors'
+import { authGuards } from '../../http/auth'
+import type { Authenticator } from '../../http/principal'
+import { JWT_AUTH, routeErrors } from '../../http/openapi-errors'
 import { jsonInput } from '../../http/input'
 import { APIKeyCreate, APIKeyResponse, KeyParams } from './api-keys.model'
 import { createApiKey, listApiKeys, revokeKey, type ApiKeysDeps } from './api-keys.service'
@@ -11,10 +11,9 @@ const managers = { roles: ['owner' as const, 'admin' as const] }
 const keyCreate = jsonInput(APIKeyCreate)
 
 /** Collector credentials, managed by the client's owners and admins; any member may list them. */
-export function apiKeysRoutes(ctx: AppContext) {
-  const deps: ApiKeysDeps = { sqlite: ctx.db.sqlite, clock: ctx.clock, logger: ctx.logger, verifier: ctx.apiKeys }
+export function apiKeysRoutes(deps: ApiKeysDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/auth/api-keys' })
-    .use(guards(ctx))
+    .use(authGuards(auth))
     .post(
       '',
       ({ user, body, set }) => {

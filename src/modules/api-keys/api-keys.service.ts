@@ -1,4 +1,3 @@
-import type { Database } from 'bun:sqlite'
 import { toIso, type Clock } from '../../lib/clock'
 import { sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
@@ -7,13 +6,19 @@ import { AppError, notFound } from '../../http/errors'
 import type { ApiKeyVerifier } from './api-keys.verifier'
 import { generateApiKey, keyPrefixOf } from './api-keys.format'
 import { DEFAULT_SCOPES, type APIKeyCreate, type APIKeyResponse } from './api-keys.model'
-import { apiKeyById, apiKeysOf, deviceOfClient, insertApiKey, revokeApiKey, revokeKeysOfDevice, type ApiKeyRow } from './api-keys.store'
+import type { ApiKeyRow, ApiKeysStore } from './api-keys.store'
 
 export interface ApiKeysDeps {
-  sqlite: Database
+  store: ApiKeysStore
   clock: Clock
   logger: Logger
   verifier: ApiKeyVerifier
+  devices: KeyDevices
+}
+
+/** What keys need of the devices domain: a key may be bound only to a device of its own client. */
+export interface KeyDevices {
+  exists(clientId: string, deviceId: string): boolean
 }
 
 export function toApiKeyResponse(row: ApiKeyRow, plaintext: string | null = null): APIKeyResponse {
@@ -37,24 +42,24 @@ export function createApiKey(deps: ApiKeysDeps, clientId: string, input: APIKeyC
   const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null
   if (expiresAt !== null && expiresAt <= now) throw new AppError('invalid_parameter', 'expires_at must be in the future', 'expires_at')
   const deviceId = input.device_id ?? null
-  if (deviceId !== null && !deviceOfClient(deps.sqlite, clientId, deviceId)) throw notFound('Device')
+  if (deviceId !== null && !deps.devices.exists(clientId, deviceId)) throw notFound('Device')
   const scopes = [...new Set(input.scopes ?? DEFAULT_SCOPES)]
   const key = generateApiKey()
   const id = newId('key')
-  insertApiKey(deps.sqlite, {
+  deps.store.insert({
     id, client_id: clientId, name: input.name.trim() || input.name, key_prefix: keyPrefixOf(key), key_hash: sha256Hex(key),
     scopes: JSON.stringify(scopes), device_id: deviceId, created_at: now, expires_at: expiresAt,
   })
   deps.logger.info('api key created', { key_id: id, client_id: clientId, scopes })
-  return toApiKeyResponse(apiKeyById(deps.sqlite, clientId, id)!, key)
+  return toApiKeyResponse(deps.store.byId(clientId, id)!, key)
 }
 
-export const listApiKeys = (deps: ApiKeysDeps, clientId: string) => apiKeysOf(deps.sqlite, clientId).map((r) => toApiKeyResponse(r))
+export const listApiKeys = (deps: ApiKeysDeps, clientId: string) => deps.store.listForClient(clientId).map((r) => toApiKeyResponse(r))
 
 /** Revokes a key of the caller's client; the verifier cache is dropped so the next request already fails. */
 export function revokeKey(deps: ApiKeysDeps, clientId: string, keyId: string) {
-  if (!apiKeyById(deps.sqlite, clientId, keyId)) throw notFound('API key')
-  revokeApiKey(deps.sqlite, clientId, keyId, deps.clock.now())
+  if (!deps.store.byId(clientId, keyId)) throw notFound('API key')
+  deps.store.revoke(clientId, keyId, deps.clock.now())
   deps.verifier.invalidate(keyId)
   deps.logger.info('api key revoked', { key_id: keyId, client_id: clientId })
 }
@@ -62,8 +67,19 @@ export function revokeKey(deps: ApiKeysDeps, clientId: string, keyId: string) {
 /**
  * For the devices domain, inside its delete transaction: a key bound to a device dies with it.
  * (The foreign key is ON DELETE SET NULL, and a key with no device acts for the whole client,
- * so leaving it active would widen a one-device credential to every device.) Returns the ids,
- * whose cached principals the caller drops.
+ * so leaving it active would widen a one-device credential to every device.) Their cached
+ * principals are dropped here too: nothing else runs before the transaction commits, and a
+ * rollback only costs a cache miss. Returns the revoked ids.
  */
-export const revokeDeviceKeys = (deps: Pick<ApiKeysDeps, 'sqlite' | 'clock'>, clientId: string, deviceId: string) =>
-  revokeKeysOfDevice(deps.sqlite, clientId, deviceId, deps.clock.now())
+export function revokeDeviceKeys(deps: Pick<ApiKeysDeps, 'store' | 'clock' | 'verifier'>, clientId: string, deviceId: string): string[] {
+  const revoked = deps.store.revokeForDevice(clientId, deviceId, deps.clock.now())
+  for (const id of revoked) deps.verifier.invalidate(id)
+  return revoked
+}
+
+// ---- for the operator's views (admin) ----
+
+/** Counts for GET /v1/admin/stats: live keys. */
+export const apiKeyStats = (deps: Pick<ApiKeysDeps, 'store'>) => ({ api_keys: deps.store.countActive() })
+
+export const activeKeyCount = (deps: Pick<ApiKeysDeps, 'store'>, clientId: string) => deps.store.countActive(clientId)

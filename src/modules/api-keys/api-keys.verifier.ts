@@ -1,8 +1,8 @@
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../../lib/clock'
 import { sha256Hex } from '../../lib/crypto'
 import type { CredentialFailure, KeyPrincipal } from '../../http/principal'
 import { isWellFormedApiKey } from './api-keys.format'
+import type { ApiKeysStore } from './api-keys.store'
 
 interface CachedKey {
   principal: KeyPrincipal
@@ -18,7 +18,6 @@ export interface ApiKeyVerifier {
   verify(key: string): KeyPrincipal | CredentialFailure
   /** drop a key from the cache so a revoke or change takes effect on the very next request */
   invalidate(keyId: string): void
-  invalidateClient(clientId: string): void
 }
 
 /**
@@ -26,14 +25,9 @@ export interface ApiKeyVerifier {
  * served from memory; revocation goes through `invalidate`, so it is still immediate.
  * last_used_at is written at most once a minute per key, to keep ingest free of extra writes.
  */
-export function apiKeyVerifier(sqlite: Database, clock: Clock): ApiKeyVerifier {
+export function apiKeyVerifier(store: Pick<ApiKeysStore, 'byHash' | 'touch'>, clock: Clock): ApiKeyVerifier {
   const byHash = new Map<string, CachedKey>()
   const hashById = new Map<string, string>()
-  const lookup = sqlite.query<
-    { id: string; client_id: string; scopes: string; device_id: string | null; is_active: number; expires_at: number | null; last_used_at: number | null },
-    [string]
-  >('SELECT id, client_id, scopes, device_id, is_active, expires_at, last_used_at FROM api_keys WHERE key_hash = ?')
-  const touch = sqlite.query('UPDATE api_keys SET last_used_at = ? WHERE id = ?')
   const invalid = (message: string): CredentialFailure => ({ kind: 'invalid', presented: 'key', message })
 
   return {
@@ -42,7 +36,7 @@ export function apiKeyVerifier(sqlite: Database, clock: Clock): ApiKeyVerifier {
       const hash = sha256Hex(key)
       let entry = byHash.get(hash)
       if (!entry) {
-        const row = lookup.get(hash)
+        const row = store.byHash(hash)
         if (!row) return invalid('Invalid API key')
         entry = {
           principal: { kind: 'key', keyId: row.id, clientId: row.client_id, scopes: JSON.parse(row.scopes), deviceId: row.device_id },
@@ -63,7 +57,7 @@ export function apiKeyVerifier(sqlite: Database, clock: Clock): ApiKeyVerifier {
       if (entry.expiresAt !== null && entry.expiresAt <= now) return invalid('This API key has expired')
       if (now - entry.lastUsedWritten >= LAST_USED_EVERY_MS) {
         entry.lastUsedWritten = now
-        touch.run(now, entry.principal.keyId)
+        store.touch(entry.principal.keyId, now)
       }
       return entry.principal
     },
@@ -71,14 +65,6 @@ export function apiKeyVerifier(sqlite: Database, clock: Clock): ApiKeyVerifier {
       const hash = hashById.get(keyId)
       if (hash) byHash.delete(hash)
       hashById.delete(keyId)
-    },
-    invalidateClient(clientId) {
-      for (const [hash, entry] of byHash) {
-        if (entry.principal.clientId === clientId) {
-          byHash.delete(hash)
-          hashById.delete(entry.principal.keyId)
-        }
-      }
     },
   }
 }

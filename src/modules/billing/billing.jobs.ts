@@ -1,11 +1,10 @@
 import type { BillingDeps } from './billing.service'
-import { pruneEvents } from './billing.store'
 
 /** Stripe redelivers an event for up to 3 days; ids older than this cannot come back. */
 const EVENT_RETENTION_MS = 30 * 86_400_000
 
 /** Forgets the ids of handled Stripe events that Stripe can no longer redeliver. */
-export function pruneBillingEvents(deps: Pick<BillingDeps, 'db' | 'clock' | 'logger'>): void {
-  const removed = pruneEvents(deps.db.sqlite, deps.clock.now() - EVENT_RETENTION_MS)
+export function pruneBillingEvents(deps: Pick<BillingDeps, 'store' | 'clock' | 'logger'>): void {
+  const removed = deps.store.pruneEvents(deps.clock.now() - EVENT_RETENTION_MS)
   if (removed) deps.logger.debug('billing events pruned', { removed })
 }

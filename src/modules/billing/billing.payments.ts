@@ -1,9 +1,8 @@
 import type Stripe from 'stripe'
-import type { Db } from '../../db/connection'
 import type { Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
+import type { BillingStore } from './billing.store'
 import { invoiceSubscriptionId } from './billing.stripe'
-import { paymentByInvoice, upsertPayment } from './billing.store'
 
 const ms = (s: number | null | undefined) => (typeof s === 'number' ? s * 1000 : null)
 
@@ -20,16 +19,15 @@ function statusOf(inv: Stripe.Invoice, event: 'paid' | 'failed' | null): string 
 }
 
 /** Records (or updates) the payment an invoice stands for; false when the invoice is no payment yet. */
-export function recordInvoice(deps: { db: { db: Db }; clock: Clock }, clientId: string, inv: Stripe.Invoice, event: 'paid' | 'failed' | null): boolean {
-  const existing = paymentByInvoice(deps.db.db, inv.id)
+export function recordInvoice(deps: { store: BillingStore; clock: Clock }, clientId: string, inv: Stripe.Invoice, event: 'paid' | 'failed' | null): boolean {
+  const existing = deps.store.paymentByInvoice(inv.id)
   if (existing && existing.clientId !== clientId) return false // belongs to another client: never move it
   const status = statusOf(inv, event)
   if (!status) return false
   // A recorded payment is never downgraded: a late failure event cannot hide money that came in.
   if (existing?.status === 'paid' && status !== 'paid') return false
   const line = inv.lines?.data?.[0]
-  upsertPayment(
-    deps.db.db,
+  deps.store.upsertPayment(
     existing?.id ?? newId('pay'),
     {
       clientId,

@@ -1,9 +1,7 @@
-import type { DbHandle } from '../../db/connection'
 import type { Logger } from '../../lib/logger'
-import { effectiveLimits, type ClientLimits } from '../clients/clients.limits'
 import { findPlan, freePlan, type Plan } from './billing.catalog'
+import type { BillingStore } from './billing.store'
 import type { SubscriptionSnapshot } from './billing.stripe'
-import { ensureAccount, eventSeen, recordEvent, writeClientPlan, writeSubscription } from './billing.store'
 
 /**
  * The one place that changes a client's plan fields (plan_type, subscription_status,
@@ -21,10 +19,11 @@ import { ensureAccount, eventSeen, recordEvent, writeClientPlan, writeSubscripti
 export const PAID_STATUSES = new Set(['active', 'trialing', 'past_due'])
 
 export interface PlanWriterDeps {
-  db: Pick<DbHandle, 'db' | 'sqlite'>
+  store: BillingStore
   logger: Logger
-  limits: ClientLimits
   plans: () => Plan[]
+  /** the clients domain's side of BillingDeps['clients'] */
+  clients: { applyPlan(clientId: string, plan: { planType: string; subscriptionStatus: string; maxDevices: number; maxUsers: number }): void }
 }
 
 export interface ApplyOptions {
@@ -49,27 +48,24 @@ export function planOfSubscription(plans: Plan[], snap: SubscriptionSnapshot): P
 
 /**
  * Applies a subscription state (null: the client has none) to the client, atomically with the
- * event record, then drops the cached rate limit so it bites on the next request.
+ * event record; the clients domain drops its cached rate limit so it bites on the next request.
  * Synchronous on purpose: callers fetch from Stripe first, never inside this transaction.
  */
 export function applySubscription(deps: PlanWriterDeps, clientId: string, snap: SubscriptionSnapshot | null, opts: ApplyOptions, now: number): ApplyOutcome {
   const plans = deps.plans()
-  const outcome = deps.db.sqlite
-    .transaction((): ApplyOutcome => {
-      if (opts.event && eventSeen(deps.db.db, opts.event.id)) return 'duplicate'
-      const outcome = write()
-      if (opts.event) recordEvent(deps.db.sqlite, opts.event.id, opts.event.type, outcome === 'applied' ? 'applied' : 'ignored', now)
-      return outcome
-    })
-    .immediate()
+  const outcome = deps.store.transaction((): ApplyOutcome => {
+    if (opts.event && deps.store.eventSeen(opts.event.id)) return 'duplicate'
+    const outcome = write()
+    if (opts.event) deps.store.recordEvent(opts.event.id, opts.event.type, outcome === 'applied' ? 'applied' : 'ignored', now)
+    return outcome
+  })
   if (outcome === 'applied') {
-    deps.limits.invalidate(clientId)
     deps.logger.info('subscription applied', { client_id: clientId, subscription: snap?.id ?? null, status: snap?.status ?? 'none' })
   }
   return outcome
 
   function write(): ApplyOutcome {
-    const acc = ensureAccount(deps.db.db, clientId, now)
+    const acc = deps.store.ensureAccount(clientId, now)
     if (snap && acc.providerSubscriptionId) {
       if (acc.providerSubscriptionId !== snap.id) {
         // An old subscription ending (e.g. after a plan switch) must not cancel the live one.
@@ -84,8 +80,7 @@ export function applySubscription(deps: PlanWriterDeps, clientId: string, snap: 
       deps.logger.warn('subscription matches no plan; applying free limits (set stripe_price_id in VIGIL_PLANS_FILE)', { client_id: clientId, subscription: snap.id, price: snap.priceId })
     }
     const sameSub = snap !== null && acc.providerSubscriptionId === snap.id
-    writeSubscription(
-      deps.db.db,
+    deps.store.writeSubscription(
       clientId,
       {
         providerSubscriptionId: snap?.id ?? null,
@@ -103,12 +98,7 @@ export function applySubscription(deps: PlanWriterDeps, clientId: string, snap: 
       now,
     )
     const effective = snap && plan && PAID_STATUSES.has(snap.status) ? plan : freePlan(plans)
-    writeClientPlan(
-      deps.db.db,
-      clientId,
-      { planType: effective.id, subscriptionStatus: snap?.status ?? 'none', ...effectiveLimits(deps.db.sqlite, clientId, effective) },
-      now,
-    )
+    deps.clients.applyPlan(clientId, { planType: effective.id, subscriptionStatus: snap?.status ?? 'none', maxDevices: effective.maxDevices, maxUsers: effective.maxUsers })
     return 'applied'
   }
 }

@@ -1,15 +1,41 @@
 import type Stripe from 'stripe'
-import type { AppContext } from '../../context'
+import type { Config } from '../../config'
 import { AppError } from '../../http/errors'
-import { toIso } from '../../lib/clock'
+import { toIso, type Clock } from '../../lib/clock'
+import type { Logger } from '../../lib/logger'
 import { findPlan, type Plan } from './billing.catalog'
 import type { BillingResponse, CheckoutRequest, Payment, PaymentsQuery, PlanInfo, SubscriptionResponse } from './billing.model'
 import { applySubscription, PAID_STATUSES } from './billing.plan-writer'
 import { recordInvoice } from './billing.payments'
 import { callStripe, snapshotOf } from './billing.stripe'
-import * as store from './billing.store'
+import type { BillingStore, PaymentRow } from './billing.store'
 
-export type BillingDeps = Pick<AppContext, 'config' | 'db' | 'clock' | 'logger' | 'limits' | 'plans' | 'stripe'>
+export interface BillingDeps {
+  store: BillingStore
+  clock: Clock
+  logger: Logger
+  config: Pick<Config, 'stripe' | 'siteUrl' | 'rateLimits'>
+  plans: () => Plan[]
+  /** null when billing is not configured (no STRIPE_SECRET_KEY) */
+  stripe: Stripe | null
+  clients: BillingClients
+}
+
+/** What billing reads of a client. */
+export interface BillingClientView {
+  name: string | null
+  billing_email: string | null
+  max_devices: number
+  plan_type: string
+}
+
+/** What billing needs of the clients domain, the owner of the plan fields it changes. */
+export interface BillingClients {
+  /** null when the client does not exist */
+  find(clientId: string): BillingClientView | null
+  /** puts a plan's type, status and limits in force (the operator's overrides win); inside billing's transaction */
+  applyPlan(clientId: string, plan: { planType: string; subscriptionStatus: string; maxDevices: number; maxUsers: number }): void
+}
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : toIso(ms))
 
@@ -37,7 +63,7 @@ export function planInfo(plan: Plan, rateLimits: BillingDeps['config']['rateLimi
 }
 
 export function subscriptionOf(deps: BillingDeps, clientId: string): SubscriptionResponse {
-  const acc = store.getAccount(deps.db.db, clientId)
+  const acc = deps.store.account(clientId)
   return {
     status: acc?.subscriptionStatus ?? 'none',
     plan_id: acc?.planId ?? null,
@@ -51,9 +77,9 @@ export function subscriptionOf(deps: BillingDeps, clientId: string): Subscriptio
 }
 
 export function billingOf(deps: BillingDeps, clientId: string): BillingResponse {
-  const client = store.clientOf(deps.db.db, clientId)
+  const client = deps.clients.find(clientId)
   if (!client) throw new AppError('not_found', 'Client not found')
-  const acc = store.getAccount(deps.db.db, clientId)
+  const acc = deps.store.account(clientId)
   const sub = subscriptionOf(deps, clientId)
   return {
     provider_customer_id: acc?.providerCustomerId ?? null,
@@ -66,26 +92,26 @@ export function billingOf(deps: BillingDeps, clientId: string): BillingResponse 
     current_period_start: sub.current_period_start,
     current_period_end: sub.current_period_end,
     cancel_at_period_end: sub.cancel_at_period_end,
-    billing_email: client.billingEmail,
-    max_devices: client.maxDevices,
-    plan_type: client.planType,
+    billing_email: client.billing_email,
+    max_devices: client.max_devices,
+    plan_type: client.plan_type,
   }
 }
 
 /** The client's Stripe customer: created once, on first checkout, then reused. */
 async function customerFor(deps: BillingDeps, stripe: Stripe, clientId: string): Promise<string> {
-  const existing = store.getAccount(deps.db.db, clientId)?.providerCustomerId
+  const existing = deps.store.account(clientId)?.providerCustomerId
   if (existing) return existing
-  const client = store.clientOf(deps.db.db, clientId)
+  const client = deps.clients.find(clientId)
   if (!client) throw new AppError('not_found', 'Client not found')
   // The idempotency key makes two racing first checkouts create one customer, not two.
   const customer = await callStripe(deps.logger, 'create the customer', () =>
     stripe.customers.create(
-      { name: client.name ?? undefined, email: client.billingEmail ?? undefined, metadata: { client_id: clientId } },
+      { name: client.name ?? undefined, email: client.billing_email ?? undefined, metadata: { client_id: clientId } },
       { idempotencyKey: `vigil-customer-${clientId}` },
     ),
   )
-  return store.setCustomerIfUnset(deps.db.db, clientId, customer.id, deps.clock.now())
+  return deps.store.setCustomerIfUnset(clientId, customer.id, deps.clock.now())
 }
 
 export async function checkout(deps: BillingDeps, clientId: string, req: Partial<CheckoutRequest>) {
@@ -97,7 +123,7 @@ export async function checkout(deps: BillingDeps, clientId: string, req: Partial
   }
   const stripe = requireStripe(deps)
   // A second subscription would bill the client twice; plan changes go through the portal.
-  const current = store.getAccount(deps.db.db, clientId)
+  const current = deps.store.account(clientId)
   if (current && PAID_STATUSES.has(current.subscriptionStatus)) {
     throw new AppError('conflict', `This account already has a ${current.subscriptionStatus} subscription (${current.planId ?? 'unknown plan'}); change or cancel it in the customer portal (POST /v1/billing/portal)`)
   }
@@ -135,7 +161,7 @@ export async function checkout(deps: BillingDeps, clientId: string, req: Partial
 
 export async function portal(deps: BillingDeps, clientId: string) {
   const stripe = requireStripe(deps)
-  const customer = store.getAccount(deps.db.db, clientId)?.providerCustomerId
+  const customer = deps.store.account(clientId)?.providerCustomerId
   if (!customer) throw new AppError('no_customer', 'This account has no Stripe customer yet; start a subscription with POST /v1/billing/checkout first')
   const session = await callStripe(deps.logger, 'create the portal session', () =>
     stripe.billingPortal.sessions.create({ customer, return_url: `${deps.config.siteUrl}/dashboard` }),
@@ -152,7 +178,7 @@ const rank = (s: Stripe.Subscription) => (PAID_STATUSES.has(s.status) ? 1 : 0)
  */
 export async function sync(deps: BillingDeps, clientId: string) {
   const stripe = requireStripe(deps)
-  const customer = store.getAccount(deps.db.db, clientId)?.providerCustomerId
+  const customer = deps.store.account(clientId)?.providerCustomerId
   if (!customer) throw new AppError('no_customer', 'This account has no Stripe customer yet; nothing to sync')
   const observedAt = deps.clock.now()
   const [subs, invoices] = await Promise.all([
@@ -171,11 +197,11 @@ export function payments(deps: BillingDeps, clientId: string, q: PaymentsQuery) 
   const end = q.end_date ? Date.parse(q.end_date) : undefined
   const limit = q.limit ?? 24
   const offset = q.offset ?? 0
-  const { items, total } = store.listPayments(deps.db.db, clientId, { limit, offset, start, end })
+  const { items, total } = deps.store.listPayments(clientId, { limit, offset, start, end })
   return { items: items.map(paymentView), total, limit, offset }
 }
 
-const paymentView = (p: store.PaymentRow): Payment => ({
+const paymentView = (p: PaymentRow): Payment => ({
   id: p.id,
   invoice_id: p.providerInvoiceId,
   subscription_id: p.providerSubscriptionId,

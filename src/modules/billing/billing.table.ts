@@ -3,7 +3,7 @@ import { clients } from '../clients/clients.table'
 
 /**
  * A client's state at the payment provider, one row per client, created on first checkout or
- * event. The limits it implies are copied onto `clients` by billing.plan-writer.ts.
+ * event. billing.plan-writer.ts puts the plan it implies in force through the clients domain.
  */
 export const billingAccounts = sqliteTable('billing_accounts', {
   clientId: text('client_id').primaryKey().references(() => clients.id, { onDelete: 'cascade' }),

@@ -5,7 +5,6 @@ import { applySubscription, type ApplyOutcome } from './billing.plan-writer'
 import { recordInvoice } from './billing.payments'
 import { requireStripe, type BillingDeps } from './billing.service'
 import { customerIdOf, isMissing, providerError, snapshotOf, type SubscriptionSnapshot } from './billing.stripe'
-import * as store from './billing.store'
 
 /** Stripe's own default: a signed event older than this (seconds) is refused as a possible replay. */
 export const SIGNATURE_TOLERANCE_S = 300
@@ -34,7 +33,7 @@ export async function handleWebhook(deps: BillingDeps, raw: string, signature: s
     throw new AppError('invalid_signature', `The stripe-signature header does not verify: ${reason}`, 'stripe-signature')
   }
   assertEventShape(event)
-  if (store.eventSeen(deps.db.db, event.id)) return 'duplicate'
+  if (deps.store.eventSeen(event.id)) return 'duplicate'
   const outcome = await dispatch(deps, stripe, event)
   deps.logger.info('webhook event', { event: event.id, type: event.type, outcome })
   return outcome
@@ -57,12 +56,12 @@ async function dispatch(deps: BillingDeps, stripe: Stripe, event: Stripe.Event):
 }
 
 function ignore(deps: BillingDeps, event: Stripe.Event): WebhookOutcome {
-  return store.recordEvent(deps.db.sqlite, event.id, event.type, 'ignored', deps.clock.now()) ? 'ignored' : 'duplicate'
+  return deps.store.recordEvent(event.id, event.type, 'ignored', deps.clock.now()) ? 'ignored' : 'duplicate'
 }
 
 /** A client id from our own metadata, only if that client (still) exists. */
 function knownClient(deps: BillingDeps, clientId: string | null | undefined): string | null {
-  return clientId && store.clientOf(deps.db.db, clientId) ? clientId : null
+  return clientId && deps.clients.find(clientId) ? clientId : null
 }
 
 async function checkoutCompleted(deps: BillingDeps, stripe: Stripe, event: Stripe.Event, session: Stripe.Checkout.Session) {
@@ -70,7 +69,7 @@ async function checkoutCompleted(deps: BillingDeps, stripe: Stripe, event: Strip
   const customerId = customerIdOf(session.customer)
   const subscriptionId = customerIdOf(session.subscription)
   if (session.mode !== 'subscription' || !clientId || !subscriptionId) return ignore(deps, event)
-  if (customerId) store.setCustomerIfUnset(deps.db.db, clientId, customerId, deps.clock.now())
+  if (customerId) deps.store.setCustomerIfUnset(clientId, customerId, deps.clock.now())
   const observedAt = deps.clock.now()
   let sub: Stripe.Subscription
   try {
@@ -85,15 +84,15 @@ async function checkoutCompleted(deps: BillingDeps, stripe: Stripe, event: Strip
 
 async function subscriptionChanged(deps: BillingDeps, stripe: Stripe, event: Stripe.Event, payload: Stripe.Subscription) {
   const customerId = customerIdOf(payload.customer)
-  const clientId = knownClient(deps, payload.metadata?.client_id) ?? (customerId ? (store.accountByCustomer(deps.db.db, customerId)?.clientId ?? null) : null)
+  const clientId = knownClient(deps, payload.metadata?.client_id) ?? (customerId ? (deps.store.accountByCustomer(customerId)?.clientId ?? null) : null)
   if (!clientId) return ignore(deps, event)
   // Cheap out-of-order check first: an event older than the last one applied is obsolete.
-  const acc = store.getAccount(deps.db.db, clientId)
+  const acc = deps.store.account(clientId)
   if (acc?.providerSubscriptionId === payload.id && acc.lastEventAt !== null && event.created * 1000 < acc.lastEventAt) {
-    store.recordEvent(deps.db.sqlite, event.id, event.type, 'ignored', deps.clock.now())
+    deps.store.recordEvent(event.id, event.type, 'ignored', deps.clock.now())
     return 'stale' as const
   }
-  if (customerId) store.setCustomerIfUnset(deps.db.db, clientId, customerId, deps.clock.now())
+  if (customerId) deps.store.setCustomerIfUnset(clientId, customerId, deps.clock.now())
   const observedAt = deps.clock.now()
   let snap: SubscriptionSnapshot
   try {
@@ -112,14 +111,12 @@ function apply(deps: BillingDeps, event: Stripe.Event, clientId: string, snap: S
 
 function invoiceEvent(deps: BillingDeps, event: Stripe.Event, inv: Stripe.Invoice, kind: 'paid' | 'failed'): WebhookOutcome {
   const customerId = customerIdOf(inv.customer)
-  const clientId = (customerId ? store.accountByCustomer(deps.db.db, customerId)?.clientId : undefined) ??
+  const clientId = (customerId ? deps.store.accountByCustomer(customerId)?.clientId : undefined) ??
     knownClient(deps, inv.parent?.subscription_details?.metadata?.client_id)
   if (!clientId) return ignore(deps, event)
-  return deps.db.sqlite
-    .transaction((): WebhookOutcome => {
-      if (!store.recordEvent(deps.db.sqlite, event.id, event.type, 'applied', deps.clock.now())) return 'duplicate'
-      recordInvoice(deps, clientId, inv, kind)
-      return 'applied'
-    })
-    .immediate()
+  return deps.store.transaction((): WebhookOutcome => {
+    if (!deps.store.recordEvent(event.id, event.type, 'applied', deps.clock.now())) return 'duplicate'
+    recordInvoice(deps, clientId, inv, kind)
+    return 'applied'
+  })
 }

@@ -1,18 +1,18 @@
 import { Elysia, t } from 'elysia'
-import type { AppContext } from '../../context'
-import { guards, JWT_AUTH, KEY_AUTH } from '../../http/guards'
-import { routeErrors } from '../../http/openapi-errors'
+import { authGuards } from '../../http/auth'
+import { JWT_AUTH, KEY_AUTH, routeErrors } from '../../http/openapi-errors'
+import type { Authenticator } from '../../http/principal'
 import { jsonInput } from '../../http/input'
 import { DeviceParams, DeviceRegister, DeviceResponse } from './devices.model'
-import { deleteDevice, getDevice, listDevices, registerDevice } from './devices.service'
+import { deleteDevice, getDevice, listDevices, registerDevice, type DevicesDeps } from './devices.service'
 
 const tags = ['devices']
 const deviceRegister = jsonInput(DeviceRegister)
 
-export function devicesRoutes(ctx: AppContext) {
+export function devicesRoutes(deps: DevicesDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/clients/me/devices' })
-    .use(guards(ctx))
-    .get('', ({ user }) => listDevices(ctx, user.clientId), {
+    .use(authGuards(auth))
+    .get('', ({ user }) => listDevices(deps, user.clientId), {
       user: true,
       response: { 200: t.Array(DeviceResponse) },
       detail: { tags, security: JWT_AUTH, summary: "List the account's devices with last_seen_at and online status" },
@@ -20,7 +20,7 @@ export function devicesRoutes(ctx: AppContext) {
     .post(
       '',
       ({ key, body, set }) => {
-        const { device } = registerDevice(ctx, key, deviceRegister.read(body))
+        const { device } = registerDevice(deps, key, deviceRegister.read(body))
         set.status = 201
         return device
       },
@@ -31,7 +31,7 @@ export function devicesRoutes(ctx: AppContext) {
         detail: { ...routeErrors('device_limit_reached', 'device_mismatch'), ...deviceRegister.doc, tags, security: KEY_AUTH, summary: 'Register a device (idempotent per fingerprint)' },
       },
     )
-    .get('/:device_id', ({ user, params }) => getDevice(ctx, user.clientId, params.device_id), {
+    .get('/:device_id', ({ user, params }) => getDevice(deps, user.clientId, params.device_id), {
       user: true,
       params: DeviceParams,
       response: { 200: DeviceResponse },
@@ -40,9 +40,7 @@ export function devicesRoutes(ctx: AppContext) {
     .delete(
       '/:device_id',
       ({ user, params, set }) => {
-        deleteDevice(ctx, user.clientId, params.device_id)
-        // the keys bound to it were revoked with it: drop their cached principals
-        ctx.apiKeys.invalidateClient(user.clientId)
+        deleteDevice(deps, user.clientId, params.device_id)
         set.status = 204
       },
       {

@@ -1,15 +1,25 @@
-import type { DbHandle } from '../../db/connection'
 import { AppError, notFound } from '../../http/errors'
-import type { Clock } from '../../lib/clock'
-import { toIso } from '../../lib/clock'
+import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { revokeDeviceKeys } from '../api-keys/api-keys.service'
 import { ONLINE_WINDOW_MS, type DeviceRegister, type DeviceResponse } from './devices.model'
-import { deviceStore, type DeviceRef, type DeviceRow } from './devices.store'
+import type { DeviceRef, DeviceRow, DevicesStore } from './devices.store'
 
-export interface DeviceDeps {
-  db: DbHandle
+export interface DevicesDeps {
+  store: DevicesStore
   clock: Clock
+  clients: DeviceLimits
+  keys: DeviceKeys
+}
+
+/** What devices need of the clients domain. Asked inside the registration transaction. */
+export interface DeviceLimits {
+  maxDevices(clientId: string): number
+}
+
+/** What devices need of the API keys domain. Called inside the delete transaction. */
+export interface DeviceKeys {
+  /** revokes the keys bound to the device; returns their ids */
+  revokeForDevice(clientId: string, deviceId: string): string[]
 }
 
 /** The caller registering a device: its client and, for a bound key, the one device it may act for. */
@@ -44,51 +54,47 @@ const limitMessage = (max: number) =>
  * every start). The limit check and the insert share one IMMEDIATE transaction, so concurrent
  * registrations can never overshoot max_devices.
  */
-export function registerDevice(deps: DeviceDeps, caller: DeviceCaller, body: DeviceRegister): { device: DeviceResponse; created: boolean } {
-  const store = deviceStore(deps.db.sqlite)
-  const { q } = store
+export function registerDevice(deps: DevicesDeps, caller: DeviceCaller, body: DeviceRegister): { device: DeviceResponse; created: boolean } {
+  const { store } = deps
   const now = deps.clock.now()
-  const mac = body.mac_address ?? null
-  const result = deps.db.sqlite
-    .transaction(() => {
-      const existing = q.byFingerprint.get(caller.clientId, body.fingerprint)
-      if (caller.deviceId && existing?.id !== caller.deviceId) {
-        throw new AppError('device_mismatch', 'This API key is bound to another device and cannot register a new one')
-      }
-      if (existing) {
-        q.update.run(body.hostname, body.os, body.os_version, body.arch, mac, now, existing.id)
-        return { id: existing.id, created: false }
-      }
-      const max = q.maxDevices.get(caller.clientId)?.max_devices ?? 1
-      if (q.count.get(caller.clientId)!.n >= max) throw new AppError('device_limit_reached', limitMessage(max))
-      const id = newId('dev')
-      const seq = store.nextSeq()
-      q.insert.run(id, caller.clientId, body.fingerprint, body.hostname, body.os, body.os_version, body.arch, mac, now, now, seq)
-      return { id, created: true }
-    })
-    .immediate()
+  const facts = { hostname: body.hostname, os: body.os, os_version: body.os_version, arch: body.arch, mac_address: body.mac_address ?? null }
+  const result = store.transaction(() => {
+    const existing = store.byFingerprint(caller.clientId, body.fingerprint)
+    if (caller.deviceId && existing?.id !== caller.deviceId) {
+      throw new AppError('device_mismatch', 'This API key is bound to another device and cannot register a new one')
+    }
+    if (existing) {
+      store.update(existing.id, facts, now)
+      return { id: existing.id, created: false }
+    }
+    const max = deps.clients.maxDevices(caller.clientId)
+    if (store.countForClient(caller.clientId) >= max) throw new AppError('device_limit_reached', limitMessage(max))
+    const id = newId('dev')
+    store.insert({ id, client_id: caller.clientId, fingerprint: body.fingerprint, ...facts, created_at: now, seq: store.nextSeq() })
+    return { id, created: true }
+  })
   if (result.created) store.forget(caller.clientId)
-  return { device: toDeviceResponse(q.byId.get(result.id, caller.clientId)!, now), created: result.created }
+  return { device: toDeviceResponse(store.byId(caller.clientId, result.id)!, now), created: result.created }
 }
 
-export function listDevices(deps: DeviceDeps, clientId: string): DeviceResponse[] {
+export function listDevices(deps: DevicesDeps, clientId: string): DeviceResponse[] {
   const now = deps.clock.now()
-  return deviceStore(deps.db.sqlite).q.list.all(clientId).map((r) => toDeviceResponse(r, now))
+  return deps.store.listForClient(clientId).map((r) => toDeviceResponse(r, now))
 }
 
 /** A device of this client (with last_seen_at and status); 404 for unknown ids and other tenants' devices. */
-export function getDevice(deps: DeviceDeps, clientId: string, deviceId: string): DeviceResponse {
-  const row = deviceStore(deps.db.sqlite).q.byId.get(deviceId, clientId)
+export function getDevice(deps: DevicesDeps, clientId: string, deviceId: string): DeviceResponse {
+  const row = deps.store.byId(clientId, deviceId)
   if (!row) throw notFound('Device')
   return toDeviceResponse(row, deps.clock.now())
 }
 
 /** A device row of this client, or null: for domains that need its facts (hostname, last_seen_at). */
-export function findDevice(deps: DeviceDeps, clientId: string, deviceId: string): DeviceRow | null {
-  return deviceStore(deps.db.sqlite).q.byId.get(deviceId, clientId)
+export function findDevice(deps: DevicesDeps, clientId: string, deviceId: string): DeviceRow | null {
+  return deps.store.byId(clientId, deviceId)
 }
 
-export function deviceIdsOf(deps: DeviceDeps, clientId: string): string[] {
+export function deviceIdsOf(deps: DevicesDeps, clientId: string): string[] {
   return listDevices(deps, clientId).map((d) => d.device_id)
 }
 
@@ -96,16 +102,14 @@ export function deviceIdsOf(deps: DeviceDeps, clientId: string): string[] {
  * Deletes a device; its metrics (every tier) and recommendations go with it by ON DELETE CASCADE,
  * and the API keys bound to it are revoked in the same transaction. Returns the revoked key ids.
  */
-export function deleteDevice(deps: DeviceDeps, clientId: string, deviceId: string): string[] {
-  const store = deviceStore(deps.db.sqlite)
-  const revoked = deps.db.sqlite
-    .transaction(() => {
-      if (!store.q.byId.get(deviceId, clientId)) throw notFound('Device')
-      const keys = revokeDeviceKeys({ sqlite: deps.db.sqlite, clock: deps.clock }, clientId, deviceId)
-      store.q.remove.run(deviceId, clientId)
-      return keys
-    })
-    .immediate()
+export function deleteDevice(deps: DevicesDeps, clientId: string, deviceId: string): string[] {
+  const { store } = deps
+  const revoked = store.transaction(() => {
+    if (!store.byId(clientId, deviceId)) throw notFound('Device')
+    const keys = deps.keys.revokeForDevice(clientId, deviceId)
+    store.remove(clientId, deviceId)
+    return keys
+  })
   store.forget(clientId, deviceId)
   return revoked
 }
@@ -115,8 +119,8 @@ export function deleteDevice(deps: DeviceDeps, clientId: string, deviceId: strin
  * header or device_id field); else the client's only device; else 422 device_required.
  * A device of another client is 404; a bound key naming another device is 403.
  */
-export function resolveDevice(deps: DeviceDeps, key: DeviceCaller, named: string | null | undefined): DeviceRef {
-  const store = deviceStore(deps.db.sqlite)
+export function resolveDevice(deps: DevicesDeps, key: DeviceCaller, named: string | null | undefined): DeviceRef {
+  const { store } = deps
   if (key.deviceId) {
     if (named && named !== key.deviceId) throw new AppError('device_mismatch', 'This API key is bound to another device')
     const ref = store.ref(key.clientId, key.deviceId)
@@ -136,8 +140,26 @@ export function resolveDevice(deps: DeviceDeps, key: DeviceCaller, named: string
 }
 
 /** A device of this client for portal reads (metrics history, summary): 404 otherwise. */
-export function deviceRef(deps: DeviceDeps, clientId: string, deviceId: string): DeviceRef {
-  const ref = deviceStore(deps.db.sqlite).ref(clientId, deviceId)
+export function deviceRef(deps: DevicesDeps, clientId: string, deviceId: string): DeviceRef {
+  const ref = deps.store.ref(clientId, deviceId)
   if (!ref) throw notFound('Device')
   return ref
 }
+
+// ---- for the operator's views (admin) ----
+
+/** Counts for GET /v1/admin/stats. */
+export const deviceStats = (deps: Pick<DevicesDeps, 'store'>) => ({ devices: deps.store.countAll() })
+
+export const deviceCount = (deps: Pick<DevicesDeps, 'store'>, clientId: string) => deps.store.countForClient(clientId)
+
+// ---- for the metrics and AI domains ----
+
+/** Every device's seq, the key its metric rows are stored under. */
+export const deviceSeqs = (deps: Pick<DevicesDeps, 'store'>) => deps.store.seqs()
+
+/** Clients with at least one device, in id order. */
+export const clientsWithDevices = (deps: Pick<DevicesDeps, 'store'>) => deps.store.clientsWithDevices()
+
+/** Records that a device reported at `at` (the ingest path calls it inside its write transaction). */
+export const markDeviceSeen = (deps: Pick<DevicesDeps, 'store'>, seq: number, at: number) => deps.store.markSeen(seq, at)

@@ -77,7 +77,7 @@ describe('billing jobs', () => {
       t.clock.now() - 29 * 86_400_000,
     ])
     expect(t.jobs.map((j) => j.name)).toContain('billing.prune-events')
-    pruneBillingEvents(t.ctx)
+    pruneBillingEvents(t.modules.billing)
     expect(t.db.sqlite.query<{ id: string }, []>('SELECT id FROM billing_events').all()).toEqual([{ id: 'evt_new' }])
   })
 })

@@ -171,7 +171,7 @@ describe('POST /v1/billing/sync', () => {
 describe('without STRIPE_SECRET_KEY', () => {
   test('provider flows answer 503 naming the variable; plans, subscription, billing and payments still answer', async () => {
     const t = testApp()
-    expect(t.ctx.stripe).toBeNull()
+    expect(t.modules.billing.stripe).toBeNull()
     const ten = await createTenant(t)
     for (const path of ['/v1/billing/checkout', '/v1/billing/portal', '/v1/billing/sync']) {
       const res = await t.request('POST', path, { headers: ten.userHeaders, body: {} })
