@@ -3,15 +3,11 @@ import type { DbHandle } from './db/connection'
 import type { Clock } from './lib/clock'
 import type { Logger } from './lib/logger'
 import type { RateLimiter } from './http/rate-limiter'
-import type { AccessTokens } from './modules/users/users.tokens'
-import type { ApiKeyVerifier } from './modules/api-keys/api-keys.verifier'
-import type { ClientLimits } from './modules/clients/clients.limits'
 import type { Plan } from './modules/billing/billing.catalog'
 import type { Authenticator } from './http/principal'
 import type Stripe from 'stripe'
 import type { MetricsSource } from './modules/ai/ai.metrics-source'
 import type { PasswordCost } from './modules/users/users.passwords'
-import type { StatProvider } from './modules/admin/admin.stats'
 import type { SecretKeySource } from './lib/secret-box'
 import type { OutboundDeps, Resolver } from './lib/outbound/outbound.fetch'
 
@@ -31,6 +27,7 @@ export interface AppDeps {
   stripe?: Stripe | null
   /** AES-256-GCM key for provider secrets at rest; default: VIGIL_SECRET_KEY, else an ephemeral key */
   secretKey?: SecretKeySource
+  /** what the recommendation engine reads; default: the metrics module */
   metricsSource?: MetricsSource
   /** argon2id cost; tests pass a cheap one */
   passwordCost?: PasswordCost
@@ -45,20 +42,9 @@ export interface AppContext {
   fetch: typeof fetch
   /** for every request to a URL a tenant chose: pass it to safeFetch with a policy */
   outbound: OutboundDeps
-  startedAt: number
-  tokens: AccessTokens
-  apiKeys: ApiKeyVerifier
-  limits: ClientLimits
   /** the credential checks the gateway and every module's route guards share */
   auth: Authenticator
   plans: () => Plan[]
-  /** null when billing is not configured (no STRIPE_SECRET_KEY) */
-  stripe: Stripe | null
   /** the key for provider secrets at rest, made on first use */
   secretKey: () => Uint8Array
-  /** what the recommendation engine reads; the metrics module provides it */
-  metricsSource: MetricsSource
-  passwordCost: PasswordCost
-  /** counts other modules add to GET /v1/admin/stats (metric rows, ingest rate…) */
-  statProviders: StatProvider[]
 }

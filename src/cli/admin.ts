@@ -4,6 +4,7 @@ import { createLogger } from '../lib/logger'
 import { AppError } from '../http/errors'
 import { DEFAULT_PASSWORD_COST, PASSWORD_MAX, PASSWORD_MIN, passwords, type PasswordCost } from '../modules/users/users.passwords'
 import { createAccount, resetPassword, setUserRole } from '../modules/users/users.service'
+import { accountTasks } from '../composition/identity'
 import { databasePath } from './data-dir'
 import { openBesideService, requireDatabase, StartupError } from './open'
 
@@ -54,7 +55,7 @@ export async function adminCommand(config: Config, sub: string | undefined, opts
   // `create` may bootstrap a fresh instance; the others only make sense on an existing database
   if (sub !== 'create') requireDatabase(config)
   const db = openBesideService(config, logger, clock.now())
-  const deps = { sqlite: db.sqlite, clock, passwords: passwords(io.passwordCost ?? DEFAULT_PASSWORD_COST) }
+  const deps = accountTasks(db.sqlite, clock, passwords(io.passwordCost ?? DEFAULT_PASSWORD_COST))
   try {
     switch (sub) {
       case 'create': {
@@ -73,7 +74,7 @@ export async function adminCommand(config: Config, sub: string | undefined, opts
         break
       }
       case 'list': {
-        const rows = db.sqlite.query<{ email: string; id: string }, []>("SELECT email, id FROM users WHERE role = 'admin' ORDER BY created_at").all()
+        const rows = deps.store.operators()
         if (!rows.length) io.print('no operators yet: the first account registered becomes one, or run `vigil admin create`')
         for (const r of rows) io.print(`${r.email}\t${r.id}`)
         break

@@ -1,9 +1,82 @@
-import type { AppContext } from '../context'
+import type { Database } from 'bun:sqlite'
+import type { AppDeps } from '../context'
+import { integrityScan } from '../db/integrity'
+import type { Clock } from '../lib/clock'
+import { tierOf, type Plan } from '../modules/billing/billing.catalog'
+import { clientLimits } from '../modules/clients/clients.limits'
+import { createClientWithOwner, type ClientsDeps } from '../modules/clients/clients.service'
+import { createClientsStore } from '../modules/clients/clients.store'
+import { actingClient, memberRole, membershipsOf } from '../modules/clients/members.service'
+import { createMembersStore } from '../modules/clients/members.store'
+import type { HealthDeps } from '../modules/health/health.service'
+import { createHealthStore } from '../modules/health/health.store'
+import { DEFAULT_PASSWORD_COST, passwords, type Passwords } from '../modules/users/users.passwords'
+import { sessionRevocations } from '../modules/users/users.revocations'
+import { currentRole, emailOfUser, userIdByEmail, type AccountDeps, type Tenancy, type UsersDeps } from '../modules/users/users.service'
+import { createSessionsStore } from '../modules/users/users.sessions.store'
+import { createUsersStore } from '../modules/users/users.store'
+import { ACCOUNT_POLICY, ADDRESS_POLICY, loginThrottle } from '../modules/users/users.throttle'
+import { accessTokens } from '../modules/users/users.tokens'
+import type { VersionsDeps } from '../modules/versions/versions.service'
+import { createVersionsStore } from '../modules/versions/versions.store'
+
+/** The users domain's view of the clients domain. */
+const tenancyOf = (clients: Pick<ClientsDeps, 'store' | 'members' | 'clock'>): Tenancy => ({
+  createClientWithOwner: (opts) => createClientWithOwner(clients, opts),
+  memberRole: (userId, clientId) => memberRole(clients, userId, clientId),
+  membershipsOf: (userId) => membershipsOf(clients, userId),
+  actingClient: (userId, preferred, home) => actingClient(clients, userId, preferred, home),
+})
+
+/** The shell's account tasks (vigil admin …): accounts and their clients, without the service around them. */
+export function accountTasks(sqlite: Database, clock: Clock, hashing: Passwords): AccountDeps {
+  const clients = { store: createClientsStore(sqlite), members: createMembersStore(sqlite), clock }
+  return { store: createUsersStore(sqlite), sessions: createSessionsStore(sqlite), clock, passwords: hashing, tenancy: tenancyOf(clients) }
+}
 
 /** Users, clients (members, invitations), versions, health: who is who, and the tenant itself. */
-export function wireIdentity(ctx: AppContext) {
-  void ctx
-  return {}
+export function wireIdentity(deps: AppDeps, plans: () => Plan[]) {
+  const { config, clock, logger } = deps
+  const sqlite = deps.db.sqlite
+  const usersStore = createUsersStore(sqlite)
+  const sessions = createSessionsStore(sqlite)
+  const clientsStore = createClientsStore(sqlite)
+
+  const clients: ClientsDeps = {
+    store: clientsStore,
+    members: createMembersStore(sqlite),
+    clock,
+    accounts: {
+      userIdByEmail: (email) => userIdByEmail({ store: usersStore }, email),
+      emailOf: (userId) => emailOfUser({ store: usersStore }, userId),
+    },
+    limits: clientLimits(clientsStore, { rateLimitOf: (planType) => config.rateLimits[tierOf(plans(), planType)] }),
+  }
+
+  const users: UsersDeps = {
+    store: usersStore,
+    sessions,
+    clock,
+    logger,
+    passwords: passwords(deps.passwordCost ?? DEFAULT_PASSWORD_COST),
+    tenancy: tenancyOf(clients),
+    tokens: accessTokens(deps.jwtSecret, clock, (userId) => currentRole({ store: usersStore }, userId), sessionRevocations(sessions, clock)),
+    refreshTtlSeconds: config.refreshTtlSeconds,
+    throttle: { account: loginThrottle(clock, ACCOUNT_POLICY), address: loginThrottle(clock, ADDRESS_POLICY) },
+  }
+
+  const versions: VersionsDeps = { store: createVersionsStore(sqlite), clock }
+
+  const health: HealthDeps = {
+    store: createHealthStore(sqlite),
+    storage: deps.db.health,
+    scan: integrityScan(sqlite),
+    clock,
+    logger,
+    startedAt: clock.now(),
+  }
+
+  return { users, clients, versions, health }
 }
 
 export type IdentityModules = ReturnType<typeof wireIdentity>

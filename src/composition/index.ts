@@ -4,24 +4,23 @@ import type { Job } from '../jobs/scheduler'
 import { systemResolver } from '../lib/outbound/outbound.fetch'
 import { localAddresses } from '../lib/outbound/outbound.policy'
 import { resolveSecretKey } from '../lib/secret-box'
-import { aiDeps } from '../modules/ai/ai.routes'
 import { runDueGenerations } from '../modules/ai/ai.jobs'
-import type { MetricsSource } from '../modules/ai/ai.metrics-source'
-import { apiKeyVerifier } from '../modules/api-keys/api-keys.verifier'
-import { loadPlans } from '../modules/billing/billing.catalog'
+import { findPlan, freePlan, loadPlans, type Plan } from '../modules/billing/billing.catalog'
+import type { AdminDeps } from '../modules/admin/admin.service'
+import { activeKeyCount, apiKeyStats } from '../modules/api-keys/api-keys.service'
+import { clientsPage, clientStats, getClient, setPlanAndLimits, toOperatorView } from '../modules/clients/clients.service'
+import { deviceCount, deviceStats } from '../modules/devices/devices.service'
+import { databaseStats } from '../modules/health/health.service'
+import { userStats } from '../modules/users/users.service'
 import { pruneBillingEvents } from '../modules/billing/billing.jobs'
-import { stripeClient } from '../modules/billing/billing.stripe'
-import { clientLimits, memberRoles } from '../modules/clients/clients.limits'
+import { memberRole, seatsUsed } from '../modules/clients/members.service'
 import { integrityCheck } from '../modules/health/health.jobs'
 import { runRetention, runRollup } from '../modules/metrics/metrics.jobs'
-import { fieldSeries, metricsStats, summarizeDevice } from '../modules/metrics/metrics.service'
-import { DEFAULT_PASSWORD_COST } from '../modules/users/users.passwords'
-import { sessionRevocations } from '../modules/users/users.revocations'
+import { metricsStats } from '../modules/metrics/metrics.service'
 import { purgeOldRefreshTokens } from '../modules/users/users.sessions'
-import { accessTokens, currentRoles } from '../modules/users/users.tokens'
-import { wireIdentity } from './identity'
-import { wireFleet } from './fleet'
-import { wireMonitoring } from './monitoring'
+import { wireIdentity, type IdentityModules } from './identity'
+import { wireFleet, type FleetModules } from './fleet'
+import { wireMonitoring, type MonitoringModules } from './monitoring'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -29,13 +28,16 @@ import { wireMonitoring } from './monitoring'
  * not build what they depend on.
  */
 export function compose(deps: AppDeps) {
-  const ctx = createContext(deps)
+  const planList = deps.plans ?? loadPlans(deps.config.plansFile)
+  const plans = () => planList
   // each group takes what the groups before it provide; none reaches back
-  const identity = wireIdentity(ctx)
-  const fleet = wireFleet(ctx, identity)
-  const monitoring = wireMonitoring(ctx, identity, fleet)
-  const modules = { ...identity, ...fleet, ...monitoring }
-  return { ctx, modules, jobs: jobList(ctx) }
+  const identity = wireIdentity(deps, plans)
+  const fleet = wireFleet(deps, plans, identity)
+  const ctx = createContext(deps, plans, identity, fleet)
+  const monitoring = wireMonitoring(ctx, identity, fleet, { metricsSource: deps.metricsSource })
+  const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
+  const modules = { ...identity, ...fleet, ...monitoring, admin }
+  return { ctx, modules, jobs: jobList(ctx, modules) }
 }
 
 export type Modules = ReturnType<typeof compose>['modules']
@@ -44,36 +46,59 @@ export type Modules = ReturnType<typeof compose>['modules']
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run
  * at 03:17, off the hour when other machines' cron jobs start.
  */
-function jobList(ctx: AppContext): Job[] {
-  const ai = aiDeps(ctx)
+function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules): Job[] {
   return [
     // just after the ingest grace period of each minute
-    { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(ctx) },
-    { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(ctx).then(() => undefined) },
+    { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
+    { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(modules.metricsJobs).then(() => undefined) },
     // each client's own cron pattern decides whether it is its turn
-    { name: 'ai.recommendations', cron: '0 * * * * *', run: () => runDueGenerations(ai).then(() => undefined) },
-    { name: 'billing.prune-events', cron: '0 17 3 * * *', run: () => pruneBillingEvents(ctx) },
-    { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens({ sqlite: ctx.db.sqlite, clock: ctx.clock }) },
-    { name: 'health.integrity-check', cron: '0 23 * * * *', run: integrityCheck(ctx) },
+    { name: 'ai.recommendations', cron: '0 * * * * *', run: () => runDueGenerations(modules.ai).then(() => undefined) },
+    { name: 'billing.prune-events', cron: '0 17 3 * * *', run: () => pruneBillingEvents(modules.billing) },
+    { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens(modules.users) },
+    { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
   ]
 }
 
-/** The recommendation engine reads metrics through the metrics domain's service. */
-const metricsSourceOf = (deps: AppDeps): MetricsSource => ({
-  summary: (clientId, deviceId, hours) => summarizeDevice(deps, clientId, deviceId, hours),
-  series: (clientId, deviceId, field, hours) => fieldSeries(deps, clientId, deviceId, field, hours),
-})
+/**
+ * The operator's views, after every group: they read every domain, each through its own
+ * service functions. The stats list is the order of GET /v1/admin/stats' keys.
+ */
+function wireAdmin(ctx: AppContext, plans: () => Plan[], identity: IdentityModules, fleet: FleetModules, monitoring: MonitoringModules): AdminDeps {
+  const { clients, users, health } = identity
+  return {
+    clients: {
+      get: (clientId) => toOperatorView(getClient(clients, clientId)),
+      page: (limit, offset) => {
+        const { rows, total } = clientsPage(clients, limit, offset)
+        return { rows: rows.map(toOperatorView), total }
+      },
+      seatsUsed: (clientId) => seatsUsed(clients, clientId),
+      setPlanAndLimits: (clientId, changes) => toOperatorView(setPlanAndLimits(clients, clientId, changes)),
+    },
+    usage: {
+      devices: (clientId) => deviceCount(fleet.devices, clientId),
+      apiKeys: (clientId) => activeKeyCount(fleet.apiKeys, clientId),
+    },
+    plans: { all: plans, find: (planId) => findPlan(plans(), planId), fallback: () => freePlan(plans()) },
+    stats: [
+      () => userStats(users),
+      () => clientStats(clients),
+      () => deviceStats(fleet.devices),
+      () => apiKeyStats(fleet.apiKeys),
+      () => databaseStats(health),
+      () => metricsStats(monitoring.metrics),
+    ],
+    logger: ctx.logger,
+  }
+}
 
-function createContext(deps: AppDeps): AppContext {
-  const plans = deps.plans ?? loadPlans(deps.config.plansFile)
-  const tokens = accessTokens(deps.jwtSecret, deps.clock, currentRoles(deps.db.sqlite), sessionRevocations(deps.db.sqlite, deps.clock))
-  const apiKeys = apiKeyVerifier(deps.db.sqlite, deps.clock)
-  const limits = clientLimits(deps.db.sqlite, () => plans, deps.config.rateLimits)
+/** The cross-cutting dependencies; the credential checks come from the identity and fleet modules. */
+function createContext(deps: AppDeps, plans: () => Plan[], identity: IdentityModules, fleet: FleetModules): AppContext {
   const auth: Authenticator = {
-    verifyAccessToken: (token) => tokens.verify(token),
-    verifyApiKey: (key) => apiKeys.verify(key),
-    rateLimitFor: (clientId) => limits.rateLimitFor(clientId),
-    memberRole: memberRoles(deps.db.sqlite),
+    verifyAccessToken: (token) => identity.users.tokens.verify(token),
+    verifyApiKey: (key) => fleet.apiKeys.verifier.verify(key),
+    rateLimitFor: (clientId) => identity.clients.limits.rateLimitFor(clientId),
+    memberRole: (userId, clientId) => memberRole(identity.clients, userId, clientId),
   }
   return {
     config: deps.config,
@@ -82,17 +107,9 @@ function createContext(deps: AppDeps): AppContext {
     logger: deps.logger,
     fetch: deps.fetch ?? fetch,
     outbound: { fetch: deps.fetch ?? fetch, resolve: deps.resolve ?? systemResolver, selfAddresses: localAddresses(deps.config.host) },
-    startedAt: deps.clock.now(),
-    tokens,
-    apiKeys,
-    limits,
     auth,
-    plans: () => plans,
-    stripe: deps.stripe !== undefined ? deps.stripe : stripeClient(deps.config.stripe),
+    plans,
     secretKey: resolveSecretKey(deps.secretKey, deps.config.secretKey, deps.logger),
-    metricsSource: deps.metricsSource ?? metricsSourceOf(deps),
-    passwordCost: deps.passwordCost ?? DEFAULT_PASSWORD_COST,
-    statProviders: [() => metricsStats(deps)],
   }
 }
 

@@ -81,7 +81,7 @@ export async function expectAccessMatrix(route: MatrixRoute, opts: { app?: TestA
   if (route.kind === 'jwt') {
     const now = t.clock.now()
     t.clock.set(now - 901_000)
-    const old = await t.ctx.tokens.sign({ userId: tenant.userId, clientId: tenant.clientId, role: route.operator ? 'admin' : 'user' })
+    const old = await t.modules.users.tokens.sign({ userId: tenant.userId, clientId: tenant.clientId, role: route.operator ? 'admin' : 'user' })
     t.clock.set(now)
     await expect401('expired JWT', { authorization: `Bearer ${old}` })
     const [h, p, s] = tenant.token.split('.') as [string, string, string]
@@ -95,7 +95,7 @@ export async function expectAccessMatrix(route: MatrixRoute, opts: { app?: TestA
     await expect401('expired key', expired.headers)
     const revoked = createKey(t, tenant.clientId, { scopes: [...SCOPES] })
     t.db.sqlite.run('UPDATE api_keys SET is_active = 0 WHERE id = ?', [revoked.keyId])
-    t.ctx.apiKeys.invalidate(revoked.keyId)
+    t.modules.apiKeys.verifier.invalidate(revoked.keyId)
     await expect401('revoked key', revoked.headers)
   }
 

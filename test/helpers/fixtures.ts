@@ -32,7 +32,7 @@ export async function createTenant(
     "INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, 'owner', 'active', ?, ?)",
     [newId('mem'), clientId, userId, now, now],
   )
-  const token = await t.ctx.tokens.sign({ userId, clientId, role })
+  const token = await t.modules.users.tokens.sign({ userId, clientId, role })
   const apiKey = createKey(t, clientId, { scopes: opts.scopes })
   return {
     clientId,
@@ -70,6 +70,6 @@ export async function addMember(t: TestApp, clientId: string, memberRole: Member
     "INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)",
     [newId('mem'), clientId, userId, memberRole, now, now],
   )
-  const token = await t.ctx.tokens.sign({ userId, clientId, role: opts.role ?? 'user' })
+  const token = await t.modules.users.tokens.sign({ userId, clientId, role: opts.role ?? 'user' })
   return { userId, token, headers: { authorization: `Bearer ${token}` } }
 }

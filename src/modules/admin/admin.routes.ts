@@ -1,10 +1,11 @@
 import { Elysia } from 'elysia'
-import type { AppContext } from '../../context'
-import { guards, JWT_AUTH } from '../../http/guards'
+import { authGuards } from '../../http/auth'
+import type { Authenticator } from '../../http/principal'
+import { JWT_AUTH } from '../../http/guards'
 import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput, queryInput } from '../../http/input'
 import { AdminClientList, AdminClientPatched, AdminClientParams, AdminClientUpdate, AdminClientsQuery, StatsResponse } from './admin.model'
-import { listClientsForOperator, updateClientByOperator } from './admin.service'
+import { listClientsForOperator, updateClientByOperator, type AdminDeps } from './admin.service'
 import { collectStats } from './admin.stats'
 
 const tags = ['admin']
@@ -13,23 +14,23 @@ const clientsQuery = queryInput(AdminClientsQuery)
 const clientUpdate = jsonInput(AdminClientUpdate)
 
 /** Instance-operator views (users with role admin); everyone else gets 403, anonymous callers 401. */
-export function adminRoutes(ctx: AppContext) {
+export function adminRoutes(deps: AdminDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/admin' })
-    .use(guards(ctx))
-    .get('/stats', () => collectStats(ctx.db.sqlite, ctx.statProviders, ctx.logger), {
+    .use(authGuards(auth))
+    .get('/stats', () => collectStats(deps), {
       user: operator,
       response: { 200: StatsResponse },
       detail: { tags, security: JWT_AUTH, summary: 'Instance statistics' },
     })
     .get('/clients', ({ request }) => {
       const query = clientsQuery.read(request)
-      return listClientsForOperator(ctx, query.limit, query.offset)
+      return listClientsForOperator(deps, query.limit, query.offset)
     }, {
       user: operator,
       response: { 200: AdminClientList },
       detail: { ...clientsQuery.doc, tags, security: JWT_AUTH, summary: 'Every client with its usage (limit 1..1000, default 100)' },
     })
-    .patch('/clients/:client_id', ({ params, body }) => updateClientByOperator(ctx, params.client_id, clientUpdate.read(body)), {
+    .patch('/clients/:client_id', ({ params, body }) => updateClientByOperator(deps, params.client_id, clientUpdate.read(body)), {
       user: operator,
       params: AdminClientParams,
       response: { 200: AdminClientPatched },

@@ -1,23 +1,65 @@
 import type { Static } from 'elysia'
-import type { AppContext } from '../../context'
 import { AppError } from '../../http/errors'
-import { findPlan, freePlan } from '../billing/billing.catalog'
-import { getClient, toClientResponse } from '../clients/clients.service'
-import { countClients, listClientsWithUsage, updateClientColumns, type ClientRow } from '../clients/clients.store'
-import type { AdminClientUpdate } from './admin.model'
+import type { Logger } from '../../lib/logger'
+import type { Plan } from '../billing/billing.catalog'
+import type { AdminClientPatched, AdminClientUpdate } from './admin.model'
+import type { StatProvider } from './admin.stats'
 
-const withLimit = (row: ClientRow) => ({
-  ...toClientResponse(row),
-  rate_limit: row.rate_limit,
-  max_devices_override: row.max_devices_override,
-  max_users_override: row.max_users_override,
-})
+type OperatorView = Static<typeof AdminClientPatched>
 
-export function listClientsForOperator(ctx: AppContext, limit: number, offset: number) {
-  const rows = listClientsWithUsage(ctx.db.sqlite, limit, offset)
+/** The plan and limit columns the operator writes (an override of null: the plan's value applies). */
+export type PlanAndLimits = Partial<{
+  plan_type: string
+  max_devices: number
+  max_users: number
+  max_devices_override: number | null
+  max_users_override: number | null
+  rate_limit: number | null
+}>
+
+/** What the operator's views need of the clients domain. */
+export interface OperatorClients {
+  /** 404 when unknown */
+  get(clientId: string): OperatorView
+  /** one page, oldest first, and how many clients there are */
+  page(limit: number, offset: number): { rows: OperatorView[]; total: number }
+  /** members not disabled, pending invitations included */
+  seatsUsed(clientId: string): number
+  /** writes plan and limit columns; the change bites on the next request */
+  setPlanAndLimits(clientId: string, changes: PlanAndLimits): OperatorView
+}
+
+/** What a client uses of the fleet: its devices and active API keys. */
+export interface FleetUsage {
+  devices(clientId: string): number
+  apiKeys(clientId: string): number
+}
+
+/** The billing catalog, as the operator's plan changes read it. */
+export interface PlanCatalog {
+  all(): Plan[]
+  find(planId: string): Plan | undefined
+  /** the plan a client gets when its own is no longer in the catalog */
+  fallback(): Plan
+}
+
+export interface AdminDeps {
+  clients: OperatorClients
+  usage: FleetUsage
+  plans: PlanCatalog
+  /** every domain's counts for GET /v1/admin/stats, in the order they appear there */
+  stats: StatProvider[]
+  logger: Logger
+}
+
+export function listClientsForOperator(deps: Pick<AdminDeps, 'clients' | 'usage'>, limit: number, offset: number) {
+  const { rows, total } = deps.clients.page(limit, offset)
   return {
-    items: rows.map((r) => ({ ...withLimit(r), usage: { devices: r.devices, members: r.members, api_keys: r.api_keys } })),
-    total: countClients(ctx.db.sqlite),
+    items: rows.map((c) => ({
+      ...c,
+      usage: { devices: deps.usage.devices(c.client_id), members: deps.clients.seatsUsed(c.client_id), api_keys: deps.usage.apiKeys(c.client_id) },
+    })),
+    total,
     limit,
     offset,
   }
@@ -26,17 +68,15 @@ export function listClientsForOperator(ctx: AppContext, limit: number, offset: n
 /**
  * The operator's override of a client's plan and limits (a self-hoster without billing raises
  * max_devices here). A limit set here is kept as an override that billing does not touch; null
- * clears it and the plan's limit applies again. The cached rate limit is dropped so the change
- * bites on the next request.
+ * clears it and the plan's limit applies again.
  */
-export function updateClientByOperator(ctx: AppContext, clientId: string, input: Static<typeof AdminClientUpdate>) {
-  const deps = { sqlite: ctx.db.sqlite, clock: ctx.clock }
-  const current = getClient(deps, clientId) // 404 first
-  const changes: Record<string, string | number | null> = {}
-  let plan = findPlan(ctx.plans(), current.plan_type) ?? freePlan(ctx.plans())
+export function updateClientByOperator(deps: Pick<AdminDeps, 'clients' | 'plans' | 'logger'>, clientId: string, input: Static<typeof AdminClientUpdate>) {
+  const current = deps.clients.get(clientId) // 404 first
+  const changes: PlanAndLimits = {}
+  let plan = deps.plans.find(current.plan_type ?? '') ?? deps.plans.fallback()
   if (input.plan_type !== undefined) {
-    const chosen = findPlan(ctx.plans(), input.plan_type)
-    if (!chosen) throw new AppError('invalid_parameter', `Unknown plan "${input.plan_type}"; one of ${ctx.plans().map((p) => p.id).join(', ')}`, 'plan_type')
+    const chosen = deps.plans.find(input.plan_type)
+    if (!chosen) throw new AppError('invalid_parameter', `Unknown plan "${input.plan_type}"; one of ${deps.plans.all().map((p) => p.id).join(', ')}`, 'plan_type')
     plan = chosen
     changes.plan_type = plan.id
     changes.max_devices = plan.maxDevices
@@ -53,8 +93,7 @@ export function updateClientByOperator(ctx: AppContext, clientId: string, input:
     changes.max_users = input.max_users ?? plan.maxUsers
   }
   if (input.rate_limit !== undefined) changes.rate_limit = input.rate_limit
-  updateClientColumns(ctx.db.sqlite, clientId, changes, ctx.clock.now())
-  ctx.limits.invalidate(clientId)
-  ctx.logger.info('client changed by operator', { client_id: clientId, changes })
-  return withLimit(getClient(deps, clientId))
+  const updated = deps.clients.setPlanAndLimits(clientId, changes)
+  deps.logger.info('client changed by operator', { client_id: clientId, changes })
+  return updated
 }

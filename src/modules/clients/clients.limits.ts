@@ -1,7 +1,6 @@
 import type { Database } from 'bun:sqlite'
-import type { Config } from '../../config'
-import type { MemberRole } from '../../http/principal'
-import { tierOf, type Plan } from '../billing/billing.catalog'
+import type { ClientsStore } from './clients.store'
+import { createClientsStore } from './clients.store'
 
 export interface ClientLimits {
   /** requests per minute for callers of this client: the client's override, else its plan tier's */
@@ -10,18 +9,20 @@ export interface ClientLimits {
   invalidate(clientId: string): void
 }
 
+/** What the limits need of the billing catalog: the requests per minute of a plan's tier. */
+export interface PlanRates {
+  rateLimitOf(planType: string): number
+}
+
 /** Rate limits are read on every request, so they are cached per client until invalidated. */
-export function clientLimits(sqlite: Database, plans: () => Plan[], rateLimits: Config['rateLimits']): ClientLimits {
+export function clientLimits(store: Pick<ClientsStore, 'byId'>, plans: PlanRates): ClientLimits {
   const cache = new Map<string, number>()
-  const read = sqlite.query<{ plan_type: string; rate_limit: number | null }, [string]>(
-    'SELECT plan_type, rate_limit FROM clients WHERE id = ?',
-  )
   return {
     rateLimitFor(clientId) {
       let limit = cache.get(clientId)
       if (limit === undefined) {
-        const row = read.get(clientId)
-        limit = row?.rate_limit ?? rateLimits[tierOf(plans(), row?.plan_type ?? 'free')]
+        const row = store.byId(clientId)
+        limit = row?.rate_limit ?? plans.rateLimitOf(row?.plan_type ?? 'free')
         if (cache.size > 100_000) cache.clear()
         cache.set(clientId, limit)
       }
@@ -35,19 +36,11 @@ export function clientLimits(sqlite: Database, plans: () => Plan[], rateLimits: 
  * The limits a plan grants a client, after the operator's overrides (which win until the
  * operator clears them). For billing, inside its transaction.
  */
-export function effectiveLimits(sqlite: Database, clientId: string, plan: { maxDevices: number; maxUsers: number }) {
-  const o = sqlite
-    .query<{ max_devices_override: number | null; max_users_override: number | null }, [string]>(
-      'SELECT max_devices_override, max_users_override FROM clients WHERE id = ?',
-    )
-    .get(clientId)
+export function limitsUnderPlan(deps: { store: Pick<ClientsStore, 'byId'> }, clientId: string, plan: { maxDevices: number; maxUsers: number }) {
+  const o = deps.store.byId(clientId)
   return { maxDevices: o?.max_devices_override ?? plan.maxDevices, maxUsers: o?.max_users_override ?? plan.maxUsers }
 }
 
-/** The caller's role in a client, or null when it is not an active member. Indexed, so read each time. */
-export function memberRoles(sqlite: Database) {
-  const read = sqlite.query<{ role: string }, [string, string]>(
-    "SELECT role FROM members WHERE user_id = ? AND client_id = ? AND status = 'active'",
-  )
-  return (userId: string, clientId: string): MemberRole | null => (read.get(userId, clientId)?.role as MemberRole) ?? null
-}
+/** @deprecated billing's current call; takes the connection instead of the clients deps. */
+export const effectiveLimits = (sqlite: Database, clientId: string, plan: { maxDevices: number; maxUsers: number }) =>
+  limitsUnderPlan({ store: createClientsStore(sqlite) }, clientId, plan)

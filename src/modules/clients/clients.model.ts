@@ -47,3 +47,6 @@ export const MemberUpdate = t.Object({
 })
 
 export const MemberParams = t.Object({ member_id: t.String({ minLength: 1, maxLength: 100 }) })
+
+/** What a new tenant starts with (the spec's per-client defaults): the free plan, one device, 50 members. */
+export const NEW_CLIENT = { plan_type: 'free', subscription_status: 'none', max_devices: 1, max_users: 50 } as const

@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
-import type { AppContext } from '../../context'
-import { guards, JWT_AUTH } from '../../http/guards'
+import { authGuards } from '../../http/auth'
+import type { Authenticator } from '../../http/principal'
+import { JWT_AUTH } from '../../http/guards'
 import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput } from '../../http/input'
 import { ClientResponse, ClientUpdate, MemberInvite, MemberParams, MemberResponse, MemberUpdate } from './clients.model'
@@ -15,10 +16,9 @@ const memberInvite = jsonInput(MemberInvite)
 const memberUpdate = jsonInput(MemberUpdate)
 
 /** The caller's own client and its members. Every read and write is of `user.clientId` only. */
-export function clientsRoutes(ctx: AppContext) {
-  const deps: ClientsDeps = { sqlite: ctx.db.sqlite, clock: ctx.clock }
+export function clientsRoutes(deps: ClientsDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/clients/me' })
-    .use(guards(ctx))
+    .use(authGuards(auth))
     .get('', ({ user }) => toClientResponse(getClient(deps, user.clientId)), {
       user: true,
       response: { 200: ClientResponse },

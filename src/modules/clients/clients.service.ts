@@ -1,15 +1,25 @@
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../../lib/clock'
 import { toIso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { notFound } from '../../http/errors'
-import type { ClientResponse } from './clients.model'
-import { clientById, insertClient, updateClientColumns, type ClientRow } from './clients.store'
-import { insertMember } from './members.store'
+import { NEW_CLIENT, type ClientResponse } from './clients.model'
+import { limitsUnderPlan, type ClientLimits } from './clients.limits'
+import type { ClientRow, ClientsStore } from './clients.store'
+import type { MembersStore } from './members.store'
+
+/** What the clients domain needs of the users domain: accounts by email and back. */
+export interface Accounts {
+  userIdByEmail(email: string): string | null
+  emailOf(userId: string): string | null
+}
 
 export interface ClientsDeps {
-  sqlite: Database
+  store: ClientsStore
+  members: MembersStore
   clock: Clock
+  accounts: Accounts
+  /** cached per-client rate limits, dropped when a plan or limit changes */
+  limits: ClientLimits
 }
 
 export function toClientResponse(row: ClientRow): ClientResponse {
@@ -26,29 +36,80 @@ export function toClientResponse(row: ClientRow): ClientResponse {
   }
 }
 
-/**
- * A new tenant with the spec's defaults (free plan, 1 device, 50 users, status none) and
- * its first owner. Runs inside the caller's transaction: no await here.
- */
-export function createClientWithOwner(deps: ClientsDeps, opts: { name: string | null; ownerUserId: string }): string {
+/** A new tenant with the defaults of NEW_CLIENT and its first owner. Runs inside the caller's transaction: no await here. */
+export function createClientWithOwner(deps: Pick<ClientsDeps, 'store' | 'members' | 'clock'>, opts: { name: string | null; ownerUserId: string }): string {
   const now = deps.clock.now()
   const id = newId('cli')
-  insertClient(deps.sqlite, { id, name: opts.name, now })
-  insertMember(deps.sqlite, { id: newId('mem'), client_id: id, user_id: opts.ownerUserId, invited_email: null, role: 'owner', status: 'active', now })
+  deps.store.insert({ id, name: opts.name, ...NEW_CLIENT, now })
+  deps.members.insert({ id: newId('mem'), client_id: id, user_id: opts.ownerUserId, invited_email: null, role: 'owner', status: 'active', now })
   return id
 }
 
-export function getClient(deps: ClientsDeps, clientId: string): ClientRow {
-  const row = clientById(deps.sqlite, clientId)
+export function getClient(deps: Pick<ClientsDeps, 'store'>, clientId: string): ClientRow {
+  const row = deps.store.byId(clientId)
   if (!row) throw notFound('Client')
   return row
 }
 
 /** The tenant-side update: name and billing email only. Plan and limits are not reachable from here. */
-export function updateClientProfile(deps: ClientsDeps, clientId: string, input: { name?: string | null; billing_email?: string | null }): ClientRow {
+export function updateClientProfile(deps: Pick<ClientsDeps, 'store' | 'clock'>, clientId: string, input: { name?: string | null; billing_email?: string | null }): ClientRow {
   const changes: Record<string, string | null> = {}
   if (input.name !== undefined) changes.name = input.name === null ? null : input.name.trim() || null
   if (input.billing_email !== undefined) changes.billing_email = input.billing_email?.trim().toLowerCase() ?? null
-  updateClientColumns(deps.sqlite, clientId, changes, deps.clock.now())
+  deps.store.update(clientId, changes, deps.clock.now())
   return getClient(deps, clientId)
+}
+
+/** The plan and limit columns only the operator (or billing) writes. */
+export type PlanAndLimits = Partial<Pick<ClientRow, 'plan_type' | 'max_devices' | 'max_users' | 'max_devices_override' | 'max_users_override' | 'rate_limit'>>
+
+/** Writes plan and limit columns and drops the cached rate limit, so the change bites on the next request. */
+export function setPlanAndLimits(deps: Pick<ClientsDeps, 'store' | 'clock' | 'limits'>, clientId: string, changes: PlanAndLimits): ClientRow {
+  deps.store.update(clientId, changes, deps.clock.now())
+  deps.limits.invalidate(clientId)
+  return getClient(deps, clientId)
+}
+
+/** One page of clients, oldest first, and how many there are, for the operator's list. */
+export const clientsPage = (deps: Pick<ClientsDeps, 'store'>, limit: number, offset: number) => ({ rows: deps.store.page(limit, offset), total: deps.store.count() })
+
+/** Counts for the operator's GET /v1/admin/stats. */
+export const clientStats = (deps: Pick<ClientsDeps, 'store' | 'members'>) => ({
+  clients: deps.store.count(),
+  paying_clients: deps.store.countPaying(),
+  members: deps.members.countActive(),
+})
+
+/** The client as the operator sees it: with the hand-set rate limit and limit overrides (null: the plan's). */
+export const toOperatorView = (row: ClientRow) => ({
+  ...toClientResponse(row),
+  rate_limit: row.rate_limit,
+  max_devices_override: row.max_devices_override,
+  max_users_override: row.max_users_override,
+})
+
+// For the fleet group (devices, billing), which reach clients only through these.
+
+/** A client, or null when it does not exist. */
+export const findClient = (deps: Pick<ClientsDeps, 'store'>, clientId: string): ClientRow | null => deps.store.byId(clientId) ?? null
+
+/** How many devices the client may register (1 for an unknown client). */
+export const maxDevicesOf = (deps: Pick<ClientsDeps, 'store'>, clientId: string): number => deps.store.byId(clientId)?.max_devices ?? 1
+
+/**
+ * Puts a plan billing decided on in force: its type, status and limits, the operator's overrides
+ * winning over the plan's limits. Runs inside billing's transaction: no await here.
+ */
+export function applyBillingPlan(
+  deps: Pick<ClientsDeps, 'store' | 'clock' | 'limits'>,
+  clientId: string,
+  plan: { planType: string; subscriptionStatus: string; maxDevices: number; maxUsers: number },
+): void {
+  const limits = limitsUnderPlan(deps, clientId, plan)
+  deps.store.update(
+    clientId,
+    { plan_type: plan.planType, subscription_status: plan.subscriptionStatus, max_devices: limits.maxDevices, max_users: limits.maxUsers },
+    deps.clock.now(),
+  )
+  deps.limits.invalidate(clientId)
 }

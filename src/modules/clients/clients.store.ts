@@ -15,43 +15,36 @@ export interface ClientRow {
   created_at: number
 }
 
-export interface ClientUsage {
-  devices: number
-  members: number
-  api_keys: number
-}
-
 const CLIENT_COLUMNS =
   'id, name, platform, plan_type, subscription_status, max_devices, max_users, rate_limit, max_devices_override, max_users_override, billing_email, created_at'
 
-export function insertClient(sqlite: Database, row: { id: string; name: string | null; now: number }) {
-  sqlite
-    .query("INSERT INTO clients (id, name, plan_type, subscription_status, max_devices, max_users, created_at, updated_at) VALUES (?, ?, 'free', 'none', 1, 50, ?, ?)")
-    .run(row.id, row.name, row.now, row.now)
+/** The `clients` table. */
+export function createClientsStore(sqlite: Database) {
+  const insert = sqlite.query(
+    'INSERT INTO clients (id, name, plan_type, subscription_status, max_devices, max_users, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  )
+  const byId = sqlite.query<ClientRow, [string]>(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id = ?`)
+  const count = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM clients')
+  const countPaying = sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM clients WHERE subscription_status IN ('active', 'trialing')")
+  const page = sqlite.query<ClientRow, [number, number]>(`SELECT ${CLIENT_COLUMNS} FROM clients ORDER BY created_at, id LIMIT ? OFFSET ?`)
+  return {
+    insert(row: Pick<ClientRow, 'id' | 'name' | 'plan_type' | 'subscription_status' | 'max_devices' | 'max_users'> & { now: number }) {
+      insert.run(row.id, row.name, row.plan_type, row.subscription_status, row.max_devices, row.max_users, row.now, row.now)
+    },
+    byId: (id: string) => byId.get(id),
+    /** Writes only the named columns; callers decide which fields a caller may change. */
+    update(id: string, changes: Record<string, string | number | null>, now: number) {
+      const cols = Object.keys(changes)
+      if (!cols.length) return
+      const sets = cols.map((c) => `${c} = ?`).join(', ')
+      sqlite.query(`UPDATE clients SET ${sets}, updated_at = ? WHERE id = ?`).run(...(Object.values(changes) as (string | number | null)[]), now, id)
+    },
+    count: () => count.get()!.n,
+    /** clients with a live subscription (active or trialing) */
+    countPaying: () => countPaying.get()!.n,
+    /** one page of clients, oldest first */
+    page: (limit: number, offset: number) => page.all(limit, offset),
+  }
 }
 
-export const clientById = (sqlite: Database, id: string) =>
-  sqlite.query<ClientRow, [string]>(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id = ?`).get(id)
-
-/** Writes only the named columns; callers decide which fields a caller may change. */
-export function updateClientColumns(sqlite: Database, id: string, changes: Record<string, string | number | null>, now: number) {
-  const cols = Object.keys(changes)
-  if (!cols.length) return
-  const sets = cols.map((c) => `${c} = ?`).join(', ')
-  sqlite.query(`UPDATE clients SET ${sets}, updated_at = ? WHERE id = ?`).run(...(Object.values(changes) as (string | number | null)[]), now, id)
-}
-
-export const countClients = (sqlite: Database) => sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM clients').get()!.n
-
-/** One page of clients, oldest first, with what each uses (devices, seats, active keys). */
-export function listClientsWithUsage(sqlite: Database, limit: number, offset: number) {
-  return sqlite
-    .query<ClientRow & ClientUsage, [number, number]>(
-      `SELECT ${CLIENT_COLUMNS},
-        (SELECT count(*) FROM devices d WHERE d.client_id = c.id) AS devices,
-        (SELECT count(*) FROM members m WHERE m.client_id = c.id AND m.status != 'disabled') AS members,
-        (SELECT count(*) FROM api_keys k WHERE k.client_id = c.id AND k.is_active = 1) AS api_keys
-       FROM clients c ORDER BY created_at, id LIMIT ? OFFSET ?`,
-    )
-    .all(limit, offset)
-}
+export type ClientsStore = ReturnType<typeof createClientsStore>

@@ -1,19 +1,20 @@
 import { Elysia } from 'elysia'
-import type { AppContext } from '../../context'
-import { guards, JWT_AUTH } from '../../http/guards'
+import { authGuards } from '../../http/auth'
+import type { Authenticator } from '../../http/principal'
+import { JWT_AUTH } from '../../http/guards'
 import { jsonInput } from '../../http/input'
 import { routeErrors } from '../../http/openapi-errors'
 import { MemberResponse } from './clients.model'
 import { InvitationAccept } from './invitations.model'
 import { acceptInvitation } from './invitations.service'
+import type { ClientsDeps } from './clients.service'
 
 const invitationAccept = jsonInput(InvitationAccept)
 
 /** The invitee accepts with the invitation's secret; then POST /v1/auth/switch acts for that client. */
-export function invitationsRoutes(ctx: AppContext) {
-  const deps = { sqlite: ctx.db.sqlite, clock: ctx.clock }
+export function invitationsRoutes(deps: ClientsDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/invitations' })
-    .use(guards(ctx))
+    .use(authGuards(auth))
     .post('/accept', ({ user, body }) => acceptInvitation(deps, user.userId, invitationAccept.read(body).token), {
       user: true,
       response: { 200: MemberResponse },

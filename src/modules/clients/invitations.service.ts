@@ -1,9 +1,7 @@
 import { AppError, forbidden } from '../../http/errors'
 import { sha256Hex } from '../../lib/crypto'
-import { emailOfUser } from '../users/users.service'
 import type { ClientsDeps } from './clients.service'
 import { toMemberResponse } from './members.service'
-import { acceptInvitationRow, invitationByTokenHash, memberById, memberByUser } from './members.store'
 
 const unusable = () => new AppError('not_found', 'This invitation is unknown, already used or expired; ask for a new one')
 
@@ -12,18 +10,18 @@ const unusable = () => new AppError('not_found', 'This invitation is unknown, al
  * also be the invited one, so a forwarded or leaked link is useless to anyone else. Single use:
  * accepting clears the secret.
  */
-export function acceptInvitation(deps: ClientsDeps, userId: string, token: string) {
-  const clientId = deps.sqlite.transaction(() => {
-    const row = invitationByTokenHash(deps.sqlite, sha256Hex(token))
+export function acceptInvitation(deps: Pick<ClientsDeps, 'members' | 'clock' | 'accounts'>, userId: string, token: string) {
+  const accepted = deps.members.immediate(() => {
+    const row = deps.members.invitationByTokenHash(sha256Hex(token))
     if (!row || row.status !== 'invited' || row.invite_expires_at === null || row.invite_expires_at <= deps.clock.now()) throw unusable()
-    if (emailOfUser(deps.sqlite, userId) !== row.invited_email || (row.user_id !== null && row.user_id !== userId)) {
+    if (deps.accounts.emailOf(userId) !== row.invited_email || (row.user_id !== null && row.user_id !== userId)) {
       throw forbidden('This invitation was sent to another email address; sign in with that one')
     }
-    if (row.user_id === null && memberByUser(deps.sqlite, row.client_id, userId)) {
+    if (row.user_id === null && deps.members.byUser(row.client_id, userId)) {
       throw new AppError('conflict', 'You are already a member of this account')
     }
-    acceptInvitationRow(deps.sqlite, row.id, userId, deps.clock.now())
+    deps.members.acceptInvitation(row.id, userId, deps.clock.now())
     return { clientId: row.client_id, id: row.id }
-  }).immediate()
-  return toMemberResponse(memberById(deps.sqlite, clientId.clientId, clientId.id)!)
+  })
+  return toMemberResponse(deps.members.byId(accepted.clientId, accepted.id)!)
 }

@@ -3,14 +3,9 @@ import { newId } from '../../lib/ids'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { AppError, forbidden, notFound } from '../../http/errors'
 import type { MemberRole } from '../../http/principal'
-import { userIdByEmail } from '../users/users.service'
 import type { MemberResponse } from './clients.model'
 import { getClient, type ClientsDeps } from './clients.service'
-import {
-  activeClientOf, membershipsOfUser, setInvitationSecret,
-  activeOwners, deleteMember, insertMember, memberByInvitedEmail, memberById, memberByUser, membersOf, seatsUsed, updateMember,
-  type MemberRow, type MemberStatus,
-} from './members.store'
+import type { MemberRow, MemberStatus } from './members.store'
 
 /** The secret's prefix only makes a leaked one recognisable. */
 export const INVITATION_PREFIX = 'vin_'
@@ -27,11 +22,11 @@ export function toMemberResponse(row: MemberRow): MemberResponse {
   }
 }
 
-export const listMembers = (deps: ClientsDeps, clientId: string) => membersOf(deps.sqlite, clientId).map(toMemberResponse)
+export const listMembers = (deps: Pick<ClientsDeps, 'members'>, clientId: string) => deps.members.ofClient(clientId).map(toMemberResponse)
 
 function ensureSeat(deps: ClientsDeps, clientId: string) {
   const { max_users } = getClient(deps, clientId)
-  if (seatsUsed(deps.sqlite, clientId) >= max_users) {
+  if (deps.members.seatsUsed(clientId) >= max_users) {
     throw new AppError('user_limit_reached', `This account allows ${max_users} members; remove or disable one first`)
   }
 }
@@ -44,7 +39,7 @@ function ensureMayManage(actor: MemberRole, target: MemberRole | null, newRole?:
 
 /** The last active owner keeps the account manageable: it can be neither demoted, disabled nor removed. */
 function ensureNotLastOwner(deps: ClientsDeps, row: MemberRow) {
-  if (row.role === 'owner' && row.status === 'active' && activeOwners(deps.sqlite, row.client_id) <= 1) {
+  if (row.role === 'owner' && row.status === 'active' && deps.members.activeOwners(row.client_id) <= 1) {
     throw new AppError('last_owner', 'This is the last owner of the account; make another member owner first')
   }
 }
@@ -66,24 +61,24 @@ export function inviteMember(
   const email = input.email.trim().toLowerCase()
   const role = input.role ?? 'member'
   ensureMayManage(actor, null, role)
-  const userId = userIdByEmail(deps.sqlite, email)
-  const existing = userId ? memberByUser(deps.sqlite, clientId, userId) : memberByInvitedEmail(deps.sqlite, clientId, email)
+  const userId = deps.accounts.userIdByEmail(email)
+  const existing = userId ? deps.members.byUser(clientId, userId) : deps.members.byInvitedEmail(clientId, email)
   if (existing) throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
   const id = newId('mem')
   const token = INVITATION_PREFIX + randomToken(32)
   const expiresAt = deps.clock.now() + INVITATION_TTL_MS
   try {
-    deps.sqlite.transaction(() => {
+    deps.members.transaction(() => {
       ensureSeat(deps, clientId)
-      insertMember(deps.sqlite, { id, client_id: clientId, user_id: userId, invited_email: email, role, status: 'invited', now: deps.clock.now() })
-      setInvitationSecret(deps.sqlite, id, sha256Hex(token), expiresAt)
-    })()
+      deps.members.insert({ id, client_id: clientId, user_id: userId, invited_email: email, role, status: 'invited', now: deps.clock.now() })
+      deps.members.setInvitationSecret(id, sha256Hex(token), expiresAt)
+    })
   } catch (err) {
     // Two invitations racing for one email: the unique indexes decide.
     if (String((err as Error).message).includes('UNIQUE')) throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
     throw err
   }
-  return { ...toMemberResponse(memberById(deps.sqlite, clientId, id)!), invitation_token: token, invitation_expires_at: toIso(expiresAt) }
+  return { ...toMemberResponse(deps.members.byId(clientId, id)!), invitation_token: token, invitation_expires_at: toIso(expiresAt) }
 }
 
 export function changeMember(
@@ -93,8 +88,8 @@ export function changeMember(
   memberId: string,
   input: { role?: MemberRole; status?: Exclude<MemberStatus, 'invited'> },
 ): MemberResponse {
-  deps.sqlite.transaction(() => {
-    const row = memberById(deps.sqlite, clientId, memberId)
+  deps.members.transaction(() => {
+    const row = deps.members.byId(clientId, memberId)
     if (!row) throw notFound('Member')
     ensureMayManage(actor, row.role, input.role)
     const demoted = input.role !== undefined && input.role !== 'owner'
@@ -103,29 +98,29 @@ export function changeMember(
       throw new AppError('conflict', 'The invitation is still pending; only the invitee can accept it (delete it to withdraw)', 'status')
     }
     if (input.status === 'active' && row.status === 'disabled') ensureSeat(deps, clientId)
-    updateMember(deps.sqlite, row.id, input, deps.clock.now())
-  })()
-  return toMemberResponse(memberById(deps.sqlite, clientId, memberId)!)
+    deps.members.update(row.id, input, deps.clock.now())
+  })
+  return toMemberResponse(deps.members.byId(clientId, memberId)!)
 }
 
 export function removeMember(deps: ClientsDeps, clientId: string, actor: MemberRole, memberId: string) {
-  deps.sqlite.transaction(() => {
-    const row = memberById(deps.sqlite, clientId, memberId)
+  deps.members.transaction(() => {
+    const row = deps.members.byId(clientId, memberId)
     if (!row) throw notFound('Member')
     ensureMayManage(actor, row.role)
     ensureNotLastOwner(deps, row)
-    deleteMember(deps.sqlite, row.id)
-  })()
+    deps.members.delete(row.id)
+  })
 }
 
-/** An active membership of the user in the client, or null (an invitation is accepted only with its secret). */
-export function activeMembership(deps: ClientsDeps, clientId: string, userId: string): MemberRow | null {
-  const row = memberByUser(deps.sqlite, clientId, userId)
-  return row?.status === 'active' ? row : null
-}
+/** The caller's role in a client, or null when it is not an active member. Read on every request. */
+export const memberRole = (deps: Pick<ClientsDeps, 'members'>, userId: string, clientId: string): MemberRole | null => deps.members.activeRole(userId, clientId)
 
-/** For the users domain: the client a session acts for (see activeClientOf). */
-export const actingClient = (deps: ClientsDeps, userId: string, preferred: string | null, home: string | null) =>
-  activeClientOf(deps.sqlite, userId, preferred, home)
+/** The client a session acts for (see MembersStore.actingClient). */
+export const actingClient = (deps: Pick<ClientsDeps, 'members'>, userId: string, preferred: string | null, home: string | null) =>
+  deps.members.actingClient(userId, preferred, home)
 
-export const membershipsOf = (deps: ClientsDeps, userId: string) => membershipsOfUser(deps.sqlite, userId)
+export const membershipsOf = (deps: Pick<ClientsDeps, 'members'>, userId: string) => deps.members.ofUser(userId)
+
+/** Seats in use in a client (pending invitations hold one). */
+export const seatsUsed = (deps: Pick<ClientsDeps, 'members'>, clientId: string) => deps.members.seatsUsed(clientId)

@@ -1,18 +1,11 @@
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../../lib/clock'
-import { ACCESS_TOKEN_TTL_SECONDS } from './users.tokens'
+import type { SessionsStore } from './users.sessions.store'
+import { ACCESS_TOKEN_TTL_SECONDS, type SessionRevocations } from './users.tokens'
 
 /** How often the database is re-read for revocations made by another process (`vigil admin reset-password`). */
 export const REVOCATION_POLL_MS = 5_000
 /** A re-read looks back this far, so a revocation committed just before the previous read is not missed. */
 const OVERLAP_MS = 60_000
-
-export interface SessionRevocations {
-  /** true when the session (refresh-token family) was revoked: its access tokens are refused */
-  isRevoked(sessionId: string): boolean
-  /** this process revoked these sessions: refuse their access tokens from the next request on */
-  add(sessionIds: readonly string[]): void
-}
 
 /**
  * Revoked session families, in memory, so an access token of a revoked session is refused at
@@ -20,15 +13,16 @@ export interface SessionRevocations {
  * access-token lifetime (older ones have no live access token left), re-read every few seconds
  * for revocations written by other processes, and pruned once their tokens have all expired.
  */
-export function sessionRevocations(sqlite: Database, clock: Clock, accessTtlMs = ACCESS_TOKEN_TTL_SECONDS * 1000): SessionRevocations {
+export function sessionRevocations(
+  sessions: Pick<SessionsStore, 'revokedSince'>,
+  clock: Clock,
+  accessTtlMs = ACCESS_TOKEN_TTL_SECONDS * 1000,
+): SessionRevocations {
   const revokedAt = new Map<string, number>()
-  const since = sqlite.query<{ family_id: string; revoked_at: number }, [number]>(
-    'SELECT family_id, max(revoked_at) AS revoked_at FROM refresh_tokens WHERE revoked_at >= ? GROUP BY family_id',
-  )
   let lastRead = 0
   const read = (now: number) => {
     const from = lastRead ? lastRead - OVERLAP_MS : now - accessTtlMs
-    for (const r of since.all(from)) if (!revokedAt.has(r.family_id)) revokedAt.set(r.family_id, r.revoked_at)
+    for (const r of sessions.revokedSince(from)) if (!revokedAt.has(r.family_id)) revokedAt.set(r.family_id, r.revoked_at)
     lastRead = now
     // Insertion order is roughly revocation order: drop from the front while expired.
     for (const [id, at] of revokedAt) {

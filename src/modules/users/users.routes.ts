@@ -1,14 +1,13 @@
 import { Elysia, t } from 'elysia'
-import type { AppContext } from '../../context'
-import { guards, JWT_AUTH } from '../../http/guards'
+import { authGuards } from '../../http/auth'
+import { JWT_AUTH } from '../../http/guards'
+import type { Authenticator } from '../../http/principal'
 import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput } from '../../http/input'
 import { requestState } from '../../http/request-state'
-import { login, logout, refresh, switchClient, type AuthDeps } from './users.auth'
+import { login, logout, refresh, switchClient } from './users.auth'
 import { MembershipResponse, RefreshRequest, SwitchClientRequest, TokenResponse, UserLogin, UserRegister, UserResponse } from './users.model'
-import { passwords } from './users.passwords'
-import { createAccount, getUser, listMemberships, toUserResponse } from './users.service'
-import { ACCOUNT_POLICY, ADDRESS_POLICY, loginThrottle } from './users.throttle'
+import { createAccount, getUser, listMemberships, toUserResponse, type UsersDeps } from './users.service'
 
 const tags = ['auth']
 const register = jsonInput(UserRegister)
@@ -17,24 +16,14 @@ const refreshInput = jsonInput(RefreshRequest)
 const switchInput = jsonInput(SwitchClientRequest)
 
 /** Portal accounts: registration, password login, token refresh and logout, the current user. */
-export function usersRoutes(ctx: AppContext) {
-  const deps: AuthDeps = {
-    sqlite: ctx.db.sqlite,
-    clock: ctx.clock,
-    logger: ctx.logger,
-    tokens: ctx.tokens,
-    passwords: passwords(ctx.passwordCost),
-    refreshTtlSeconds: ctx.config.refreshTtlSeconds,
-    throttle: { account: loginThrottle(ctx.clock, ACCOUNT_POLICY), address: loginThrottle(ctx.clock, ADDRESS_POLICY) },
-  }
-
+export function usersRoutes(deps: UsersDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/auth' })
-    .use(guards(ctx))
+    .use(authGuards(auth))
     .post(
       '/register',
       async ({ body, set }) => {
         const user = await createAccount(deps, register.read(body))
-        ctx.logger.info('user registered', { user_id: user.id, client_id: user.client_id, role: user.role })
+        deps.logger.info('user registered', { user_id: user.id, client_id: user.client_id, role: user.role })
         set.status = 201
         return toUserResponse(user)
       },
@@ -56,7 +45,7 @@ export function usersRoutes(ctx: AppContext) {
       },
       { detail: { ...refreshInput.doc, tags, summary: 'Revoke the session of a refresh token (204 even when unknown)' } },
     )
-    .get('/me', ({ user }) => getUser(ctx.db.sqlite, user), {
+    .get('/me', ({ user }) => getUser(deps, user), {
       user: true,
       response: { 200: UserResponse },
       detail: { tags, security: JWT_AUTH, summary: 'The signed-in user' },

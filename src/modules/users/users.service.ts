@@ -1,27 +1,66 @@
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../../lib/clock'
+import type { Logger } from '../../lib/logger'
 import { newId } from '../../lib/ids'
 import { AppError, notFound } from '../../http/errors'
-import type { SystemRole, UserPrincipal } from '../../http/principal'
-import { createClientWithOwner } from '../clients/clients.service'
-import { activeMembership, membershipsOf } from '../clients/members.service'
+import type { MemberRole, SystemRole, UserPrincipal } from '../../http/principal'
 import type { UserResponse } from './users.model'
 import type { Passwords } from './users.passwords'
-import { countUsers, insertUser, setHomeClient, setPasswordHash, setRole, userByEmail, userById, type UserRow } from './users.store'
+import type { SessionsStore } from './users.sessions.store'
+import type { UsersStore, UserRow } from './users.store'
+import type { AccessTokens } from './users.tokens'
+import type { LoginThrottle } from './users.throttle'
 import { revokeAllSessions } from './users.sessions'
 
-export interface AccountDeps {
-  sqlite: Database
-  clock: Clock
-  passwords: Passwords
+/** What accounts need of the clients domain: a user's own client, and their memberships. */
+export interface Tenancy {
+  /** a new client with the user as its owner; runs inside the caller's transaction */
+  createClientWithOwner(opts: { name: string | null; ownerUserId: string }): string
+  /** the user's role in the client while an active member, else null */
+  memberRole(userId: string, clientId: string): MemberRole | null
+  /** every client the user belongs to or is invited to, with its name */
+  membershipsOf(userId: string): { id: string; client_id: string; client_name: string | null; role: MemberRole; status: string }[]
+  /** the client a session acts for: the preferred one while still an active member there, else the home client */
+  actingClient(userId: string, preferred: string | null, home: string | null): string | null
 }
+
+export interface UsersDeps {
+  store: UsersStore
+  sessions: SessionsStore
+  clock: Clock
+  logger: Logger
+  passwords: Passwords
+  tenancy: Tenancy
+  tokens: AccessTokens
+  refreshTtlSeconds: number
+  throttle: { account: LoginThrottle; address: LoginThrottle }
+}
+
+/** What the account tasks of the shell (vigil admin …) need: no tokens, no throttle. */
+export type AccountDeps = Pick<UsersDeps, 'store' | 'sessions' | 'clock' | 'passwords' | 'tenancy'>
 
 /** Emails are compared lower-cased and trimmed: one account per address, whatever the case. */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
-export const userIdByEmail = (sqlite: Database, email: string) => userByEmail(sqlite, normalizeEmail(email))?.id ?? null
+export const userIdByEmail = (deps: Pick<UsersDeps, 'store'>, email: string) => deps.store.byEmail(normalizeEmail(email))?.id ?? null
 
-export const emailOfUser = (sqlite: Database, userId: string) => userById(sqlite, userId)?.email ?? null
+export const emailOfUser = (deps: Pick<UsersDeps, 'store'>, userId: string) => deps.store.byId(userId)?.email ?? null
+
+/** The stored instance role of a user (null: no such account); access tokens defer to it on every request. */
+export function currentRole(deps: Pick<UsersDeps, 'store'>, userId: string): SystemRole | null {
+  const role = deps.store.roleOf(userId)
+  return role === 'admin' || role === 'user' ? role : null
+}
+
+/**
+ * Whether a client is an instance operator's own: the home client of a user with the instance
+ * role admin who is still an active member of it. Being invited into a tenant's client does not
+ * make that client the operator's; what the operator may reach (the LAN) stays with their own.
+ */
+export const isOperatorClient = (deps: Pick<UsersDeps, 'store' | 'tenancy'>, clientId: string) =>
+  deps.store.operatorsHomedAt(clientId).some((userId) => deps.tenancy.memberRole(userId, clientId) !== null)
+
+/** Counts for the operator's GET /v1/admin/stats. */
+export const userStats = (deps: Pick<UsersDeps, 'store'>) => ({ users: deps.store.count(), operators: deps.store.countOperators() })
 
 export function toUserResponse(row: UserRow, actingClientId?: string): UserResponse {
   return {
@@ -48,37 +87,37 @@ export interface NewAccount {
  * caller forces a role (the CLI). Invitations to the email are not joined here: that takes the
  * invitation's secret (POST /v1/invitations/accept), since registering proves no ownership of the email.
  */
-export async function createAccount(deps: AccountDeps, input: NewAccount, forceRole?: SystemRole): Promise<UserRow> {
+export async function createAccount(deps: Pick<UsersDeps, 'store' | 'clock' | 'passwords' | 'tenancy'>, input: NewAccount, forceRole?: SystemRole): Promise<UserRow> {
   const email = normalizeEmail(input.email)
-  if (userByEmail(deps.sqlite, email)) throw emailTaken()
+  if (deps.store.byEmail(email)) throw emailTaken()
   const hash = await deps.passwords.hash(input.password) // slow: before the transaction, never inside
   const id = newId('usr')
   try {
-    deps.sqlite.transaction(() => {
+    deps.store.transaction(() => {
       const now = deps.clock.now()
-      const role: SystemRole = forceRole ?? (countUsers(deps.sqlite) === 0 ? 'admin' : 'user')
-      insertUser(deps.sqlite, { id, email, password_hash: hash, first_name: input.first_name ?? null, last_name: input.last_name ?? null, role, now })
-      const clientId = createClientWithOwner(deps, { name: input.company?.trim() || email, ownerUserId: id })
-      setHomeClient(deps.sqlite, id, clientId)
-    })()
+      const role: SystemRole = forceRole ?? (deps.store.count() === 0 ? 'admin' : 'user')
+      deps.store.insert({ id, email, password_hash: hash, first_name: input.first_name ?? null, last_name: input.last_name ?? null, role, now })
+      const clientId = deps.tenancy.createClientWithOwner({ name: input.company?.trim() || email, ownerUserId: id })
+      deps.store.setHomeClient(id, clientId)
+    })
   } catch (err) {
     // Two registrations racing for one email: the unique index decides.
     if (String((err as Error).message).includes('UNIQUE constraint failed: users.email')) throw emailTaken()
     throw err
   }
-  return userById(deps.sqlite, id)!
+  return deps.store.byId(id)!
 }
 
 const emailTaken = () => new AppError('email_taken', 'An account with this email exists', 'email')
 
-export function getUser(sqlite: Database, principal: UserPrincipal): UserResponse {
-  const row = userById(sqlite, principal.userId)
+export function getUser(deps: Pick<UsersDeps, 'store'>, principal: UserPrincipal): UserResponse {
+  const row = deps.store.byId(principal.userId)
   if (!row) throw notFound('User')
   return toUserResponse(row, principal.clientId)
 }
 
-export function listMemberships(deps: Pick<AccountDeps, 'sqlite' | 'clock'>, principal: UserPrincipal) {
-  return membershipsOf(deps, principal.userId).map((m) => ({
+export function listMemberships(deps: Pick<UsersDeps, 'tenancy'>, principal: UserPrincipal) {
+  return deps.tenancy.membershipsOf(principal.userId).map((m) => ({
     member_id: m.id,
     client_id: m.client_id,
     client_name: m.client_name,
@@ -89,33 +128,32 @@ export function listMemberships(deps: Pick<AccountDeps, 'sqlite' | 'clock'>, pri
 }
 
 /** Moves the session to another client the user is an active member of. */
-export function switchableClient(deps: Pick<AccountDeps, 'sqlite' | 'clock'>, principal: UserPrincipal, clientId: string): string {
-  const member = activeMembership(deps, clientId, principal.userId)
-  if (!member) throw notFound('Client')
+export function switchableClient(deps: Pick<UsersDeps, 'tenancy'>, principal: UserPrincipal, clientId: string): string {
+  if (deps.tenancy.memberRole(principal.userId, clientId) === null) throw notFound('Client')
   return clientId
 }
 
 // ---- operator tasks from the shell (vigil admin …) ----
 
-function mustFind(sqlite: Database, email: string): UserRow {
-  const row = userByEmail(sqlite, normalizeEmail(email))
+function mustFind(deps: Pick<UsersDeps, 'store'>, email: string): UserRow {
+  const row = deps.store.byEmail(normalizeEmail(email))
   if (!row) throw new AppError('not_found', `No user with email ${normalizeEmail(email)}`)
   return row
 }
 
-export function setUserRole(deps: Pick<AccountDeps, 'sqlite' | 'clock'>, email: string, role: SystemRole): UserRow {
-  const row = mustFind(deps.sqlite, email)
-  setRole(deps.sqlite, row.id, role, deps.clock.now())
+export function setUserRole(deps: Pick<UsersDeps, 'store' | 'clock'>, email: string, role: SystemRole): UserRow {
+  const row = mustFind(deps, email)
+  deps.store.setRole(row.id, role, deps.clock.now())
   return { ...row, role }
 }
 
 /** A new password ends every session of the account (its refresh tokens are revoked). */
-export async function resetPassword(deps: AccountDeps, email: string, password: string): Promise<UserRow> {
-  const row = mustFind(deps.sqlite, email)
+export async function resetPassword(deps: Pick<UsersDeps, 'store' | 'sessions' | 'clock' | 'passwords'>, email: string, password: string): Promise<UserRow> {
+  const row = mustFind(deps, email)
   const hash = await deps.passwords.hash(password)
-  deps.sqlite.transaction(() => {
-    setPasswordHash(deps.sqlite, row.id, hash, deps.clock.now())
+  deps.store.transaction(() => {
+    deps.store.setPasswordHash(row.id, hash, deps.clock.now())
     revokeAllSessions(deps, row.id)
-  })()
+  })
   return row
 }

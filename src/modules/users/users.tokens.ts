@@ -1,15 +1,21 @@
-import type { Database } from 'bun:sqlite'
 import { jwt } from '@elysiajs/jwt'
 import type { Clock } from '../../lib/clock'
 import { createHmac } from 'node:crypto'
 import { newId } from '../../lib/ids'
 import type { CredentialFailure, SystemRole, UserPrincipal } from '../../http/principal'
-import type { SessionRevocations } from './users.revocations'
 
 export const ACCESS_TOKEN_TTL_SECONDS = 900
 export const JWT_ISSUER = 'vigil'
 export const JWT_AUDIENCE = 'vigil-portal'
 const MAX_VERIFIED = 10_000
+
+/** Revoked sessions, as access-token verification needs them (users.revocations.ts keeps them). */
+export interface SessionRevocations {
+  /** true when the session (refresh-token family) was revoked: its access tokens are refused */
+  isRevoked(sessionId: string): boolean
+  /** this process revoked these sessions: refuse their access tokens from the next request on */
+  add(sessionIds: readonly string[]): void
+}
 
 export interface AccessTokens {
   /** sessionId: the refresh-token family the token belongs to (its `sid` claim) */
@@ -76,15 +82,6 @@ export function accessTokens(
     const current = roleOf ? roleOf(sub) : role
     if (current === null) return invalid('This account no longer exists')
     return { kind: 'user', userId: sub, clientId: cid, role: current }
-  }
-}
-
-/** The stored instance role of a user, read per request (primary-key lookup). */
-export function currentRoles(sqlite: Database) {
-  const read = sqlite.query<{ role: string }, [string]>('SELECT role FROM users WHERE id = ?')
-  return (userId: string): SystemRole | null => {
-    const role = read.get(userId)?.role
-    return role === 'admin' || role === 'user' ? role : null
   }
 }
 

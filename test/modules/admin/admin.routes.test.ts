@@ -7,8 +7,8 @@ describe('GET /v1/admin/stats', () => {
     const t = testApp()
     const op = await createTenant(t, { role: 'admin' })
     await createTenant(t)
-    t.ctx.statProviders.push(() => ({ metric_rows: 42, ingest_last_hour: 7 }))
-    t.ctx.statProviders.push(() => {
+    t.modules.admin.stats.push(() => ({ metric_rows: 42, ingest_last_hour: 7 }))
+    t.modules.admin.stats.push(() => {
       throw new Error('broken provider')
     })
     const res = await t.request('GET', '/v1/admin/stats', { headers: op.userHeaders })

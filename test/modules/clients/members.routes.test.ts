@@ -63,7 +63,7 @@ describe('POST /v1/clients/me/members', () => {
     const res = await invite(t, a.userHeaders, { email: b.email })
     expect(res.body).toMatchObject({ user_id: b.userId, status: 'invited', role: 'member' })
     // not active yet: a JWT for client a is refused
-    const early = await t.ctx.tokens.sign({ userId: b.userId, clientId: a.clientId, role: 'user' })
+    const early = await t.modules.users.tokens.sign({ userId: b.userId, clientId: a.clientId, role: 'user' })
     expect((await t.request('GET', '/v1/clients/me', { headers: { authorization: `Bearer ${early}` } })).status).toBe(403)
     expect((await invite(t, a.userHeaders, { email: b.email.toUpperCase() })).status).toBe(409)
   })

@@ -4,6 +4,8 @@ import { manualClock } from '../../../src/lib/clock'
 import { resetPassword } from '../../../src/modules/users/users.service'
 import { passwords } from '../../../src/modules/users/users.passwords'
 import { REVOCATION_POLL_MS, sessionRevocations } from '../../../src/modules/users/users.revocations'
+import { createSessionsStore } from '../../../src/modules/users/users.sessions.store'
+import { accountTasks } from '../../../src/composition/identity'
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../../src/modules/users/users.tokens'
 
 const PASSWORD = 'correct horse battery'
@@ -57,7 +59,7 @@ describe('ending a session ends its access tokens at once', () => {
     const bystander = await session(t, 'someone@example.test')
     expect(await me(t, a.headers)).toBe(200)
     // what `vigil admin reset-password` does: it shares only the database with the service, not its memory
-    await resetPassword({ sqlite: t.db.sqlite, clock: manualClock(t.clock.now()), passwords: passwords(TEST_PASSWORD_COST) }, 'u@example.test', 'a brand new password')
+    await resetPassword(accountTasks(t.db.sqlite, manualClock(t.clock.now()), passwords(TEST_PASSWORD_COST)), 'u@example.test', 'a brand new password')
     t.clock.advance(REVOCATION_POLL_MS)
     expect(await me(t, a.headers)).toBe(401)
     expect(await me(t, b.headers)).toBe(401)
@@ -86,7 +88,7 @@ describe('sessionRevocations', () => {
     insert('old', clock.now() - ACCESS_TOKEN_TTL_SECONDS * 1000 - 1)
     insert('recent', clock.now() - 1000)
     insert('live', null)
-    const r = sessionRevocations(t.db.sqlite, clock)
+    const r = sessionRevocations(createSessionsStore(t.db.sqlite), clock)
     expect([r.isRevoked('old'), r.isRevoked('recent'), r.isRevoked('live')]).toEqual([false, true, false])
     t.db.sqlite.run('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ?', [clock.now(), 'live'])
     expect(r.isRevoked('live')).toBe(false) // not re-read yet: no query per request

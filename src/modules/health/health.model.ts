@@ -1,0 +1,15 @@
+import { t } from 'elysia'
+import { Type } from '@sinclair/typebox'
+
+export const HealthResponse = t.Object({
+  status: t.Union([t.Literal('ok'), t.Literal('degraded')]),
+  version: t.String(),
+  uptime_seconds: Type.Integer(),
+  database: t.Object({
+    ok: t.Boolean(),
+    // only when not ok: what is wrong, SQLite's words for it, and since when
+    fault: t.Optional(t.Union([t.Literal('corrupt'), t.Literal('full'), t.Literal('io'), t.Literal('unavailable')])),
+    message: t.Optional(t.String()),
+    since: t.Optional(t.String()),
+  }),
+})

@@ -1,0 +1,48 @@
+import type { Static } from 'elysia'
+import { classifyDbError } from '../../db/db-errors'
+import type { IntegrityScan } from '../../db/integrity'
+import type { StorageHealth } from '../../db/storage-health'
+import type { Clock } from '../../lib/clock'
+import type { Logger } from '../../lib/logger'
+import { VERSION } from '../../version'
+import type { HealthResponse } from './health.model'
+import type { HealthStore } from './health.store'
+
+export interface HealthDeps {
+  store: HealthStore
+  /** storage faults on record (damaged file, full disk, I/O errors) */
+  storage: StorageHealth
+  scan: IntegrityScan
+  clock: Clock
+  logger: Logger
+  startedAt: number
+}
+
+type DatabaseState = Static<typeof HealthResponse>['database']
+
+/** The database as /health reports it: the connection answers, and no storage fault is on record. */
+function databaseState(deps: HealthDeps): DatabaseState {
+  const now = deps.clock.now()
+  try {
+    deps.store.ping()
+  } catch (err) {
+    const kind = classifyDbError(err)
+    if (kind) deps.storage.record(kind, (err as Error).message, now)
+    else return { ok: false, fault: 'unavailable', message: (err as Error).message, since: new Date(now).toISOString() }
+  }
+  const fault = deps.storage.current(now)
+  return fault ? { ok: false, fault: fault.kind, message: fault.message, since: new Date(fault.at).toISOString() } : { ok: true }
+}
+
+export function healthReport(deps: HealthDeps): Static<typeof HealthResponse> {
+  const database = databaseState(deps)
+  return {
+    status: database.ok ? 'ok' : 'degraded',
+    version: VERSION,
+    uptime_seconds: Math.floor((deps.clock.now() - deps.startedAt) / 1000),
+    database,
+  }
+}
+
+/** The database file's size, for the operator's GET /v1/admin/stats. */
+export const databaseStats = (deps: Pick<HealthDeps, 'store'>) => ({ database_bytes: deps.store.bytes() })
