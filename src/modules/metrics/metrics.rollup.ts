@@ -13,8 +13,8 @@ const BUCKETS_PER_STEP = 60
  * way (a sample is a bucket of one), so raw → 1m and 1m → 10m → 1h → 1d share this code:
  * averages weighted by each field's own sample count, min of mins, max of maxes, and counter
  * growth = growth inside each child + the step from one child to the next (a drop is a reset),
- * which composes exactly across tiers. Done in JS: SQLite's 60 aggregate calls per row cost
- * ~4x more than reading the rows out.
+ * which composes exactly across tiers. Done in JS: SQLite's aggregate calls (four per field
+ * per row) cost more than reading the rows out.
  */
 export function aggregate(kind: MetricKind, level: number, width: number, rows: Iterable<SourceRow>, emit: (row: (number | null)[]) => void) {
   const F = FIELDS[kind].length
