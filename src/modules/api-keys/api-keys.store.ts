@@ -33,6 +33,8 @@ export function createApiKeysStore(sqlite: Database) {
     'UPDATE api_keys SET is_active = 0, revoked_at = coalesce(revoked_at, ?) WHERE client_id = ? AND device_id = ? RETURNING id',
   )
   const touch = sqlite.query<never, [number, string]>('UPDATE api_keys SET last_used_at = ? WHERE id = ?')
+  const countActive = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM api_keys WHERE is_active = 1')
+  const countActiveOf = sqlite.query<{ n: number }, [string]>('SELECT count(*) AS n FROM api_keys WHERE client_id = ? AND is_active = 1')
   return {
     insert(k: NewApiKey) {
       insert.run(k.id, k.client_id, k.name, k.key_prefix, k.key_hash, k.scopes, k.device_id, k.created_at, k.expires_at)
@@ -46,10 +48,7 @@ export function createApiKeysStore(sqlite: Database) {
     revokeForDevice: (clientId: string, deviceId: string, now: number) => revokeForDevice.all(now, clientId, deviceId).map((r) => r.id),
     touch: (id: string, now: number) => void touch.run(now, id),
     /** live keys, of one client or of all, for the operator's views */
-    countActive: (clientId?: string): number =>
-      clientId === undefined
-        ? sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM api_keys WHERE is_active = 1').get()!.n
-        : sqlite.query<{ n: number }, [string]>('SELECT count(*) AS n FROM api_keys WHERE client_id = ? AND is_active = 1').get(clientId)!.n,
+    countActive: (clientId?: string): number => (clientId === undefined ? countActive.get()!.n : countActiveOf.get(clientId)!.n),
   }
 }
 

@@ -38,6 +38,7 @@ function build(sqlite: Database) {
   const list = sqlite.query<DeviceRow, [string]>(`SELECT ${COLS} FROM devices WHERE client_id = ? ORDER BY created_at, id`)
   const firstTwo = sqlite.query<DeviceRef, [string]>('SELECT id, client_id AS clientId, seq FROM devices WHERE client_id = ? LIMIT 2')
   const count = sqlite.query<{ n: number }, [string]>('SELECT count(*) AS n FROM devices WHERE client_id = ?')
+  const countAll = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM devices')
   const newSeq = sqlite.query<{ seq: number }, []>('INSERT INTO device_seqs DEFAULT VALUES RETURNING seq')
   const dropOldSeqs = sqlite.query<never, [number]>('DELETE FROM device_seqs WHERE seq < ?')
   const insert = sqlite.query<never, [string, string, string, string | null, string | null, string | null, string | null, string | null, number, number, number]>(
@@ -48,10 +49,10 @@ function build(sqlite: Database) {
     'UPDATE devices SET hostname = ?, os = ?, os_version = ?, arch = ?, mac_address = ?, updated_at = ? WHERE id = ?',
   )
   const remove = sqlite.query<never, [string, string]>('DELETE FROM devices WHERE id = ? AND client_id = ?')
-  /** a device made without one (by an older version or directly in SQL) gets its seq on first use */
   const allSeqs = sqlite.query<{ seq: number }, []>('SELECT seq FROM devices WHERE seq IS NOT NULL')
   const clientsWithDevices = sqlite.query<{ client_id: string }, []>('SELECT DISTINCT client_id FROM devices ORDER BY client_id')
   const markSeen = sqlite.query<never, [number, number]>('UPDATE devices SET last_seen_at = ? WHERE seq = ?')
+  /** a device made without one (by an older version or directly in SQL) gets its seq on first use */
   const assignSeq = sqlite.query<{ seq: number }, [number, string]>('UPDATE devices SET seq = ? WHERE id = ? AND seq IS NULL RETURNING seq')
 
   /** the next never-used seq (the counter table keeps only its last row) */
@@ -78,7 +79,7 @@ function build(sqlite: Database) {
     listForClient: (clientId: string): DeviceRow[] => list.all(clientId),
     countForClient: (clientId: string): number => count.get(clientId)!.n,
     /** every client's devices, for the operator's stats */
-    countAll: (): number => sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM devices').get()!.n,
+    countAll: (): number => countAll.get()!.n,
     nextSeq,
     insert(d: NewDevice) {
       insert.run(d.id, d.client_id, d.fingerprint, d.hostname, d.os, d.os_version, d.arch, d.mac_address, d.created_at, d.created_at, d.seq)
@@ -120,6 +121,7 @@ function build(sqlite: Database) {
     seqs: () => allSeqs.all().map((r) => r.seq),
     /** clients with at least one device, in id order */
     clientsWithDevices: () => clientsWithDevices.all().map((r) => r.client_id),
+    /** when the device last reported (server time) */
     markSeen: (seq: number, at: number) => void markSeen.run(at, seq),
   }
 }
