@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import { ConfigError, loadConfig, parseFlags } from './config'
-import { backupCommand, healthcheckCommand, migrateCommand } from './cli/commands'
+import { healthcheckCommand, migrateCommand } from './cli/commands'
+import { backupCommand, restoreCommand } from './cli/backup'
 import { StartupError } from './cli/open'
 import { adminCommand } from './cli/admin'
 import { serve } from './cli/serve'
@@ -16,7 +17,9 @@ Usage: vigil [command] [options]
 Commands:
   serve              run the service (the default)
   migrate [status]   apply pending database migrations, or list them
-  backup --out FILE  write a consistent snapshot of the database (safe while serving)
+  backup --out FILE  write the database and the data dir's secrets to one file (safe while serving)
+  restore FILE       put a backup back in place (with the service stopped)
+  install            install the systemd service (as root); uninstall removes it
   healthcheck        exit 0 if the local service answers /health, else 1
   admin              manage operator accounts (create, set-role, reset-password, list)
   version            print the version (also --version, -v)
@@ -26,7 +29,20 @@ Run "vigil <command> --help" for a command's options. Every option also has an e
 variable; flags win over the environment, which wins over the defaults.`,
   serve: `Usage: vigil serve [options]\n\nRuns the HTTP service and its scheduled jobs until SIGTERM or SIGINT.\n\n${SERVER_FLAGS}`,
   migrate: `Usage: vigil migrate [status] [--data-dir DIR]\n\nApplies pending migrations (serve does this at start too), or lists applied and pending ones.\nApplying refuses while the service runs on the data dir (stop it first); status is read-only.`,
-  backup: `Usage: vigil backup --out FILE [--force] [--data-dir DIR]\n\nWrites a consistent copy of the database with VACUUM INTO. Safe while the service runs.\nThe file is mode 0600 (it holds password hashes and encrypted secrets). An existing FILE is\nkept unless --force, which replaces it only once the new copy is complete.`,
+  backup: `Usage: vigil backup --out FILE [--force] [--data-dir DIR]
+
+Writes one file with everything needed to come back: a consistent copy of the database (VACUUM
+INTO, safe while the service runs) and the data dir's secrets (jwt-secret, secret.key) in its
+vigil_backup table. Secrets set as VIGIL_JWT_SECRET or VIGIL_SECRET_KEY are not in it: keep them
+with your configuration. The file is mode 0600 (it holds password hashes and secrets). An
+existing FILE is kept unless --force, which replaces it only once the new copy is complete.
+Scheduled backups: VIGIL_BACKUP_SCHEDULE, VIGIL_BACKUP_DIR, VIGIL_BACKUP_KEEP (see docs/operations.md).`,
+  restore: `Usage: vigil restore FILE [--data-dir DIR]
+
+Checks FILE (a backup "vigil backup" wrote, sound, not from a newer vigil), then moves the data
+dir's database and secrets aside into before-restore-<time>/ and puts the backup's in place.
+Refuses while the service runs: stop it first. Signed-in users stay signed in, and stored
+provider keys stay readable, because the secrets come back with the database.`,
   healthcheck: `Usage: vigil healthcheck [--port N] [--host ADDR]\n\nExits 0 when GET /health on the local service answers 200 within 3 s, else 1. Prints nothing.`,
   version: `Usage: vigil version\n\nPrints the version.`,
   admin: `Usage: vigil admin <subcommand> [options] [--data-dir DIR]
@@ -82,6 +98,10 @@ export async function main(argv: string[]): Promise<number> {
       const forceAt = args.indexOf('--force')
       if (forceAt !== -1) args.splice(forceAt, 1)
       return backupCommand(loadConfig(process.env, args), out, forceAt !== -1)
+    }
+    case 'restore': {
+      const file = args[0] && !args[0].startsWith('-') ? args.shift() : undefined
+      return restoreCommand(loadConfig(process.env, args), file)
     }
     case 'healthcheck':
       return healthcheckCommand(loadConfig(process.env, args))

@@ -1,8 +1,7 @@
-import { accessSync, closeSync, constants, existsSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
-import { basename, dirname, join, resolve } from 'node:path'
 import type { Config } from '../config'
 import { openDatabase } from '../db/connection'
-import { migrationStatus } from '../db/migrate'
+import { migrationStatus, unknownMigrations } from '../db/migrate'
+import { VERSION } from '../version'
 import { systemClock } from '../lib/clock'
 import { createLogger } from '../lib/logger'
 import { lockForService, openAndMigrate, requireDatabase, StartupError } from './open'
@@ -11,17 +10,25 @@ const quietLogger = (config: Config) => createLogger({ level: config.logLevel, f
 
 export function migrateCommand(config: Config, sub: string | undefined): number {
   if (sub === 'status') {
-    const db = openDatabase(requireDatabase(config), { synchronous: config.synchronous, create: false })
+    const path = requireDatabase(config)
+    const db = openDatabase(path, { synchronous: config.synchronous, create: false })
     try {
-      for (const m of migrationStatus(db.sqlite)) {
-        console.log(`${m.applied ? 'applied ' : 'pending '} ${m.tag}${m.appliedAt ? `  ${new Date(m.appliedAt).toISOString()}` : ''}`)
+      const status = migrationStatus(db.sqlite)
+      const unknown = unknownMigrations(db.sqlite)
+      const pending = status.filter((m) => !m.applied).length
+      console.log(`${path}: ${status.length - pending} applied, ${pending} pending (vigil ${VERSION})`)
+      for (const m of status) {
+        console.log(m.applied ? `applied   ${m.tag}  ${m.appliedAt ? new Date(m.appliedAt).toISOString() : ''}` : `pending   ${m.tag}`)
       }
+      for (const tag of unknown) console.log(`unknown   ${tag}  (from a newer vigil)`)
+      if (unknown.length) console.log('this vigil refuses the database: run the newer version, or restore a backup made by this one')
+      else if (pending) console.log('the service applies pending migrations when it starts (or run "vigil migrate" with it stopped)')
     } finally {
       db.sqlite.close()
     }
     return 0
   }
-  if (sub !== undefined) throw new StartupError(`unknown migrate subcommand "${sub}" (expected nothing or "status")`)
+  if (sub !== undefined) throw new StartupError(`unknown migrate subcommand "${sub}"; run "vigil migrate" to apply pending migrations or "vigil migrate status" to list them`)
   // a schema change under a running service would hand it tables it does not know
   const now = systemClock.now()
   const lock = lockForService(config, now, 'stop the service first (it applies pending migrations itself when it starts)')
@@ -32,59 +39,6 @@ export function migrateCommand(config: Config, sub: string | undefined): number 
   }
   console.log('database is up to date')
   return 0
-}
-
-/**
- * A consistent snapshot with VACUUM INTO: safe while the server is running (WAL readers do not
- * block). It holds password hashes and encrypted secrets, so it is written 0600 from its first
- * byte: into a temp file made 0600 beside the target, then put in place whole (a failed backup
- * never leaves a partial file under the target's name).
- */
-export function backupCommand(config: Config, out: string | undefined, force = false): number {
-  if (!out) throw new StartupError('backup needs --out FILE')
-  const target = resolve(out)
-  const dir = dirname(target)
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new StartupError(`the output directory ${dir} does not exist`)
-  try {
-    accessSync(dir, constants.W_OK)
-  } catch {
-    throw new StartupError(`the output directory ${dir} is not writable`)
-  }
-  if (!force && existsSync(target)) throw new StartupError(`${target} exists; choose a new file name, or add --force to replace it`)
-  const path = requireDatabase(config)
-  const tmp = join(dir, `.${basename(target)}.${process.pid}.tmp`)
-  closeSync(openSync(tmp, 'wx', 0o600)) // VACUUM INTO writes into an empty existing file, keeping its mode
-  try {
-    const db = openDatabase(path, { synchronous: config.synchronous, create: false })
-    try {
-      db.sqlite.run('VACUUM INTO ?', [tmp])
-    } catch (err) {
-      throw new StartupError(`cannot write the backup to ${target}: ${(err as Error).message}`)
-    } finally {
-      db.sqlite.close()
-    }
-    if (force) renameSync(tmp, target)
-    else placeNew(tmp, target)
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new StartupError(`${target} exists; choose a new file name, or add --force to replace it`)
-    throw err
-  } finally {
-    rmSync(tmp, { force: true })
-  }
-  console.log(`backup written to ${target}`)
-  return 0
-}
-
-/** Puts tmp at target unless target exists; a hard link makes that one atomic step where the filesystem has them. */
-function placeNew(tmp: string, target: string) {
-  try {
-    linkSync(tmp, target)
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err
-    if (existsSync(target)) throw Object.assign(new Error('exists'), { code: 'EEXIST' }) // FAT and the like: check, then rename
-    renameSync(tmp, target)
-  }
 }
 
 /** Exit code only: 0 when /health answers 200 within 3 s. For container and systemd health checks. */

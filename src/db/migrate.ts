@@ -30,6 +30,14 @@ export function migrationStatus(sqlite: Database, migrations: EmbeddedMigration[
   return migrations.map((m) => ({ tag: m.tag, applied: done.has(m.tag), appliedAt: done.get(m.tag)?.applied_at ?? null }))
 }
 
+/** Tags in the database's ledger that these migrations do not have: a newer Vigil wrote them. */
+export function unknownMigrations(sqlite: Database, migrations: EmbeddedMigration[] = MIGRATIONS): string[] {
+  const hasLedger = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__vigil_migrations'").get() !== null
+  if (!hasLedger) return []
+  const known = new Set(migrations.map((m) => m.tag))
+  return [...applied(sqlite).keys()].filter((tag) => !known.has(tag))
+}
+
 /**
  * Applies the pending migrations, all in one IMMEDIATE transaction: either every one of them
  * lands or the database is left exactly as it was (SQLite DDL is transactional).
@@ -37,11 +45,10 @@ export function migrationStatus(sqlite: Database, migrations: EmbeddedMigration[
  */
 export function migrate(sqlite: Database, now: number, migrations: EmbeddedMigration[] = MIGRATIONS): string[] {
   const done = applied(sqlite)
-  const known = new Set(migrations.map((m) => m.tag))
-  const unknown = [...done.keys()].filter((tag) => !known.has(tag))
+  const unknown = unknownMigrations(sqlite, migrations)
   if (unknown.length) {
     throw new MigrationError(
-      `the database has migrations this version does not know (${unknown.join(', ')}): it was used by a newer Vigil`,
+      `the database has migrations this version does not know (${unknown.join(', ')}): it was used by a newer Vigil; run that version (or a newer one), or restore a backup made by this one`,
     )
   }
   const pending = migrations.filter((m) => !done.has(m.tag))
