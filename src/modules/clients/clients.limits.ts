@@ -1,6 +1,4 @@
-import type { Database } from 'bun:sqlite'
 import type { ClientsStore } from './clients.store'
-import { createClientsStore } from './clients.store'
 
 export interface ClientLimits {
   /** requests per minute for callers of this client: the client's override, else its plan tier's */
@@ -40,7 +38,3 @@ export function limitsUnderPlan(deps: { store: Pick<ClientsStore, 'byId'> }, cli
   const o = deps.store.byId(clientId)
   return { maxDevices: o?.max_devices_override ?? plan.maxDevices, maxUsers: o?.max_users_override ?? plan.maxUsers }
 }
-
-/** @deprecated billing's current call; takes the connection instead of the clients deps. */
-export const effectiveLimits = (sqlite: Database, clientId: string, plan: { maxDevices: number; maxUsers: number }) =>
-  limitsUnderPlan({ store: createClientsStore(sqlite) }, clientId, plan)

@@ -16,7 +16,7 @@ export type ClientResponse = Static<typeof ClientResponse>
 
 /** Only these two fields; anything else in the body (plan, limits, ids) is dropped unread. */
 export const ClientUpdate = t.Object({
-  /** trimmed by the service; a blank name is refused (it used to clear the name: null does that) */
+  /** trimmed by the service; a blank name is refused (null clears the name) */
   name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 200, pattern: '\\S' }))),
   billing_email: t.Optional(t.Nullable(t.String({ format: 'email', maxLength: 254 }))),
 })

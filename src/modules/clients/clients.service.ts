@@ -93,8 +93,8 @@ export const toOperatorView = (row: ClientRow) => ({
 /** A client, or null when it does not exist. */
 export const findClient = (deps: Pick<ClientsDeps, 'store'>, clientId: string): ClientRow | null => deps.store.byId(clientId) ?? null
 
-/** How many devices the client may register (1 for an unknown client). */
-export const maxDevicesOf = (deps: Pick<ClientsDeps, 'store'>, clientId: string): number => deps.store.byId(clientId)?.max_devices ?? 1
+/** How many devices the client may register (a new client's allowance for an unknown one). */
+export const maxDevicesOf = (deps: Pick<ClientsDeps, 'store'>, clientId: string): number => deps.store.byId(clientId)?.max_devices ?? NEW_CLIENT.max_devices
 
 /**
  * Puts a plan billing decided on in force: its type, status and limits, the operator's overrides

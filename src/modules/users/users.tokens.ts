@@ -39,8 +39,8 @@ export function accessTokens(
   const signer = jwt({ name: 'jwt', secret, alg: 'HS256', iss: JWT_ISSUER, aud: JWT_AUDIENCE }).decorator.jwt
   const invalid = (message: string): CredentialFailure => ({ kind: 'invalid', presented: 'jwt', message })
   /**
-   * Tokens whose signature and claims already passed, by token text: the HMAC check (~75 µs
-   * through WebCrypto) runs once per token instead of once per request. Bounded, oldest out.
+   * Tokens whose signature and claims already passed, by token text: the HMAC check
+   * (through WebCrypto) runs once per token instead of once per request. Bounded, oldest out.
    */
   const verified = new Map<string, { payload: Record<string, unknown>; exp: number }>()
   return {
