@@ -1,7 +1,7 @@
 /**
  * The checkpoint thread: its own connection to the database file and one job, copying the WAL
- * back into the database. The copy and its fsyncs are what used to stall the event loop; here
- * they cost the server a message. checkpointer.ts decides when and how.
+ * back into the database. On the event loop the copy and its fsyncs would stall every request;
+ * here they cost the server a message. checkpointer.ts decides when and how.
  */
 import { Database } from 'bun:sqlite'
 import { closeSync, fdatasyncSync, openSync } from 'node:fs'

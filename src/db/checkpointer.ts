@@ -2,21 +2,21 @@
  * WAL checkpoints off the event loop.
  *
  * SQLite's automatic checkpoint runs inside whichever COMMIT crosses 1000 pages, with its
- * fsyncs, on the thread that committed: here, the event loop every request shares. A checkpoint
- * job on the event loop every 5 s held every request for 300-500 ms at ~20k ingest batches/s on
- * the 2-core bench machine. So a worker thread with its own connection does the copying.
+ * fsyncs, on the thread that committed: here, the event loop every request shares, and under a
+ * sustained ingest load each checkpoint held every request for hundreds of milliseconds. So a
+ * worker thread with its own connection does the copying.
  *
  * Copying alone (PASSIVE) cannot keep the WAL small under steady writes: the WAL only starts
  * over when a write begins after *everything* in it was copied, and with commits every fraction
- * of a millisecond that moment never comes (without the hold below it grew by over 100 MB/s).
+ * of a millisecond that moment never comes (without the hold below, the WAL grows without bound).
  * So each cycle lets the worker catch up while writes go on, flushes what it copied, and then,
  * with only a small tail left, holds the metric writer (requests queue; nothing is refused or
  * lost) while the worker copies that tail: a few milliseconds. The next group commit starts the
  * WAL over. Reads are never held.
  *
  * The WAL file keeps its size under load (truncating it at each restart, as journal_size_limit
- * does, held the event loop for tens of milliseconds each time); once writes stop, a TRUNCATE
- * checkpoint gives the space back.
+ * does, would hold the event loop each time); once writes stop, a TRUNCATE checkpoint gives the
+ * space back.
  *
  * If the worker cannot start, the same cycle runs inline on the server's connection and a
  * warning says so.
@@ -48,7 +48,7 @@ export const MAX_PASSES = 4
 export const MAX_HOLD_MS = 250
 /** Once writes stop, a WAL file larger than this is truncated. */
 export const TRIM_ABOVE_BYTES = 64 * 1024 * 1024
-/** Idle cycles in a row after which the thread is stopped (~3 MB of RSS); the next write starts it again. */
+/** Idle cycles in a row after which the thread (and its memory) is stopped; the next write starts it again. */
 export const STOP_AFTER_IDLE_CYCLES = 30
 
 export interface CycleOutcome {

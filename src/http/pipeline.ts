@@ -60,7 +60,7 @@ export function requestPipeline(deps: PipelineDeps) {
     admitted++
     const h = request.headers
     const id = requestIdFrom(h.get('x-request-id'))
-    // the socket address costs ~3 µs to ask for: only anonymous buckets, login throttling and logs need it
+    // the socket address is costly to ask for: only anonymous buckets, login throttling and logs need it
     const state = new RequestState(id, clock.now(), () => clientIp(h.get('x-forwarded-for'), peer?.requestIP(request)?.address, config.trustProxy))
     setRequestState(request, state)
     headers['x-request-id'] = id

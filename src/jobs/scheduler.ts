@@ -12,7 +12,7 @@ export interface Job {
 /**
  * Every schedule is read in UTC. Croner's fixed-offset mode does its date arithmetic on UTC
  * fields; its local-time and named-zone modes call the engine's time-zone code (ICU), which
- * maps ~1.5 MB more of the executable into memory for nothing on a server (issue 7).
+ * maps more of the executable into memory, for nothing on a server.
  */
 export const IN_UTC = { utcOffset: 0 } as const
 

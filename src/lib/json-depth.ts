@@ -42,8 +42,8 @@ export function exceedsJsonDepth(text: string, max = MAX_JSON_DEPTH): boolean {
 
 /**
  * Text with at most `max` opening brackets in all cannot nest deeper than `max`. Counted with
- * native indexOf: ~0.3 µs for a 1.4 KB ingest batch against ~1.7 µs for the character loop,
- * which then runs only for bodies with more brackets than that.
+ * native indexOf, several times faster than the character loop on an ingest batch, which then
+ * runs only for bodies with more brackets than that.
  */
 function opensAtMost(text: string, max: number): boolean {
   let count = 0

@@ -1,15 +1,15 @@
 /**
- * Memory housekeeping for a long-running server on small machines (issue 7: idle under 50 MB).
+ * Memory housekeeping for a long-running server on small machines.
  */
 
 /**
  * Asks JavaScriptCore to let go of what it keeps until asked: compiled code is thrown away (what
  * runs again is recompiled from its source on first use), a full collection runs and freed pages
  * go back to the OS. The server calls it once start-up is over, which drops the code compiled for
- * one-time work (module bodies, migrations, the drizzle schema, the routes and their validators).
- * Measured then: live JS heap 8.3 → 4.0 MB, anonymous RSS −3 MB idle, and −12 MB at the peak
- * under ingest load (the collector sizes its next cycle from the live heap). `Bun.shrink` is
- * marked deprecated but has no successor; if a future Bun drops it this becomes a no-op.
+ * one-time work (module bodies, migrations, the drizzle schema, the routes and their validators),
+ * which also lowers the peak under load (the collector sizes its next cycle from the live heap).
+ * `Bun.shrink` is marked deprecated but has no successor; if a future Bun drops it this becomes
+ * a no-op.
  */
 export const shrink = (): void => (Bun as { shrink?: () => void }).shrink?.()
 
@@ -22,8 +22,7 @@ export interface MemoryReducer {
 /**
  * Gives memory back after a burst: when a whole period passes without a request and there were
  * requests since the last shrink, shrinks once. A service under steady traffic never shrinks; a
- * quiet one shrinks once per quiet spell. Measured after an ingest burst: RSS ~72 MB before the
- * shrink, ~66 MB after it.
+ * quiet one shrinks once per quiet spell.
  */
 export function startMemoryReducer(opts: { requests: () => number; quietMs: number; shrink?: () => void; onShrink?: () => void }): MemoryReducer {
   const doShrink = opts.shrink ?? shrink

@@ -45,7 +45,7 @@ export type SecretKeySource = Uint8Array | (() => Uint8Array)
  * Injected key first, then VIGIL_SECRET_KEY. Without either (tests, tools) the key is
  * ephemeral: secrets saved now cannot be read after a restart, hence the warning.
  * An injected source is called once, on first use: most instances never store a provider
- * key, and the key derivation alone maps ~1 MB of crypto code into memory (issue 7).
+ * key, and the key derivation alone maps crypto code into memory that an idle server never needs.
  */
 export function resolveSecretKey(injected: SecretKeySource | undefined, configured: string | null, logger: Logger): () => Uint8Array {
   if (injected) {
