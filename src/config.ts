@@ -1,3 +1,4 @@
+import { Cron } from 'croner'
 import type { LogFormat, LogLevel } from './lib/logger'
 import type { Synchronous } from './db/connection'
 
@@ -27,7 +28,12 @@ export interface Config {
   outbound: { allowPrivate: boolean }
   /** how long each metric tier is kept, in seconds */
   metricsRetention: { raw: number; m1: number; m10: number; h1: number; d1: number }
+  /** scheduled backups: a six-field UTC cron or null (off); dir null = <data dir>/backups */
+  backup: { schedule: string | null; dir: string | null; keep: number }
 }
+
+/** daily at 03:47 UTC: off the hour, and after the 03:17 clean-up jobs */
+export const DEFAULT_BACKUP_SCHEDULE = '0 47 3 * * *'
 
 /** The instance-wide language-model default that clients inherit unless they configure their own. */
 export interface AiDefaults {
@@ -174,7 +180,31 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       h1: parseDuration('VIGIL_RETENTION_1H', e.VIGIL_RETENTION_1H, 365 * 86400),
       d1: parseDuration('VIGIL_RETENTION_1D', e.VIGIL_RETENTION_1D, 5 * 365 * 86400),
     },
+    backup: {
+      schedule: backupSchedule(e.VIGIL_BACKUP_SCHEDULE),
+      dir: e.VIGIL_BACKUP_DIR?.trim() || null,
+      keep: int('VIGIL_BACKUP_KEEP', e.VIGIL_BACKUP_KEEP, 7, 1, 10_000),
+    },
   }
+}
+
+/**
+ * On by default: a self-hosted box is expected to keep backups without being asked. `off`
+ * disables; a five-field cron (minute first) gets a seconds field of 0. Read in UTC.
+ */
+function backupSchedule(raw: string | undefined): string | null {
+  const v = raw?.trim().toLowerCase()
+  if (!v) return DEFAULT_BACKUP_SCHEDULE
+  if (v === 'off') return null
+  const fields = v.split(/\s+/)
+  const pattern = fields.length === 5 ? `0 ${fields.join(' ')}` : fields.join(' ')
+  try {
+    if (fields.length !== 5 && fields.length !== 6) throw new Error('five or six fields')
+    new Cron(pattern, { paused: true, utcOffset: 0 })
+  } catch {
+    throw new ConfigError(`VIGIL_BACKUP_SCHEDULE must be a cron pattern such as "47 3 * * *" (daily at 03:47 UTC) or "off", got "${raw}"`)
+  }
+  return pattern
 }
 
 function secretKey(raw: string | undefined): string | null {

@@ -1,4 +1,6 @@
+import { backupJobs } from '../cli/backup-job'
 import type { AppContext, AppDeps } from '../context'
+import { backupStats } from '../db/backup-schedule'
 import type { Authenticator } from '../http/principal'
 import type { Job } from '../jobs/scheduler'
 import { systemResolver } from '../lib/outbound/outbound.fetch'
@@ -56,6 +58,8 @@ function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & Moni
     { name: 'billing.prune-events', cron: '0 17 3 * * *', run: () => pruneBillingEvents(modules.billing) },
     { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens(modules.users) },
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
+    // VIGIL_BACKUP_SCHEDULE (daily at 03:47 by default); none when off
+    ...backupJobs(ctx),
   ]
 }
 
@@ -87,6 +91,7 @@ function wireAdmin(ctx: AppContext, plans: () => Plan[], identity: IdentityModul
       () => apiKeyStats(fleet.apiKeys),
       () => databaseStats(health),
       () => metricsStats(monitoring.metrics),
+      () => backupStats(ctx.db.backups),
     ],
     logger: ctx.logger,
   }

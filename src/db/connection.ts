@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { storageHealth, type StorageHealth } from './storage-health'
+import { newBackupStatus, type BackupStatus } from './backup-schedule'
 
 /**
  * The query builder, without the relational schema: nothing uses `db.query.*`, and handing
@@ -14,6 +15,8 @@ export interface DbHandle {
   db: Db
   /** the last storage fault (damaged file, full disk) the service ran into, for /health */
   health: StorageHealth
+  /** how the scheduled backups of this file went, for the admin stats */
+  backups: BackupStatus
   /**
    * Closes for good; never throws. What could not be done (PRAGMA optimize or the final
    * checkpoint on a full disk) goes to `warn`: every acknowledged write is already in the WAL,
@@ -47,6 +50,7 @@ export function openDatabase(path: string, opts: { synchronous?: Synchronous; cr
     sqlite,
     db,
     health: storageHealth(),
+    backups: newBackupStatus(),
     close(warn = () => {}) {
       try {
         sqlite.run('PRAGMA optimize')
