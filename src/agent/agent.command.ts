@@ -1,0 +1,66 @@
+import { systemClock } from '../lib/clock'
+import { createLogger } from '../lib/logger'
+import { systemTimers } from '../lib/timers'
+import { AgentConfigError, loadAgentConfig, type AgentConfig } from './agent.config'
+import { startAgent } from './agent.main'
+import { createSampler } from './agent.sample'
+import { measureLatency } from './readers/latency'
+
+export const UNSUPPORTED = 'vigil agent supports Linux only (x64, arm64) for now'
+
+/** How long --once waits between its two readings, so its percentages and rates mean something. */
+const ONCE_WINDOW_MS = 250
+
+/** host and port of the hub, for the latency probe */
+function hubAddress(hub: string): { host: string; port: number } {
+  const url = new URL(hub)
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port }
+}
+
+function samplerFor(config: AgentConfig) {
+  const target = config.hub ? hubAddress(config.hub) : null
+  return createSampler({ root: config.root, clock: systemClock, latency: target ? () => measureLatency(target.host, target.port) : undefined })
+}
+
+/** `vigil agent`: the collector. Returns the exit code. */
+export async function agentCommand(args: string[], env: Record<string, string | undefined> = process.env, platform = { os: process.platform as string, arch: process.arch as string }): Promise<number> {
+  if (platform.os !== 'linux' || (platform.arch !== 'x64' && platform.arch !== 'arm64')) {
+    console.error(UNSUPPORTED)
+    return 2
+  }
+  let config: AgentConfig
+  try {
+    config = loadAgentConfig(env, args)
+  } catch (err) {
+    if (!(err instanceof AgentConfigError)) throw err
+    console.error(`vigil: ${err.message}`)
+    return 2
+  }
+  const sampler = samplerFor(config)
+  if (config.once) {
+    sampler.prime()
+    await Bun.sleep(ONCE_WINDOW_MS)
+    process.stdout.write(JSON.stringify(await sampler.sample()) + '\n')
+    return 0
+  }
+  // logs go to stderr: journald keeps them, stdout stays free for --once
+  const log = createLogger({ level: config.logLevel, format: 'pretty', write: (line) => process.stderr.write(line + '\n') })
+  const agent = startAgent(
+    { hub: config.hub!, key: config.key!, intervalMs: config.intervalMs, stateDir: config.stateDir },
+    { sampler, clock: systemClock, timers: systemTimers, fetch: (url, init) => fetch(url, init), log },
+  )
+  log.info('agent: started', { hub: config.hub, interval_s: config.intervalMs / 1000, state_dir: config.stateDir })
+  // the loop's timers are unref'd; this one holds the process until a signal
+  const keepAlive = setInterval(() => {}, 1 << 30)
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info('agent: stopping', { signal })
+      agent.stop().then(resolve, resolve)
+    }
+    process.once('SIGTERM', () => stop('SIGTERM'))
+    process.once('SIGINT', () => stop('SIGINT'))
+  })
+  clearInterval(keepAlive)
+  return 0
+}

@@ -1,0 +1,18 @@
+import { DEFAULT_STATE_DIR } from './agent.config'
+
+/** `vigil agent --help`; its own module so that main.ts can show it without loading the agent. */
+export const AGENT_HELP = `Usage: vigil agent --hub URL [--key KEY] [options]
+
+Runs the collector on this machine (Linux x64 and arm64): every interval it reads /proc and
+/sys and sends one sample to the hub. Samples the hub does not take (down, overloaded) wait
+in an on-disk queue in the state dir and are replayed oldest first when it is back.
+
+  --hub URL         VIGIL_AGENT_HUB        the hub, e.g. http://hub:8080
+  --key KEY         VIGIL_AGENT_KEY        an API key with metrics:write
+  --key-file FILE   VIGIL_AGENT_KEY_FILE   read the key from FILE (default: STATE_DIR/key)
+  --interval S      VIGIL_AGENT_INTERVAL   seconds between samples (10; 1 to 3600)
+  --state-dir DIR   VIGIL_AGENT_STATE_DIR  device id and queue (${DEFAULT_STATE_DIR})
+  --log-level L     VIGIL_AGENT_LOG_LEVEL  debug, info, warn, error (info)
+  --once            print one sample as JSON on stdout and exit (no hub or key needed)
+
+Stops cleanly on SIGTERM or SIGINT. See docs/agent.md for what it collects.`
