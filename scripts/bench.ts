@@ -27,7 +27,7 @@ import { openDatabase } from '../src/db/connection'
 import { migrate } from '../src/db/migrate'
 import { systemClock } from '../src/lib/clock'
 import { accessTokens } from '../src/modules/users/users.tokens'
-import { hardwareSample, networkSample } from '../test/modules/metrics/samples'
+import { hardwareSample, networkSample } from '../test/helpers/samples'
 import { cpuMs, freePort, median, memoryMb, rssMb, runJson, stop, waitReady } from './bench/proc'
 import { seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
 

@@ -1,7 +1,7 @@
 /** In-process CPU cost of one ingest request through the whole app (no sockets): `bun scripts/bench/inproc.ts` */
 import { testApp } from '../../test/helpers/app'
 import { createTenant } from '../../test/helpers/fixtures'
-import { hardwareSample, networkSample } from '../../test/modules/metrics/samples'
+import { hardwareSample, networkSample } from '../../test/helpers/samples'
 
 const t = testApp({ config: { rateLimits: { anonymous: 1e9, free: 1e9, pro: 1e9, enterprise: 1e9 } } as never })
 const tenant = await createTenant(t, { maxDevices: 10 })

@@ -11,7 +11,7 @@ import { FIELDS, RAW_TABLE } from '../../src/modules/metrics/metrics.fields'
 import { rollupAll } from '../../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../../src/modules/metrics/metrics.rollup-store'
 import { toSampleRow } from '../../src/modules/metrics/metrics.rows'
-import { hardwareSample, networkSample } from '../../test/modules/metrics/samples'
+import { hardwareSample, networkSample } from '../../test/helpers/samples'
 
 export interface SeededTenant {
   clientId: string

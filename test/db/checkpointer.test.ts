@@ -9,8 +9,8 @@ import { memoryLogger } from '../../src/lib/logger'
 import { testApp } from '../helpers/app'
 import { tempDir } from '../helpers/binary'
 import { manualTimers } from '../helpers/timers'
-import { tenantWithDevices } from '../modules/metrics/metrics.helpers'
-import { hardwareSample } from '../modules/metrics/samples'
+import { tenantWithDevices } from '../helpers/metrics'
+import { hardwareSample } from '../helpers/samples'
 
 /** a checkpoint's answer; by default it copied everything it found */
 const result = (r: Partial<CheckpointResult>): CheckpointResult => ({ busy: 0, log: 100, checkpointed: r.log ?? 100, ms: 1, walBytes: 4096, ...r })

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { testApp, type TestApp } from '../helpers/app'
-import { tenantWithDevices } from '../modules/metrics/metrics.helpers'
-import { hardwareSample, networkSample } from '../modules/metrics/samples'
+import { tenantWithDevices } from '../helpers/metrics'
+import { hardwareSample, networkSample } from '../helpers/samples'
 
 /**
  * The ingest endpoints are served by Bun's router (src/http/direct-routes.ts), not Elysia's.

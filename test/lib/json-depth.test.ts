@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../src/lib/json-depth'
-import { hardwareSample, networkSample } from '../modules/metrics/samples'
+import { hardwareSample, networkSample } from '../helpers/samples'
 
 const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n)
 const objects = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)

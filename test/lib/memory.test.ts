@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { shrink, startMemoryReducer } from '../../src/lib/memory'
 import { testApp } from '../helpers/app'
 import { createTenant } from '../helpers/fixtures'
-import { hardwareSample } from '../modules/metrics/samples'
+import { hardwareSample } from '../helpers/samples'
 
 // The server drops all compiled code after start-up; everything must still work once recompiled.
 test('the app keeps answering after the start-up code is thrown away', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { testApp, type TestApp } from '../../helpers/app'
 import { addMember, createKey, createTenant } from '../../helpers/fixtures'
-import { hardwareSample } from '../metrics/samples'
+import { hardwareSample } from '../../helpers/samples'
 
 const device = (fingerprint: string, extra: Record<string, unknown> = {}) => ({
   hostname: `host-${fingerprint}`,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { testApp } from '../../helpers/app'
-import { tenantWithDevices } from './metrics.helpers'
+import { tenantWithDevices } from '../../helpers/metrics'
 
 describe('recorded_at and the date filters are strict RFC 3339', () => {
   test('an impossible date or an absurd year is 422 at body.recorded_at, not moved or stored', async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { testApp } from '../../helpers/app'
 import { createKey, createTenant } from '../../helpers/fixtures'
-import { tenantWithDevices } from './metrics.helpers'
-import { hardwareSample, networkSample } from './samples'
+import { tenantWithDevices } from '../../helpers/metrics'
+import { hardwareSample, networkSample } from '../../helpers/samples'
 
 describe('POST /v1/metrics/hardware|network', () => {
   test('201 with the id and timestamp; every field comes back as sent', async () => {

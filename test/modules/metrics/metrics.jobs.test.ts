@@ -4,7 +4,7 @@ import { FIELDS, KIND_BIT, restColumn, TIERS, type MetricKind } from '../../../s
 import { runRetention, runRollup } from '../../../src/modules/metrics/metrics.jobs'
 import { toRecord } from '../../../src/modules/metrics/metrics.rows'
 import { fieldSeries, historyJson, metricsStats, summarizeDevice } from '../../../src/modules/metrics/metrics.service'
-import { tenantWithDevices } from './metrics.helpers'
+import { tenantWithDevices } from '../../helpers/metrics'
 
 const START = Date.parse('2026-01-01T00:00:00Z')
 const STEP = 10_000

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { testApp, type TestApp } from '../../helpers/app'
-import { tenantWithDevices } from './metrics.helpers'
-import { hardwareSample, networkSample } from './samples'
+import { tenantWithDevices } from '../../helpers/metrics'
+import { hardwareSample, networkSample } from '../../helpers/samples'
 
 async function post(t: TestApp, headers: Record<string, string>, i: number, net: Record<string, unknown> = {}) {
   const r = await t.request('POST', '/v1/metrics/batch', { body: { hardware: hardwareSample(i), network: { ...networkSample(i), ...net } }, headers })

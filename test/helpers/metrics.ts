@@ -1,5 +1,5 @@
-import type { TestApp } from '../../helpers/app'
-import { createTenant } from '../../helpers/fixtures'
+import type { TestApp } from './app'
+import { createTenant } from './fixtures'
 
 /** A tenant with `devices` registered devices (through the API, like a collector). */
 export async function tenantWithDevices(t: TestApp, devices = 1) {
