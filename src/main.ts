@@ -5,7 +5,9 @@ import { backupCommand, restoreCommand } from './cli/backup'
 import { StartupError } from './cli/open'
 import { adminCommand } from './cli/admin'
 import { serve } from './cli/serve'
+import { INSTALL_DEFAULTS, installCommand, systemIo, uninstallCommand, type InstallOptions } from './cli/install'
 import { VERSION } from './version'
+import { AGENT_HELP } from './agent/agent.help'
 
 const SERVER_FLAGS = '  --port N          VIGIL_PORT (8080)\n  --host ADDR       VIGIL_HOST (0.0.0.0)\n  --data-dir DIR    VIGIL_DATA_DIR (./data)\n  --site-url URL    VIGIL_SITE_URL (http://localhost:8080)\n  --tls-cert FILE   VIGIL_TLS_CERT\n  --tls-key FILE    VIGIL_TLS_KEY'
 
@@ -22,6 +24,7 @@ Commands:
   install            install the systemd service (as root); uninstall removes it
   healthcheck        exit 0 if the local service answers /health, else 1
   admin              manage operator accounts (create, set-role, reset-password, list)
+  agent              run the collector on this machine and report to a hub (Linux)
   version            print the version (also --version, -v)
   help [command]     this list, or a command's options (also --help)
 
@@ -44,7 +47,19 @@ dir's database and secrets aside into before-restore-<time>/ and puts the backup
 Refuses while the service runs: stop it first. Signed-in users stay signed in, and stored
 provider keys stay readable, because the secrets come back with the database.`,
   healthcheck: `Usage: vigil healthcheck [--port N] [--host ADDR]\n\nExits 0 when GET /health on the local service answers 200 within 3 s, else 1. Prints nothing.`,
+  install: `Usage: vigil install [--now] [--unit-dir DIR] [--env-file FILE] [--bin FILE] [--user NAME]
+
+As root: installs this executable as /usr/local/bin/vigil (--bin), writes a hardened systemd
+unit /etc/systemd/system/vigil.service (--unit-dir) that runs it as the system user vigil
+(--user, created when missing) with its data in /var/lib/vigil, and a settings file
+/etc/vigil/vigil.env (--env-file; an existing one is kept). Then prints the commands that
+start it; --now runs them (systemctl daemon-reload, systemctl enable --now vigil).`,
+  uninstall: `Usage: vigil uninstall [--now] [--unit-dir DIR]
+
+As root: removes the systemd unit (--now also stops and disables the service first). The data
+in /var/lib/vigil, the settings, the executable and the user are kept.`,
   version: `Usage: vigil version\n\nPrints the version.`,
+  agent: AGENT_HELP,
   admin: `Usage: vigil admin <subcommand> [options] [--data-dir DIR]
 
 Operator (instance admin) accounts, straight on the database; safe while the service runs.
@@ -103,6 +118,19 @@ export async function main(argv: string[]): Promise<number> {
       const file = args[0] && !args[0].startsWith('-') ? args.shift() : undefined
       return restoreCommand(loadConfig(process.env, args), file)
     }
+    case 'install':
+    case 'uninstall': {
+      const o: InstallOptions = {
+        unitDir: takeOption(args, 'unit-dir') ?? INSTALL_DEFAULTS.unitDir,
+        envFile: takeOption(args, 'env-file') ?? INSTALL_DEFAULTS.envFile,
+        bin: takeOption(args, 'bin') ?? INSTALL_DEFAULTS.bin,
+        user: takeOption(args, 'user') ?? INSTALL_DEFAULTS.user,
+        now: args.includes('--now'),
+      }
+      const rest = args.filter((a) => a !== '--now')
+      if (rest.length) throw new ConfigError(`unexpected argument "${rest[0]}"; run "vigil ${command} --help"`)
+      return command === 'install' ? installCommand(o, systemIo) : uninstallCommand(o, systemIo)
+    }
     case 'healthcheck':
       return healthcheckCommand(loadConfig(process.env, args))
     case 'admin': {
@@ -113,6 +141,9 @@ export async function main(argv: string[]): Promise<number> {
       if (stdinAt !== -1) args.splice(stdinAt, 1)
       return adminCommand(loadConfig(process.env, args), sub, { email, role, passwordStdin: stdinAt !== -1 })
     }
+    case 'agent':
+      // loaded on demand: the collector must not pay for the hub's module graph
+      return (await import('./agent/agent.command')).agentCommand(args)
     default:
       throw new ConfigError(`unknown command "${command}"; run "vigil --help"`)
   }
