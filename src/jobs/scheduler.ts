@@ -18,31 +18,37 @@ export const IN_UTC = { utcOffset: 0 } as const
 
 export interface Scheduler {
   names(): string[]
+  /** runs a job now, as its schedule would (logged, waited for by stop) */
+  trigger(name: string): Promise<void>
   /** stop scheduling and wait for runs in progress to finish */
   stop(): Promise<void>
 }
 
 export function startScheduler(jobs: Job[], logger: Logger): Scheduler {
   const running = new Set<Promise<void>>()
-  const crons = jobs.map(
-    (job) =>
-      new Cron(job.cron, { ...IN_UTC, name: job.name, protect: true, catch: false }, async () => {
-        const started = performance.now()
-        const run = (async () => {
-          try {
-            await job.run()
-            logger.debug('job done', { job: job.name, ms: Math.round(performance.now() - started) })
-          } catch (err) {
-            logger.error('job failed', { job: job.name, error: (err as Error).message })
-          }
-        })()
-        running.add(run)
-        await run
-        running.delete(run)
-      }),
-  )
+  /** one run of a job: logged, and tracked so that stop() waits for it */
+  const runJob = async (job: Job) => {
+    const started = performance.now()
+    const run = (async () => {
+      try {
+        await job.run()
+        logger.debug('job done', { job: job.name, ms: Math.round(performance.now() - started) })
+      } catch (err) {
+        logger.error('job failed', { job: job.name, error: (err as Error).message })
+      }
+    })()
+    running.add(run)
+    await run
+    running.delete(run)
+  }
+  const crons = jobs.map((job) => new Cron(job.cron, { ...IN_UTC, name: job.name, protect: true, catch: false }, () => runJob(job)))
   return {
     names: () => jobs.map((j) => j.name),
+    trigger(name) {
+      const job = jobs.find((j) => j.name === name)
+      if (!job) throw new Error(`no job named ${name}`)
+      return runJob(job)
+    },
     async stop() {
       for (const c of crons) c.stop()
       await Promise.all(running)

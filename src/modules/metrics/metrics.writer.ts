@@ -172,6 +172,8 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
         if (queue.length) schedule()
       }
     },
+    /** requests waiting for the next group commit */
+    queued: () => queue.length,
     /** the oldest sample time written since the last call, per kind (then forgotten) */
     takeOldestWritten(kind: MetricKind): number | null {
       const o = oldestWritten[kind]

@@ -193,7 +193,8 @@ describe('POST /v1/metrics/batch', () => {
     const release = t.modules.metrics.writer.hold()
     let settled = 0
     const pending = [send(1), send(2), send(3)].map((p) => p.finally(() => settled++))
-    await Bun.sleep(20)
+    // each request is read and checked, then waits in the writer's queue
+    while (t.modules.metrics.writer.queued() < 3) await new Promise((r) => setImmediate(r))
     expect([settled, count()]).toEqual([0, 0])
     release()
     release() // a second release is a no-op, not a second unhold
