@@ -36,7 +36,9 @@ export function readMemory(root: string): MemoryReading {
   const cached = (mi.get('Cached') ?? 0) + (mi.get('SReclaimable') ?? 0)
   let used = total - free - buffers - cached
   if (used < 0) used = total - free // containers (LXC) report odd figures; psutil does the same
-  const available = mi.get('MemAvailable') ?? free + buffers + cached
+  let available = mi.get('MemAvailable') ?? free + buffers + cached
+  // psutil's sanity rule for the same odd container figures
+  if (available > total) available = free
   const swapTotal = mi.get('SwapTotal') ?? 0
   const swapUsed = swapTotal - (mi.get('SwapFree') ?? 0)
   return {
