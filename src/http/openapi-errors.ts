@@ -11,8 +11,8 @@ export const ERRORS_DOC = 'x-vigil-errors'
 export type Credential = 'jwt' | 'key'
 
 /** OpenAPI `security` of each credential (the schemes are declared in openapi.ts). */
-export const JWT_AUTH: Record<string, string[]>[] = [{ bearer: [] }]
-export const KEY_AUTH: Record<string, string[]>[] = [{ apiKey: [] }, { bearer: [] }]
+const JWT_AUTH: Record<string, string[]>[] = [{ bearer: [] }]
+const KEY_AUTH: Record<string, string[]>[] = [{ apiKey: [] }, { bearer: [] }]
 
 /** A route's own error codes, for its `detail`: `detail: { ...routeErrors('email_taken'), … }` */
 export const routeErrors = (...codes: ErrorCode[]) => ({ [ERRORS_DOC]: codes })

@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia'
 import { authGuards } from '../../http/auth'
 import type { Authenticator } from '../../http/principal'
-import { JWT_AUTH } from '../../http/guards'
 import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput, queryInput } from '../../http/input'
 import { AdminClientList, AdminClientPatched, AdminClientParams, AdminClientUpdate, AdminClientsQuery, StatsResponse } from './admin.model'
@@ -20,7 +19,7 @@ export function adminRoutes(deps: AdminDeps, auth: Authenticator) {
     .get('/stats', () => collectStats(deps), {
       user: operator,
       response: { 200: StatsResponse },
-      detail: { tags, security: JWT_AUTH, summary: 'Instance statistics' },
+      detail: { tags, summary: 'Instance statistics' },
     })
     .get('/clients', ({ request }) => {
       const query = clientsQuery.read(request)
@@ -28,12 +27,12 @@ export function adminRoutes(deps: AdminDeps, auth: Authenticator) {
     }, {
       user: operator,
       response: { 200: AdminClientList },
-      detail: { ...clientsQuery.doc, tags, security: JWT_AUTH, summary: 'Every client with its usage (limit 1..1000, default 100)' },
+      detail: { ...clientsQuery.doc, tags, summary: 'Every client with its usage (limit 1..1000, default 100)' },
     })
     .patch('/clients/:client_id', ({ params, body }) => updateClientByOperator(deps, params.client_id, clientUpdate.read(body)), {
       user: operator,
       params: AdminClientParams,
       response: { 200: AdminClientPatched },
-      detail: { ...routeErrors('invalid_parameter'), ...clientUpdate.doc, tags, security: JWT_AUTH, summary: "Set a client's plan or limits by hand" },
+      detail: { ...routeErrors('invalid_parameter'), ...clientUpdate.doc, tags, summary: "Set a client's plan or limits by hand" },
     })
 }

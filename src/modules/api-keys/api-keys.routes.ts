@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { authGuards } from '../../http/auth'
 import type { Authenticator } from '../../http/principal'
-import { JWT_AUTH, routeErrors } from '../../http/openapi-errors'
+import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput } from '../../http/input'
 import { APIKeyCreate, APIKeyResponse, KeyParams } from './api-keys.model'
 import { createApiKey, listApiKeys, revokeKey, type ApiKeysDeps } from './api-keys.service'
@@ -20,12 +20,12 @@ export function apiKeysRoutes(deps: ApiKeysDeps, auth: Authenticator) {
         set.status = 201
         return createApiKey(deps, user.clientId, keyCreate.read(body))
       },
-      { user: managers, response: { 201: APIKeyResponse }, detail: { ...routeErrors('invalid_parameter', 'not_found'), ...keyCreate.doc, tags, security: JWT_AUTH, summary: 'Create an API key (the full key is shown once)' } },
+      { user: managers, response: { 201: APIKeyResponse }, detail: { ...routeErrors('invalid_parameter', 'not_found'), ...keyCreate.doc, tags, summary: 'Create an API key (the full key is shown once)' } },
     )
     .get('', ({ user }) => listApiKeys(deps, user.clientId), {
       user: true,
       response: { 200: t.Array(APIKeyResponse) },
-      detail: { tags, security: JWT_AUTH, summary: 'List the API keys of the client (api_key is always null)' },
+      detail: { tags, summary: 'List the API keys of the client (api_key is always null)' },
     })
     .delete(
       '/:key_id',
@@ -33,6 +33,6 @@ export function apiKeysRoutes(deps: ApiKeysDeps, auth: Authenticator) {
         revokeKey(deps, user.clientId, params.key_id)
         set.status = 204
       },
-      { user: managers, params: KeyParams, detail: { tags, security: JWT_AUTH, summary: 'Revoke an API key (effective on the next request)' } },
+      { user: managers, params: KeyParams, detail: { tags, summary: 'Revoke an API key (effective on the next request)' } },
     )
 }

@@ -1,7 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { authGuards } from '../../http/auth'
 import type { Authenticator } from '../../http/principal'
-import { JWT_AUTH } from '../../http/guards'
 import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput } from '../../http/input'
 import { ClientResponse, ClientUpdate, MemberInvite, MemberParams, MemberResponse, MemberUpdate } from './clients.model'
@@ -22,17 +21,17 @@ export function clientsRoutes(deps: ClientsDeps, auth: Authenticator) {
     .get('', ({ user }) => toClientResponse(getClient(deps, user.clientId)), {
       user: true,
       response: { 200: ClientResponse },
-      detail: { tags, security: JWT_AUTH, summary: 'The client (tenant) of the caller' },
+      detail: { tags, summary: 'The client (tenant) of the caller' },
     })
     .patch('', ({ user, body }) => toClientResponse(updateClientProfile(deps, user.clientId, clientUpdate.read(body))), {
       user: managers,
       response: { 200: ClientResponse },
-      detail: { ...clientUpdate.doc, tags, security: JWT_AUTH, summary: 'Rename the client or set its billing email (nothing else is writable here)' },
+      detail: { ...clientUpdate.doc, tags, summary: 'Rename the client or set its billing email (nothing else is writable here)' },
     })
     .get('/members', ({ user }) => listMembers(deps, user.clientId), {
       user: true,
       response: { 200: t.Array(MemberResponse) },
-      detail: { tags, security: JWT_AUTH, summary: 'Members and pending invitations of the client' },
+      detail: { tags, summary: 'Members and pending invitations of the client' },
     })
     .post(
       '/members',
@@ -40,13 +39,13 @@ export function clientsRoutes(deps: ClientsDeps, auth: Authenticator) {
         set.status = 201
         return inviteMember(deps, user.clientId, memberRole, memberInvite.read(body))
       },
-      { user: managers, response: { 201: InvitationCreated }, detail: { ...routeErrors('conflict', 'user_limit_reached'), ...memberInvite.doc, tags, security: JWT_AUTH, summary: 'Invite an email as owner, admin or member (max_users applies); the answer carries the invitation secret, once' } },
+      { user: managers, response: { 201: InvitationCreated }, detail: { ...routeErrors('conflict', 'user_limit_reached'), ...memberInvite.doc, tags, summary: 'Invite an email as owner, admin or member (max_users applies); the answer carries the invitation secret, once' } },
     )
     .patch('/members/:member_id', ({ user, memberRole, params, body }) => changeMember(deps, user.clientId, memberRole, params.member_id, memberUpdate.read(body)), {
       user: managers,
       params: MemberParams,
       response: { 200: MemberResponse },
-      detail: { ...routeErrors('conflict', 'last_owner'), ...memberUpdate.doc, tags, security: JWT_AUTH, summary: "Change a member's role or status (the last owner stays owner)" },
+      detail: { ...routeErrors('conflict', 'last_owner'), ...memberUpdate.doc, tags, summary: "Change a member's role or status (the last owner stays owner)" },
     })
     .delete(
       '/members/:member_id',
@@ -54,6 +53,6 @@ export function clientsRoutes(deps: ClientsDeps, auth: Authenticator) {
         removeMember(deps, user.clientId, memberRole, params.member_id)
         set.status = 204
       },
-      { user: managers, params: MemberParams, detail: { ...routeErrors('last_owner'), tags, security: JWT_AUTH, summary: 'Remove a member or withdraw an invitation' } },
+      { user: managers, params: MemberParams, detail: { ...routeErrors('last_owner'), tags, summary: 'Remove a member or withdraw an invitation' } },
     )
 }

@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia'
 import { authGuards } from '../../http/auth'
 import type { Authenticator } from '../../http/principal'
-import { JWT_AUTH } from '../../http/guards'
 import { jsonInput } from '../../http/input'
 import { routeErrors } from '../../http/openapi-errors'
 import { MemberResponse } from './clients.model'
@@ -22,7 +21,6 @@ export function invitationsRoutes(deps: ClientsDeps, auth: Authenticator) {
         ...routeErrors('not_found', 'conflict'),
         ...invitationAccept.doc,
         tags: ['clients'],
-        security: JWT_AUTH,
         summary: 'Accept an invitation with its secret, signed in with the invited email (single use, 7 days)',
       },
     })

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { authGuards } from '../../http/auth'
-import { JWT_AUTH, KEY_AUTH, routeErrors } from '../../http/openapi-errors'
+import { routeErrors } from '../../http/openapi-errors'
 import type { Authenticator } from '../../http/principal'
 import { jsonInput } from '../../http/input'
 import { DeviceParams, DeviceRegister, DeviceResponse } from './devices.model'
@@ -15,7 +15,7 @@ export function devicesRoutes(deps: DevicesDeps, auth: Authenticator) {
     .get('', ({ user }) => listDevices(deps, user.clientId), {
       user: true,
       response: { 200: t.Array(DeviceResponse) },
-      detail: { tags, security: JWT_AUTH, summary: "List the account's devices with last_seen_at and online status" },
+      detail: { tags, summary: "List the account's devices with last_seen_at and online status" },
     })
     .post(
       '',
@@ -28,14 +28,14 @@ export function devicesRoutes(deps: DevicesDeps, auth: Authenticator) {
         // metrics:write suffices, so a key with the spec's default scopes runs the whole collector flow
         key: ['metrics:write', 'devices:write'],
         response: { 201: DeviceResponse },
-        detail: { ...routeErrors('device_limit_reached', 'device_mismatch'), ...deviceRegister.doc, tags, security: KEY_AUTH, summary: 'Register a device (idempotent per fingerprint)' },
+        detail: { ...routeErrors('device_limit_reached', 'device_mismatch'), ...deviceRegister.doc, tags, summary: 'Register a device (idempotent per fingerprint)' },
       },
     )
     .get('/:device_id', ({ user, params }) => getDevice(deps, user.clientId, params.device_id), {
       user: true,
       params: DeviceParams,
       response: { 200: DeviceResponse },
-      detail: { tags, security: JWT_AUTH, summary: 'One device' },
+      detail: { tags, summary: 'One device' },
     })
     .delete(
       '/:device_id',
@@ -46,7 +46,7 @@ export function devicesRoutes(deps: DevicesDeps, auth: Authenticator) {
       {
         user: { roles: ['owner', 'admin'] },
         params: DeviceParams,
-        detail: { tags, security: JWT_AUTH, summary: 'Delete a device with its metrics and recommendations' },
+        detail: { tags, summary: 'Delete a device with its metrics and recommendations' },
       },
     )
 }

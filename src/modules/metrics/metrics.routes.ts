@@ -2,7 +2,6 @@ import { Elysia } from 'elysia'
 import type { TSchema } from '@sinclair/typebox'
 import type { DirectKeyRoute } from '../../http/direct-routes'
 import { authGuards } from '../../http/auth'
-import { JWT_AUTH } from '../../http/openapi-errors'
 import type { Authenticator } from '../../http/principal'
 import { routeErrors } from '../../http/openapi-errors'
 import { bodyReader, queryInput } from '../../http/input'
@@ -68,30 +67,30 @@ export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
       user: true,
       params: DeviceParams,
       response: { 200: HardwarePage },
-      detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, security: JWT_AUTH, summary: 'Hardware samples, newest first' },
+      detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, summary: 'Hardware samples, newest first' },
     })
     .get('/network/:device_id', ({ user, params, request }) => json(historyJson(deps, user.clientId, 'network', params.device_id, historyQuery.read(request))), {
       user: true,
       params: DeviceParams,
       response: { 200: NetworkPage },
-      detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, security: JWT_AUTH, summary: 'Network samples, newest first' },
+      detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, summary: 'Network samples, newest first' },
     })
     .get('/hardware/:device_id/latest', ({ user, params }) => latest(deps, user.clientId, 'hardware', params.device_id), {
       user: true,
       params: DeviceParams,
       response: { 200: HardwareRecord },
-      detail: { ...routeErrors('no_metrics'), tags, security: JWT_AUTH, summary: 'The newest hardware sample' },
+      detail: { ...routeErrors('no_metrics'), tags, summary: 'The newest hardware sample' },
     })
     .get('/network/:device_id/latest', ({ user, params }) => latest(deps, user.clientId, 'network', params.device_id), {
       user: true,
       params: DeviceParams,
       response: { 200: NetworkRecord },
-      detail: { ...routeErrors('no_metrics'), tags, security: JWT_AUTH, summary: 'The newest network sample' },
+      detail: { ...routeErrors('no_metrics'), tags, summary: 'The newest network sample' },
     })
     .get('/summary/:device_id', ({ user, params, request }) => summarizeDevice(deps, user.clientId, params.device_id, summaryQuery.read(request).hours), {
       user: true,
       params: DeviceParams,
       response: { 200: MetricsSummary },
-      detail: { ...summaryQuery.doc, tags, security: JWT_AUTH, summary: 'Avg/min/max/p95/last per numeric field over the last N hours' },
+      detail: { ...summaryQuery.doc, tags, summary: 'Avg/min/max/p95/last per numeric field over the last N hours' },
     })
 }

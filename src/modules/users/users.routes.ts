@@ -1,6 +1,5 @@
 import { Elysia, t } from 'elysia'
 import { authGuards } from '../../http/auth'
-import { JWT_AUTH } from '../../http/guards'
 import type { Authenticator } from '../../http/principal'
 import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput } from '../../http/input'
@@ -48,16 +47,16 @@ export function usersRoutes(deps: UsersDeps, auth: Authenticator) {
     .get('/me', ({ user }) => getUser(deps, user), {
       user: true,
       response: { 200: UserResponse },
-      detail: { tags, security: JWT_AUTH, summary: 'The signed-in user' },
+      detail: { tags, summary: 'The signed-in user' },
     })
     .get('/memberships', ({ user }) => listMemberships(deps, user), {
       user: true,
       response: { 200: t.Array(MembershipResponse) },
-      detail: { tags, security: JWT_AUTH, summary: 'The clients the user belongs to or is invited to' },
+      detail: { tags, summary: 'The clients the user belongs to or is invited to' },
     })
     .post('/switch', ({ user, body }) => switchClient(deps, user, switchInput.read(body).client_id), {
       user: true,
       response: { 200: TokenResponse },
-      detail: { ...routeErrors('not_found'), ...switchInput.doc, tags, security: JWT_AUTH, summary: 'New tokens acting for another client of the user (accepts a pending invitation)' },
+      detail: { ...routeErrors('not_found'), ...switchInput.doc, tags, summary: 'New tokens acting for another client of the user (accepts a pending invitation)' },
     })
 }

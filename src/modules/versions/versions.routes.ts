@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia'
 import { authGuards } from '../../http/auth'
 import type { Authenticator } from '../../http/principal'
-import { JWT_AUTH, KEY_AUTH } from '../../http/guards'
 import { jsonInput } from '../../http/input'
 import { routeErrors } from '../../http/openapi-errors'
 import { PlatformParams, VersionCreate, VersionResponse } from './versions.model'
@@ -17,13 +16,13 @@ export function versionsRoutes(deps: VersionsDeps, auth: Authenticator) {
     .post('', ({ user, body }) => publishVersion(deps, versionCreate.read(body), user.userId), {
       user: { operator: true },
       response: { 200: VersionResponse },
-      detail: { ...routeErrors('conflict'), ...versionCreate.doc, tags, security: JWT_AUTH, summary: 'Publish a collector version (operator only)' },
+      detail: { ...routeErrors('conflict'), ...versionCreate.doc, tags, summary: 'Publish a collector version (operator only)' },
     })
     // A default-scoped collector key must be able to check for updates, hence metrics:write too.
     .get('/:platform', ({ params }) => latestVersion(deps, params.platform), {
       key: ['versions:read', 'metrics:write'],
       params: PlatformParams,
       response: { 200: VersionResponse },
-      detail: { tags, security: KEY_AUTH, summary: 'Latest collector version of a platform (semantic-version order)' },
+      detail: { tags, summary: 'Latest collector version of a platform (semantic-version order)' },
     })
 }
