@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 
 /**
@@ -7,12 +7,35 @@ import { join } from 'node:path'
  * reports what the machine has instead of failing the whole sample.
  */
 export function readText(root: string, path: string): string | null {
+  let fd: number
   try {
-    return readFileSync(join(root, path), 'utf8')
+    fd = openSync(join(root, path), 'r')
   } catch {
     return null
   }
+  try {
+    // one buffer for every read: procfs files report size 0, so readFileSync grows a fresh
+    // buffer per file (a sample reads a few hundred files)
+    let n = 0
+    for (;;) {
+      const got = readSync(fd, buffer, n, buffer.length - n, null)
+      if (got <= 0) break
+      n += got
+      if (n === buffer.length) {
+        const bigger = Buffer.allocUnsafe(buffer.length * 2)
+        buffer.copy(bigger)
+        buffer = bigger
+      }
+    }
+    return buffer.toString('utf8', 0, n)
+  } catch {
+    return null
+  } finally {
+    closeSync(fd)
+  }
 }
+
+let buffer = Buffer.allocUnsafe(64 * 1024)
 
 /** A file holding one number (sysfs style), or null. */
 export function readNumber(root: string, path: string): number | null {
