@@ -97,6 +97,18 @@ export async function main(argv: string[]): Promise<number> {
     console.log(HELP[command] ?? HELP.main)
     return 0
   }
+  try {
+    return await run(command, args)
+  } catch (err) {
+    // a mistyped option: say where the right ones are listed
+    if (err instanceof ConfigError && /^(unknown option|unexpected argument|--\S+ needs a value)/.test(err.message) && !err.message.includes('--help')) {
+      throw new ConfigError(`${err.message}; run "vigil ${command} --help" for its options`)
+    }
+    throw err
+  }
+}
+
+async function run(command: string, args: string[]): Promise<number> {
   switch (command) {
     case 'version':
       console.log(VERSION)

@@ -158,3 +158,11 @@ describe('restore', () => {
     expect(existsSync(join(target.dataDir, '..', 'escape'))).toBe(false)
   })
 })
+
+describe('command-line mistakes', () => {
+  test('a mistyped option names the help that lists the right ones', async () => {
+    const { main } = await import('../../src/main')
+    expect(main(['backup', '--outt', 'x.db'])).rejects.toThrow('unknown option --outt; run "vigil backup --help" for its options')
+    expect(main(['restore', 'a.db', 'b.db'])).rejects.toThrow('unexpected argument "b.db"; run "vigil restore --help" for its options')
+  })
+})
