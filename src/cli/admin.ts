@@ -5,7 +5,7 @@ import { AppError } from '../http/errors'
 import { DEFAULT_PASSWORD_COST, PASSWORD_MAX, PASSWORD_MIN, passwords, type PasswordCost } from '../modules/users/users.passwords'
 import { createAccount, resetPassword, setUserRole } from '../modules/users/users.service'
 import { accountTasks } from '../composition/identity'
-import { databasePath } from './data-dir'
+import { databasePath } from '../db/data-dir'
 import { openBesideService, requireDatabase, StartupError } from './open'
 
 export interface AdminOptions {

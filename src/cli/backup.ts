@@ -5,7 +5,7 @@ import { BackupError, fileStamp, writeBackup } from '../db/backup'
 import { restoreBackup } from '../db/restore'
 import { systemClock } from '../lib/clock'
 import { VERSION } from '../version'
-import { readDataDirSecrets, secretsFromEnv } from './data-dir'
+import { readDataDirSecrets, secretsFromEnv } from '../db/data-dir'
 import { lockForService, requireDatabase, StartupError } from './open'
 
 /** `vigil backup --out FILE`: the database and the data dir's secrets in one file, safe while the service runs. */

@@ -7,7 +7,7 @@ import { migrate, migrationStatus } from '../db/migrate'
 import { describeHolder, lockDataDir, lockHolder, type DataDirLock } from '../db/lock'
 import type { Logger } from '../lib/logger'
 import { VERSION } from '../version'
-import { databasePath, ensureDataDir } from './data-dir'
+import { databasePath, ensureDataDir } from '../db/data-dir'
 
 export class StartupError extends Error {}
 

@@ -1,4 +1,4 @@
-import { backupJobs } from '../cli/backup-job'
+import { backupJobs } from './backups'
 import type { AppContext, AppDeps } from '../context'
 import { backupStats } from '../db/backup-schedule'
 import type { Authenticator } from '../http/principal'

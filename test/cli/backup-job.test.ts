@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { backupJobs } from '../../src/cli/backup-job'
+import { backupJobs } from '../../src/composition/backups'
 import { openAndMigrate } from '../../src/cli/open'
 import { testConfig, type Config } from '../../src/config'
 import { backupStats } from '../../src/db/backup-schedule'

@@ -5,7 +5,7 @@ import type { Job } from '../jobs/scheduler'
 import type { Clock } from '../lib/clock'
 import type { Logger } from '../lib/logger'
 import { VERSION } from '../version'
-import { readDataDirSecrets, secretsFromEnv } from './data-dir'
+import { readDataDirSecrets, secretsFromEnv } from '../db/data-dir'
 
 /**
  * The scheduled-backup job (VIGIL_BACKUP_SCHEDULE), or none when backups are off or the
