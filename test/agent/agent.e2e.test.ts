@@ -9,7 +9,7 @@ import { startBinary, tempDir } from '../helpers/binary'
 import { manualTimers } from '../helpers/timers'
 
 const INTERVAL = 10_000
-const procs: { kill(signal?: string): void; exited: Promise<number> }[] = []
+const procs: { kill(signal?: NodeJS.Signals): void; exited: Promise<number> }[] = []
 afterAll(async () => {
   for (const p of procs) p.kill('SIGTERM')
   await Promise.all(procs.map((p) => p.exited))

@@ -5,17 +5,26 @@ import type { Clock } from '../../src/lib/clock'
  * A stand-in hub on 127.0.0.1: registers one device and records the samples it takes, in
  * arrival order. `answer` decides the status of each batch request (201 by default).
  */
-export function fakeHub() {
+export interface FakeHub {
+  received: { recorded_at: string; seq: number }[]
+  registrations: unknown[]
+  answer: (body: { seq: number }) => number
+  server: ReturnType<typeof Bun.serve>
+  readonly url: string
+  seqs(): number[]
+}
+
+export function fakeHub(): FakeHub {
   const received: { recorded_at: string; seq: number }[] = []
   const registrations: unknown[] = []
-  const hub = {
+  const hub: FakeHub = {
     received,
     registrations,
-    answer: (_body: { seq: number }): number => 201,
+    answer: () => 201,
     server: Bun.serve({
       port: 0,
       hostname: '127.0.0.1',
-      async fetch(req) {
+      async fetch(req): Promise<Response> {
         const url = new URL(req.url)
         if (req.method === 'POST' && url.pathname === '/v1/clients/me/devices') {
           registrations.push(await req.json())
@@ -24,7 +33,7 @@ export function fakeHub() {
         if (req.method === 'POST' && url.pathname === '/v1/metrics/batch') {
           if (req.headers.get('x-device-id') !== 'dev_fake') return Response.json({ detail: 'device_required' }, { status: 422 })
           const body = (await req.json()) as { recorded_at: string; seq: number }
-          const status = hub.answer(body)
+          const status: number = hub.answer(body)
           if (status === 201) received.push({ recorded_at: body.recorded_at, seq: body.seq })
           return Response.json({ detail: `status ${status}` }, { status })
         }

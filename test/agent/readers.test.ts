@@ -112,7 +112,7 @@ describe('disk I/O', () => {
   test('rates over the interval from two readings, busy percent capped at 100', () => {
     const prev = readDiskCounters(PI)
     const cur = new Map([['mmcblk0', { ...prev.get('mmcblk0')!, read_bytes: prev.get('mmcblk0')!.read_bytes + 10_240, write_count: 2010, busy_time: 1200 + 5000 }]])
-    const io = diskIo(prev, cur, 10) as Record<string, number>
+    const io = diskIo(prev, cur, 10) as unknown as Record<string, number>
     expect(io.read_bytes_per_sec).toBe(1024)
     expect(io.write_ops_per_sec).toBe(1)
     expect(io.busy_percent).toBe(50)
