@@ -32,6 +32,19 @@ export interface Config {
   backup: { schedule: string | null; dir: string | null; keep: number }
 }
 
+  /** own instance (no billing: the operator sets limits) or service (the plans apply); who may register */
+  instance: InstanceSettings
+}
+
+export type InstanceMode = 'own' | 'service'
+export type SignupPolicy = 'open' | 'invite' | 'closed'
+
+export interface InstanceSettings {
+  mode: InstanceMode
+  /** null: follows the mode (own: invite, service: open) */
+  signup: SignupPolicy | null
+  /** what a client on the free plan gets in own-instance mode, unless the operator overrides it */
+  own: { maxDevices: number; maxUsers: number; rateLimit: number }
 /** daily at 03:47 UTC: off the hour, and after the 03:17 clean-up jobs */
 export const DEFAULT_BACKUP_SCHEDULE = '0 47 3 * * *'
 
@@ -188,6 +201,17 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
   }
 }
 
+    instance: {
+      // billing configured means a service selling plans; without it, somebody's own instance
+      mode: oneOf('VIGIL_MODE', e.VIGIL_MODE, e.STRIPE_SECRET_KEY ? 'service' : 'own', ['own', 'service'] as const),
+      signup: e.VIGIL_SIGNUP?.trim() ? oneOf('VIGIL_SIGNUP', e.VIGIL_SIGNUP, 'open', ['open', 'invite', 'closed'] as const) : null,
+      own: {
+        maxDevices: int('VIGIL_OWN_MAX_DEVICES', e.VIGIL_OWN_MAX_DEVICES, 1000, 0, 10_000_000),
+        maxUsers: int('VIGIL_OWN_MAX_USERS', e.VIGIL_OWN_MAX_USERS, 1000, 1, 10_000_000),
+        // 1,000 collectors reporting every 10 s, with room for their other calls
+        rateLimit: int('VIGIL_OWN_RATE_LIMIT', e.VIGIL_OWN_RATE_LIMIT, 12_000, 1, 10_000_000),
+      },
+    },
 /**
  * On by default: a self-hosted box is expected to keep backups without being asked. `off`
  * disables; a five-field cron (minute first) gets a seconds field of 0. Read in UTC.
@@ -213,7 +237,10 @@ function secretKey(raw: string | undefined): string | null {
   return raw.trim()
 }
 
-/** A config for tests and tools: defaults with overrides, never reading the process env. */
+/**
+ * A config for tests and tools: defaults with overrides, never reading the process env. Service
+ * mode, so tests see the spec's plans and open sign-up unless they ask for an own instance.
+ */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ VIGIL_LOG_FORMAT: 'json', VIGIL_JWT_SECRET: 'test-secret-test-secret-test-secret-!!' }), ...overrides }
+  return { ...loadConfig({ VIGIL_LOG_FORMAT: 'json', VIGIL_JWT_SECRET: 'test-secret-test-secret-test-secret-!!', VIGIL_MODE: 'service' }), ...overrides }
 }

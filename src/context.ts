@@ -31,6 +31,8 @@ export interface AppDeps {
   metricsSource?: MetricsSource
   /** argon2id cost; tests pass a cheap one */
   passwordCost?: PasswordCost
+  /** the one-time token the operator's registration needs when the service listens beyond loopback */
+  setupToken?: string | null
 }
 
 /** The dependencies every module receives, built once by createApp. */

@@ -8,6 +8,8 @@ import { createClientWithOwner, type ClientsDeps } from '../modules/clients/clie
 import { createClientsStore } from '../modules/clients/clients.store'
 import { actingClient, memberRole, membershipsOf } from '../modules/clients/members.service'
 import { createMembersStore } from '../modules/clients/members.store'
+import { joinOnRegistration } from '../modules/clients/invitations.service'
+import { signupPolicyOf } from '../modules/users/users.signup'
 import type { HealthDeps } from '../modules/health/health.service'
 import { createHealthStore } from '../modules/health/health.store'
 import { DEFAULT_PASSWORD_COST, passwords, type Passwords } from '../modules/users/users.passwords'
@@ -26,6 +28,7 @@ const tenancyOf = (clients: Pick<ClientsDeps, 'store' | 'members' | 'clock'>): T
   memberRole: (userId, clientId) => memberRole(clients, userId, clientId),
   membershipsOf: (userId) => membershipsOf(clients, userId),
   actingClient: (userId, preferred, home) => actingClient(clients, userId, preferred, home),
+  joinOnRegistration: (token, email, userId) => joinOnRegistration(clients, token, email, userId),
 })
 
 /** The shell's account tasks (vigil admin …): accounts and their clients, without the service around them. */
@@ -41,6 +44,7 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[]) {
   const usersStore = createUsersStore(sqlite)
   const sessions = createSessionsStore(sqlite)
   const clientsStore = createClientsStore(sqlite)
+  const ownLimits = config.instance.mode === 'own' ? config.instance.own : null
 
   const clients: ClientsDeps = {
     store: clientsStore,
@@ -50,7 +54,8 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[]) {
       userIdByEmail: (email) => userIdByEmail({ store: usersStore }, email),
       emailOf: (userId) => emailOfUser({ store: usersStore }, userId),
     },
-    limits: clientLimits(clientsStore, { rateLimitOf: (planType) => config.rateLimits[tierOf(plans(), planType)] }),
+    limits: clientLimits(clientsStore, { rateLimitOf: (planType) => config.rateLimits[tierOf(plans(), planType)] }, ownLimits),
+    ownLimits,
   }
 
   const users: UsersDeps = {
@@ -63,6 +68,7 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[]) {
     tokens: accessTokens(deps.jwtSecret, clock, (userId) => currentRole({ store: usersStore }, userId), sessionRevocations(sessions, clock)),
     refreshTtlSeconds: config.refreshTtlSeconds,
     throttle: { account: loginThrottle(clock, ACCOUNT_POLICY), address: loginThrottle(clock, ADDRESS_POLICY) },
+    signup: { policy: signupPolicyOf(config.instance), setupToken: deps.setupToken ?? null },
   }
 
   const versions: VersionsDeps = { store: createVersionsStore(sqlite), clock }

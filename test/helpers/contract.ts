@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { startBinary, tempDir } from './binary'
 import { testApp } from './app'
+import { loadConfig } from '../../src/config'
 
 /** One answer, as the contract tests look at it. */
 export interface Answer {
@@ -31,8 +32,12 @@ const UNTHROTTLED = {
   VIGIL_RATE_LIMIT_PRO: '10000000',
   VIGIL_RATE_LIMIT_ENTERPRISE: '10000000',
   VIGIL_RATE_LIMIT_ANONYMOUS: '10000000',
+  VIGIL_OWN_RATE_LIMIT: '10000000',
   VIGIL_AI_TIMEOUT_MS: '500',
 }
+
+/** Both targets run as shipped (an own instance, no billing), open to registration so the fuzz reaches its success path too. */
+const INSTANCE = { VIGIL_MODE: 'own', VIGIL_SIGNUP: 'open' }
 
 async function answerOf(res: Response): Promise<Answer> {
   const text = await res.text()
@@ -57,7 +62,7 @@ function requestInit(method: string, opts: SendOptions = {}): RequestInit {
 /** dist/vigil on a fresh data dir, on a free loopback port. */
 export async function executableTarget(): Promise<Target> {
   const cwd = tempDir('vigil-contract-')
-  const { proc, base } = await startBinary({ cwd, env: { VIGIL_DATA_DIR: join(cwd, 'data'), ...UNTHROTTLED } })
+  const { proc, base } = await startBinary({ cwd, env: { VIGIL_DATA_DIR: join(cwd, 'data'), ...UNTHROTTLED, ...INSTANCE } })
   return {
     name: 'executable',
     send: async (method, path, opts) => answerOf(await fetch(base + path, requestInit(method, opts))),
@@ -70,7 +75,8 @@ export async function executableTarget(): Promise<Target> {
 
 /** The source, through createApp's own dispatch, on a fresh in-memory database. */
 export function sourceTarget(): Target {
-  const t = testApp({ config: { rateLimits: { free: 1e7, pro: 1e7, enterprise: 1e7, anonymous: 1e7 } } })
+  const config = loadConfig({ VIGIL_LOG_FORMAT: 'json', ...UNTHROTTLED, ...INSTANCE })
+  const t = testApp({ config: { rateLimits: config.rateLimits, instance: config.instance } })
   return {
     name: 'source',
     send: async (method, path, opts) => answerOf(await t.handle(new Request('http://localhost' + path, requestInit(method, opts)))),

@@ -1,4 +1,28 @@
-import type { ClientsStore } from './clients.store'
+import type { ClientRow, ClientsStore } from './clients.store'
+
+/**
+ * An own instance (no billing) has no plans to sell: a client on the free plan gets these limits
+ * instead of the free plan's, unless the operator set its own for that client. Applied when read,
+ * not written into the rows, so raising them (or upgrading an instance whose clients were
+ * created with one device) takes effect on the next start, and a switch to service mode brings
+ * the plans back without a migration.
+ */
+export interface OwnInstanceLimits {
+  maxDevices: number
+  maxUsers: number
+  rateLimit: number
+}
+
+/** The plan whose limits an own instance replaces: the one every client starts on. */
+const FREE_PLAN = 'free'
+
+const ownLimitsApply = (row: Pick<ClientRow, 'plan_type'>, own: OwnInstanceLimits | null): own is OwnInstanceLimits => own !== null && (row.plan_type ?? FREE_PLAN) === FREE_PLAN
+
+/** The row with the limits in force: the own instance's for a free client there, the operator's overrides winning. */
+export function withLimitsInForce(row: ClientRow, own: OwnInstanceLimits | null): ClientRow {
+  if (!ownLimitsApply(row, own)) return row
+  return { ...row, max_devices: row.max_devices_override ?? own.maxDevices, max_users: row.max_users_override ?? own.maxUsers }
+}
 
 export interface ClientLimits {
   /** requests per minute for callers of this client: the client's override, else its plan tier's */
@@ -13,14 +37,15 @@ export interface PlanRates {
 }
 
 /** Rate limits are read on every request, so they are cached per client until invalidated. */
-export function clientLimits(store: Pick<ClientsStore, 'byId'>, plans: PlanRates): ClientLimits {
+export function clientLimits(store: Pick<ClientsStore, 'byId'>, plans: PlanRates, own: OwnInstanceLimits | null = null): ClientLimits {
   const cache = new Map<string, number>()
   return {
     rateLimitFor(clientId) {
       let limit = cache.get(clientId)
       if (limit === undefined) {
         const row = store.byId(clientId)
-        limit = row?.rate_limit ?? plans.rateLimitOf(row?.plan_type ?? 'free')
+        const planType = row?.plan_type ?? FREE_PLAN
+        limit = row?.rate_limit ?? (ownLimitsApply({ plan_type: planType }, own) ? own.rateLimit : plans.rateLimitOf(planType))
         if (cache.size > 100_000) cache.clear()
         cache.set(clientId, limit)
       }

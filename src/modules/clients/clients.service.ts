@@ -3,7 +3,7 @@ import { toIso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { notFound } from '../../http/errors'
 import { NEW_CLIENT, type ClientResponse } from './clients.model'
-import { limitsUnderPlan, type ClientLimits } from './clients.limits'
+import { limitsUnderPlan, withLimitsInForce, type ClientLimits, type OwnInstanceLimits } from './clients.limits'
 import type { ClientRow, ClientsStore } from './clients.store'
 import type { MembersStore } from './members.store'
 
@@ -20,6 +20,8 @@ export interface ClientsDeps {
   accounts: Accounts
   /** cached per-client rate limits, dropped when a plan or limit changes */
   limits: ClientLimits
+  /** own-instance mode: what free clients get instead of the free plan's limits (null: service mode) */
+  ownLimits: OwnInstanceLimits | null
 }
 
 export function toClientResponse(row: ClientRow): ClientResponse {
@@ -45,14 +47,15 @@ export function createClientWithOwner(deps: Pick<ClientsDeps, 'store' | 'members
   return id
 }
 
-export function getClient(deps: Pick<ClientsDeps, 'store'>, clientId: string): ClientRow {
+/** The client with the limits in force (see withLimitsInForce), 404 when unknown. */
+export function getClient(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, clientId: string): ClientRow {
   const row = deps.store.byId(clientId)
   if (!row) throw notFound('Client')
-  return row
+  return withLimitsInForce(row, deps.ownLimits)
 }
 
 /** The tenant-side update: name and billing email only. Plan and limits are not reachable from here. */
-export function updateClientProfile(deps: Pick<ClientsDeps, 'store' | 'clock'>, clientId: string, input: { name?: string | null; billing_email?: string | null }): ClientRow {
+export function updateClientProfile(deps: Pick<ClientsDeps, 'store' | 'clock' | 'ownLimits'>, clientId: string, input: { name?: string | null; billing_email?: string | null }): ClientRow {
   const changes: Record<string, string | null> = {}
   if (input.name !== undefined) changes.name = input.name === null ? null : input.name.trim() || null
   if (input.billing_email !== undefined) changes.billing_email = input.billing_email?.trim().toLowerCase() ?? null
@@ -64,14 +67,17 @@ export function updateClientProfile(deps: Pick<ClientsDeps, 'store' | 'clock'>, 
 export type PlanAndLimits = Partial<Pick<ClientRow, 'plan_type' | 'max_devices' | 'max_users' | 'max_devices_override' | 'max_users_override' | 'rate_limit'>>
 
 /** Writes plan and limit columns and drops the cached rate limit, so the change bites on the next request. */
-export function setPlanAndLimits(deps: Pick<ClientsDeps, 'store' | 'clock' | 'limits'>, clientId: string, changes: PlanAndLimits): ClientRow {
+export function setPlanAndLimits(deps: Pick<ClientsDeps, 'store' | 'clock' | 'limits' | 'ownLimits'>, clientId: string, changes: PlanAndLimits): ClientRow {
   deps.store.update(clientId, changes, deps.clock.now())
   deps.limits.invalidate(clientId)
   return getClient(deps, clientId)
 }
 
 /** One page of clients, oldest first, and how many there are, for the operator's list. */
-export const clientsPage = (deps: Pick<ClientsDeps, 'store'>, limit: number, offset: number) => ({ rows: deps.store.page(limit, offset), total: deps.store.count() })
+export const clientsPage = (deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, limit: number, offset: number) => ({
+  rows: deps.store.page(limit, offset).map((row) => withLimitsInForce(row, deps.ownLimits)),
+  total: deps.store.count(),
+})
 
 /** Counts for the operator's GET /v1/admin/stats. */
 export const clientStats = (deps: Pick<ClientsDeps, 'store' | 'members'>) => ({
@@ -94,7 +100,10 @@ export const toOperatorView = (row: ClientRow) => ({
 export const findClient = (deps: Pick<ClientsDeps, 'store'>, clientId: string): ClientRow | null => deps.store.byId(clientId) ?? null
 
 /** How many devices the client may register (a new client's allowance for an unknown one). */
-export const maxDevicesOf = (deps: Pick<ClientsDeps, 'store'>, clientId: string): number => deps.store.byId(clientId)?.max_devices ?? NEW_CLIENT.max_devices
+export function maxDevicesOf(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, clientId: string): number {
+  const row = deps.store.byId(clientId)
+  return row ? withLimitsInForce(row, deps.ownLimits).max_devices : NEW_CLIENT.max_devices
+}
 
 /**
  * Puts a plan billing decided on in force: its type, status and limits, the operator's overrides

@@ -25,3 +25,20 @@ export function acceptInvitation(deps: Pick<ClientsDeps, 'members' | 'clock' | '
   })
   return toMemberResponse(deps.members.byId(accepted.clientId, accepted.id)!)
 }
+
+const invalidInvitation = (message: string) => new AppError('invalid_invitation', message, 'invitation_token')
+
+/**
+ * Registration with an invitation: the new account joins the inviting client as the invitation
+ * says, in the same step. The same proofs as accepting: the secret, and the email it was sent to.
+ * Runs inside the caller's transaction (no await); returns the client joined.
+ */
+export function joinOnRegistration(deps: Pick<ClientsDeps, 'members' | 'clock'>, token: string, email: string, userId: string): string {
+  const row = deps.members.invitationByTokenHash(sha256Hex(token))
+  if (!row || row.status !== 'invited' || row.invite_expires_at === null || row.invite_expires_at <= deps.clock.now() || row.user_id !== null) {
+    throw invalidInvitation('This invitation is unknown, already used or expired; ask for a new one')
+  }
+  if (row.invited_email !== email) throw invalidInvitation('This invitation was sent to another email address; register with that one')
+  deps.members.acceptInvitation(row.id, userId, deps.clock.now())
+  return row.client_id
+}

@@ -6,7 +6,8 @@ import { jsonInput } from '../../http/input'
 import { requestState } from '../../http/request-state'
 import { login, logout, refresh, switchClient } from './users.auth'
 import { MembershipResponse, RefreshRequest, SwitchClientRequest, TokenResponse, UserLogin, UserRegister, UserResponse } from './users.model'
-import { createAccount, getUser, listMemberships, toUserResponse, type UsersDeps } from './users.service'
+import { register as registerAccount } from './users.signup'
+import { getUser, listMemberships, toUserResponse, type UsersDeps } from './users.service'
 
 const tags = ['auth']
 const register = jsonInput(UserRegister)
@@ -20,13 +21,18 @@ export function usersRoutes(deps: UsersDeps, auth: Authenticator) {
     .use(authGuards(auth))
     .post(
       '/register',
-      async ({ body, set }) => {
-        const user = await createAccount(deps, register.read(body))
+      async ({ body, set, request }) => {
+        const user = await registerAccount(deps, register.read(body), request.headers.get('x-setup-token'))
         deps.logger.info('user registered', { user_id: user.id, client_id: user.client_id, role: user.role })
         set.status = 201
         return toUserResponse(user)
       },
-      { response: { 201: UserResponse }, detail: { ...routeErrors('email_taken'), ...register.doc, tags, summary: 'Create an account and its client (the first account is the operator)' } },
+      { response: { 201: UserResponse }, detail: {
+          ...routeErrors('email_taken', 'signup_closed', 'setup_token_required', 'invalid_invitation'),
+          ...register.doc,
+          tags,
+          summary: 'Create an account and its client, or join an inviting client (the first account is the operator; VIGIL_SIGNUP decides who else may register)',
+        } },
     )
     .post('/login', ({ body, request }) => login(deps, credentials.read(body), requestState(request)?.ip ?? 'unknown'), {
       response: { 200: TokenResponse },

@@ -10,6 +10,7 @@ import type { UsersStore, UserRow } from './users.store'
 import type { AccessTokens } from './users.tokens'
 import type { LoginThrottle } from './users.throttle'
 import { revokeAllSessions } from './users.sessions'
+import type { SignupRules } from './users.signup'
 
 /** What accounts need of the clients domain: a user's own client, and their memberships. */
 export interface Tenancy {
@@ -21,6 +22,8 @@ export interface Tenancy {
   membershipsOf(userId: string): { id: string; client_id: string; client_name: string | null; role: MemberRole; status: string }[]
   /** the client a session acts for: the preferred one while still an active member there, else the home client */
   actingClient(userId: string, preferred: string | null, home: string | null): string | null
+  /** joins a new user to the client an invitation is for and returns it; runs inside the caller's transaction */
+  joinOnRegistration(token: string, email: string, userId: string): string
 }
 
 export interface UsersDeps {
@@ -33,6 +36,7 @@ export interface UsersDeps {
   tokens: AccessTokens
   refreshTtlSeconds: number
   throttle: { account: LoginThrottle; address: LoginThrottle }
+  signup: SignupRules
 }
 
 /** What the account tasks of the shell (vigil admin …) need: no tokens, no throttle. */
@@ -84,10 +88,17 @@ export interface NewAccount {
 /**
  * A user with their own new client (named after the company, else the email), of which
  * they are the owner. The first account of an empty instance is its operator, unless the
- * caller forces a role (the CLI). Invitations to the email are not joined here: that takes the
- * invitation's secret (POST /v1/invitations/accept), since registering proves no ownership of the email.
+ * caller forces a role (the CLI). Invitations to the email are joined only with the invitation's
+ * secret (`invitationToken`, or later POST /v1/invitations/accept), since registering proves no
+ * ownership of the email; then the account's home is the inviting client, not a new one.
+ * `admit` decides inside the transaction whether the account may be made (first: none exists yet).
  */
-export async function createAccount(deps: Pick<UsersDeps, 'store' | 'clock' | 'passwords' | 'tenancy'>, input: NewAccount, forceRole?: SystemRole): Promise<UserRow> {
+export async function createAccount(
+  deps: Pick<UsersDeps, 'store' | 'clock' | 'passwords' | 'tenancy'>,
+  input: NewAccount,
+  forceRole?: SystemRole,
+  opts: { admit?: (first: boolean) => void; invitationToken?: string | null } = {},
+): Promise<UserRow> {
   const email = normalizeEmail(input.email)
   if (deps.store.byEmail(email)) throw emailTaken()
   const hash = await deps.passwords.hash(input.password) // slow: before the transaction, never inside
@@ -95,9 +106,13 @@ export async function createAccount(deps: Pick<UsersDeps, 'store' | 'clock' | 'p
   try {
     deps.store.transaction(() => {
       const now = deps.clock.now()
-      const role: SystemRole = forceRole ?? (deps.store.count() === 0 ? 'admin' : 'user')
+      const first = deps.store.count() === 0
+      opts.admit?.(first)
+      const role: SystemRole = forceRole ?? (first ? 'admin' : 'user')
       deps.store.insert({ id, email, password_hash: hash, first_name: input.first_name ?? null, last_name: input.last_name ?? null, role, now })
-      const clientId = deps.tenancy.createClientWithOwner({ name: input.company?.trim() || email, ownerUserId: id })
+      const clientId = opts.invitationToken
+        ? deps.tenancy.joinOnRegistration(opts.invitationToken, email, id)
+        : deps.tenancy.createClientWithOwner({ name: input.company?.trim() || email, ownerUserId: id })
       deps.store.setHomeClient(id, clientId)
     })
   } catch (err) {

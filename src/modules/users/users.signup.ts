@@ -1,0 +1,63 @@
+import type { InstanceSettings, SignupPolicy } from '../../config'
+import { AppError } from '../../http/errors'
+import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto'
+import { createAccount, type NewAccount, type UsersDeps } from './users.service'
+import type { UserRow } from './users.store'
+
+/** Who may create an account through POST /v1/auth/register. */
+export interface SignupRules {
+  policy: SignupPolicy
+  /**
+   * The one-time token the first registration needs, so nobody else claims an exposed instance
+   * (null: none needed, on loopback). Kept in memory only: a restart makes a new one and an old
+   * one found in the logs is useless.
+   */
+  setupToken: string | null
+}
+
+/** VIGIL_SIGNUP, else what the mode implies: an own instance grows by invitation, a service is open. */
+export const signupPolicyOf = (instance: InstanceSettings): SignupPolicy => instance.signup ?? (instance.mode === 'own' ? 'invite' : 'open')
+
+export const newSetupToken = () => 'vst_' + randomToken(24)
+
+/** Whether the instance still waits for its operator's registration with the setup token. */
+export const setupPending = (deps: Pick<UsersDeps, 'store' | 'signup'>) => deps.signup.setupToken !== null && deps.store.count() === 0
+
+export interface Registration extends NewAccount {
+  invitation_token?: string | null
+  setup_token?: string | null
+}
+
+/** Compared as digests, in constant time: the token's length and content leak nothing. */
+const tokenMatches = (given: string, expected: string) => safeEqual(sha256Hex(given), sha256Hex(expected))
+
+/** Throws unless this registration may go ahead; `first`: no account exists yet (it becomes the operator). */
+function admit(rules: SignupRules, first: boolean, given: { invitation: boolean; setupToken: string | null }) {
+  if (first) {
+    if (rules.setupToken === null) return
+    if (given.setupToken === null) {
+      throw new AppError('setup_token_required', "This instance has no operator yet: register with the setup token printed on the server's console (header x-setup-token)", 'setup_token')
+    }
+    if (!tokenMatches(given.setupToken, rules.setupToken)) {
+      throw new AppError('setup_token_required', "Wrong setup token: use the one printed on the server's console at its latest start", 'setup_token')
+    }
+    return
+  }
+  if (rules.policy === 'closed') throw new AppError('signup_closed', 'Registration is closed on this instance; ask its operator for an account')
+  if (rules.policy === 'invite' && !given.invitation) {
+    throw new AppError('signup_closed', 'Registration on this instance needs an invitation: ask a member to invite your email, then register with its invitation_token', 'invitation_token')
+  }
+}
+
+/**
+ * POST /v1/auth/register under the sign-up policy. The first account is always possible (with
+ * the setup token when one is required) and becomes the operator; after it, `open` lets anyone
+ * in with a client of their own, `invite` only with an invitation (the account joins the
+ * inviting client), `closed` nobody (the operator uses `vigil admin create`).
+ */
+export async function register(deps: UsersDeps, input: Registration, headerToken: string | null): Promise<UserRow> {
+  const given = { invitation: !!input.invitation_token, setupToken: headerToken ?? input.setup_token ?? null }
+  // refused before the password's slow hash; decided again inside the transaction, where it holds
+  admit(deps.signup, deps.store.count() === 0, given)
+  return createAccount(deps, input, undefined, { admit: (first) => admit(deps.signup, first, given), invitationToken: input.invitation_token ?? null })
+}
