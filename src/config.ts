@@ -30,8 +30,6 @@ export interface Config {
   metricsRetention: { raw: number; m1: number; m10: number; h1: number; d1: number }
   /** scheduled backups: a six-field UTC cron or null (off); dir null = <data dir>/backups */
   backup: { schedule: string | null; dir: string | null; keep: number }
-}
-
   /** own instance (no billing: the operator sets limits) or service (the plans apply); who may register */
   instance: InstanceSettings
 }
@@ -45,6 +43,8 @@ export interface InstanceSettings {
   signup: SignupPolicy | null
   /** what a client on the free plan gets in own-instance mode, unless the operator overrides it */
   own: { maxDevices: number; maxUsers: number; rateLimit: number }
+}
+
 /** daily at 03:47 UTC: off the hour, and after the 03:17 clean-up jobs */
 export const DEFAULT_BACKUP_SCHEDULE = '0 47 3 * * *'
 
@@ -198,9 +198,6 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       dir: e.VIGIL_BACKUP_DIR?.trim() || null,
       keep: int('VIGIL_BACKUP_KEEP', e.VIGIL_BACKUP_KEEP, 7, 1, 10_000),
     },
-  }
-}
-
     instance: {
       // billing configured means a service selling plans; without it, somebody's own instance
       mode: oneOf('VIGIL_MODE', e.VIGIL_MODE, e.STRIPE_SECRET_KEY ? 'service' : 'own', ['own', 'service'] as const),
@@ -212,6 +209,9 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
         rateLimit: int('VIGIL_OWN_RATE_LIMIT', e.VIGIL_OWN_RATE_LIMIT, 12_000, 1, 10_000_000),
       },
     },
+  }
+}
+
 /**
  * On by default: a self-hosted box is expected to keep backups without being asked. `off`
  * disables; a five-field cron (minute first) gets a seconds field of 0. Read in UTC.
