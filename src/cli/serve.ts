@@ -4,6 +4,7 @@ import { systemClock } from '../lib/clock'
 import { createLogger } from '../lib/logger'
 import { startScheduler } from '../jobs/scheduler'
 import { VERSION } from '../version'
+import { newSetupToken, setupPending } from '../modules/users/users.signup'
 import { dataDirSecret } from '../db/data-dir'
 import { deriveSecretKey } from '../lib/secret-box'
 import { lockForService, openAndMigrate, StartupError } from './open'
@@ -27,7 +28,9 @@ export async function serve(config: Config): Promise<void> {
   // made now (the data dir must be writable at start) and derived into a key on first use
   const secretFile = config.secretKey ? undefined : dataDirSecret(config, 'secret.key')
   const secretKey = secretFile === undefined ? undefined : () => deriveSecretKey(secretFile)
-  const { app, jobs, modules, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey })
+  // beyond loopback, whoever registers first would become the operator: that takes this token
+  const setupToken = LOOPBACK.has(config.host) ? null : newSetupToken()
+  const { app, jobs, modules, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey, setupToken })
   const tls = config.tlsCert && config.tlsKey ? { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) } : undefined
 
   listenOrExplain(() => app.listen({
@@ -58,7 +61,13 @@ export async function serve(config: Config): Promise<void> {
   const reducer = startMemoryReducer({ requests: requestsAdmitted, quietMs: QUIET_MS, onShrink: () => logger.debug('quiet: memory given back') })
   const scheme = tls ? 'https' : 'http'
   const port = app.server?.port ?? config.port
-  logger.info('vigil listening', { version: VERSION, url: `${scheme}://${config.host}:${port}`, transport: tls ? 'https (native TLS)' : 'plain http', jobs: scheduler.names() })
+  logger.info('vigil listening', { version: VERSION, url: `${scheme}://${config.host}:${port}`, transport: tls ? 'https (native TLS)' : 'plain http', mode: config.instance.mode, signup: modules.users.signup.policy, jobs: scheduler.names() })
+  if (setupPending(modules.users)) {
+    // in the message: the logger redacts fields named like secrets, and this one is meant to be read
+    logger.warn(`no operator yet: the first registration needs the setup token ${setupToken} (header x-setup-token); it works until the operator exists, a restart makes a new one`, {
+      register: `POST ${config.siteUrl}/v1/auth/register`,
+    })
+  }
   if (!tls && !LOOPBACK.has(config.host)) {
     logger.warn('serving plain HTTP on a non-loopback address: put a TLS-terminating proxy in front, or set VIGIL_TLS_CERT and VIGIL_TLS_KEY', { host: config.host })
   }

@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
+
+/**
+ * dist/vigil listening beyond loopback (0.0.0.0; the requests still go to 127.0.0.1) with no
+ * operator: it prints a one-time setup token, and the first registration needs it.
+ */
+const json = { 'content-type': 'application/json' }
+const account = { email: 'ops@example.test', password: 'correct horse battery' }
+const running: { kill(): void; exited: Promise<number> }[] = []
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    p.kill()
+    await p.exited
+  }
+})
+
+/** The service's log output, read as it comes. */
+function output(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader()
+  const decoder = new TextDecoder()
+  let seen = ''
+  return {
+    /** the first line matching (the token is printed right after the service listens) */
+    async line(pattern: RegExp): Promise<string> {
+      for (;;) {
+        const match = seen.split('\n').find((l) => pattern.test(l))
+        if (match) return match
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`no line matching ${pattern} in:\n${seen}`)
+        seen += decoder.decode(value)
+      }
+    },
+    /** everything, once the process has ended */
+    async all(): Promise<string> {
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) return seen
+        seen += decoder.decode(value)
+      }
+    },
+  }
+}
+
+const register = (base: string, headers: Record<string, string> = {}, extra: Record<string, string> = {}) =>
+  fetch(`${base}/v1/auth/register`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify({ ...account, ...extra }) })
+
+describe('the setup token of an exposed instance', () => {
+  test('printed once at start; the operator registers with it, nobody without it', async () => {
+    const cwd = tempDir('vigil-setup-')
+    const server = await startBinary({ cwd, env: { VIGIL_DATA_DIR: join(cwd, 'data'), VIGIL_HOST: '0.0.0.0' } })
+    running.push(server.proc)
+    const line = JSON.parse(await output(server.proc.stdout).line(/setup token/))
+    expect(line.level).toBe('warn')
+    const token = /setup token (vst_[A-Za-z0-9_-]+)/.exec(line.msg)![1]!
+    expect(line.register).toContain('/v1/auth/register')
+
+    const missing = await register(server.base)
+    expect(missing.status).toBe(403)
+    expect(((await missing.json()) as any).error.code).toBe('setup_token_required')
+    expect((await register(server.base, { 'x-setup-token': token + 'x' })).status).toBe(403)
+    const ok = await register(server.base, { 'x-setup-token': token })
+    expect(ok.status).toBe(201)
+    expect(((await ok.json()) as any).role).toBe('admin')
+    // an own instance is invite-only once the operator exists
+    const next = await register(server.base, { 'x-setup-token': token }, { email: 'next@example.test' })
+    expect(((await next.json()) as any).error.code).toBe('signup_closed')
+  })
+
+  test('none with an operator created from the shell, and none on loopback', async () => {
+    const cwd = tempDir('vigil-setup-')
+    const dataDir = join(cwd, 'data')
+    const create = Bun.spawn([ensureBinary(), 'admin', 'create', '--email', 'ops@example.test', '--password-stdin'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', VIGIL_DATA_DIR: dataDir },
+      stdin: new TextEncoder().encode(account.password),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    expect(await create.exited).toBe(0)
+    const exposed = await startBinary({ cwd, env: { VIGIL_DATA_DIR: dataDir, VIGIL_HOST: '0.0.0.0' } })
+    running.push(exposed.proc)
+    const log = output(exposed.proc.stdout)
+    expect(JSON.parse(await log.line(/vigil listening/)).signup).toBe('invite')
+    exposed.proc.kill()
+    expect(await log.all()).not.toContain('setup token')
+
+    const fresh = tempDir('vigil-setup-')
+    const loopback = await startBinary({ cwd: fresh, env: { VIGIL_DATA_DIR: join(fresh, 'data') } })
+    running.push(loopback.proc)
+    expect((await register(loopback.base)).status).toBe(201)
+    loopback.proc.kill()
+    expect(await output(loopback.proc.stdout).all()).not.toContain('setup token')
+  })
+})
