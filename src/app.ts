@@ -21,11 +21,15 @@ import { recommendationsRoutes } from './modules/recommendations/recommendations
 import { aiRoutes } from './modules/ai/ai.routes'
 import { devicesRoutes } from './modules/devices/devices.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
+import { observabilityRoutes } from './modules/observability/observability.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
   const { ctx, modules, jobs } = compose(deps)
-  const pipeline = requestPipeline({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth, storage: ctx.db.health })
+  const { registry } = modules.observability
+  // latency on the monotonic clock: the injected clock is wall time (and stands still in tests)
+  const observer = { now: () => performance.now() / 1000, request: registry.request, rateLimited: registry.rateLimited }
+  const pipeline = requestPipeline({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth, storage: ctx.db.health, observer })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(modules.metrics))
   // Bun's router serves the direct routes; Elysia's serves the rest
   const app = new Elysia({ serve: { routes: direct.serveRoutes } })
@@ -45,6 +49,7 @@ export function createApp(deps: AppDeps) {
     .use(versionsRoutes(modules.versions, ctx.auth))
     .use(devicesRoutes(modules.devices, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
+    .use(observabilityRoutes(modules.observability))
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
   const handle = (request: Request): Promise<Response> => direct.match(request)?.(request, NO_PEER) ?? app.handle(request)
   return { app, ctx, modules, jobs, handle, direct, requestsAdmitted: pipeline.admittedCount }

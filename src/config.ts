@@ -23,6 +23,8 @@ export interface Config {
   plansFile: string | null
   /** AES-256-GCM key for third-party secrets (base64, 32 bytes); null: kept in the data dir */
   secretKey: string | null
+  /** a bearer token a Prometheus server may scrape GET /metrics with; null: operator or metrics:read keys only */
+  metricsToken: string | null
   ai: AiDefaults
   /** requests the server makes to URLs tenants choose (language models, later webhooks) */
   outbound: { allowPrivate: boolean }
@@ -174,6 +176,7 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
     },
     plansFile: e.VIGIL_PLANS_FILE || null,
     secretKey: secretKey(e.VIGIL_SECRET_KEY),
+    metricsToken: metricsToken(e.VIGIL_METRICS_TOKEN),
     ai: {
       provider: oneOf('VIGIL_AI_PROVIDER', e.VIGIL_AI_PROVIDER, 'rules', ['rules', 'openai', 'ollama', 'anthropic'] as const),
       baseUrl: e.VIGIL_AI_BASE_URL ? url('VIGIL_AI_BASE_URL', e.VIGIL_AI_BASE_URL.trim()) : null,
@@ -229,6 +232,14 @@ function backupSchedule(raw: string | undefined): string | null {
     throw new ConfigError(`VIGIL_BACKUP_SCHEDULE must be a cron pattern such as "47 3 * * *" (daily at 03:47 UTC) or "off", got "${raw}"`)
   }
   return pattern
+}
+
+/** Long enough not to be guessed, and free of what a bearer header cannot carry. */
+function metricsToken(raw: string | undefined): string | null {
+  const v = raw?.trim()
+  if (!v) return null
+  if (v.length < 32 || !/^[\x21-\x7e]+$/.test(v)) throw new ConfigError('VIGIL_METRICS_TOKEN must be at least 32 printable characters without spaces (openssl rand -hex 32)')
+  return v
 }
 
 function secretKey(raw: string | undefined): string | null {

@@ -23,6 +23,7 @@ import { purgeOldRefreshTokens } from '../modules/users/users.sessions'
 import { wireIdentity, type IdentityModules } from './identity'
 import { wireFleet, type FleetModules } from './fleet'
 import { wireMonitoring, type MonitoringModules } from './monitoring'
+import { timedJobs, wireObservability } from './observability'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -38,8 +39,9 @@ export function compose(deps: AppDeps) {
   const ctx = createContext(deps, plans, identity, fleet)
   const monitoring = wireMonitoring(ctx, identity, fleet, { metricsSource: deps.metricsSource })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
-  const modules = { ...identity, ...fleet, ...monitoring, admin }
-  return { ctx, modules, jobs: jobList(ctx, modules) }
+  const observability = wireObservability(ctx, identity, fleet, monitoring)
+  const modules = { ...identity, ...fleet, ...monitoring, admin, observability }
+  return { ctx, modules, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
 export type Modules = ReturnType<typeof compose>['modules']

@@ -4,8 +4,11 @@ import type { Authenticator, KeyPrincipal, MemberRole, UserPrincipal } from './p
 import { requestState } from './request-state'
 import { AUTH_DOC, type Credential } from './openapi-errors'
 
-/** Every scope an API key can hold. The first two are the spec's defaults. */
-export const SCOPES = ['metrics:write', 'recommendations:write', 'devices:write', 'versions:read'] as const
+/**
+ * Every scope an API key can hold. The first two are the spec's defaults; `metrics:read` lets a
+ * Prometheus server scrape GET /metrics for the key's own client.
+ */
+export const SCOPES = ['metrics:write', 'recommendations:write', 'devices:write', 'versions:read', 'metrics:read'] as const
 export type Scope = (typeof SCOPES)[number]
 
 export interface UserRequirement {
@@ -45,6 +48,27 @@ export function requireKeyScope(request: Request, scope: Scope | Scope[]): KeyPr
     throw new AppError('insufficient_scope', `This API key lacks the scope ${anyOf.join(' or ')}`, anyOf[0])
   }
   return key
+}
+
+/** What a scrape of GET /metrics may see: the whole instance, or one client's devices. */
+export type ScrapeScope = { kind: 'instance' } | { kind: 'client'; clientId: string }
+
+/**
+ * The three credentials GET /metrics takes: the VIGIL_METRICS_TOKEN bearer (recognised on
+ * admission, see pipeline.ts) or the operator's access token see the instance; an API key with
+ * metrics:read sees its own client. A tenant's access token is refused: tenants scrape with a key.
+ */
+export function requireScraper(request: Request): ScrapeScope {
+  const state = requestState(request)
+  if (state?.scraper) return { kind: 'instance' }
+  const p = state?.principal
+  if (p?.kind === 'user') {
+    if (p.role !== 'admin') throw forbidden('Only the instance operator scrapes every device; scrape your own with an API key holding metrics:read')
+    return { kind: 'instance' }
+  }
+  if (p?.kind === 'key') return { kind: 'client', clientId: requireKeyScope(request, 'metrics:read').clientId }
+  if (state?.failure) throw unauthorized(state.failure.message)
+  throw unauthorized('Credential required: the metrics token or an access token as "authorization: Bearer …", or an API key with metrics:read')
 }
 
 /** What a guard tells the OpenAPI document: which credential the route takes. */

@@ -57,8 +57,7 @@ function handlerFor(pipeline: RequestPipeline, maxBodyBytes: number, route: Dire
     headers['content-type'] = 'application/json'
     return new Response(JSON.stringify(body), { status, headers })
   }
-  return async (request, server) => {
-    const headers: Record<string, string> = {}
+  const answer = async (request: Request, server: PeerSource, headers: Record<string, string>) => {
     try {
       const admitted = await pipeline.admit(request, server, headers)
       if (admitted instanceof Response) return admitted
@@ -71,6 +70,11 @@ function handlerFor(pipeline: RequestPipeline, maxBodyBytes: number, route: Dire
       if (reply.headers) Object.assign(headers, reply.headers)
       return json(reply.status, reply.body, headers)
     }
+  }
+  return async (request, server) => {
+    const response = await answer(request, server, {})
+    pipeline.finish(request, route.path, response.status)
+    return response
   }
 }
 

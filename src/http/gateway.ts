@@ -1,4 +1,4 @@
-import { Elysia, ValidationError } from 'elysia'
+import { Elysia, StatusMap, ValidationError } from 'elysia'
 import type { ValueError } from '@sinclair/typebox/errors'
 import { BodyParseError, parseRequestBody } from './body'
 import { AppError } from './errors'
@@ -27,6 +27,10 @@ export function gateway(pipeline: RequestPipeline, maxBodyBytes: number) {
         if (state) state.rawBody = text
       }),
     )
+    // after the answer is sent, off the request's path; `route` is the pattern, never the raw path
+    .onAfterResponse(({ request, route, set, responseValue }) => {
+      pipeline.finish(request, route, responseValue instanceof Response ? responseValue.status : statusCode(set.status))
+    })
     .onError(({ code, error, request, set }) => {
       const reply = pipeline.errorReply(pipelineError(String(code), error, request), request)
       set.status = reply.status
@@ -35,6 +39,9 @@ export function gateway(pipeline: RequestPipeline, maxBodyBytes: number) {
     })
     .as('global')
 }
+
+/** Elysia lets a handler set a status by name ('Created'); the metrics want the number. */
+const statusCode = (status: number | string | undefined): number => (typeof status === 'number' ? status : (StatusMap[status as keyof typeof StatusMap] ?? 200))
 
 /**
  * An Elysia failure as one of the pipeline's own: an unparsable body (Elysia wraps what the

@@ -8,11 +8,13 @@ import { ERROR_CODES, type ErrorCode } from './errors'
  */
 export const AUTH_DOC = 'x-vigil-auth'
 export const ERRORS_DOC = 'x-vigil-errors'
-export type Credential = 'jwt' | 'key'
+/** `scrape`: GET /metrics, which takes a bearer token (metrics token or operator JWT) or an API key */
+export type Credential = 'jwt' | 'key' | 'scrape'
 
 /** OpenAPI `security` of each credential (the schemes are declared in openapi.ts). */
 const JWT_AUTH: Record<string, string[]>[] = [{ bearer: [] }]
 const KEY_AUTH: Record<string, string[]>[] = [{ apiKey: [] }, { bearer: [] }]
+const SECURITY: Record<Credential, Record<string, string[]>[]> = { jwt: JWT_AUTH, key: KEY_AUTH, scrape: [{ bearer: [] }, { apiKey: [] }] }
 
 /** A route's own error codes, for its `detail`: `detail: { ...routeErrors('email_taken'), … }` */
 export const routeErrors = (...codes: ErrorCode[]) => ({ [ERRORS_DOC]: codes })
@@ -74,7 +76,8 @@ export function errorCodesOf(method: string, op: Operation): ErrorCode[] {
   const credential = op[AUTH_DOC] as Credential | undefined
   if (credential) {
     codes.add('unauthorized')
-    codes.add(credential === 'jwt' ? 'forbidden' : 'insufficient_scope')
+    if (credential !== 'key') codes.add('forbidden')
+    if (credential !== 'jwt') codes.add('insufficient_scope')
   }
   const params = op.parameters ?? []
   if (params.some((p) => p.in === 'path')) codes.add('not_found')
@@ -109,7 +112,7 @@ function completeOperation(path: string, method: string, op: Operation, ext: { q
     delete op[ext.body]
   }
   const credential = op[AUTH_DOC] as Credential | undefined
-  if (credential) op.security = credential === 'jwt' ? JWT_AUTH : KEY_AUTH
+  if (credential) op.security = SECURITY[credential]
   const responses = (op.responses ??= {})
   for (const r of Object.values(responses) as { content?: Record<string, { schema?: unknown }> }[]) {
     for (const media of Object.values(r.content ?? {})) closeObjects(media.schema)

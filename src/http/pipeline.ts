@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto'
 import type { Config } from '../config'
 import type { Clock } from '../lib/clock'
 import type { Logger } from '../lib/logger'
@@ -19,6 +20,17 @@ export interface PipelineDeps {
   auth: Authenticator
   /** where storage faults are recorded for /health */
   storage?: StorageHealth
+  /** told of every answer and every rate-limit refusal (the /metrics counters) */
+  observer?: RequestObserver
+}
+
+/** What the pipeline reports to the service's own metrics. */
+export interface RequestObserver {
+  /** a monotonic reading in seconds */
+  now(): number
+  /** one answer; `route` is the router's pattern, or 'unmatched' */
+  request(method: string, route: string, status: number, seconds: number): void
+  rateLimited(bucket: 'client' | 'anonymous'): void
 }
 
 /** The bit of Bun's server the pipeline needs: the socket's address, asked for only when used. */
@@ -45,7 +57,8 @@ const hasBody = (h: Headers) => h.has('transfer-encoding') || (h.get('content-le
  * spec's bodies. Plain functions over plain objects, so both routers share them exactly.
  */
 export function requestPipeline(deps: PipelineDeps) {
-  const { config, clock, logger, limiter, auth } = deps
+  const { config, clock, logger, limiter, auth, observer } = deps
+  const metricsToken = config.metricsToken ? Buffer.from(config.metricsToken) : null
   const cors = new Set(config.corsOrigins)
   const tls = !!config.tlsCert
   let admitted = 0
@@ -63,6 +76,7 @@ export function requestPipeline(deps: PipelineDeps) {
     // the socket address is costly to ask for: only anonymous buckets, login throttling and logs need it
     const state = new RequestState(id, clock.now(), () => clientIp(h.get('x-forwarded-for'), peer?.requestIP(request)?.address, config.trustProxy))
     setRequestState(request, state)
+    if (observer) state.admittedAt = observer.now()
     headers['x-request-id'] = id
     if (tls) headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains'
 
@@ -82,6 +96,12 @@ export function requestPipeline(deps: PipelineDeps) {
     }
 
     const cred = readCredential(h)
+    // a Prometheus server with the metrics token is the operator's own tool, not a tenant: no
+    // principal, and no share of anyone's rate limit (a wrong token is an anonymous caller)
+    if (cred && metricsToken && isMetricsToken(cred.value) && request.method === 'GET' && new URL(request.url).pathname === '/metrics') {
+      state.scraper = true
+      return state
+    }
     if (cred) {
       const resolved = await resolveCredential(auth, cred)
       if (resolved.kind === 'invalid') state.failure = resolved
@@ -96,6 +116,7 @@ export function requestPipeline(deps: PipelineDeps) {
     headers['x-ratelimit-remaining'] = String(r.remaining)
     headers['x-ratelimit-reset'] = String(Math.ceil(r.resetAt / 1000))
     if (!r.allowed) {
+      observer?.rateLimited(p ? 'client' : 'anonymous')
       const retry = String(Math.max(1, Math.ceil(r.retryAfterMs / 1000)))
       throw new AppError('rate_limited', `Rate limit of ${r.limit} requests per minute exceeded; retry in ${retry} s`, undefined, { 'retry-after': retry })
     }
@@ -149,10 +170,22 @@ export function requestPipeline(deps: PipelineDeps) {
     }
   }
 
+  /** compared in constant time, and only when the length matches: access tokens are longer */
+  function isMetricsToken(value: string): boolean {
+    return value.length === metricsToken!.length && timingSafeEqual(Buffer.from(value), metricsToken!)
+  }
+
+  /** An answer, for the request metrics: each router calls it once per request with its route pattern. */
+  function finish(request: Request, route: string | undefined, status: number) {
+    if (!observer) return
+    const state = requestStateOf(request)
+    observer.request(request.method, route || 'unmatched', status, state ? observer.now() - state.admittedAt : 0)
+  }
+
   /** requests admitted since start: a cheap activity signal (the memory reducer watches it) */
   const admittedCount = () => admitted
 
-  return { admit, errorReply, admittedCount }
+  return { admit, errorReply, finish, admittedCount }
 }
 
 export type RequestPipeline = ReturnType<typeof requestPipeline>

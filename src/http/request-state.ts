@@ -8,6 +8,10 @@ export class RequestState {
   memberRole?: MemberRole
   /** the raw body text, kept for signature checks (payment webhooks) */
   rawBody?: string
+  /** presented VIGIL_METRICS_TOKEN on GET /metrics: a Prometheus server, not a tenant */
+  scraper = false
+  /** when admission began, on the request observer's monotonic clock (seconds) */
+  admittedAt = 0
   #ip: string | undefined
 
   constructor(

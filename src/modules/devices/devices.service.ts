@@ -158,6 +158,9 @@ export const deviceCount = (deps: Pick<DevicesDeps, 'store'>, clientId: string) 
 /** Every device's seq, the key its metric rows are stored under. */
 export const deviceSeqs = (deps: Pick<DevicesDeps, 'store'>) => deps.store.seqs()
 
+/** The devices a metrics scrape shows: one client's, or every client's (null). */
+export const deviceLabels = (deps: Pick<DevicesDeps, 'store'>, clientId: string | null) => deps.store.labels(clientId)
+
 /** Clients with at least one device, in id order. */
 export const clientsWithDevices = (deps: Pick<DevicesDeps, 'store'>) => deps.store.clientsWithDevices()
 

@@ -23,6 +23,14 @@ export interface DeviceRef {
   seq: number
 }
 
+/** A device as a Prometheus scrape names it. */
+export interface DeviceLabels {
+  id: string
+  clientId: string
+  hostname: string | null
+  seq: number
+}
+
 /** The facts a collector reports about its machine. */
 export type DeviceFacts = Pick<DeviceRow, 'hostname' | 'os' | 'os_version' | 'arch' | 'mac_address'>
 
@@ -51,6 +59,8 @@ function build(sqlite: Database) {
   const remove = sqlite.query<never, [string, string]>('DELETE FROM devices WHERE id = ? AND client_id = ?')
   const allSeqs = sqlite.query<{ seq: number }, []>('SELECT seq FROM devices WHERE seq IS NOT NULL')
   const clientsWithDevices = sqlite.query<{ client_id: string }, []>('SELECT DISTINCT client_id FROM devices ORDER BY client_id')
+  const labelsAll = sqlite.query<DeviceLabels, []>('SELECT id, client_id AS clientId, hostname, seq FROM devices WHERE seq IS NOT NULL ORDER BY client_id, created_at, id')
+  const labelsOf = sqlite.query<DeviceLabels, [string]>('SELECT id, client_id AS clientId, hostname, seq FROM devices WHERE client_id = ? AND seq IS NOT NULL ORDER BY created_at, id')
   const markSeen = sqlite.query<never, [number, number]>('UPDATE devices SET last_seen_at = ? WHERE seq = ?')
   /** a device made without one (by an older version or directly in SQL) gets its seq on first use */
   const assignSeq = sqlite.query<{ seq: number }, [number, string]>('UPDATE devices SET seq = ? WHERE id = ? AND seq IS NULL RETURNING seq')
@@ -80,6 +90,8 @@ function build(sqlite: Database) {
     countForClient: (clientId: string): number => count.get(clientId)!.n,
     /** every client's devices, for the operator's stats */
     countAll: (): number => countAll.get()!.n,
+    /** what a scrape labels each device with: one client's devices, or all (null) */
+    labels: (clientId: string | null): DeviceLabels[] => (clientId === null ? labelsAll.all() : labelsOf.all(clientId)),
     nextSeq,
     insert(d: NewDevice) {
       insert.run(d.id, d.client_id, d.fingerprint, d.hostname, d.os, d.os_version, d.arch, d.mac_address, d.created_at, d.created_at, d.seq)

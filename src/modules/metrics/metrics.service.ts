@@ -38,6 +38,8 @@ export interface MetricsDeps {
   writer: MetricWriter
   clock: Clock
   devices: MetricDevices
+  /** told of every stored sample, after its commit (the /metrics counters) */
+  ingested?: (kind: MetricKind, samples: number) => void
 }
 
 /** Stores one hardware or network sample; resolves after COMMIT. */
@@ -45,6 +47,7 @@ export async function ingestOne(deps: MetricsDeps, key: KeyPrincipal, kind: Metr
   const device = deps.devices.resolve(key, headerDevice ?? (body.device_id as string | null | undefined))
   const row = toSampleRow(kind, body, recordedAt(body.recorded_at as string | null | undefined, deps.clock.now()))
   const [id] = await deps.writer.submit({ deviceSeq: device.seq, samples: [row] })
+  deps.ingested?.(kind, 1)
   return { id: id!, device_id: device.id, recorded_at: toIso(row.ts) }
 }
 
@@ -56,6 +59,7 @@ export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: Ba
   if (body.hardware) samples.push(toSampleRow('hardware', body.hardware, recordedAt(body.hardware.recorded_at ?? body.recorded_at, now)))
   if (body.network) samples.push(toSampleRow('network', body.network, recordedAt(body.network.recorded_at ?? body.recorded_at, now)))
   const ids = samples.length ? await deps.writer.submit({ deviceSeq: device.seq, samples }) : []
+  for (const s of samples) deps.ingested?.(s.kind, 1)
   const part = (kind: MetricKind) => {
     const i = samples.findIndex((s) => s.kind === kind)
     return i === -1 ? null : { id: ids[i]!, recorded_at: toIso(samples[i]!.ts) }
@@ -171,6 +175,9 @@ export function fieldSeries(deps: MetricsDeps, clientId: string, deviceId: strin
   const rows = deps.store.hourlyAverages(kind, field, device.seq, to - hours * HOUR_MS, to + 1)!
   return rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
 }
+
+/** Each device's newest sample of a kind as [seq, ts, ...hot values in FIELDS order]; devices without one are left out. */
+export const latestValues = (deps: Pick<MetricsDeps, 'store'>, kind: MetricKind, seqs: number[]) => deps.store.latestOf(kind, seqs)
 
 /**
  * For the operator's admin view: stored raw samples per kind (counted per device from the

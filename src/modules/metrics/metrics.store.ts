@@ -48,6 +48,10 @@ function kindReads(sqlite: Database, kind: MetricKind) {
         ),
       ]),
     ),
+    // each device's newest row of the kind by one descent of the (device_seq, ts) index
+    latestOf: q<never, [string]>(
+      `SELECT d.value, s.ts, ${hot.map((h) => 's.' + h).join(', ')} FROM json_each(?1) d JOIN ${raw} s ON s.id = (SELECT id FROM ${raw} WHERE device_seq = d.value AND ${has} ORDER BY ts DESC, id DESC LIMIT 1)`,
+    ),
     recentCount: q<{ n: number | null }, [number, string]>(
       `SELECT sum((SELECT count(*) FROM ${raw} WHERE device_seq = d.value AND ts >= ?1 AND ${has})) AS n FROM json_each(?2) d`,
     ),
@@ -69,6 +73,8 @@ function build(sqlite: Database) {
     oldestTs: (kind: MetricKind, seq: number): number | null => reads[kind].oldestTs.get(seq)?.ts ?? null,
     /** the newest sample as an object (id, ts, hot fields, rest) */
     latest: (kind: MetricKind, seq: number) => reads[kind].latest.get(seq),
+    /** per device with a sample of the kind: [seq, ts, ...hot values] of its newest one, in one statement */
+    latestOf: (kind: MetricKind, seqs: number[]) => reads[kind].latestOf.values(JSON.stringify(seqs)) as RawValues[],
     rawValues: (kind: MetricKind, seq: number, from: number, to: number) => reads[kind].rawValues.values(seq, from, to) as RawValues[],
     /** the first and last raw sample time in [from, to) */
     firstTs: (kind: MetricKind, seq: number, from: number, to: number): number | null => reads[kind].firstTs.get(seq, from, to)?.ts ?? null,

@@ -1,0 +1,49 @@
+import type { AppContext } from '../context'
+import { walFileBytes } from '../db/wal'
+import type { Job } from '../jobs/scheduler'
+import { deviceLabels } from '../modules/devices/devices.service'
+import { databaseStats } from '../modules/health/health.service'
+import { latestValues } from '../modules/metrics/metrics.service'
+import { createRegistry, type Registry } from '../modules/observability/observability.registry'
+import type { ObservabilityDeps } from '../modules/observability/observability.service'
+import type { FleetModules } from './fleet'
+import type { IdentityModules } from './identity'
+import type { MonitoringModules } from './monitoring'
+
+/**
+ * GET /metrics, after every group: its counters are fed by the ingest path (filled in here, the
+ * metrics deps' `ingested` port), the request pipeline (createApp hands it the registry) and the
+ * job list (timedJobs); its fleet part reads devices and their newest samples through their services.
+ */
+export function wireObservability(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, monitoring: MonitoringModules): ObservabilityDeps {
+  const registry = createRegistry()
+  monitoring.metrics.ingested = (kind, samples) => registry.ingested(kind, samples)
+  return {
+    registry,
+    clock: ctx.clock,
+    startedAt: ctx.clock.now(),
+    storage: {
+      databaseBytes: () => databaseStats(identity.health).database_bytes,
+      walBytes: () => walFileBytes(ctx.db.sqlite.filename),
+    },
+    devices: (clientId) => deviceLabels(fleet.devices, clientId),
+    latest: (kind, seqs) => latestValues(monitoring.metrics, kind, seqs),
+  }
+}
+
+/** Every job run counted and timed for /metrics, whatever the scheduler or a trigger starts. */
+export function timedJobs(jobs: Job[], registry: Registry, clock: AppContext['clock']): Job[] {
+  return jobs.map((job) => ({
+    ...job,
+    async run() {
+      const started = performance.now()
+      let ok = false
+      try {
+        await job.run()
+        ok = true
+      } finally {
+        registry.job(job.name, (performance.now() - started) / 1000, ok, clock.now())
+      }
+    },
+  }))
+}

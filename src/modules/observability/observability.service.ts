@@ -1,0 +1,60 @@
+import type { Clock } from '../../lib/clock'
+import { VERSION } from '../../version'
+import type { MetricKind } from '../metrics/metrics.fields'
+import { Exposition, labelText } from './observability.exposition'
+import { writeFleet, type LatestRows } from './observability.fleet'
+import type { Registry } from './observability.registry'
+
+/** A device as a scrape labels it. */
+export interface ScrapeDevice {
+  id: string
+  clientId: string
+  hostname: string | null
+  seq: number
+}
+
+export interface ObservabilityDeps {
+  registry: Registry
+  clock: Clock
+  /** when the process started (ms) */
+  startedAt: number
+  /** the database file and its write-ahead log, in bytes */
+  storage: { databaseBytes(): number; walBytes(): number }
+  /** the devices a scrape covers: one client's, or all (null) */
+  devices(clientId: string | null): ScrapeDevice[]
+  /** each device's newest sample of a kind: [seq, ts, ...hot values] */
+  latest(kind: MetricKind, seqs: number[]): LatestRows
+}
+
+/** Who scrapes: the operator or the metrics token see everything; a tenant's key only its own devices. */
+export type ScrapeScope = { kind: 'instance' } | { kind: 'client'; clientId: string }
+
+/**
+ * The exposition for one scrape. The service's own families (traffic, storage, jobs) describe
+ * the whole instance and are shown only to an instance-wide scrape; the fleet families to both.
+ */
+export function scrape(deps: ObservabilityDeps, scope: ScrapeScope): string {
+  const out = new Exposition()
+  const now = deps.clock.now()
+  if (scope.kind === 'instance') writeService(deps, out)
+  const devices = deps.devices(scope.kind === 'client' ? scope.clientId : null)
+  const labels = new Map<number, string>()
+  for (const d of devices) labels.set(d.seq, labelText([['device', d.id], ['hostname', d.hostname ?? ''], ['client', d.clientId]]))
+  const seqs = devices.map((d) => d.seq)
+  writeFleet(out, labels, { hardware: deps.latest('hardware', seqs), network: deps.latest('network', seqs) }, now)
+  return out.text()
+}
+
+function writeService(deps: ObservabilityDeps, out: Exposition) {
+  out.family('vigil_build_info', 'gauge', 'Always 1; the labels name the running build')
+  out.sample('vigil_build_info', labelText([['version', VERSION], ['bun_version', Bun.version]]), 1)
+  out.family('process_start_time_seconds', 'gauge', 'Start time of the process since unix epoch in seconds')
+  out.sample('process_start_time_seconds', '', deps.startedAt / 1000)
+  out.family('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes')
+  out.sample('process_resident_memory_bytes', '', process.memoryUsage.rss())
+  out.family('vigil_database_size_bytes', 'gauge', 'Size of the SQLite database file (pages in use and free)')
+  out.sample('vigil_database_size_bytes', '', deps.storage.databaseBytes())
+  out.family('vigil_database_wal_size_bytes', 'gauge', 'Size of the write-ahead log file (writes not yet copied into the database, and space kept for reuse)')
+  out.sample('vigil_database_wal_size_bytes', '', deps.storage.walBytes())
+  deps.registry.write(out)
+}
