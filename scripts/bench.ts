@@ -66,6 +66,8 @@ function startVigil(dataDir: string, port: number) {
       ...process.env,
       VIGIL_JWT_SECRET: secret,
       VIGIL_RATE_LIMIT_FREE: '10000000',
+      // the plans' limits (an own instance would put its own rate on the free tenants)
+      VIGIL_MODE: 'service',
       VIGIL_LOG_LEVEL: 'warn',
       VIGIL_LOG_FORMAT: 'json',
       VIGIL_RETENTION_RAW: '3650d',
