@@ -18,6 +18,9 @@
  *    of another tenant send bodies nested 100,000 deep and bodies over the size cap (declared and
  *    chunked) at full speed (scripts/bench/hostile.ts), with an unlimited rate and at their plan's
  *    60/min; `--hostile-only` runs this section alone; then a table.
+ * 7. GET /metrics with the metrics token over 1,000 devices (100 tenants × 10) with a newest
+ *    sample each: p50/p99 of sequential scrapes and the exposition's size; `--metrics-only`
+ *    runs this section alone.
  * Everything runs on loopback; only processes started here are stopped.
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -42,6 +45,7 @@ const CONNECTIONS = 100
 const IDLE_AFTER_START_MS = 2_000
 const root = join(import.meta.dir, '..')
 const secret = 'bench-secret-bench-secret-bench-secret!'
+const metricsToken = 'bench-metrics-token-bench-metrics-token'
 const tmp = mkdtempSync(join(tmpdir(), 'vigil-bench-'))
 const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`)
 
@@ -71,6 +75,7 @@ function startVigil(dataDir: string, port: number) {
       VIGIL_LOG_LEVEL: 'warn',
       VIGIL_LOG_FORMAT: 'json',
       VIGIL_RETENTION_RAW: '3650d',
+      VIGIL_METRICS_TOKEN: metricsToken,
     },
     stdout: 'inherit',
     stderr: 'inherit',
@@ -326,6 +331,47 @@ async function readBench(name: string, tenantCount: number) {
   }
 }
 
+/** A Prometheus scrape of a fleet of 1,000 devices, each with a fresh sample. */
+async function metricsBench() {
+  const dir = join(tmp, 'metrics')
+  const db = freshDb(dir)
+  const now = Date.now()
+  const tenants = seedAccounts(db.sqlite, { tenants: 100, keysPerTenant: 1, maxDevices: 10, devicesPerTenant: 10, now })
+  const seqs = tenants.flatMap((t) => t.devices.map((d) => d.seq))
+  await seedSamples(db.sqlite, seqs, 2, now)
+  db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+  db.close()
+  const port = freePort()
+  const server = startVigil(dir, port)
+  const base = `http://127.0.0.1:${port}`
+  try {
+    await waitReady(`${base}/health`, server)
+    const first = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+    const text = await first.text()
+    if (first.status !== 200) throw new Error(`/metrics: status ${first.status}`)
+    const gzipped = Bun.gzipSync(Buffer.from(text)).length
+    const reads = await runJson<Reads>(join(root, 'scripts/bench/reads.ts'), { base, token: metricsToken, n: P.reads / 5, rounds: P.readRounds, warmup: 20, paths: { 'GET /metrics': '/metrics' } }, 600_000)
+    const r = reads['GET /metrics']!
+    const series = text.split('\n').filter((l) => l && !l.startsWith('#')).length
+    return { devices: seqs.length, p50: r.p50, p99: r.p99, bytes: text.length, gzipped, series }
+  } finally {
+    await stop(server)
+  }
+}
+
+function metricsRows(m: Awaited<ReturnType<typeof metricsBench>>): [string, string, string][] {
+  return [
+    [`GET /metrics, ${m.devices} devices (metrics token)`, `p50 ${m.p50} ms`, `p99 ${m.p99} ms; ${(m.bytes / 1e6).toFixed(2)} MB, ${m.series} series (${(m.gzipped / 1e3).toFixed(0)} KB gzipped)`],
+  ]
+}
+
+async function metricsOnly() {
+  const rows = metricsRows(await metricsBench())
+  console.log(`\nvigil bench, /metrics only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}\n`)
+  console.log('| measure | result | detail |\n|---|---|---|')
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
+
 async function hostileOnly() {
   const rows = hostileRows(await hostileBench())
   console.log(`\nvigil bench, hostile traffic only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} collector connections\n`)
@@ -364,6 +410,7 @@ async function fullRun() {
     ['kill -9 during ingest', `${ingest.durability.acked} acknowledged`, `${ingest.durability.stored} stored (none lost)`],
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
     ...hostileRows(await hostileBench()),
+    ...metricsRows(await metricsBench()),
   )
   console.log(`\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`)
   console.log('| measure | result | detail |\n|---|---|---|')
@@ -376,7 +423,7 @@ try {
     const b = Bun.spawnSync([process.execPath, 'run', 'build'], { cwd: root, stdout: 'ignore', stderr: 'inherit' })
     if (b.exitCode !== 0) throw new Error('build failed')
   }
-  await (args.has('--hostile-only') ? hostileOnly() : fullRun())
+  await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })
   else log(`kept ${tmp}`)

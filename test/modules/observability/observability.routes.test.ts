@@ -26,6 +26,7 @@ describe('GET /metrics', () => {
   test('the operator sees the service and every device, named and scaled in base units', async () => {
     const t = testApp({ config: { metricsToken: TOKEN } })
     const { operator, a, b } = await world(t)
+    expect((await t.request('GET', `/v1/metrics/hardware/${a.deviceId}?limit=1`, { headers: a.userHeaders })).status).toBe(200)
     await nextTurn()
     const r = await scrape(t, operator.userHeaders)
     expect(r.status).toBe(200)
@@ -47,6 +48,9 @@ describe('GET /metrics', () => {
     expect(text).toContain('vigil_ingest_samples_total{kind="hardware"} 2\n')
     expect(text).toContain('vigil_http_requests_total{method="POST",route="/v1/metrics/batch",status="201"} 2\n')
     expect(text).toContain('vigil_http_request_duration_seconds_count{method="POST",route="/v1/metrics/batch"} 2\n')
+    // the route pattern, never the raw path
+    expect(text).toContain('vigil_http_requests_total{method="GET",route="/v1/metrics/hardware/:device_id",status="200"} 1\n')
+    expect(text).not.toContain(a.deviceId + '",status=')
     expect(text).toMatch(/^vigil_database_size_bytes \d+$/m)
     expect(text).toMatch(/^vigil_database_wal_size_bytes \d+$/m)
   })
