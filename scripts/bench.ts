@@ -153,7 +153,10 @@ async function ingestBench() {
   const vigil = await startIngestServer(dir, tenants)
   const barePort = freePort()
   mkdirSync(join(tmp, 'bare'), { recursive: true })
-  const bare = Bun.spawn([process.execPath, join(root, 'scripts/bench/bare.ts'), String(barePort), join(tmp, 'bare', 'bare.db')], { stdout: 'ignore', stderr: 'inherit' })
+  const bare = Bun.spawn([process.execPath, join(root, 'scripts/bench/bare.ts'), String(barePort), join(tmp, 'bare', 'bare.db')], {
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
   const bareUrl = `http://127.0.0.1:${barePort}/v1/metrics/batch`
   const bareDevices = Array.from({ length: DEVICES }, (_, i) => ({ key: `k${i}`, id: `d${i}` }))
   try {
@@ -187,7 +190,9 @@ async function ingestBench() {
     const check = openDatabase(join(dir, 'vigil.db'))
     check.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
     const rows = check.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples WHERE kinds = 3').get()!.n
-    const bytes = check.sqlite.query<{ b: number }, []>("SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('metric_samples', 'metric_samples_device_ts')").get()!.b
+    const bytes = check.sqlite
+      .query<{ b: number }, []>("SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('metric_samples', 'metric_samples_device_ts')")
+      .get()!.b
     const disk = {
       bytesPerBatch: Math.round(bytes / rows),
       fileBytesPerBatch: Math.round(statSync(join(dir, 'vigil.db')).size / rows),
@@ -239,7 +244,9 @@ async function hostileBench() {
     await drive(vigil.url, collectors, vigil.server.pid, P.warmup)
     const phases: { quiet: Phase; hostile: Phase; limited: Phase }[] = []
     for (let i = 0; i < P.hostileRounds; i++) {
-      log(`hostile round ${i + 1}/${P.hostileRounds}: ${P.duration}s quiet, ${P.duration}s with ${HOSTILE_CLIENTS} unlimited attackers, ${P.duration}s with them at ${ATTACKER_PLAN_LIMIT}/min`)
+      log(
+        `hostile round ${i + 1}/${P.hostileRounds}: ${P.duration}s quiet, ${P.duration}s with ${HOSTILE_CLIENTS} unlimited attackers, ${P.duration}s with them at ${ATTACKER_PLAN_LIMIT}/min`,
+      )
       phases.push({ quiet: await phase(null), hostile: await phase(unlimited.keys), limited: await phase(limited.keys) })
     }
     return phases
@@ -259,7 +266,14 @@ function hostileRows(phases: Awaited<ReturnType<typeof hostileBench>>): [string,
     const attack: Record<string, number> = {}
     for (const p of phases) for (const [k, n] of Object.entries(p[which].attack ?? {})) attack[k] = (attack[k] ?? 0) + n
     const total = Object.values(attack).reduce((a, b) => a + b, 0)
-    return [`hostile: attack requests answered (${label})`, `${total} in ${phases.length} × ${P.duration} s`, Object.entries(attack).sort().map(([k, n]) => `${k}: ${n}`).join(', ')]
+    return [
+      `hostile: attack requests answered (${label})`,
+      `${total} in ${phases.length} × ${P.duration} s`,
+      Object.entries(attack)
+        .sort()
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', '),
+    ]
   }
   const loadRow = (which: 'hostile' | 'limited', label: string): [string, string, string] => {
     const ratio = med((p) => p[which].load.rps / p.quiet.load.rps)
@@ -281,7 +295,11 @@ function hostileRows(phases: Awaited<ReturnType<typeof hostileBench>>): [string,
     loadRow('hostile', 'unlimited rate'),
     healthRow('hostile', 'unlimited rate'),
     attackRow('hostile', 'unlimited rate'),
-    ['hostile: collector requests failed', String(failed), 'non-2xx + errors of the ingest load, all phases (deep = 100k-deep array, declared/chunked = 2 MiB over the 1 MiB cap)'],
+    [
+      'hostile: collector requests failed',
+      String(failed),
+      'non-2xx + errors of the ingest load, all phases (deep = 100k-deep array, declared/chunked = 2 MiB over the 1 MiB cap)',
+    ],
   ]
 }
 
@@ -350,7 +368,11 @@ async function metricsBench() {
     const text = await first.text()
     if (first.status !== 200) throw new Error(`/metrics: status ${first.status}`)
     const gzipped = Bun.gzipSync(Buffer.from(text)).length
-    const reads = await runJson<Reads>(join(root, 'scripts/bench/reads.ts'), { base, token: metricsToken, n: P.reads / 5, rounds: P.readRounds, warmup: 20, paths: { 'GET /metrics': '/metrics' } }, 600_000)
+    const reads = await runJson<Reads>(
+      join(root, 'scripts/bench/reads.ts'),
+      { base, token: metricsToken, n: P.reads / 5, rounds: P.readRounds, warmup: 20, paths: { 'GET /metrics': '/metrics' } },
+      600_000,
+    )
     const r = reads['GET /metrics']!
     const series = text.split('\n').filter((l) => l && !l.startsWith('#')).length
     return { devices: seqs.length, p50: r.p50, p99: r.p99, bytes: text.length, gzipped, series }
@@ -361,7 +383,11 @@ async function metricsBench() {
 
 function metricsRows(m: Awaited<ReturnType<typeof metricsBench>>): [string, string, string][] {
   return [
-    [`GET /metrics, ${m.devices} devices (metrics token)`, `p50 ${m.p50} ms`, `p99 ${m.p99} ms; ${(m.bytes / 1e6).toFixed(2)} MB, ${m.series} series (${(m.gzipped / 1e3).toFixed(0)} KB gzipped)`],
+    [
+      `GET /metrics, ${m.devices} devices (metrics token)`,
+      `p50 ${m.p50} ms`,
+      `p99 ${m.p99} ms; ${(m.bytes / 1e6).toFixed(2)} MB, ${m.series} series (${(m.gzipped / 1e3).toFixed(0)} KB gzipped)`,
+    ],
   ]
 }
 
@@ -374,7 +400,9 @@ async function metricsOnly() {
 
 async function hostileOnly() {
   const rows = hostileRows(await hostileBench())
-  console.log(`\nvigil bench, hostile traffic only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} collector connections\n`)
+  console.log(
+    `\nvigil bench, hostile traffic only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} collector connections\n`,
+  )
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
 }
@@ -385,16 +413,29 @@ async function fullRun() {
   const small = await readBench('reads-tenth', 1)
 
   const ms = (n: number) => `${n} ms`
-  const med = (side: 'vigil' | 'bare', k: 'rps' | 'p50' | 'p99' | 'p99_9' | 'max' | 'cpuUsPerReq' | 'peakRss' | 'peakAnon') => median(ingest.runs.map((r) => r[side][k]))
+  const med = (side: 'vigil' | 'bare', k: 'rps' | 'p50' | 'p99' | 'p99_9' | 'max' | 'cpuUsPerReq' | 'peakRss' | 'peakAnon') =>
+    median(ingest.runs.map((r) => r[side][k]))
   const ratios = ingest.runs.map((r) => r.vigil.rps / r.bare.rps)
   const errors = ingest.runs.reduce((n, r) => n + r.vigil.non2xx + r.vigil.errors, 0)
   const rows: [string, string, string][] = [
-    ['ingest POST /v1/metrics/batch (vigil)', `${Math.round(med('vigil', 'rps'))} req/s`, `p50 ${ms(med('vigil', 'p50'))}, p99 ${ms(med('vigil', 'p99'))}, p99.9 ${ms(med('vigil', 'p99_9'))}, max ${ms(med('vigil', 'max'))}, server CPU ${med('vigil', 'cpuUsPerReq').toFixed(1)} µs/req, non-2xx + errors ${errors}`],
-    ['ingest, bare Bun.serve + 1 INSERT', `${Math.round(med('bare', 'rps'))} req/s`, `p50 ${ms(med('bare', 'p50'))}, p99 ${ms(med('bare', 'p99'))}, p99.9 ${ms(med('bare', 'p99_9'))}, max ${ms(med('bare', 'max'))}, server CPU ${med('bare', 'cpuUsPerReq').toFixed(1)} µs/req`],
+    [
+      'ingest POST /v1/metrics/batch (vigil)',
+      `${Math.round(med('vigil', 'rps'))} req/s`,
+      `p50 ${ms(med('vigil', 'p50'))}, p99 ${ms(med('vigil', 'p99'))}, p99.9 ${ms(med('vigil', 'p99_9'))}, max ${ms(med('vigil', 'max'))}, server CPU ${med('vigil', 'cpuUsPerReq').toFixed(1)} µs/req, non-2xx + errors ${errors}`,
+    ],
+    [
+      'ingest, bare Bun.serve + 1 INSERT',
+      `${Math.round(med('bare', 'rps'))} req/s`,
+      `p50 ${ms(med('bare', 'p50'))}, p99 ${ms(med('bare', 'p99'))}, p99.9 ${ms(med('bare', 'p99_9'))}, max ${ms(med('bare', 'max'))}, server CPU ${med('bare', 'cpuUsPerReq').toFixed(1)} µs/req`,
+    ],
     ['ingest ratio vigil / bare (median of rounds)', median(ratios).toFixed(2), `rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}`],
   ]
-  for (const [label, r] of [[`${(big.total / 1e6).toFixed(1)} M samples`, big], [`${(small.total / 1e6).toFixed(1)} M samples`, small]] as const) {
-    for (const [k, v] of Object.entries(r.reads)) rows.push([`${k} (${label})`, `p50 ${ms(v.p50)}`, `p99 ${ms(v.p99)}${v.p99Rounds.length > 1 ? ` (per round: ${v.p99Rounds.join(', ')})` : ''}`])
+  for (const [label, r] of [
+    [`${(big.total / 1e6).toFixed(1)} M samples`, big],
+    [`${(small.total / 1e6).toFixed(1)} M samples`, small],
+  ] as const) {
+    for (const [k, v] of Object.entries(r.reads))
+      rows.push([`${k} (${label})`, `p50 ${ms(v.p50)}`, `p99 ${ms(v.p99)}${v.p99Rounds.length > 1 ? ` (per round: ${v.p99Rounds.join(', ')})` : ''}`])
   }
   rows.push(
     [
@@ -402,17 +443,35 @@ async function fullRun() {
       `${ingest.startRss.rss} MB / ${big.idleRss.rss} MB`,
       `anonymous ${ingest.startRss.anon} MB + file-backed ${ingest.startRss.file} MB; after the reads: ${big.afterReadsRss} MB`,
     ],
-    ['RSS 1 s after registering 100 devices', `${ingest.registeredRss.rss} MB`, `anonymous ${ingest.registeredRss.anon} MB + file-backed ${ingest.registeredRss.file} MB; the checkpoint thread is running`],
-    ['RSS under ingest load (peak, median of rounds)', `${med('vigil', 'peakRss')} MB`, `anonymous ${med('vigil', 'peakAnon')} MB; bare: ${med('bare', 'peakRss')} MB`],
+    [
+      'RSS 1 s after registering 100 devices',
+      `${ingest.registeredRss.rss} MB`,
+      `anonymous ${ingest.registeredRss.anon} MB + file-backed ${ingest.registeredRss.file} MB; the checkpoint thread is running`,
+    ],
+    [
+      'RSS under ingest load (peak, median of rounds)',
+      `${med('vigil', 'peakRss')} MB`,
+      `anonymous ${med('vigil', 'peakAnon')} MB; bare: ${med('bare', 'peakRss')} MB`,
+    ],
     ['RSS idle again, 12 s after the load', `${ingest.quietRss.rss} MB`, `anonymous ${ingest.quietRss.anon} MB + file-backed ${ingest.quietRss.file} MB`],
-    ['RSS idle again, 37 s after the load', `${ingest.laterRss.rss} MB`, `anonymous ${ingest.laterRss.anon} MB + file-backed ${ingest.laterRss.file} MB; the checkpoint thread has stopped`],
-    ['bytes on disk per batch (hardware + network sample, row + index)', `${ingest.disk.bytesPerBatch} B`, `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`],
+    [
+      'RSS idle again, 37 s after the load',
+      `${ingest.laterRss.rss} MB`,
+      `anonymous ${ingest.laterRss.anon} MB + file-backed ${ingest.laterRss.file} MB; the checkpoint thread has stopped`,
+    ],
+    [
+      'bytes on disk per batch (hardware + network sample, row + index)',
+      `${ingest.disk.bytesPerBatch} B`,
+      `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`,
+    ],
     ['kill -9 during ingest', `${ingest.durability.acked} acknowledged`, `${ingest.durability.stored} stored (none lost)`],
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
     ...hostileRows(await hostileBench()),
     ...metricsRows(await metricsBench()),
   )
-  console.log(`\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`)
+  console.log(
+    `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
+  )
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
 }

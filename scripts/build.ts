@@ -23,13 +23,20 @@ const outfile = join(root, 'dist', target ? `vigil-${target.replace(/^bun-/, '')
 
 const common = [
   // worker threads are entry points of their own (see src/workers.ts)
-  'build', join(root, 'src/main.ts'), join(root, 'src/db/checkpoint.worker.ts'),
+  'build',
+  join(root, 'src/main.ts'),
+  join(root, 'src/db/checkpoint.worker.ts'),
   // Identifiers are not minified: Elysia and TypeBox recognise some errors by class name
   // (error.constructor.name === 'TransformDecodeError'), and a renamed class made the
   // executable skip the checks the source applies.
-  '--compile', '--minify-whitespace', '--minify-syntax', '--bytecode', '--format=esm',
+  '--compile',
+  '--minify-whitespace',
+  '--minify-syntax',
+  '--bytecode',
+  '--format=esm',
   // A stray .env or bunfig.toml next to the binary must never change its behaviour silently.
-  '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig',
+  '--no-compile-autoload-dotenv',
+  '--no-compile-autoload-bunfig',
   // A smaller JS heap that collects more often: the idle and under-load RSS targets.
   '--compile-exec-argv=--smol',
 ]

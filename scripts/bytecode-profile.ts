@@ -48,9 +48,22 @@ async function useOnce(base: string): Promise<void> {
   const portal = { authorization: `Bearer ${login.access_token!}` }
   const key = await call('POST', '/v1/auth/api-keys', { name: 'profile' }, portal)
   const collector = { 'x-api-key': key.api_key! }
-  const device = await call('POST', '/v1/clients/me/devices', { hostname: 'profile', os: 'linux', os_version: '6.8', arch: 'arm64', fingerprint: 'fp-profile' }, collector)
+  const device = await call(
+    'POST',
+    '/v1/clients/me/devices',
+    { hostname: 'profile', os: 'linux', os_version: '6.8', arch: 'arm64', fingerprint: 'fp-profile' },
+    collector,
+  )
   for (let i = 0; i < 20; i++) {
-    await call('POST', '/v1/metrics/batch', { hardware: { cpu_percent: 50 + i, ram_percent: 40, disk_partitions: [{ mountpoint: '/', percent: 50 }] }, network: { latency_avg_ms: 3, packet_loss_percent: 0 } }, collector)
+    await call(
+      'POST',
+      '/v1/metrics/batch',
+      {
+        hardware: { cpu_percent: 50 + i, ram_percent: 40, disk_partitions: [{ mountpoint: '/', percent: 50 }] },
+        network: { latency_avg_ms: 3, packet_loss_percent: 0 },
+      },
+      collector,
+    )
   }
   await call('GET', `/v1/metrics/hardware/${device.device_id}?limit=10`, undefined, portal)
   await call('GET', `/v1/metrics/summary/${device.device_id}?hours=24`, undefined, portal)

@@ -37,7 +37,24 @@ function copy(path: string, maxLines = 200): void {
   writeFileSync(to, text)
 }
 
-for (const f of ['stat', 'cpuinfo', 'meminfo', 'filesystems', 'diskstats', 'self/mounts', 'self/statm', 'self/status', 'net/dev', 'net/wireless', 'net/tcp', 'net/tcp6', 'net/udp', 'net/udp6', 'sys/kernel/hostname', 'sys/kernel/osrelease']) {
+for (const f of [
+  'stat',
+  'cpuinfo',
+  'meminfo',
+  'filesystems',
+  'diskstats',
+  'self/mounts',
+  'self/statm',
+  'self/status',
+  'net/dev',
+  'net/wireless',
+  'net/tcp',
+  'net/tcp6',
+  'net/udp',
+  'net/udp6',
+  'sys/kernel/hostname',
+  'sys/kernel/osrelease',
+]) {
   copy(`/proc/${f}`)
 }
 copy('/etc/os-release')

@@ -15,7 +15,11 @@ rmSync(out, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
 const sums: string[] = []
 for (const target of TARGETS) {
-  const build = Bun.spawnSync([process.execPath, 'run', 'scripts/build.ts', '--no-profile', '--target', `bun-${target}`], { cwd: root, stdout: 'inherit', stderr: 'inherit' })
+  const build = Bun.spawnSync([process.execPath, 'run', 'scripts/build.ts', '--no-profile', '--target', `bun-${target}`], {
+    cwd: root,
+    stdout: 'inherit',
+    stderr: 'inherit',
+  })
   if (build.exitCode !== 0) process.exit(build.exitCode ?? 1)
   const file = join(out, `vigil-${target}`)
   renameSync(join(root, 'dist', `vigil-${target}`), file)

@@ -29,7 +29,15 @@ export function createApp(deps: AppDeps) {
   const { registry } = modules.observability
   // latency on the monotonic clock: the injected clock is wall time (and stands still in tests)
   const observer = { now: () => performance.now() / 1000, request: registry.request, rateLimited: registry.rateLimited }
-  const pipeline = requestPipeline({ config: ctx.config, clock: ctx.clock, logger: ctx.logger, limiter: deps.limiter ?? memoryRateLimiter(), auth: ctx.auth, storage: ctx.db.health, observer })
+  const pipeline = requestPipeline({
+    config: ctx.config,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    limiter: deps.limiter ?? memoryRateLimiter(),
+    auth: ctx.auth,
+    storage: ctx.db.health,
+    observer,
+  })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(modules.metrics))
   // Bun's router serves the direct routes; Elysia's serves the rest
   const app = new Elysia({ serve: { routes: direct.serveRoutes } })

@@ -166,7 +166,11 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
     maxBodyBytes: int('VIGIL_MAX_BODY_BYTES', e.VIGIL_MAX_BODY_BYTES, 1024 * 1024, 1024, 1024 * 1024 * 1024),
     tlsCert,
     tlsKey,
-    corsOrigins: (e.VIGIL_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((o) => url('VIGIL_CORS_ORIGINS', o)),
+    corsOrigins: (e.VIGIL_CORS_ORIGINS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((o) => url('VIGIL_CORS_ORIGINS', o)),
     synchronous: oneOf('VIGIL_DB_SYNCHRONOUS', e.VIGIL_DB_SYNCHRONOUS?.toLowerCase(), 'normal', ['normal', 'full'] as const).toUpperCase() as Synchronous,
     refreshTtlSeconds: parseDuration('VIGIL_REFRESH_TTL', e.VIGIL_REFRESH_TTL, 30 * 86400),
     stripe: {
@@ -238,7 +242,8 @@ function backupSchedule(raw: string | undefined): string | null {
 function metricsToken(raw: string | undefined): string | null {
   const v = raw?.trim()
   if (!v) return null
-  if (v.length < 32 || !/^[\x21-\x7e]+$/.test(v)) throw new ConfigError('VIGIL_METRICS_TOKEN must be at least 32 printable characters without spaces (openssl rand -hex 32)')
+  if (v.length < 32 || !/^[\x21-\x7e]+$/.test(v))
+    throw new ConfigError('VIGIL_METRICS_TOKEN must be at least 32 printable characters without spaces (openssl rand -hex 32)')
   return v
 }
 

@@ -5,7 +5,8 @@ import type { InstallOptions } from './cli/install'
 import { VERSION } from './version'
 import { AGENT_HELP } from './agent/agent.help'
 
-const SERVER_FLAGS = '  --port N          VIGIL_PORT (8080)\n  --host ADDR       VIGIL_HOST (0.0.0.0)\n  --data-dir DIR    VIGIL_DATA_DIR (./data)\n  --site-url URL    VIGIL_SITE_URL (http://localhost:8080)\n  --tls-cert FILE   VIGIL_TLS_CERT\n  --tls-key FILE    VIGIL_TLS_KEY'
+const SERVER_FLAGS =
+  '  --port N          VIGIL_PORT (8080)\n  --host ADDR       VIGIL_HOST (0.0.0.0)\n  --data-dir DIR    VIGIL_DATA_DIR (./data)\n  --site-url URL    VIGIL_SITE_URL (http://localhost:8080)\n  --tls-cert FILE   VIGIL_TLS_CERT\n  --tls-key FILE    VIGIL_TLS_KEY'
 
 const HELP: Record<string, string> = {
   main: `vigil ${VERSION} — self-hosted infrastructure monitoring

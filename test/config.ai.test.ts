@@ -10,7 +10,13 @@ describe('AI settings from the environment', () => {
   })
 
   test('operator default provider', () => {
-    const c = loadConfig({ VIGIL_AI_PROVIDER: 'Ollama', VIGIL_AI_BASE_URL: 'http://192.168.1.9:11434/', VIGIL_AI_MODEL: 'llama3.1', VIGIL_AI_API_KEY: 'k', VIGIL_AI_DAILY_BUDGET: '10' })
+    const c = loadConfig({
+      VIGIL_AI_PROVIDER: 'Ollama',
+      VIGIL_AI_BASE_URL: 'http://192.168.1.9:11434/',
+      VIGIL_AI_MODEL: 'llama3.1',
+      VIGIL_AI_API_KEY: 'k',
+      VIGIL_AI_DAILY_BUDGET: '10',
+    })
     expect(c.ai).toMatchObject({ provider: 'ollama', baseUrl: 'http://192.168.1.9:11434', model: 'llama3.1', apiKey: 'k', dailyBudget: 10 })
   })
 

@@ -23,7 +23,9 @@ describe('scheduled backup settings', () => {
   test('bad values are refused with what to write instead', () => {
     for (const bad of ['daily', '* * *', '61 3 * * *', 'off please']) {
       expect(() => loadConfig({ VIGIL_BACKUP_SCHEDULE: bad })).toThrow(ConfigError)
-      expect(() => loadConfig({ VIGIL_BACKUP_SCHEDULE: bad })).toThrow(/VIGIL_BACKUP_SCHEDULE must be a cron pattern such as "47 3 \* \* \*" \(daily at 03:47 UTC\) or "off"/)
+      expect(() => loadConfig({ VIGIL_BACKUP_SCHEDULE: bad })).toThrow(
+        /VIGIL_BACKUP_SCHEDULE must be a cron pattern such as "47 3 \* \* \*" \(daily at 03:47 UTC\) or "off"/,
+      )
     }
     expect(() => loadConfig({ VIGIL_BACKUP_KEEP: '0' })).toThrow('VIGIL_BACKUP_KEEP must be between 1 and 10000')
   })

@@ -5,7 +5,10 @@ import { hardwareSample, networkSample } from '../../test/helpers/samples'
 
 const t = testApp({ config: { rateLimits: { anonymous: 1e9, free: 1e9, pro: 1e9, enterprise: 1e9 } } as never })
 const tenant = await createTenant(t, { maxDevices: 10 })
-const reg = await t.request('POST', '/v1/clients/me/devices', { headers: tenant.keyHeaders, body: { hostname: 'h', os: 'linux', os_version: '6', arch: 'arm64', fingerprint: 'fp' } })
+const reg = await t.request('POST', '/v1/clients/me/devices', {
+  headers: tenant.keyHeaders,
+  body: { hostname: 'h', os: 'linux', os_version: '6', arch: 'arm64', fingerprint: 'fp' },
+})
 const body = JSON.stringify({ hardware: hardwareSample(1), network: networkSample(1) })
 const headers = { ...tenant.keyHeaders, 'content-type': 'application/json', 'x-device-id': reg.body.device_id }
 async function round(n: number) {

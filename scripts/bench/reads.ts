@@ -44,7 +44,14 @@ for (const [name, path] of Object.entries(spec.paths)) {
       status = t.status
     }
     all.push(...times)
-    p99Rounds.push(round2(quantile(times.sort((a, b) => a - b), 0.99)))
+    p99Rounds.push(
+      round2(
+        quantile(
+          times.sort((a, b) => a - b),
+          0.99,
+        ),
+      ),
+    )
   }
   all.sort((a, b) => a - b)
   out[name] = { p50: round2(quantile(all, 0.5)), p99: round2(quantile(all, 0.99)), p99Rounds, status }

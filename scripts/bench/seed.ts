@@ -21,7 +21,10 @@ export interface SeededTenant {
 }
 
 /** Clients with an owner and `keysPerTenant` default-scope keys; devices too when asked. */
-export function seedAccounts(sqlite: Database, opts: { tenants: number; keysPerTenant: number; maxDevices: number; devicesPerTenant: number; now: number }): SeededTenant[] {
+export function seedAccounts(
+  sqlite: Database,
+  opts: { tenants: number; keysPerTenant: number; maxDevices: number; devicesPerTenant: number; now: number },
+): SeededTenant[] {
   const out: SeededTenant[] = []
   sqlite.transaction(() => {
     for (let i = 0; i < opts.tenants; i++) {
@@ -32,16 +35,26 @@ export function seedAccounts(sqlite: Database, opts: { tenants: number; keysPerT
         [clientId, `bench ${i}`, opts.maxDevices, opts.now, opts.now],
       )
       sqlite.run('INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        userId, `bench${i}@example.test`, 'x', clientId, i === 0 ? 'admin' : 'user', opts.now, opts.now,
+        userId,
+        `bench${i}@example.test`,
+        'x',
+        clientId,
+        i === 0 ? 'admin' : 'user',
+        opts.now,
+        opts.now,
       ])
       sqlite.run("INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, 'owner', 'active', ?, ?)", [
-        newId('mem'), clientId, userId, opts.now, opts.now,
+        newId('mem'),
+        clientId,
+        userId,
+        opts.now,
+        opts.now,
       ])
       const keys: string[] = []
       for (let k = 0; k < opts.keysPerTenant; k++) {
         const key = generateApiKey()
         sqlite.run(
-          "INSERT INTO api_keys (id, client_id, name, key_prefix, key_hash, scopes, is_active, created_at) VALUES (?, ?, 'bench', ?, ?, '[\"metrics:write\",\"recommendations:write\"]', 1, ?)",
+          'INSERT INTO api_keys (id, client_id, name, key_prefix, key_hash, scopes, is_active, created_at) VALUES (?, ?, \'bench\', ?, ?, \'["metrics:write","recommendations:write"]\', 1, ?)',
           [newId('key'), clientId, keyPrefixOf(key), sha256Hex(key), opts.now],
         )
         keys.push(key)

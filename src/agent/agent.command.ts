@@ -24,7 +24,11 @@ function samplerFor(config: AgentConfig) {
 }
 
 /** `vigil agent`: the collector. Returns the exit code. */
-export async function agentCommand(args: string[], env: Record<string, string | undefined> = process.env, platform = { os: process.platform as string, arch: process.arch as string }): Promise<number> {
+export async function agentCommand(
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+  platform = { os: process.platform as string, arch: process.arch as string },
+): Promise<number> {
   if (platform.os !== 'linux' || (platform.arch !== 'x64' && platform.arch !== 'arm64')) {
     console.error(UNSUPPORTED)
     return 2

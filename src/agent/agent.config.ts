@@ -68,14 +68,15 @@ export function loadAgentConfig(env: Record<string, string | undefined>, args: s
   }
   const intervalRaw = get('interval') ?? '10'
   const interval = Number(intervalRaw)
-  if (!/^\d+(\.\d+)?$/.test(intervalRaw) || interval < 1 || interval > 3600) throw new AgentConfigError(`--interval must be a number of seconds from 1 to 3600, got "${intervalRaw}"`)
+  if (!/^\d+(\.\d+)?$/.test(intervalRaw) || interval < 1 || interval > 3600)
+    throw new AgentConfigError(`--interval must be a number of seconds from 1 to 3600, got "${intervalRaw}"`)
   const level = get('log-level') ?? 'info'
   if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new AgentConfigError(`--log-level must be one of debug, info, warn, error, got "${level}"`)
   let key = get('key') || null
   const keyFile = get('key-file')
   if (!key && keyFile) key = readKey(keyFile, true)
   if (!key) key = readKey(join(stateDir, 'key'), false)
-  if (!once && !hub) throw new AgentConfigError('the agent needs the hub\'s URL: --hub URL or VIGIL_AGENT_HUB')
+  if (!once && !hub) throw new AgentConfigError("the agent needs the hub's URL: --hub URL or VIGIL_AGENT_HUB")
   if (!once && !key) throw new AgentConfigError('the agent needs an API key: --key, VIGIL_AGENT_KEY, --key-file or a "key" file in the state dir')
   return { hub, key, intervalMs: interval * 1000, stateDir, once, logLevel: level as AgentConfig['logLevel'], root: env.VIGIL_AGENT_ROOT || '/' }
 }

@@ -44,12 +44,7 @@ export function fingerprintOf(identity: Identity, stateDir: string): string {
  * idempotent per fingerprint on the hub, so a lost state dir finds the same device again.
  * Null while the hub cannot be reached or refuses (the caller keeps the samples and retries).
  */
-export async function ensureDevice(
-  target: HubTarget,
-  identity: Identity,
-  stateDir: string,
-  deps: { fetch: Fetch; log: Logger },
-): Promise<string | null> {
+export async function ensureDevice(target: HubTarget, identity: Identity, stateDir: string, deps: { fetch: Fetch; log: Logger }): Promise<string | null> {
   const path = join(stateDir, 'device.json')
   const fingerprint = fingerprintOf(identity, stateDir)
   const kept = readJson<DeviceState>(path)

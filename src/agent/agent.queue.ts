@@ -37,7 +37,9 @@ export function openQueue(stateDir: string, deps: { clock: Clock; log: Logger; l
   db.run('PRAGMA busy_timeout = 1000')
   db.run('CREATE TABLE IF NOT EXISTS queue (id INTEGER PRIMARY KEY AUTOINCREMENT, recorded_at INTEGER NOT NULL, bytes INTEGER NOT NULL, body TEXT NOT NULL)')
   const insert = db.prepare('INSERT INTO queue (recorded_at, bytes, body) VALUES ($recordedAt, $bytes, $body)')
-  const oldest = db.prepare<{ id: number; recordedAt: number; body: string }, { n: number }>('SELECT id, recorded_at AS recordedAt, body FROM queue ORDER BY id LIMIT $n')
+  const oldest = db.prepare<{ id: number; recordedAt: number; body: string }, { n: number }>(
+    'SELECT id, recorded_at AS recordedAt, body FROM queue ORDER BY id LIMIT $n',
+  )
   const remove = db.prepare('DELETE FROM queue WHERE id = $id')
   const stats = db.prepare<{ n: number; bytes: number }, []>('SELECT count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM queue')
   const expire = db.prepare('DELETE FROM queue WHERE recorded_at < $cutoff')

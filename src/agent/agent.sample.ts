@@ -47,7 +47,14 @@ export interface SamplerDeps {
   topProcesses?: number
 }
 
-const NO_LATENCY: LatencyFields = { latency_avg_ms: null, latency_min_ms: null, latency_max_ms: null, jitter_ms: null, packet_loss_percent: null, dns_resolve_ms: null }
+const NO_LATENCY: LatencyFields = {
+  latency_avg_ms: null,
+  latency_min_ms: null,
+  latency_max_ms: null,
+  jitter_ms: null,
+  packet_loss_percent: null,
+  dns_resolve_ms: null,
+}
 
 /**
  * Builds samples from /proc and /sys. Rates and percentages come from the difference with the
@@ -63,7 +70,13 @@ export function createSampler(deps: SamplerDeps) {
   const page = pageSize(root)
   let prev: Readings | null = null
 
-  const read = (): Readings => ({ at: monotonic(), cpu: readCpuTimes(root), disks: readDiskCounters(root), nics: readNicCounters(root), procs: readProcStats(root) })
+  const read = (): Readings => ({
+    at: monotonic(),
+    cpu: readCpuTimes(root),
+    disks: readDiskCounters(root),
+    nics: readNicCounters(root),
+    procs: readProcStats(root),
+  })
 
   /** Synchronous part: every /proc and /sys reader. */
   function collect(recordedAt: number): Omit<AgentSample, 'network'> & { network: Omit<AgentSample['network'], keyof LatencyFields> } {

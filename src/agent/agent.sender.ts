@@ -31,7 +31,12 @@ export function classify(status: number): Outcome {
 }
 
 /** Sends one sample body to POST /v1/metrics/batch; never throws. */
-export async function sendSample(target: HubTarget, deviceId: string | null, body: string, deps: { fetch: Fetch; log: Logger; timeoutMs?: number }): Promise<Outcome> {
+export async function sendSample(
+  target: HubTarget,
+  deviceId: string | null,
+  body: string,
+  deps: { fetch: Fetch; log: Logger; timeoutMs?: number },
+): Promise<Outcome> {
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': target.key }
   if (deviceId) headers['x-device-id'] = deviceId
   let res: Response

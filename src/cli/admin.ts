@@ -82,7 +82,10 @@ export async function adminCommand(config: Config, sub: string | undefined, opts
     }
     return 0
   } catch (err) {
-    if (err instanceof AppError) throw new StartupError(err.code === 'email_taken' ? `${email} already has an account; use "vigil admin set-role --email ${email} --role admin"` : err.message)
+    if (err instanceof AppError)
+      throw new StartupError(
+        err.code === 'email_taken' ? `${email} already has an account; use "vigil admin set-role --email ${email} --role admin"` : err.message,
+      )
     throw err
   } finally {
     db.close()

@@ -54,7 +54,8 @@ export function restoreCommand(config: Config, file: string | undefined): number
   for (const missing of ['jwt-secret', 'secret.key'].filter((n) => !names.includes(n))) {
     const env = missing === 'jwt-secret' ? 'VIGIL_JWT_SECRET' : 'VIGIL_SECRET_KEY'
     const loss = missing === 'jwt-secret' ? 'everyone signs in again' : 'stored provider API keys cannot be read and must be saved again'
-    if (!secretsFromEnv(config).includes(env)) console.log(`note: the backup holds no ${missing}; set ${env} to the value the backed-up instance used, or ${loss}`)
+    if (!secretsFromEnv(config).includes(env))
+      console.log(`note: the backup holds no ${missing}; set ${env} to the value the backed-up instance used, or ${loss}`)
   }
   console.log('next: start the service (vigil serve, or systemctl start vigil); it applies any migrations this version adds')
   return 0

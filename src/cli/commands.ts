@@ -28,7 +28,8 @@ export function migrateCommand(config: Config, sub: string | undefined): number 
     }
     return 0
   }
-  if (sub !== undefined) throw new StartupError(`unknown migrate subcommand "${sub}"; run "vigil migrate" to apply pending migrations or "vigil migrate status" to list them`)
+  if (sub !== undefined)
+    throw new StartupError(`unknown migrate subcommand "${sub}"; run "vigil migrate" to apply pending migrations or "vigil migrate status" to list them`)
   // a schema change under a running service would hand it tables it does not know
   const now = systemClock.now()
   const lock = lockForService(config, now, 'stop the service first (it applies pending migrations itself when it starts)')

@@ -110,7 +110,8 @@ function asRoot<T>(what: string, step: () => T): T {
     return step()
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw new StartupError(`cannot ${what} (${code}): run "sudo vigil install" (or pass --unit-dir, --env-file and --bin to write elsewhere)`)
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
+      throw new StartupError(`cannot ${what} (${code}): run "sudo vigil install" (or pass --unit-dir, --env-file and --bin to write elsewhere)`)
     throw err
   }
 }
@@ -147,7 +148,8 @@ export function installCommand(o: InstallOptions, io: InstallIo): number {
   io.print(`wrote ${unitPath(o)}`)
   if (io.run(['id', '-u', o.user]) !== 0) {
     const made = io.run(['useradd', '--system', '--user-group', '--home-dir', STATE_DIR, '--no-create-home', '--shell', '/usr/sbin/nologin', o.user])
-    if (made !== 0) throw new StartupError(`could not create the system user ${o.user} (useradd exited ${made}); create it yourself and run "vigil install" again`)
+    if (made !== 0)
+      throw new StartupError(`could not create the system user ${o.user} (useradd exited ${made}); create it yourself and run "vigil install" again`)
     io.print(`created the system user ${o.user}`)
   }
   if (o.now) {

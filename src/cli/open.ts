@@ -41,7 +41,9 @@ export function openBesideService(config: Config, logger: Logger, now: number): 
   const db = openChecked(path, config, logger, false)
   if (migrationStatus(db.sqlite).some((m) => !m.applied)) {
     db.sqlite.close()
-    throw new StartupError(`the database needs migrations this vigil (${VERSION}) brings, and a service is running on it (${describeHolder(holder)}): stop the service and run "vigil migrate"`)
+    throw new StartupError(
+      `the database needs migrations this vigil (${VERSION}) brings, and a service is running on it (${describeHolder(holder)}): stop the service and run "vigil migrate"`,
+    )
   }
   return db
 }

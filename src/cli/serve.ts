@@ -33,20 +33,25 @@ export async function serve(config: Config): Promise<void> {
   const { app, jobs, modules, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey, setupToken })
   const tls = config.tlsCert && config.tlsKey ? { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) } : undefined
 
-  listenOrExplain(() => app.listen({
-    port: config.port,
-    hostname: config.host,
-    tls,
-    // Bun's default (SO_REUSEPORT) let a second instance bind the same port and take a share of the requests
-    reusePort: false,
-    // No limit in Bun: the app refuses a declared length over maxBodyBytes before reading and
-    // stops reading a chunked body at it (http/body.ts), with the documented 413 and headers.
-    // Bun's own limit answered a bare 413 with neither; it never buffers a body the app leaves.
-    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-  }), config, () => {
-    db.close()
-    lock.release()
-  })
+  listenOrExplain(
+    () =>
+      app.listen({
+        port: config.port,
+        hostname: config.host,
+        tls,
+        // Bun's default (SO_REUSEPORT) let a second instance bind the same port and take a share of the requests
+        reusePort: false,
+        // No limit in Bun: the app refuses a declared length over maxBodyBytes before reading and
+        // stops reading a chunked body at it (http/body.ts), with the documented 413 and headers.
+        // Bun's own limit answered a bare 413 with neither; it never buffers a body the app leaves.
+        maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      }),
+    config,
+    () => {
+      db.close()
+      lock.release()
+    },
+  )
   const scheduler = startScheduler(jobs, logger)
   const checkpointer = startCheckpointer({
     sqlite: db.sqlite,
@@ -61,15 +66,27 @@ export async function serve(config: Config): Promise<void> {
   const reducer = startMemoryReducer({ requests: requestsAdmitted, quietMs: QUIET_MS, onShrink: () => logger.debug('quiet: memory given back') })
   const scheme = tls ? 'https' : 'http'
   const port = app.server?.port ?? config.port
-  logger.info('vigil listening', { version: VERSION, url: `${scheme}://${config.host}:${port}`, transport: tls ? 'https (native TLS)' : 'plain http', mode: config.instance.mode, signup: modules.users.signup.policy, jobs: scheduler.names() })
+  logger.info('vigil listening', {
+    version: VERSION,
+    url: `${scheme}://${config.host}:${port}`,
+    transport: tls ? 'https (native TLS)' : 'plain http',
+    mode: config.instance.mode,
+    signup: modules.users.signup.policy,
+    jobs: scheduler.names(),
+  })
   if (setupPending(modules.users)) {
     // in the message: the logger redacts fields named like secrets, and this one is meant to be read
-    logger.warn(`no operator yet: the first registration needs the setup token ${setupToken} (header x-setup-token); it works until the operator exists, a restart makes a new one`, {
-      register: `POST ${config.siteUrl}/v1/auth/register`,
-    })
+    logger.warn(
+      `no operator yet: the first registration needs the setup token ${setupToken} (header x-setup-token); it works until the operator exists, a restart makes a new one`,
+      {
+        register: `POST ${config.siteUrl}/v1/auth/register`,
+      },
+    )
   }
   if (!tls && !LOOPBACK.has(config.host)) {
-    logger.warn('serving plain HTTP on a non-loopback address: put a TLS-terminating proxy in front, or set VIGIL_TLS_CERT and VIGIL_TLS_KEY', { host: config.host })
+    logger.warn('serving plain HTTP on a non-loopback address: put a TLS-terminating proxy in front, or set VIGIL_TLS_CERT and VIGIL_TLS_KEY', {
+      host: config.host,
+    })
   }
 
   await new Promise<void>((resolve) => {
@@ -99,7 +116,10 @@ function listenOrExplain(listen: () => void, config: Config, undo: () => void) {
   } catch (err) {
     undo()
     const e = err as NodeJS.ErrnoException
-    if (e.code === 'EADDRINUSE') throw new StartupError(`port ${config.port} on ${config.host} is already in use (another vigil, or another program); choose another with --port or VIGIL_PORT`)
+    if (e.code === 'EADDRINUSE')
+      throw new StartupError(
+        `port ${config.port} on ${config.host} is already in use (another vigil, or another program); choose another with --port or VIGIL_PORT`,
+      )
     throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${e.message}`)
   }
 }

@@ -119,4 +119,3 @@ function createContext(deps: AppDeps, plans: () => Plan[], identity: IdentityMod
     secretKey: resolveSecretKey(deps.secretKey, deps.config.secretKey, deps.logger),
   }
 }
-

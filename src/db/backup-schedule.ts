@@ -63,7 +63,10 @@ export function runScheduledBackup(deps: ScheduledBackupDeps): void {
 
 /** Deletes the oldest backups beyond `keep` (names sort by time); other files in the directory are left alone. */
 function prune(dir: string, keep: number): string[] {
-  const old = readdirSync(dir).filter((f) => BACKUP_NAME.test(f)).sort().slice(0, -keep)
+  const old = readdirSync(dir)
+    .filter((f) => BACKUP_NAME.test(f))
+    .sort()
+    .slice(0, -keep)
   for (const f of old) rmSync(join(dir, f), { force: true })
   return old
 }

@@ -96,7 +96,9 @@ function addSecrets(tmp: string, opts: BackupOptions) {
   try {
     // a rollback journal: the backup is one file, with no -wal beside it to lose on a copy
     db.run('PRAGMA journal_mode = DELETE')
-    db.run(`CREATE TABLE ${BACKUP_TABLE} (kind TEXT NOT NULL CHECK (kind IN ('meta', 'secret')), name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, name))`)
+    db.run(
+      `CREATE TABLE ${BACKUP_TABLE} (kind TEXT NOT NULL CHECK (kind IN ('meta', 'secret')), name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (kind, name))`,
+    )
     const insert = db.prepare(`INSERT INTO ${BACKUP_TABLE} (kind, name, value) VALUES (?, ?, ?)`)
     db.transaction(() => {
       insert.run('meta', 'format', BACKUP_FORMAT)

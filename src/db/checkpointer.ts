@@ -28,7 +28,11 @@ import { CHECKPOINT_WORKER_URL } from '../workers'
 import type { Synchronous } from './connection'
 import { checkpoint, type CheckpointMode, type CheckpointResult } from './wal'
 
-export type CheckpointRequest = { op: 'open'; path: string; synchronous: Synchronous } | { op: 'checkpoint'; mode: CheckpointMode } | { op: 'sync' } | { op: 'close' }
+export type CheckpointRequest =
+  | { op: 'open'; path: string; synchronous: Synchronous }
+  | { op: 'checkpoint'; mode: CheckpointMode }
+  | { op: 'sync' }
+  | { op: 'close' }
 export type CheckpointReply = { op: 'open' } | ({ op: 'checkpoint' } & CheckpointResult) | { op: 'sync' } | { op: 'close' } | { op: 'error'; message: string }
 
 /** Runs checkpoints: on the worker thread, or inline as the fallback. */
@@ -241,7 +245,15 @@ export function startCheckpointer(opts: CheckpointerOptions): Checkpointer {
       else fallBack((err as Error).message)
       return
     }
-    if (out.heldMs > 0) logger.debug('wal checkpoint', { where: current.where, frames: out.frames, rounds: out.passes, held_ms: Math.round(out.heldMs * 10) / 10, complete: out.complete, trimmed: out.trimmed })
+    if (out.heldMs > 0)
+      logger.debug('wal checkpoint', {
+        where: current.where,
+        frames: out.frames,
+        rounds: out.passes,
+        held_ms: Math.round(out.heldMs * 10) / 10,
+        complete: out.complete,
+        trimmed: out.trimmed,
+      })
     idleCycles = out.idle ? idleCycles + 1 : 0
     if (idleCycles >= STOP_AFTER_IDLE_CYCLES && current.where === 'worker') {
       runner = cycle = null

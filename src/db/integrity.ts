@@ -32,7 +32,9 @@ export function integrityScan(sqlite: Database, opts: { fullCheckBytes?: number 
   const fileBytes = () => sqlite.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count * pageSize()
   const tables = () =>
     sqlite
-      .query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE '%WITHOUT ROWID%' ORDER BY name")
+      .query<{ name: string }, []>(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE '%WITHOUT ROWID%' ORDER BY name",
+      )
       .all()
       .map((r) => r.name)
 

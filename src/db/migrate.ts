@@ -55,15 +55,17 @@ export function migrate(sqlite: Database, now: number, migrations: EmbeddedMigra
   if (!pending.length) return []
   let current = ''
   try {
-    sqlite.transaction(() => {
-      for (const m of pending) {
-        current = m.tag
-        for (const stmt of m.sql.split('--> statement-breakpoint')) {
-          if (stmt.trim()) sqlite.run(stmt)
+    sqlite
+      .transaction(() => {
+        for (const m of pending) {
+          current = m.tag
+          for (const stmt of m.sql.split('--> statement-breakpoint')) {
+            if (stmt.trim()) sqlite.run(stmt)
+          }
+          sqlite.run('INSERT INTO __vigil_migrations (tag, hash, applied_at) VALUES (?, ?, ?)', [m.tag, sha256Hex(m.sql), now])
         }
-        sqlite.run('INSERT INTO __vigil_migrations (tag, hash, applied_at) VALUES (?, ?, ?)', [m.tag, sha256Hex(m.sql), now])
-      }
-    }).immediate()
+      })
+      .immediate()
   } catch (err) {
     throw new MigrationError(`migration ${current} failed, nothing was applied: ${(err as Error).message}`)
   }

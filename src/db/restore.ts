@@ -21,7 +21,8 @@ const tableExists = (db: Database, name: string) => db.query("SELECT 1 FROM sqli
  * and not from a newer Vigil (its schema would be unknown here).
  */
 export function inspectBackup(file: string): BackupInfo {
-  if (!existsSync(file) || !statSync(file).isFile()) throw new BackupError(`${file} does not exist or is not a file; give the path of a file "vigil backup" wrote`)
+  if (!existsSync(file) || !statSync(file).isFile())
+    throw new BackupError(`${file} does not exist or is not a file; give the path of a file "vigil backup" wrote`)
   let db: Database
   try {
     db = new Database(file, { readonly: true })
@@ -31,17 +32,27 @@ export function inspectBackup(file: string): BackupInfo {
   try {
     const problem = quickCheck(db)
     if (problem) throw new BackupError(`${file} is not a sound SQLite database (${problem}); choose another backup`)
-    if (!tableExists(db, '__vigil_migrations')) throw new BackupError(`${file} is not a Vigil database (no migrations ledger); choose a file "vigil backup" wrote`)
+    if (!tableExists(db, '__vigil_migrations'))
+      throw new BackupError(`${file} is not a Vigil database (no migrations ledger); choose a file "vigil backup" wrote`)
     if (!tableExists(db, BACKUP_TABLE)) {
       throw new BackupError(`${file} is a Vigil database but not a backup (no ${BACKUP_TABLE} table, so no secrets): make one with "vigil backup --out FILE"`)
     }
     const rows = db.query<{ kind: string; name: string; value: string }, []>(`SELECT kind, name, value FROM ${BACKUP_TABLE}`).all()
     const meta = new Map(rows.filter((r) => r.kind === 'meta').map((r) => [r.name, r.value]))
     const version = meta.get('vigil_version') ?? 'unknown'
-    if (meta.get('format') !== BACKUP_FORMAT) throw new BackupError(`${file} was written by vigil ${version} in a backup format this version does not read; restore it with that version or a newer one`)
+    if (meta.get('format') !== BACKUP_FORMAT)
+      throw new BackupError(
+        `${file} was written by vigil ${version} in a backup format this version does not read; restore it with that version or a newer one`,
+      )
     const known = new Set(MIGRATIONS.map((m) => m.tag))
-    const newer = db.query<{ tag: string }, []>('SELECT tag FROM __vigil_migrations').all().filter((r) => !known.has(r.tag))
-    if (newer.length) throw new BackupError(`${file} was written by vigil ${version}, which is newer than this one (its database has migrations this version does not know); restore it with vigil ${version} or newer`)
+    const newer = db
+      .query<{ tag: string }, []>('SELECT tag FROM __vigil_migrations')
+      .all()
+      .filter((r) => !known.has(r.tag))
+    if (newer.length)
+      throw new BackupError(
+        `${file} was written by vigil ${version}, which is newer than this one (its database has migrations this version does not know); restore it with vigil ${version} or newer`,
+      )
     const secrets = rows.filter((r) => r.kind === 'secret').map((r) => ({ name: r.name, value: r.value }))
     // each becomes a file in the data dir: a name with a path in it must not write elsewhere
     const odd = secrets.find((s) => !SECRET_NAME.test(s.name))

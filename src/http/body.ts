@@ -4,7 +4,10 @@ import { AppError } from './errors'
 
 /** Malformed JSON is a validation failure (422), reported at loc ["body"]. */
 export class BodyParseError extends Error {
-  constructor(message: string, readonly type: string) {
+  constructor(
+    message: string,
+    readonly type: string,
+  ) {
     super(message)
   }
 }
@@ -26,7 +29,12 @@ export const tooLarge = (max: number) => new AppError('payload_too_large', `The 
  * given), read within `max` bytes. A bodyless request without a content type is `undefined`,
  * which a route's schema may accept; any other content type is a 422.
  */
-export async function parseRequestBody(request: Request, contentType: string | null | undefined, max: number, keepRaw?: (text: string) => void): Promise<unknown> {
+export async function parseRequestBody(
+  request: Request,
+  contentType: string | null | undefined,
+  max: number,
+  keepRaw?: (text: string) => void,
+): Promise<unknown> {
   const text = await readBodyText(request, max)
   keepRaw?.(text)
   if (!contentType || contentType.startsWith('application/json') || contentType.endsWith('+json')) {

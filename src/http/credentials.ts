@@ -23,10 +23,7 @@ export function readCredential(headers: Headers): PresentedCredential | null {
   return { type: token.startsWith(API_KEY_PREFIX) ? 'key' : 'jwt', value: token }
 }
 
-export async function resolveCredential(
-  auth: Authenticator,
-  cred: PresentedCredential,
-): Promise<Principal | CredentialFailure> {
+export async function resolveCredential(auth: Authenticator, cred: PresentedCredential): Promise<Principal | CredentialFailure> {
   if (!cred.value) return { kind: 'invalid', presented: cred.type, message: 'Malformed authorization header; expected "Bearer <token>"' }
   return cred.type === 'key' ? auth.verifyApiKey(cred.value) : auth.verifyAccessToken(cred.value)
 }

@@ -11,8 +11,16 @@ export const ERROR_CODES = {
   unauthorized: { status: 401, description: 'No credential, or one that is malformed, unknown, expired or revoked.' },
   invalid_credentials: { status: 401, description: 'Email or password is wrong (the same answer whether or not the account exists).' },
   forbidden: { status: 403, description: 'The caller is known but its role does not allow this action.' },
-  signup_closed: { status: 403, description: 'Registration is not open on this instance (VIGIL_SIGNUP): register with an invitation_token from an invitation, or ask the operator for an account.' },
-  setup_token_required: { status: 403, description: "The instance has no operator yet and listens beyond loopback: the first registration needs the setup token printed on the server's console (header x-setup-token or body setup_token)." },
+  signup_closed: {
+    status: 403,
+    description:
+      'Registration is not open on this instance (VIGIL_SIGNUP): register with an invitation_token from an invitation, or ask the operator for an account.',
+  },
+  setup_token_required: {
+    status: 403,
+    description:
+      "The instance has no operator yet and listens beyond loopback: the first registration needs the setup token printed on the server's console (header x-setup-token or body setup_token).",
+  },
   invalid_invitation: { status: 403, description: 'The invitation_token is unknown, used, expired, or was sent to another email; ask for a new invitation.' },
   insufficient_scope: { status: 403, description: 'The API key lacks the scope this endpoint needs; `param` names the scope.' },
   device_mismatch: { status: 403, description: 'The API key is bound to another device.' },
@@ -27,7 +35,11 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, description: 'The request body is larger than the configured limit.' },
   unsupported_media_type: { status: 415, description: 'The request body is not of a supported content type.' },
   device_required: { status: 422, description: 'The metric names no device and the key is bound to none; send x-device-id or device_id.' },
-  unsafe_base_url: { status: 422, description: 'The language-model base_url is not http(s), carries credentials, or points at an address the server may not call for this client (loopback, this server, link-local, cloud metadata, reserved; private networks unless allowed).' },
+  unsafe_base_url: {
+    status: 422,
+    description:
+      'The language-model base_url is not http(s), carries credentials, or points at an address the server may not call for this client (loopback, this server, link-local, cloud metadata, reserved; private networks unless allowed).',
+  },
   invalid_schedule: { status: 422, description: 'The schedule is not a valid cron pattern.' },
   invalid_prompt: { status: 422, description: 'The prompt template uses a variable that does not exist; `param` names it.' },
   rate_limited: { status: 429, description: 'Too many requests; wait for Retry-After seconds.' },
@@ -36,9 +48,16 @@ export const ERROR_CODES = {
   provider_error: { status: 502, description: 'An upstream provider (payments, language model) failed or answered badly.' },
   billing_not_configured: { status: 503, description: 'Billing is not set up on this instance (STRIPE_SECRET_KEY is missing).' },
   service_unavailable: { status: 503, description: 'The service is shutting down or not ready.' },
-  database_corrupt: { status: 503, description: 'The database file is damaged where this request reads or writes; nothing was changed. The operator must restore a backup (GET /health says since when).' },
+  database_corrupt: {
+    status: 503,
+    description:
+      'The database file is damaged where this request reads or writes; nothing was changed. The operator must restore a backup (GET /health says since when).',
+  },
   storage_full: { status: 503, description: "The server's disk is full; nothing was written. Retry after Retry-After seconds (the operator must free space)." },
-  storage_error: { status: 503, description: 'The server could not read or write its database (a disk I/O error); nothing was changed. Retry after Retry-After seconds.' },
+  storage_error: {
+    status: 503,
+    description: 'The server could not read or write its database (a disk I/O error); nothing was changed. Retry after Retry-After seconds.',
+  },
 } as const satisfies Record<string, { status: number; description: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES
@@ -68,5 +87,5 @@ export interface ErrorBody {
 export const docUrl = (siteUrl: string, code: string) => `${siteUrl.replace(/\/$/, '')}/docs/errors#${code}`
 
 export function errorBody(siteUrl: string, code: ErrorCode, message: string, param?: string): ErrorBody {
-  return { error: { code, message, param: param ?? "", doc_url: docUrl(siteUrl, code) } }
+  return { error: { code, message, param: param ?? '', doc_url: docUrl(siteUrl, code) } }
 }

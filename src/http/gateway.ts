@@ -13,31 +13,33 @@ import { dedupe, locationOf, toDetail } from './validation'
  * failure into the spec's bodies. This file is the one place that knows Elysia's failures.
  */
 export function gateway(pipeline: RequestPipeline, maxBodyBytes: number) {
-  return new Elysia({ name: 'gateway' })
-    .onRequest(async ({ request, server, set }) => {
-      const admitted = await pipeline.admit(request, server, set.headers as Record<string, string>)
-      if (admitted instanceof Response) {
-        set.status = admitted.status
-        return admitted
-      }
-    })
-    .onParse(({ request, contentType }) =>
-      parseRequestBody(request, contentType, maxBodyBytes, (text) => {
-        const state = requestState(request)
-        if (state) state.rawBody = text
-      }),
-    )
-    // after the answer is sent, off the request's path; `route` is the pattern, never the raw path
-    .onAfterResponse(({ request, route, set, responseValue }) => {
-      pipeline.finish(request, route, responseValue instanceof Response ? responseValue.status : statusCode(set.status))
-    })
-    .onError(({ code, error, request, set }) => {
-      const reply = pipeline.errorReply(pipelineError(String(code), error, request), request)
-      set.status = reply.status
-      if (reply.headers) Object.assign(set.headers, reply.headers)
-      return reply.body
-    })
-    .as('global')
+  return (
+    new Elysia({ name: 'gateway' })
+      .onRequest(async ({ request, server, set }) => {
+        const admitted = await pipeline.admit(request, server, set.headers as Record<string, string>)
+        if (admitted instanceof Response) {
+          set.status = admitted.status
+          return admitted
+        }
+      })
+      .onParse(({ request, contentType }) =>
+        parseRequestBody(request, contentType, maxBodyBytes, (text) => {
+          const state = requestState(request)
+          if (state) state.rawBody = text
+        }),
+      )
+      // after the answer is sent, off the request's path; `route` is the pattern, never the raw path
+      .onAfterResponse(({ request, route, set, responseValue }) => {
+        pipeline.finish(request, route, responseValue instanceof Response ? responseValue.status : statusCode(set.status))
+      })
+      .onError(({ code, error, request, set }) => {
+        const reply = pipeline.errorReply(pipelineError(String(code), error, request), request)
+        set.status = reply.status
+        if (reply.headers) Object.assign(set.headers, reply.headers)
+        return reply.body
+      })
+      .as('global')
+  )
 }
 
 /** Elysia lets a handler set a status by name ('Created'); the metrics want the number. */

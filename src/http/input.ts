@@ -63,7 +63,11 @@ export function bodyReader<T extends TSchema>(schema: T): (body: unknown) => Sta
 function dropUndeclared(schema: TSchema, value: unknown): unknown {
   const props = (schema as { properties?: Record<string, unknown> }).properties
   if (schema[Kind] !== 'Object' || !props || value === null || typeof value !== 'object' || Array.isArray(value)) return value
-  if ((schema as { additionalProperties?: unknown }).additionalProperties !== undefined && (schema as { additionalProperties?: unknown }).additionalProperties !== false) return value
+  if (
+    (schema as { additionalProperties?: unknown }).additionalProperties !== undefined &&
+    (schema as { additionalProperties?: unknown }).additionalProperties !== false
+  )
+    return value
   const own = value as Record<string, unknown>
   for (const key of Object.keys(own)) if (!Object.hasOwn(props, key)) delete own[key]
   return own
@@ -178,7 +182,6 @@ export function jsonInput<T extends TSchema>(schema: T) {
     doc: { [BODY_DOC]: { required: !(schema[Kind] === 'Object' && !hasRequired(schema)), content: { 'application/json': { schema } } } },
   }
 }
-
 
 /** A route's query string: its reader, and the `detail` fragment that documents it. */
 export function queryInput<T extends TObject>(schema: T) {

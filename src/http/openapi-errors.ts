@@ -152,8 +152,15 @@ function closeObjects(schema: unknown): void {
  * `deleteV1AuthApiKeysByKeyId`), so generated clients get valid identifiers.
  */
 export function operationIdOf(method: string, path: string): string {
-  const camel = (word: string) => word.split(/[-_]/).map((w) => (w[0] ?? '').toUpperCase() + w.slice(1)).join('')
-  const segments = path.split('/').filter(Boolean).map((seg) => (seg.startsWith('{') ? 'By' + camel(seg.slice(1, -1)) : camel(seg)))
+  const camel = (word: string) =>
+    word
+      .split(/[-_]/)
+      .map((w) => (w[0] ?? '').toUpperCase() + w.slice(1))
+      .join('')
+  const segments = path
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => (seg.startsWith('{') ? 'By' + camel(seg.slice(1, -1)) : camel(seg)))
   return method.toLowerCase() + (segments.join('') || 'Index')
 }
 

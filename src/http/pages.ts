@@ -35,6 +35,12 @@ export function pages() {
     .get('/', () => html(landing), { detail: { hide: true } })
     .get('/docs/errors', () => html(errors), { detail: { hide: true } })
     .get('/assets/site.css', () => new Response(siteCss, { headers: { 'content-type': 'text/css; charset=utf-8', ...immutable } }), { detail: { hide: true } })
-    .get('/docs/assets/swagger-ui-bundle.js', () => new Response(Bun.file(swaggerBundle), { headers: { 'content-type': 'text/javascript; charset=utf-8', ...immutable } }), { detail: { hide: true } })
-    .get('/docs/assets/swagger-ui.css', () => new Response(Bun.file(swaggerCss), { headers: { 'content-type': 'text/css; charset=utf-8', ...immutable } }), { detail: { hide: true } })
+    .get(
+      '/docs/assets/swagger-ui-bundle.js',
+      () => new Response(Bun.file(swaggerBundle), { headers: { 'content-type': 'text/javascript; charset=utf-8', ...immutable } }),
+      { detail: { hide: true } },
+    )
+    .get('/docs/assets/swagger-ui.css', () => new Response(Bun.file(swaggerCss), { headers: { 'content-type': 'text/css; charset=utf-8', ...immutable } }), {
+      detail: { hide: true },
+    })
 }

@@ -147,7 +147,8 @@ export function requestPipeline(deps: PipelineDeps) {
 
   function replyFor(error: unknown, request: Request): ErrorReply {
     const state = requestStateOf(request)
-    if (error instanceof AppError) return { status: error.status, body: errorBody(config.siteUrl, error.code, error.message, error.param), headers: error.headers }
+    if (error instanceof AppError)
+      return { status: error.status, body: errorBody(config.siteUrl, error.code, error.message, error.param), headers: error.headers }
     if (error instanceof RequestValidationError) return { status: 422, body: { detail: error.detail } }
     if (error instanceof BodyParseError) return { status: 422, body: { detail: [{ loc: ['body'], msg: error.message, type: error.type }] } }
     const fault = storageFaultError(error, deps.storage, clock.now()) // a damaged file or a full disk: its own code, and /health reports it

@@ -57,7 +57,18 @@ function missingProperty(err: ValueError): string | undefined {
   return match?.[1]
 }
 
-const CONSTRAINT = new Set(['string_too_short', 'string_too_long', 'string_pattern_mismatch', 'format', 'greater_than_equal', 'less_than_equal', 'greater_than', 'less_than', 'too_long', 'too_short'])
+const CONSTRAINT = new Set([
+  'string_too_short',
+  'string_too_long',
+  'string_pattern_mismatch',
+  'format',
+  'greater_than_equal',
+  'less_than_equal',
+  'greater_than',
+  'less_than',
+  'too_long',
+  'too_short',
+])
 
 /**
  * Elysia turns many schemas into unions (a numeric field also accepts its string form), so

@@ -3,11 +3,7 @@
  * cancelled (the rest is never buffered) and `tooLarge()` is thrown. For request bodies and for
  * answers from third-party servers alike.
  */
-export async function readCapped(
-  stream: ReadableStream<Uint8Array> | null,
-  max: number,
-  tooLarge: () => Error,
-): Promise<string> {
+export async function readCapped(stream: ReadableStream<Uint8Array> | null, max: number, tooLarge: () => Error): Promise<string> {
   if (!stream) return ''
   const reader = stream.getReader()
   const chunks: Uint8Array[] = []

@@ -10,8 +10,12 @@ export function manualClock(start = Date.parse('2026-01-01T00:00:00Z')) {
   let t = start
   return {
     now: () => t,
-    set: (ms: number) => { t = ms },
-    advance: (ms: number) => { t += ms },
+    set: (ms: number) => {
+      t = ms
+    },
+    advance: (ms: number) => {
+      t += ms
+    },
   }
 }
 

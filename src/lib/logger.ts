@@ -19,11 +19,7 @@ function redact(fields: Record<string, unknown>): Record<string, unknown> {
   return out
 }
 
-export function createLogger(opts: {
-  level: LogLevel
-  format: LogFormat
-  write?: (line: string) => void
-}): Logger {
+export function createLogger(opts: { level: LogLevel; format: LogFormat; write?: (line: string) => void }): Logger {
   const write = opts.write ?? ((line: string) => process.stdout.write(line + '\n'))
   const min = order[opts.level]
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
@@ -32,7 +28,12 @@ export function createLogger(opts: {
     if (opts.format === 'json') {
       write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...safe }))
     } else {
-      const extra = safe ? ' ' + Object.entries(safe).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : ''
+      const extra = safe
+        ? ' ' +
+          Object.entries(safe)
+            .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+            .join(' ')
+        : ''
       write(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} ${msg}${extra}`)
     }
   }

@@ -35,8 +35,7 @@ export function openSecret(key: Uint8Array, sealed: string, aad: string): string
 export const maskSecret = (secret: string) => '••••' + (secret.length >= 12 ? secret.slice(-4) : '')
 
 /** A 32-byte key from a data-dir secret string (any length ≥ 32 bytes), domain-separated. */
-export const deriveSecretKey = (secret: string) =>
-  new Uint8Array(hkdfSync('sha256', Buffer.from(secret), Buffer.alloc(0), 'vigil secret-box v1', 32))
+export const deriveSecretKey = (secret: string) => new Uint8Array(hkdfSync('sha256', Buffer.from(secret), Buffer.alloc(0), 'vigil secret-box v1', 32))
 
 /** A key, or how to make it the first time it is needed. */
 export type SecretKeySource = Uint8Array | (() => Uint8Array)

@@ -39,5 +39,4 @@ export function take(bucket: Bucket, capacity: number, windowMs: number, now: nu
 }
 
 /** The moment a bucket has refilled completely and can be forgotten without changing any answer. */
-export const fullAt = (bucket: Bucket, capacity: number, windowMs: number) =>
-  bucket.updatedAt + ((capacity - bucket.tokens) * windowMs) / capacity
+export const fullAt = (bucket: Bucket, capacity: number, windowMs: number) => bucket.updatedAt + ((capacity - bucket.tokens) * windowMs) / capacity

@@ -28,7 +28,10 @@ test('another system: a clear message and exit 2', async () => {
   try {
     expect(await agentCommand(['--once'], {}, { os: 'darwin', arch: 'arm64' })).toBe(2)
     expect(await agentCommand(['--once'], {}, { os: 'linux', arch: 'ia32' })).toBe(2)
-    expect(err.mock.calls.map((c) => c[0])).toEqual(['vigil agent supports Linux only (x64, arm64) for now', 'vigil agent supports Linux only (x64, arm64) for now'])
+    expect(err.mock.calls.map((c) => c[0])).toEqual([
+      'vigil agent supports Linux only (x64, arm64) for now',
+      'vigil agent supports Linux only (x64, arm64) for now',
+    ])
   } finally {
     err.mockRestore()
   }
@@ -38,7 +41,11 @@ describe('configuration', () => {
   test('flags win over VIGIL_AGENT_* variables, which win over the defaults', () => {
     const env = { VIGIL_AGENT_HUB: 'http://env-hub:8080', VIGIL_AGENT_KEY: 'vk_env', VIGIL_AGENT_INTERVAL: '30', VIGIL_AGENT_STATE_DIR: '/tmp/x' }
     expect(loadAgentConfig(env, [])).toMatchObject({ hub: 'http://env-hub:8080', key: 'vk_env', intervalMs: 30_000, stateDir: '/tmp/x', once: false })
-    expect(loadAgentConfig(env, ['--hub', 'https://flag-hub/', '--interval=5', '--key', 'vk_flag'])).toMatchObject({ hub: 'https://flag-hub', key: 'vk_flag', intervalMs: 5000 })
+    expect(loadAgentConfig(env, ['--hub', 'https://flag-hub/', '--interval=5', '--key', 'vk_flag'])).toMatchObject({
+      hub: 'https://flag-hub',
+      key: 'vk_flag',
+      intervalMs: 5000,
+    })
     expect(loadAgentConfig({}, ['--once'])).toMatchObject({ hub: null, intervalMs: 10_000, stateDir: '/var/lib/vigil-agent', once: true })
   })
 

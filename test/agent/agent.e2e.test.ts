@@ -33,9 +33,13 @@ test('the agent reports to a real hub, queues while it is down and replays when 
   const json = { 'content-type': 'application/json' }
   const account = { email: 'ops@example.test', password: 'correct horse battery' }
   expect((await fetch(`${h.base}/v1/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ ...account, company: 'Acme' }) })).status).toBe(201)
-  const login = (await (await fetch(`${h.base}/v1/auth/login`, { method: 'POST', headers: json, body: JSON.stringify(account) })).json()) as { access_token: string }
+  const login = (await (await fetch(`${h.base}/v1/auth/login`, { method: 'POST', headers: json, body: JSON.stringify(account) })).json()) as {
+    access_token: string
+  }
   const portal = { authorization: `Bearer ${login.access_token}` }
-  const key = (await (await fetch(`${h.base}/v1/auth/api-keys`, { method: 'POST', headers: { ...json, ...portal }, body: JSON.stringify({ name: 'agent' }) })).json()) as { api_key: string }
+  const key = (await (
+    await fetch(`${h.base}/v1/auth/api-keys`, { method: 'POST', headers: { ...json, ...portal }, body: JSON.stringify({ name: 'agent' }) })
+  ).json()) as { api_key: string }
 
   // recorded_at must not lie in the hub's future: the agent's clock starts an hour back
   const clock = manualClock(Date.now() - 3_600_000)

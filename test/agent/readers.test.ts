@@ -30,7 +30,11 @@ describe('cpu', () => {
   })
 
   test('hyper-threads: physical cores from (physical id, core id) pairs when sysfs has no topology; MHz from cpuinfo without cpufreq', () => {
-    expect(readCpuInfo(SERVER, readCpuTimes(SERVER))).toEqual({ cpu_count_logical: 4, cpu_count_physical: 2, cpu_brand: 'Intel(R) Xeon(R) E-2236 CPU @ 3.40GHz' })
+    expect(readCpuInfo(SERVER, readCpuTimes(SERVER))).toEqual({
+      cpu_count_logical: 4,
+      cpu_count_physical: 2,
+      cpu_brand: 'Intel(R) Xeon(R) E-2236 CPU @ 3.40GHz',
+    })
     expect(readCpuFreq(SERVER)).toEqual({ cpu_freq_current: 3500, cpu_freq_max: null })
   })
 
@@ -106,12 +110,22 @@ describe('disk I/O', () => {
   test('whole disks only (no partitions, no loop devices), bytes from 512-byte sectors', () => {
     const c = readDiskCounters(PI)
     expect([...c.keys()]).toEqual(['mmcblk0'])
-    expect(c.get('mmcblk0')).toEqual({ read_count: 1000, read_bytes: 40000 * 512, read_time: 500, write_count: 2000, write_bytes: 80000 * 512, write_time: 900, busy_time: 1200 })
+    expect(c.get('mmcblk0')).toEqual({
+      read_count: 1000,
+      read_bytes: 40000 * 512,
+      read_time: 500,
+      write_count: 2000,
+      write_bytes: 80000 * 512,
+      write_time: 900,
+      busy_time: 1200,
+    })
   })
 
   test('rates over the interval from two readings, busy percent capped at 100', () => {
     const prev = readDiskCounters(PI)
-    const cur = new Map([['mmcblk0', { ...prev.get('mmcblk0')!, read_bytes: prev.get('mmcblk0')!.read_bytes + 10_240, write_count: 2010, busy_time: 1200 + 5000 }]])
+    const cur = new Map([
+      ['mmcblk0', { ...prev.get('mmcblk0')!, read_bytes: prev.get('mmcblk0')!.read_bytes + 10_240, write_count: 2010, busy_time: 1200 + 5000 }],
+    ])
     const io = diskIo(prev, cur, 10) as unknown as Record<string, number>
     expect(io.read_bytes_per_sec).toBe(1024)
     expect(io.write_ops_per_sec).toBe(1)
@@ -135,7 +149,12 @@ describe('sensors', () => {
       { label: 'Core 1', current: 60, high: null, critical: null },
     ])
     expect(s.temperatures.nvme).toEqual([{ label: 'Composite', current: 41.9, high: null, critical: null }])
-    expect(s.fans).toEqual({ nct6775: [{ label: '', current: 1250 }, { label: 'SYSFAN', current: 830 }] })
+    expect(s.fans).toEqual({
+      nct6775: [
+        { label: '', current: 1250 },
+        { label: 'SYSFAN', current: 830 },
+      ],
+    })
     expect(cpuTemperature(s.temperatures)).toBe(61)
   })
 
@@ -162,7 +181,14 @@ test('GPUs from sysfs: amdgpu with load and VRAM, NVIDIA listed without figures,
 describe('network', () => {
   test('totals leave loopback out; per interface with state, speed and MTU', () => {
     const n = networkFields(SERVER, null, readNicCounters(SERVER), 0)
-    expect(n).toMatchObject({ bytes_recv_total: 1_000_000_000, bytes_sent_total: 2_000_000_000, packets_recv: 800_000, packets_sent: 900_000, dropin: 5, upload_mbps: null })
+    expect(n).toMatchObject({
+      bytes_recv_total: 1_000_000_000,
+      bytes_sent_total: 2_000_000_000,
+      packets_recv: 800_000,
+      packets_sent: 900_000,
+      dropin: 5,
+      upload_mbps: null,
+    })
     expect(n.interfaces.find((i) => i.name === 'eno1')).toMatchObject({ is_up: true, speed_mbps: 1000, mtu: 1500 })
   })
 

@@ -15,10 +15,19 @@ function setup() {
   const config = testConfig({ dataDir: dir })
   const printed: string[] = []
   const run = (sub: string, opts: Partial<AdminOptions>, stdin = '') =>
-    adminCommand(config, sub, { passwordStdin: false, ...opts }, { readStdin: async () => stdin, print: (l) => printed.push(l), clock: manualClock(), passwordCost: TEST_PASSWORD_COST })
+    adminCommand(
+      config,
+      sub,
+      { passwordStdin: false, ...opts },
+      { readStdin: async () => stdin, print: (l) => printed.push(l), clock: manualClock(), passwordCost: TEST_PASSWORD_COST },
+    )
   const user = (email: string) => {
     const db = new Database(join(dir, 'vigil.db'))
-    const row = db.query<{ id: string; role: string; password_hash: string; client_id: string }, [string]>('SELECT id, role, password_hash, client_id FROM users WHERE email = ?').get(email)
+    const row = db
+      .query<{ id: string; role: string; password_hash: string; client_id: string }, [string]>(
+        'SELECT id, role, password_hash, client_id FROM users WHERE email = ?',
+      )
+      .get(email)
     db.close()
     return row
   }

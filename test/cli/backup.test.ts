@@ -37,7 +37,10 @@ function instance(overrides: Parameters<typeof testConfig>[0] = {}) {
 const clientIds = (path: string) => {
   const db = new Database(path, { readonly: true })
   try {
-    return db.query<{ id: string }, []>('SELECT id FROM clients ORDER BY id').all().map((r) => r.id)
+    return db
+      .query<{ id: string }, []>('SELECT id FROM clients ORDER BY id')
+      .all()
+      .map((r) => r.id)
   } finally {
     db.close()
   }

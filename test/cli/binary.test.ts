@@ -42,10 +42,18 @@ describe('dist/vigil', () => {
     let portal: Record<string, string>
     try {
       const account = { email: 'ops@example.test', password: 'correct horse battery' }
-      expect((await fetch(`${first.base}/v1/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ ...account, company: 'Acme' }) })).status).toBe(201)
-      const login = (await (await fetch(`${first.base}/v1/auth/login`, { method: 'POST', headers: json, body: JSON.stringify(account) })).json()) as { access_token: string }
+      expect(
+        (await fetch(`${first.base}/v1/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ ...account, company: 'Acme' }) })).status,
+      ).toBe(201)
+      const login = (await (await fetch(`${first.base}/v1/auth/login`, { method: 'POST', headers: json, body: JSON.stringify(account) })).json()) as {
+        access_token: string
+      }
       portal = { authorization: `Bearer ${login.access_token}` }
-      const saved = await fetch(`${first.base}/v1/ai/config`, { method: 'PATCH', headers: { ...json, ...portal }, body: JSON.stringify({ provider: 'ollama', base_url: 'http://192.168.1.20:11434', api_key: 'sk-kept-across-restarts-9876' }) })
+      const saved = await fetch(`${first.base}/v1/ai/config`, {
+        method: 'PATCH',
+        headers: { ...json, ...portal },
+        body: JSON.stringify({ provider: 'ollama', base_url: 'http://192.168.1.20:11434', api_key: 'sk-kept-across-restarts-9876' }),
+      })
       expect(saved.status).toBe(200)
     } finally {
       first.proc.kill('SIGTERM')
@@ -64,7 +72,10 @@ describe('dist/vigil', () => {
 
   test('serves HTTPS natively with HSTS when given a certificate', async () => {
     const cwd = tempDir()
-    const gen = Bun.spawnSync(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=localhost'], { cwd })
+    const gen = Bun.spawnSync(
+      ['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '1', '-subj', '/CN=localhost'],
+      { cwd },
+    )
     if (gen.exitCode !== 0) throw new Error('openssl is needed for this test')
     const { proc, port } = await startBinary({
       cwd,

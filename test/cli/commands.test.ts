@@ -98,7 +98,9 @@ describe('next to a running service (the data dir locked)', () => {
 
   test('migrate refuses and names the holder; migrate status works', () => {
     const l = live()
-    expect(() => migrateCommand(l.config, undefined)).toThrow(/in use by a running vigil \(pid 4242, vigil 9\.9\.9, started 2025-01-02T03:04:05\.000Z\); stop the service first/)
+    expect(() => migrateCommand(l.config, undefined)).toThrow(
+      /in use by a running vigil \(pid 4242, vigil 9\.9\.9, started 2025-01-02T03:04:05\.000Z\); stop the service first/,
+    )
     expect(migrateCommand(l.config, 'status')).toBe(0)
     expect(logged.some((line) => line.startsWith('applied '))).toBe(true)
     l.lock.release()

@@ -28,7 +28,13 @@ function machine(opts: { userExists?: boolean } = {}) {
 /** key=value lines of one section of a unit file */
 function section(unit: string, name: string): Map<string, string> {
   const body = unit.split(/^\[/m).find((s) => s.startsWith(`${name}]`))!
-  return new Map(body.split('\n').slice(1).filter((l) => l.includes('=') && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+  return new Map(
+    body
+      .split('\n')
+      .slice(1)
+      .filter((l) => l.includes('=') && !l.startsWith('#'))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  )
 }
 
 describe('vigil install', () => {
@@ -66,7 +72,17 @@ describe('vigil install', () => {
     expect(statSync(m.o.bin).mode & 0o777).toBe(0o755)
     expect(statSync(m.o.envFile).mode & 0o777).toBe(0o600)
     expect(readFileSync(m.o.envFile, 'utf8')).toContain('VIGIL_PORT=8080')
-    expect(m.ran).toContainEqual(['useradd', '--system', '--user-group', '--home-dir', '/var/lib/vigil', '--no-create-home', '--shell', '/usr/sbin/nologin', 'vigil'])
+    expect(m.ran).toContainEqual([
+      'useradd',
+      '--system',
+      '--user-group',
+      '--home-dir',
+      '/var/lib/vigil',
+      '--no-create-home',
+      '--shell',
+      '/usr/sbin/nologin',
+      'vigil',
+    ])
     expect(m.ran.some((c) => c[0] === 'systemctl')).toBe(false) // only with --now
     expect(m.printed).toContain('next: systemctl daemon-reload && systemctl enable --now vigil')
     writeFileSync(m.o.envFile, 'VIGIL_PORT=9000\n')
@@ -79,7 +95,10 @@ describe('vigil install', () => {
   test('--now starts it with systemctl', () => {
     const m = machine({ userExists: true })
     installCommand({ ...m.o, now: true }, m.io)
-    expect(m.ran.filter((c) => c[0] === 'systemctl')).toEqual([['systemctl', 'daemon-reload'], ['systemctl', 'enable', '--now', 'vigil']])
+    expect(m.ran.filter((c) => c[0] === 'systemctl')).toEqual([
+      ['systemctl', 'daemon-reload'],
+      ['systemctl', 'enable', '--now', 'vigil'],
+    ])
   })
 
   test('refuses to install bun itself, and says to build first', () => {

@@ -63,7 +63,9 @@ describe('opening the database at start', () => {
     const t = setup()
     const first = t.open()
     fill(first)
-    const leaf = first.sqlite.query<{ pageno: number }, []>("SELECT pageno FROM dbstat WHERE name = 'clients' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 10").get()!.pageno
+    const leaf = first.sqlite
+      .query<{ pageno: number }, []>("SELECT pageno FROM dbstat WHERE name = 'clients' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 10")
+      .get()!.pageno
     const pageSize = first.sqlite.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size
     first.close()
     // a crash leaves a WAL behind (here: a connection that wrote and never closed) ...

@@ -33,7 +33,15 @@ function rawPost(port: number, path: string, headers: Record<string, string>, by
     socket.on('error', () => {})
     const head = [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: application/json', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
     const payload = Buffer.alloc(bytes, 0x20)
-    if (chunked) socket.write(Buffer.concat([Buffer.from([...head, 'Transfer-Encoding: chunked', '', ''].join('\r\n')), Buffer.from(`${bytes.toString(16)}\r\n`), payload, Buffer.from('\r\n0\r\n\r\n')]))
+    if (chunked)
+      socket.write(
+        Buffer.concat([
+          Buffer.from([...head, 'Transfer-Encoding: chunked', '', ''].join('\r\n')),
+          Buffer.from(`${bytes.toString(16)}\r\n`),
+          payload,
+          Buffer.from('\r\n0\r\n\r\n'),
+        ]),
+      )
     else socket.write(Buffer.concat([Buffer.from([...head, `Content-Length: ${bytes}`, '', ''].join('\r\n')), payload]))
   })
 }
@@ -48,8 +56,14 @@ describe('dist/vigil: bodies over VIGIL_MAX_BODY_BYTES', () => {
     const json = { 'content-type': 'application/json' }
     const account = { email: 'ops@example.test', password: 'correct horse battery' }
     await fetch(`${server.base}/v1/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ ...account, company: 'Acme' }) })
-    const login = (await (await fetch(`${server.base}/v1/auth/login`, { method: 'POST', headers: json, body: JSON.stringify(account) })).json()) as { access_token: string }
-    const created = await fetch(`${server.base}/v1/auth/api-keys`, { method: 'POST', headers: { ...json, authorization: `Bearer ${login.access_token}` }, body: JSON.stringify({ name: 'collector' }) })
+    const login = (await (await fetch(`${server.base}/v1/auth/login`, { method: 'POST', headers: json, body: JSON.stringify(account) })).json()) as {
+      access_token: string
+    }
+    const created = await fetch(`${server.base}/v1/auth/api-keys`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${login.access_token}` },
+      body: JSON.stringify({ name: 'collector' }),
+    })
     keyHeaders = { 'x-api-key': ((await created.json()) as { api_key: string }).api_key }
   }, 60_000)
   afterAll(() => void server?.proc.kill('SIGTERM'))

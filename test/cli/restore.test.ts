@@ -17,7 +17,9 @@ describe('vigil restore', () => {
     let tokens: { access_token: string; refresh_token: string }
     try {
       const account = { email: 'ops@example.test', password: 'correct horse battery' }
-      expect((await fetch(`${first.base}/v1/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ ...account, company: 'Acme' }) })).status).toBe(201)
+      expect(
+        (await fetch(`${first.base}/v1/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ ...account, company: 'Acme' }) })).status,
+      ).toBe(201)
       tokens = (await (await fetch(`${first.base}/v1/auth/login`, { method: 'POST', headers: json, body: JSON.stringify(account) })).json()) as typeof tokens
       const saved = await fetch(`${first.base}/v1/ai/config`, {
         method: 'PATCH',
@@ -49,7 +51,11 @@ describe('vigil restore', () => {
       const config = await fetch(`${second.base}/v1/ai/config`, { headers: portal })
       expect(config.status).toBe(200) // the access token from before the backup is still valid
       expect(((await config.json()) as { api_key: string | null }).api_key).toBe('••••4321') // and the key decrypts
-      const refreshed = await fetch(`${second.base}/v1/auth/refresh`, { method: 'POST', headers: json, body: JSON.stringify({ refresh_token: tokens!.refresh_token }) })
+      const refreshed = await fetch(`${second.base}/v1/auth/refresh`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ refresh_token: tokens!.refresh_token }),
+      })
       expect(refreshed.status).toBe(200)
     } finally {
       second.proc.kill('SIGTERM')

@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { credentialFor, executableTarget, fillPath, operationsOf, seedWorld, sourceTarget, validValue, type Operation, type Target, type World } from '../helpers/contract'
+import {
+  credentialFor,
+  executableTarget,
+  fillPath,
+  operationsOf,
+  seedWorld,
+  sourceTarget,
+  validValue,
+  type Operation,
+  type Target,
+  type World,
+} from '../helpers/contract'
 
 /**
  * Every bound and type /openapi.json declares, probed from outside it: values just past each
@@ -75,7 +86,8 @@ function bodyProbes(o: Operation, world: World): Probe[] {
   const probes = ['[]', '[1,2]', '"x"', '5', 'null', 'true', '{', '{"a":1,}'].map((text) => raw(`body ${text}`, text))
   const base = validValue(schema) as Record<string, unknown>
   for (const [name, prop] of Object.entries<any>(schema.properties ?? {})) {
-    for (const bad of [...wrongTypes(prop), ...pastBounds(prop)]) probes.push(raw(`body ${name}=${JSON.stringify(bad)?.slice(0, 40)}`, JSON.stringify({ ...base, [name]: bad })))
+    for (const bad of [...wrongTypes(prop), ...pastBounds(prop)])
+      probes.push(raw(`body ${name}=${JSON.stringify(bad)?.slice(0, 40)}`, JSON.stringify({ ...base, [name]: bad })))
   }
   for (const name of schema.required ?? []) {
     if (schema.properties?.[name]?.default !== undefined) continue // an absent field takes its default
@@ -117,7 +129,10 @@ describe('declared bounds and types, on the executable and the source', () => {
   test('every value outside a query bound or type is 422 with a detail entry naming the parameter', async () => {
     let probed = 0
     for (const o of ops) {
-      for (const [target, world] of [[exe, worlds.exe], [src, worlds.src]] as const) {
+      for (const [target, world] of [
+        [exe, worlds.exe],
+        [src, worlds.src],
+      ] as const) {
         for (const p of queryProbes(o, world)) {
           const res = await target.send(o.method, p.path, p.opts)
           const label = `${target.name} ${o.method} ${o.path} ${p.what}`
@@ -134,7 +149,10 @@ describe('declared bounds and types, on the executable and the source', () => {
     let probed = 0
     for (const o of ops) {
       if (o.method === 'DELETE') continue
-      for (const [target, world] of [[exe, worlds.exe], [src, worlds.src]] as const) {
+      for (const [target, world] of [
+        [exe, worlds.exe],
+        [src, worlds.src],
+      ] as const) {
         for (const p of bodyProbes(o, world)) {
           const res = await target.send(o.method, p.path, p.opts)
           const label = `${target.name} ${o.method} ${o.path} ${p.what}`

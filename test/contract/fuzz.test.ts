@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { ERROR_CODES } from '../../src/http/errors'
-import { credentialFor, executableTarget, fillPath, operationsOf, seedWorld, validValue, type Answer, type Operation, type Target, type World } from '../helpers/contract'
+import {
+  credentialFor,
+  executableTarget,
+  fillPath,
+  operationsOf,
+  seedWorld,
+  validValue,
+  type Answer,
+  type Operation,
+  type Target,
+  type World,
+} from '../helpers/contract'
 
 /**
  * Generated requests against the compiled executable, over every operation of its own
@@ -30,15 +41,25 @@ function bodyFor(schema: any): fc.Arbitrary<{ raw: string } | undefined> {
     { weight: 4, arbitrary: mutated.map((raw) => ({ raw })) },
     { weight: 2, arbitrary: fc.constant({ raw: JSON.stringify(base) }) },
     { weight: 2, arbitrary: jsonish.map((v) => ({ raw: JSON.stringify(v) ?? 'null' })) },
-    { weight: 1, arbitrary: fc.constantFrom('{', '', '{"a":', '\u0000', '[' .repeat(200) + ']'.repeat(200), '{"a":'.repeat(100) + '1' + '}'.repeat(100)).map((raw) => ({ raw })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('{', '', '{"a":', '\u0000', '['.repeat(200) + ']'.repeat(200), '{"a":'.repeat(100) + '1' + '}'.repeat(100))
+        .map((raw) => ({ raw })),
+    },
     { weight: 1, arbitrary: fc.constant(undefined) },
   )
 }
 
 function queryFor(o: Operation): fc.Arbitrary<string> {
   const names = (o.op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)
-  const pair = fc.tuple(names.length ? fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }), fc.oneof(text, number.map(String)))
-  return fc.array(pair, { maxLength: 4 }).map((pairs) => (pairs.length ? '?' + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&') : ''))
+  const pair = fc.tuple(
+    names.length ? fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 }),
+    fc.oneof(text, number.map(String)),
+  )
+  return fc
+    .array(pair, { maxLength: 4 })
+    .map((pairs) => (pairs.length ? '?' + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&') : ''))
 }
 
 interface Case {
@@ -54,10 +75,15 @@ function caseFor(ops: Operation[], world: World): fc.Arbitrary<Case> {
   return fc.constantFrom(...ops).chain((o) => {
     const pathNames = [...o.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
     // real ids only where nothing is destroyed with them
-    const pathValue = (name: string) => (o.method === 'DELETE' ? fc.string({ minLength: 1, maxLength: 30 }) : fc.oneof(fc.constant(world.ids[name] ?? 'x'), fc.string({ minLength: 1, maxLength: 30 })))
+    const pathValue = (name: string) =>
+      o.method === 'DELETE'
+        ? fc.string({ minLength: 1, maxLength: 30 })
+        : fc.oneof(fc.constant(world.ids[name] ?? 'x'), fc.string({ minLength: 1, maxLength: 30 }))
     return fc.record({
       o: fc.constant(o),
-      path: fc.tuple(...pathNames.map(pathValue)).map((values) => fillPath(o.path, world, Object.fromEntries(pathNames.map((n, i) => [n, values[i] as string])))),
+      path: fc
+        .tuple(...pathNames.map(pathValue))
+        .map((values) => fillPath(o.path, world, Object.fromEntries(pathNames.map((n, i) => [n, values[i] as string])))),
       query: queryFor(o),
       body: o.method === 'GET' ? fc.constant(undefined) : bodyFor(o.op.requestBody?.content['application/json']?.schema),
       credential: fc.constantFrom('right', 'right', 'right', 'right', 'none', 'garbage', 'other-kind'),
@@ -69,7 +95,15 @@ function caseFor(ops: Operation[], world: World): fc.Arbitrary<Case> {
 function headersFor(c: Case, world: World): Record<string, string> {
   const right = credentialFor(c.o, world)
   const headers: Record<string, string> =
-    c.credential === 'right' ? { ...right } : c.credential === 'garbage' ? { authorization: 'Bearer nonsense', 'x-api-key': 'vk_nonsense' } : c.credential === 'other-kind' ? (right === world.key ? { ...world.jwt } : { ...world.key }) : {}
+    c.credential === 'right'
+      ? { ...right }
+      : c.credential === 'garbage'
+        ? { authorization: 'Bearer nonsense', 'x-api-key': 'vk_nonsense' }
+        : c.credential === 'other-kind'
+          ? right === world.key
+            ? { ...world.jwt }
+            : { ...world.key }
+          : {}
   if (c.body && c.contentType) headers['content-type'] = c.contentType
   return headers
 }
@@ -85,7 +119,8 @@ function problemWith(o: Operation, res: Answer): string | null {
     return bad ? `malformed detail entry ${JSON.stringify(bad)}` : null
   }
   const e = body?.error
-  if (!e || typeof e.message !== 'string' || typeof e.param !== 'string' || typeof e.doc_url !== 'string') return `not the error body: ${res.text.slice(0, 200)}`
+  if (!e || typeof e.message !== 'string' || typeof e.param !== 'string' || typeof e.doc_url !== 'string')
+    return `not the error body: ${res.text.slice(0, 200)}`
   const known = ERROR_CODES[e.code as keyof typeof ERROR_CODES]
   if (!known) return `unknown code ${e.code}`
   if (known.status !== res.status) return `code ${e.code} is ${known.status}, answered ${res.status}`
@@ -120,7 +155,7 @@ describe('fuzzing every operation of the executable', () => {
       }),
       { numRuns: RUNS, endOnFailure: true },
     )
-    if (process.env.VIGIL_FUZZ_REPORT) for (const [op, s] of seen) console.log(op, [...s].sort().join(" "))
+    if (process.env.VIGIL_FUZZ_REPORT) for (const [op, s] of seen) console.log(op, [...s].sort().join(' '))
     expect(problems).toEqual([])
     // every operation was reached, and none answered a 500
     expect([...seen.keys()].sort()).toEqual(ops.map((o) => `${o.method} ${o.path}`).sort())

@@ -2,7 +2,16 @@ import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { openSync, readSync, closeSync } from 'node:fs'
 import { join } from 'node:path'
-import { checkpointCycle, MAX_PASSES, STOP_AFTER_IDLE_CYCLES, startCheckpointer, TRIM_ABOVE_BYTES, workerRunner, type CheckpointRunner, type CheckpointerOptions } from '../../src/db/checkpointer'
+import {
+  checkpointCycle,
+  MAX_PASSES,
+  STOP_AFTER_IDLE_CYCLES,
+  startCheckpointer,
+  TRIM_ABOVE_BYTES,
+  workerRunner,
+  type CheckpointRunner,
+  type CheckpointerOptions,
+} from '../../src/db/checkpointer'
 import { openDatabase } from '../../src/db/connection'
 import type { CheckpointMode, CheckpointResult } from '../../src/db/wal'
 import { memoryLogger } from '../../src/lib/logger'
@@ -44,7 +53,12 @@ describe('a checkpoint cycle', () => {
   })
 
   test('catches up while writes go on, flushes, then holds writes only for the tail', async () => {
-    const s = scripted([{ log: 9000, ms: 120 }, { log: 9500, ms: 30 }, { log: 9520, ms: 4 }, { log: 9530, ms: 2 }])
+    const s = scripted([
+      { log: 9000, ms: 120 },
+      { log: 9500, ms: 30 },
+      { log: 9520, ms: 4 },
+      { log: 9530, ms: 2 },
+    ])
     const out = await checkpointCycle(s.runner, s.hold)()
     expect(s.events).toEqual(['PASSIVE', 'PASSIVE', 'PASSIVE', 'sync', 'hold', 'PASSIVE', 'release'])
     expect(out).toMatchObject({ passes: 4, complete: true, frames: 9000 })
@@ -134,7 +148,11 @@ async function fileApp() {
   const t = testApp({ db: openDatabase(path), config: { rateLimits: { free: 1e6, pro: 1e6, enterprise: 1e6, anonymous: 1e6 } } })
   const a = await tenantWithDevices(t)
   const send = (n: number) =>
-    Promise.all(Array.from({ length: n }, () => t.request('POST', '/v1/metrics/batch', { body: { hardware: hardwareSample(), network: { upload_mbps: 1 } }, headers: a.keyHeaders })))
+    Promise.all(
+      Array.from({ length: n }, () =>
+        t.request('POST', '/v1/metrics/batch', { body: { hardware: hardwareSample(), network: { upload_mbps: 1 } }, headers: a.keyHeaders }),
+      ),
+    )
   const count = () => t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples').get()!.n
   return { t, path, send, count }
 }

@@ -40,7 +40,9 @@ test('a small file gets the whole-file check', async () => {
 
 test('a damaged table page is found by the incremental scan', async () => {
   const { db, path } = database(3000)
-  const leaf = db.query<{ pageno: number }, []>("SELECT pageno FROM dbstat WHERE name = 'b' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 20").get()!.pageno
+  const leaf = db
+    .query<{ pageno: number }, []>("SELECT pageno FROM dbstat WHERE name = 'b' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 20")
+    .get()!.pageno
   db.close()
   const fd = openSync(path, 'r+')
   writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, (leaf - 1) * 4096)

@@ -7,7 +7,10 @@ import { migrate, migrationStatus, MigrationError } from '../../src/db/migrate'
 import { MIGRATIONS } from '../../src/db/migrations.gen'
 
 const tables = (db: ReturnType<typeof openDatabase>) =>
-  db.sqlite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name)
+  db.sqlite
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .all()
+    .map((r) => r.name)
 
 describe('migrations', () => {
   test('a fresh database gets every migration, once', () => {

@@ -31,7 +31,10 @@ test('collector flow end to end', async () => {
   // An hour of a busy machine, one sample a minute.
   for (let i = 0; i < 60; i++) {
     const res = await t.request('POST', '/v1/metrics/batch', {
-      body: { hardware: { cpu_percent: 97, ram_percent: 40, disk_partitions: [{ mountpoint: '/', percent: 50 }] }, network: { latency_avg_ms: 3, packet_loss_percent: 0 } },
+      body: {
+        hardware: { cpu_percent: 97, ram_percent: 40, disk_partitions: [{ mountpoint: '/', percent: 50 }] },
+        network: { latency_avg_ms: 3, packet_loss_percent: 0 },
+      },
       headers: collector,
     })
     expect(res.status).toBe(201)

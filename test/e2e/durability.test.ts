@@ -48,10 +48,16 @@ test('no acknowledged write is lost when the server is killed with SIGKILL', asy
   expect(log).toContain('"msg":"wal checkpoint","where":"worker"')
 
   const db = new Database(join(dataDir, 'vigil.db'))
-  const tables = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%metric%'").all().map((r) => r.name)
+  const tables = db
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%metric%'")
+    .all()
+    .map((r) => r.name)
   const stored = new Set<string>()
   for (const table of tables) {
-    const cols = db.query<{ name: string }, []>(`PRAGMA table_info(${table})`).all().map((c) => c.name)
+    const cols = db
+      .query<{ name: string }, []>(`PRAGMA table_info(${table})`)
+      .all()
+      .map((c) => c.name)
     if (!cols.includes('id')) continue
     for (const row of db.query<{ id: string | number }, []>(`SELECT id FROM ${table}`).all()) stored.add(String(row.id))
   }

@@ -134,5 +134,9 @@ export async function expectAccessMatrix(route: MatrixRoute, opts: { app?: TestA
   // a right credential gets past the guard
   const good = route.kind === 'jwt' ? tenant.userHeaders : createKey(t, tenant.clientId, { scopes: route.scopes ?? [...SCOPES] }).headers
   const res = await send(good)
-  expect({ route: label, case: 'right credential', passed: res.status !== 401 && res.status !== 403 }).toEqual({ route: label, case: 'right credential', passed: true })
+  expect({ route: label, case: 'right credential', passed: res.status !== 401 && res.status !== 403 }).toEqual({
+    route: label,
+    case: 'right credential',
+    passed: true,
+  })
 }

@@ -17,7 +17,15 @@ export function testApp(overrides: { config?: Partial<Config> } & Partial<Omit<A
   migrate(db.sqlite, clock.now())
   const { logger, lines } = memoryLogger()
   const config = testConfig(overrides.config)
-  const { app, ctx, modules, jobs, handle, direct, requestsAdmitted } = createApp({ logger, jwtSecret: TEST_JWT_SECRET, passwordCost: TEST_PASSWORD_COST, ...overrides, config, clock, db })
+  const { app, ctx, modules, jobs, handle, direct, requestsAdmitted } = createApp({
+    logger,
+    jwtSecret: TEST_JWT_SECRET,
+    passwordCost: TEST_PASSWORD_COST,
+    ...overrides,
+    config,
+    clock,
+    db,
+  })
   const base = 'http://localhost'
 
   /** Sends a request through the real app (its handle: the direct routes, else app.handle) and returns status, headers and parsed body. */
@@ -40,7 +48,19 @@ export function testApp(overrides: { config?: Partial<Config> } & Partial<Omit<A
     return { status: res.status, headers: res.headers, body: json, text }
   }
 
-  return { app, ctx, modules, jobs, handle, requestsAdmitted, directRoutes: direct.routes, db, clock: clock as ReturnType<typeof manualClock>, logs: lines, request }
+  return {
+    app,
+    ctx,
+    modules,
+    jobs,
+    handle,
+    requestsAdmitted,
+    directRoutes: direct.routes,
+    db,
+    clock: clock as ReturnType<typeof manualClock>,
+    logs: lines,
+    request,
+  }
 }
 
 export type TestApp = ReturnType<typeof testApp>

@@ -14,7 +14,13 @@ export interface Recorded {
 const PATHS: Record<Wire, string> = { openai: '/v1/chat/completions', ollama: '/api/chat', anthropic: '/v1/messages' }
 
 function success(wire: Wire, content: string, model: string) {
-  if (wire === 'openai') return { id: 'cmpl-1', model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 321, completion_tokens: 45 } }
+  if (wire === 'openai')
+    return {
+      id: 'cmpl-1',
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 321, completion_tokens: 45 },
+    }
   if (wire === 'ollama') return { model, message: { role: 'assistant', content }, done: true, prompt_eval_count: 321, eval_count: 45 }
   return { id: 'msg_1', type: 'message', model, content: [{ type: 'text', text: content }], usage: { input_tokens: 321, output_tokens: 45 } }
 }
@@ -61,12 +67,14 @@ export function fakeLlm(wire: Wire) {
           // streamed without a content-length, so only the reader's cap can stop it
           const chunk = new TextEncoder().encode('x'.repeat(64 * 1024))
           let sent = 0
-          return new Response(new ReadableStream({
-            pull(c) {
-              if (sent++ >= 20) return c.close()
-              c.enqueue(chunk)
-            },
-          }))
+          return new Response(
+            new ReadableStream({
+              pull(c) {
+                if (sent++ >= 20) return c.close()
+                c.enqueue(chunk)
+              },
+            }),
+          )
         }
         case 'redirect':
           return new Response(null, { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } })

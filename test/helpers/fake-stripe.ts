@@ -68,7 +68,15 @@ export function fakeStripe() {
       const now = Math.floor(Date.now() / 1000)
       let m: RegExpMatchArray | null
       if (req.method === 'POST' && path === '/v1/customers') {
-        const c = { id: next('cus'), object: 'customer', created: now, email: params.email ?? null, name: params.name ?? null, metadata: metadataOf(params, 'metadata'), livemode: false }
+        const c = {
+          id: next('cus'),
+          object: 'customer',
+          created: now,
+          email: params.email ?? null,
+          name: params.name ?? null,
+          metadata: metadataOf(params, 'metadata'),
+          livemode: false,
+        }
         customers.set(c.id, c)
         return json(c)
       }
@@ -79,14 +87,32 @@ export function fakeStripe() {
       if (req.method === 'POST' && path === '/v1/checkout/sessions') {
         const id = next('cs_test')
         return json({
-          id, object: 'checkout.session', mode: params.mode, customer: params.customer ?? null, client_reference_id: params.client_reference_id ?? null,
-          metadata: metadataOf(params, 'metadata'), status: 'open', subscription: null, success_url: params.success_url, cancel_url: params.cancel_url,
-          url: `https://checkout.stripe.test/c/pay/${id}`, created: now, livemode: false,
+          id,
+          object: 'checkout.session',
+          mode: params.mode,
+          customer: params.customer ?? null,
+          client_reference_id: params.client_reference_id ?? null,
+          metadata: metadataOf(params, 'metadata'),
+          status: 'open',
+          subscription: null,
+          success_url: params.success_url,
+          cancel_url: params.cancel_url,
+          url: `https://checkout.stripe.test/c/pay/${id}`,
+          created: now,
+          livemode: false,
         })
       }
       if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
         const id = next('bps')
-        return json({ id, object: 'billing_portal.session', customer: params.customer, return_url: params.return_url ?? null, url: `https://billing.stripe.test/p/session/${id}`, created: now, livemode: false })
+        return json({
+          id,
+          object: 'billing_portal.session',
+          customer: params.customer,
+          return_url: params.return_url ?? null,
+          url: `https://billing.stripe.test/p/session/${id}`,
+          created: now,
+          livemode: false,
+        })
       }
       if (req.method === 'GET' && (m = path.match(/^\/v1\/subscriptions\/([^/]+)$/))) {
         const s = subscriptions.get(m[1]!)
@@ -112,29 +138,81 @@ export function fakeStripe() {
     const start = input.periodStart ?? 1_767_225_600 // 2026-01-01
     const end = input.periodEnd ?? start + (input.interval === 'year' ? 365 : 30) * 86_400
     const price = {
-      id: input.priceId ?? next('price'), object: 'price', unit_amount: input.amount ?? 900, currency: input.currency ?? 'usd',
-      recurring: { interval: input.interval ?? 'month', interval_count: 1 }, lookup_key: null, product: 'prod_fake',
+      id: input.priceId ?? next('price'),
+      object: 'price',
+      unit_amount: input.amount ?? 900,
+      currency: input.currency ?? 'usd',
+      recurring: { interval: input.interval ?? 'month', interval_count: 1 },
+      lookup_key: null,
+      product: 'prod_fake',
     }
     const sub = {
-      id, object: 'subscription', customer: input.customer, status: input.status ?? 'active', metadata: input.metadata ?? {},
-      cancel_at_period_end: input.cancelAtPeriodEnd ?? false, created: input.created ?? start, currency: price.currency, livemode: false,
-      items: { object: 'list', has_more: false, url: `/v1/subscription_items?subscription=${id}`, data: [{ id: next('si'), object: 'subscription_item', price, quantity: 1, current_period_start: start, current_period_end: end }] },
+      id,
+      object: 'subscription',
+      customer: input.customer,
+      status: input.status ?? 'active',
+      metadata: input.metadata ?? {},
+      cancel_at_period_end: input.cancelAtPeriodEnd ?? false,
+      created: input.created ?? start,
+      currency: price.currency,
+      livemode: false,
+      items: {
+        object: 'list',
+        has_more: false,
+        url: `/v1/subscription_items?subscription=${id}`,
+        data: [{ id: next('si'), object: 'subscription_item', price, quantity: 1, current_period_start: start, current_period_end: end }],
+      },
     }
     subscriptions.set(id, sub)
     return sub as unknown as Stripe.Subscription
   }
 
-  function addInvoice(input: { customer: string; subscription?: string; amount?: number; status?: string; created?: number; periodStart?: number; periodEnd?: number; attemptCount?: number }): Stripe.Invoice {
+  function addInvoice(input: {
+    customer: string
+    subscription?: string
+    amount?: number
+    status?: string
+    created?: number
+    periodStart?: number
+    periodEnd?: number
+    attemptCount?: number
+  }): Stripe.Invoice {
     const id = next('in')
     const created = input.created ?? 1_767_225_600
     const amount = input.amount ?? 900
     const status = input.status ?? 'paid'
     const inv = {
-      id, object: 'invoice', customer: input.customer, status, created, currency: 'usd', amount_due: amount, amount_paid: status === 'paid' ? amount : 0,
-      attempt_count: input.attemptCount ?? 1, description: null, hosted_invoice_url: `https://invoice.stripe.test/i/${id}`, invoice_pdf: `https://invoice.stripe.test/i/${id}/pdf`,
-      period_start: input.periodStart ?? created, period_end: input.periodEnd ?? created, status_transitions: { paid_at: status === 'paid' ? created : null },
-      parent: input.subscription ? { type: 'subscription_details', quote_details: null, subscription_details: { subscription: input.subscription, metadata: {} } } : null,
-      lines: { object: 'list', has_more: false, url: `/v1/invoices/${id}/lines`, data: [{ id: next('il'), object: 'line_item', description: '1 × Vigil Pro (monthly)', period: { start: input.periodStart ?? created, end: input.periodEnd ?? created + 30 * 86_400 } }] },
+      id,
+      object: 'invoice',
+      customer: input.customer,
+      status,
+      created,
+      currency: 'usd',
+      amount_due: amount,
+      amount_paid: status === 'paid' ? amount : 0,
+      attempt_count: input.attemptCount ?? 1,
+      description: null,
+      hosted_invoice_url: `https://invoice.stripe.test/i/${id}`,
+      invoice_pdf: `https://invoice.stripe.test/i/${id}/pdf`,
+      period_start: input.periodStart ?? created,
+      period_end: input.periodEnd ?? created,
+      status_transitions: { paid_at: status === 'paid' ? created : null },
+      parent: input.subscription
+        ? { type: 'subscription_details', quote_details: null, subscription_details: { subscription: input.subscription, metadata: {} } }
+        : null,
+      lines: {
+        object: 'list',
+        has_more: false,
+        url: `/v1/invoices/${id}/lines`,
+        data: [
+          {
+            id: next('il'),
+            object: 'line_item',
+            description: '1 × Vigil Pro (monthly)',
+            period: { start: input.periodStart ?? created, end: input.periodEnd ?? created + 30 * 86_400 },
+          },
+        ],
+      },
     }
     invoices.push(inv)
     return inv as unknown as Stripe.Invoice
@@ -174,10 +252,7 @@ function metadataOf(params: Record<string, string>, prefix: string): Record<stri
  * A Stripe event, JSON-encoded and signed the way Stripe signs it. `signedAt` is in seconds
  * (default: the app clock's now); `created` defaults to the same time.
  */
-export async function signedEvent(
-  stripe: Stripe,
-  input: { id?: string; type: string; object: unknown; created?: number; signedAt: number; secret?: string },
-) {
+export async function signedEvent(stripe: Stripe, input: { id?: string; type: string; object: unknown; created?: number; signedAt: number; secret?: string }) {
   const payload = JSON.stringify({
     id: input.id ?? `evt_${crypto.randomUUID().replaceAll('-', '')}`,
     object: 'event',

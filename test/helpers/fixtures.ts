@@ -24,14 +24,22 @@ export async function createTenant(
     'INSERT INTO clients (id, name, plan_type, subscription_status, max_devices, max_users, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     [clientId, `Tenant ${email}`, opts.plan ?? 'free', 'none', opts.maxDevices ?? 1, opts.maxUsers ?? 50, now, now],
   )
-  t.db.sqlite.run(
-    'INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    [userId, email, await Bun.password.hash('correct horse battery', { algorithm: 'argon2id', memoryCost: 4096, timeCost: 2 }), clientId, role, now, now],
-  )
-  t.db.sqlite.run(
-    "INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, 'owner', 'active', ?, ?)",
-    [newId('mem'), clientId, userId, now, now],
-  )
+  t.db.sqlite.run('INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+    userId,
+    email,
+    await Bun.password.hash('correct horse battery', { algorithm: 'argon2id', memoryCost: 4096, timeCost: 2 }),
+    clientId,
+    role,
+    now,
+    now,
+  ])
+  t.db.sqlite.run("INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, 'owner', 'active', ?, ?)", [
+    newId('mem'),
+    clientId,
+    userId,
+    now,
+    now,
+  ])
   const token = await t.modules.users.tokens.sign({ userId, clientId, role })
   const apiKey = createKey(t, clientId, { scopes: opts.scopes })
   return {
@@ -53,7 +61,17 @@ export function createKey(t: TestApp, clientId: string, opts: { scopes?: Scope[]
   const keyId = newId('key')
   t.db.sqlite.run(
     'INSERT INTO api_keys (id, client_id, name, key_prefix, key_hash, scopes, device_id, is_active, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)',
-    [keyId, clientId, 'test key', keyPrefixOf(key), sha256Hex(key), JSON.stringify(opts.scopes ?? DEFAULT_SCOPES), opts.deviceId ?? null, t.clock.now(), opts.expiresAt ?? null],
+    [
+      keyId,
+      clientId,
+      'test key',
+      keyPrefixOf(key),
+      sha256Hex(key),
+      JSON.stringify(opts.scopes ?? DEFAULT_SCOPES),
+      opts.deviceId ?? null,
+      t.clock.now(),
+      opts.expiresAt ?? null,
+    ],
   )
   return { key, keyId, headers: { 'x-api-key': key } }
 }
@@ -62,14 +80,23 @@ export function createKey(t: TestApp, clientId: string, opts: { scopes?: Scope[]
 export async function addMember(t: TestApp, clientId: string, memberRole: MemberRole, opts: { role?: SystemRole } = {}) {
   const now = t.clock.now()
   const userId = newId('usr')
-  t.db.sqlite.run(
-    'INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    [userId, `${userId}@example.test`, 'x', clientId, opts.role ?? 'user', now, now],
-  )
-  t.db.sqlite.run(
-    "INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)",
-    [newId('mem'), clientId, userId, memberRole, now, now],
-  )
+  t.db.sqlite.run('INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+    userId,
+    `${userId}@example.test`,
+    'x',
+    clientId,
+    opts.role ?? 'user',
+    now,
+    now,
+  ])
+  t.db.sqlite.run("INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)", [
+    newId('mem'),
+    clientId,
+    userId,
+    memberRole,
+    now,
+    now,
+  ])
   const token = await t.modules.users.tokens.sign({ userId, clientId, role: opts.role ?? 'user' })
   return { userId, token, headers: { authorization: `Bearer ${token}` } }
 }

@@ -9,7 +9,11 @@ const stat = (v: Stat): FieldStats => {
 }
 
 /** A summary as the metrics module would produce it, from a few field statistics. */
-export function summaryOf(hardware: Record<string, Stat>, network: Record<string, Stat> = {}, opts: { hours?: number; samples?: number; deviceId?: string; to?: number } = {}): MetricsSummary {
+export function summaryOf(
+  hardware: Record<string, Stat>,
+  network: Record<string, Stat> = {},
+  opts: { hours?: number; samples?: number; deviceId?: string; to?: number } = {},
+): MetricsSummary {
   const hours = opts.hours ?? 24
   const to = opts.to ?? Date.parse('2026-01-01T00:00:00Z')
   const samples = opts.samples ?? 1440

@@ -75,11 +75,17 @@ describe('direct (hot path) routes over a real socket', () => {
   })
 
   test('rate limit, body cap and CORS apply on the hot path too', async () => {
-    const t = testApp({ config: { rateLimits: { anonymous: 60, free: 3, pro: 3, enterprise: 3 }, maxBodyBytes: 2048, corsOrigins: ['https://portal.example'] } })
+    const t = testApp({
+      config: { rateLimits: { anonymous: 60, free: 3, pro: 3, enterprise: 3 }, maxBodyBytes: 2048, corsOrigins: ['https://portal.example'] },
+    })
     const a = await tenantWithDevices(t)
     const base = listen(t)
     const send = (body: string) =>
-      fetch(`${base}/v1/metrics/network`, { method: 'POST', headers: { ...a.keyHeaders, 'content-type': 'application/json', origin: 'https://portal.example' }, body })
+      fetch(`${base}/v1/metrics/network`, {
+        method: 'POST',
+        headers: { ...a.keyHeaders, 'content-type': 'application/json', origin: 'https://portal.example' },
+        body,
+      })
 
     // the key's bucket of 3 a minute: one went on registering the device
     const big = await send(JSON.stringify({ hostname: 'x'.repeat(4096) }))

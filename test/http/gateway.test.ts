@@ -13,7 +13,11 @@ function probeApp(config: Parameters<typeof testApp>[0] = {}) {
   const t = testApp(config)
   t.app
     .post('/probe/body', ({ body }) => body, {
-      body: tt.Object({ name: tt.String({ minLength: 2 }), count: tt.Optional(tt.Integer({ minimum: 1, maximum: 10 })), tags: tt.Optional(tt.Array(tt.String())) }),
+      body: tt.Object({
+        name: tt.String({ minLength: 2 }),
+        count: tt.Optional(tt.Integer({ minimum: 1, maximum: 10 })),
+        tags: tt.Optional(tt.Array(tt.String())),
+      }),
     })
     .get('/probe/query/:id', ({ params, request }) => ({ params, query: probeQuery.read(request) }), {
       params: tt.Object({ id: tt.String({ pattern: '^[0-9]+$' }) }),

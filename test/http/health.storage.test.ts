@@ -19,9 +19,12 @@ async function filled(dir: string) {
   const db = open(dir)
   const t = testApp({ db, config: { rateLimits: { free: 1e6, pro: 1e6, enterprise: 1e6, anonymous: 1e6 } } })
   const a = await createTenant(t, { maxDevices: 10_000 })
-  const insert = db.sqlite.prepare('INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1)')
+  const insert = db.sqlite.prepare(
+    'INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1)',
+  )
   db.sqlite.transaction(() => {
-    for (let i = 0; i < 3000; i++) insert.run(`dev_${String(i).padStart(6, '0')}`, a.clientId, `fp-${i}`, `host-${i}-${'x'.repeat(120)}`, 'linux', '6.8', 'x86_64')
+    for (let i = 0; i < 3000; i++)
+      insert.run(`dev_${String(i).padStart(6, '0')}`, a.clientId, `fp-${i}`, `host-${i}-${'x'.repeat(120)}`, 'linux', '6.8', 'x86_64')
   })()
   insert.finalize()
   return { db, t, a }
@@ -29,7 +32,10 @@ async function filled(dir: string) {
 
 /** Overwrites `count` of a table's leaf pages from the middle of the file, as a failing SD card might. */
 function damage(db: ReturnType<typeof open>, table: string, count: number): () => void {
-  const pages = db.sqlite.query<{ pageno: number }, [string]>("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno").all(table).map((r) => r.pageno)
+  const pages = db.sqlite
+    .query<{ pageno: number }, [string]>("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno")
+    .all(table)
+    .map((r) => r.pageno)
   const pageSize = db.sqlite.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size
   const from = Math.floor((pages.length - count) / 2)
   const path = db.sqlite.filename
@@ -89,9 +95,15 @@ describe('storage faults', () => {
     // SQLite's page limit stands in for the disk: the next page the file needs is refused with SQLITE_FULL
     const pages = db.sqlite.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count
     db.sqlite.run(`PRAGMA max_page_count = ${pages}`)
-    let res = await t.request('POST', '/v1/clients/me/devices', { body: { fingerprint: 'fp-new', hostname: 'h'.repeat(200), os: 'linux', os_version: '6.8', arch: 'x86_64' }, headers: a.keyHeaders })
+    let res = await t.request('POST', '/v1/clients/me/devices', {
+      body: { fingerprint: 'fp-new', hostname: 'h'.repeat(200), os: 'linux', os_version: '6.8', arch: 'x86_64' },
+      headers: a.keyHeaders,
+    })
     for (let i = 0; i < 200 && res.status === 201; i++) {
-      res = await t.request('POST', '/v1/clients/me/devices', { body: { fingerprint: `fp-new-${i}`, hostname: `${i}-${'h'.repeat(200)}`, os: 'linux', os_version: '6.8', arch: 'x86_64' }, headers: a.keyHeaders })
+      res = await t.request('POST', '/v1/clients/me/devices', {
+        body: { fingerprint: `fp-new-${i}`, hostname: `${i}-${'h'.repeat(200)}`, os: 'linux', os_version: '6.8', arch: 'x86_64' },
+        headers: a.keyHeaders,
+      })
     }
     expect(res.status).toBe(503)
     expect(res.body.error.code).toBe('storage_full')

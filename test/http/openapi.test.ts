@@ -4,7 +4,16 @@ import { createTenant } from '../helpers/fixtures'
 import { operationsOf } from '../helpers/contract'
 
 /** The routes anyone may call without a credential. */
-const PUBLIC = ['GET /health', 'GET /v1/billing/plans', 'GET /v1/ai/providers', 'POST /v1/auth/register', 'POST /v1/auth/login', 'POST /v1/auth/refresh', 'POST /v1/auth/logout', 'POST /v1/billing/webhook']
+const PUBLIC = [
+  'GET /health',
+  'GET /v1/billing/plans',
+  'GET /v1/ai/providers',
+  'POST /v1/auth/register',
+  'POST /v1/auth/login',
+  'POST /v1/auth/refresh',
+  'POST /v1/auth/logout',
+  'POST /v1/billing/webhook',
+]
 
 async function documentOf(t = testApp()) {
   return (await t.request('GET', '/openapi.json')).body
@@ -36,7 +45,13 @@ describe('/openapi.json says what can go wrong', () => {
     for (const o of operationsOf(doc).filter((o) => o.method === 'DELETE' || o.path === '/v1/auth/logout')) expect(Object.keys(o.op.responses)).toContain('204')
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['ErrorBody', 'HTTPValidationError']))
     // /health answers 503 with its own body (the database state), by design
-    const errors = operationsOf(doc).filter((o) => o.path !== '/health').flatMap((o) => Object.entries<any>(o.op.responses).filter(([s]) => Number(s) >= 400).map(([, r]) => JSON.stringify(r.content)))
+    const errors = operationsOf(doc)
+      .filter((o) => o.path !== '/health')
+      .flatMap((o) =>
+        Object.entries<any>(o.op.responses)
+          .filter(([s]) => Number(s) >= 400)
+          .map(([, r]) => JSON.stringify(r.content)),
+      )
     for (const content of errors) expect(content).toMatch(/#\/components\/schemas\/(ErrorBody|HTTPValidationError)/)
   })
 

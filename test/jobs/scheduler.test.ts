@@ -27,7 +27,13 @@ describe('schedules', () => {
     const scheduler = startScheduler(
       [
         { name: 'slow', cron: '0 0 * * * *', run: () => new Promise<void>((r) => (finish = r)).then(() => void (finished = true)) },
-        { name: 'broken', cron: '0 0 * * * *', run: () => { throw new Error('boom') } },
+        {
+          name: 'broken',
+          cron: '0 0 * * * *',
+          run: () => {
+            throw new Error('boom')
+          },
+        },
       ],
       logger,
     )
@@ -54,6 +60,13 @@ describe('the job list', () => {
       expect(job.name).toMatch(/^[a-z]+\.[a-z-]+$/)
       expect(job.cron.split(' ')).toHaveLength(6)
     }
-    expect(names.sort()).toEqual(['ai.recommendations', 'billing.prune-events', 'health.integrity-check', 'metrics.retention', 'metrics.rollup', 'users.purge-refresh-tokens'])
+    expect(names.sort()).toEqual([
+      'ai.recommendations',
+      'billing.prune-events',
+      'health.integrity-check',
+      'metrics.retention',
+      'metrics.rollup',
+      'users.purge-refresh-tokens',
+    ])
   })
 })

@@ -26,7 +26,13 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/versions/linux', kind: 'key', scopes: ['versions:read', 'metrics:write'] },
   // devices
   { method: 'GET', path: '/v1/clients/me/devices', kind: 'jwt' },
-  { method: 'POST', path: '/v1/clients/me/devices', kind: 'key', scopes: ['metrics:write', 'devices:write'], body: { hostname: 'h', os: 'linux', os_version: '6', arch: 'x64', fingerprint: 'f' } },
+  {
+    method: 'POST',
+    path: '/v1/clients/me/devices',
+    kind: 'key',
+    scopes: ['metrics:write', 'devices:write'],
+    body: { hostname: 'h', os: 'linux', os_version: '6', arch: 'x64', fingerprint: 'f' },
+  },
   { method: 'GET', path: '/v1/clients/me/devices/dev_x', kind: 'jwt' },
   { method: 'DELETE', path: '/v1/clients/me/devices/dev_x', kind: 'jwt', roles: MANAGERS },
   // metrics

@@ -2,8 +2,18 @@ import { readText } from '../agent.fs'
 
 /** The kernel's TCP states (include/net/tcp_states.h) under psutil's names. */
 const STATES: Record<string, string> = {
-  '01': 'ESTABLISHED', '02': 'SYN_SENT', '03': 'SYN_RECV', '04': 'FIN_WAIT1', '05': 'FIN_WAIT2', '06': 'TIME_WAIT',
-  '07': 'CLOSE', '08': 'CLOSE_WAIT', '09': 'LAST_ACK', '0A': 'LISTEN', '0B': 'CLOSING', '0C': 'NEW_SYN_RECV',
+  '01': 'ESTABLISHED',
+  '02': 'SYN_SENT',
+  '03': 'SYN_RECV',
+  '04': 'FIN_WAIT1',
+  '05': 'FIN_WAIT2',
+  '06': 'TIME_WAIT',
+  '07': 'CLOSE',
+  '08': 'CLOSE_WAIT',
+  '09': 'LAST_ACK',
+  '0A': 'LISTEN',
+  '0B': 'CLOSING',
+  '0C': 'NEW_SYN_RECV',
 }
 
 /**
@@ -27,7 +37,11 @@ export function readConnections(root: string): { type: string; state: string; co
   let udp = 0
   for (const file of ['udp', 'udp6']) {
     const text = readText(root, `proc/net/${file}`)
-    if (text !== null) udp += text.split('\n').slice(1).filter((l) => l.trim()).length
+    if (text !== null)
+      udp += text
+        .split('\n')
+        .slice(1)
+        .filter((l) => l.trim()).length
   }
   const out = [...counts].map(([state, count]) => ({ type: 'tcp', state, count }))
   if (udp) out.push({ type: 'udp', state: 'NONE', count: udp })

@@ -55,7 +55,8 @@ export function readCpuInfo(root: string, times: CpuTimes | null): CpuInfo {
   const logical = times?.cores.length || cpuinfo.match(/^processor\s*:/gm)?.length || null
   const cores = new Set<string>()
   for (const cpu of listDir(root, 'sys/devices/system/cpu').filter((n) => /^cpu\d+$/.test(n))) {
-    const list = readText(root, `sys/devices/system/cpu/${cpu}/topology/core_cpus_list`) ?? readText(root, `sys/devices/system/cpu/${cpu}/topology/thread_siblings_list`)
+    const list =
+      readText(root, `sys/devices/system/cpu/${cpu}/topology/core_cpus_list`) ?? readText(root, `sys/devices/system/cpu/${cpu}/topology/thread_siblings_list`)
     if (list !== null) cores.add(list.trim())
   }
   let physical: number | null = cores.size || null

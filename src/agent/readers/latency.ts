@@ -79,7 +79,8 @@ export async function measureLatency(host: string, port: number, probe: Probe = 
     }
   }
   const loss = round(((attempts - times.length) / attempts) * 100, 1)
-  if (!times.length) return { latency_avg_ms: null, latency_min_ms: null, latency_max_ms: null, jitter_ms: null, packet_loss_percent: loss, dns_resolve_ms: dns }
+  if (!times.length)
+    return { latency_avg_ms: null, latency_min_ms: null, latency_max_ms: null, jitter_ms: null, packet_loss_percent: loss, dns_resolve_ms: dns }
   let jitter = 0
   for (let i = 1; i < times.length; i++) jitter += Math.abs(times[i]! - times[i - 1]!)
   return {

@@ -19,9 +19,22 @@ export function readNicCounters(root: string): Map<string, NicCounters> {
     const colon = line.indexOf(':')
     if (colon === -1) continue
     const name = line.slice(0, colon).trim()
-    const f = line.slice(colon + 1).trim().split(/\s+/).map(Number)
+    const f = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/)
+      .map(Number)
     if (f.length < 16) continue
-    out.set(name, { bytes_recv: f[0]!, packets_recv: f[1]!, errin: f[2]!, dropin: f[3]!, bytes_sent: f[8]!, packets_sent: f[9]!, errout: f[10]!, dropout: f[11]! })
+    out.set(name, {
+      bytes_recv: f[0]!,
+      packets_recv: f[1]!,
+      errin: f[2]!,
+      dropin: f[3]!,
+      bytes_sent: f[8]!,
+      packets_sent: f[9]!,
+      errout: f[10]!,
+      dropout: f[11]!,
+    })
   }
   return out
 }

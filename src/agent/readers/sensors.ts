@@ -39,7 +39,12 @@ export function readSensors(root: string): { temperatures: Record<string, Temper
           const v = readNumber(root, `${dir}/${base}_${f}`)
           return v === null ? null : round(v / 1000, 1)
         }
-        ;(temperatures[name] ??= []).push({ label: readLine(root, `${dir}/${base}_label`) ?? '', current: round(current / 1000, 1), high: milli('max'), critical: milli('crit') })
+        ;(temperatures[name] ??= []).push({
+          label: readLine(root, `${dir}/${base}_label`) ?? '',
+          current: round(current / 1000, 1),
+          high: milli('max'),
+          critical: milli('crit'),
+        })
       }
       for (const base of sensorsOf(files, 'fan')) {
         const current = readNumber(root, `${dir}/${base}_input`)
@@ -48,7 +53,9 @@ export function readSensors(root: string): { temperatures: Record<string, Temper
     }
   }
   if (Object.keys(temperatures).length === 0) {
-    for (const zone of listDir(root, 'sys/class/thermal').filter((z) => z.startsWith('thermal_zone')).sort(byNumber)) {
+    for (const zone of listDir(root, 'sys/class/thermal')
+      .filter((z) => z.startsWith('thermal_zone'))
+      .sort(byNumber)) {
       const type = readLine(root, `sys/class/thermal/${zone}/type`)
       const temp = readNumber(root, `sys/class/thermal/${zone}/temp`)
       if (type === null || temp === null) continue

@@ -41,7 +41,10 @@ export function parseIPv4(host: string): number | null {
 
 /** An IPv6 literal (brackets and zone id tolerated) as its eight 16-bit groups. */
 export function parseIPv6(host: string): number[] | null {
-  let s = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/%.*$/, '')
+  let s = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '')
   if (!s.includes(':')) return null
   const dotted = /(?:^|:)(\d+\.\d+\.\d+\.\d+)$/.exec(s)
   if (dotted) {
@@ -73,10 +76,22 @@ export function classifyIPv4(ip: number): AddressKind {
   if (inV4(ip, '169.254.0.0', 16)) return 'link_local'
   if (inV4(ip, '224.0.0.0', 4)) return 'multicast'
   if (inV4(ip, '240.0.0.0', 4)) return 'reserved'
-  for (const [base, bits] of [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10], ['198.18.0.0', 15]] as const) {
+  for (const [base, bits] of [
+    ['10.0.0.0', 8],
+    ['172.16.0.0', 12],
+    ['192.168.0.0', 16],
+    ['100.64.0.0', 10],
+    ['198.18.0.0', 15],
+  ] as const) {
     if (inV4(ip, base, bits)) return 'private'
   }
-  for (const [base, bits] of [['192.0.0.0', 24], ['192.0.2.0', 24], ['198.51.100.0', 24], ['203.0.113.0', 24], ['192.88.99.0', 24]] as const) {
+  for (const [base, bits] of [
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['192.88.99.0', 24],
+  ] as const) {
     if (inV4(ip, base, bits)) return 'reserved'
   }
   return 'public'

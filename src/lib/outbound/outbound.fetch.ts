@@ -45,8 +45,7 @@ export class OutboundRedirect extends Error {
 /** RequestInit plus Bun's tls options; proxy and redirect are safeFetch's to set. */
 type FetchInit = Omit<BunFetchRequestInit, 'proxy' | 'redirect'>
 
-const isAbort = (err: unknown, signal?: AbortSignal | null) =>
-  !!signal?.aborted || ['AbortError', 'TimeoutError'].includes((err as Error)?.name)
+const isAbort = (err: unknown, signal?: AbortSignal | null) => !!signal?.aborted || ['AbortError', 'TimeoutError'].includes((err as Error)?.name)
 
 function errorDetail(err: unknown, signal?: AbortSignal | null): string {
   if (isAbort(err, signal)) return 'timeout'

@@ -72,7 +72,10 @@ export function addressRefusal(ip: string, policy: OutboundPolicy, self: SelfAdd
  * A name that passes here is judged again on every address it resolves to when it is called.
  */
 export function hostRefusal(hostname: string, policy: OutboundPolicy, self: SelfAddresses): Refusal | null {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '')
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
   if (classifyIp(host) !== null) return addressRefusal(host, policy, self)
   if (METADATA_NAMES.has(host)) return 'metadata'
   if ((host === 'localhost' || host.endsWith('.localhost')) && !policy.allowLocal) return 'loopback'

@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox'
 import { ClientResponse } from '../clients/clients.model'
 
 export const StatsResponse = t.Record(t.String(), t.Number(), {
-  description: 'users, operators, clients, paying_clients, members, devices, api_keys, database_bytes, plus counts other modules register (metric rows, ingest of the last hour…)',
+  description:
+    'users, operators, clients, paying_clients, members, devices, api_keys, database_bytes, plus counts other modules register (metric rows, ingest of the last hour…)',
 })
 
 /** limit 1..1000 (default 100), offset ≥ 0 (default 0): the spec leaves the bounds open. */

@@ -21,14 +21,18 @@ export function adminRoutes(deps: AdminDeps, auth: Authenticator) {
       response: { 200: StatsResponse },
       detail: { tags, summary: 'Instance statistics' },
     })
-    .get('/clients', ({ request }) => {
-      const query = clientsQuery.read(request)
-      return listClientsForOperator(deps, query.limit, query.offset)
-    }, {
-      user: operator,
-      response: { 200: AdminClientList },
-      detail: { ...clientsQuery.doc, tags, summary: 'Every client with its usage (limit 1..1000, default 100)' },
-    })
+    .get(
+      '/clients',
+      ({ request }) => {
+        const query = clientsQuery.read(request)
+        return listClientsForOperator(deps, query.limit, query.offset)
+      },
+      {
+        user: operator,
+        response: { 200: AdminClientList },
+        detail: { ...clientsQuery.doc, tags, summary: 'Every client with its usage (limit 1..1000, default 100)' },
+      },
+    )
     .patch('/clients/:client_id', ({ params, body }) => updateClientByOperator(deps, params.client_id, clientUpdate.read(body)), {
       user: operator,
       params: AdminClientParams,

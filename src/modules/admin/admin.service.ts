@@ -76,7 +76,15 @@ export function updateClientByOperator(deps: Pick<AdminDeps, 'clients' | 'plans'
   let plan = deps.plans.find(current.plan_type ?? '') ?? deps.plans.fallback()
   if (input.plan_type !== undefined) {
     const chosen = deps.plans.find(input.plan_type)
-    if (!chosen) throw new AppError('invalid_parameter', `Unknown plan "${input.plan_type}"; one of ${deps.plans.all().map((p) => p.id).join(', ')}`, 'plan_type')
+    if (!chosen)
+      throw new AppError(
+        'invalid_parameter',
+        `Unknown plan "${input.plan_type}"; one of ${deps.plans
+          .all()
+          .map((p) => p.id)
+          .join(', ')}`,
+        'plan_type',
+      )
     plan = chosen
     changes.plan_type = plan.id
     changes.max_devices = plan.maxDevices

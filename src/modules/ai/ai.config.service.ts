@@ -53,7 +53,12 @@ export function effectiveConfig(deps: AiConfigDeps, clientId: string): Effective
   let connection: Connection | null = null
   if (provider !== 'rules') {
     connection = inherited
-      ? { provider, baseUrl: deps.defaults.baseUrl ?? defaultBaseUrl(provider), apiKey: deps.defaults.apiKey, model: deps.defaults.model ?? defaultModel(provider) }
+      ? {
+          provider,
+          baseUrl: deps.defaults.baseUrl ?? defaultBaseUrl(provider),
+          apiKey: deps.defaults.apiKey,
+          model: deps.defaults.model ?? defaultModel(provider),
+        }
       : { provider, baseUrl: row!.base_url ?? defaultBaseUrl(provider), apiKey: decryptKey(deps, clientId, row!), model: row!.model ?? defaultModel(provider) }
   }
   return {
@@ -88,7 +93,7 @@ export function presentConfig(deps: AiConfigDeps, clientId: string): AiConfig {
   const eff = effectiveConfig(deps, clientId)
   const row = eff.row
   // An inherited key belongs to the operator: tenants learn that one is set, nothing of it.
-  const key = eff.inherited ? null : eff.connection?.apiKey ?? null
+  const key = eff.inherited ? null : (eff.connection?.apiKey ?? null)
   return {
     provider: eff.provider,
     model: eff.connection?.model ?? null,
@@ -130,7 +135,11 @@ export function updateConfig(deps: AiConfigDeps, clientId: string, patch: AiConf
   }
   const connectionFields = (['model', 'base_url', 'api_key'] as const).filter(has)
   if (connectionFields.length && (provider === null || provider === 'rules')) {
-    throw new AppError('invalid_parameter', `${connectionFields[0]} needs an LLM provider: set provider (openai, ollama or anthropic) in the same request`, connectionFields[0])
+    throw new AppError(
+      'invalid_parameter',
+      `${connectionFields[0]} needs an LLM provider: set provider (openai, ollama or anthropic) in the same request`,
+      connectionFields[0],
+    )
   }
   if (has('model')) changes.model = patch.model
   if (has('base_url')) {
@@ -160,7 +169,13 @@ export function updatePrompt(deps: AiConfigDeps, clientId: string, prompt: strin
   if (prompt !== null) {
     const unknown = unknownVariables(prompt)
     if (unknown.length) {
-      throw new AppError('invalid_prompt', `unknown variable {{${unknown[0]}}}; available: ${Object.keys(PROMPT_VARIABLES).map((v) => `{{${v}}}`).join(', ')}`, unknown[0])
+      throw new AppError(
+        'invalid_prompt',
+        `unknown variable {{${unknown[0]}}}; available: ${Object.keys(PROMPT_VARIABLES)
+          .map((v) => `{{${v}}}`)
+          .join(', ')}`,
+        unknown[0],
+      )
     }
   }
   deps.store.update(clientId, { prompt }, deps.clock.now())

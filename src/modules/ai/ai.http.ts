@@ -39,12 +39,17 @@ export async function postJson(deps: GuardedFetchDeps, url: string, headers: Rec
   const signal = AbortSignal.timeout(deps.timeoutMs)
   let res: Response
   try {
-    res = await safeFetch(deps, url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-      body: JSON.stringify(body),
-      signal,
-    }, deps.policy)
+    res = await safeFetch(
+      deps,
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+        body: JSON.stringify(body),
+        signal,
+      },
+      deps.policy,
+    )
   } catch (err) {
     throw failureOf(err, signal, deps.timeoutMs)
   }
@@ -70,7 +75,8 @@ export async function postJson(deps: GuardedFetchDeps, url: string, headers: Rec
  */
 function failureOf(err: unknown, signal: AbortSignal, timeoutMs: number): ProviderCallError {
   if (err instanceof OutboundRefused) return new ProviderCallError('refused', `${err.message.replace(/^the URL/, 'base_url')}`, `${err.stage}: ${err.refusal}`)
-  if (err instanceof OutboundRedirect) return new ProviderCallError('provider_error', `the provider answered with a redirect (HTTP ${err.status}); redirects are not followed`)
+  if (err instanceof OutboundRedirect)
+    return new ProviderCallError('provider_error', `the provider answered with a redirect (HTTP ${err.status}); redirects are not followed`)
   const detail = err instanceof OutboundUnreachable ? err.detail : signal.aborted ? 'timeout' : String((err as Error)?.message ?? err).slice(0, 200)
   return new ProviderCallError('network_error', `could not reach the provider (the connection failed or no answer came within ${timeoutMs} ms)`, detail)
 }

@@ -71,10 +71,7 @@ export const AiConfigPatch = t.Object(
   { additionalProperties: false },
 )
 
-export const PromptPatch = t.Object(
-  { prompt: t.Nullable(t.String({ minLength: 1, maxLength: MAX_PROMPT_CHARS })) },
-  { additionalProperties: false },
-)
+export const PromptPatch = t.Object({ prompt: t.Nullable(t.String({ minLength: 1, maxLength: MAX_PROMPT_CHARS })) }, { additionalProperties: false })
 
 export const PromptResponse = t.Object({
   prompt: t.String(),

@@ -22,7 +22,8 @@ export const PROVIDER_CATALOG: { id: ProviderName; name: string; description: st
   {
     id: 'rules',
     name: 'Built-in rules',
-    description: 'Offline rules over the metrics summaries: disk-full estimate, sustained CPU, memory and swap, temperatures, network quality, interface errors, silent devices. No network, no key.',
+    description:
+      'Offline rules over the metrics summaries: disk-full estimate, sustained CPU, memory and swap, temperatures, network quality, interface errors, silent devices. No network, no key.',
     network: false,
     fields: [],
   },
@@ -44,7 +45,14 @@ export const PROVIDER_CATALOG: { id: ProviderName; name: string; description: st
     description: 'POST {base_url}/api/chat (native API, stream false, JSON format).',
     network: true,
     fields: [
-      { name: 'base_url', type: 'string', required: false, default: 'http://localhost:11434', description: "the Ollama server: a LAN address for the operator's own client (others need VIGIL_OUTBOUND_ALLOW_PRIVATE); the default works only as the instance default, never set through the API" },
+      {
+        name: 'base_url',
+        type: 'string',
+        required: false,
+        default: 'http://localhost:11434',
+        description:
+          "the Ollama server: a LAN address for the operator's own client (others need VIGIL_OUTBOUND_ALLOW_PRIVATE); the default works only as the instance default, never set through the API",
+      },
       { name: 'model', type: 'string', required: false, default: 'llama3.1', description: 'a pulled model' },
       { name: 'api_key', type: 'string', required: false, default: null, description: 'optional, for an authenticating proxy (Bearer)' },
       ...COMMON,
@@ -138,13 +146,18 @@ export async function chat(deps: GuardedFetchDeps, conn: Connection, req: ChatRe
       break
     case 'anthropic':
       if (!conn.apiKey) throw new ProviderCallError('provider_error', 'Anthropic needs an api_key')
-      res = await postJson(deps, join(conn.baseUrl, '/v1/messages'), { 'x-api-key': conn.apiKey, 'anthropic-version': ANTHROPIC_VERSION }, {
-        model: conn.model,
-        system: req.system,
-        messages: [{ role: 'user', content: req.user }],
-        temperature: Math.min(req.temperature, 1), // Anthropic's range is 0..1
-        max_tokens: req.maxTokens,
-      })
+      res = await postJson(
+        deps,
+        join(conn.baseUrl, '/v1/messages'),
+        { 'x-api-key': conn.apiKey, 'anthropic-version': ANTHROPIC_VERSION },
+        {
+          model: conn.model,
+          system: req.system,
+          messages: [{ role: 'user', content: req.user }],
+          temperature: Math.min(req.temperature, 1), // Anthropic's range is 0..1
+          max_tokens: req.maxTokens,
+        },
+      )
       break
   }
   if (res.status < 200 || res.status >= 300) {
@@ -164,7 +177,10 @@ export async function chat(deps: GuardedFetchDeps, conn: Connection, req: ChatRe
     tokensOut = num(j.eval_count)
   } else {
     const blocks = Array.isArray(j.content) ? (j.content as unknown[]) : []
-    const texts = blocks.map(obj).filter((b) => b.type === 'text').map((b) => str(b.text))
+    const texts = blocks
+      .map(obj)
+      .filter((b) => b.type === 'text')
+      .map((b) => str(b.text))
     text = texts.length && texts.every((x) => x !== null) ? texts.join('') : null
     tokensIn = num(obj(j.usage).input_tokens)
     tokensOut = num(obj(j.usage).output_tokens)

@@ -30,7 +30,12 @@ export function aiRoutes(deps: AiDeps, auth: Authenticator) {
     .patch('/config', ({ user, body }) => updateConfig(deps, user.clientId, configPatch.read(body)), {
       user: managers,
       response: { 200: AiConfig },
-      detail: { ...routeErrors('invalid_parameter', 'unsafe_base_url', 'invalid_schedule'), ...configPatch.doc, tags, summary: 'Change provider, model, base_url, api_key, temperature, max_tokens, schedule, enabled (owner/admin)' },
+      detail: {
+        ...routeErrors('invalid_parameter', 'unsafe_base_url', 'invalid_schedule'),
+        ...configPatch.doc,
+        tags,
+        summary: 'Change provider, model, base_url, api_key, temperature, max_tokens, schedule, enabled (owner/admin)',
+      },
     })
     .patch('/prompt', ({ user, body }) => updatePrompt(deps, user.clientId, promptPatch.read(body).prompt), {
       user: managers,

@@ -83,55 +83,70 @@ function availability(i: RulesInput): Finding[] {
   if (silentMs <= SILENT_AFTER_MS) return []
   const minutes = Math.floor(silentMs / 60_000)
   const what = last === null ? 'has never reported' : `has not reported for ${minutes >= 120 ? `${Math.floor(minutes / 60)} hours` : `${minutes} minutes`}`
-  return [{
-    key: 'rules:availability:silent',
-    category: 'availability',
-    severity: silentMs > 24 * 3600_000 ? 'critical' : 'warning',
-    recommendation: `${i.device.hostname ?? 'The device'} ${what}. Check that the machine is up, that the collector service is running and that it can reach this server.`,
-    evidence: { last_seen_at: last === null ? null : new Date(last).toISOString(), minutes_silent: minutes, threshold_minutes: SILENT_AFTER_MS / 60_000 },
-  }]
+  return [
+    {
+      key: 'rules:availability:silent',
+      category: 'availability',
+      severity: silentMs > 24 * 3600_000 ? 'critical' : 'warning',
+      recommendation: `${i.device.hostname ?? 'The device'} ${what}. Check that the machine is up, that the collector service is running and that it can reach this server.`,
+      evidence: { last_seen_at: last === null ? null : new Date(last).toISOString(), minutes_silent: minutes, threshold_minutes: SILENT_AFTER_MS / 60_000 },
+    },
+  ]
 }
 
 function disk(i: RulesInput): Finding[] {
   const points = i.series('disk_used_percent', TREND_HOURS)
-  const current = points.at(-1)?.avg ?? (i.summary ? hw(i.summary, 'disk_used_percent')?.last ?? null : null)
+  const current = points.at(-1)?.avg ?? (i.summary ? (hw(i.summary, 'disk_used_percent')?.last ?? null) : null)
   if (current === null || current === undefined) return []
   const slope = points.length >= 6 ? slopePerHour(points) : null
   if (slope !== null && slope > 0 && current < 100) {
     const days = (100 - current) / slope / 24
     const [warn, crit] = THRESHOLDS.diskDaysLeft
     if (days <= warn) {
-      return [{
-        key: 'rules:disk:fill',
-        category: 'disk',
-        severity: days <= crit ? 'critical' : 'warning',
-        recommendation: `The disk is ${r1(current)}% full and grows ${r1(slope * 24)} points a day: at this rate it is full in about ${r1(days)} days. Free space (old logs, caches, backups) or grow the volume before then.`,
-        evidence: { field: 'disk_used_percent', window_hours: TREND_HOURS, points: points.length, current_percent: r1(current), slope_percent_per_day: r1(slope * 24), days_until_full: r1(days) },
-      }]
+      return [
+        {
+          key: 'rules:disk:fill',
+          category: 'disk',
+          severity: days <= crit ? 'critical' : 'warning',
+          recommendation: `The disk is ${r1(current)}% full and grows ${r1(slope * 24)} points a day: at this rate it is full in about ${r1(days)} days. Free space (old logs, caches, backups) or grow the volume before then.`,
+          evidence: {
+            field: 'disk_used_percent',
+            window_hours: TREND_HOURS,
+            points: points.length,
+            current_percent: r1(current),
+            slope_percent_per_day: r1(slope * 24),
+            days_until_full: r1(days),
+          },
+        },
+      ]
     }
   }
   const [warn, crit] = THRESHOLDS.diskUsed
   if (current < warn) return []
-  return [{
-    key: 'rules:disk:high',
-    category: 'disk',
-    severity: current >= crit ? 'critical' : 'warning',
-    recommendation: `The disk is ${r1(current)}% full. Free space or grow the volume; many services fail when a disk fills up.`,
-    evidence: { field: 'disk_used_percent', current_percent: r1(current), threshold_percent: warn },
-  }]
+  return [
+    {
+      key: 'rules:disk:high',
+      category: 'disk',
+      severity: current >= crit ? 'critical' : 'warning',
+      recommendation: `The disk is ${r1(current)}% full. Free space or grow the volume; many services fail when a disk fills up.`,
+      evidence: { field: 'disk_used_percent', current_percent: r1(current), threshold_percent: warn },
+    },
+  ]
 }
 
 function cpu(s: MetricsSummary): Finding[] {
   const f = hw(s, 'cpu_percent')
   const [warn, crit] = THRESHOLDS.cpuAvg
   if (!f || f.avg === null || f.avg < warn) return []
-  return [{
-    key: 'rules:cpu:sustained',
-    category: 'cpu',
-    severity: f.avg >= crit ? 'critical' : 'warning',
-    recommendation: `CPU use averaged ${r1(f.avg)}% over the last ${s.hours} hours (p95 ${r1(f.p95 ?? f.avg)}%). Find the busiest processes, and add cores or spread the load if this is the normal workload.`,
-    evidence: { field: 'cpu_percent', avg: r1(f.avg), p95: f.p95, max: f.max, samples: s.hardware.samples, ...window(s) },
-  }]
+  return [
+    {
+      key: 'rules:cpu:sustained',
+      category: 'cpu',
+      severity: f.avg >= crit ? 'critical' : 'warning',
+      recommendation: `CPU use averaged ${r1(f.avg)}% over the last ${s.hours} hours (p95 ${r1(f.p95 ?? f.avg)}%). Find the busiest processes, and add cores or spread the load if this is the normal workload.`,
+      evidence: { field: 'cpu_percent', avg: r1(f.avg), p95: f.p95, max: f.max, samples: s.hardware.samples, ...window(s) },
+    },
+  ]
 }
 
 function memory(s: MetricsSummary): Finding[] {
@@ -167,13 +182,15 @@ function thermal(s: MetricsSummary): Finding[] {
   const f = hw(s, 'cpu_temp_c')
   const [warn, crit] = THRESHOLDS.tempP95
   if (!f || f.p95 === null || f.p95 < warn) return []
-  return [{
-    key: 'rules:thermal:cpu',
-    category: 'thermal',
-    severity: f.p95 >= crit ? 'critical' : 'warning',
-    recommendation: `The CPU runs hot: ${r1(f.p95)} °C at p95 (max ${r1(f.max ?? f.p95)} °C) over ${s.hours} hours. Clean the fans and heatsink, check airflow and thermal paste; hot CPUs throttle.`,
-    evidence: { field: 'cpu_temp_c', p95: f.p95, max: f.max, avg: f.avg, ...window(s) },
-  }]
+  return [
+    {
+      key: 'rules:thermal:cpu',
+      category: 'thermal',
+      severity: f.p95 >= crit ? 'critical' : 'warning',
+      recommendation: `The CPU runs hot: ${r1(f.p95)} °C at p95 (max ${r1(f.max ?? f.p95)} °C) over ${s.hours} hours. Clean the fans and heatsink, check airflow and thermal paste; hot CPUs throttle.`,
+      evidence: { field: 'cpu_temp_c', p95: f.p95, max: f.max, avg: f.avg, ...window(s) },
+    },
+  ]
 }
 
 function networkQuality(s: MetricsSummary): Finding[] {
@@ -189,8 +206,18 @@ function networkQuality(s: MetricsSummary): Finding[] {
       evidence: { field, avg: r1(f.avg), p95: f.p95, max: f.max, threshold: warn, ...window(s) },
     })
   }
-  rule('packet_loss_percent', 'loss', THRESHOLDS.lossAvg, (a) => `Packet loss averaged ${a}% over ${s.hours} hours. Check cabling or Wi-Fi signal, the switch port and the uplink.`)
-  rule('latency_avg_ms', 'latency', THRESHOLDS.latencyAvg, (a, p) => `Network latency averaged ${a} ms (p95 ${p} ms) over ${s.hours} hours. Look for a saturated uplink, bufferbloat or a congested Wi-Fi channel.`)
+  rule(
+    'packet_loss_percent',
+    'loss',
+    THRESHOLDS.lossAvg,
+    (a) => `Packet loss averaged ${a}% over ${s.hours} hours. Check cabling or Wi-Fi signal, the switch port and the uplink.`,
+  )
+  rule(
+    'latency_avg_ms',
+    'latency',
+    THRESHOLDS.latencyAvg,
+    (a, p) => `Network latency averaged ${a} ms (p95 ${p} ms) over ${s.hours} hours. Look for a saturated uplink, bufferbloat or a congested Wi-Fi channel.`,
+  )
   rule('dns_resolve_ms', 'dns', THRESHOLDS.dnsAvg, (a) => `DNS lookups took ${a} ms on average over ${s.hours} hours. Use a closer or local caching resolver.`)
   return out
 }
@@ -210,21 +237,19 @@ function interfaceErrors(i: RulesInput, s: MetricsSummary): Finding[] {
   const ratio = packets > 0 ? events / packets : null
   const [warn, crit] = THRESHOLDS.ifaceRatio
   if (ratio !== null && ratio < warn) return []
-  return [{
-    key: 'rules:network:interface_errors',
-    category: 'network',
-    severity: ratio !== null && ratio >= crit ? 'critical' : 'warning',
-    recommendation: `The network interfaces counted ${Math.round(errors)} errors and ${Math.round(drops)} dropped packets in ${s.hours} hours${ratio !== null ? ` (${r1(ratio * 100)}% of packets)` : ''}. Check the cable and switch port, duplex settings and the NIC driver.`,
-    evidence: { errors: Math.round(errors), drops: Math.round(drops), packets: packets > 0 ? Math.round(packets) : null, ratio, ...window(s) },
-  }]
+  return [
+    {
+      key: 'rules:network:interface_errors',
+      category: 'network',
+      severity: ratio !== null && ratio >= crit ? 'critical' : 'warning',
+      recommendation: `The network interfaces counted ${Math.round(errors)} errors and ${Math.round(drops)} dropped packets in ${s.hours} hours${ratio !== null ? ` (${r1(ratio * 100)}% of packets)` : ''}. Check the cable and switch port, duplex settings and the NIC driver.`,
+      evidence: { errors: Math.round(errors), drops: Math.round(drops), packets: packets > 0 ? Math.round(packets) : null, ratio, ...window(s) },
+    },
+  ]
 }
 
 /** Runs every rule; the result holds at most one finding per rule key. */
 export function runRules(i: RulesInput): Finding[] {
   const s = i.summary
-  return [
-    ...availability(i),
-    ...disk(i),
-    ...(s ? [...cpu(s), ...memory(s), ...thermal(s), ...networkQuality(s), ...interfaceErrors(i, s)] : []),
-  ]
+  return [...availability(i), ...disk(i), ...(s ? [...cpu(s), ...memory(s), ...thermal(s), ...networkQuality(s), ...interfaceErrors(i, s)] : [])]
 }

@@ -73,7 +73,13 @@ async function budgetedCall(
 ): Promise<CallOutcome & { latencyMs: number }> {
   const conn = eff.connection
   const now = deps.clock.now()
-  const usageId = deps.store.reserveCall(clientId, deps.defaults.dailyBudget, dayStart(now), { deviceId, kind, provider: conn.provider, model: conn.model }, now)
+  const usageId = deps.store.reserveCall(
+    clientId,
+    deps.defaults.dailyBudget,
+    dayStart(now),
+    { deviceId, kind, provider: conn.provider, model: conn.model },
+    now,
+  )
   if (!usageId) throw budgetSpent(deps, now)
   const started = performance.now()
   let outcome: CallOutcome
@@ -98,7 +104,15 @@ async function budgetedCall(
     model: outcome.result?.model ?? conn.model,
   })
   // `detail` (what the remote said, which address was refused) is for the operator's log only
-  if (!outcome.ok) deps.logger.warn('language-model call failed', { client_id: clientId, provider: conn.provider, kind, status: outcome.status, error: outcome.error, detail: outcome.detail })
+  if (!outcome.ok)
+    deps.logger.warn('language-model call failed', {
+      client_id: clientId,
+      provider: conn.provider,
+      kind,
+      status: outcome.status,
+      error: outcome.error,
+      detail: outcome.detail,
+    })
   return { ...outcome, latencyMs }
 }
 
@@ -126,7 +140,12 @@ export async function testProvider(deps: AiDeps, clientId: string): Promise<Test
  * model adds its items. Everything goes through the recommendations store with dedupe.
  * `onBudget` decides what a spent budget means: an error for on-demand, a skip for the schedule.
  */
-export async function generateForDevice(deps: AiDeps, clientId: string, deviceId: string, opts: { onBudget: 'throw' | 'skip' } = { onBudget: 'throw' }): Promise<GenerateResult> {
+export async function generateForDevice(
+  deps: AiDeps,
+  clientId: string,
+  deviceId: string,
+  opts: { onBudget: 'throw' | 'skip' } = { onBudget: 'throw' },
+): Promise<GenerateResult> {
   const device = deps.devices.find(clientId, deviceId)
   if (!device) throw notFound('Device')
   const eff = effectiveConfig(deps, clientId)
@@ -142,7 +161,18 @@ export async function generateForDevice(deps: AiDeps, clientId: string, deviceId
     summary,
     series: (field, hours) => deps.metrics.series(clientId, deviceId, field, hours),
   })
-  const rules = deps.findings.store(clientId, findings.map((f) => ({ deviceId, recommendation: f.recommendation, category: f.category, severity: f.severity, source: 'rules', evidence: f.evidence, dedupeKey: f.key })))
+  const rules = deps.findings.store(
+    clientId,
+    findings.map((f) => ({
+      deviceId,
+      recommendation: f.recommendation,
+      category: f.category,
+      severity: f.severity,
+      source: 'rules',
+      evidence: f.evidence,
+      dedupeKey: f.key,
+    })),
+  )
   const items: Recommendation[] = [...rules.stored]
   let skipped = rules.skipped
   let llm: GenerateResult['llm'] = null
@@ -153,16 +183,19 @@ export async function generateForDevice(deps: AiDeps, clientId: string, deviceId
     if (outcome) {
       llm = { provider: eff.provider, model: eff.connection.model, status: outcome.status, error: outcome.error }
       if (outcome.items.length) {
-        const stored = deps.findings.store(clientId, outcome.items.map((i) => ({
-          deviceId,
-          recommendation: i.recommendation,
-          category: i.category,
-          severity: i.severity,
-          source: eff.provider,
-          evidence: { window_hours: SUMMARY_HOURS, model: eff.connection!.model },
-          // the same sentence from the model is the same advice
-          dedupeKey: `${eff.provider}:${Bun.hash(i.recommendation.toLowerCase().replace(/\s+/g, ' ')).toString(36)}`,
-        })))
+        const stored = deps.findings.store(
+          clientId,
+          outcome.items.map((i) => ({
+            deviceId,
+            recommendation: i.recommendation,
+            category: i.category,
+            severity: i.severity,
+            source: eff.provider,
+            evidence: { window_hours: SUMMARY_HOURS, model: eff.connection!.model },
+            // the same sentence from the model is the same advice
+            dedupeKey: `${eff.provider}:${Bun.hash(i.recommendation.toLowerCase().replace(/\s+/g, ' ')).toString(36)}`,
+          })),
+        )
         items.push(...stored.stored)
         skipped += stored.skipped
       }
@@ -171,7 +204,15 @@ export async function generateForDevice(deps: AiDeps, clientId: string, deviceId
   return { device_id: deviceId, items, skipped_duplicates: skipped, llm }
 }
 
-async function llmRun(deps: AiDeps, clientId: string, deviceId: string, eff: EffectiveConfig, device: AiDevice, summary: NonNullable<ReturnType<MetricsSource['summary']>>, onBudget: 'throw' | 'skip') {
+async function llmRun(
+  deps: AiDeps,
+  clientId: string,
+  deviceId: string,
+  eff: EffectiveConfig,
+  device: AiDevice,
+  summary: NonNullable<ReturnType<MetricsSource['summary']>>,
+  onBudget: 'throw' | 'skip',
+) {
   const user = renderPrompt(eff.prompt, {
     hostname: device.hostname ?? 'unknown',
     os: [device.os, device.os_version].filter(Boolean).join(' ') || 'unknown',
@@ -180,9 +221,17 @@ async function llmRun(deps: AiDeps, clientId: string, deviceId: string, eff: Eff
   })
   let parsed: ReturnType<typeof parseModelAnswer> = []
   try {
-    const r = await budgetedCall(deps, clientId, { ...eff, connection: eff.connection! }, 'generate', deviceId, { system: SYSTEM_PROMPT, user, temperature: eff.temperature, maxTokens: eff.maxTokens }, (text) => {
-      parsed = parseModelAnswer(text)
-    })
+    const r = await budgetedCall(
+      deps,
+      clientId,
+      { ...eff, connection: eff.connection! },
+      'generate',
+      deviceId,
+      { system: SYSTEM_PROMPT, user, temperature: eff.temperature, maxTokens: eff.maxTokens },
+      (text) => {
+        parsed = parseModelAnswer(text)
+      },
+    )
     return r.ok ? { status: 'ok', error: null, items: parsed } : { status: r.status, error: r.error, items: [] }
   } catch (err) {
     if (err instanceof AppError && err.code === 'budget_exceeded' && onBudget === 'skip') {
@@ -199,19 +248,21 @@ export function usagePage(deps: AiDeps, clientId: string, q: { limit: number; of
   const { items, totals } = deps.store.usage(clientId, from, to, q.limit, q.offset)
   const today = deps.store.callsSince(clientId, dayStart(deps.clock.now()))
   return {
-    items: items.map((u): UsageEntry => ({
-      id: u.id,
-      created_at: toIso(u.created_at),
-      kind: u.kind as UsageEntry['kind'],
-      provider: u.provider,
-      model: u.model,
-      device_id: u.device_id,
-      tokens_in: u.tokens_in,
-      tokens_out: u.tokens_out,
-      latency_ms: u.latency_ms,
-      status: u.status,
-      error: u.error,
-    })),
+    items: items.map(
+      (u): UsageEntry => ({
+        id: u.id,
+        created_at: toIso(u.created_at),
+        kind: u.kind as UsageEntry['kind'],
+        provider: u.provider,
+        model: u.model,
+        device_id: u.device_id,
+        tokens_in: u.tokens_in,
+        tokens_out: u.tokens_out,
+        latency_ms: u.latency_ms,
+        status: u.status,
+        error: u.error,
+      }),
+    ),
     limit: q.limit,
     offset: q.offset,
     total: totals.calls,

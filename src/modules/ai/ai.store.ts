@@ -81,7 +81,13 @@ export function createAiStore(sqlite: Database) {
      * Reserves one call of today's budget, atomically with the check, so concurrent runs
      * cannot overspend. Returns the usage id, or null when the budget is spent.
      */
-    reserveCall(clientId: string, budget: number, dayStart: number, entry: { deviceId: string | null; kind: string; provider: string; model: string | null }, now: number) {
+    reserveCall(
+      clientId: string,
+      budget: number,
+      dayStart: number,
+      entry: { deviceId: string | null; kind: string; provider: string; model: string | null },
+      now: number,
+    ) {
       return sqlite.transaction(() => {
         if (callsSince.get(clientId, dayStart)!.n >= budget) return null
         const id = newId('aiu')
@@ -90,7 +96,10 @@ export function createAiStore(sqlite: Database) {
       })()
     },
     callsSince: (clientId: string, since: number) => callsSince.get(clientId, since)!.n,
-    finishCall(id: string, r: { status: string; error: string | null; tokensIn: number | null; tokensOut: number | null; latencyMs: number; model: string | null }) {
+    finishCall(
+      id: string,
+      r: { status: string; error: string | null; tokensIn: number | null; tokensOut: number | null; latencyMs: number; model: string | null },
+    ) {
       finish.run(r.status, r.error, r.tokensIn, r.tokensOut, r.latencyMs, r.model, id)
     },
     usage(clientId: string, from: number, to: number, limit: number, offset: number) {

@@ -6,7 +6,9 @@ import { clients } from '../clients/clients.table'
  * (provider, model, base_url, api_key) from the instance default, the rest from built-in defaults.
  */
 export const aiConfigs = sqliteTable('ai_configs', {
-  clientId: text('client_id').primaryKey().references(() => clients.id, { onDelete: 'cascade' }),
+  clientId: text('client_id')
+    .primaryKey()
+    .references(() => clients.id, { onDelete: 'cascade' }),
   provider: text('provider'),
   model: text('model'),
   baseUrl: text('base_url'),
@@ -26,7 +28,9 @@ export const aiUsage = sqliteTable(
   'ai_usage',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id').notNull().references(() => clients.id, { onDelete: 'cascade' }),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id, { onDelete: 'cascade' }),
     /** no FK: the log outlives a deleted device */
     deviceId: text('device_id'),
     kind: text('kind').notNull(), // generate | test

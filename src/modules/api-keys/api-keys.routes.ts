@@ -20,7 +20,11 @@ export function apiKeysRoutes(deps: ApiKeysDeps, auth: Authenticator) {
         set.status = 201
         return createApiKey(deps, user.clientId, keyCreate.read(body))
       },
-      { user: managers, response: { 201: APIKeyResponse }, detail: { ...routeErrors('invalid_parameter', 'not_found'), ...keyCreate.doc, tags, summary: 'Create an API key (the full key is shown once)' } },
+      {
+        user: managers,
+        response: { 201: APIKeyResponse },
+        detail: { ...routeErrors('invalid_parameter', 'not_found'), ...keyCreate.doc, tags, summary: 'Create an API key (the full key is shown once)' },
+      },
     )
     .get('', ({ user }) => listApiKeys(deps, user.clientId), {
       user: true,

@@ -47,8 +47,15 @@ export function createApiKey(deps: ApiKeysDeps, clientId: string, input: APIKeyC
   const key = generateApiKey()
   const id = newId('key')
   deps.store.insert({
-    id, client_id: clientId, name: input.name.trim() || input.name, key_prefix: keyPrefixOf(key), key_hash: sha256Hex(key),
-    scopes: JSON.stringify(scopes), device_id: deviceId, created_at: now, expires_at: expiresAt,
+    id,
+    client_id: clientId,
+    name: input.name.trim() || input.name,
+    key_prefix: keyPrefixOf(key),
+    key_hash: sha256Hex(key),
+    scopes: JSON.stringify(scopes),
+    device_id: deviceId,
+    created_at: now,
+    expires_at: expiresAt,
   })
   deps.logger.info('api key created', { key_id: id, client_id: clientId, scopes })
   return toApiKeyResponse(deps.store.byId(clientId, id)!, key)

@@ -27,8 +27,12 @@ export function createApiKeysStore(sqlite: Database) {
   )
   const listForClient = sqlite.query<ApiKeyRow, [string]>(`SELECT ${COLUMNS} FROM api_keys WHERE client_id = ? ORDER BY created_at DESC, id DESC`)
   const byId = sqlite.query<ApiKeyRow, [string, string]>(`SELECT ${COLUMNS} FROM api_keys WHERE client_id = ? AND id = ?`)
-  const byHash = sqlite.query<ApiKeyCredentialRow, [string]>('SELECT id, client_id, scopes, device_id, is_active, expires_at, last_used_at FROM api_keys WHERE key_hash = ?')
-  const revoke = sqlite.query<never, [number, string, string]>('UPDATE api_keys SET is_active = 0, revoked_at = coalesce(revoked_at, ?) WHERE client_id = ? AND id = ?')
+  const byHash = sqlite.query<ApiKeyCredentialRow, [string]>(
+    'SELECT id, client_id, scopes, device_id, is_active, expires_at, last_used_at FROM api_keys WHERE key_hash = ?',
+  )
+  const revoke = sqlite.query<never, [number, string, string]>(
+    'UPDATE api_keys SET is_active = 0, revoked_at = coalesce(revoked_at, ?) WHERE client_id = ? AND id = ?',
+  )
   const revokeForDevice = sqlite.query<{ id: string }, [number, string, string]>(
     'UPDATE api_keys SET is_active = 0, revoked_at = coalesce(revoked_at, ?) WHERE client_id = ? AND device_id = ? RETURNING id',
   )

@@ -26,7 +26,7 @@ export const CheckoutResponse = t.Object({ checkout_url: t.String(), session_id:
 export const PortalResponse = t.Object({ portal_url: t.String() })
 
 export const SubscriptionResponse = t.Object({
-  status: t.String({ description: 'none, or Stripe\'s status: active, trialing, past_due, canceled, unpaid, incomplete, incomplete_expired, paused' }),
+  status: t.String({ description: "none, or Stripe's status: active, trialing, past_due, canceled, unpaid, incomplete, incomplete_expired, paused" }),
   plan_id: t.Nullable(t.String()),
   amount: t.Nullable(Type.Integer()),
   currency: t.Nullable(t.String()),

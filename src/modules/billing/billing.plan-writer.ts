@@ -77,7 +77,11 @@ export function applySubscription(deps: PlanWriterDeps, clientId: string, snap: 
     }
     const plan = snap ? planOfSubscription(plans, snap) : undefined
     if (snap && !plan) {
-      deps.logger.warn('subscription matches no plan; applying free limits (set stripe_price_id in VIGIL_PLANS_FILE)', { client_id: clientId, subscription: snap.id, price: snap.priceId })
+      deps.logger.warn('subscription matches no plan; applying free limits (set stripe_price_id in VIGIL_PLANS_FILE)', {
+        client_id: clientId,
+        subscription: snap.id,
+        price: snap.priceId,
+      })
     }
     const sameSub = snap !== null && acc.providerSubscriptionId === snap.id
     deps.store.writeSubscription(
@@ -98,7 +102,12 @@ export function applySubscription(deps: PlanWriterDeps, clientId: string, snap: 
       now,
     )
     const effective = snap && plan && PAID_STATUSES.has(snap.status) ? plan : freePlan(plans)
-    deps.clients.applyPlan(clientId, { planType: effective.id, subscriptionStatus: snap?.status ?? 'none', maxDevices: effective.maxDevices, maxUsers: effective.maxUsers })
+    deps.clients.applyPlan(clientId, {
+      planType: effective.id,
+      subscriptionStatus: snap?.status ?? 'none',
+      maxDevices: effective.maxDevices,
+      maxUsers: effective.maxUsers,
+    })
     return 'applied'
   }
 }

@@ -27,12 +27,21 @@ export function billingRoutes(deps: BillingDeps, auth: Authenticator) {
         .post('/checkout', ({ user, body }) => checkout(deps, user.clientId, checkoutInput.read(body)), {
           user: manage,
           response: { 200: CheckoutResponse },
-          detail: { ...routeErrors('invalid_parameter', 'conflict', 'billing_not_configured', 'provider_error'), ...checkoutInput.doc, tags, summary: 'Start a Stripe Checkout for a plan (owner or admin)' },
+          detail: {
+            ...routeErrors('invalid_parameter', 'conflict', 'billing_not_configured', 'provider_error'),
+            ...checkoutInput.doc,
+            tags,
+            summary: 'Start a Stripe Checkout for a plan (owner or admin)',
+          },
         })
         .post('/portal', ({ user }) => portal(deps, user.clientId), {
           user: manage,
           response: { 200: PortalResponse },
-          detail: { ...routeErrors('no_customer', 'billing_not_configured', 'provider_error'), tags, summary: 'Open the Stripe customer portal (owner or admin)' },
+          detail: {
+            ...routeErrors('no_customer', 'billing_not_configured', 'provider_error'),
+            tags,
+            summary: 'Open the Stripe customer portal (owner or admin)',
+          },
         })
         .get('/subscription', ({ user }) => subscriptionOf(deps, user.clientId), {
           user: true,
@@ -42,7 +51,11 @@ export function billingRoutes(deps: BillingDeps, auth: Authenticator) {
         .post('/sync', ({ user }) => sync(deps, user.clientId), {
           user: manage,
           response: { 200: SyncResponse },
-          detail: { ...routeErrors('no_customer', 'billing_not_configured', 'provider_error'), tags, summary: 'Pull the subscription and recent invoices from Stripe and apply them (owner or admin)' },
+          detail: {
+            ...routeErrors('no_customer', 'billing_not_configured', 'provider_error'),
+            tags,
+            summary: 'Pull the subscription and recent invoices from Stripe and apply them (owner or admin)',
+          },
         })
         .post(
           '/webhook',
@@ -53,7 +66,11 @@ export function billingRoutes(deps: BillingDeps, auth: Authenticator) {
           },
           {
             response: { 200: WebhookResponse },
-            detail: { ...routeErrors('bad_request', 'invalid_signature', 'billing_not_configured', 'provider_error'), tags, summary: 'Stripe webhook (signed with STRIPE_WEBHOOK_SECRET; no other auth)' },
+            detail: {
+              ...routeErrors('bad_request', 'invalid_signature', 'billing_not_configured', 'provider_error'),
+              tags,
+              summary: 'Stripe webhook (signed with STRIPE_WEBHOOK_SECRET; no other auth)',
+            },
           },
         ),
     )

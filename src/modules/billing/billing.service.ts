@@ -42,7 +42,10 @@ const isoOrNull = (ms: number | null) => (ms === null ? null : toIso(ms))
 /** The Stripe client, or 503 telling the operator what to set. */
 export function requireStripe(deps: BillingDeps): Stripe {
   if (!deps.stripe) {
-    throw new AppError('billing_not_configured', 'Billing is not configured on this instance: the operator must set STRIPE_SECRET_KEY (and STRIPE_WEBHOOK_SECRET for the webhook)')
+    throw new AppError(
+      'billing_not_configured',
+      'Billing is not configured on this instance: the operator must set STRIPE_SECRET_KEY (and STRIPE_WEBHOOK_SECRET for the webhook)',
+    )
   }
   return deps.stripe
 }
@@ -118,14 +121,20 @@ export async function checkout(deps: BillingDeps, clientId: string, req: Partial
   const planId = req.plan ?? 'b2c_monthly'
   const plan = findPlan(deps.plans(), planId)
   if (!plan || plan.price <= 0) {
-    const paid = deps.plans().filter((p) => p.price > 0).map((p) => p.id)
+    const paid = deps
+      .plans()
+      .filter((p) => p.price > 0)
+      .map((p) => p.id)
     throw new AppError('invalid_parameter', `Unknown plan "${planId}"; choose one of ${paid.join(', ')}`, 'plan')
   }
   const stripe = requireStripe(deps)
   // A second subscription would bill the client twice; plan changes go through the portal.
   const current = deps.store.account(clientId)
   if (current && PAID_STATUSES.has(current.subscriptionStatus)) {
-    throw new AppError('conflict', `This account already has a ${current.subscriptionStatus} subscription (${current.planId ?? 'unknown plan'}); change or cancel it in the customer portal (POST /v1/billing/portal)`)
+    throw new AppError(
+      'conflict',
+      `This account already has a ${current.subscriptionStatus} subscription (${current.planId ?? 'unknown plan'}); change or cancel it in the customer portal (POST /v1/billing/portal)`,
+    )
   }
   const customer = await customerFor(deps, stripe, clientId)
   const site = deps.config.siteUrl

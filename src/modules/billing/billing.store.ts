@@ -9,8 +9,17 @@ export type PaymentInput = Omit<PaymentRow, 'id' | 'updatedAt'>
 /** The subscription fields billing writes onto its account row. */
 export type SubscriptionFields = Pick<
   BillingAccount,
-  | 'providerSubscriptionId' | 'subscriptionStatus' | 'planId' | 'amount' | 'currency' | 'interval'
-  | 'currentPeriodStart' | 'currentPeriodEnd' | 'cancelAtPeriodEnd' | 'lastEventAt' | 'observedAt'
+  | 'providerSubscriptionId'
+  | 'subscriptionStatus'
+  | 'planId'
+  | 'amount'
+  | 'currency'
+  | 'interval'
+  | 'currentPeriodStart'
+  | 'currentPeriodEnd'
+  | 'cancelAtPeriodEnd'
+  | 'lastEventAt'
+  | 'observedAt'
 >
 
 /** The billing_accounts, billing_payments and billing_events tables. */
@@ -36,12 +45,18 @@ export function createBillingStore({ db, sqlite }: Pick<DbHandle, 'db' | 'sqlite
       return account(clientId)!.providerCustomerId!
     },
     writeSubscription(clientId: string, fields: SubscriptionFields, now: number) {
-      db.update(billingAccounts).set({ ...fields, updatedAt: now }).where(eq(billingAccounts.clientId, clientId)).run()
+      db.update(billingAccounts)
+        .set({ ...fields, updatedAt: now })
+        .where(eq(billingAccounts.clientId, clientId))
+        .run()
     },
     /** Records an event id; false when it was already there (a replay, or a concurrent delivery). */
     recordEvent(id: string, type: string, outcome: string, now: number): boolean {
       // drizzle's bun-sqlite run() is typed void; the driver reports the change count.
-      return sqlite.run('INSERT INTO billing_events (id, type, outcome, received_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [id, type, outcome, now]).changes > 0
+      return (
+        sqlite.run('INSERT INTO billing_events (id, type, outcome, received_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [id, type, outcome, now]).changes >
+        0
+      )
     },
     eventSeen: (id: string) => !!db.select({ id: billingEvents.id }).from(billingEvents).where(eq(billingEvents.id, id)).get(),
     /** forgets the event ids received before `before`; returns how many */

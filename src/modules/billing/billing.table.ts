@@ -6,7 +6,9 @@ import { clients } from '../clients/clients.table'
  * event. billing.plan-writer.ts puts the plan it implies in force through the clients domain.
  */
 export const billingAccounts = sqliteTable('billing_accounts', {
-  clientId: text('client_id').primaryKey().references(() => clients.id, { onDelete: 'cascade' }),
+  clientId: text('client_id')
+    .primaryKey()
+    .references(() => clients.id, { onDelete: 'cascade' }),
   /** the Stripe customer, created once per client and reused for every checkout */
   providerCustomerId: text('provider_customer_id').unique(),
   providerSubscriptionId: text('provider_subscription_id'),
@@ -32,7 +34,9 @@ export const billingPayments = sqliteTable(
   'billing_payments',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id').notNull().references(() => clients.id, { onDelete: 'cascade' }),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id, { onDelete: 'cascade' }),
     providerInvoiceId: text('provider_invoice_id').notNull().unique(),
     providerSubscriptionId: text('provider_subscription_id'),
     amount: integer('amount').notNull(),

@@ -20,7 +20,11 @@ export type WebhookOutcome = ApplyOutcome | 'ignored'
 export async function handleWebhook(deps: BillingDeps, raw: string, signature: string | null): Promise<WebhookOutcome> {
   const stripe = requireStripe(deps)
   const secret = deps.config.stripe.webhookSecret
-  if (!secret) throw new AppError('billing_not_configured', 'The billing webhook is not configured: the operator must set STRIPE_WEBHOOK_SECRET (the signing secret of the Stripe endpoint)')
+  if (!secret)
+    throw new AppError(
+      'billing_not_configured',
+      'The billing webhook is not configured: the operator must set STRIPE_WEBHOOK_SECRET (the signing secret of the Stripe endpoint)',
+    )
   if (!signature) throw new AppError('invalid_signature', 'Missing stripe-signature header', 'stripe-signature')
   let event: Stripe.Event
   try {
@@ -111,8 +115,8 @@ function apply(deps: BillingDeps, event: Stripe.Event, clientId: string, snap: S
 
 function invoiceEvent(deps: BillingDeps, event: Stripe.Event, inv: Stripe.Invoice, kind: 'paid' | 'failed'): WebhookOutcome {
   const customerId = customerIdOf(inv.customer)
-  const clientId = (customerId ? deps.store.accountByCustomer(customerId)?.clientId : undefined) ??
-    knownClient(deps, inv.parent?.subscription_details?.metadata?.client_id)
+  const clientId =
+    (customerId ? deps.store.accountByCustomer(customerId)?.clientId : undefined) ?? knownClient(deps, inv.parent?.subscription_details?.metadata?.client_id)
   if (!clientId) return ignore(deps, event)
   return deps.store.transaction((): WebhookOutcome => {
     if (!deps.store.recordEvent(event.id, event.type, 'applied', deps.clock.now())) return 'duplicate'

@@ -16,7 +16,8 @@ export interface OwnInstanceLimits {
 /** The plan whose limits an own instance replaces: the one every client starts on. */
 const FREE_PLAN = 'free'
 
-const ownLimitsApply = (row: Pick<ClientRow, 'plan_type'>, own: OwnInstanceLimits | null): own is OwnInstanceLimits => own !== null && (row.plan_type ?? FREE_PLAN) === FREE_PLAN
+const ownLimitsApply = (row: Pick<ClientRow, 'plan_type'>, own: OwnInstanceLimits | null): own is OwnInstanceLimits =>
+  own !== null && (row.plan_type ?? FREE_PLAN) === FREE_PLAN
 
 /** The row with the limits in force: the own instance's for a free client there, the operator's overrides winning. */
 export function withLimitsInForce(row: ClientRow, own: OwnInstanceLimits | null): ClientRow {

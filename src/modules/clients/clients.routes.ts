@@ -39,14 +39,32 @@ export function clientsRoutes(deps: ClientsDeps, auth: Authenticator) {
         set.status = 201
         return inviteMember(deps, user.clientId, memberRole, memberInvite.read(body))
       },
-      { user: managers, response: { 201: InvitationCreated }, detail: { ...routeErrors('conflict', 'user_limit_reached'), ...memberInvite.doc, tags, summary: 'Invite an email as owner, admin or member (max_users applies); the answer carries the invitation secret, once' } },
+      {
+        user: managers,
+        response: { 201: InvitationCreated },
+        detail: {
+          ...routeErrors('conflict', 'user_limit_reached'),
+          ...memberInvite.doc,
+          tags,
+          summary: 'Invite an email as owner, admin or member (max_users applies); the answer carries the invitation secret, once',
+        },
+      },
     )
-    .patch('/members/:member_id', ({ user, memberRole, params, body }) => changeMember(deps, user.clientId, memberRole, params.member_id, memberUpdate.read(body)), {
-      user: managers,
-      params: MemberParams,
-      response: { 200: MemberResponse },
-      detail: { ...routeErrors('conflict', 'last_owner'), ...memberUpdate.doc, tags, summary: "Change a member's role or status (the last owner stays owner)" },
-    })
+    .patch(
+      '/members/:member_id',
+      ({ user, memberRole, params, body }) => changeMember(deps, user.clientId, memberRole, params.member_id, memberUpdate.read(body)),
+      {
+        user: managers,
+        params: MemberParams,
+        response: { 200: MemberResponse },
+        detail: {
+          ...routeErrors('conflict', 'last_owner'),
+          ...memberUpdate.doc,
+          tags,
+          summary: "Change a member's role or status (the last owner stays owner)",
+        },
+      },
+    )
     .delete(
       '/members/:member_id',
       ({ user, memberRole, params, set }) => {

@@ -55,7 +55,11 @@ export function getClient(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, client
 }
 
 /** The tenant-side update: name and billing email only. Plan and limits are not reachable from here. */
-export function updateClientProfile(deps: Pick<ClientsDeps, 'store' | 'clock' | 'ownLimits'>, clientId: string, input: { name?: string | null; billing_email?: string | null }): ClientRow {
+export function updateClientProfile(
+  deps: Pick<ClientsDeps, 'store' | 'clock' | 'ownLimits'>,
+  clientId: string,
+  input: { name?: string | null; billing_email?: string | null },
+): ClientRow {
   const changes: Record<string, string | null> = {}
   if (input.name !== undefined) changes.name = input.name === null ? null : input.name.trim() || null
   if (input.billing_email !== undefined) changes.billing_email = input.billing_email?.trim().toLowerCase() ?? null

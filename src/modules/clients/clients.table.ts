@@ -28,7 +28,9 @@ export const members = sqliteTable(
   'members',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id').notNull().references(() => clients.id, { onDelete: 'cascade' }),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id, { onDelete: 'cascade' }),
     userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
     invitedEmail: text('invited_email'),
     role: text('role').notNull().default('member'),

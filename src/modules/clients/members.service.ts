@@ -75,7 +75,8 @@ export function inviteMember(
     })
   } catch (err) {
     // Two invitations racing for one email: the unique indexes decide.
-    if (String((err as Error).message).includes('UNIQUE')) throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
+    if (String((err as Error).message).includes('UNIQUE'))
+      throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
     throw err
   }
   return { ...toMemberResponse(deps.members.byId(clientId, id)!), invitation_token: token, invitation_expires_at: toIso(expiresAt) }

@@ -28,7 +28,12 @@ export function devicesRoutes(deps: DevicesDeps, auth: Authenticator) {
         // metrics:write suffices, so a key with the spec's default scopes runs the whole collector flow
         key: ['metrics:write', 'devices:write'],
         response: { 201: DeviceResponse },
-        detail: { ...routeErrors('device_limit_reached', 'device_mismatch'), ...deviceRegister.doc, tags, summary: 'Register a device (idempotent per fingerprint)' },
+        detail: {
+          ...routeErrors('device_limit_reached', 'device_mismatch'),
+          ...deviceRegister.doc,
+          tags,
+          summary: 'Register a device (idempotent per fingerprint)',
+        },
       },
     )
     .get('/:device_id', ({ user, params }) => getDevice(deps, user.clientId, params.device_id), {

@@ -134,7 +134,11 @@ export function resolveDevice(deps: DevicesDeps, key: DeviceCaller, named: strin
   }
   const only = store.onlyDevice(key.clientId)
   if (!only) {
-    throw new AppError('device_required', 'Name the device: send the x-device-id header or a device_id field (the account has no single device to default to)', 'device_id')
+    throw new AppError(
+      'device_required',
+      'Name the device: send the x-device-id header or a device_id field (the account has no single device to default to)',
+      'device_id',
+    )
   }
   return only
 }

@@ -49,7 +49,10 @@ function build(sqlite: Database) {
   const countAll = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM devices')
   const newSeq = sqlite.query<{ seq: number }, []>('INSERT INTO device_seqs DEFAULT VALUES RETURNING seq')
   const dropOldSeqs = sqlite.query<never, [number]>('DELETE FROM device_seqs WHERE seq < ?')
-  const insert = sqlite.query<never, [string, string, string, string | null, string | null, string | null, string | null, string | null, number, number, number]>(
+  const insert = sqlite.query<
+    never,
+    [string, string, string, string | null, string | null, string | null, string | null, string | null, number, number, number]
+  >(
     `INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, seq)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
@@ -59,8 +62,12 @@ function build(sqlite: Database) {
   const remove = sqlite.query<never, [string, string]>('DELETE FROM devices WHERE id = ? AND client_id = ?')
   const allSeqs = sqlite.query<{ seq: number }, []>('SELECT seq FROM devices WHERE seq IS NOT NULL')
   const clientsWithDevices = sqlite.query<{ client_id: string }, []>('SELECT DISTINCT client_id FROM devices ORDER BY client_id')
-  const labelsAll = sqlite.query<DeviceLabels, []>('SELECT id, client_id AS clientId, hostname, seq FROM devices WHERE seq IS NOT NULL ORDER BY client_id, created_at, id')
-  const labelsOf = sqlite.query<DeviceLabels, [string]>('SELECT id, client_id AS clientId, hostname, seq FROM devices WHERE client_id = ? AND seq IS NOT NULL ORDER BY created_at, id')
+  const labelsAll = sqlite.query<DeviceLabels, []>(
+    'SELECT id, client_id AS clientId, hostname, seq FROM devices WHERE seq IS NOT NULL ORDER BY client_id, created_at, id',
+  )
+  const labelsOf = sqlite.query<DeviceLabels, [string]>(
+    'SELECT id, client_id AS clientId, hostname, seq FROM devices WHERE client_id = ? AND seq IS NOT NULL ORDER BY created_at, id',
+  )
   const markSeen = sqlite.query<never, [number, number]>('UPDATE devices SET last_seen_at = ? WHERE seq = ?')
   /** a device made without one (by an older version or directly in SQL) gets its seq on first use */
   const assignSeq = sqlite.query<{ seq: number }, [number, string]>('UPDATE devices SET seq = ? WHERE id = ? AND seq IS NULL RETURNING seq')

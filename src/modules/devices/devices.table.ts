@@ -6,7 +6,9 @@ export const devices = sqliteTable(
   'devices',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id').notNull().references(() => clients.id, { onDelete: 'cascade' }),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id, { onDelete: 'cascade' }),
     fingerprint: text('fingerprint').notNull(),
     hostname: text('hostname'),
     os: text('os'),

@@ -15,17 +15,40 @@ const num = (name: string): NumericField => ({ name, integer: false })
 const int = (name: string): NumericField => ({ name, integer: true })
 
 export const HARDWARE_FIELDS: NumericField[] = [
-  num('cpu_percent'), int('cpu_count_logical'), int('cpu_count_physical'), num('cpu_freq_current'), num('cpu_freq_max'),
-  num('ram_total_gb'), num('ram_used_gb'), num('ram_available_gb'), num('ram_percent'),
-  num('swap_total_gb'), num('swap_used_gb'), num('swap_percent'), num('cpu_temp_c'), num('gpu_load'),
+  num('cpu_percent'),
+  int('cpu_count_logical'),
+  int('cpu_count_physical'),
+  num('cpu_freq_current'),
+  num('cpu_freq_max'),
+  num('ram_total_gb'),
+  num('ram_used_gb'),
+  num('ram_available_gb'),
+  num('ram_percent'),
+  num('swap_total_gb'),
+  num('swap_used_gb'),
+  num('swap_percent'),
+  num('cpu_temp_c'),
+  num('gpu_load'),
   // derived at ingest from disk_partitions: the fullest partition, for disk-fill trends
   num('disk_used_percent'),
 ]
 
 export const NETWORK_FIELDS: NumericField[] = [
-  num('upload_mbps'), num('download_mbps'), int('bytes_sent_total'), int('bytes_recv_total'),
-  int('packets_sent'), int('packets_recv'), int('errin'), int('errout'), int('dropin'), int('dropout'),
-  num('latency_avg_ms'), num('latency_min_ms'), num('latency_max_ms'), num('packet_loss_percent'), num('dns_resolve_ms'),
+  num('upload_mbps'),
+  num('download_mbps'),
+  int('bytes_sent_total'),
+  int('bytes_recv_total'),
+  int('packets_sent'),
+  int('packets_recv'),
+  int('errin'),
+  int('errout'),
+  int('dropin'),
+  int('dropout'),
+  num('latency_avg_ms'),
+  num('latency_min_ms'),
+  num('latency_max_ms'),
+  num('packet_loss_percent'),
+  num('dns_resolve_ms'),
 ]
 
 /** Monotonic counters whose growth over a window the summary reports (resets handled). */

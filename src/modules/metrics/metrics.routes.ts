@@ -63,18 +63,26 @@ export function metricsIngestRoutes(deps: MetricsDeps): DirectKeyRoute[] {
 export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/metrics' })
     .use(authGuards(auth))
-    .get('/hardware/:device_id', ({ user, params, request }) => json(historyJson(deps, user.clientId, 'hardware', params.device_id, historyQuery.read(request))), {
-      user: true,
-      params: DeviceParams,
-      response: { 200: HardwarePage },
-      detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, summary: 'Hardware samples, newest first' },
-    })
-    .get('/network/:device_id', ({ user, params, request }) => json(historyJson(deps, user.clientId, 'network', params.device_id, historyQuery.read(request))), {
-      user: true,
-      params: DeviceParams,
-      response: { 200: NetworkPage },
-      detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, summary: 'Network samples, newest first' },
-    })
+    .get(
+      '/hardware/:device_id',
+      ({ user, params, request }) => json(historyJson(deps, user.clientId, 'hardware', params.device_id, historyQuery.read(request))),
+      {
+        user: true,
+        params: DeviceParams,
+        response: { 200: HardwarePage },
+        detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, summary: 'Hardware samples, newest first' },
+      },
+    )
+    .get(
+      '/network/:device_id',
+      ({ user, params, request }) => json(historyJson(deps, user.clientId, 'network', params.device_id, historyQuery.read(request))),
+      {
+        user: true,
+        params: DeviceParams,
+        response: { 200: NetworkPage },
+        detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, summary: 'Network samples, newest first' },
+      },
+    )
     .get('/hardware/:device_id/latest', ({ user, params }) => latest(deps, user.clientId, 'hardware', params.device_id), {
       user: true,
       params: DeviceParams,

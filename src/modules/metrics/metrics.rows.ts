@@ -89,7 +89,12 @@ export function writePage(out: JsonBytes, kind: MetricKind, rows: unknown[][], d
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!
     if (r) out.byte(COMMA)
-    out.bytes(ID_KEY).number(row[0]).bytes(deviceKey).bytes(RECORDED_AT_KEY).isoDate(row[1] as number)
+    out
+      .bytes(ID_KEY)
+      .number(row[0])
+      .bytes(deviceKey)
+      .bytes(RECORDED_AT_KEY)
+      .isoDate(row[1] as number)
     for (let i = 0; i < keys.length; i++) out.bytes(keys[i]!).number(row[i + 2])
     out.members(row[restAt]).byte(CLOSE_BRACE)
   }

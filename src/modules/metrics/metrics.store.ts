@@ -29,9 +29,13 @@ function kindReads(sqlite: Database, kind: MetricKind) {
     latest: q<Record<string, unknown>, [number]>(
       `SELECT id, ts, ${hot.join(', ')}, ${rest} FROM ${raw} WHERE device_seq = ? AND ${has} ORDER BY ts DESC, id DESC LIMIT 1`,
     ),
-    rawValues: q<never, [number, number, number]>(`SELECT ts, ${hot.join(', ')} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts`),
+    rawValues: q<never, [number, number, number]>(
+      `SELECT ts, ${hot.join(', ')} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts`,
+    ),
     firstTs: q<{ ts: number }, [number, number, number]>(`SELECT ts FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts LIMIT 1`),
-    lastTs: q<{ ts: number }, [number, number, number]>(`SELECT ts FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts DESC LIMIT 1`),
+    lastTs: q<{ ts: number }, [number, number, number]>(
+      `SELECT ts FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts DESC LIMIT 1`,
+    ),
     tierValues: new Map(
       TIERS.map((t) => [
         t.name,

@@ -15,7 +15,9 @@ export const metricSamples = sqliteTable(
   RAW_TABLE,
   {
     id: integer('id').primaryKey(),
-    deviceSeq: integer('device_seq').notNull().references(() => devices.seq, { onDelete: 'cascade' }),
+    deviceSeq: integer('device_seq')
+      .notNull()
+      .references(() => devices.seq, { onDelete: 'cascade' }),
     ts: integer('ts').notNull(),
     /** 1 hardware, 2 network, 3 both */
     kinds: integer('kinds').notNull(),
@@ -44,7 +46,9 @@ function tier(kind: MetricKind, name: string) {
   return sqliteTable(
     tierTable(kind, name as never),
     {
-      deviceSeq: integer('device_seq').notNull().references(() => devices.seq, { onDelete: 'cascade' }),
+      deviceSeq: integer('device_seq')
+        .notNull()
+        .references(() => devices.seq, { onDelete: 'cascade' }),
       bucket: integer('bucket').notNull(),
       n: integer('n').notNull(),
       ...cols,

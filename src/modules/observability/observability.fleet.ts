@@ -17,7 +17,13 @@ export interface FleetMetric {
 
 const GIB = 1024 ** 3 // the collector's "_gb" fields are psutil's GiB
 
-const m = (field: string, name: string, type: MetricType, scale: number, help: string): FleetMetric => ({ field, name: `vigil_device_${name}`, type, scale, help })
+const m = (field: string, name: string, type: MetricType, scale: number, help: string): FleetMetric => ({
+  field,
+  name: `vigil_device_${name}`,
+  type,
+  scale,
+  help,
+})
 
 export const FLEET_METRICS: Record<MetricKind, FleetMetric[]> = {
   hardware: [

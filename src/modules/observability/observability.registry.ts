@@ -58,7 +58,14 @@ export function createRegistry() {
     if (!byRoute) routes.set(m, (byRoute = new Map()))
     let s = byRoute.get(route)
     if (!s) {
-      s = { labels: labelText([['method', m], ['route', route]]), statuses: new Map(), latency: new Histogram(LATENCY_BUCKETS) }
+      s = {
+        labels: labelText([
+          ['method', m],
+          ['route', route],
+        ]),
+        statuses: new Map(),
+        latency: new Histogram(LATENCY_BUCKETS),
+      }
       byRoute.set(route, s)
     }
     return s
@@ -109,13 +116,29 @@ export function createRegistry() {
       const jobList = [...jobs].sort((a, b) => a[0].localeCompare(b[0]))
       out.family('vigil_job_runs_total', 'counter', 'Scheduled job runs, by job and result')
       for (const [name, j] of jobList) {
-        out.sample('vigil_job_runs_total', labelText([['job', name], ['result', 'success']]), j.ok)
-        out.sample('vigil_job_runs_total', labelText([['job', name], ['result', 'failure']]), j.failed)
+        out.sample(
+          'vigil_job_runs_total',
+          labelText([
+            ['job', name],
+            ['result', 'success'],
+          ]),
+          j.ok,
+        )
+        out.sample(
+          'vigil_job_runs_total',
+          labelText([
+            ['job', name],
+            ['result', 'failure'],
+          ]),
+          j.failed,
+        )
       }
       out.family('vigil_job_duration_seconds', 'histogram', 'Duration of scheduled job runs')
-      for (const [name, j] of jobList) out.histogram('vigil_job_duration_seconds', labelText([['job', name]]), j.duration.bounds, j.duration.counts, j.duration.sum)
+      for (const [name, j] of jobList)
+        out.histogram('vigil_job_duration_seconds', labelText([['job', name]]), j.duration.bounds, j.duration.counts, j.duration.sum)
       out.family('vigil_job_last_success_timestamp_seconds', 'gauge', 'When each job last ended well (Unix time)')
-      for (const [name, j] of jobList) if (j.lastSuccess) out.sample('vigil_job_last_success_timestamp_seconds', labelText([['job', name]]), j.lastSuccess / 1000)
+      for (const [name, j] of jobList)
+        if (j.lastSuccess) out.sample('vigil_job_last_success_timestamp_seconds', labelText([['job', name]]), j.lastSuccess / 1000)
     },
   }
 }

@@ -5,8 +5,8 @@ import { EXPOSITION_CONTENT_TYPE } from './observability.exposition'
 import { scrape, type ObservabilityDeps } from './observability.service'
 
 const DESCRIPTION =
-  'The Prometheus text format (0.0.4). The VIGIL_METRICS_TOKEN bearer token or the operator\'s access token scrape the ' +
-  'service itself and every device; an API key with the scope metrics:read scrapes its own client\'s devices only. ' +
+  "The Prometheus text format (0.0.4). The VIGIL_METRICS_TOKEN bearer token or the operator's access token scrape the " +
+  "service itself and every device; an API key with the scope metrics:read scrapes its own client's devices only. " +
   'The metrics token is not rate limited. See docs/prometheus.md.'
 
 export function observabilityRoutes(deps: ObservabilityDeps) {

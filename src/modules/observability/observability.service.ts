@@ -39,7 +39,15 @@ export function scrape(deps: ObservabilityDeps, scope: ScrapeScope): string {
   if (scope.kind === 'instance') writeService(deps, out)
   const devices = deps.devices(scope.kind === 'client' ? scope.clientId : null)
   const labels = new Map<number, string>()
-  for (const d of devices) labels.set(d.seq, labelText([['device', d.id], ['hostname', d.hostname ?? ''], ['client', d.clientId]]))
+  for (const d of devices)
+    labels.set(
+      d.seq,
+      labelText([
+        ['device', d.id],
+        ['hostname', d.hostname ?? ''],
+        ['client', d.clientId],
+      ]),
+    )
   const seqs = devices.map((d) => d.seq)
   writeFleet(out, labels, { hardware: deps.latest('hardware', seqs), network: deps.latest('network', seqs) }, now)
   return out.text()
@@ -47,7 +55,14 @@ export function scrape(deps: ObservabilityDeps, scope: ScrapeScope): string {
 
 function writeService(deps: ObservabilityDeps, out: Exposition) {
   out.family('vigil_build_info', 'gauge', 'Always 1; the labels name the running build')
-  out.sample('vigil_build_info', labelText([['version', VERSION], ['bun_version', Bun.version]]), 1)
+  out.sample(
+    'vigil_build_info',
+    labelText([
+      ['version', VERSION],
+      ['bun_version', Bun.version],
+    ]),
+    1,
+  )
   out.family('process_start_time_seconds', 'gauge', 'Start time of the process since unix epoch in seconds')
   out.sample('process_start_time_seconds', '', deps.startedAt / 1000)
   out.family('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes')

@@ -23,7 +23,12 @@ export function recommendationsRoutes(deps: RecommendationsDeps, auth: Authentic
       {
         key: 'recommendations:write',
         response: { 201: Recommendation },
-        detail: { ...routeErrors('not_found', 'device_mismatch', 'device_required'), ...recommendationIn.doc, tags, summary: "Submit a collector's recommendation (device: the key's bound device, else device_id or x-device-id, else the client's only device)" },
+        detail: {
+          ...routeErrors('not_found', 'device_mismatch', 'device_required'),
+          ...recommendationIn.doc,
+          tags,
+          summary: "Submit a collector's recommendation (device: the key's bound device, else device_id or x-device-id, else the client's only device)",
+        },
       },
     )
     .get('/:device_id', ({ user, params, request }) => listForDevice(deps, user.clientId, params.device_id, listQuery.read(request)), {

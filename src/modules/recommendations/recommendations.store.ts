@@ -46,7 +46,18 @@ export function createRecommendationsStore(sqlite: Database) {
   return {
     insert(clientId: string, rec: NewRecommendation, now: number): Recommendation {
       const id = newId('rec')
-      insert.run(id, clientId, rec.deviceId, rec.recommendation, rec.category, rec.severity, rec.source, rec.evidence ? JSON.stringify(rec.evidence) : null, now, rec.dedupeKey)
+      insert.run(
+        id,
+        clientId,
+        rec.deviceId,
+        rec.recommendation,
+        rec.category,
+        rec.severity,
+        rec.source,
+        rec.evidence ? JSON.stringify(rec.evidence) : null,
+        now,
+        rec.dedupeKey,
+      )
       return toRecommendation(byId.get(id)!)
     },
 
@@ -64,7 +75,18 @@ export function createRecommendationsStore(sqlite: Database) {
             continue
           }
           const id = newId('rec')
-          insert.run(id, clientId, rec.deviceId, rec.recommendation, rec.category, rec.severity, rec.source, rec.evidence ? JSON.stringify(rec.evidence) : null, now, rec.dedupeKey)
+          insert.run(
+            id,
+            clientId,
+            rec.deviceId,
+            rec.recommendation,
+            rec.category,
+            rec.severity,
+            rec.source,
+            rec.evidence ? JSON.stringify(rec.evidence) : null,
+            now,
+            rec.dedupeKey,
+          )
           stored.push(toRecommendation(byId.get(id)!))
         }
         return { stored, skipped }

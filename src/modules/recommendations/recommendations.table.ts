@@ -7,7 +7,9 @@ export const recommendations = sqliteTable(
   'recommendations',
   {
     id: text('id').primaryKey(),
-    clientId: text('client_id').notNull().references(() => clients.id, { onDelete: 'cascade' }),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id, { onDelete: 'cascade' }),
     deviceId: text('device_id').references(() => devices.id, { onDelete: 'cascade' }),
     recommendation: text('recommendation').notNull(),
     category: text('category').notNull().default('general'),

@@ -11,7 +11,12 @@ import { ACCESS_TOKEN_TTL_SECONDS } from './users.tokens'
 const badCredentials = () => new AppError('invalid_credentials', 'Incorrect email or password')
 
 /** A pair of one session: the access token carries the refresh family's id (`sid`), so ending the session ends both. */
-async function tokenPair(deps: UsersDeps, user: UserRow, clientId: string | null, session?: { familyId: string; refreshToken: string }): Promise<TokenResponse> {
+async function tokenPair(
+  deps: UsersDeps,
+  user: UserRow,
+  clientId: string | null,
+  session?: { familyId: string; refreshToken: string },
+): Promise<TokenResponse> {
   const cid = clientId ?? user.client_id ?? ''
   const familyId = session?.familyId ?? newId('rtf')
   return {

@@ -12,9 +12,26 @@ export const UserRegister = t.Object({
   last_name: Name,
   company: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
   /** joins the inviting client instead of making a new one; what VIGIL_SIGNUP=invite requires */
-  invitation_token: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 200, description: 'the invitation secret from POST /v1/clients/me/members: the account joins that client (required when sign-up is by invitation)' }))),
+  invitation_token: t.Optional(
+    t.Nullable(
+      t.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'the invitation secret from POST /v1/clients/me/members: the account joins that client (required when sign-up is by invitation)',
+      }),
+    ),
+  ),
   /** the first registration on an instance exposed beyond loopback (or header x-setup-token) */
-  setup_token: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 200, description: "the one-time token printed on the server's console, for the first registration when the instance listens beyond loopback (or send header x-setup-token)" }))),
+  setup_token: t.Optional(
+    t.Nullable(
+      t.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "the one-time token printed on the server's console, for the first registration when the instance listens beyond loopback (or send header x-setup-token)",
+      }),
+    ),
+  ),
 })
 export type UserRegister = Static<typeof UserRegister>
 

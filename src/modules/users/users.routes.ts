@@ -27,12 +27,16 @@ export function usersRoutes(deps: UsersDeps, auth: Authenticator) {
         set.status = 201
         return toUserResponse(user)
       },
-      { response: { 201: UserResponse }, detail: {
+      {
+        response: { 201: UserResponse },
+        detail: {
           ...routeErrors('email_taken', 'signup_closed', 'setup_token_required', 'invalid_invitation'),
           ...register.doc,
           tags,
-          summary: 'Create an account and its client, or join an inviting client (the first account is the operator; VIGIL_SIGNUP decides who else may register)',
-        } },
+          summary:
+            'Create an account and its client, or join an inviting client (the first account is the operator; VIGIL_SIGNUP decides who else may register)',
+        },
+      },
     )
     .post('/login', ({ body, request }) => login(deps, credentials.read(body), requestState(request)?.ip ?? 'unknown'), {
       response: { 200: TokenResponse },
@@ -40,7 +44,12 @@ export function usersRoutes(deps: UsersDeps, auth: Authenticator) {
     })
     .post('/refresh', ({ body }) => refresh(deps, refreshInput.read(body).refresh_token), {
       response: { 200: TokenResponse },
-      detail: { ...routeErrors('unauthorized'), ...refreshInput.doc, tags, summary: 'Exchange a refresh token for a new pair (single use; reuse revokes the session)' },
+      detail: {
+        ...routeErrors('unauthorized'),
+        ...refreshInput.doc,
+        tags,
+        summary: 'Exchange a refresh token for a new pair (single use; reuse revokes the session)',
+      },
     })
     .post(
       '/logout',
@@ -63,6 +72,11 @@ export function usersRoutes(deps: UsersDeps, auth: Authenticator) {
     .post('/switch', ({ user, body }) => switchClient(deps, user, switchInput.read(body).client_id), {
       user: true,
       response: { 200: TokenResponse },
-      detail: { ...routeErrors('not_found'), ...switchInput.doc, tags, summary: 'New tokens acting for another client of the user (accepts a pending invitation)' },
+      detail: {
+        ...routeErrors('not_found'),
+        ...switchInput.doc,
+        tags,
+        summary: 'New tokens acting for another client of the user (accepts a pending invitation)',
+      },
     })
 }

@@ -13,7 +13,9 @@ export interface RefreshRow {
 /** The `refresh_tokens` table: one row per refresh token, by the SHA-256 of the token. */
 export function createSessionsStore(sqlite: Database) {
   const insert = sqlite.query('INSERT INTO refresh_tokens (id, user_id, family_id, client_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-  const byHash = sqlite.query<RefreshRow, [string]>('SELECT id, user_id, family_id, client_id, expires_at, used_at, revoked_at FROM refresh_tokens WHERE token_hash = ?')
+  const byHash = sqlite.query<RefreshRow, [string]>(
+    'SELECT id, user_id, family_id, client_id, expires_at, used_at, revoked_at FROM refresh_tokens WHERE token_hash = ?',
+  )
   const markUsed = sqlite.query('UPDATE refresh_tokens SET used_at = ? WHERE id = ?')
   const revokeFamily = sqlite.query('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL')
   const revokeUser = sqlite.query<{ family_id: string }, [number, string]>(

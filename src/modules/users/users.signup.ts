@@ -36,7 +36,11 @@ function admit(rules: SignupRules, first: boolean, given: { invitation: boolean;
   if (first) {
     if (rules.setupToken === null) return
     if (given.setupToken === null) {
-      throw new AppError('setup_token_required', "This instance has no operator yet: register with the setup token printed on the server's console (header x-setup-token)", 'setup_token')
+      throw new AppError(
+        'setup_token_required',
+        "This instance has no operator yet: register with the setup token printed on the server's console (header x-setup-token)",
+        'setup_token',
+      )
     }
     if (!tokenMatches(given.setupToken, rules.setupToken)) {
       throw new AppError('setup_token_required', "Wrong setup token: use the one printed on the server's console at its latest start", 'setup_token')
@@ -45,7 +49,11 @@ function admit(rules: SignupRules, first: boolean, given: { invitation: boolean;
   }
   if (rules.policy === 'closed') throw new AppError('signup_closed', 'Registration is closed on this instance; ask its operator for an account')
   if (rules.policy === 'invite' && !given.invitation) {
-    throw new AppError('signup_closed', 'Registration on this instance needs an invitation: ask a member to invite your email, then register with its invitation_token', 'invitation_token')
+    throw new AppError(
+      'signup_closed',
+      'Registration on this instance needs an invitation: ask a member to invite your email, then register with its invitation_token',
+      'invitation_token',
+    )
   }
 }
 

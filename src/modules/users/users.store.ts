@@ -38,7 +38,8 @@ export function createUsersStore(sqlite: Database) {
         .run(u.id, u.email, u.password_hash, u.first_name, u.last_name, u.role, u.now, u.now)
     },
     setHomeClient: (userId: string, clientId: string) => void sqlite.query('UPDATE users SET client_id = ? WHERE id = ?').run(clientId, userId),
-    setRole: (userId: string, role: SystemRole, now: number) => void sqlite.query('UPDATE users SET role = ?, updated_at = ? WHERE id = ?').run(role, now, userId),
+    setRole: (userId: string, role: SystemRole, now: number) =>
+      void sqlite.query('UPDATE users SET role = ?, updated_at = ? WHERE id = ?').run(role, now, userId),
     setPasswordHash: (userId: string, hash: string, now: number) =>
       void sqlite.query('UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?').run(hash, now, userId),
     /** runs fn in one transaction; synchronous, so no await inside */

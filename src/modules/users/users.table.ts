@@ -23,7 +23,9 @@ export const refreshTokens = sqliteTable(
   'refresh_tokens',
   {
     id: text('id').primaryKey(),
-    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     familyId: text('family_id').notNull(),
     /** the client this session acts for (a user may belong to several) */
     clientId: text('client_id'),

@@ -30,12 +30,7 @@ export interface AccessTokens {
  * and jti. Verification pins the algorithm, issuer and audience, and reads "now" from the clock.
  * A token of a revoked session is refused at once (checked in memory, after the cache).
  */
-export function accessTokens(
-  secret: string,
-  clock: Clock,
-  roleOf?: (userId: string) => SystemRole | null,
-  revocations?: SessionRevocations,
-): AccessTokens {
+export function accessTokens(secret: string, clock: Clock, roleOf?: (userId: string) => SystemRole | null, revocations?: SessionRevocations): AccessTokens {
   const signer = jwt({ name: 'jwt', secret, alg: 'HS256', iss: JWT_ISSUER, aud: JWT_AUDIENCE }).decorator.jwt
   const invalid = (message: string): CredentialFailure => ({ kind: 'invalid', presented: 'jwt', message })
   /**
@@ -48,7 +43,17 @@ export function accessTokens(
     // time claim must come from the injected clock.
     sign: async ({ userId, clientId, role, sessionId }) => {
       const iat = Math.floor(clock.now() / 1000)
-      return signHs256(secret, { iss: JWT_ISSUER, aud: JWT_AUDIENCE, sub: userId, cid: clientId, role, sid: sessionId, iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS, jti: newId('at') })
+      return signHs256(secret, {
+        iss: JWT_ISSUER,
+        aud: JWT_AUDIENCE,
+        sub: userId,
+        cid: clientId,
+        role,
+        sid: sessionId,
+        iat,
+        exp: iat + ACCESS_TOKEN_TTL_SECONDS,
+        jti: newId('at'),
+      })
     },
     revokeSessions: (sessionIds) => revocations?.add(sessionIds),
     async verify(token) {

@@ -1,5 +1,6 @@
 /** Semantic versions (semver.org 2.0): MAJOR.MINOR.PATCH[-prerelease][+build], an optional leading "v". */
-export const SEMVER_PATTERN = '^v?(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?(?:\\+([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?$'
+export const SEMVER_PATTERN =
+  '^v?(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?(?:\\+([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?$'
 const SEMVER = new RegExp(SEMVER_PATTERN)
 
 interface Parsed {

@@ -24,7 +24,10 @@ function fakes(names: Record<string, string[]>, answer: (url: string) => Respons
 }
 
 async function refusal(p: Promise<unknown>) {
-  const err = await p.then(() => null, (e) => e)
+  const err = await p.then(
+    () => null,
+    (e) => e,
+  )
   expect(err).toBeInstanceOf(OutboundRefused)
   return err as OutboundRefused
 }
@@ -102,10 +105,32 @@ describe('safeFetch', () => {
 
 test('pinning over real https: Bun verifies the certificate against the name, not the address', async () => {
   const dir = `${process.env.TMPDIR ?? '/tmp'}/vigil-outbound-${process.pid}`
-  const gen = Bun.spawnSync(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}-key.pem`, '-out', `${dir}-cert.pem`, '-days', '1', '-subj', '/CN=llm.test', '-addext', 'subjectAltName=DNS:llm.test'])
+  const gen = Bun.spawnSync([
+    'openssl',
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${dir}-key.pem`,
+    '-out',
+    `${dir}-cert.pem`,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=llm.test',
+    '-addext',
+    'subjectAltName=DNS:llm.test',
+  ])
   if (gen.exitCode !== 0) throw new Error('openssl is needed for this test')
   const cert = await Bun.file(`${dir}-cert.pem`).text()
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, tls: { cert, key: await Bun.file(`${dir}-key.pem`).text() }, fetch: (req) => new Response(req.headers.get('host')) })
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    tls: { cert, key: await Bun.file(`${dir}-key.pem`).text() },
+    fetch: (req) => new Response(req.headers.get('host')),
+  })
   try {
     const local: OutboundPolicy = { allowPrivate: true, allowLocal: true }
     const deps = (name: string): OutboundDeps => ({ fetch, resolve: async (n) => (n === name ? ['127.0.0.1'] : []), selfAddresses: () => new Set() })

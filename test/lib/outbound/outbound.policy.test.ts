@@ -16,7 +16,19 @@ describe('outbound policy', () => {
   })
 
   test('link-local, metadata, unspecified, multicast and reserved are refused whoever asks', () => {
-    for (const ip of ['169.254.169.254', '::ffff:169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '169.254.1.1', 'fe80::1', '0.0.0.0', '::', '224.0.0.1', '255.255.255.255', '240.0.0.1']) {
+    for (const ip of [
+      '169.254.169.254',
+      '::ffff:169.254.169.254',
+      'fd00:ec2::254',
+      '100.100.100.200',
+      '169.254.1.1',
+      'fe80::1',
+      '0.0.0.0',
+      '::',
+      '224.0.0.1',
+      '255.255.255.255',
+      '240.0.0.1',
+    ]) {
       expect(addressRefusal(ip, INSTANCE, none)).not.toBeNull()
     }
   })
@@ -49,7 +61,13 @@ describe('outbound policy', () => {
     for (const u of ['http://2130706433:11434', 'http://0x7f000001/', 'http://127.1/', 'http://0177.0.0.1/', 'http://[::1]/', 'http://localhost:11434']) {
       expect(urlProblem(u, LAN, none)).toContain('this server')
     }
-    for (const u of ['http://[::169.254.169.254]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::1]/', 'http://0xa9fea9fe/', 'http://metadata.google.internal/']) {
+    for (const u of [
+      'http://[::169.254.169.254]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[2002:a9fe:a9fe::1]/',
+      'http://0xa9fea9fe/',
+      'http://metadata.google.internal/',
+    ]) {
       expect(urlProblem(u, INSTANCE, none)).toContain('metadata')
     }
     expect(urlProblem('http://192.168.1.20:11434', TENANT_POLICY, none)).toContain('private network')

@@ -23,7 +23,19 @@ describe('GET/PATCH /v1/ai/config', () => {
     const a = await createTenant(t)
     const res = await t.request('GET', '/v1/ai/config', { headers: a.userHeaders })
     expect(res.status).toBe(200)
-    expect(res.body).toMatchObject({ provider: 'rules', inherited: true, enabled: true, schedule: null, effective_schedule: '0 * * * *', prompt_custom: false, api_key: null, api_key_set: false, daily_budget: 48, temperature: 0.2, max_tokens: 1024 })
+    expect(res.body).toMatchObject({
+      provider: 'rules',
+      inherited: true,
+      enabled: true,
+      schedule: null,
+      effective_schedule: '0 * * * *',
+      prompt_custom: false,
+      api_key: null,
+      api_key_set: false,
+      daily_budget: 48,
+      temperature: 0.2,
+      max_tokens: 1024,
+    })
     expect(res.body.prompt).toContain('{{summary}}')
   })
 
@@ -31,16 +43,35 @@ describe('GET/PATCH /v1/ai/config', () => {
     const t = aiTestApp({ ai: { provider: 'openai', baseUrl: 'http://10.0.0.9:8000/v1', apiKey: 'sk-operator-key-9999', model: 'qwen' } })
     const a = await createTenant(t)
     const res = await t.request('GET', '/v1/ai/config', { headers: a.userHeaders })
-    expect(res.body).toMatchObject({ provider: 'openai', inherited: true, base_url: 'http://10.0.0.9:8000/v1', model: 'qwen', api_key: null, api_key_set: true })
+    expect(res.body).toMatchObject({
+      provider: 'openai',
+      inherited: true,
+      base_url: 'http://10.0.0.9:8000/v1',
+      model: 'qwen',
+      api_key: null,
+      api_key_set: true,
+    })
     expect(res.text).not.toContain('9999')
   })
 
   test('owner sets a provider; the key is encrypted at rest and only ever shown masked', async () => {
     const t = aiTestApp()
     const a = await createTenant(t, { role: 'admin' }) // the operator's client: its LAN is allowed
-    const res = await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body: { provider: 'openai', base_url: 'http://192.168.1.20:1234/v1/', model: 'llama-3.1-8b', api_key: CLIENT_KEY, temperature: 0.7, max_tokens: 500 } })
+    const res = await t.request('PATCH', '/v1/ai/config', {
+      headers: a.userHeaders,
+      body: { provider: 'openai', base_url: 'http://192.168.1.20:1234/v1/', model: 'llama-3.1-8b', api_key: CLIENT_KEY, temperature: 0.7, max_tokens: 500 },
+    })
     expect(res.status).toBe(200)
-    expect(res.body).toMatchObject({ provider: 'openai', inherited: false, base_url: 'http://192.168.1.20:1234/v1', model: 'llama-3.1-8b', api_key: '••••abcd', api_key_set: true, temperature: 0.7, max_tokens: 500 })
+    expect(res.body).toMatchObject({
+      provider: 'openai',
+      inherited: false,
+      base_url: 'http://192.168.1.20:1234/v1',
+      model: 'llama-3.1-8b',
+      api_key: '••••abcd',
+      api_key_set: true,
+      temperature: 0.7,
+      max_tokens: 500,
+    })
     expect(res.text).not.toContain(CLIENT_KEY)
     const again = await t.request('GET', '/v1/ai/config', { headers: a.userHeaders })
     expect(again.body.api_key).toBe('••••abcd')
@@ -54,7 +85,10 @@ describe('GET/PATCH /v1/ai/config', () => {
   test('moving base_url or switching provider drops a stored key unless a new one comes along', async () => {
     const t = aiTestApp()
     const a = await createTenant(t, { role: 'admin' })
-    await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body: { provider: 'ollama', base_url: 'http://192.168.1.20:11434', api_key: CLIENT_KEY } })
+    await t.request('PATCH', '/v1/ai/config', {
+      headers: a.userHeaders,
+      body: { provider: 'ollama', base_url: 'http://192.168.1.20:11434', api_key: CLIENT_KEY },
+    })
     const same = await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body: { model: 'mistral', base_url: 'http://192.168.1.20:11434' } })
     expect(same.body).toMatchObject({ model: 'mistral', api_key_set: true })
     const moved = await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body: { base_url: 'http://attacker.example:11434' } })
@@ -70,10 +104,26 @@ describe('GET/PATCH /v1/ai/config', () => {
     const t = aiTestApp()
     const a = await createTenant(t, { role: 'admin' })
     for (const base_url of [
-      'http://169.254.169.254/latest', 'http://2852039166/', 'http://0xa9fea9fe/', 'http://[::169.254.169.254]/', 'http://[::ffff:169.254.169.254]/',
-      'http://[64:ff9b::a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::1]/', 'http://[fe80::1]:11434', 'http://metadata.google.internal', 'http://[fd00:ec2::254]/',
-      'http://100.100.100.200/', 'http://127.0.0.1:8080', 'http://2130706433:8080', 'http://0x7f000001/', 'http://127.1/', 'http://0177.0.0.1/',
-      'http://[::1]:11434', 'http://localhost:11434', 'http://0.0.0.0:11434', 'ftp://192.168.1.2/',
+      'http://169.254.169.254/latest',
+      'http://2852039166/',
+      'http://0xa9fea9fe/',
+      'http://[::169.254.169.254]/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[2002:a9fe:a9fe::1]/',
+      'http://[fe80::1]:11434',
+      'http://metadata.google.internal',
+      'http://[fd00:ec2::254]/',
+      'http://100.100.100.200/',
+      'http://127.0.0.1:8080',
+      'http://2130706433:8080',
+      'http://0x7f000001/',
+      'http://127.1/',
+      'http://0177.0.0.1/',
+      'http://[::1]:11434',
+      'http://localhost:11434',
+      'http://0.0.0.0:11434',
+      'ftp://192.168.1.2/',
     ]) {
       const res = await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body: { provider: 'ollama', base_url } })
       expect(res.status).toBe(422)
@@ -85,7 +135,15 @@ describe('GET/PATCH /v1/ai/config', () => {
   test('bounds and unknown fields → 422; connection fields need an LLM provider → 400', async () => {
     const t = aiTestApp()
     const a = await createTenant(t)
-    for (const body of [{ temperature: 2.1 }, { temperature: -0.1 }, { max_tokens: 0 }, { max_tokens: 8193 }, { provider: 'gpt' }, { enabled: 'yes' }, { api_key: '' }]) {
+    for (const body of [
+      { temperature: 2.1 },
+      { temperature: -0.1 },
+      { max_tokens: 0 },
+      { max_tokens: 8193 },
+      { provider: 'gpt' },
+      { enabled: 'yes' },
+      { api_key: '' },
+    ]) {
       const res = await t.request('PATCH', '/v1/ai/config', { headers: a.userHeaders, body })
       expect(res.status).toBe(422)
       expect(res.body.detail[0].loc[0]).toBe('body')
@@ -129,7 +187,11 @@ describe('GET/PATCH /v1/ai/config', () => {
     const member = await addMember(t, a.clientId, 'member')
     const admin = await addMember(t, a.clientId, 'admin')
     expect((await t.request('GET', '/v1/ai/config', { headers: member.headers })).status).toBe(200)
-    for (const [method, path, body] of [['PATCH', '/v1/ai/config', { enabled: false }], ['PATCH', '/v1/ai/prompt', { prompt: null }], ['POST', '/v1/ai/test', undefined]] as const) {
+    for (const [method, path, body] of [
+      ['PATCH', '/v1/ai/config', { enabled: false }],
+      ['PATCH', '/v1/ai/prompt', { prompt: null }],
+      ['POST', '/v1/ai/test', undefined],
+    ] as const) {
       const res = await t.request(method, path, { headers: member.headers, body })
       expect(res.status).toBe(403)
       expect(res.body.error.code).toBe('forbidden')

@@ -16,7 +16,9 @@ function server(wire: Wire) {
   return s
 }
 
-const UNHEALTHY = seededSource(summaryOf({ cpu_percent: { avg: 93, p95: 99 }, ram_percent: 50 }), { disk_used_percent: hourly(168, (i) => 70 + (i * 14) / 167) })
+const UNHEALTHY = seededSource(summaryOf({ cpu_percent: { avg: 93, p95: 99 }, ram_percent: 50 }), {
+  disk_used_percent: hourly(168, (i) => 70 + (i * 14) / 167),
+})
 const HEALTHY = seededSource(summaryOf({ cpu_percent: 20, ram_percent: 50 }))
 
 /** The fake servers listen on loopback, which tenants may not reach: they are called under a public name. */
@@ -35,7 +37,10 @@ async function freshHeaders(t: Awaited<ReturnType<typeof setup>>['t'], a: { user
 }
 
 async function useProvider(t: Awaited<ReturnType<typeof setup>>['t'], headers: Record<string, string>, wire: Wire, baseUrl: string) {
-  const res = await t.request('PATCH', '/v1/ai/config', { headers, body: { provider: wire, base_url: route.publicUrl(baseUrl), api_key: KEY, model: 'test-model' } })
+  const res = await t.request('PATCH', '/v1/ai/config', {
+    headers,
+    body: { provider: wire, base_url: route.publicUrl(baseUrl), api_key: KEY, model: 'test-model' },
+  })
   expect(res.status).toBe(200)
 }
 
@@ -45,7 +50,10 @@ describe('POST /v1/ai/generate/{device_id}', () => {
     const res = await t.request('POST', `/v1/ai/generate/${device}`, { headers: a.userHeaders })
     expect(res.status).toBe(200)
     expect(res.body.llm).toBeNull()
-    expect(res.body.items.map((r: any) => [r.category, r.source])).toEqual([['disk', 'rules'], ['cpu', 'rules']])
+    expect(res.body.items.map((r: any) => [r.category, r.source])).toEqual([
+      ['disk', 'rules'],
+      ['cpu', 'rules'],
+    ])
     expect(res.body.items[0]).toMatchObject({ device_id: device, client_id: a.clientId, severity: 'warning', evidence: { days_until_full: 8 } })
     const again = await t.request('POST', `/v1/ai/generate/${device}`, { headers: a.userHeaders })
     expect(again.body).toMatchObject({ items: [], skipped_duplicates: 2 })
@@ -81,7 +89,16 @@ describe('POST /v1/ai/generate/{device_id}', () => {
       expect(sent).not.toContain(device)
       expect(sent).not.toContain(KEY)
       const usage = await t.request('GET', '/v1/ai/usage', { headers: a.userHeaders })
-      expect(usage.body.items[0]).toMatchObject({ kind: 'generate', provider: wire, model: 'test-model', device_id: device, tokens_in: 321, tokens_out: 45, status: 'ok', error: null })
+      expect(usage.body.items[0]).toMatchObject({
+        kind: 'generate',
+        provider: wire,
+        model: 'test-model',
+        device_id: device,
+        tokens_in: 321,
+        tokens_out: 45,
+        status: 'ok',
+        error: null,
+      })
       // same answer next time: deduplicated
       const again = await t.request('POST', `/v1/ai/generate/${device}`, { headers: a.userHeaders })
       expect(again.body).toMatchObject({ items: [], skipped_duplicates: 4 })
@@ -267,7 +284,11 @@ describe('scheduled generation', () => {
     expect(await runDueGenerations(deps)).toEqual({ clients: 0, devices: 0 })
     t.clock.advance(30 * 60_000) // 01:00: due; disk and CPU are deduplicated, only the new silence is stored
     expect(await runDueGenerations(deps)).toEqual({ clients: 1, devices: 1 })
-    expect(t.db.sqlite.query('SELECT category FROM recommendations WHERE client_id = ? ORDER BY created_at, id').all(a.clientId)).toEqual([{ category: 'disk' }, { category: 'cpu' }, { category: 'availability' }])
+    expect(t.db.sqlite.query('SELECT category FROM recommendations WHERE client_id = ? ORDER BY created_at, id').all(a.clientId)).toEqual([
+      { category: 'disk' },
+      { category: 'cpu' },
+      { category: 'availability' },
+    ])
     expect(t.db.sqlite.query('SELECT COUNT(*) AS n FROM recommendations WHERE client_id = ?').get(b.clientId)).toEqual({ n: 0 })
     void device
   })

@@ -48,7 +48,11 @@ describe("the operator's own client", () => {
     const t = aiTestApp()
     const op = await createTenant(t, { role: 'admin' })
     const b = await createTenant(t)
-    t.db.sqlite.run("INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, 'admin', 'active', 0, 0)", [newId('mem'), b.clientId, op.userId])
+    t.db.sqlite.run("INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, 'admin', 'active', 0, 0)", [
+      newId('mem'),
+      b.clientId,
+      op.userId,
+    ])
     expect((await setProvider(t, b.userHeaders, 'http://192.168.1.20:11434')).status).toBe(422)
   })
 
@@ -60,7 +64,10 @@ describe("the operator's own client", () => {
     expect(net.calls.at(-1)!.url).toBe('http://127.0.0.1:11434/api/chat')
     const meta = aiTestApp({ ai: { provider: 'ollama', baseUrl: 'http://169.254.169.254' }, resolve: net.resolve, fetch: net.fetch })
     const m = await createTenant(meta)
-    expect((await meta.request('POST', '/v1/ai/test', { headers: m.userHeaders })).body).toMatchObject({ ok: false, error: 'base_url points at a cloud-metadata address' })
+    expect((await meta.request('POST', '/v1/ai/test', { headers: m.userHeaders })).body).toMatchObject({
+      ok: false,
+      error: 'base_url points at a cloud-metadata address',
+    })
     expect(net.calls).toHaveLength(1)
   })
 })
@@ -91,7 +98,12 @@ describe('other tenants', () => {
   })
 
   test('a name resolving to loopback or metadata, in any family, is refused before any connection', async () => {
-    const net = network({ 'a.example.com': ['127.0.0.1'], 'b.example.com': ['169.254.169.254'], 'c.example.com': ['::ffff:169.254.169.254'], 'd.example.com': ['93.184.216.34', '::1'] })
+    const net = network({
+      'a.example.com': ['127.0.0.1'],
+      'b.example.com': ['169.254.169.254'],
+      'c.example.com': ['::ffff:169.254.169.254'],
+      'd.example.com': ['93.184.216.34', '::1'],
+    })
     const t = aiTestApp({ outbound: { allowPrivate: true }, resolve: net.resolve, fetch: net.fetch })
     const a = await createTenant(t, { role: 'admin' }) // even the operator's client
     for (const name of ['a.example.com', 'b.example.com', 'c.example.com', 'd.example.com']) {
@@ -108,7 +120,7 @@ describe('other tenants', () => {
 })
 
 describe('what a call can learn', () => {
-  test("the remote answer is never echoed: a status, not the body", async () => {
+  test('the remote answer is never echoed: a status, not the body', async () => {
     const page = '<html>internal admin console: SECRET-TOKEN-123</html>'
     const net = network({ 'llm.example.com': ['93.184.216.34'] }, () => new Response(page, { status: 404 }))
     const t = aiTestApp({ resolve: net.resolve, fetch: net.fetch })
@@ -125,7 +137,8 @@ describe('what a call can learn', () => {
       throw Object.assign(new TypeError('ECONNREFUSED: Unable to connect'), { code: 'ECONNREFUSED' })
     })
     const late = network({ 'llm.example.com': ['93.184.216.34'] })
-    late.fetch = ((_: unknown, init?: RequestInit) => new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))) as typeof fetch
+    late.fetch = ((_: unknown, init?: RequestInit) =>
+      new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))) as typeof fetch
     const errors: string[] = []
     for (const net of [refused, late]) {
       const t = aiTestApp({ resolve: net.resolve, fetch: net.fetch })

@@ -37,7 +37,14 @@ for (const wire of ['openai', 'ollama', 'anthropic'] as Wire[]) {
       if (wire === 'openai') {
         expect(sent.path).toBe('/v1/chat/completions')
         expect(sent.headers.authorization).toBe('Bearer sk-test-secret-1234')
-        expect(sent.body).toMatchObject({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'usr' }], temperature: 0.5, max_tokens: 300 })
+        expect(sent.body).toMatchObject({
+          messages: [
+            { role: 'system', content: 'sys' },
+            { role: 'user', content: 'usr' },
+          ],
+          temperature: 0.5,
+          max_tokens: 300,
+        })
       } else if (wire === 'ollama') {
         expect(sent.path).toBe('/api/chat')
         expect(sent.body).toMatchObject({ stream: false, format: 'json', options: { temperature: 0.5, num_predict: 300 } })

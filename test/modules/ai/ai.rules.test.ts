@@ -15,8 +15,24 @@ function input(summary: MetricsSummary | null, series: Record<string, SeriesPoin
   }
 }
 
-const HEALTHY_HW = { cpu_percent: { avg: 22, p95: 60, max: 80 }, ram_percent: 55, swap_percent: 3, cpu_temp_c: { avg: 48, p95: 61, max: 70 }, disk_used_percent: 40 }
-const HEALTHY_NET = { packet_loss_percent: 0, latency_avg_ms: 18, dns_resolve_ms: 12, errin: 3, errout: 0, dropin: 5, dropout: 0, packets_recv: 5_000_000, packets_sent: 4_000_000 }
+const HEALTHY_HW = {
+  cpu_percent: { avg: 22, p95: 60, max: 80 },
+  ram_percent: 55,
+  swap_percent: 3,
+  cpu_temp_c: { avg: 48, p95: 61, max: 70 },
+  disk_used_percent: 40,
+}
+const HEALTHY_NET = {
+  packet_loss_percent: 0,
+  latency_avg_ms: 18,
+  dns_resolve_ms: 12,
+  errin: 3,
+  errout: 0,
+  dropin: 5,
+  dropout: 0,
+  packets_recv: 5_000_000,
+  packets_sent: 4_000_000,
+}
 const healthySeries = {
   disk_used_percent: hourly(168, () => 40),
   errin: hourly(24, (i) => 3 + (i > 20 ? 1 : 0)),
@@ -42,7 +58,14 @@ describe('rules engine', () => {
     const series = { disk_used_percent: hourly(168, (i) => 70 + (i * 14) / 167) }
     const [f] = runRules(input(summaryOf(HEALTHY_HW), series))
     expect(f).toMatchObject({ key: 'rules:disk:fill', category: 'disk', severity: 'warning' })
-    expect(f!.evidence).toMatchObject({ field: 'disk_used_percent', window_hours: 168, points: 168, current_percent: 84, slope_percent_per_day: 2, days_until_full: 8 })
+    expect(f!.evidence).toMatchObject({
+      field: 'disk_used_percent',
+      window_hours: 168,
+      points: 168,
+      current_percent: 84,
+      slope_percent_per_day: 2,
+      days_until_full: 8,
+    })
     expect(f!.recommendation).toContain('8 days')
     // faster: critical
     const fast = runRules(input(summaryOf(HEALTHY_HW), { disk_used_percent: hourly(168, (i) => 50 + (i * 40) / 167) }))

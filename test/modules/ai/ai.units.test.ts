@@ -25,7 +25,8 @@ describe('model answer parsing (strict)', () => {
       JSON.stringify({ recommendations: Array(6).fill(item) }),
       JSON.stringify({ recommendations: [{ ...item, recommendation: '' }] }),
       JSON.stringify([item]),
-    ]) expect(() => parseModelAnswer(text)).toThrow(InvalidOutput)
+    ])
+      expect(() => parseModelAnswer(text)).toThrow(InvalidOutput)
   })
 })
 

@@ -5,7 +5,13 @@ import { newId } from '../../../src/lib/ids'
 
 function insertDevice(t: TestApp, clientId: string) {
   const id = newId('dev')
-  t.db.sqlite.run('INSERT INTO devices (id, client_id, fingerprint, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [id, clientId, id, t.clock.now(), t.clock.now()])
+  t.db.sqlite.run('INSERT INTO devices (id, client_id, fingerprint, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
+    id,
+    clientId,
+    id,
+    t.clock.now(),
+    t.clock.now(),
+  ])
   return id
 }
 
@@ -18,7 +24,13 @@ describe('POST /v1/auth/api-keys', () => {
     const a = await createTenant(t)
     const res = await t.request('POST', '/v1/auth/api-keys', { headers: a.userHeaders, body: { name: 'collector' } })
     expect(res.status).toBe(201)
-    expect(res.body).toMatchObject({ name: 'collector', scopes: ['metrics:write', 'recommendations:write'], is_active: true, last_used_at: null, expires_at: null })
+    expect(res.body).toMatchObject({
+      name: 'collector',
+      scopes: ['metrics:write', 'recommendations:write'],
+      is_active: true,
+      last_used_at: null,
+      expires_at: null,
+    })
     expect(res.body.api_key).toMatch(/^vk_[0-9A-Za-z]{46}$/)
     expect(res.body.key_prefix).toBe(res.body.api_key.slice(0, 12))
     expect((await useKey(t, { 'x-api-key': res.body.api_key })).status).toBe(404)
@@ -111,7 +123,8 @@ describe('GET /v1/auth/api-keys', () => {
   test('last_used_at is written on use, at most once a minute', async () => {
     const t = testApp()
     const a = await createTenant(t)
-    const lastUsed = async () => (await t.request('GET', '/v1/auth/api-keys', { headers: a.userHeaders })).body.find((k: any) => k.key_id === a.keyId).last_used_at
+    const lastUsed = async () =>
+      (await t.request('GET', '/v1/auth/api-keys', { headers: a.userHeaders })).body.find((k: any) => k.key_id === a.keyId).last_used_at
     expect(await lastUsed()).toBeNull()
     const first = new Date(t.clock.now()).toISOString()
     await useKey(t, a.keyHeaders)

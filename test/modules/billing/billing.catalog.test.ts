@@ -19,7 +19,11 @@ describe('plan catalog', () => {
   test('defaults: free, Pro and Enterprise, monthly and yearly', () => {
     expect(loadPlans(null)).toBe(DEFAULT_PLANS)
     expect(DEFAULT_PLANS.map((p) => [p.id, p.tier])).toEqual([
-      ['free', 'free'], ['b2c_monthly', 'pro'], ['b2c_yearly', 'pro'], ['b2b_monthly', 'enterprise'], ['b2b_yearly', 'enterprise'],
+      ['free', 'free'],
+      ['b2c_monthly', 'pro'],
+      ['b2c_yearly', 'pro'],
+      ['b2b_monthly', 'enterprise'],
+      ['b2b_yearly', 'enterprise'],
     ])
     expect(tierOf(DEFAULT_PLANS, 'gone')).toBe('free')
   })
@@ -34,7 +38,18 @@ describe('plan catalog', () => {
     })
     expect(plans.map((p) => p.id)).toEqual(['free', 'b2c_monthly', 'b2c_yearly', 'b2b_monthly', 'team'])
     expect(plans[1]).toMatchObject({ id: 'b2c_monthly', name: 'Pro (monthly)', price: 1200, stripePriceId: 'price_123', maxDevices: 20, maxUsers: 50 })
-    expect(plans[4]).toEqual({ id: 'team', name: 'Team', tier: 'pro', price: 2900, currency: 'eur', interval: 'month', features: ['25 devices'], maxDevices: 25, maxUsers: 50, stripePriceId: null })
+    expect(plans[4]).toEqual({
+      id: 'team',
+      name: 'Team',
+      tier: 'pro',
+      price: 2900,
+      currency: 'eur',
+      interval: 'month',
+      features: ['25 devices'],
+      maxDevices: 25,
+      maxUsers: 50,
+      stripePriceId: null,
+    })
     expect(DEFAULT_PLANS[1]!.price).toBe(900) // the defaults are not mutated
   })
 

@@ -37,13 +37,25 @@ describe('checkout → webhook → limits', () => {
     expect(customer).toStartWith('cus_')
 
     // The customer is created once and reused.
-    const again = await t.request('POST', '/v1/billing/checkout', { headers: ten.userHeaders, body: { plan: 'b2c_yearly', success_url: 'https://app.example.test/ok' } })
+    const again = await t.request('POST', '/v1/billing/checkout', {
+      headers: ten.userHeaders,
+      body: { plan: 'b2c_yearly', success_url: 'https://app.example.test/ok' },
+    })
     expect(again.status).toBe(200)
     expect(fake.calls('/v1/customers', 'POST')).toHaveLength(1)
-    expect(fake.calls('/v1/checkout/sessions')[1]!.params).toMatchObject({ customer, success_url: 'https://app.example.test/ok', 'line_items[0][price_data][recurring][interval]': 'year' })
+    expect(fake.calls('/v1/checkout/sessions')[1]!.params).toMatchObject({
+      customer,
+      success_url: 'https://app.example.test/ok',
+      'line_items[0][price_data][recurring][interval]': 'year',
+    })
 
     // Stripe completes the checkout: the subscription is re-read and applied.
-    const sub = fake.setSubscription({ customer, metadata: { client_id: ten.clientId, plan_id: 'b2c_monthly' }, periodStart: 1_767_225_600, periodEnd: 1_769_904_000 })
+    const sub = fake.setSubscription({
+      customer,
+      metadata: { client_id: ten.clientId, plan_id: 'b2c_monthly' },
+      periodStart: 1_767_225_600,
+      periodEnd: 1_769_904_000,
+    })
     const completed = await sendEvent(t, fake, { type: 'checkout.session.completed', object: checkoutSession(ten.clientId, customer, sub.id) })
     expect(completed.status).toBe(200)
     expect(completed.body).toEqual({ received: true, outcome: 'applied' })
@@ -51,8 +63,14 @@ describe('checkout → webhook → limits', () => {
     expect(await limitOf()).toBe('600')
     const s1 = await t.request('GET', '/v1/billing/subscription', { headers: ten.userHeaders })
     expect(s1.body).toEqual({
-      status: 'active', plan_id: 'b2c_monthly', amount: 900, currency: 'usd', interval: 'month',
-      current_period_start: '2026-01-01T00:00:00.000Z', current_period_end: '2026-02-01T00:00:00.000Z', cancel_at_period_end: false,
+      status: 'active',
+      plan_id: 'b2c_monthly',
+      amount: 900,
+      currency: 'usd',
+      interval: 'month',
+      current_period_start: '2026-01-01T00:00:00.000Z',
+      current_period_end: '2026-02-01T00:00:00.000Z',
+      cancel_at_period_end: false,
     })
     const billing = await t.request('GET', '/v1/clients/me/billing', { headers: ten.userHeaders })
     // While it is live, a second checkout would bill twice: plan changes go through the portal.
@@ -60,11 +78,22 @@ describe('checkout → webhook → limits', () => {
     expect(second.status).toBe(409)
     expect(second.body.error).toMatchObject({ code: 'conflict' })
     expect(second.body.error.message).toContain('portal')
-    expect(billing.body).toMatchObject({ provider_customer_id: customer, provider_subscription_id: sub.id, subscription_status: 'active', subscription_plan_id: 'b2c_monthly', max_devices: 10, plan_type: 'b2c_monthly' })
+    expect(billing.body).toMatchObject({
+      provider_customer_id: customer,
+      provider_subscription_id: sub.id,
+      subscription_status: 'active',
+      subscription_plan_id: 'b2c_monthly',
+      max_devices: 10,
+      plan_type: 'b2c_monthly',
+    })
 
     // A replay of the same event is acknowledged and changes nothing (no second Stripe read).
     const retrievesBefore = fake.calls(`/v1/subscriptions/${sub.id}`).length
-    const replay = await sendEvent(t, fake, { id: completed.event.id, type: 'checkout.session.completed', object: checkoutSession(ten.clientId, customer, sub.id) })
+    const replay = await sendEvent(t, fake, {
+      id: completed.event.id,
+      type: 'checkout.session.completed',
+      object: checkoutSession(ten.clientId, customer, sub.id),
+    })
     expect(replay.body).toEqual({ received: true, outcome: 'duplicate' })
     expect(fake.calls(`/v1/subscriptions/${sub.id}`)).toHaveLength(retrievesBefore)
 
@@ -73,7 +102,10 @@ describe('checkout → webhook → limits', () => {
     fake.setSubscription({ id: sub.id, customer, metadata: { client_id: ten.clientId, plan_id: 'b2c_monthly' }, cancelAtPeriodEnd: true })
     const updated = await sendEvent(t, fake, { type: 'customer.subscription.updated', object: fake.subscription(sub.id) })
     expect(updated.body.outcome).toBe('applied')
-    expect((await t.request('GET', '/v1/billing/subscription', { headers: ten.userHeaders })).body).toMatchObject({ status: 'active', cancel_at_period_end: true })
+    expect((await t.request('GET', '/v1/billing/subscription', { headers: ten.userHeaders })).body).toMatchObject({
+      status: 'active',
+      cancel_at_period_end: true,
+    })
 
     // An older event arriving late is ignored without even asking Stripe.
     const retrieves = fake.calls(`/v1/subscriptions/${sub.id}`).length
@@ -95,7 +127,10 @@ describe('checkout → webhook → limits', () => {
     expect(deleted.body.outcome).toBe('applied')
     expect(clientRow(t, ten.clientId)).toEqual({ plan_type: 'free', subscription_status: 'canceled', max_devices: 1, max_users: 50 })
     expect(await limitOf()).toBe('60')
-    expect((await t.request('GET', '/v1/billing/subscription', { headers: ten.userHeaders })).body).toMatchObject({ status: 'canceled', plan_id: 'b2c_monthly' })
+    expect((await t.request('GET', '/v1/billing/subscription', { headers: ten.userHeaders })).body).toMatchObject({
+      status: 'canceled',
+      plan_id: 'b2c_monthly',
+    })
 
     // Secrets never reach a response or a log line.
     const everything = [co.text, completed.text, billing.text, ...t.logs].join('\n')

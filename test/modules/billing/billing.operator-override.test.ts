@@ -10,7 +10,10 @@ describe("an operator's limits survive billing", () => {
     const op = await createTenant(t, { role: 'admin' })
     const ten = await createTenant(t, { maxDevices: 5 })
     // The operator throttles the tenant below its plan.
-    const patched = await t.request('PATCH', `/v1/admin/clients/${ten.clientId}`, { headers: op.userHeaders, body: { max_devices: 0, max_users: 2, rate_limit: 5 } })
+    const patched = await t.request('PATCH', `/v1/admin/clients/${ten.clientId}`, {
+      headers: op.userHeaders,
+      body: { max_devices: 0, max_users: 2, rate_limit: 5 },
+    })
     expect(patched.status).toBe(200)
     expect(patched.body).toMatchObject({ max_devices: 0, max_users: 2, rate_limit: 5, max_devices_override: 0, max_users_override: 2 })
 

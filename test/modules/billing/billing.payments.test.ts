@@ -102,7 +102,13 @@ describe('GET /v1/clients/me/payments', () => {
 
   test('refuses out-of-bounds parameters with 422', async () => {
     const { t, ten } = await setup()
-    for (const [qs, param] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['offset=-1', 'offset'], ['limit=abc', 'limit'], ['start_date=yesterday', 'start_date']] as const) {
+    for (const [qs, param] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['offset=-1', 'offset'],
+      ['limit=abc', 'limit'],
+      ['start_date=yesterday', 'start_date'],
+    ] as const) {
       const res = await t.request('GET', `/v1/clients/me/payments?${qs}`, { headers: ten.userHeaders })
       expect(res.status).toBe(422)
       expect(res.body.detail[0].loc).toEqual(['query', param])

@@ -21,8 +21,16 @@ describe('GET /v1/billing/plans', () => {
     expect(res.status).toBe(200)
     expect(res.body.map((p: { id: string }) => p.id)).toEqual(['free', 'b2c_monthly', 'b2c_yearly', 'b2b_monthly', 'b2b_yearly'])
     expect(res.body[1]).toEqual({
-      id: 'b2c_monthly', name: 'Pro (monthly)', currency: 'usd', interval: 'month', price: 900,
-      features: expect.any(Array), tier: 'pro', max_devices: 10, max_users: 50, rate_limit: 600,
+      id: 'b2c_monthly',
+      name: 'Pro (monthly)',
+      currency: 'usd',
+      interval: 'month',
+      price: 900,
+      features: expect.any(Array),
+      tier: 'pro',
+      max_devices: 10,
+      max_users: 50,
+      rate_limit: 600,
     })
     expect(res.body.find((p: { id: string }) => p.id === 'b2b_yearly').rate_limit).toBe(6000)
   })
@@ -183,10 +191,21 @@ describe('without STRIPE_SECRET_KEY', () => {
     expect(hook.status).toBe(503)
     expect((await t.request('GET', '/v1/billing/plans')).status).toBe(200)
     expect((await t.request('GET', '/v1/billing/subscription', { headers: ten.userHeaders })).body).toEqual({
-      status: 'none', plan_id: null, amount: null, currency: null, interval: null, current_period_start: null, current_period_end: null, cancel_at_period_end: false,
+      status: 'none',
+      plan_id: null,
+      amount: null,
+      currency: null,
+      interval: null,
+      current_period_start: null,
+      current_period_end: null,
+      cancel_at_period_end: false,
     })
     expect((await t.request('GET', '/v1/clients/me/billing', { headers: ten.userHeaders })).body).toMatchObject({
-      provider_customer_id: null, subscription_status: 'none', cancel_at_period_end: false, max_devices: 1, plan_type: 'free',
+      provider_customer_id: null,
+      subscription_status: 'none',
+      cancel_at_period_end: false,
+      max_devices: 1,
+      plan_type: 'free',
     })
     expect((await t.request('GET', '/v1/clients/me/payments', { headers: ten.userHeaders })).body).toEqual({ items: [], total: 0, limit: 24, offset: 0 })
   })

@@ -16,7 +16,9 @@ export function billingApp(opts: { webhookSecret?: string | null; plans?: Plan[]
   const t = testApp({
     stripe: fake.client(),
     plans: opts.plans,
-    config: { stripe: { secretKey: FAKE_SECRET_KEY, webhookSecret: opts.webhookSecret === undefined ? FAKE_WEBHOOK_SECRET : opts.webhookSecret, apiBase: fake.apiBase } },
+    config: {
+      stripe: { secretKey: FAKE_SECRET_KEY, webhookSecret: opts.webhookSecret === undefined ? FAKE_WEBHOOK_SECRET : opts.webhookSecret, apiBase: fake.apiBase },
+    },
   })
   return { t, fake }
 }

@@ -53,7 +53,10 @@ describe('POST /v1/billing/webhook signature', () => {
     await refused(async ({ t, fake, sub }) => {
       const ev = await sendEvent(t, fake, { type: 'customer.created', object: {} })
       t.db.sqlite.run('DELETE FROM billing_events')
-      return postEvent(t, ev.event.payload.replace('customer.created', 'customer.subscription.created').replace('"object":{}', `"object":${JSON.stringify(sub)}`))
+      return postEvent(
+        t,
+        ev.event.payload.replace('customer.created', 'customer.subscription.created').replace('"object":{}', `"object":${JSON.stringify(sub)}`),
+      )
     })
   })
 
@@ -84,7 +87,14 @@ describe('POST /v1/billing/webhook with a signed event of an odd shape', () => {
     const signature = await b.fake.client().webhooks.generateTestHeaderStringAsync({ payload, secret: FAKE_WEBHOOK_SECRET, timestamp: nowS(b.t) })
     return postEvent(b.t, payload, signature)
   }
-  const envelope = (b: ReturnType<typeof setup>, over: Record<string, unknown>) => ({ id: 'evt_odd', object: 'event', created: nowS(b.t), type: 'customer.created', data: { object: {} }, ...over })
+  const envelope = (b: ReturnType<typeof setup>, over: Record<string, unknown>) => ({
+    id: 'evt_odd',
+    object: 'event',
+    created: nowS(b.t),
+    type: 'customer.created',
+    data: { object: {} },
+    ...over,
+  })
 
   test('a missing or malformed envelope is 400 bad_request naming the field, and nothing is recorded', async () => {
     const b = setup()

@@ -7,7 +7,10 @@ const base = testConfig().instance
 const own = (limits: Partial<Config['instance']['own']> = {}) => testApp({ config: { instance: { ...base, mode: 'own', own: { ...base.own, ...limits } } } })
 
 const addDevice = (t: TestApp, key: Record<string, string>, n: number) =>
-  t.request('POST', '/v1/clients/me/devices', { headers: key, body: { hostname: `host-${n}`, os: 'linux', os_version: '6.8', arch: 'x86_64', fingerprint: `fp-${n}` } })
+  t.request('POST', '/v1/clients/me/devices', {
+    headers: key,
+    body: { hostname: `host-${n}`, os: 'linux', os_version: '6.8', arch: 'x86_64', fingerprint: `fp-${n}` },
+  })
 
 describe('own instance: the operator sets the limits', () => {
   test('a client on the free plan gets the own-instance limits: many devices, generous rate', async () => {

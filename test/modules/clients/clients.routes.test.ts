@@ -9,8 +9,15 @@ describe('GET /v1/clients/me', () => {
     const res = await t.request('GET', '/v1/clients/me', { headers: a.userHeaders })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
-      client_id: a.clientId, name: expect.any(String), platform: null, plan_type: 'free', subscription_status: 'none',
-      max_devices: 3, max_users: 50, billing_email: null, created_at: new Date(t.clock.now()).toISOString(),
+      client_id: a.clientId,
+      name: expect.any(String),
+      platform: null,
+      plan_type: 'free',
+      subscription_status: 'none',
+      max_devices: 3,
+      max_users: 50,
+      billing_email: null,
+      created_at: new Date(t.clock.now()).toISOString(),
     })
   })
 })
@@ -21,7 +28,15 @@ describe('PATCH /v1/clients/me', () => {
     const a = await createTenant(t)
     const res = await t.request('PATCH', '/v1/clients/me', {
       headers: a.userHeaders,
-      body: { name: 'New name', billing_email: 'Billing@Example.test', plan_type: 'b2b_yearly', max_devices: 999, max_users: 999, client_id: 'cli_evil', subscription_status: 'active' },
+      body: {
+        name: 'New name',
+        billing_email: 'Billing@Example.test',
+        plan_type: 'b2b_yearly',
+        max_devices: 999,
+        max_users: 999,
+        client_id: 'cli_evil',
+        subscription_status: 'active',
+      },
     })
     expect([200, 422]).toContain(res.status)
     const now = (await t.request('GET', '/v1/clients/me', { headers: a.userHeaders })).body

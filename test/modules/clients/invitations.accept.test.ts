@@ -11,7 +11,11 @@ async function signedIn(t: TestApp, email: string) {
 }
 
 const invite = async (t: TestApp, headers: Record<string, string>, email: string) =>
-  (await t.request('POST', '/v1/clients/me/members', { headers, body: { email } })).body as { id: string; invitation_token: string; invitation_expires_at: string }
+  (await t.request('POST', '/v1/clients/me/members', { headers, body: { email } })).body as {
+    id: string
+    invitation_token: string
+    invitation_expires_at: string
+  }
 const accept = (t: TestApp, headers: Record<string, string>, token: string) => t.request('POST', '/v1/invitations/accept', { headers, body: { token } })
 const statusOf = async (t: TestApp, headers: Record<string, string>, id: string) =>
   ((await t.request('GET', '/v1/clients/me/members', { headers })).body as { id: string; status: string }[]).find((m) => m.id === id)?.status

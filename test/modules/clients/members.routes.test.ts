@@ -20,7 +20,15 @@ describe('GET /v1/clients/me/members', () => {
     const m = await addMember(t, a.clientId, 'member')
     const list = await members(t, m.headers)
     expect(list.length).toBe(2)
-    expect(list[0]).toEqual({ id: expect.any(String), client_id: a.clientId, user_id: a.userId, role: 'owner', status: 'active', invited_email: null, created_at: expect.any(String) })
+    expect(list[0]).toEqual({
+      id: expect.any(String),
+      client_id: a.clientId,
+      user_id: a.userId,
+      role: 'owner',
+      status: 'active',
+      invited_email: null,
+      created_at: expect.any(String),
+    })
   })
 })
 

@@ -22,7 +22,17 @@ describe('POST /v1/clients/me/devices', () => {
     const a = await createTenant(t)
     const r = await register(t, a.keyHeaders, 'fp-1', { mac_address: 'aa:bb' })
     expect(r.status).toBe(201)
-    expect(r.body).toMatchObject({ client_id: a.clientId, fingerprint: 'fp-1', hostname: 'host-fp-1', os: 'linux', os_version: '6.6', arch: 'arm64', mac_address: 'aa:bb', last_seen_at: null, status: 'offline' })
+    expect(r.body).toMatchObject({
+      client_id: a.clientId,
+      fingerprint: 'fp-1',
+      hostname: 'host-fp-1',
+      os: 'linux',
+      os_version: '6.6',
+      arch: 'arm64',
+      mac_address: 'aa:bb',
+      last_seen_at: null,
+      status: 'offline',
+    })
     expect(r.body.device_id).toStartWith('dev_')
     expect(r.body.created_at).toBe('2026-01-01T00:00:00.000Z')
   })
@@ -126,7 +136,9 @@ describe('GET/DELETE /v1/clients/me/devices', () => {
     expect(list.body.map((x: { fingerprint: string }) => x.fingerprint)).toEqual(['one', 'two'])
 
     t.clock.advance(5000)
-    expect((await t.request('POST', '/v1/metrics/hardware', { body: hardwareSample(), headers: { ...a.keyHeaders, 'x-device-id': d.device_id } })).status).toBe(201)
+    expect((await t.request('POST', '/v1/metrics/hardware', { body: hardwareSample(), headers: { ...a.keyHeaders, 'x-device-id': d.device_id } })).status).toBe(
+      201,
+    )
     const got = await t.request('GET', `/v1/clients/me/devices/${d.device_id}`, { headers: a.userHeaders })
     expect(got.status).toBe(200)
     expect(got.body.last_seen_at).toBe(new Date(t.clock.now()).toISOString())
@@ -191,7 +203,10 @@ test('a deleted device number is never handed out again', async () => {
   const two = (await register(t, a.keyHeaders, 'two')).body
   await t.request('DELETE', `/v1/clients/me/devices/${two.device_id}`, { headers: a.userHeaders })
   await register(t, a.keyHeaders, 'three')
-  const seqs = t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices ORDER BY seq').all().map((r) => r.seq)
+  const seqs = t.db.sqlite
+    .query<{ seq: number }, []>('SELECT seq FROM devices ORDER BY seq')
+    .all()
+    .map((r) => r.seq)
   expect(seqs).toEqual([1, 3])
   expect(one.device_id).toBeDefined()
 })

@@ -7,7 +7,13 @@ describe('metric retention settings', () => {
   })
 
   test('each level is configurable with a duration', () => {
-    const c = loadConfig({ VIGIL_RETENTION_RAW: '2d', VIGIL_RETENTION_1M: '36h', VIGIL_RETENTION_10M: '14d', VIGIL_RETENTION_1H: '90d', VIGIL_RETENTION_1D: '3650d' })
+    const c = loadConfig({
+      VIGIL_RETENTION_RAW: '2d',
+      VIGIL_RETENTION_1M: '36h',
+      VIGIL_RETENTION_10M: '14d',
+      VIGIL_RETENTION_1H: '90d',
+      VIGIL_RETENTION_1D: '3650d',
+    })
     expect(c.metricsRetention).toEqual({ raw: 2 * 86400, m1: 36 * 3600, m10: 14 * 86400, h1: 90 * 86400, d1: 3650 * 86400 })
   })
 

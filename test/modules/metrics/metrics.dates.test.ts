@@ -6,14 +6,26 @@ describe('recorded_at and the date filters are strict RFC 3339', () => {
   test('an impossible date or an absurd year is 422 at body.recorded_at, not moved or stored', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
-    for (const recorded_at of ['2024-02-30T00:00:00Z', '0000-01-01T00:00:00Z', '-000001-01-01T00:00:00Z', '1969-12-31T00:00:00Z', '2025-12-31T25:00:00Z', '2025-12-31']) {
+    for (const recorded_at of [
+      '2024-02-30T00:00:00Z',
+      '0000-01-01T00:00:00Z',
+      '-000001-01-01T00:00:00Z',
+      '1969-12-31T00:00:00Z',
+      '2025-12-31T25:00:00Z',
+      '2025-12-31',
+    ]) {
       for (const [path, body] of [
         ['/v1/metrics/hardware', { cpu_percent: 1, recorded_at }],
         ['/v1/metrics/network', { upload_mbps: 1, recorded_at }],
         ['/v1/metrics/batch', { hardware: { cpu_percent: 1 }, recorded_at }],
       ] as const) {
         const res = await t.request('POST', path, { body, headers: a.keyHeaders })
-        expect({ path, recorded_at, status: res.status, loc: res.body.detail?.[0]?.loc }).toEqual({ path, recorded_at, status: 422, loc: ['body', 'recorded_at'] })
+        expect({ path, recorded_at, status: res.status, loc: res.body.detail?.[0]?.loc }).toEqual({
+          path,
+          recorded_at,
+          status: 422,
+          loc: ['body', 'recorded_at'],
+        })
       }
       const part = await t.request('POST', '/v1/metrics/batch', { body: { hardware: { cpu_percent: 1, recorded_at } }, headers: a.keyHeaders })
       expect(part.body.detail?.[0]?.loc).toEqual(['body', 'hardware', 'recorded_at'])

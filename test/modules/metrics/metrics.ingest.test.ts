@@ -26,7 +26,15 @@ describe('POST /v1/metrics/hardware|network', () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
     expect((await t.request('POST', '/v1/metrics/hardware', { body: {}, headers: a.keyHeaders })).status).toBe(201)
-    await t.request('POST', '/v1/metrics/hardware', { body: { disk_partitions: [{ used: 30, total: 120 }, { percent: 'n/a', used: 1, total: 2 }] }, headers: a.keyHeaders })
+    await t.request('POST', '/v1/metrics/hardware', {
+      body: {
+        disk_partitions: [
+          { used: 30, total: 120 },
+          { percent: 'n/a', used: 1, total: 2 },
+        ],
+      },
+      headers: a.keyHeaders,
+    })
     const l = await t.request('GET', `/v1/metrics/hardware/${a.deviceId}/latest`, { headers: a.userHeaders })
     expect(l.body.disk_used_percent).toBe(50)
   })
@@ -48,7 +56,9 @@ describe('POST /v1/metrics/hardware|network', () => {
       expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), 422])
       expect(r.body.detail[0].loc).toEqual(loc)
     }
-    expect((await t.request('POST', '/v1/metrics/hardware', { raw: '{nope', headers: { ...a.keyHeaders, 'content-type': 'application/json' } })).status).toBe(422)
+    expect((await t.request('POST', '/v1/metrics/hardware', { raw: '{nope', headers: { ...a.keyHeaders, 'content-type': 'application/json' } })).status).toBe(
+      422,
+    )
   })
 
   test('recorded_at: a buffered sample keeps its time; the future is refused', async () => {
@@ -171,7 +181,9 @@ describe('POST /v1/metrics/batch', () => {
     const results = await Promise.all([send(1), send(2), send(-1), send(3), send(4)])
     expect(results.map((r) => r.status)).toEqual([201, 201, 500, 201, 201])
     expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_samples WHERE kinds = 3').get()).toEqual({ n: 4 })
-    expect(t.db.sqlite.query('SELECT group_concat(upload_mbps) AS v FROM (SELECT upload_mbps FROM metric_samples ORDER BY id)').get()).toEqual({ v: '1.0,2.0,3.0,4.0' })
+    expect(t.db.sqlite.query('SELECT group_concat(upload_mbps) AS v FROM (SELECT upload_mbps FROM metric_samples ORDER BY id)').get()).toEqual({
+      v: '1.0,2.0,3.0,4.0',
+    })
     // a two-row request (parts at different times) failing in a group leaves nothing behind
     const split = t.request('POST', '/v1/metrics/batch', {
       body: { hardware: { cpu_percent: 77, recorded_at: '2025-12-31T23:00:00Z' }, network: { upload_mbps: -1 } },
@@ -183,13 +195,19 @@ describe('POST /v1/metrics/batch', () => {
     expect(t.db.sqlite.query('SELECT count(*) AS n FROM metric_samples').get()).toEqual({ n: 6 })
     // the ids the 201s reported are the stored rows
     const ids = [...results, ...more].filter((r) => r.status === 201).map((r) => r.body.hardware.id)
-    expect(ids).toEqual(t.db.sqlite.query<{ id: number }, []>('SELECT id FROM metric_samples ORDER BY id').all().map((r) => r.id))
+    expect(ids).toEqual(
+      t.db.sqlite
+        .query<{ id: number }, []>('SELECT id FROM metric_samples ORDER BY id')
+        .all()
+        .map((r) => r.id),
+    )
   })
   test('a held writer queues requests and commits them, none refused, once released', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
     const count = () => t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples').get()!.n
-    const send = (mbps: number) => t.request('POST', '/v1/metrics/batch', { body: { hardware: hardwareSample(), network: { upload_mbps: mbps } }, headers: a.keyHeaders })
+    const send = (mbps: number) =>
+      t.request('POST', '/v1/metrics/batch', { body: { hardware: hardwareSample(), network: { upload_mbps: mbps } }, headers: a.keyHeaders })
     const release = t.modules.metrics.writer.hold()
     let settled = 0
     const pending = [send(1), send(2), send(3)].map((p) => p.finally(() => settled++))

@@ -102,10 +102,17 @@ describe('rollup job', () => {
     await runRollup(t.modules.metricsJobs)
     t.clock.set(end)
     const raw = t.db.sqlite.query<RawRow, []>('SELECT ts, cpu_percent, ram_used_gb, cpu_temp_c FROM metric_samples WHERE kinds & 1 ORDER BY ts').all()
-    const bytes = t.db.sqlite.query<{ v: number }, []>('SELECT bytes_sent_total AS v FROM metric_samples WHERE kinds & 2 ORDER BY ts').all().map((r) => r.v)
+    const bytes = t.db.sqlite
+      .query<{ v: number }, []>('SELECT bytes_sent_total AS v FROM metric_samples WHERE kinds & 2 ORDER BY ts')
+      .all()
+      .map((r) => r.v)
     let growth = 0
     for (let i = 1; i < bytes.length; i++) growth += bytes[i]! >= bytes[i - 1]! ? bytes[i]! - bytes[i - 1]! : bytes[i]!
-    for (const [hours, resolution] of [[4, '1m'], [24, '10m'], [168, '1h']] as const) {
+    for (const [hours, resolution] of [
+      [4, '1m'],
+      [24, '10m'],
+      [168, '1h'],
+    ] as const) {
       const s = summarizeDevice(t.modules.metrics, a.clientId, a.deviceId, hours)
       expect(s.resolution).toBe(resolution)
       expect(s.hardware.samples).toBe(raw.length)
@@ -137,7 +144,9 @@ describe('rollup job', () => {
     await runRollup(t.modules.metricsJobs)
     for (const tier of TIERS.slice(0, 3)) {
       const bucket = Math.floor(late / tier.ms) * tier.ms
-      const row = t.db.sqlite.query<{ m: number; n: number }, [number]>(`SELECT cpu_percent_max AS m, n FROM metric_hw_${tier.name} WHERE bucket = ?`).get(bucket)!
+      const row = t.db.sqlite
+        .query<{ m: number; n: number }, [number]>(`SELECT cpu_percent_max AS m, n FROM metric_hw_${tier.name} WHERE bucket = ?`)
+        .get(bucket)!
       expect(row).toEqual({ m: 1000, n: tier.ms / STEP + 1 })
     }
     const before = t.db.sqlite.query('SELECT * FROM metric_hw_10m ORDER BY bucket').all()

@@ -28,9 +28,15 @@ describe('GET /v1/metrics/{kind}/{device_id} (history)', () => {
     expect(page.body.items.map((x: { packets_sent: number }) => x.packets_sent)).toEqual([12003, 12002])
     expect(page.body.items[0].wifi).toEqual({ ssid: 'office', signal_dbm: -54, frequency_ghz: 5 })
 
-    const range = await t.request('GET', `/v1/metrics/hardware/${a.deviceId}?start_date=2026-01-01T00:00:10Z&end_date=2026-01-01T00:00:30Z`, { headers: a.userHeaders })
+    const range = await t.request('GET', `/v1/metrics/hardware/${a.deviceId}?start_date=2026-01-01T00:00:10Z&end_date=2026-01-01T00:00:30Z`, {
+      headers: a.userHeaders,
+    })
     expect(range.body.total).toBe(3)
-    expect(range.body.items.map((x: { recorded_at: string }) => x.recorded_at)).toEqual(['2026-01-01T00:00:30.000Z', '2026-01-01T00:00:20.000Z', '2026-01-01T00:00:10.000Z'])
+    expect(range.body.items.map((x: { recorded_at: string }) => x.recorded_at)).toEqual([
+      '2026-01-01T00:00:30.000Z',
+      '2026-01-01T00:00:20.000Z',
+      '2026-01-01T00:00:10.000Z',
+    ])
   })
 
   test('422 outside the bounds', async () => {

@@ -5,7 +5,12 @@ import { createRegistry, Histogram } from '../../../src/modules/observability/ob
 describe('the text exposition format', () => {
   test('label values escape backslash, double quote and newline, and nothing else', () => {
     expect(escapeLabelValue('a\\b"c\nd é{}=,')).toBe('a\\\\b\\"c\\nd é{}=,')
-    expect(labelText([['hostname', 'web "1"\n'], ['client', 'c\\1']])).toBe('{hostname="web \\"1\\"\\n",client="c\\\\1"}')
+    expect(
+      labelText([
+        ['hostname', 'web "1"\n'],
+        ['client', 'c\\1'],
+      ]),
+    ).toBe('{hostname="web \\"1\\"\\n",client="c\\\\1"}')
     expect(labelText([])).toBe('')
   })
 

@@ -14,7 +14,10 @@ describe('promtool', () => {
     const operator = await createTenant(t, { role: 'admin' })
     const tenant = await tenantWithDevices(t, 1)
     insertDevice(t, tenant.clientId, { hostname: 'odd "host"\\name\nwith newline' })
-    await t.request('POST', '/v1/metrics/batch', { headers: tenant.keyHeaders, body: { hardware: { ...hardwareSample(), gpu_load: 12.5 }, network: networkSample() } })
+    await t.request('POST', '/v1/metrics/batch', {
+      headers: tenant.keyHeaders,
+      body: { hardware: { ...hardwareSample(), gpu_load: 12.5 }, network: networkSample() },
+    })
     await t.request('GET', '/v1/clients/me/devices', { headers: tenant.userHeaders })
     await t.request('GET', '/no/such/route')
     await t.jobs.find((j) => j.name === 'metrics.rollup')!.run()

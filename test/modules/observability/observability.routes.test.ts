@@ -13,8 +13,14 @@ async function world(t: TestApp) {
   const operator = await createTenant(t, { role: 'admin' })
   const a = await tenantWithDevices(t, 2)
   const b = await tenantWithDevices(t, 1)
-  for (const [tenant, i] of [[a, 0], [b, 1]] as const) {
-    const r = await t.request('POST', '/v1/metrics/batch', { headers: tenant.keyHeaders, body: { device_id: tenant.deviceId, hardware: hardwareSample(i), network: networkSample(i) } })
+  for (const [tenant, i] of [
+    [a, 0],
+    [b, 1],
+  ] as const) {
+    const r = await t.request('POST', '/v1/metrics/batch', {
+      headers: tenant.keyHeaders,
+      body: { device_id: tenant.deviceId, hardware: hardwareSample(i), network: networkSample(i) },
+    })
     expect(r.status).toBe(201)
   }
   return { operator, a, b }
@@ -89,7 +95,7 @@ describe('GET /metrics', () => {
     expect((await scrape(t, { authorization: `Bearer ${key.key}` })).status).toBe(200)
   })
 
-  test('everyone else is refused: no credential, a bad one, a key without metrics:read, a tenant\'s access token, the token when none is set', async () => {
+  test("everyone else is refused: no credential, a bad one, a key without metrics:read, a tenant's access token, the token when none is set", async () => {
     const t = testApp()
     const { a } = await world(t)
     const cases: [Record<string, string>, number, string][] = [

@@ -15,9 +15,20 @@ async function setup() {
 describe('POST /v1/recommendations', () => {
   test('stores a recommendation for the device in the body and returns the record', async () => {
     const { t, a, devA } = await setup()
-    const res = await t.request('POST', '/v1/recommendations', { headers: a.keyHeaders, body: { recommendation: 'Update the kernel', category: 'general', device_id: devA } })
+    const res = await t.request('POST', '/v1/recommendations', {
+      headers: a.keyHeaders,
+      body: { recommendation: 'Update the kernel', category: 'general', device_id: devA },
+    })
     expect(res.status).toBe(201)
-    expect(res.body).toMatchObject({ client_id: a.clientId, device_id: devA, recommendation: 'Update the kernel', category: 'general', severity: 'info', source: 'collector', evidence: null })
+    expect(res.body).toMatchObject({
+      client_id: a.clientId,
+      device_id: devA,
+      recommendation: 'Update the kernel',
+      category: 'general',
+      severity: 'info',
+      source: 'collector',
+      evidence: null,
+    })
     expect(res.body.id).toStartWith('rec_')
     expect(res.body.created_at).toBe('2026-01-01T00:00:00.000Z')
   })

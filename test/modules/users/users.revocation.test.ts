@@ -13,7 +13,11 @@ const PASSWORD = 'correct horse battery'
 async function session(t: TestApp, email: string) {
   const res = await t.request('POST', '/v1/auth/login', { body: { email, password: PASSWORD } })
   expect(res.status).toBe(200)
-  return { ...res.body, headers: { authorization: `Bearer ${res.body.access_token}` } } as { access_token: string; refresh_token: string; headers: Record<string, string> }
+  return { ...res.body, headers: { authorization: `Bearer ${res.body.access_token}` } } as {
+    access_token: string
+    refresh_token: string
+    headers: Record<string, string>
+  }
 }
 
 async function signedUp(t: TestApp, email: string) {
@@ -83,7 +87,13 @@ describe('sessionRevocations', () => {
     t.db.sqlite.run("INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('u1', 'x@example.test', 'x', 'user', 0, 0)")
     const insert = (family: string, revokedAt: number | null) =>
       t.db.sqlite.run('INSERT INTO refresh_tokens (id, user_id, family_id, token_hash, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        `rt-${family}`, 'u1', family, `h-${family}`, clock.now() + 1e9, revokedAt, 0,
+        `rt-${family}`,
+        'u1',
+        family,
+        `h-${family}`,
+        clock.now() + 1e9,
+        revokedAt,
+        0,
       ])
     insert('old', clock.now() - ACCESS_TOKEN_TTL_SECONDS * 1000 - 1)
     insert('recent', clock.now() - 1000)

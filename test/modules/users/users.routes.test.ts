@@ -16,7 +16,14 @@ describe('POST /v1/auth/register', () => {
     const t = testApp()
     const res = await register(t, 'Ada@Example.test', { first_name: 'Ada', last_name: 'L', company: 'Acme' })
     expect(res.status).toBe(201)
-    expect(res.body).toEqual({ user_id: expect.any(String), email: 'ada@example.test', first_name: 'Ada', last_name: 'L', client_id: expect.any(String), role: 'admin' })
+    expect(res.body).toEqual({
+      user_id: expect.any(String),
+      email: 'ada@example.test',
+      first_name: 'Ada',
+      last_name: 'L',
+      client_id: expect.any(String),
+      role: 'admin',
+    })
     const tokens = (await login(t, 'ada@example.test')).body
     const h = { authorization: `Bearer ${tokens.access_token}` }
     const client = (await t.request('GET', '/v1/clients/me', { headers: h })).body
@@ -80,10 +87,21 @@ describe('POST /v1/auth/login', () => {
     const res = await login(t, 'U@EXAMPLE.test')
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'bearer', expires_in: 900 })
-    const [header, payload] = res.body.access_token.split('.').slice(0, 2).map((p: string) => JSON.parse(Buffer.from(p, 'base64url').toString()))
+    const [header, payload] = res.body.access_token
+      .split('.')
+      .slice(0, 2)
+      .map((p: string) => JSON.parse(Buffer.from(p, 'base64url').toString()))
     expect(header.alg).toBe('HS256')
     const now = Math.floor(t.clock.now() / 1000)
-    expect(payload).toMatchObject({ iss: 'vigil', aud: 'vigil-portal', sub: reg.body.user_id, cid: reg.body.client_id, role: 'admin', iat: now, exp: now + 900 })
+    expect(payload).toMatchObject({
+      iss: 'vigil',
+      aud: 'vigil-portal',
+      sub: reg.body.user_id,
+      cid: reg.body.client_id,
+      role: 'admin',
+      iat: now,
+      exp: now + 900,
+    })
     expect(typeof payload.jti).toBe('string')
   })
 
@@ -270,7 +288,9 @@ describe('mass assignment', () => {
     expect(res.status).toBe(201)
     expect(res.body.role).toBe('user')
     expect(res.body.client_id).not.toBe('cli_x')
-    const row = t.db.sqlite.query<{ plan_type: string; max_devices: number }, [string]>('SELECT plan_type, max_devices FROM clients WHERE id = ?').get(res.body.client_id)!
+    const row = t.db.sqlite
+      .query<{ plan_type: string; max_devices: number }, [string]>('SELECT plan_type, max_devices FROM clients WHERE id = ?')
+      .get(res.body.client_id)!
     expect(row).toEqual({ plan_type: 'free', max_devices: 1 })
   })
 })

@@ -7,8 +7,7 @@ const publish = (t: TestApp, headers: Record<string, string>, body: Record<strin
 
 describe('compareSemver', () => {
   test('orders by precedence, numerically, releases above their pre-releases', () => {
-    const sorted = ['1.9.3', '1.10.0', '1.0.0', '1.0.0-rc.1', '1.0.0-beta.11', '1.0.0-beta.2', '1.0.0-alpha', '0.9.9', '2.0.0+build.5']
-      .sort(compareSemver)
+    const sorted = ['1.9.3', '1.10.0', '1.0.0', '1.0.0-rc.1', '1.0.0-beta.11', '1.0.0-beta.2', '1.0.0-alpha', '0.9.9', '2.0.0+build.5'].sort(compareSemver)
     expect(sorted).toEqual(['0.9.9', '1.0.0-alpha', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '1.9.3', '1.10.0', '2.0.0+build.5'])
   })
 })
@@ -17,13 +16,34 @@ describe('POST /v1/versions', () => {
   test('the operator publishes a version (200); a duplicate is 409; bad input 422', async () => {
     const t = testApp()
     const op = await createTenant(t, { role: 'admin' })
-    const res = await publish(t, op.userHeaders, { platform: 'Linux', version: '1.2.3', build_number: 7, release_notes: 'fixes', download_url: 'https://example.test/c.tar.gz', is_mandatory: true })
+    const res = await publish(t, op.userHeaders, {
+      platform: 'Linux',
+      version: '1.2.3',
+      build_number: 7,
+      release_notes: 'fixes',
+      download_url: 'https://example.test/c.tar.gz',
+      is_mandatory: true,
+    })
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ id: expect.any(String), platform: 'linux', version: '1.2.3', build_number: 7, release_notes: 'fixes', download_url: 'https://example.test/c.tar.gz', is_mandatory: true, created_at: expect.any(String) })
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      platform: 'linux',
+      version: '1.2.3',
+      build_number: 7,
+      release_notes: 'fixes',
+      download_url: 'https://example.test/c.tar.gz',
+      is_mandatory: true,
+      created_at: expect.any(String),
+    })
     expect((await publish(t, op.userHeaders, { platform: 'linux', version: '1.2.3' })).status).toBe(409)
     const minimal = await publish(t, op.userHeaders, { platform: 'windows', version: '0.1.0' })
     expect(minimal.body).toMatchObject({ build_number: null, release_notes: null, download_url: null, is_mandatory: false })
-    for (const body of [{ platform: 'linux', version: 'latest' }, { platform: 'linux' }, { platform: 'li nux', version: '1.0.0' }, { platform: 'linux', version: '1.0.0', download_url: 'not a url' }]) {
+    for (const body of [
+      { platform: 'linux', version: 'latest' },
+      { platform: 'linux' },
+      { platform: 'li nux', version: '1.0.0' },
+      { platform: 'linux', version: '1.0.0', download_url: 'not a url' },
+    ]) {
       expect((await publish(t, op.userHeaders, body)).status).toBe(422)
     }
   })
