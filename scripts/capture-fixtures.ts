@@ -31,7 +31,7 @@ function copy(path: string, maxLines = 200): void {
   }
   // a busy machine's socket tables run to thousands of lines; the first ones show the format
   const lines = text.split('\n')
-  if (lines.length > maxLines) text = lines.slice(0, maxLines).join('\n') + '\n'
+  if (lines.length > maxLines) text = `${lines.slice(0, maxLines).join('\n')}\n`
   const to = join(out, path)
   mkdirSync(dirname(to), { recursive: true })
   writeFileSync(to, text)

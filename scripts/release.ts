@@ -27,5 +27,5 @@ for (const target of TARGETS) {
   const hash = new Bun.CryptoHasher('sha256').update(await Bun.file(file).arrayBuffer()).digest('hex')
   sums.push(`${hash}  vigil-${target}`)
 }
-await Bun.write(join(out, 'SHA256SUMS'), sums.join('\n') + '\n')
+await Bun.write(join(out, 'SHA256SUMS'), `${sums.join('\n')}\n`)
 console.log(`release in ${out}:\n${sums.join('\n')}`)

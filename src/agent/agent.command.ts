@@ -45,11 +45,11 @@ export async function agentCommand(
   if (config.once) {
     sampler.prime()
     await Bun.sleep(ONCE_WINDOW_MS)
-    process.stdout.write(JSON.stringify(await sampler.sample()) + '\n')
+    process.stdout.write(`${JSON.stringify(await sampler.sample())}\n`)
     return 0
   }
   // logs go to stderr: journald keeps them, stdout stays free for --once
-  const log = createLogger({ level: config.logLevel, format: 'pretty', write: (line) => process.stderr.write(line + '\n') })
+  const log = createLogger({ level: config.logLevel, format: 'pretty', write: (line) => process.stderr.write(`${line}\n`) })
   const agent = startAgent(
     { hub: config.hub!, key: config.key!, intervalMs: config.intervalMs, stateDir: config.stateDir },
     { sampler, clock: systemClock, timers: systemTimers, fetch: (url, init) => fetch(url, init), log },

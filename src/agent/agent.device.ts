@@ -34,7 +34,7 @@ export function fingerprintOf(identity: Identity, stateDir: string): string {
     // first run
   }
   const made = randomUUID()
-  writeFileSync(path, made + '\n', { mode: 0o600 })
+  writeFileSync(path, `${made}\n`, { mode: 0o600 })
   return made
 }
 
@@ -69,7 +69,7 @@ export async function ensureDevice(target: HubTarget, identity: Identity, stateD
   const deviceId = (JSON.parse(text) as { device_id?: string }).device_id
   if (!deviceId) return null
   const state: DeviceState = { hub: target.hub, device_id: deviceId, fingerprint }
-  writeFileSync(path, JSON.stringify(state) + '\n', { mode: 0o600 })
+  writeFileSync(path, `${JSON.stringify(state)}\n`, { mode: 0o600 })
   deps.log.info('agent: device registered', { device_id: deviceId, hostname: identity.hostname })
   return deviceId
 }

@@ -46,7 +46,7 @@ export function dataDirSecret(config: Config, name: string): string {
     return value
   }
   const value = randomToken(48)
-  writeFileSync(path, value + '\n', { mode: 0o600, flag: 'wx' })
+  writeFileSync(path, `${value}\n`, { mode: 0o600, flag: 'wx' })
   chmodSync(path, 0o600)
   return value
 }

@@ -54,7 +54,7 @@ export function lockDataDir(dir: string, holder: LockHolder): LockAttempt {
     throw err
   }
   held.add(sqlite)
-  writeFileSync(join(dir, INFO_FILE), JSON.stringify(holder) + '\n')
+  writeFileSync(join(dir, INFO_FILE), `${JSON.stringify(holder)}\n`)
   return {
     ok: true,
     lock: {

@@ -160,7 +160,7 @@ export function operationIdOf(method: string, path: string): string {
   const segments = path
     .split('/')
     .filter(Boolean)
-    .map((seg) => (seg.startsWith('{') ? 'By' + camel(seg.slice(1, -1)) : camel(seg)))
+    .map((seg) => (seg.startsWith('{') ? `By${camel(seg.slice(1, -1))}` : camel(seg)))
   return method.toLowerCase() + (segments.join('') || 'Index')
 }
 

@@ -8,11 +8,11 @@ import { ERROR_CODES } from './errors'
 // bun-types types every .html import as a bundle; with type 'text' it is the file's text.
 const landing = landingHtml as unknown as string
 
-const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 
 function errorsPage(): string {
   const rows = Object.entries(ERROR_CODES)
-    .map(([code, { status, description }]) => `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escape(description)}</td></tr>`)
+    .map(([code, { status, description }]) => `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escapeHtml(description)}</td></tr>`)
     .join('\n')
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Vigil error codes</title><link rel="stylesheet" href="/assets/site.css"></head><body>

@@ -84,7 +84,7 @@ export function requestPipeline(deps: PipelineDeps) {
       const origin = h.get('origin')
       if (origin && cors.has(origin)) {
         headers['access-control-allow-origin'] = origin
-        headers['vary'] = 'Origin'
+        headers.vary = 'Origin'
         headers['access-control-expose-headers'] = EXPOSED
         if (request.method === 'OPTIONS') {
           headers['access-control-allow-methods'] = 'GET, POST, PATCH, DELETE, OPTIONS'

@@ -20,7 +20,7 @@ function redact(fields: Record<string, unknown>): Record<string, unknown> {
 }
 
 export function createLogger(opts: { level: LogLevel; format: LogFormat; write?: (line: string) => void }): Logger {
-  const write = opts.write ?? ((line: string) => process.stdout.write(line + '\n'))
+  const write = opts.write ?? ((line: string) => process.stdout.write(`${line}\n`))
   const min = order[opts.level]
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (order[level] < min) return

@@ -32,7 +32,7 @@ export function openSecret(key: Uint8Array, sealed: string, aad: string): string
 }
 
 /** What a secret may look like in a response: never more than its last 4 characters. */
-export const maskSecret = (secret: string) => '••••' + (secret.length >= 12 ? secret.slice(-4) : '')
+export const maskSecret = (secret: string) => `••••${secret.length >= 12 ? secret.slice(-4) : ''}`
 
 /** A 32-byte key from a data-dir secret string (any length ≥ 32 bytes), domain-separated. */
 export const deriveSecretKey = (secret: string) => new Uint8Array(hkdfSync('sha256', Buffer.from(secret), Buffer.alloc(0), 'vigil secret-box v1', 32))

@@ -106,7 +106,10 @@ describe('the loop against a hub', () => {
     const { hub, tick, agent } = setup({ random: () => 0.999 })
     await tick()
     let requests = 0
-    hub.answer = () => (requests++, 503)
+    hub.answer = () => {
+      requests++
+      return 503
+    }
     await tick() // fails: backoff ~5 s < 10 s interval
     await tick() // tried again, fails: ~10 s
     expect(requests).toBe(2)

@@ -88,7 +88,10 @@ describe('filesystems', () => {
 
   test('a container: the overlay root is kept, a disk bind-mounted four times counts once, escaped names decoded', () => {
     const seen: string[] = []
-    const parts = readPartitions(CONTAINER, (m) => (seen.push(m), fakeStatfs()))
+    const parts = readPartitions(CONTAINER, (m) => {
+      seen.push(m)
+      return fakeStatfs()
+    })
     expect(parts.map((p) => [p.device, p.mountpoint, p.fstype])).toEqual([
       ['overlay', '/', 'overlay'],
       ['/dev/sda1', '/data', 'ext4'],

@@ -59,7 +59,7 @@ describe('the setup token of an exposed instance', () => {
     const missing = await register(server.base)
     expect(missing.status).toBe(403)
     expect(((await missing.json()) as any).error.code).toBe('setup_token_required')
-    expect((await register(server.base, { 'x-setup-token': token + 'x' })).status).toBe(403)
+    expect((await register(server.base, { 'x-setup-token': `${token}x` })).status).toBe(403)
     const ok = await register(server.base, { 'x-setup-token': token })
     expect(ok.status).toBe(201)
     expect(((await ok.json()) as any).role).toBe('admin')

@@ -104,7 +104,13 @@ describe('a checkpoint cycle', () => {
     let runs = 0
     const hanging: Pick<CheckpointRunner, 'run' | 'sync'> = {
       // the first pass answers at once; the held one hangs until the test lets it go
-      run: () => (runs++ === 0 ? Promise.resolve(result({ log: 7 })) : new Promise((r) => ((finishHeld = r), heldStarted()))),
+      run: () =>
+        runs++ === 0
+          ? Promise.resolve(result({ log: 7 }))
+          : new Promise((r) => {
+              finishHeld = r
+              heldStarted()
+            }),
       sync: async () => {},
     }
     const stillHolding = checkpointCycle(hanging, hold, clock.timers)()

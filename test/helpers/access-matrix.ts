@@ -72,8 +72,8 @@ export async function expectAccessMatrix(route: MatrixRoute, opts: { app?: TestA
     await expect401('empty bearer', { authorization: 'Bearer ' })
   } else {
     await expect401('garbage key', { 'x-api-key': 'garbage' })
-    await expect401('made-up vk_ key', { 'x-api-key': 'vk_' + 'A'.repeat(46) })
-    await expect401('made-up bearer key', { authorization: 'Bearer vk_' + 'A'.repeat(46) })
+    await expect401('made-up vk_ key', { 'x-api-key': `vk_${'A'.repeat(46)}` })
+    await expect401('made-up bearer key', { authorization: `Bearer vk_${'A'.repeat(46)}` })
     await expect401('empty bearer', { authorization: 'Bearer ' })
   }
 

@@ -39,7 +39,7 @@ export function testApp(overrides: { config?: Partial<Config> } & Partial<Omit<A
     }
     const res = await handle(new Request(base + path, { method, headers, body }))
     const text = await res.text()
-    let json: any = undefined
+    let json: any
     try {
       json = text ? JSON.parse(text) : undefined
     } catch {

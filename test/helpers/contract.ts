@@ -79,7 +79,7 @@ export function sourceTarget(): Target {
   const t = testApp({ config: { rateLimits: config.rateLimits, instance: config.instance } })
   return {
     name: 'source',
-    send: async (method, path, opts) => answerOf(await t.handle(new Request('http://localhost' + path, requestInit(method, opts)))),
+    send: async (method, path, opts) => answerOf(await t.handle(new Request(`http://localhost${path}`, requestInit(method, opts)))),
     async stop() {},
   }
 }

@@ -1,4 +1,4 @@
-import Stripe from 'stripe'
+import type Stripe from 'stripe'
 import { stripeClient } from '../../src/modules/billing/billing.stripe'
 
 /** One request the service made to the fake, with its form (or query) parameters flattened. */

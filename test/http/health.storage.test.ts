@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test'
 import { closeSync, openSync, writeSync } from 'node:fs'
-import { join } from 'node:path'
 import { openAndMigrate } from '../../src/cli/open'
 import { testConfig } from '../../src/config'
 import { memoryLogger } from '../../src/lib/logger'

@@ -10,7 +10,7 @@ import { signedEvent } from '../helpers/fake-stripe'
 afterEach(stopFakes)
 
 const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n)
-const objects = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)
+const objects = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`
 const json = { 'content-type': 'application/json' }
 
 function expectTooDeep(res: { status: number; body: any }) {

@@ -3,7 +3,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../src/lib/json-depth'
 import { hardwareSample, networkSample } from '../helpers/samples'
 
 const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n)
-const objects = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)
+const objects = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`
 
 describe('exceedsJsonDepth', () => {
   test('counts nesting of arrays and objects up to the limit exactly', () => {
@@ -25,11 +25,11 @@ describe('exceedsJsonDepth', () => {
     const inString = JSON.stringify({ s: '['.repeat(10_000) + '{'.repeat(10_000) })
     expect(exceedsJsonDepth(inString)).toBe(false)
     // an escaped quote followed by brackets: still inside the string
-    const escaped = JSON.stringify({ s: '\\"' + '['.repeat(1000) + '"\\' })
+    const escaped = JSON.stringify({ s: `\\"${'['.repeat(1000)}"\\` })
     expect(exceedsJsonDepth(escaped)).toBe(false)
     // a string ending in an escaped backslash ends there: the brackets after it count
-    expect(exceedsJsonDepth('["x\\\\",' + arrays(MAX_JSON_DEPTH) + ']')).toBe(true)
-    expect(exceedsJsonDepth('["\\u005b",' + arrays(3) + ']', 4)).toBe(false)
+    expect(exceedsJsonDepth(`["x\\\\",${arrays(MAX_JSON_DEPTH)}]`)).toBe(true)
+    expect(exceedsJsonDepth(`["\\u005b",${arrays(3)}]`, 4)).toBe(false)
   })
 
   test('the deepest legitimate bodies pass with room to spare', () => {
@@ -40,6 +40,6 @@ describe('exceedsJsonDepth', () => {
 
   test('a bomb is refused after scanning only up to the limit', () => {
     expect(exceedsJsonDepth(arrays(1_000_000))).toBe(true)
-    expect(exceedsJsonDepth('{"refresh_token":' + objects(20_000) + '}')).toBe(true)
+    expect(exceedsJsonDepth(`{"refresh_token":${objects(20_000)}}`)).toBe(true)
   })
 })

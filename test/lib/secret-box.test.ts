@@ -11,7 +11,14 @@ describe('secret key', () => {
   test('a key source is called once, on first use, not at start-up', () => {
     let calls = 0
     const { logger } = quiet()
-    const key = resolveSecretKey(() => (calls++, deriveSecretKey('s'.repeat(48))), null, logger)
+    const key = resolveSecretKey(
+      () => {
+        calls++
+        return deriveSecretKey('s'.repeat(48))
+      },
+      null,
+      logger,
+    )
     expect(calls).toBe(0)
     expect(key()).toEqual(key())
     expect(calls).toBe(1)

@@ -24,7 +24,7 @@ export interface StatFs {
 }
 
 /** /proc/self/mounts escapes blanks and backslashes in octal (\040). */
-const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))
+const unescapeOctal = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))
 
 /** Filesystem types backed by a device, per /proc/filesystems (no "nodev"), plus zfs as psutil does. */
 function realFsTypes(root: string): Set<string> {
@@ -49,8 +49,8 @@ export function readPartitions(root: string, statfs: (mountpoint: string) => Sta
   for (const line of (readText(root, 'proc/self/mounts') ?? '').split('\n')) {
     const [rawDevice, rawMount, fstype] = line.split(' ')
     if (!rawDevice || !rawMount || !fstype) continue
-    const device = rawDevice === 'none' ? '' : unescape(rawDevice)
-    const mountpoint = unescape(rawMount)
+    const device = rawDevice === 'none' ? '' : unescapeOctal(rawDevice)
+    const mountpoint = unescapeOctal(rawMount)
     if (mountpoint !== '/' && (device === '' || !types.has(fstype))) continue
     const key = device || mountpoint
     const seen = byDevice.get(key)

@@ -14,7 +14,7 @@ export interface Fan {
 const HWMON = 'sys/class/hwmon'
 
 /** A hwmon chip's sensor files live in the hwmon dir, or in its device/ on older kernels. */
-function sensorDirs(root: string, chip: string): string[] {
+function sensorDirs(_root: string, chip: string): string[] {
   const base = `${HWMON}/${chip}`
   return [base, `${base}/device`]
 }

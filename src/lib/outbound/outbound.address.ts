@@ -50,7 +50,7 @@ export function parseIPv6(host: string): number[] | null {
   if (dotted) {
     const v4 = /^\d{1,3}(\.\d{1,3}){3}$/.test(dotted[1]!) ? parseIPv4(dotted[1]!) : null
     if (v4 === null || dotted[1]!.split('.').some((o) => Number(o) > 255)) return null
-    s = s.slice(0, -dotted[1]!.length) + `${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`
+    s = `${s.slice(0, -dotted[1]!.length)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`
   }
   const halves = s.split('::')
   if (halves.length > 2) return null

@@ -103,7 +103,7 @@ export interface ChatResult {
 const join = (base: string, path: string) => base.replace(/\/+$/, '') + path
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null)
 const str = (v: unknown) => (typeof v === 'string' ? v : null)
-const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, any>) : {})
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {})
 
 /**
  * The provider's own words for a failure, from the shapes the three APIs use: for the server's
@@ -168,7 +168,8 @@ export async function chat(deps: GuardedFetchDeps, conn: Connection, req: ChatRe
   let tokensIn: number | null
   let tokensOut: number | null
   if (conn.provider === 'openai') {
-    text = str(obj(obj(j.choices?.[0]).message).content)
+    const choices = Array.isArray(j.choices) ? (j.choices as unknown[]) : []
+    text = str(obj(obj(choices[0]).message).content)
     tokensIn = num(obj(j.usage).prompt_tokens)
     tokensOut = num(obj(j.usage).completion_tokens)
   } else if (conn.provider === 'ollama') {

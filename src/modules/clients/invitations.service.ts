@@ -13,7 +13,7 @@ const unusable = () => new AppError('not_found', 'This invitation is unknown, al
 export function acceptInvitation(deps: Pick<ClientsDeps, 'members' | 'clock' | 'accounts'>, userId: string, token: string) {
   const accepted = deps.members.immediate(() => {
     const row = deps.members.invitationByTokenHash(sha256Hex(token))
-    if (!row || row.status !== 'invited' || row.invite_expires_at === null || row.invite_expires_at <= deps.clock.now()) throw unusable()
+    if (row?.status !== 'invited' || row.invite_expires_at === null || row.invite_expires_at <= deps.clock.now()) throw unusable()
     if (deps.accounts.emailOf(userId) !== row.invited_email || (row.user_id !== null && row.user_id !== userId)) {
       throw forbidden('This invitation was sent to another email address; sign in with that one')
     }
@@ -35,7 +35,7 @@ const invalidInvitation = (message: string) => new AppError('invalid_invitation'
  */
 export function joinOnRegistration(deps: Pick<ClientsDeps, 'members' | 'clock'>, token: string, email: string, userId: string): string {
   const row = deps.members.invitationByTokenHash(sha256Hex(token))
-  if (!row || row.status !== 'invited' || row.invite_expires_at === null || row.invite_expires_at <= deps.clock.now() || row.user_id !== null) {
+  if (row?.status !== 'invited' || row.invite_expires_at === null || row.invite_expires_at <= deps.clock.now() || row.user_id !== null) {
     throw invalidInvitation('This invitation is unknown, already used or expired; ask for a new one')
   }
   if (row.invited_email !== email) throw invalidInvitation('This invitation was sent to another email address; register with that one')

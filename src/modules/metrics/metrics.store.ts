@@ -54,7 +54,7 @@ function kindReads(sqlite: Database, kind: MetricKind) {
     ),
     // each device's newest row of the kind by one descent of the (device_seq, ts) index
     latestOf: q<never, [string]>(
-      `SELECT d.value, s.ts, ${hot.map((h) => 's.' + h).join(', ')} FROM json_each(?1) d JOIN ${raw} s ON s.id = (SELECT id FROM ${raw} WHERE device_seq = d.value AND ${has} ORDER BY ts DESC, id DESC LIMIT 1)`,
+      `SELECT d.value, s.ts, ${hot.map((h) => `s.${h}`).join(', ')} FROM json_each(?1) d JOIN ${raw} s ON s.id = (SELECT id FROM ${raw} WHERE device_seq = d.value AND ${has} ORDER BY ts DESC, id DESC LIMIT 1)`,
     ),
     recentCount: q<{ n: number | null }, [number, string]>(
       `SELECT sum((SELECT count(*) FROM ${raw} WHERE device_seq = d.value AND ts >= ?1 AND ${has})) AS n FROM json_each(?2) d`,

@@ -151,7 +151,9 @@ export function summarizeKind(store: MetricsStore, kind: MetricKind, seq: number
   const first = firstBucket !== null && (rawFirst === null || firstBucket + firstWidth <= rawFirst) ? firstBucket : rawFirst
   const last = lastBucketEnd !== null && (rawLast === null || lastBucketEnd - lastWidth > rawLast) ? lastBucketEnd : rawLast
   const counterOut: Record<string, number | null> = {}
-  counters.forEach((c, j) => (counterOut[c] = cacc[j]!.seen ? cacc[j]!.delta : null))
+  counters.forEach((c, j) => {
+    counterOut[c] = cacc[j]!.seen ? cacc[j]!.delta : null
+  })
   return {
     samples,
     first_at: samples && first !== null ? toIso(first) : null,

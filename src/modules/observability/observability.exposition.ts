@@ -8,7 +8,7 @@ export const EXPOSITION_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8
 export type MetricType = 'counter' | 'gauge' | 'histogram'
 
 /** A label value as the format wants it: backslash, double quote and newline escaped. */
-export const escapeLabelValue = (v: string) => v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : '\\' + c))
+export const escapeLabelValue = (v: string) => v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))
 
 /** HELP text escapes only backslash and newline. */
 const escapeHelp = (v: string) => v.replace(/[\\\n]/g, (c) => (c === '\n' ? '\\n' : '\\\\'))
@@ -25,8 +25,8 @@ export function formatValue(v: number): string {
 export function labelText(labels: readonly (readonly [string, string])[]): string {
   if (!labels.length) return ''
   let out = '{'
-  for (let i = 0; i < labels.length; i++) out += (i ? ',' : '') + labels[i]![0] + '="' + escapeLabelValue(labels[i]![1]) + '"'
-  return out + '}'
+  for (let i = 0; i < labels.length; i++) out += `${(i ? ',' : '') + labels[i]![0]}="${escapeLabelValue(labels[i]![1])}"`
+  return `${out}}`
 }
 
 /** Adds one label to an already formatted label set (the `le` of a histogram bucket). */

@@ -18,7 +18,7 @@ export interface SignupRules {
 /** VIGIL_SIGNUP, else what the mode implies: an own instance grows by invitation, a service is open. */
 export const signupPolicyOf = (instance: InstanceSettings): SignupPolicy => instance.signup ?? (instance.mode === 'own' ? 'invite' : 'open')
 
-export const newSetupToken = () => 'vst_' + randomToken(24)
+export const newSetupToken = () => `vst_${randomToken(24)}`
 
 /** Whether the instance still waits for its operator's registration with the setup token. */
 export const setupPending = (deps: Pick<UsersDeps, 'store' | 'signup'>) => deps.signup.setupToken !== null && deps.store.count() === 0

@@ -9,7 +9,9 @@ import { runDueGenerations } from '../../../src/modules/ai/ai.jobs'
 
 const KEY = 'sk-tenant-secret-key-wxyz'
 const servers: ReturnType<typeof fakeLlm>[] = []
-afterAll(() => servers.forEach((s) => s.stop()))
+afterAll(() => {
+  for (const s of servers) s.stop()
+})
 function server(wire: Wire) {
   const s = fakeLlm(wire)
   servers.push(s)

@@ -6,7 +6,9 @@ import { TENANT_POLICY } from '../../../src/lib/outbound/outbound.policy'
 import { fakeLlm, GOOD_ANSWER, type Wire } from '../../helpers/fake-llm'
 
 const servers: ReturnType<typeof fakeLlm>[] = []
-afterAll(() => servers.forEach((s) => s.stop()))
+afterAll(() => {
+  for (const s of servers) s.stop()
+})
 
 /** The fakes listen on loopback: the policy of the instance's own configuration, which may reach it. */
 const deps = { fetch, resolve: systemResolver, selfAddresses: () => new Set<string>(), policy: { allowPrivate: true, allowLocal: true }, timeoutMs: 200 }

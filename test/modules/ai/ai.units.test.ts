@@ -10,7 +10,7 @@ describe('model answer parsing (strict)', () => {
   test('accepts the contract, with or without a ```json fence', () => {
     const body = { recommendations: [{ recommendation: ' Add RAM. ', category: 'memory', severity: 'warning' }] }
     expect(parseModelAnswer(JSON.stringify(body))).toEqual([{ recommendation: 'Add RAM.', category: 'memory', severity: 'warning' }])
-    expect(parseModelAnswer('```json\n' + JSON.stringify(body) + '\n```')).toHaveLength(1)
+    expect(parseModelAnswer(`\`\`\`json\n${JSON.stringify(body)}\n\`\`\``)).toHaveLength(1)
     expect(parseModelAnswer('{"recommendations":[]}')).toEqual([])
   })
 

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createTenant } from '../../helpers/fixtures'
-import type { FakeStripe } from '../../helpers/fake-stripe'
 import { billingApp, stopFakes, sendEvent } from './billing.setup'
 
 afterEach(stopFakes)

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { testApp } from '../../helpers/app'
+import type { testApp } from '../../helpers/app'
 import { createTenant } from '../../helpers/fixtures'
 import { FAKE_WEBHOOK_SECRET, signedEvent } from '../../helpers/fake-stripe'
 import { billingApp, checkoutSession, stopFakes, clientRow, nowS, postEvent, sendEvent } from './billing.setup'

@@ -74,7 +74,7 @@ async function rolledUp() {
 
 describe('rollup job', () => {
   test('every tier matches the raw samples it summarises', async () => {
-    const { t, a, n } = await rolledUp()
+    const { t, n } = await rolledUp()
     const raw = t.db.sqlite.query<RawRow, []>('SELECT ts, cpu_percent, ram_used_gb, cpu_temp_c FROM metric_samples WHERE kinds & 1 ORDER BY ts').all()
     expect(raw).toHaveLength(n)
     for (const tier of TIERS.slice(0, 3)) {

@@ -56,7 +56,7 @@ describe('GET /metrics', () => {
     expect(text).toContain('vigil_http_request_duration_seconds_count{method="POST",route="/v1/metrics/batch"} 2\n')
     // the route pattern, never the raw path
     expect(text).toContain('vigil_http_requests_total{method="GET",route="/v1/metrics/hardware/:device_id",status="200"} 1\n')
-    expect(text).not.toContain(a.deviceId + '",status=')
+    expect(text).not.toContain(`${a.deviceId}",status=`)
     expect(text).toMatch(/^vigil_database_size_bytes \d+$/m)
     expect(text).toMatch(/^vigil_database_wal_size_bytes \d+$/m)
   })
