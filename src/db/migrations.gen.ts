@@ -3,6 +3,7 @@ import m0 from '../../migrations/0000_init.sql' with { type: 'text' }
 import m1 from '../../migrations/0001_session_revocations.sql' with { type: 'text' }
 import m2 from '../../migrations/0002_operator_limit_overrides.sql' with { type: 'text' }
 import m3 from '../../migrations/0003_invitation_secrets.sql' with { type: 'text' }
+import m4 from '../../migrations/0004_enrolments.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -14,4 +15,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0001_session_revocations', sql: m1 },
   { tag: '0002_operator_limit_overrides', sql: m2 },
   { tag: '0003_invitation_secrets', sql: m3 },
+  { tag: '0004_enrolments', sql: m4 },
 ]
