@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Starts a release executable for another architecture under qemu user emulation (Debian:
-# qemu-user-static, and libc6-arm64-cross for the arm64 C library) and waits for it to answer /health, then stops it with SIGTERM.
+# Runs a release executable for another architecture under qemu user emulation (Debian:
+# qemu-user-static, and libc6-arm64-cross for the arm64 C library): `agent --once` must print a
+# sample the hub accepts (scripts/check-sample.ts), then `serve` must answer /health; SIGTERM stops it.
 #   scripts/release-check.sh dist/release/vigil-linux-arm64
 set -euo pipefail
 bin=${1:-dist/release/vigil-linux-arm64}
@@ -16,6 +17,10 @@ if [ ! -e "$sysroot/lib/ld-linux-aarch64.so.1" ]; then
   exit 1
 fi
 export QEMU_LD_PREFIX=$sysroot
+# the collector reads this machine's /proc and /sys through the emulated executable
+once_started=$(date +%s)
+"$qemu" "$bin" agent --once | bun "$(dirname "$0")/check-sample.ts"
+echo "release-check: $(basename "$bin") agent --once under $(basename "$qemu"): $(( $(date +%s) - once_started )) s"
 data=$(mktemp -d)
 port=$(( 20000 + RANDOM % 20000 ))
 log="$data/serve.log"
