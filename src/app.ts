@@ -37,6 +37,7 @@ export function createApp(deps: AppDeps) {
     auth: ctx.auth,
     storage: ctx.db.health,
     observer,
+    timers: deps.timers,
   })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(modules.metrics))
   // Bun's router serves the direct routes; Elysia's serves the rest

@@ -13,6 +13,8 @@ export interface Config {
   logFormat: LogFormat
   trustProxy: boolean
   rateLimits: { free: number; pro: number; enterprise: number; anonymous: number }
+  /** how long a refusal for the rate limit is held before it is sent (at most the wait it announces) */
+  rateLimitDelayMs: number
   maxBodyBytes: number
   tlsCert: string | null
   tlsKey: string | null
@@ -163,6 +165,7 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       enterprise: int('VIGIL_RATE_LIMIT_ENTERPRISE', e.VIGIL_RATE_LIMIT_ENTERPRISE, 6000, 1, 10_000_000),
       anonymous: int('VIGIL_RATE_LIMIT_ANONYMOUS', e.VIGIL_RATE_LIMIT_ANONYMOUS, 60, 1, 10_000_000),
     },
+    rateLimitDelayMs: int('VIGIL_RATE_LIMIT_DELAY_MS', e.VIGIL_RATE_LIMIT_DELAY_MS, 1000, 0, 60_000),
     maxBodyBytes: int('VIGIL_MAX_BODY_BYTES', e.VIGIL_MAX_BODY_BYTES, 1024 * 1024, 1024, 1024 * 1024 * 1024),
     tlsCert,
     tlsKey,
@@ -258,5 +261,6 @@ function secretKey(raw: string | undefined): string | null {
  * mode, so tests see the spec's plans and open sign-up unless they ask for an own instance.
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ VIGIL_LOG_FORMAT: 'json', VIGIL_JWT_SECRET: 'test-secret-test-secret-test-secret-!!', VIGIL_MODE: 'service' }), ...overrides }
+  // refusals for the rate limit are answered at once in tests (one test holds them, with manual timers)
+  return { ...loadConfig({ VIGIL_LOG_FORMAT: 'json', VIGIL_JWT_SECRET: 'test-secret-test-secret-test-secret-!!', VIGIL_MODE: 'service', VIGIL_RATE_LIMIT_DELAY_MS: '0' }), ...overrides }
 }

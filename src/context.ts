@@ -2,6 +2,7 @@ import type { Config } from './config'
 import type { DbHandle } from './db/connection'
 import type { Clock } from './lib/clock'
 import type { Logger } from './lib/logger'
+import type { Timers } from './lib/timers'
 import type { RateLimiter } from './http/rate-limiter'
 import type { Plan } from './modules/billing/billing.catalog'
 import type { Authenticator } from './http/principal'
@@ -19,6 +20,8 @@ export interface AppDeps {
   logger: Logger
   jwtSecret: string
   limiter?: RateLimiter
+  /** deferred calls (the rate-limit hold); default the event loop's */
+  timers?: Timers
   fetch?: typeof fetch
   /** DNS for outbound calls; default: the system resolver */
   resolve?: Resolver

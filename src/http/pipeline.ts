@@ -6,6 +6,7 @@ import { readCredential, resolveCredential } from './credentials'
 import { AppError, ERROR_CODES, errorBody } from './errors'
 import type { Authenticator } from './principal'
 import type { RateLimiter } from './rate-limiter'
+import { systemTimers, type Timers } from '../lib/timers'
 import { clientIp, requestIdFrom, requestState as requestStateOf, RequestState, setRequestState } from './request-state'
 import { BodyParseError, tooLarge } from './body'
 import { storageFaultError } from './storage-fault'
@@ -22,6 +23,8 @@ export interface PipelineDeps {
   storage?: StorageHealth
   /** told of every answer and every rate-limit refusal (the /metrics counters) */
   observer?: RequestObserver
+  /** holds rate-limit refusals (config.rateLimitDelayMs); tests pass manual ones */
+  timers?: Timers
 }
 
 /** What the pipeline reports to the service's own metrics. */
@@ -58,6 +61,7 @@ const hasBody = (h: Headers) => h.has('transfer-encoding') || (h.get('content-le
  */
 export function requestPipeline(deps: PipelineDeps) {
   const { config, clock, logger, limiter, auth, observer } = deps
+  const timers = deps.timers ?? systemTimers
   const metricsToken = config.metricsToken ? Buffer.from(config.metricsToken) : null
   const cors = new Set(config.corsOrigins)
   const tls = !!config.tlsCert
@@ -117,6 +121,10 @@ export function requestPipeline(deps: PipelineDeps) {
     headers['x-ratelimit-reset'] = String(Math.ceil(r.resetAt / 1000))
     if (!r.allowed) {
       observer?.rateLimited(p ? 'client' : 'anonymous')
+      // Held a moment before it is sent (no CPU while it waits): a client looping on 429 without
+      // honouring Retry-After, a broken collector or a flood, cannot make the refusals spin.
+      const hold = Math.min(config.rateLimitDelayMs, r.retryAfterMs)
+      if (hold > 0) await new Promise<void>((resolve) => timers.after(hold, resolve))
       const retry = String(Math.max(1, Math.ceil(r.retryAfterMs / 1000)))
       throw new AppError('rate_limited', `Rate limit of ${r.limit} requests per minute exceeded; retry in ${retry} s`, undefined, { 'retry-after': retry })
     }

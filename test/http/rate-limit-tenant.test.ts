@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { testApp } from '../helpers/app'
 import { addMember, createKey, createTenant } from '../helpers/fixtures'
+import { manualTimers } from '../helpers/timers'
 
 const limited = () => testApp({ config: { rateLimits: { free: 4, pro: 40, enterprise: 400, anonymous: 2 } } })
 
@@ -25,5 +26,24 @@ describe('rate limits belong to the client', () => {
     // The other tenant's budget is untouched, and so is the anonymous one of the same address.
     expect(await remaining(b.userHeaders, '/v1/auth/me')).toBe('3')
     expect((await t.request('GET', '/health')).headers.get('x-ratelimit-remaining')).toBe('1')
+  })
+})
+
+describe('a refusal for the rate limit is held before it is sent', () => {
+  test('the 429 waits VIGIL_RATE_LIMIT_DELAY_MS (at most the announced wait), so a loop ignoring Retry-After cannot spin', async () => {
+    const clock = manualTimers()
+    const t = testApp({ timers: clock.timers, config: { rateLimits: { free: 1, pro: 1, enterprise: 1, anonymous: 1 }, rateLimitDelayMs: 1000 } })
+    expect((await t.request('GET', '/health')).status).toBe(200)
+    let answered = false
+    const refused = t.request('GET', '/health').then((r) => {
+      answered = true
+      return r
+    })
+    while (clock.pending() === 0) await new Promise((r) => setImmediate(r))
+    expect(answered).toBe(false)
+    clock.fire()
+    const res = await refused
+    expect(res.status).toBe(429)
+    expect(res.headers.get('retry-after')).toBeTruthy()
   })
 })
