@@ -70,6 +70,8 @@ function startVigil(dataDir: string, port: number) {
       ...process.env,
       VIGIL_JWT_SECRET: secret,
       VIGIL_RATE_LIMIT_FREE: '10000000',
+      // the /health probe is anonymous: it must measure /health, not its own 429s
+      VIGIL_RATE_LIMIT_ANONYMOUS: '10000000',
       // the plans' limits (an own instance would put its own rate on the free tenants)
       VIGIL_MODE: 'service',
       VIGIL_LOG_LEVEL: 'warn',

@@ -262,5 +262,13 @@ function secretKey(raw: string | undefined): string | null {
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   // refusals for the rate limit are answered at once in tests (one test holds them, with manual timers)
-  return { ...loadConfig({ VIGIL_LOG_FORMAT: 'json', VIGIL_JWT_SECRET: 'test-secret-test-secret-test-secret-!!', VIGIL_MODE: 'service', VIGIL_RATE_LIMIT_DELAY_MS: '0' }), ...overrides }
+  return {
+    ...loadConfig({
+      VIGIL_LOG_FORMAT: 'json',
+      VIGIL_JWT_SECRET: 'test-secret-test-secret-test-secret-!!',
+      VIGIL_MODE: 'service',
+      VIGIL_RATE_LIMIT_DELAY_MS: '0',
+    }),
+    ...overrides,
+  }
 }
