@@ -4,6 +4,7 @@ import m1 from '../../migrations/0001_session_revocations.sql' with { type: 'tex
 import m2 from '../../migrations/0002_operator_limit_overrides.sql' with { type: 'text' }
 import m3 from '../../migrations/0003_invitation_secrets.sql' with { type: 'text' }
 import m4 from '../../migrations/0004_enrolments.sql' with { type: 'text' }
+import m5 from '../../migrations/0005_collector_version_sha256.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -16,4 +17,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0002_operator_limit_overrides', sql: m2 },
   { tag: '0003_invitation_secrets', sql: m3 },
   { tag: '0004_enrolments', sql: m4 },
+  { tag: '0005_collector_version_sha256', sql: m5 },
 ]

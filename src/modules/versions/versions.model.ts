@@ -2,6 +2,8 @@ import { t, type Static } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { SEMVER_PATTERN } from './versions.semver'
 
+export const SHA256_PATTERN = '^[0-9A-Fa-f]{64}$'
+
 const Platform = t.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9._-]+$' })
 
 export const VersionCreate = t.Object({
@@ -11,6 +13,8 @@ export const VersionCreate = t.Object({
   release_notes: t.Optional(t.Nullable(t.String({ maxLength: 20_000 }))),
   // http(s) only: collectors and the portal follow it, so javascript:, data:, file: and the like are refused
   download_url: t.Optional(t.Nullable(t.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]', maxLength: 2048 }))),
+  // required with download_url (the service says so): a collector installs nothing it cannot verify
+  sha256: t.Optional(t.Nullable(t.String({ pattern: SHA256_PATTERN }))),
   is_mandatory: t.Optional(t.Boolean({ default: false })),
 })
 export type VersionCreate = Static<typeof VersionCreate>
@@ -22,6 +26,7 @@ export const VersionResponse = t.Object({
   build_number: t.Nullable(Type.Integer()),
   release_notes: t.Nullable(t.String()),
   download_url: t.Nullable(t.String()),
+  sha256: t.Nullable(t.String()),
   is_mandatory: t.Boolean(),
   created_at: t.String({ format: 'date-time' }),
 })

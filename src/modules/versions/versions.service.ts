@@ -1,6 +1,7 @@
 import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { AppError, notFound } from '../../http/errors'
+import { RequestValidationError } from '../../http/input'
 import type { VersionCreate, VersionResponse } from './versions.model'
 import { compareSemver } from './versions.semver'
 import type { VersionRow, VersionsStore } from './versions.store'
@@ -17,12 +18,19 @@ const toResponse = (r: VersionRow): VersionResponse => ({
   build_number: r.build_number,
   release_notes: r.release_notes,
   download_url: r.download_url,
+  sha256: r.sha256,
   is_mandatory: r.is_mandatory === 1,
   created_at: toIso(r.created_at),
 })
 
-/** Publishes a release. A (platform, version) pair is published once: a second time is 409. */
-export function publishVersion(deps: VersionsDeps, input: VersionCreate, publishedBy: string): VersionResponse {
+/**
+ * Publishes a release. A (platform, version) pair is published once: a second time is 409.
+ * A download_url needs its sha256: collectors install only what they can verify. Rows from
+ * before the checksum existed keep a null one, and collectors skip them.
+ */
+export function publishVersion(deps: VersionsDeps, input: VersionCreate, publishedBy: string | null): VersionResponse {
+  if (input.download_url && !input.sha256)
+    throw new RequestValidationError([{ loc: ['body', 'sha256'], msg: 'Required when download_url is set', type: 'missing' }])
   const platform = input.platform.toLowerCase()
   const version = input.version.replace(/^v/, '')
   const id = newId('ver')
@@ -34,6 +42,7 @@ export function publishVersion(deps: VersionsDeps, input: VersionCreate, publish
       build_number: input.build_number ?? null,
       release_notes: input.release_notes ?? null,
       download_url: input.download_url ?? null,
+      sha256: input.sha256?.toLowerCase() ?? null,
       is_mandatory: input.is_mandatory ? 1 : 0,
       created_at: deps.clock.now(),
       published_by: publishedBy,

@@ -10,6 +10,8 @@ export const collectorVersions = sqliteTable(
     buildNumber: integer('build_number'),
     releaseNotes: text('release_notes'),
     downloadUrl: text('download_url'),
+    // SHA-256 of the executable at download_url, lower-case hex; null on rows published before it existed
+    sha256: text('sha256'),
     isMandatory: integer('is_mandatory', { mode: 'boolean' }).notNull().default(false),
     publishedBy: text('published_by'),
     createdAt: integer('created_at').notNull(),

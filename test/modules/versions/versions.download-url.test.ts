@@ -7,7 +7,7 @@ test('POST /v1/versions: download_url must be an http(s) URL with a host', async
   const op = await createTenant(t, { role: 'admin' })
   let n = 0
   const publish = (download_url: string) =>
-    t.request('POST', '/v1/versions', { headers: op.userHeaders, body: { platform: 'linux', version: `1.0.${n++}`, download_url } })
+    t.request('POST', '/v1/versions', { headers: op.userHeaders, body: { platform: 'linux', version: `1.0.${n++}`, download_url, sha256: '0'.repeat(64) } })
   for (const bad of [
     'javascript:alert(1)',
     'JavaScript:alert(1)',

@@ -22,6 +22,7 @@ describe('POST /v1/versions', () => {
       build_number: 7,
       release_notes: 'fixes',
       download_url: 'https://example.test/c.tar.gz',
+      sha256: 'AB'.repeat(32),
       is_mandatory: true,
     })
     expect(res.status).toBe(200)
@@ -32,12 +33,13 @@ describe('POST /v1/versions', () => {
       build_number: 7,
       release_notes: 'fixes',
       download_url: 'https://example.test/c.tar.gz',
+      sha256: 'ab'.repeat(32),
       is_mandatory: true,
       created_at: expect.any(String),
     })
     expect((await publish(t, op.userHeaders, { platform: 'linux', version: '1.2.3' })).status).toBe(409)
     const minimal = await publish(t, op.userHeaders, { platform: 'windows', version: '0.1.0' })
-    expect(minimal.body).toMatchObject({ build_number: null, release_notes: null, download_url: null, is_mandatory: false })
+    expect(minimal.body).toMatchObject({ build_number: null, release_notes: null, download_url: null, sha256: null, is_mandatory: false })
     for (const body of [
       { platform: 'linux', version: 'latest' },
       { platform: 'linux' },

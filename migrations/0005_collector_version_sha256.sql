@@ -1,0 +1,1 @@
+ALTER TABLE `collector_versions` ADD `sha256` text;
