@@ -21,6 +21,7 @@
  * 7. GET /metrics with the metrics token over 1,000 devices (100 tenants × 10) with a newest
  *    sample each: p50/p99 of sequential scrapes and the exposition's size; `--metrics-only`
  *    runs this section alone.
+ * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * Everything runs on loopback; only processes started here are stopped.
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -409,17 +410,14 @@ async function hostileOnly() {
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
 }
 
-async function fullRun() {
-  const ingest = await ingestBench()
-  const big = await readBench('reads-full', 10)
-  const small = await readBench('reads-tenth', 1)
-
+/** The ingest rows of the table: Vigil, the bare baseline, their ratio. */
+function ingestRows(ingest: Awaited<ReturnType<typeof ingestBench>>): [string, string, string][] {
   const ms = (n: number) => `${n} ms`
   const med = (side: 'vigil' | 'bare', k: 'rps' | 'p50' | 'p99' | 'p99_9' | 'max' | 'cpuUsPerReq' | 'peakRss' | 'peakAnon') =>
     median(ingest.runs.map((r) => r[side][k]))
   const ratios = ingest.runs.map((r) => r.vigil.rps / r.bare.rps)
   const errors = ingest.runs.reduce((n, r) => n + r.vigil.non2xx + r.vigil.errors, 0)
-  const rows: [string, string, string][] = [
+  return [
     [
       'ingest POST /v1/metrics/batch (vigil)',
       `${Math.round(med('vigil', 'rps'))} req/s`,
@@ -431,7 +429,28 @@ async function fullRun() {
       `p50 ${ms(med('bare', 'p50'))}, p99 ${ms(med('bare', 'p99'))}, p99.9 ${ms(med('bare', 'p99_9'))}, max ${ms(med('bare', 'max'))}, server CPU ${med('bare', 'cpuUsPerReq').toFixed(1)} µs/req`,
     ],
     ['ingest ratio vigil / bare (median of rounds)', median(ratios).toFixed(2), `rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}`],
+    ['kill -9 during ingest', `${ingest.durability.acked} acknowledged`, `${ingest.durability.stored} stored (none lost)`],
   ]
+}
+
+async function ingestOnly() {
+  const rows = ingestRows(await ingestBench())
+  console.log(
+    `\nvigil bench, ingest only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
+  )
+  console.log('| measure | result | detail |\n|---|---|---|')
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
+
+async function fullRun() {
+  const ingest = await ingestBench()
+  const big = await readBench('reads-full', 10)
+  const small = await readBench('reads-tenth', 1)
+
+  const ms = (n: number) => `${n} ms`
+  const med = (side: 'vigil' | 'bare', k: 'rps' | 'p50' | 'p99' | 'p99_9' | 'max' | 'cpuUsPerReq' | 'peakRss' | 'peakAnon') =>
+    median(ingest.runs.map((r) => r[side][k]))
+  const rows: [string, string, string][] = ingestRows(ingest).slice(0, 3)
   for (const [label, r] of [
     [`${(big.total / 1e6).toFixed(1)} M samples`, big],
     [`${(small.total / 1e6).toFixed(1)} M samples`, small],
@@ -466,7 +485,7 @@ async function fullRun() {
       `${ingest.disk.bytesPerBatch} B`,
       `whole file per batch: ${ingest.disk.fileBytesPerBatch} B`,
     ],
-    ['kill -9 during ingest', `${ingest.durability.acked} acknowledged`, `${ingest.durability.stored} stored (none lost)`],
+    ingestRows(ingest)[3]!,
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
     ...hostileRows(await hostileBench()),
     ...metricsRows(await metricsBench()),
@@ -484,7 +503,7 @@ try {
     const b = Bun.spawnSync([process.execPath, 'run', 'build'], { cwd: root, stdout: 'ignore', stderr: 'inherit' })
     if (b.exitCode !== 0) throw new Error('build failed')
   }
-  await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : fullRun())
+  await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })
   else log(`kept ${tmp}`)

@@ -39,6 +39,7 @@ const ROUTES: MatrixRoute[] = [
   { method: 'POST', path: '/v1/metrics/hardware', kind: 'key', scopes: ['metrics:write'], body: HW },
   { method: 'POST', path: '/v1/metrics/network', kind: 'key', scopes: ['metrics:write'], body: { upload_mbps: 1 } },
   { method: 'POST', path: '/v1/metrics/batch', kind: 'key', scopes: ['metrics:write'], body: { hardware: HW } },
+  { method: 'POST', path: '/v1/metrics/bulk', kind: 'key', scopes: ['metrics:write'], body: { items: [{ recorded_at: '2025-12-31T00:00:00Z', hardware: HW }] } },
   { method: 'GET', path: '/v1/metrics/hardware/dev_x', kind: 'jwt' },
   { method: 'GET', path: '/v1/metrics/network/dev_x', kind: 'jwt' },
   { method: 'GET', path: '/v1/metrics/hardware/dev_x/latest', kind: 'jwt' },

@@ -70,6 +70,38 @@ export const BatchMetricIn = t.Object({
   ...envelope,
 })
 
+/** Replays per bulk request at most; with the 1 MiB body cap, ~250 typical agent samples fit. */
+export const MAX_BULK_ITEMS = 500
+
+/** One replayed batch. Its recorded_at is required: a replay is recognised by its time. */
+const BulkItem = t.Object({
+  hardware: BatchMetricIn.properties.hardware,
+  network: BatchMetricIn.properties.network,
+  recorded_at: t.String({ format: 'date-time' }),
+})
+export const BulkMetricIn = t.Object({
+  device_id: str(),
+  items: t.Array(BulkItem, { minItems: 1, maxItems: MAX_BULK_ITEMS }),
+})
+
+const partRef = t.Nullable(t.Object({ id: Type.Integer() }))
+export const BulkCreated = t.Object({
+  device_id: t.String(),
+  stored: Type.Integer({ description: 'items stored now' }),
+  duplicates: Type.Integer({ description: 'items the hub already held (same device and recorded_at): not stored again' }),
+  rejected: Type.Integer({ description: 'items refused for what they are (reason given); resending them is pointless' }),
+  items: t.Array(
+    t.Object({
+      status: t.Union([t.Literal('stored'), t.Literal('duplicate'), t.Literal('rejected')]),
+      recorded_at: t.String(),
+      hardware: partRef,
+      network: partRef,
+      reason: t.Nullable(t.String()),
+    }),
+    { description: 'one per item, in the order sent' },
+  ),
+})
+
 export const MetricCreated = t.Object({ id: Type.Integer(), device_id: t.String(), recorded_at: t.String({ format: 'date-time' }) })
 export const BatchCreated = t.Object({
   device_id: t.String(),
@@ -98,6 +130,8 @@ export const DeviceParams = t.Object({ device_id: t.String() })
 export type HardwareMetricIn = Static<typeof HardwareMetricIn>
 export type NetworkMetricIn = Static<typeof NetworkMetricIn>
 export type BatchMetricIn = Static<typeof BatchMetricIn>
+export type BulkMetricIn = Static<typeof BulkMetricIn>
+export type BulkCreated = Static<typeof BulkCreated>
 export type HardwareRecord = Static<typeof HardwareRecord>
 export type NetworkRecord = Static<typeof NetworkRecord>
 export type HistoryQuery = Static<typeof HistoryQuery>

@@ -8,6 +8,8 @@ import { bodyReader, queryInput } from '../../http/input'
 import {
   BatchCreated,
   BatchMetricIn,
+  BulkCreated,
+  BulkMetricIn,
   DeviceParams,
   HardwareMetricIn,
   HardwarePage,
@@ -21,11 +23,13 @@ import {
 } from './metrics.model'
 import { historyJson, ingestBatch, ingestOne, latest, summarizeDevice, type MetricsDeps } from './metrics.service'
 import { MetricsSummary } from './metrics.summary.model'
+import { ingestBulk } from './metrics.bulk'
 
 const tags = ['metrics']
 const checkHardwareMetricIn = bodyReader(HardwareMetricIn)
 const checkNetworkMetricIn = bodyReader(NetworkMetricIn)
 const checkBatchMetricIn = bodyReader(BatchMetricIn)
+const checkBulkMetricIn = bodyReader(BulkMetricIn)
 const WRITE = 'metrics:write' as const
 const historyQuery = queryInput(HistoryQuery)
 const summaryQuery = queryInput(SummaryQuery)
@@ -55,6 +59,13 @@ export function metricsIngestRoutes(deps: MetricsDeps): DirectKeyRoute[] {
     ),
     route('/batch', 'Store hardware and network samples together (atomic)', BatchMetricIn, BatchCreated, ({ key, body, request }) =>
       ingestBatch(deps, key, checkBatchMetricIn(body), deviceHeader(request)),
+    ),
+    route(
+      '/bulk',
+      'Store many batches of one device at once (a collector replaying its queue): up to 500 items, each with its recorded_at, in one transaction; each item answers stored, duplicate or rejected',
+      BulkMetricIn,
+      BulkCreated,
+      ({ key, body, request }) => ingestBulk(deps, key, checkBulkMetricIn(body), deviceHeader(request)),
     ),
   ]
 }

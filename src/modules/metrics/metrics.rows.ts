@@ -8,6 +8,12 @@ export interface SampleRow {
   ts: number
   values: (number | null)[]
   rest: string | null
+  /**
+   * The time came with the sample (recorded_at): the same device and time again is then the same
+   * sample sent twice (a retry, a replay) and is not stored again. A time the hub stamped itself
+   * is never a repeat: another sample landing in the same millisecond moves to the next free one.
+   */
+  stamped: boolean
 }
 
 /** Keys that describe the envelope, not the metric. */
@@ -43,7 +49,7 @@ export function diskUsedPercent(partitions: unknown): number | null {
   return max
 }
 
-export function toSampleRow(kind: MetricKind, body: Record<string, unknown>, ts: number): SampleRow {
+export function toSampleRow(kind: MetricKind, body: Record<string, unknown>, ts: number, stamped = false): SampleRow {
   const fields = FIELDS[kind]
   const values: (number | null)[] = new Array(fields.length)
   for (let i = 0; i < fields.length; i++) {
@@ -58,7 +64,7 @@ export function toSampleRow(kind: MetricKind, body: Record<string, unknown>, ts:
     if (v === undefined || hot.has(k) || ENVELOPE.has(k)) continue
     ;(rest ??= {})[k] = v
   }
-  return { kind, ts, values, rest: rest ? JSON.stringify(rest) : null }
+  return { kind, ts, values, rest: rest ? JSON.stringify(rest) : null, stamped }
 }
 
 /** A stored row back into the record shape: hot columns, then the rest as sent. */

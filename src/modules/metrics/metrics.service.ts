@@ -42,24 +42,38 @@ export interface MetricsDeps {
   ingested?: (kind: MetricKind, samples: number) => void
 }
 
-/** Stores one hardware or network sample; resolves after COMMIT. */
+/** Stores one hardware or network sample; resolves after COMMIT. A repeat answers the stored row's id. */
 export async function ingestOne(deps: MetricsDeps, key: KeyPrincipal, kind: MetricKind, body: Record<string, unknown>, headerDevice: string | null) {
   const device = deps.devices.resolve(key, headerDevice ?? (body.device_id as string | null | undefined))
-  const row = toSampleRow(kind, body, recordedAt(body.recorded_at as string | null | undefined, deps.clock.now()))
-  const [id] = await deps.writer.submit({ deviceSeq: device.seq, samples: [row] })
-  deps.ingested?.(kind, 1)
-  return { id: id!, device_id: device.id, recorded_at: toIso(row.ts) }
+  const sent = body.recorded_at as string | null | undefined
+  const row = toSampleRow(kind, body, recordedAt(sent, deps.clock.now()), !!sent)
+  const { ids, duplicate } = await deps.writer.submit({ deviceSeq: device.seq, samples: [row] })
+  if (!duplicate) deps.ingested?.(kind, 1)
+  return { id: ids[0]!, device_id: device.id, recorded_at: toIso(row.ts) }
 }
 
-/** Stores the hardware and network parts of one request atomically: both or neither. */
+/** The hardware and network parts of one batch as rows: each part's recorded_at, else the batch's, else the hub's clock. */
+export function batchRows(body: Pick<BatchMetricIn, 'hardware' | 'network' | 'recorded_at'>, now: number): SampleRow[] {
+  const samples: SampleRow[] = []
+  for (const kind of ['hardware', 'network'] as const) {
+    const part = body[kind]
+    if (!part) continue
+    const sent = part.recorded_at ?? body.recorded_at
+    samples.push(toSampleRow(kind, part, recordedAt(sent, now), !!sent))
+  }
+  return samples
+}
+
+/**
+ * Stores the hardware and network parts of one request atomically: both or neither. A part
+ * the hub already holds (same device and recorded_at) is not stored again: the answer carries
+ * the stored row's id, so a collector that retries cannot tell, and need not.
+ */
 export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: BatchMetricIn, headerDevice: string | null) {
   const device = deps.devices.resolve(key, headerDevice ?? body.device_id)
-  const now = deps.clock.now()
-  const samples: SampleRow[] = []
-  if (body.hardware) samples.push(toSampleRow('hardware', body.hardware, recordedAt(body.hardware.recorded_at ?? body.recorded_at, now)))
-  if (body.network) samples.push(toSampleRow('network', body.network, recordedAt(body.network.recorded_at ?? body.recorded_at, now)))
-  const ids = samples.length ? await deps.writer.submit({ deviceSeq: device.seq, samples }) : []
-  for (const s of samples) deps.ingested?.(s.kind, 1)
+  const samples = batchRows(body, deps.clock.now())
+  const { ids, duplicate } = samples.length ? await deps.writer.submit({ deviceSeq: device.seq, samples }) : { ids: [], duplicate: null }
+  for (let i = 0; i < samples.length; i++) if (!duplicate?.[i]) deps.ingested?.(samples[i]!.kind, 1)
   const part = (kind: MetricKind) => {
     const i = samples.findIndex((s) => s.kind === kind)
     return i === -1 ? null : { id: ids[i]!, recorded_at: toIso(samples[i]!.ts) }

@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, real, sqliteTable, text, type SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
+import { integer, primaryKey, real, sqliteTable, text, uniqueIndex, type SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
 import { devices } from '../devices/devices.table'
 import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, tierTable, type MetricKind } from './metrics.fields'
 
@@ -10,6 +10,9 @@ for (const f of [...FIELDS.hardware, ...FIELDS.network]) hotColumns[f.name] = f.
  * device's integer `seq` (not its 36-char id: the (device, ts) index is the largest structure
  * after the rows), the time, which parts the row carries, the hot numeric fields as columns and
  * each part's other fields as JSON text. Deleting a device cascades here.
+ *
+ * (device_seq, ts) is unique: a device's sample is identified by its time, so a retry or a
+ * replay of one the hub already holds finds its row instead of making a second (the writer).
  */
 export const metricSamples = sqliteTable(
   RAW_TABLE,
@@ -26,7 +29,7 @@ export const metricSamples = sqliteTable(
     hwRest: text('hw_rest'),
     netRest: text('net_rest'),
   },
-  (t) => [index(`${RAW_TABLE}_device_ts`).on(t.deviceSeq, t.ts)],
+  (t) => [uniqueIndex(`${RAW_TABLE}_device_ts`).on(t.deviceSeq, t.ts)],
 )
 
 /**

@@ -15,11 +15,20 @@ export interface WriteJob {
   samples: SampleRow[]
 }
 
+/**
+ * Per sample of a job, in its order: the row id, and whether the sample was already stored (a
+ * repeat: the existing row's id, nothing written). `duplicate` is null when none was.
+ */
+export interface WriteResult {
+  ids: number[]
+  duplicate: boolean[] | null
+}
+
 interface Pending {
   job: WriteJob
-  resolve(ids: number[]): void
+  resolve(result: WriteResult): void
   reject(err: unknown): void
-  ids?: number[]
+  result?: WriteResult
   error?: unknown
 }
 
@@ -37,7 +46,19 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
   const hw = FIELDS.hardware.map((f) => f.name)
   const net = FIELDS.network.map((f) => f.name)
   const cols = ['device_seq', 'ts', 'kinds', ...hw, ...net, 'hw_rest', 'net_rest']
-  const insert = sqlite.prepare(`INSERT INTO ${RAW_TABLE} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
+  // the unique (device_seq, ts) index makes a repeat a no-op instead of a second row
+  const insert = sqlite.prepare(
+    `INSERT INTO ${RAW_TABLE} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ON CONFLICT (device_seq, ts) DO NOTHING`,
+  )
+  const existing = sqlite.prepare<{ id: number; kinds: number }, [number, number]>(`SELECT id, kinds FROM ${RAW_TABLE} WHERE device_seq = ? AND ts = ?`)
+  const addPart: Record<MetricKind, ReturnType<typeof sqlite.prepare>> = {
+    hardware: sqlite.prepare(
+      `UPDATE ${RAW_TABLE} SET kinds = kinds | ${KIND_BIT.hardware}, ${[...hw, 'hw_rest'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
+    ),
+    network: sqlite.prepare(
+      `UPDATE ${RAW_TABLE} SET kinds = kinds | ${KIND_BIT.network}, ${[...net, 'net_rest'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
+    ),
+  }
   const noHw: null[] = hw.map(() => null)
   const noNet: null[] = net.map(() => null)
   const begin = sqlite.prepare('BEGIN IMMEDIATE')
@@ -59,24 +80,51 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
   /** one row per distinct time: a batch's two parts (same recorded_at) share a row and its id */
   function writeOne(p: Pending) {
     const samples = p.job.samples
+    const seq = p.job.deviceSeq
     const ids: number[] = new Array(samples.length)
+    let duplicate: boolean[] | null = null
     for (let i = 0; i < samples.length; i++) {
       if (ids[i] !== undefined) continue
       const s = samples[i]!
-      const j = samples.findIndex((o, k) => k > i && o.ts === s.ts && o.kind !== s.kind)
+      const j = partnerOf(samples, i, ids)
       const h = s.kind === 'hardware' ? s : j === -1 ? null : samples[j]!
       const n = s.kind === 'network' ? s : j === -1 ? null : samples[j]!
       const kinds = (h ? KIND_BIT.hardware : 0) | (n ? KIND_BIT.network : 0)
-      const r = insert.run(p.job.deviceSeq, s.ts, kinds, ...(h?.values ?? noHw), ...(n?.values ?? noNet), h?.rest ?? null, n?.rest ?? null)
-      ids[i] = Number(r.lastInsertRowid)
-      if (j !== -1) ids[j] = ids[i]!
+      let ts = s.ts
+      let id: number
+      for (;;) {
+        const r = insert.run(seq, ts, kinds, ...(h?.values ?? noHw), ...(n?.values ?? noNet), h?.rest ?? null, n?.rest ?? null)
+        if (r.changes) {
+          id = Number(r.lastInsertRowid)
+          break
+        }
+        const e = existing.get(seq, ts)!
+        if (!s.stamped && e.kinds & kinds) {
+          ts++ // the hub's own clock gave two samples one millisecond: both are kept
+          continue
+        }
+        // the row exists: add the parts it lacks, recognise the ones it has
+        id = e.id
+        for (const k of j === -1 ? [i] : [i, j]) {
+          const x = samples[k]!
+          if (e.kinds & KIND_BIT[x.kind]) (duplicate ??= new Array<boolean>(samples.length).fill(false))[k] = true
+          else addPart[x.kind].run(...x.values, x.rest, id)
+        }
+        break
+      }
+      ids[i] = id
+      if (j !== -1) ids[j] = id
       for (const x of [h, n]) {
-        if (!x) continue
+        if (!x || duplicate?.[x === s ? i : j]) continue
         const o = oldestWritten[x.kind]
-        if (o === null || x.ts < o) oldestWritten[x.kind] = x.ts
+        if (o === null || ts < o) oldestWritten[x.kind] = ts
+      }
+      if (ts !== s.ts) {
+        s.ts = ts
+        if (j !== -1) samples[j]!.ts = ts
       }
     }
-    p.ids = ids
+    p.result = { ids, duplicate }
   }
 
   function flush() {
@@ -109,7 +157,7 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
           } catch (err) {
             if (!sqlite.inTransaction) throw err // SQLite rolled the whole group back (full disk): all of it fails
             p.error = err
-            p.ids = undefined
+            p.result = undefined
           }
         } else {
           savepoint.run()
@@ -121,7 +169,7 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
             rollbackTo.run()
             release.run()
             p.error = err
-            p.ids = undefined
+            p.result = undefined
           }
         }
         if (!p.error) touched.add(p.job.deviceSeq)
@@ -144,7 +192,7 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
     }
     for (const p of batch) {
       if (p.error) p.reject(mapError(p.error))
-      else p.resolve(p.ids!)
+      else p.resolve(p.result!)
     }
   }
 
@@ -155,8 +203,8 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
   }
 
   return {
-    submit(job: WriteJob): Promise<number[]> {
-      return new Promise<number[]>((resolve, reject) => {
+    submit(job: WriteJob): Promise<WriteResult> {
+      return new Promise<WriteResult>((resolve, reject) => {
         queue.push({ job, resolve, reject })
         schedule()
       })
@@ -185,6 +233,15 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
 
 /** last_seen_at feeds an online/offline status with a 5-minute window: seconds of precision suffice. */
 const TOUCH_EVERY_MS = 5_000
+
+/** The index of the other part of sample i's row (the other kind, same time), -1 when none: usually the next one. */
+function partnerOf(samples: SampleRow[], i: number, taken: number[]): number {
+  const s = samples[i]!
+  const next = samples[i + 1]
+  if (next && next.ts === s.ts && next.kind !== s.kind) return i + 1
+  if (samples.length <= 2) return -1
+  return samples.findIndex((o, k) => k > i && taken[k] === undefined && o.ts === s.ts && o.kind !== s.kind)
+}
 
 /** A job that becomes a single row: one sample, or a batch whose two parts share their time. */
 const isOneRow = (job: WriteJob) =>
