@@ -2,7 +2,8 @@ import type { Clock } from '../lib/clock'
 import type { Logger } from '../lib/logger'
 import type { Timers } from '../lib/timers'
 import { openQueue, type QueueLimits } from './agent.queue'
-import { createBackoff, sendSample, type Fetch, type HubTarget } from './agent.sender'
+import { BULK_MAX_BYTES, BULK_MAX_ITEMS, createBackoff, sendBulk, sendSample, type Fetch, type HubTarget } from './agent.sender'
+import type { QueuedSample } from './agent.queue'
 import { ensureDevice } from './agent.device'
 import type { Sampler } from './agent.sample'
 import { readIdentity, type Identity } from './readers/identity'
@@ -44,7 +45,14 @@ export function startAgent(opts: AgentOptions, deps: AgentDeps) {
   const identity = deps.identity ?? readIdentity('/')
   const replayPerTick = opts.replayPerTick ?? 10_000
   const replayBudgetMs = opts.intervalMs * (opts.replayShare ?? 0.8)
-  const send = (deviceId: string, body: string) => sendSample(opts, deviceId, body, deps)
+  /** the hub's latest Retry-After: the next backoff waits at least that long */
+  let retryAfterMs = 0
+  const sendDeps = { fetch: deps.fetch, log, retryAfter: (ms: number) => (retryAfterMs = ms) }
+  const send = (deviceId: string, body: string) => {
+    retryAfterMs = 0
+    return sendSample(opts, deviceId, body, sendDeps)
+  }
+  const failed = () => backoff.failed(clock.now(), retryAfterMs)
   let deviceId: string | null = null
   let stopped = false
   let cancel: (() => void) | null = null
@@ -53,17 +61,40 @@ export function startAgent(opts: AgentOptions, deps: AgentDeps) {
   const { count } = queue.size()
   if (count) log.info('agent: samples waiting from an earlier run', { queued: count })
 
+  /**
+   * Queued samples, oldest first, in bulk requests (up to 500 samples or 900 KB each): one
+   * request and one queue commit per bulk instead of per sample. What the hub answered for
+   * (stored, already held, or refused for good) leaves the queue; when it refuses the request
+   * as a whole (an older hub without /bulk, a body it will not take), the same samples go one
+   * by one, so a bad one is dropped alone.
+   */
   async function replay(id: string): Promise<number> {
     const started = monotonic()
+    const late = () => stopped || monotonic() - started > replayBudgetMs
     let sent = 0
-    while (sent < replayPerTick && !stopped) {
-      const batch = queue.oldest(Math.min(100, replayPerTick - sent))
+    while (sent < replayPerTick && !late()) {
+      const batch = fitBulk(queue.oldest(Math.min(BULK_MAX_ITEMS, replayPerTick - sent)))
       if (!batch.length) break
+      retryAfterMs = 0
+      const outcome = await sendBulk(
+        opts,
+        id,
+        batch.map((b) => b.body),
+        sendDeps,
+      )
+      if (outcome === 'retry') {
+        failed()
+        return sent
+      }
+      if (outcome === 'sent') {
+        queue.removeMany(batch.map((b) => b.id))
+        sent += batch.length
+        continue
+      }
       for (const item of batch) {
-        if (stopped || monotonic() - started > replayBudgetMs) return sent
-        const outcome = await send(id, item.body)
-        if (outcome === 'retry') {
-          backoff.failed(clock.now())
+        if (late()) return sent
+        if ((await send(id, item.body)) === 'retry') {
+          failed()
           return sent
         }
         queue.remove(item.id) // sent, or refused for good (logged by the sender)
@@ -79,7 +110,7 @@ export function startAgent(opts: AgentOptions, deps: AgentDeps) {
     const outcome = deviceId ? await send(deviceId, body) : 'retry'
     if (outcome === 'retry') {
       queue.push(body, recordedAt)
-      const wait = backoff.failed(clock.now())
+      const wait = failed()
       if (backoff.failures === 1) log.warn('agent: the hub did not take a sample; queueing until it does', { retry_in_ms: wait })
       return
     }
@@ -123,6 +154,18 @@ export function startAgent(opts: AgentOptions, deps: AgentDeps) {
       queue.close()
     },
   }
+}
+
+/** The oldest samples that fit one bulk body (at least one: a sample too big for any request is then refused alone). */
+function fitBulk(items: QueuedSample[]): QueuedSample[] {
+  let bytes = 16
+  let n = 0
+  while (n < items.length) {
+    bytes += Buffer.byteLength(items[n]!.body) + 1
+    if (n > 0 && bytes > BULK_MAX_BYTES) break
+    n++
+  }
+  return items.slice(0, n)
 }
 
 export type Agent = ReturnType<typeof startAgent>

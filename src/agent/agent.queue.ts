@@ -41,6 +41,9 @@ export function openQueue(stateDir: string, deps: { clock: Clock; log: Logger; l
     'SELECT id, recorded_at AS recordedAt, body FROM queue ORDER BY id LIMIT $n',
   )
   const remove = db.prepare('DELETE FROM queue WHERE id = $id')
+  const removeMany = db.transaction((ids: number[]) => {
+    for (const id of ids) remove.run({ id })
+  })
   const stats = db.prepare<{ n: number; bytes: number }, []>('SELECT count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM queue')
   const expire = db.prepare('DELETE FROM queue WHERE recorded_at < $cutoff')
   const dropOldest = db.prepare('DELETE FROM queue WHERE id IN (SELECT id FROM queue ORDER BY id LIMIT $n)')
@@ -71,6 +74,10 @@ export function openQueue(stateDir: string, deps: { clock: Clock; log: Logger; l
     },
     remove(id: number): void {
       remove.run({ id })
+    },
+    /** several at once, in one transaction (one commit for a bulk the hub answered) */
+    removeMany(ids: number[]): void {
+      removeMany(ids)
     },
     size(): { count: number; bytes: number } {
       const { n, bytes } = stats.get()!

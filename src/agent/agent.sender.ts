@@ -30,22 +30,32 @@ export function classify(status: number): Outcome {
   return 'retry'
 }
 
-/** Sends one sample body to POST /v1/metrics/batch; never throws. */
-export async function sendSample(
-  target: HubTarget,
-  deviceId: string | null,
-  body: string,
-  deps: { fetch: Fetch; log: Logger; timeoutMs?: number },
-): Promise<Outcome> {
+export interface SendDeps {
+  fetch: Fetch
+  log: Logger
+  timeoutMs?: number
+  /** told the hub's Retry-After (in ms) when a 429 or 503 carries one */
+  retryAfter?: (ms: number) => void
+}
+
+async function post(target: HubTarget, path: string, deviceId: string | null, body: string, deps: SendDeps): Promise<Response | null> {
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': target.key }
   if (deviceId) headers['x-device-id'] = deviceId
-  let res: Response
   try {
-    res = await deps.fetch(`${target.hub}/v1/metrics/batch`, { method: 'POST', headers, body, signal: AbortSignal.timeout(deps.timeoutMs ?? 10_000) })
+    const res = await deps.fetch(`${target.hub}${path}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(deps.timeoutMs ?? 10_000) })
+    const after = Number(res.headers.get('retry-after'))
+    if ((res.status === 429 || res.status === 503) && after > 0) deps.retryAfter?.(Math.min(after, 3600) * 1000)
+    return res
   } catch (err) {
     deps.log.debug('agent: hub unreachable', { error: (err as Error).message })
-    return 'retry'
+    return null
   }
+}
+
+/** Sends one sample body to POST /v1/metrics/batch; never throws. */
+export async function sendSample(target: HubTarget, deviceId: string | null, body: string, deps: SendDeps): Promise<Outcome> {
+  const res = await post(target, '/v1/metrics/batch', deviceId, body, deps)
+  if (!res) return 'retry'
   const outcome = classify(res.status)
   if (outcome === 'dropped') {
     const detail = (await res.text().catch(() => '')).slice(0, 500)
@@ -55,6 +65,41 @@ export async function sendSample(
     if (outcome === 'retry') deps.log.debug('agent: hub answered, will retry', { status: res.status })
   }
   return outcome
+}
+
+/** Samples per bulk request and its body's size at most: the hub takes 500 items and 1 MiB. */
+export const BULK_MAX_ITEMS = 500
+export const BULK_MAX_BYTES = 900 * 1024
+
+/**
+ * What became of a bulk of queued samples: 'sent' (every item answered: stored, duplicate or
+ * rejected for good, logged), 'retry' (the hub's state: keep them all), or 'single' (the hub
+ * refused the request as a whole, e.g. a hub without /bulk or one bad item failing the schema:
+ * send these one by one, so only a bad one is dropped).
+ */
+export type BulkOutcome = 'sent' | 'retry' | 'single'
+
+/** Sends queued sample bodies to POST /v1/metrics/bulk as one request, spliced as they are (not re-encoded); never throws. */
+export async function sendBulk(target: HubTarget, deviceId: string, bodies: string[], deps: SendDeps): Promise<BulkOutcome> {
+  const res = await post(target, '/v1/metrics/bulk', deviceId, `{"items":[${bodies.join(',')}]}`, deps)
+  if (!res) return 'retry'
+  const outcome = classify(res.status)
+  if (outcome === 'retry') {
+    await res.body?.cancel().catch(() => {})
+    deps.log.debug('agent: hub answered, will retry', { status: res.status })
+    return 'retry'
+  }
+  if (outcome === 'dropped') {
+    await res.body?.cancel().catch(() => {})
+    deps.log.debug('agent: bulk refused as a whole; sending one by one', { status: res.status })
+    return 'single'
+  }
+  const answer = (await res.json().catch(() => null)) as { rejected?: number; items?: { status: string; reason: string | null }[] } | null
+  if (answer?.rejected) {
+    const first = answer.items?.find((i) => i.status === 'rejected')
+    deps.log.warn('agent: the hub refused queued samples; dropped', { rejected: answer.rejected, reason: first?.reason })
+  }
+  return 'sent'
 }
 
 /**
@@ -70,9 +115,14 @@ export function createBackoff(opts: { baseMs?: number; capMs?: number; random?: 
   return {
     /** whether a send may be tried at `now` */
     ready: (now: number) => now >= until,
-    failed(now: number): number {
+    /**
+     * A failure at `now`; `atLeastMs` is the hub's Retry-After, waited in full plus up to as much
+     * again at random, so agents told the same wait do not come back in the same second.
+     */
+    failed(now: number, atLeastMs = 0): number {
       failures++
-      const wait = Math.floor(random() * Math.min(cap, base * 2 ** (failures - 1)))
+      const bound = Math.min(cap, base * 2 ** (failures - 1))
+      const wait = atLeastMs > 0 ? atLeastMs + Math.floor(random() * Math.min(atLeastMs, bound)) : Math.floor(random() * bound)
       until = now + wait
       return wait
     },

@@ -194,3 +194,51 @@ describe('queue bounds', () => {
     q.close()
   })
 })
+
+describe('replay in bulk', () => {
+  test('queued samples go to POST /v1/metrics/bulk, oldest first, after the live one; refused items leave the queue', async () => {
+    const { hub, tick, agent, lines } = setup()
+    hub.bulk = true
+    hub.answer = () => 503
+    for (let i = 0; i < 6; i++) await tick() // 1..6 queued
+    expect(agent.queued().count).toBe(6)
+    hub.answer = (b) => (b.seq === 3 ? 400 : 201)
+    await tick() // live 7, then 1..6 in one request; 3 refused for good
+    expect(hub.seqs()).toEqual([7, 1, 2, 4, 5, 6])
+    expect(hub.bulks).toEqual([6])
+    expect(agent.queued().count).toBe(0)
+    expect(lines.some((l) => l.includes('refused queued samples'))).toBe(true)
+  })
+
+  test('a hub without /bulk gets the same samples one by one', async () => {
+    const { hub, tick, agent } = setup()
+    hub.answer = () => 503
+    for (let i = 0; i < 3; i++) await tick()
+    hub.answer = () => 201
+    await tick()
+    expect(hub.seqs()).toEqual([4, 1, 2, 3])
+    expect(agent.queued().count).toBe(0)
+  })
+
+  test('a 429 on the bulk keeps the samples and waits at least its Retry-After', async () => {
+    const { hub, tick, agent, clock } = setup()
+    hub.bulk = true
+    hub.answer = () => 503
+    for (let i = 0; i < 3; i++) await tick()
+    clock.advance(600_000) // past any backoff
+    hub.answer = () => 201
+    hub.bulkAnswer = () => ({ status: 429, headers: { 'retry-after': '45' } })
+    await tick() // live 4 taken, the bulk refused for now
+    expect(hub.seqs()).toEqual([4])
+    expect(agent.queued().count).toBe(3)
+    hub.bulkAnswer = () => ({ status: 201 })
+    // 10, 20 and 30 s later the backoff (at least 45 s) still holds: samples queue without a request
+    for (let i = 0; i < 3; i++) await tick()
+    expect(hub.seqs()).toEqual([4])
+    expect(agent.queued().count).toBe(6)
+    await tick() // 40 s
+    await tick() // 50 s: past 45 s
+    expect(hub.seqs()).toEqual([4, 9, 1, 2, 3, 5, 6, 7, 8])
+    expect(agent.queued().count).toBe(0)
+  })
+})

@@ -9,6 +9,12 @@ export interface FakeHub {
   received: { recorded_at: string; seq: number }[]
   registrations: unknown[]
   answer: (body: { seq: number }) => number
+  /** whether POST /v1/metrics/bulk exists (an older hub has no such route: 404) */
+  bulk: boolean
+  /** the status of a whole bulk request; its items are then each answered by `answer` */
+  bulkAnswer: () => { status: number; headers?: Record<string, string> }
+  /** items per bulk request taken, in order */
+  bulks: number[]
   server: ReturnType<typeof Bun.serve>
   readonly url: string
   seqs(): number[]
@@ -21,6 +27,9 @@ export function fakeHub(): FakeHub {
     received,
     registrations,
     answer: () => 201,
+    bulk: false,
+    bulkAnswer: () => ({ status: 201 }),
+    bulks: [],
     server: Bun.serve({
       port: 0,
       hostname: '127.0.0.1',
@@ -36,6 +45,18 @@ export function fakeHub(): FakeHub {
           const status: number = hub.answer(body)
           if (status === 201) received.push({ recorded_at: body.recorded_at, seq: body.seq })
           return Response.json({ detail: `status ${status}` }, { status })
+        }
+        if (req.method === 'POST' && url.pathname === '/v1/metrics/bulk' && hub.bulk) {
+          const { status, headers } = hub.bulkAnswer()
+          if (status !== 201) return Response.json({ detail: `status ${status}` }, { status, headers })
+          const { items } = (await req.json()) as { items: { recorded_at: string; seq: number }[] }
+          hub.bulks.push(items.length)
+          const results = items.map((b) => {
+            const taken = hub.answer(b) === 201
+            if (taken) received.push({ recorded_at: b.recorded_at, seq: b.seq })
+            return { status: taken ? 'stored' : 'rejected', reason: taken ? null : 'refused' }
+          })
+          return Response.json({ device_id: 'dev_fake', rejected: results.filter((r) => r.status === 'rejected').length, items: results }, { status: 201 })
         }
         return new Response('not found', { status: 404 })
       },
