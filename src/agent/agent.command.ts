@@ -5,6 +5,8 @@ import { AgentConfigError, loadAgentConfig, type AgentConfig } from './agent.con
 import { startAgent } from './agent.main'
 import { createSampler } from './agent.sample'
 import { measureLatency } from './readers/latency'
+import { UPDATE_RESTART_CODE } from './agent.update'
+import { startUpdates } from './agent.update-start'
 
 export const UNSUPPORTED = 'vigil agent supports Linux only (x64, arm64) for now'
 
@@ -50,6 +52,13 @@ export async function agentCommand(
   }
   // logs go to stderr: journald keeps them, stdout stays free for --once
   const log = createLogger({ level: config.logLevel, format: 'pretty', write: (line) => process.stderr.write(`${line}\n`) })
+  let stopFor: ((why: string) => void) | null = null
+  let exitCode = 0
+  const updates = startUpdates(config, log, () => {
+    exitCode = UPDATE_RESTART_CODE
+    stopFor?.('update')
+  })
+  if (updates.rolledBack) return UPDATE_RESTART_CODE
   const agent = startAgent(
     { hub: config.hub!, key: config.key!, intervalMs: config.intervalMs, stateDir: config.stateDir },
     { sampler, clock: systemClock, timers: systemTimers, fetch: (url, init) => fetch(url, init), log },
@@ -62,9 +71,11 @@ export async function agentCommand(
       log.info('agent: stopping', { signal })
       agent.stop().then(resolve, resolve)
     }
+    stopFor = stop
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))
   })
+  updates.stop()
   clearInterval(keepAlive)
-  return 0
+  return exitCode
 }

@@ -10,6 +10,8 @@ export interface AgentConfig {
   intervalMs: number
   stateDir: string
   once: boolean
+  /** checks the hub for new versions and installs them (--no-update, VIGIL_AGENT_UPDATE=false) */
+  update: boolean
   logLevel: 'debug' | 'info' | 'warn' | 'error'
   /** the filesystem root the readers read under; only tests set it */
   root: string
@@ -27,13 +29,18 @@ const OPTIONS: Record<string, string> = {
   'log-level': 'VIGIL_AGENT_LOG_LEVEL',
 }
 
-function parseArgs(args: string[]): { values: Record<string, string>; once: boolean } {
+function parseArgs(args: string[]): { values: Record<string, string>; once: boolean; noUpdate: boolean } {
   const values: Record<string, string> = {}
   let once = false
+  let noUpdate = false
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (arg === '--once') {
       once = true
+      continue
+    }
+    if (arg === '--no-update') {
+      noUpdate = true
       continue
     }
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg)
@@ -42,7 +49,7 @@ function parseArgs(args: string[]): { values: Record<string, string>; once: bool
     if (value === undefined) throw new AgentConfigError(`--${m[1]} needs a value`)
     values[m[1]!] = value
   }
-  return { values, once }
+  return { values, once, noUpdate }
 }
 
 /**
@@ -51,7 +58,7 @@ function parseArgs(args: string[]): { values: Record<string, string>; once: bool
  * installer keeps it 0600: a key on the command line is visible to every user in `ps`.
  */
 export function loadAgentConfig(env: Record<string, string | undefined>, args: string[]): AgentConfig {
-  const { values, once } = parseArgs(args)
+  const { values, once, noUpdate } = parseArgs(args)
   const get = (name: string) => values[name] ?? env[OPTIONS[name]!] ?? undefined
   const stateDir = get('state-dir') || DEFAULT_STATE_DIR
   const hubRaw = get('hub')
@@ -70,6 +77,9 @@ export function loadAgentConfig(env: Record<string, string | undefined>, args: s
   const interval = Number(intervalRaw)
   if (!/^\d+(\.\d+)?$/.test(intervalRaw) || interval < 1 || interval > 3600)
     throw new AgentConfigError(`--interval must be a number of seconds from 1 to 3600, got "${intervalRaw}"`)
+  const updateRaw = (env.VIGIL_AGENT_UPDATE ?? 'true').toLowerCase()
+  if (!['true', 'false', '1', '0'].includes(updateRaw)) throw new AgentConfigError(`VIGIL_AGENT_UPDATE must be true or false, got "${env.VIGIL_AGENT_UPDATE}"`)
+  const update = !noUpdate && (updateRaw === 'true' || updateRaw === '1')
   const level = get('log-level') ?? 'info'
   if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new AgentConfigError(`--log-level must be one of debug, info, warn, error, got "${level}"`)
   let key = get('key') || null
@@ -78,7 +88,7 @@ export function loadAgentConfig(env: Record<string, string | undefined>, args: s
   if (!key) key = readKey(join(stateDir, 'key'), false)
   if (!once && !hub) throw new AgentConfigError("the agent needs the hub's URL: --hub URL or VIGIL_AGENT_HUB")
   if (!once && !key) throw new AgentConfigError('the agent needs an API key: --key, VIGIL_AGENT_KEY, --key-file or a "key" file in the state dir')
-  return { hub, key, intervalMs: interval * 1000, stateDir, once, logLevel: level as AgentConfig['logLevel'], root: env.VIGIL_AGENT_ROOT || '/' }
+  return { hub, key, intervalMs: interval * 1000, stateDir, once, update, logLevel: level as AgentConfig['logLevel'], root: env.VIGIL_AGENT_ROOT || '/' }
 }
 
 function readKey(path: string, required: boolean): string | null {

@@ -13,6 +13,8 @@ in an on-disk queue in the state dir and are replayed oldest first when it is ba
   --interval S      VIGIL_AGENT_INTERVAL   seconds between samples (10; 1 to 3600)
   --state-dir DIR   VIGIL_AGENT_STATE_DIR  device id and queue (${DEFAULT_STATE_DIR})
   --log-level L     VIGIL_AGENT_LOG_LEVEL  debug, info, warn, error (info)
+  --no-update       VIGIL_AGENT_UPDATE=false  do not install the versions the hub publishes
   --once            print one sample as JSON on stdout and exit (no hub or key needed)
 
-Stops cleanly on SIGTERM or SIGINT. See docs/agent.md for what it collects.`
+Installs new versions the hub publishes (checked every ~4 h; see docs/agent.md, Updates) and
+exits with code 75 to be restarted into them. Stops cleanly on SIGTERM or SIGINT. See docs/agent.md for what it collects.`
