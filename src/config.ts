@@ -12,6 +12,8 @@ export interface Config {
   logLevel: LogLevel
   logFormat: LogFormat
   trustProxy: boolean
+  /** the hub publishes its own executable as the collectors' version at start (VIGIL_PUBLISH_SELF, default on) */
+  publishSelf: boolean
   rateLimits: { free: number; pro: number; enterprise: number; anonymous: number }
   /** how long a refusal for the rate limit is held before it is sent (at most the wait it announces) */
   rateLimitDelayMs: number
@@ -159,6 +161,7 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
     logLevel: oneOf('VIGIL_LOG_LEVEL', e.VIGIL_LOG_LEVEL, 'info', ['debug', 'info', 'warn', 'error'] as const),
     logFormat: oneOf('VIGIL_LOG_FORMAT', e.VIGIL_LOG_FORMAT, process.stdout.isTTY ? 'pretty' : 'json', ['json', 'pretty'] as const),
     trustProxy: bool('VIGIL_TRUST_PROXY', e.VIGIL_TRUST_PROXY),
+    publishSelf: e.VIGIL_PUBLISH_SELF === undefined || bool('VIGIL_PUBLISH_SELF', e.VIGIL_PUBLISH_SELF),
     rateLimits: {
       free: int('VIGIL_RATE_LIMIT_FREE', e.VIGIL_RATE_LIMIT_FREE, 60, 1, 10_000_000),
       pro: int('VIGIL_RATE_LIMIT_PRO', e.VIGIL_RATE_LIMIT_PRO, 600, 1, 10_000_000),

@@ -10,6 +10,7 @@ import { deriveSecretKey } from '../lib/secret-box'
 import { lockForService, openAndMigrate, StartupError } from './open'
 import { shrink, startMemoryReducer } from '../lib/memory'
 import { startCheckpointer } from '../db/checkpointer'
+import { publishSelf } from '../modules/versions/versions.self'
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 /** a quiet spell this long after requests lets the memory reducer give memory back */
@@ -74,6 +75,11 @@ export async function serve(config: Config): Promise<void> {
     signup: modules.users.signup.policy,
     jobs: scheduler.names(),
   })
+  // only the compiled executable is a collector release (under `bun src/main.ts` it would be Bun)
+  if (config.publishSelf && Bun.main.startsWith('/$bunfs/'))
+    publishSelf(modules.versions, { version: VERSION, execPath: process.execPath, arch: process.arch, dataDir: config.dataDir }, logger).catch((err: Error) =>
+      logger.warn('could not publish this hub as the collector version', { error: err.message }),
+    )
   if (setupPending(modules.users)) {
     // in the message: the logger redacts fields named like secrets, and this one is meant to be read
     logger.warn(
