@@ -20,6 +20,7 @@ import { healthRoutes } from './modules/health/health.routes'
 import { recommendationsRoutes } from './modules/recommendations/recommendations.routes'
 import { aiRoutes } from './modules/ai/ai.routes'
 import { devicesRoutes } from './modules/devices/devices.routes'
+import { enrolmentsRoutes } from './modules/enrolments/enrolments.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 import { observabilityRoutes } from './modules/observability/observability.routes'
 
@@ -57,6 +58,7 @@ export function createApp(deps: AppDeps) {
     .use(adminRoutes(modules.admin, ctx.auth))
     .use(versionsRoutes(modules.versions, ctx.auth))
     .use(devicesRoutes(modules.devices, ctx.auth))
+    .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
     .use(observabilityRoutes(modules.observability))
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */

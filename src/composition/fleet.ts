@@ -1,13 +1,17 @@
 import type { AppDeps } from '../context'
 import { revokeDeviceKeys, type ApiKeysDeps } from '../modules/api-keys/api-keys.service'
 import { createApiKeysStore } from '../modules/api-keys/api-keys.store'
+import { createApiKey } from '../modules/api-keys/api-keys.service'
+import type { EnrolmentsDeps } from '../modules/enrolments/enrolments.service'
+import { createEnrolmentsStore } from '../modules/enrolments/enrolments.store'
+import { hubPin } from './hub-pin'
 import { apiKeyVerifier } from '../modules/api-keys/api-keys.verifier'
 import type { Plan } from '../modules/billing/billing.catalog'
 import type { BillingDeps } from '../modules/billing/billing.service'
 import { createBillingStore } from '../modules/billing/billing.store'
 import { stripeClient } from '../modules/billing/billing.stripe'
 import { applyBillingPlan, findClient, maxDevicesOf } from '../modules/clients/clients.service'
-import { findDevice, type DevicesDeps } from '../modules/devices/devices.service'
+import { findDevice, registerDevice, type DevicesDeps } from '../modules/devices/devices.service'
 import { createDevicesStore } from '../modules/devices/devices.store'
 import type { IdentityModules } from './identity'
 
@@ -37,6 +41,21 @@ export function wireFleet(deps: AppDeps, plans: () => Plan[], identity: Identity
     devices: { exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null },
   }
 
+  // the install one-liner: a token spent for a device and a key bound to it, in one transaction
+  const enrolments: EnrolmentsDeps = {
+    store: createEnrolmentsStore(sqlite),
+    clock,
+    logger,
+    devices: { register: (clientId, facts) => registerDevice(devices, { clientId, deviceId: null }, facts).device.device_id },
+    keys: {
+      createBound: (clientId, deviceId, name) => {
+        const key = createApiKey(apiKeys, clientId, { name, device_id: deviceId })
+        return { key_id: key.key_id, api_key: key.api_key! }
+      },
+    },
+    pin: hubPin(config.tlsCert, logger),
+  }
+
   const billing: BillingDeps = {
     store: createBillingStore(deps.db),
     clock,
@@ -50,7 +69,7 @@ export function wireFleet(deps: AppDeps, plans: () => Plan[], identity: Identity
     },
   }
 
-  return { devices, apiKeys, billing }
+  return { devices, apiKeys, enrolments, billing }
 }
 
 export type FleetModules = ReturnType<typeof wireFleet>

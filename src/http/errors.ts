@@ -9,6 +9,10 @@ export const ERROR_CODES = {
   bad_request: { status: 400, description: 'The request cannot be processed as sent.' },
   invalid_signature: { status: 400, description: 'A webhook whose signature is missing, wrong or too old (more than 300 s); nothing was applied.' },
   unauthorized: { status: 401, description: 'No credential, or one that is malformed, unknown, expired or revoked.' },
+  invalid_enrolment: {
+    status: 401,
+    description: 'The enrolment token is unknown, already used or expired (tokens are single use and last 60 minutes by default); create a new one.',
+  },
   invalid_credentials: { status: 401, description: 'Email or password is wrong (the same answer whether or not the account exists).' },
   forbidden: { status: 403, description: 'The caller is known but its role does not allow this action.' },
   signup_closed: {

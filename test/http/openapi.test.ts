@@ -13,6 +13,7 @@ const PUBLIC = [
   'POST /v1/auth/refresh',
   'POST /v1/auth/logout',
   'POST /v1/billing/webhook',
+  'POST /v1/enrolments/redeem',
 ]
 
 async function documentOf(t = testApp()) {

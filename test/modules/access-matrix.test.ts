@@ -12,6 +12,7 @@ const ROUTES: MatrixRoute[] = [
   { method: 'POST', path: '/v1/invitations/accept', kind: 'jwt', body: { token: 'vin_x' } },
   { method: 'POST', path: '/v1/auth/api-keys', kind: 'jwt', body: { name: 'k' }, roles: ['owner', 'admin'] },
   { method: 'GET', path: '/v1/auth/api-keys', kind: 'jwt' },
+  { method: 'POST', path: '/v1/enrolments', kind: 'jwt', roles: ['owner', 'admin'] },
   { method: 'DELETE', path: '/v1/auth/api-keys/key_x', kind: 'jwt', roles: ['owner', 'admin'] },
   { method: 'GET', path: '/v1/clients/me', kind: 'jwt' },
   { method: 'PATCH', path: '/v1/clients/me', kind: 'jwt', body: { name: 'n' }, roles: ['owner', 'admin'] },
@@ -39,7 +40,13 @@ const ROUTES: MatrixRoute[] = [
   { method: 'POST', path: '/v1/metrics/hardware', kind: 'key', scopes: ['metrics:write'], body: HW },
   { method: 'POST', path: '/v1/metrics/network', kind: 'key', scopes: ['metrics:write'], body: { upload_mbps: 1 } },
   { method: 'POST', path: '/v1/metrics/batch', kind: 'key', scopes: ['metrics:write'], body: { hardware: HW } },
-  { method: 'POST', path: '/v1/metrics/bulk', kind: 'key', scopes: ['metrics:write'], body: { items: [{ recorded_at: '2025-12-31T00:00:00Z', hardware: HW }] } },
+  {
+    method: 'POST',
+    path: '/v1/metrics/bulk',
+    kind: 'key',
+    scopes: ['metrics:write'],
+    body: { items: [{ recorded_at: '2025-12-31T00:00:00Z', hardware: HW }] },
+  },
   { method: 'GET', path: '/v1/metrics/hardware/dev_x', kind: 'jwt' },
   { method: 'GET', path: '/v1/metrics/network/dev_x', kind: 'jwt' },
   { method: 'GET', path: '/v1/metrics/hardware/dev_x/latest', kind: 'jwt' },
@@ -78,6 +85,8 @@ const PUBLIC = new Set([
   'GET /v1/billing/plans',
   'POST /v1/billing/webhook',
   'GET /v1/ai/providers',
+  // the enrolment token in the body is the credential
+  'POST /v1/enrolments/redeem',
 ])
 
 test('the matrix covers every /v1 route that is not public', async () => {
