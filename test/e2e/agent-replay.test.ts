@@ -32,7 +32,7 @@ const waitFor = async (what: string, ok: () => boolean | Promise<boolean>, ms = 
 test('kill -9 during a replay and a hub outage: every sample stored once', async () => {
   const cwd = tempDir('vigil-replay-e2e-')
   const env = { VIGIL_DATA_DIR: join(cwd, 'data') }
-  let hub = await startBinary({ cwd, env })
+  const hub = await startBinary({ cwd, env })
   procs.push(hub.proc)
   const json = { 'content-type': 'application/json' }
   const account = { email: 'ops@example.test', password: 'correct horse battery' }
@@ -119,12 +119,11 @@ test('kill -9 during a replay and a hub outage: every sample stored once', async
     stderr: 'ignore',
   })
   procs.push(again)
-  hub = { ...hub, proc: again }
   await waitFor('the outage to be replayed', () => queued() === 0)
   a.kill('SIGTERM')
   await a.exited
-  hub.proc.kill('SIGTERM')
-  await hub.proc.exited
+  again.kill('SIGTERM')
+  await again.exited
 
   const db = new Database(join(cwd, 'data', 'vigil.db'), { readonly: true })
   const seq = db.query<{ seq: number }, [string]>('SELECT seq FROM devices WHERE id = ?').get(dev.device_id)!.seq
