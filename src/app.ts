@@ -6,6 +6,7 @@ import { gateway } from './http/gateway'
 import { authGuards } from './http/auth'
 import { openapiDocs } from './http/openapi'
 import { pages } from './http/pages'
+import { downloads, IS_COMPILED } from './http/downloads'
 import { memoryRateLimiter } from './http/rate-limiter'
 import { requestPipeline } from './http/pipeline'
 import { directRoutes } from './http/direct-routes'
@@ -46,6 +47,15 @@ export function createApp(deps: AppDeps) {
     .use(gateway(pipeline, ctx.config.maxBodyBytes))
     .use(openapiDocs(direct.openapiPaths))
     .use(pages())
+    .use(
+      downloads({
+        dataDir: ctx.config.dataDir,
+        tlsCert: ctx.config.tlsCert,
+        execPath: process.execPath,
+        platform: { os: process.platform, arch: process.arch },
+        compiled: IS_COMPILED,
+      }),
+    )
     .use(authGuards(ctx.auth))
     .use(healthRoutes(modules.health))
     .use(billingRoutes(modules.billing, ctx.auth))

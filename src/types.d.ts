@@ -12,6 +12,10 @@ declare module 'swagger-ui-dist/swagger-ui.css' {
   const path: string
   export default path
 }
+declare module '*/web/install.sh' {
+  const text: string
+  export default text
+}
 declare module '*/web/site.css' {
   const text: string
   export default text

@@ -3,6 +3,7 @@ import { createLogger } from '../lib/logger'
 import { systemTimers } from '../lib/timers'
 import { AgentConfigError, loadAgentConfig, type AgentConfig } from './agent.config'
 import { startAgent } from './agent.main'
+import { hubFetch } from './agent.tls'
 import { createSampler } from './agent.sample'
 import { measureLatency } from './readers/latency'
 import { UPDATE_RESTART_CODE } from './agent.update'
@@ -35,6 +36,7 @@ export async function agentCommand(
     console.error(UNSUPPORTED)
     return 2
   }
+  if (args[0] === 'enrol' || args[0] === 'install' || args[0] === 'uninstall') return (await import('./agent.setup')).setupCommand(args[0], args.slice(1), env)
   let config: AgentConfig
   try {
     config = loadAgentConfig(env, args)
@@ -61,7 +63,7 @@ export async function agentCommand(
   if (updates.rolledBack) return UPDATE_RESTART_CODE
   const agent = startAgent(
     { hub: config.hub!, key: config.key!, intervalMs: config.intervalMs, stateDir: config.stateDir },
-    { sampler, clock: systemClock, timers: systemTimers, fetch: (url, init) => fetch(url, init), log },
+    { sampler, clock: systemClock, timers: systemTimers, fetch: hubFetch(config.stateDir), log },
   )
   log.info('agent: started', { hub: config.hub, interval_s: config.intervalMs / 1000, state_dir: config.stateDir })
   // the loop's timers are unref'd; this one holds the process until a signal

@@ -17,4 +17,12 @@ in an on-disk queue in the state dir and are replayed oldest first when it is ba
   --once            print one sample as JSON on stdout and exit (no hub or key needed)
 
 Installs new versions the hub publishes (checked every ~4 h; see docs/agent.md, Updates) and
-exits with code 75 to be restarted into them. Stops cleanly on SIGTERM or SIGINT. See docs/agent.md for what it collects.`
+exits with code 75 to be restarted into them. Setting a machine up (what the hub's install.sh runs, as root):
+  vigil agent enrol --hub URL --token TOKEN [--pin sha256//…] [--state-dir DIR]
+                    spend an enrolment token: the device and its bound key, kept 0600 in the state dir
+  vigil agent install --hub URL [--bin FILE] [--unit-dir DIR] [--user NAME] [--no-start]
+                    write the systemd unit vigil-agent.service and start it
+  vigil agent uninstall [--unit-dir DIR] [--no-start]
+                    stop and remove the unit (the state dir stays)
+
+Stops cleanly on SIGTERM or SIGINT. See docs/agent.md for what it collects.`

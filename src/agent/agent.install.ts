@@ -1,0 +1,165 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { DEFAULT_STATE_DIR } from './agent.config'
+
+export const AGENT_UNIT = 'vigil-agent.service'
+
+export interface AgentInstallOptions {
+  hub: string
+  /** the executable the unit runs */
+  bin: string
+  unitDir: string
+  user: string
+  /** run systemctl daemon-reload and enable --now (uninstall: disable --now) */
+  start: boolean
+}
+
+/** What the commands need from the machine; tests pass fakes. */
+export interface AgentInstallIo {
+  run(cmd: string[]): number
+  print(line: string): void
+}
+
+export const AGENT_INSTALL_DEFAULTS = { bin: '/usr/local/bin/vigil', unitDir: '/etc/systemd/system', user: 'vigil-agent' }
+
+/**
+ * A hardened unit for the collector: its own system user, its key and queue in StateDirectory
+ * (made and chowned by systemd, so files `vigil agent enrol` wrote as root become the user's),
+ * the whole file system read-only. Not hidden from it, because they are what it measures:
+ * other users' processes (no ProtectProc, for the top processes), /home (read-only, not
+ * ProtectHome=yes, so its filesystem is still counted) and /dev (no PrivateDevices: GPU tools).
+ * Restart=always: a collector that exits for any reason should come back.
+ */
+export function renderAgentUnit(o: Pick<AgentInstallOptions, 'hub' | 'bin' | 'user'>): string {
+  return `# Written by "vigil agent install"; "vigil agent uninstall" removes it.
+[Unit]
+Description=Vigil collector (vigil agent) reporting to ${o.hub}
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+Type=simple
+User=${o.user}
+Group=${o.user}
+ExecStart=${o.bin} agent --hub ${o.hub}
+Environment=VIGIL_AGENT_STATE_DIR=${DEFAULT_STATE_DIR}
+StateDirectory=vigil-agent
+StateDirectoryMode=0700
+UMask=0077
+Restart=always
+RestartSec=5s
+TimeoutStopSec=30s
+
+NoNewPrivileges=yes
+ProtectSystem=strict
+ProtectHome=read-only
+PrivateTmp=yes
+ProtectKernelTunables=yes
+ProtectKernelModules=yes
+ProtectKernelLogs=yes
+ProtectControlGroups=yes
+ProtectClock=yes
+ProtectHostname=yes
+RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK
+RestrictNamespaces=yes
+RestrictRealtime=yes
+RestrictSUIDSGID=yes
+LockPersonality=yes
+SystemCallArchitectures=native
+CapabilityBoundingSet=
+AmbientCapabilities=
+
+[Install]
+WantedBy=multi-user.target
+`
+}
+
+const denied = (err: unknown) => ['EACCES', 'EPERM', 'EROFS'].includes((err as NodeJS.ErrnoException).code ?? '')
+
+/** `vigil agent install`: the user, the unit, then start it (unless start is false). Returns the exit code. */
+export function agentInstall(o: AgentInstallOptions, io: AgentInstallIo): number {
+  const path = join(o.unitDir, AGENT_UNIT)
+  try {
+    mkdirSync(o.unitDir, { recursive: true })
+    writeFileSync(path, renderAgentUnit(o), { mode: 0o644 })
+  } catch (err) {
+    if (!denied(err)) throw err
+    io.print(`vigil: cannot write ${path}: run it as root (sudo vigil agent install …)`)
+    return 1
+  }
+  io.print(`wrote ${path}`)
+  if (io.run(['id', '-u', o.user]) !== 0) {
+    const made = io.run(['useradd', '--system', '--user-group', '--home-dir', DEFAULT_STATE_DIR, '--no-create-home', '--shell', '/usr/sbin/nologin', o.user])
+    if (made !== 0) {
+      io.print(`vigil: could not create the system user ${o.user} (useradd exited ${made}); create it and run "vigil agent install" again`)
+      return 1
+    }
+    io.print(`created the system user ${o.user}`)
+  }
+  if (!o.start) {
+    io.print(`next: systemctl daemon-reload && systemctl enable --now ${AGENT_UNIT}`)
+    return 0
+  }
+  for (const args of [['daemon-reload'], ['enable', '--now', AGENT_UNIT]]) {
+    const code = io.run(['systemctl', ...args])
+    if (code !== 0) {
+      io.print(`vigil: systemctl ${args.join(' ')} exited ${code}; see journalctl -u ${AGENT_UNIT}`)
+      return 1
+    }
+  }
+  io.print(`the collector is running: systemctl status ${AGENT_UNIT}; logs: journalctl -u ${AGENT_UNIT}`)
+  return 0
+}
+
+/** `vigil agent uninstall`: stops and removes the unit; the state dir (key, queue), the user and the executable stay. */
+export function agentUninstall(o: Pick<AgentInstallOptions, 'unitDir' | 'start'>, io: AgentInstallIo): number {
+  const path = join(o.unitDir, AGENT_UNIT)
+  if (!existsSync(path)) {
+    io.print(`no unit at ${path}: nothing to remove`)
+    return 0
+  }
+  if (o.start) io.run(['systemctl', 'disable', '--now', AGENT_UNIT])
+  try {
+    rmSync(path)
+  } catch (err) {
+    if (!denied(err)) throw err
+    io.print(`vigil: cannot remove ${path}: run it as root`)
+    return 1
+  }
+  io.print(`removed ${path}`)
+  if (o.start) io.run(['systemctl', 'daemon-reload'])
+  io.print(`kept: ${DEFAULT_STATE_DIR} (the key and any queued samples), the user and the executable`)
+  return 0
+}
+
+export const systemAgentIo: AgentInstallIo = {
+  run: (cmd) => {
+    try {
+      return Bun.spawnSync(cmd, { stdout: 'ignore', stderr: 'inherit' }).exitCode ?? 1
+    } catch {
+      return 127 // not installed
+    }
+  },
+  print: (line) => console.log(line),
+}
+
+/** Parses `vigil agent install|uninstall` options. */
+export function parseInstallArgs(args: string[]): AgentInstallOptions | string {
+  const o: AgentInstallOptions = { hub: '', ...AGENT_INSTALL_DEFAULTS, start: true }
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === '--no-start') {
+      o.start = false
+      continue
+    }
+    const m = /^--(hub|bin|unit-dir|user)(?:=(.*))?$/.exec(arg)
+    if (!m) return `unknown option "${arg}"`
+    const value = m[2] ?? args[++i]
+    if (value === undefined) return `--${m[1]} needs a value`
+    if (m[1] === 'hub') o.hub = value
+    else if (m[1] === 'bin') o.bin = value
+    else if (m[1] === 'unit-dir') o.unitDir = value
+    else o.user = value
+  }
+  return o
+}
