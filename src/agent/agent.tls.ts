@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { firstCertificate, PIN_FORMAT, publicKeyPin } from '../lib/tls-pin'
@@ -8,7 +9,8 @@ export const HUB_CERT_FILE = 'hub.pem'
 
 export class PinError extends Error {}
 
-const pinOfPeer = (cert: { pubkey?: Uint8Array }) => (cert.pubkey ? `sha256//${new Bun.CryptoHasher('sha256').update(cert.pubkey).digest('base64')}` : null)
+// the peer's DER certificate: its `pubkey` is the bare key for EC (not the SPKI curl hashes)
+const pinOfPeer = (cert: { raw?: Uint8Array }) => (cert.raw ? publicKeyPin(new X509Certificate(cert.raw).toString()) : null)
 
 /**
  * TLS options that trust exactly one certificate: the hub's own, as the only CA, so the chain
@@ -19,7 +21,7 @@ export function pinnedTls(certPem: string) {
   const pin = publicKeyPin(certPem)
   return {
     ca: certPem,
-    checkServerIdentity: (_host: string, cert: { pubkey?: Uint8Array }) =>
+    checkServerIdentity: (_host: string, cert: { raw?: Uint8Array }) =>
       pinOfPeer(cert) === pin ? undefined : new PinError(`the hub's public key is not the pinned one (${pin})`),
   }
 }
