@@ -22,6 +22,9 @@
  *    sample each: p50/p99 of sequential scrapes and the exposition's size; `--metrics-only`
  *    runs this section alone.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
+ * `--agent-only` runs the collector's figures (scripts/bench/agent.ts: footprint beside node_exporter,
+ * one sample, a day's replay, a thousand agents back at once); not part of the full run (its
+ * footprint window alone is 10 minutes).
  * Everything runs on loopback; only processes started here are stopped.
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -497,13 +500,20 @@ async function fullRun() {
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
 }
 
+/** The collector's section runs in a process of its own (it loads the agent, not the server). */
+function agentOnly() {
+  const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/agent.ts'), ...(quick ? ['--quick'] : [])], { stdout: 'inherit', stderr: 'inherit' })
+  if (run.exitCode !== 0) throw new Error('agent bench failed')
+}
+
 try {
   if (!args.has('--no-build')) {
     log('building dist/vigil')
     const b = Bun.spawnSync([process.execPath, 'run', 'build'], { cwd: root, stdout: 'ignore', stderr: 'inherit' })
     if (b.exitCode !== 0) throw new Error('build failed')
   }
-  await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
+  if (args.has('--agent-only')) agentOnly()
+  else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })
   else log(`kept ${tmp}`)

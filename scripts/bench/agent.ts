@@ -1,0 +1,235 @@
+/**
+ * The collector's figures (`bun run bench --agent-only [--quick]`), on a hub started from
+ * dist/vigil on 127.0.0.1:
+ * 1. footprint: `vigil agent` at its default 10 s interval over a window (10 minutes; 30 s with
+ *    --quick), steady RSS and CPU share of one core, side by side with Debian's
+ *    prometheus-node-exporter in the same window (scraped every 10 s, as Prometheus would);
+ * 2. one sample: wall time of the sampler reading /proc and /sys, in-process;
+ * 3. replay: a day of 10 s samples (8,640) queued by an agent that could not reach the hub, then
+ *    sent when it can, while live samples keep flowing (the agent runs at a 1 s interval);
+ * 4. a thousand agents coming back at once, each replaying 10 queued samples in one bulk request.
+ */
+import { Database } from 'bun:sqlite'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openQueue } from '../../src/agent/agent.queue'
+import { createSampler } from '../../src/agent/agent.sample'
+import { openDatabase } from '../../src/db/connection'
+import { migrate } from '../../src/db/migrate'
+import { systemClock } from '../../src/lib/clock'
+import { createLogger } from '../../src/lib/logger'
+import { hardwareSample, networkSample } from '../../test/helpers/samples'
+import { cpuMs, freePort, median, rssMb, stop, waitReady } from './proc'
+import { seedAccounts } from './seed'
+
+const quick = process.argv.includes('--quick')
+const root = join(import.meta.dir, '../..')
+const BIN = join(root, 'dist/vigil')
+const WINDOW_S = quick ? 30 : 600
+const DAY_OF_SAMPLES = 8_640
+const AGENTS = 1_000
+const PER_AGENT = 10
+const quiet = createLogger({ level: 'error', format: 'json', write: () => {} })
+const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`)
+const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d
+const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? 0
+
+async function startHub(dataDir: string) {
+  const port = freePort()
+  const proc = Bun.spawn([BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      VIGIL_MODE: 'service',
+      VIGIL_RATE_LIMIT_FREE: '10000000',
+      VIGIL_RATE_LIMIT_ANONYMOUS: '10000000',
+      VIGIL_LOG_LEVEL: 'warn',
+      VIGIL_LOG_FORMAT: 'json',
+      VIGIL_PUBLISH_SELF: 'false',
+      VIGIL_BACKUP_SCHEDULE: 'off',
+    },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  const base = `http://127.0.0.1:${port}`
+  await waitReady(`${base}/health`, proc)
+  return { proc, base }
+}
+
+function startAgent(base: string, key: string, stateDir: string, interval: number) {
+  return Bun.spawn(
+    [BIN, 'agent', '--hub', base, '--key', key, '--interval', String(interval), '--state-dir', stateDir, '--no-update', '--log-level', 'error'],
+    {
+      env: { PATH: process.env.PATH ?? '' },
+      stdout: 'ignore',
+      stderr: 'inherit',
+    },
+  )
+}
+
+/** RSS (median and max of readings every 5 s) and CPU share of one core over the window. */
+async function footprint(pids: Record<string, number>, seconds: number) {
+  const rss: Record<string, number[]> = Object.fromEntries(Object.keys(pids).map((k) => [k, []]))
+  const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid) ?? 0]))
+  const started = performance.now()
+  while (performance.now() - started < seconds * 1000) {
+    for (const [k, pid] of Object.entries(pids)) rss[k]!.push(rssMb(pid) ?? 0)
+    await Bun.sleep(5_000)
+  }
+  const elapsed = performance.now() - started
+  return Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => [
+      k,
+      { rssMedian: median(rss[k]!), rssMax: Math.max(...rss[k]!), cpuPercent: (((cpuMs(pid) ?? 0) - cpu0[k]!) / elapsed) * 100 },
+    ]),
+  )
+}
+
+async function sampleWallTime() {
+  const sampler = createSampler({ root: '/', clock: systemClock })
+  sampler.prime()
+  await Bun.sleep(250)
+  const times: number[] = []
+  for (let i = 0; i < 50; i++) {
+    const t0 = performance.now()
+    await sampler.sample()
+    times.push(performance.now() - t0)
+    await Bun.sleep(20)
+  }
+  return { p50: median(times), max: Math.max(...times) }
+}
+
+const hubRows = (dataDir: string, since = 0) => {
+  const db = new Database(join(dataDir, 'vigil.db'), { readonly: true })
+  try {
+    return db.query<{ n: number }, [number]>('SELECT count(*) AS n FROM metric_samples WHERE ts >= ?').get(since)!.n
+  } finally {
+    db.close()
+  }
+}
+
+async function main() {
+  if (!existsSync(BIN)) throw new Error('build dist/vigil first (bun run build)')
+  const tmp = mkdtempSync(join(tmpdir(), 'vigil-agent-bench-'))
+  const dataDir = join(tmp, 'hub')
+  mkdirSync(dataDir)
+  const seedDb = openDatabase(join(dataDir, 'vigil.db'))
+  migrate(seedDb.sqlite, Date.now())
+  // 100 tenants × 10 devices, one key each: the thousand agents; the first key is the real agent's
+  const tenants = seedAccounts(seedDb.sqlite, { tenants: AGENTS / 10, keysPerTenant: 10, maxDevices: 20, devicesPerTenant: 10, now: Date.now() })
+  seedDb.close()
+  const hub = await startHub(dataDir)
+  const rows: [string, string, string][] = []
+  try {
+    // 1. footprint, side by side with node_exporter
+    const agentDir = join(tmp, 'agent')
+    const agent = startAgent(hub.base, tenants[0]!.keys[0]!, agentDir, 10)
+    const nodeExporter = Bun.which('prometheus-node-exporter')
+    let ne: ReturnType<typeof Bun.spawn> | null = null
+    let scraping: Timer | undefined
+    if (nodeExporter) {
+      const port = freePort()
+      ne = Bun.spawn([nodeExporter, `--web.listen-address=127.0.0.1:${port}`], { stdout: 'ignore', stderr: 'ignore' })
+      await waitReady(`http://127.0.0.1:${port}/metrics`, ne)
+      scraping = setInterval(() => void fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.arrayBuffer()), 10_000)
+    }
+    log(`footprint: ${WINDOW_S} s of the agent at 10 s${nodeExporter ? ' beside node_exporter' : ' (prometheus-node-exporter not installed: agent alone)'}`)
+    await Bun.sleep(15_000) // past start-up and the first samples
+    const fp = await footprint({ agent: agent.pid, ...(ne ? { node_exporter: ne.pid } : {}) }, WINDOW_S)
+    clearInterval(scraping)
+    if (ne) await stop(ne)
+    await stop(agent)
+    const a = fp.agent!
+    const n = fp.node_exporter
+    rows.push([
+      `agent footprint at 10 s (${WINDOW_S} s window)`,
+      `RSS ${round(a.rssMedian)} MB, CPU ${round(a.cpuPercent, 2)} % of a core`,
+      n
+        ? `max RSS ${round(a.rssMax)} MB; node_exporter in the same window: RSS ${round(n.rssMedian)} MB (max ${round(n.rssMax)}), CPU ${round(n.cpuPercent, 2)} % (scraped every 10 s)`
+        : `max RSS ${round(a.rssMax)} MB; node_exporter not installed`,
+    ])
+
+    // 2. one sample
+    const wall = await sampleWallTime()
+    rows.push(['one sample (sampler, in-process)', `p50 ${round(wall.p50, 2)} ms`, `max ${round(wall.max, 2)} ms over 50 samples`])
+
+    // 3. a day of queued samples replayed while live ones flow
+    const replayDir = join(tmp, 'replay')
+    mkdirSync(replayDir)
+    const queue = openQueue(replayDir, { clock: systemClock, log: quiet })
+    const end = Date.now() - 60_000
+    for (let i = 0; i < DAY_OF_SAMPLES; i++) {
+      const at = end - (DAY_OF_SAMPLES - i) * 10_000
+      queue.push(JSON.stringify({ recorded_at: new Date(at).toISOString(), hardware: hardwareSample(i), network: networkSample(i) }), at)
+    }
+    queue.close()
+    const liveSince = Date.now()
+    const replayer = startAgent(hub.base, tenants[1]!.keys[0]!, replayDir, 1)
+    const t0 = performance.now()
+    let left = DAY_OF_SAMPLES
+    while (left > 0 && performance.now() - t0 < 120_000) {
+      await Bun.sleep(100)
+      const q = new Database(join(replayDir, 'queue.db'), { readonly: true })
+      left = q.query<{ n: number }, []>('SELECT count(*) AS n FROM queue').get()?.n ?? left
+      q.close()
+    }
+    const replaySeconds = (performance.now() - t0) / 1000
+    await Bun.sleep(2_000)
+    await stop(replayer)
+    const live = hubRows(dataDir, liveSince)
+    rows.push([
+      `replay of a day at 10 s (${DAY_OF_SAMPLES} samples) after an outage`,
+      left === 0 ? `${round(replaySeconds)} s` : `${left} left after 120 s`,
+      `${live} live samples stored meanwhile and after (1 s interval)`,
+    ])
+
+    // 4. a thousand agents back at once
+    const bodies = tenants.flatMap((t) =>
+      t.devices.map((d, i) => ({
+        key: t.keys[i % t.keys.length]!,
+        body: JSON.stringify({
+          device_id: d.id,
+          items: Array.from({ length: PER_AGENT }, (_, j) => ({
+            recorded_at: new Date(end - 30 * 86_400_000 + j * 10_000).toISOString(),
+            hardware: hardwareSample(j),
+            network: networkSample(j),
+          })),
+        }),
+      })),
+    )
+    const statuses: Record<string, number> = {}
+    const latencies: number[] = []
+    const s0 = performance.now()
+    await Promise.all(
+      bodies.map(async ({ key, body }) => {
+        const t = performance.now()
+        try {
+          const res = await fetch(`${hub.base}/v1/metrics/bulk`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body })
+          await res.arrayBuffer()
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1
+        } catch {
+          statuses.error = (statuses.error ?? 0) + 1
+        }
+        latencies.push(performance.now() - t)
+      }),
+    )
+    const burst = (performance.now() - s0) / 1000
+    rows.push([
+      `${AGENTS} agents back at once (${PER_AGENT} samples each, one bulk request)`,
+      `${round(burst, 2)} s for all`,
+      `answers ${Object.entries(statuses)
+        .map(([s, c]) => `${s}: ${c}`)
+        .join(
+          ', ',
+        )}; p50 ${round(pct(latencies, 0.5))} ms, p99 ${round(pct(latencies, 0.99))} ms; hub alive after: ${(await fetch(`${hub.base}/health`)).status}`,
+    ])
+  } finally {
+    await stop(hub.proc)
+    if (!process.argv.includes('--keep')) rmSync(tmp, { recursive: true, force: true })
+  }
+  console.log(`\nvigil bench, the collector${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}\n`)
+  console.log('| measure | result | detail |\n|---|---|---|')
+  for (const [m, r, d] of rows) console.log(`| ${m} | ${r} | ${d} |`)
+}
+
+await main()
