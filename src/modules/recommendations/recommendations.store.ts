@@ -43,23 +43,25 @@ export function createRecommendationsStore(sqlite: Database) {
     'SELECT COUNT(*) AS n FROM recommendations WHERE client_id = ? AND device_id = ? AND created_at >= ? AND created_at <= ?',
   )
 
+  const insertOne = (clientId: string, rec: NewRecommendation, now: number): Recommendation => {
+    const id = newId('rec')
+    insert.run(
+      id,
+      clientId,
+      rec.deviceId,
+      rec.recommendation,
+      rec.category,
+      rec.severity,
+      rec.source,
+      rec.evidence ? JSON.stringify(rec.evidence) : null,
+      now,
+      rec.dedupeKey,
+    )
+    return toRecommendation(byId.get(id)!)
+  }
+
   return {
-    insert(clientId: string, rec: NewRecommendation, now: number): Recommendation {
-      const id = newId('rec')
-      insert.run(
-        id,
-        clientId,
-        rec.deviceId,
-        rec.recommendation,
-        rec.category,
-        rec.severity,
-        rec.source,
-        rec.evidence ? JSON.stringify(rec.evidence) : null,
-        now,
-        rec.dedupeKey,
-      )
-      return toRecommendation(byId.get(id)!)
-    },
+    insert: (clientId: string, rec: NewRecommendation, now: number): Recommendation => insertOne(clientId, rec, now),
 
     /**
      * Stores the findings whose dedupe key was not stored for the same device since `since`.
@@ -74,20 +76,7 @@ export function createRecommendationsStore(sqlite: Database) {
             skipped++
             continue
           }
-          const id = newId('rec')
-          insert.run(
-            id,
-            clientId,
-            rec.deviceId,
-            rec.recommendation,
-            rec.category,
-            rec.severity,
-            rec.source,
-            rec.evidence ? JSON.stringify(rec.evidence) : null,
-            now,
-            rec.dedupeKey,
-          )
-          stored.push(toRecommendation(byId.get(id)!))
+          stored.push(insertOne(clientId, rec, now))
         }
         return { stored, skipped }
       })()

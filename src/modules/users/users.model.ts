@@ -1,3 +1,4 @@
+import type { SignupPolicy } from '../../config'
 import { t, type Static } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { PASSWORD_MAX, PASSWORD_MIN } from './users.passwords'
@@ -68,3 +69,14 @@ export const MembershipResponse = t.Object({
   status: t.String(),
   current: t.Boolean(),
 })
+
+/** Who may create an account through POST /v1/auth/register. */
+export interface SignupRules {
+  policy: SignupPolicy
+  /**
+   * The one-time token the first registration needs, so nobody else claims an exposed instance
+   * (null: none needed, on loopback). Kept in memory only: a restart makes a new one and an old
+   * one found in the logs is useless.
+   */
+  setupToken: string | null
+}

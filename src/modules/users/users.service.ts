@@ -10,7 +10,7 @@ import type { UsersStore, UserRow } from './users.store'
 import type { AccessTokens } from './users.tokens'
 import type { LoginThrottle } from './users.throttle'
 import { revokeAllSessions } from './users.sessions'
-import type { SignupRules } from './users.signup'
+import type { SignupRules } from './users.model'
 
 /** What accounts need of the clients domain: a user's own client, and their memberships. */
 export interface Tenancy {

@@ -2,18 +2,8 @@ import type { InstanceSettings, SignupPolicy } from '../../config'
 import { AppError } from '../../http/errors'
 import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto'
 import { createAccount, type NewAccount, type UsersDeps } from './users.service'
+import type { SignupRules } from './users.model'
 import type { UserRow } from './users.store'
-
-/** Who may create an account through POST /v1/auth/register. */
-export interface SignupRules {
-  policy: SignupPolicy
-  /**
-   * The one-time token the first registration needs, so nobody else claims an exposed instance
-   * (null: none needed, on loopback). Kept in memory only: a restart makes a new one and an old
-   * one found in the logs is useless.
-   */
-  setupToken: string | null
-}
 
 /** VIGIL_SIGNUP, else what the mode implies: an own instance grows by invitation, a service is open. */
 export const signupPolicyOf = (instance: InstanceSettings): SignupPolicy => instance.signup ?? (instance.mode === 'own' ? 'invite' : 'open')
