@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DEFAULT_STATE_DIR } from './agent.config'
+import { ensureSystemUser, KERNEL_PROTECTION, RESTRICTIONS_AND_INSTALL } from '../lib/systemd'
 
 export const AGENT_UNIT = 'vigil-agent.service'
 
@@ -54,24 +55,9 @@ NoNewPrivileges=yes
 ProtectSystem=strict
 ProtectHome=read-only
 PrivateTmp=yes
-ProtectKernelTunables=yes
-ProtectKernelModules=yes
-ProtectKernelLogs=yes
-ProtectControlGroups=yes
-ProtectClock=yes
-ProtectHostname=yes
+${KERNEL_PROTECTION}
 RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK
-RestrictNamespaces=yes
-RestrictRealtime=yes
-RestrictSUIDSGID=yes
-LockPersonality=yes
-SystemCallArchitectures=native
-CapabilityBoundingSet=
-AmbientCapabilities=
-
-[Install]
-WantedBy=multi-user.target
-`
+${RESTRICTIONS_AND_INSTALL}`
 }
 
 const denied = (err: unknown) => ['EACCES', 'EPERM', 'EROFS'].includes((err as NodeJS.ErrnoException).code ?? '')
@@ -88,14 +74,12 @@ export function agentInstall(o: AgentInstallOptions, io: AgentInstallIo): number
     return 1
   }
   io.print(`wrote ${path}`)
-  if (io.run(['id', '-u', o.user]) !== 0) {
-    const made = io.run(['useradd', '--system', '--user-group', '--home-dir', DEFAULT_STATE_DIR, '--no-create-home', '--shell', '/usr/sbin/nologin', o.user])
-    if (made !== 0) {
-      io.print(`vigil: could not create the system user ${o.user} (useradd exited ${made}); create it and run "vigil agent install" again`)
-      return 1
-    }
-    io.print(`created the system user ${o.user}`)
+  const user = ensureSystemUser(io.run, o.user, DEFAULT_STATE_DIR)
+  if (user.code !== 0) {
+    io.print(`vigil: could not create the system user ${o.user} (useradd exited ${user.code}); create it and run "vigil agent install" again`)
+    return 1
   }
+  if (user.created) io.print(`created the system user ${o.user}`)
   if (!o.start) {
     io.print(`next: systemctl daemon-reload && systemctl enable --now ${AGENT_UNIT}`)
     return 0

@@ -1,6 +1,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { StartupError } from './open'
+import { ensureSystemUser, KERNEL_PROTECTION, RESTRICTIONS_AND_INSTALL } from '../lib/systemd'
 
 export interface InstallOptions {
   /** where the unit goes: /etc/systemd/system */
@@ -68,24 +69,9 @@ ProtectSystem=strict
 ProtectHome=yes
 PrivateTmp=yes
 PrivateDevices=yes
-ProtectKernelTunables=yes
-ProtectKernelModules=yes
-ProtectKernelLogs=yes
-ProtectControlGroups=yes
-ProtectClock=yes
-ProtectHostname=yes
+${KERNEL_PROTECTION}
 RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
-RestrictNamespaces=yes
-RestrictRealtime=yes
-RestrictSUIDSGID=yes
-LockPersonality=yes
-SystemCallArchitectures=native
-CapabilityBoundingSet=
-AmbientCapabilities=
-
-[Install]
-WantedBy=multi-user.target
-`
+${RESTRICTIONS_AND_INSTALL}`
 }
 
 const ENV_TEMPLATE = `# Vigil's settings for vigil.service, one VAR=value per line (docs/operations.md lists them).
@@ -146,12 +132,10 @@ export function installCommand(o: InstallOptions, io: InstallIo): number {
     writeFileSync(unitPath(o), renderUnit({ ...o, bin }), { mode: 0o644 })
   })
   io.print(`wrote ${unitPath(o)}`)
-  if (io.run(['id', '-u', o.user]) !== 0) {
-    const made = io.run(['useradd', '--system', '--user-group', '--home-dir', STATE_DIR, '--no-create-home', '--shell', '/usr/sbin/nologin', o.user])
-    if (made !== 0)
-      throw new StartupError(`could not create the system user ${o.user} (useradd exited ${made}); create it yourself and run "vigil install" again`)
-    io.print(`created the system user ${o.user}`)
-  }
+  const user = ensureSystemUser(io.run, o.user, STATE_DIR)
+  if (user.code !== 0)
+    throw new StartupError(`could not create the system user ${o.user} (useradd exited ${user.code}); create it yourself and run "vigil install" again`)
+  if (user.created) io.print(`created the system user ${o.user}`)
   if (o.now) {
     systemctl(io, ['daemon-reload'])
     systemctl(io, ['enable', '--now', 'vigil'])
