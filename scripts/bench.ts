@@ -286,7 +286,7 @@ function hostileRows(phases: Awaited<ReturnType<typeof hostileBench>>): [string,
     return [
       `hostile: ingest quiet / with ${HOSTILE_CLIENTS} attackers (${label})`,
       `${Math.round(med((p) => p.quiet.load.rps))} / ${Math.round(med((p) => p[which].load.rps))} req/s (ratio ${ratio.toFixed(2)})`,
-      `p99 ${ms(med((p) => p.quiet.load.p99))} / ${ms(med((p) => p[which].load.p99))}; server CPU ${med((p) => p.quiet.load.cpuUsPerReq).toFixed(1)} / ${med((p) => p[which].load.cpuUsPerReq).toFixed(1)} µs per ingest request (attacks included); peak RSS ${med((p) => p.quiet.load.peakRss)} / ${med((p) => p[which].load.peakRss)} MB`,
+      `p99 ${ms(med((p) => p.quiet.load.p99))} / ${ms(med((p) => p[which].load.p99))}; server CPU ${med((p) => p.quiet.load.cpuUsPerReq).toFixed(1)} / ${med((p) => p[which].load.cpuUsPerReq).toFixed(1)} µs per ingest request (attacks included); peak RSS ${med((p) => p.quiet.load.peakRss).toFixed(1)} / ${med((p) => p[which].load.peakRss).toFixed(1)} MB`,
     ]
   }
   const healthRow = (which: 'hostile' | 'limited', label: string): [string, string, string] => [

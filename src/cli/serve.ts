@@ -15,6 +15,8 @@ import { publishSelf } from '../modules/versions/versions.self'
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 /** a quiet spell this long after requests lets the memory reducer give memory back */
 const QUIET_MS = 5_000
+/** how long after start the hub publishes itself as the collectors' version */
+const SELF_PUBLISH_AFTER_MS = 30_000
 /** how often the WAL is copied back into the database: the WAL stays under ~220 MB at the bench's full ingest rate */
 const CHECKPOINT_EVERY_MS = 1_000
 
@@ -75,11 +77,16 @@ export async function serve(config: Config): Promise<void> {
     signup: modules.users.signup.policy,
     jobs: scheduler.names(),
   })
-  // only the compiled executable is a collector release (under `bun src/main.ts` it would be Bun)
-  if (config.publishSelf && Bun.main.startsWith('/$bunfs/'))
-    publishSelf(modules.versions, { version: VERSION, execPath: process.execPath, arch: process.arch, dataDir: config.dataDir }, logger).catch((err: Error) =>
-      logger.warn('could not publish this hub as the collector version', { error: err.message }),
-    )
+  // Only the compiled executable is a collector release (under `bun src/main.ts` it would be Bun).
+  // Later, not during start-up: hashing the executable reads ~120 MB, which a first start after
+  // an upgrade would otherwise pay before it answers.
+  if (config.publishSelf && Bun.main.startsWith('/$bunfs/')) {
+    setTimeout(() => {
+      publishSelf(modules.versions, { version: VERSION, execPath: process.execPath, arch: process.arch, dataDir: config.dataDir }, logger).catch((err: Error) =>
+        logger.warn('could not publish this hub as the collector version', { error: err.message }),
+      )
+    }, SELF_PUBLISH_AFTER_MS).unref()
+  }
   if (setupPending(modules.users)) {
     // in the message: the logger redacts fields named like secrets, and this one is meant to be read
     logger.warn(
