@@ -88,6 +88,24 @@ function startVigil(dataDir: string, port: number) {
   })
 }
 
+/** A fresh database of `tenantCount` tenants × 10 devices, `perDevice` samples each, and a server started on it (not yet ready). */
+async function seededServer(name: string, tenantCount: number, perDevice: number) {
+  const dir = join(tmp, name)
+  const db = freshDb(dir)
+  const now = Date.now()
+  const tenants = seedAccounts(db.sqlite, { tenants: tenantCount, keysPerTenant: 1, maxDevices: 10, devicesPerTenant: 10, now })
+  await seedSamples(
+    db.sqlite,
+    tenants.flatMap((t) => t.devices.map((d) => d.seq)),
+    perDevice,
+    now,
+  )
+  db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+  db.close()
+  const port = freePort()
+  return { dir, tenants, server: startVigil(dir, port), base: `http://127.0.0.1:${port}` }
+}
+
 function freshDb(dir: string) {
   mkdirSync(dir, { recursive: true })
   const db = openDatabase(join(dir, 'vigil.db'))
@@ -310,21 +328,11 @@ function hostileRows(phases: Awaited<ReturnType<typeof hostileBench>>): [string,
 }
 
 async function readBench(name: string, tenantCount: number) {
-  const dir = join(tmp, name)
-  const db = freshDb(dir)
-  const now = Date.now()
-  const tenants = seedAccounts(db.sqlite, { tenants: tenantCount, keysPerTenant: 1, maxDevices: 10, devicesPerTenant: 10, now })
-  const seqs = tenants.flatMap((t) => t.devices.map((d) => d.seq))
-  const total = seqs.length * P.perDevice * 2
+  const total = tenantCount * 10 * P.perDevice * 2
   log(`${name}: seeding ${(total / 1e6).toFixed(1)} M samples`)
   const t0 = performance.now()
-  await seedSamples(db.sqlite, seqs, P.perDevice, now)
+  const { dir, tenants, server, base } = await seededServer(name, tenantCount, P.perDevice)
   const seedSeconds = Math.round((performance.now() - t0) / 1000)
-  db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
-  db.close()
-  const port = freePort()
-  const server = startVigil(dir, port)
-  const base = `http://127.0.0.1:${port}`
   try {
     await waitReady(`${base}/health`, server)
     await Bun.sleep(IDLE_AFTER_START_MS)
@@ -357,17 +365,7 @@ async function readBench(name: string, tenantCount: number) {
 
 /** A Prometheus scrape of a fleet of 1,000 devices, each with a fresh sample. */
 async function metricsBench() {
-  const dir = join(tmp, 'metrics')
-  const db = freshDb(dir)
-  const now = Date.now()
-  const tenants = seedAccounts(db.sqlite, { tenants: 100, keysPerTenant: 1, maxDevices: 10, devicesPerTenant: 10, now })
-  const seqs = tenants.flatMap((t) => t.devices.map((d) => d.seq))
-  await seedSamples(db.sqlite, seqs, 2, now)
-  db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
-  db.close()
-  const port = freePort()
-  const server = startVigil(dir, port)
-  const base = `http://127.0.0.1:${port}`
+  const { tenants, server, base } = await seededServer('metrics', 100, 2)
   try {
     await waitReady(`${base}/health`, server)
     const first = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
@@ -381,7 +379,7 @@ async function metricsBench() {
     )
     const r = reads['GET /metrics']!
     const series = text.split('\n').filter((l) => l && !l.startsWith('#')).length
-    return { devices: seqs.length, p50: r.p50, p99: r.p99, bytes: text.length, gzipped, series }
+    return { devices: tenants.length * 10, p50: r.p50, p99: r.p99, bytes: text.length, gzipped, series }
   } finally {
     await stop(server)
   }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DEFAULT_STATE_DIR } from './agent.config'
-import { ensureSystemUser, KERNEL_PROTECTION, RESTRICTIONS_AND_INSTALL } from '../lib/systemd'
+import { ensureSystemUser, KERNEL_PROTECTION, RESTRICTIONS_AND_INSTALL, runCommand } from '../lib/systemd'
 
 export const AGENT_UNIT = 'vigil-agent.service'
 
@@ -117,13 +117,7 @@ export function agentUninstall(o: Pick<AgentInstallOptions, 'unitDir' | 'start'>
 }
 
 export const systemAgentIo: AgentInstallIo = {
-  run: (cmd) => {
-    try {
-      return Bun.spawnSync(cmd, { stdout: 'ignore', stderr: 'inherit' }).exitCode ?? 1
-    } catch {
-      return 127 // not installed
-    }
-  },
+  run: runCommand,
   print: (line) => console.log(line),
 }
 

@@ -1,7 +1,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { StartupError } from './open'
-import { ensureSystemUser, KERNEL_PROTECTION, RESTRICTIONS_AND_INSTALL } from '../lib/systemd'
+import { ensureSystemUser, KERNEL_PROTECTION, RESTRICTIONS_AND_INSTALL, runCommand } from '../lib/systemd'
 
 export interface InstallOptions {
   /** where the unit goes: /etc/systemd/system */
@@ -171,12 +171,6 @@ function systemctl(io: InstallIo, args: string[]) {
 /** The real machine: commands inherit the terminal, so their own messages reach the operator. */
 export const systemIo: InstallIo = {
   execPath: process.execPath,
-  run: (cmd) => {
-    try {
-      return Bun.spawnSync(cmd, { stdout: 'ignore', stderr: 'inherit' }).exitCode ?? 1
-    } catch {
-      return 127 // not installed
-    }
-  },
+  run: runCommand,
   print: (line) => console.log(line),
 }

@@ -28,3 +28,12 @@ export function ensureSystemUser(run: (argv: string[]) => number, user: string, 
   const code = run(['useradd', '--system', '--user-group', '--home-dir', home, '--no-create-home', '--shell', '/usr/sbin/nologin', user])
   return { code, created: code === 0 }
 }
+
+/** Runs a command on the real machine, its own messages reaching the operator's terminal; 127 when it is not installed. */
+export function runCommand(cmd: string[]): number {
+  try {
+    return Bun.spawnSync(cmd, { stdout: 'ignore', stderr: 'inherit' }).exitCode ?? 1
+  } catch {
+    return 127
+  }
+}
