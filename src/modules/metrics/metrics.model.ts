@@ -62,11 +62,13 @@ const envelope = {
   recorded_at: nullable(t.String({ format: 'date-time' })),
 }
 
-export const HardwareMetricIn = t.Object({ ...hardwareFields, ...envelope })
-export const NetworkMetricIn = t.Object({ ...networkFields, ...envelope })
+/** A sample may carry fields beyond these (a collector's extensions): they are stored and returned as sent. */
+const OPEN = { additionalProperties: true }
+export const HardwareMetricIn = t.Object({ ...hardwareFields, ...envelope }, OPEN)
+export const NetworkMetricIn = t.Object({ ...networkFields, ...envelope }, OPEN)
 export const BatchMetricIn = t.Object({
-  hardware: nullable(t.Object({ ...hardwareFields, recorded_at: envelope.recorded_at })),
-  network: nullable(t.Object({ ...networkFields, recorded_at: envelope.recorded_at })),
+  hardware: nullable(t.Object({ ...hardwareFields, recorded_at: envelope.recorded_at }, OPEN)),
+  network: nullable(t.Object({ ...networkFields, recorded_at: envelope.recorded_at }, OPEN)),
   ...envelope,
 })
 

@@ -22,6 +22,18 @@ describe('POST /v1/metrics/hardware|network', () => {
     expect(nl.body).toEqual({ ...networkSample(), id: n.body.id, device_id: a.deviceId, recorded_at: n.body.recorded_at })
   })
 
+  test('fields a collector adds beyond the schema are stored as sent, top level and nested, on every ingest route', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    const extra = { vendor_probe: { fan_curve: [30, 60] } }
+    expect((await t.request('POST', '/v1/metrics/hardware', { body: { cpu_percent: 5, ...extra }, headers: a.keyHeaders })).status).toBe(201)
+    expect((await t.request('POST', '/v1/metrics/network', { body: { upload_mbps: 1, ...extra }, headers: a.keyHeaders })).status).toBe(201)
+    const hw = await t.request('GET', `/v1/metrics/hardware/${a.deviceId}`, { headers: a.userHeaders })
+    expect(hw.body.items[0]).toMatchObject({ cpu_percent: 5, ...extra })
+    const net = await t.request('GET', `/v1/metrics/network/${a.deviceId}`, { headers: a.userHeaders })
+    expect(net.body.items[0]).toMatchObject({ upload_mbps: 1, ...extra })
+  })
+
   test('an empty sample is accepted; disk_used_percent falls back to used/total', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
