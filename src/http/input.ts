@@ -47,30 +47,29 @@ export function bodyReader<T extends TSchema>(schema: T): (body: unknown) => Sta
   const optional = schema[Kind] === 'Object' && !hasRequired(schema)
   // the ingest bodies have no defaults: they skip the walk that fills them
   const defaults = JSON.stringify(schema).includes('"default":')
+  const declared = declaredKeys(schema)
   return (body) => {
     const value = body === undefined && optional ? {} : body
     const c = check()
     const filled = defaults && value !== null && typeof value === 'object' ? Value.Default(schema, value) : value
     if (!c.Check(filled)) throw new RequestValidationError(detailsOf('body', c, filled))
-    return dropUndeclared(schema, filled) as Static<T>
+    if (declared && filled !== null && typeof filled === 'object' && !Array.isArray(filled)) {
+      for (const key of Object.keys(filled)) if (!declared.has(key)) delete (filled as Record<string, unknown>)[key]
+    }
+    return filled as Static<T>
   }
 }
 
 /**
- * Only the schema's own top-level properties reach a service (no mass assignment of fields a
- * route does not take); nested free-form parts are kept as sent.
+ * The top-level names a closed object schema declares: only these reach a service (no mass
+ * assignment of fields a route does not take); nested free-form parts are kept as sent. Null
+ * for a schema that is open (it says so with additionalProperties) or not an object.
  */
-function dropUndeclared(schema: TSchema, value: unknown): unknown {
-  const props = (schema as { properties?: Record<string, unknown> }).properties
-  if (schema[Kind] !== 'Object' || !props || value === null || typeof value !== 'object' || Array.isArray(value)) return value
-  if (
-    (schema as { additionalProperties?: unknown }).additionalProperties !== undefined &&
-    (schema as { additionalProperties?: unknown }).additionalProperties !== false
-  )
-    return value
-  const own = value as Record<string, unknown>
-  for (const key of Object.keys(own)) if (!Object.hasOwn(props, key)) delete own[key]
-  return own
+function declaredKeys(schema: TSchema): Set<string> | null {
+  const s = schema as { properties?: Record<string, unknown>; additionalProperties?: unknown }
+  if (schema[Kind] !== 'Object' || !s.properties) return null
+  if (s.additionalProperties !== undefined && s.additionalProperties !== false) return null
+  return new Set(Object.keys(s.properties))
 }
 
 /** What a query parameter's schema takes, with the null and optional wrappers seen through. */
