@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DEFAULT_STATE_DIR } from './agent.config'
-import { ensureSystemUser, KERNEL_PROTECTION, RESTRICTIONS_AND_INSTALL, runCommand } from '../lib/systemd'
+import { ensureSystemUser, KERNEL_PROTECTION, RESTRICTIONS_AND_INSTALL, runCommand, unitHead } from '../lib/systemd'
 
 export const AGENT_UNIT = 'vigil-agent.service'
 
@@ -33,15 +33,7 @@ export const AGENT_INSTALL_DEFAULTS = { bin: '/usr/local/bin/vigil', unitDir: '/
  */
 export function renderAgentUnit(o: Pick<AgentInstallOptions, 'hub' | 'bin' | 'user'>): string {
   return `# Written by "vigil agent install"; "vigil agent uninstall" removes it.
-[Unit]
-Description=Vigil collector (vigil agent) reporting to ${o.hub}
-After=network-online.target
-Wants=network-online.target
-
-[Service]
-Type=simple
-User=${o.user}
-Group=${o.user}
+${unitHead(`Vigil collector (vigil agent) reporting to ${o.hub}`, o.user)}
 ExecStart=${o.bin} agent --hub ${o.hub}
 Environment=VIGIL_AGENT_STATE_DIR=${DEFAULT_STATE_DIR}
 StateDirectory=vigil-agent

@@ -1,7 +1,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { StartupError } from './open'
-import { ensureSystemUser, KERNEL_PROTECTION, RESTRICTIONS_AND_INSTALL, runCommand } from '../lib/systemd'
+import { ensureSystemUser, KERNEL_PROTECTION, RESTRICTIONS_AND_INSTALL, runCommand, unitHead } from '../lib/systemd'
 
 export interface InstallOptions {
   /** where the unit goes: /etc/systemd/system */
@@ -44,15 +44,7 @@ const STATE_DIR = '/var/lib/vigil'
  */
 export function renderUnit(o: Pick<InstallOptions, 'bin' | 'envFile' | 'user'>): string {
   return `# Written by "vigil install"; "vigil uninstall" removes it. Settings: ${o.envFile}
-[Unit]
-Description=Vigil infrastructure monitoring
-After=network-online.target
-Wants=network-online.target
-
-[Service]
-Type=simple
-User=${o.user}
-Group=${o.user}
+${unitHead('Vigil infrastructure monitoring', o.user)}
 ExecStart=${o.bin} serve --data-dir ${STATE_DIR}
 EnvironmentFile=-${o.envFile}
 Environment=VIGIL_LOG_FORMAT=json

@@ -3,6 +3,17 @@
  * capabilities closed off, and how they are enabled. Each unit adds what differs (its
  * filesystem view, its address families, devices).
  */
+/** A unit's start: what it is, after the network is up, run as its own user. */
+export const unitHead = (description: string, user: string) => `[Unit]
+Description=${description}
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+Type=simple
+User=${user}
+Group=${user}`
+
 export const KERNEL_PROTECTION = `ProtectKernelTunables=yes
 ProtectKernelModules=yes
 ProtectKernelLogs=yes
