@@ -11,6 +11,7 @@ import type { MetricsSource } from './modules/ai/ai.metrics-source'
 import type { PasswordCost } from './modules/users/users.passwords'
 import type { SecretKeySource } from './lib/secret-box'
 import type { OutboundDeps, Resolver } from './lib/outbound/outbound.fetch'
+import type { EventBus } from './lib/event-bus'
 
 /** What the outside world hands the app: swap any of these in tests. */
 export interface AppDeps {
@@ -52,4 +53,6 @@ export interface AppContext {
   plans: () => Plan[]
   /** the key for provider secrets at rest, made on first use */
   secretKey: () => Uint8Array
+  /** each client's live events (samples, device status, alerts): the portal's stream reads it */
+  events: EventBus
 }

@@ -3,6 +3,7 @@ import type { AppContext, AppDeps } from '../context'
 import { backupStats } from '../db/backup-schedule'
 import type { Authenticator } from '../http/principal'
 import type { Job } from '../jobs/scheduler'
+import { createEventBus } from '../lib/event-bus'
 import { systemResolver } from '../lib/outbound/outbound.fetch'
 import { localAddresses } from '../lib/outbound/outbound.policy'
 import { resolveSecretKey } from '../lib/secret-box'
@@ -117,5 +118,6 @@ function createContext(deps: AppDeps, plans: () => Plan[], identity: IdentityMod
     auth,
     plans,
     secretKey: resolveSecretKey(deps.secretKey, deps.config.secretKey, deps.logger),
+    events: createEventBus({ clock: deps.clock }),
   }
 }

@@ -5,7 +5,7 @@ import { createAiStore } from '../modules/ai/ai.store'
 import { clientsWithDevices, deviceIdsOf, deviceRef, deviceSeqs, findDevice, markDeviceSeen, resolveDevice } from '../modules/devices/devices.service'
 import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
 import { createRollupStore } from '../modules/metrics/metrics.rollup-store'
-import { fieldSeries, summarizeDevice, type MetricsDeps } from '../modules/metrics/metrics.service'
+import { fieldSeries, summarizeDevice, type MetricsDeps, type StoredSample } from '../modules/metrics/metrics.service'
 import { createMetricsStore } from '../modules/metrics/metrics.store'
 import { createMetricWriter } from '../modules/metrics/metrics.writer'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
@@ -27,7 +27,12 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
 
   // the only writer of the metric tables: ingest, the rollup job and the checkpointer share its queue
   const writer = createMetricWriter(sqlite, ctx.clock, { markSeen: (seq, at) => markDeviceSeen(devices, seq, at) })
+  /** who hears of each newly stored sample (the live stream, alert rules): later groups add themselves */
+  const sampleObservers: ((sample: StoredSample) => void)[] = []
   const metrics: MetricsDeps = {
+    stored: (sample) => {
+      for (const observe of sampleObservers) observe(sample)
+    },
     store: createMetricsStore(sqlite),
     writer,
     clock: ctx.clock,
@@ -77,7 +82,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     },
   }
 
-  return { metrics, metricsJobs, recommendations, ai }
+  return { metrics, metricsJobs, recommendations, ai, sampleObservers }
 }
 
 export type MonitoringModules = ReturnType<typeof wireMonitoring>

@@ -46,8 +46,10 @@ export async function ingestBulk(deps: MetricsDeps, key: KeyPrincipal, body: Bul
     for (let k = span.from; k < span.to; k++) {
       out[samples[k]!.kind] = { id: ids[k]! }
       if (!duplicate?.[k]) {
+        const { kind, ts } = samples[k]!
         out.status = 'stored'
-        deps.ingested?.(samples[k]!.kind, 1)
+        deps.ingested?.(kind, 1)
+        deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: item[kind] as Record<string, unknown> })
       }
     }
     if (out.status === 'stored') counts.stored++

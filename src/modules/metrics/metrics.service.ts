@@ -40,6 +40,18 @@ export interface MetricsDeps {
   devices: MetricDevices
   /** told of every stored sample, after its commit (the /metrics counters) */
   ingested?: (kind: MetricKind, samples: number) => void
+  /** told of every newly stored sample with its values, after its commit (live stream, alerts); never of a repeat */
+  stored?: (sample: StoredSample) => void
+}
+
+/** A sample as it was just stored: whose, when, and the fields as the collector sent them. */
+export interface StoredSample {
+  clientId: string
+  deviceId: string
+  kind: MetricKind
+  /** recorded_at, ms since the epoch */
+  ts: number
+  values: Record<string, unknown>
 }
 
 /** Stores one hardware or network sample; resolves after COMMIT. A repeat answers the stored row's id. */
@@ -48,7 +60,10 @@ export async function ingestOne(deps: MetricsDeps, key: KeyPrincipal, kind: Metr
   const sent = body.recorded_at as string | null | undefined
   const row = toSampleRow(kind, body, recordedAt(sent, deps.clock.now()), !!sent)
   const { ids, duplicate } = await deps.writer.submit({ deviceSeq: device.seq, samples: [row] })
-  if (!duplicate) deps.ingested?.(kind, 1)
+  if (!duplicate?.[0]) {
+    deps.ingested?.(kind, 1)
+    deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts: row.ts, values: body })
+  }
   return { id: ids[0]!, device_id: device.id, recorded_at: toIso(row.ts) }
 }
 
@@ -73,7 +88,12 @@ export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: Ba
   const device = deps.devices.resolve(key, headerDevice ?? body.device_id)
   const samples = batchRows(body, deps.clock.now())
   const { ids, duplicate } = samples.length ? await deps.writer.submit({ deviceSeq: device.seq, samples }) : { ids: [], duplicate: null }
-  for (let i = 0; i < samples.length; i++) if (!duplicate?.[i]) deps.ingested?.(samples[i]!.kind, 1)
+  for (let i = 0; i < samples.length; i++) {
+    if (duplicate?.[i]) continue
+    const { kind, ts } = samples[i]!
+    deps.ingested?.(kind, 1)
+    deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: body[kind] as Record<string, unknown> })
+  }
   const part = (kind: MetricKind) => {
     const i = samples.findIndex((s) => s.kind === kind)
     return i === -1 ? null : { id: ids[i]!, recorded_at: toIso(samples[i]!.ts) }
