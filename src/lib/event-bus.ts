@@ -28,6 +28,11 @@ export interface EventBus {
    * already dropped (the reader missed some and must reload what it shows).
    */
   since(clientId: string, seq: number): BusEvent[] | null
+  /**
+   * Called for every client's events until the returned function is called (outbound webhooks:
+   * a listener that must be durable writes the event to its own table before returning).
+   */
+  subscribeAll(listener: BusListener): () => void
   /** how many listeners are subscribed, over all clients */
   listenerCount(): number
 }
@@ -38,14 +43,23 @@ export interface EventBusOptions {
   keep?: number
 }
 
+function tell(listener: BusListener, event: BusEvent) {
+  try {
+    listener(event)
+  } catch {
+    // one faulty reader must not stop the others or the publisher
+  }
+}
+
 /**
  * In-process publish/subscribe, per client. Nothing here is durable: a listener that must not
  * miss an event across a restart (outbound webhooks) writes it to its own table when told.
- * A listener that throws is dropped from nobody's delivery: the error is swallowed per listener.
+ * A listener that throws does not stop the others: its error is swallowed.
  */
 export function createEventBus({ clock, keep = 500 }: EventBusOptions): EventBus {
   const boot = crypto.randomUUID().slice(0, 8)
   const listeners = new Map<string, Set<BusListener>>()
+  const everyClient = new Set<BusListener>()
   /** per client, a ring of its last `keep` events */
   const kept = new Map<string, BusEvent[]>()
   /** per client, the seq of the newest event pushed out of its ring */
@@ -61,13 +75,8 @@ export function createEventBus({ clock, keep = 500 }: EventBusOptions): EventBus
       if (!ring) kept.set(clientId, (ring = []))
       ring.push(event)
       if (ring.length > keep) dropped.set(clientId, ring.splice(0, ring.length - keep).at(-1)!.seq)
-      for (const listener of listeners.get(clientId) ?? []) {
-        try {
-          listener(event)
-        } catch {
-          // one faulty reader must not stop the others or the publisher
-        }
-      }
+      for (const listener of everyClient) tell(listener, event)
+      for (const listener of listeners.get(clientId) ?? []) tell(listener, event)
       return event
     },
     subscribe(clientId, listener) {
@@ -78,6 +87,13 @@ export function createEventBus({ clock, keep = 500 }: EventBusOptions): EventBus
       return () => {
         if (set.delete(listener)) count--
         if (set.size === 0) listeners.delete(clientId)
+      }
+    },
+    subscribeAll(listener) {
+      everyClient.add(listener)
+      count++
+      return () => {
+        if (everyClient.delete(listener)) count--
       }
     },
     since(clientId, after) {

@@ -16,6 +16,17 @@ describe('event bus', () => {
     expect(bus.listenerCount()).toBe(0)
   })
 
+  test('subscribeAll hears every client', () => {
+    const bus = createEventBus({ clock: manualClock() })
+    const heard: string[] = []
+    const stop = bus.subscribeAll((e) => heard.push(e.client_id))
+    bus.publish('a', 'x', {})
+    bus.publish('b', 'x', {})
+    stop()
+    bus.publish('c', 'x', {})
+    expect(heard).toEqual(['a', 'b'])
+  })
+
   test('a throwing listener does not stop the others', () => {
     const bus = createEventBus({ clock: manualClock() })
     let heard = 0
