@@ -53,6 +53,7 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/metrics/hardware/dev_x/latest', kind: 'jwt' },
   { method: 'GET', path: '/v1/metrics/network/dev_x/latest', kind: 'jwt' },
   { method: 'GET', path: '/v1/metrics/summary/dev_x', kind: 'jwt' },
+  { method: 'GET', path: '/v1/metrics/series/dev_x', kind: 'jwt' },
   // recommendations
   { method: 'POST', path: '/v1/recommendations', kind: 'key', scopes: ['recommendations:write'], body: { recommendation: 'r' } },
   { method: 'GET', path: '/v1/recommendations/dev_x', kind: 'jwt' },
