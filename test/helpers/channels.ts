@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Config } from '../../src/config'
+import type { DbHandle } from '../../src/db/connection'
 import type { ChannelNotification } from '../../src/modules/channels/channels.model'
 import { nodemailerTransport, type MailTransport } from '../../src/modules/channels/channels.transport'
 import { testApp } from './app'
@@ -27,7 +28,8 @@ export function channelsTestApp(
   }
   const api = opts.apiPort ? `http://api.example.test:${opts.apiPort}` : undefined
   const t = testApp({
-    secretKey: new Uint8Array(randomBytes(32)),
+    secretKey: opts.secretKey ?? new Uint8Array(randomBytes(32)),
+    ...(opts.db ? { db: opts.db } : {}),
     resolve: route.resolve,
     fetch: route.fetch,
     timers: timers.timers,

@@ -37,35 +37,40 @@ export function createDeliveryWorker(deps: ChannelsDeps, timers: Timers): Delive
     cancelTimer = timers.after(Math.max(0, at - deps.clock.now()), wake)
   }
 
+  /** sends what is due until nothing is, in batches */
   async function drain() {
-    do {
-      again = false
-      for (;;) {
-        if (stopped) return
-        const mine = deps.store.due(deps.clock.now(), BATCH).filter((r) => deps.store.claim(r.id))
-        if (!mine.length) break
-        await Promise.all(
-          mine.map((row) =>
-            attemptDelivery(deps, row).catch((err: Error) => deps.logger.error('channel delivery crashed', { delivery_id: row.id, error: err.message })),
-          ),
-        )
-      }
-    } while (again && !stopped)
-    schedule()
+    for (;;) {
+      if (stopped) return
+      const mine = deps.store.due(deps.clock.now(), BATCH).filter((r) => deps.store.claim(r.id))
+      if (!mine.length) return
+      await Promise.all(
+        mine.map((row) =>
+          attemptDelivery(deps, row).catch((err: Error) => deps.logger.error('channel delivery crashed', { delivery_id: row.id, error: err.message })),
+        ),
+      )
+    }
   }
 
   function wake() {
     if (!started || stopped) return
-    if (running) {
-      again = true
-      return
-    }
+    // A wake while a pass runs is not lost: the pass looks again before it ends, and between
+    // its last look and `running = false` nothing can run (no await there).
+    again = true
+    if (running) return
     running = true
-    current = drain()
-      .catch((err: Error) => deps.logger.error('channel delivery worker failed', { error: err.message }))
-      .finally(() => {
+    current = (async () => {
+      try {
+        while (again && !stopped) {
+          again = false
+          await drain()
+        }
+      } catch (err) {
+        deps.logger.error('channel delivery worker failed', { error: (err as Error).message })
+      } finally {
         running = false
-      })
+      }
+      schedule()
+    })()
   }
 
   return {
