@@ -16,7 +16,15 @@ export const FAKE_NAMES = ['hooks.example.test', 'ntfy.example.test', 'gotify.ex
  * fixed API hosts (Pushover, Telegram) point at `api.example.test:<port>`. Timers are manual.
  */
 export function channelsTestApp(
-  opts: { apiPort?: number; outbound?: Config['outbound']; mailOptions?: Record<string, unknown>; names?: Record<string, string[]> } = {},
+  opts: {
+    apiPort?: number
+    outbound?: Config['outbound']
+    mailOptions?: Record<string, unknown>
+    names?: Record<string, string[]>
+    /** a database to reuse (a restart on the same file); default a fresh in-memory one */
+    db?: DbHandle
+    secretKey?: Uint8Array
+  } = {},
 ) {
   const route = publicRoute({ ...Object.fromEntries(FAKE_NAMES.map((n) => [n, [FAKE_PUBLIC_IP]])), ...opts.names })
   const timers = manualTimers()

@@ -39,8 +39,8 @@ describe('retries', () => {
     enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
     await t.worker.idle()
     let page = await log(t, tenant, id)
-    expect(page.items[0]).toMatchObject({ status: 'pending', next_attempt_at: new Date(t.clock.now() + RETRY_DELAYS_MS[0]!).toISOString() })
-    expect(page.items[0].attempts[0]).toMatchObject({
+    expect(page.items[0]!).toMatchObject({ status: 'pending', next_attempt_at: new Date(t.clock.now() + RETRY_DELAYS_MS[0]!).toISOString() })
+    expect(page.items[0]!.attempts[0]).toMatchObject({
       attempt: 1,
       http_status: 500,
       outcome: 'http_error',
@@ -60,9 +60,9 @@ describe('retries', () => {
     await t.worker.idle()
     page = await log(t, tenant, id)
     expect(fake.received).toHaveLength(3)
-    expect(page.items[0].status).toBe('delivered')
-    expect(page.items[0].attempts.map((a: { http_status: number }) => a.http_status)).toEqual([500, 503, 200])
-    expect(page.items[0].next_attempt_at).toBeNull()
+    expect(page.items[0]!.status).toBe('delivered')
+    expect(page.items[0]!.attempts.map((a) => a.http_status)).toEqual([500, 503, 200])
+    expect(page.items[0]!.next_attempt_at).toBeNull()
     expect(fake.received.every((r) => r.body === fake.received[0]!.body)).toBe(true)
     await t.worker.stop()
   })
@@ -75,8 +75,8 @@ describe('retries', () => {
     enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
     await t.worker.idle()
     const page = await log(t, tenant, id)
-    expect(page.items[0].attempts[0].outcome).toBe('rate_limited')
-    expect(page.items[0].next_attempt_at).toBe(new Date(t.clock.now() + 120_000).toISOString())
+    expect(page.items[0]!.attempts[0]!.outcome).toBe('rate_limited')
+    expect(page.items[0]!.next_attempt_at).toBe(new Date(t.clock.now() + 120_000).toISOString())
     await t.worker.stop()
   })
 
@@ -92,14 +92,14 @@ describe('retries', () => {
       await t.worker.idle()
     }
     let page = await log(t, tenant, id)
-    expect(page.items[0].status).toBe('failed')
-    expect(page.items[0].attempts).toHaveLength(1 + RETRY_DELAYS_MS.length)
+    expect(page.items[0]!.status).toBe('failed')
+    expect(page.items[0]!.attempts).toHaveLength(1 + RETRY_DELAYS_MS.length)
     fake.answerAlways({ status: 404 })
     enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
     await t.worker.idle()
     page = await log(t, tenant, id)
-    expect(page.items[0]).toMatchObject({ status: 'failed', finished_at: expect.any(String) })
-    expect(page.items[0].attempts).toHaveLength(1)
+    expect(page.items[0]!).toMatchObject({ status: 'failed', finished_at: expect.any(String) })
+    expect(page.items[0]!.attempts).toHaveLength(1)
     fake.answerAlways({ status: 200, body: '{"ok":true}' })
     expect(t.logs.some((l) => l.includes('channel delivery attempt failed'))).toBe(true)
     await t.worker.stop()
