@@ -11,18 +11,21 @@ export interface Received {
 }
 
 type Answer = { status: number; body?: string; headers?: Record<string, string> }
+type Answering = Answer | ((r: Received) => Answer)
 
 export function fakeNotifyService() {
   const received: Received[] = []
   const script: Answer[] = []
-  let fallback: Answer = { status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } }
+  let fallback: Answering = { status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } }
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
     async fetch(req) {
       const url = new URL(req.url)
-      received.push({ method: req.method, path: url.pathname + url.search, headers: Object.fromEntries(req.headers), body: await req.text() })
-      const a = script.shift() ?? fallback
+      const r = { method: req.method, path: url.pathname + url.search, headers: Object.fromEntries(req.headers), body: await req.text() }
+      received.push(r)
+      const next = script.shift() ?? fallback
+      const a = typeof next === 'function' ? next(r) : next
       return new Response(a.body ?? null, { status: a.status, headers: a.headers })
     },
   })
@@ -31,7 +34,8 @@ export function fakeNotifyService() {
     port: server.port!,
     /** answers for the next requests, in order; then the fallback */
     answer: (...answers: Answer[]) => script.push(...answers),
-    answerAlways: (a: Answer) => {
+    /** the answer from now on, or a function of the request */
+    answerAlways: (a: Answering) => {
       fallback = a
     },
     stop: () => server.stop(true),

@@ -53,8 +53,28 @@ export function enqueueNotification(deps: ChannelsDeps, clientId: string, channe
   return rows.map((r) => r.id)
 }
 
-/** The values of a channel's secret fields, to scrub from anything logged or shown. */
-const secretValues = (kind: KindSpec, s: Settings) => kind.fields.filter((f) => f.secret && typeof s[f.name] === 'string').map((f) => s[f.name] as string)
+/**
+ * What to scrub from anything logged or shown: each secret field's value and its parts that
+ * are secret on their own, since an answer may echo only a part (a webhook URL's token path
+ * segment or sig= parameter, the half of a bot token after the colon).
+ */
+function secretValues(kind: KindSpec, s: Settings): string[] {
+  const out = new Set<string>()
+  for (const f of kind.fields) {
+    const v = s[f.name]
+    if (!f.secret || typeof v !== 'string') continue
+    out.add(v)
+    const parts = v.split(':')
+    if (URL.canParse(v) && /^https?:/.test(v)) {
+      const u = new URL(v)
+      parts.push(...u.pathname.split('/'), ...u.searchParams.values())
+    }
+    // long, not just digits: a token, not "webhooks" or a numeric ID that is no secret on its own
+    for (const p of parts) if (p.length >= 16 && !/^\d+$/.test(p)) out.add(p)
+  }
+  // longest first, so a whole value goes before the parts it contains
+  return [...out].sort((a, b) => b.length - a.length)
+}
 
 const refusedLocally = (error: string): SendResult => ({
   ok: false,

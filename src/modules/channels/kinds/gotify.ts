@@ -72,7 +72,9 @@ export const gotify: KindSpec = {
     if (!u.host) throw new ShoutrrrError('the Gotify host is missing (gotify://host/token)')
     if (!token) throw new ShoutrrrError('the application token is missing (gotify://host/token)')
     const scheme = shoutrrrBool(q.get('disabletls'), false) ? 'http' : 'https'
-    const out: Record<string, string | number> = { server: `${scheme}://${u.host}${path.slice(0, at)}`, token }
+    // through URL, so a default port (:443) is dropped as the URL standard drops it
+    const server = new URL(`${scheme}://${u.host}${path.slice(0, at)}`).href.replace(/\/+$/, '')
+    const out: Record<string, string | number> = { server, token }
     const p = q.get('priority')
     if (p) {
       const value = Number(p)

@@ -88,7 +88,7 @@ export const ntfy: KindSpec = {
     const host = u.host || 'ntfy.sh'
     const topic = decodeURIComponent(u.pathname.replace(/^\/+/, ''))
     if (!topic) throw new ShoutrrrError('the topic is missing (ntfy://host/topic)')
-    const out: Record<string, string | number> = { server: `${http ? 'http' : 'https'}://${host}`, topic }
+    const out: Record<string, string | number> = { server: new URL(`${http ? 'http' : 'https'}://${host}`).origin, topic }
     if (u.username) out.username = decodeURIComponent(u.username)
     if (u.password) out.token = decodeURIComponent(u.password)
     const p = q.get('priority')?.toLowerCase()
