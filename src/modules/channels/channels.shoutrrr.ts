@@ -27,7 +27,7 @@ export function parseShoutrrr(raw: string): { kind: KindSpec; settings: Settings
 
 /** What the portal names an imported channel when the user gives no name. */
 function defaultName(kind: KindSpec, s: Settings): string {
-  const where = ['server', 'webhook_url', 'workflow_url', 'url'].map((f) => s[f]).find((v) => typeof v === 'string') as string | undefined
+  const where = ['server', 'webhook_url', 'workflow_url', 'url'].map((f) => s[f]).find((v) => typeof v === 'string' && URL.canParse(v)) as string | undefined
   const host = where ? new URL(where).hostname : kind.id === 'email' ? String(s.host) : null
   return (host ? `${kind.name} (${host})` : kind.name).slice(0, 100)
 }

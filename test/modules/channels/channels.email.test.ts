@@ -123,6 +123,25 @@ test('STARTTLS with login: the envelope, subject and text arrive over TLS verifi
   sink.close()
 })
 
+test('the certificate is checked against the host name: a name it does not carry gets no mail', async () => {
+  const sink = await smtpSink({ secure: true })
+  const t = channelsTestApp({ mailOptions: { tls: { ca: cert } }, names: { 'other.example.test': [FAKE_PUBLIC_IP] } })
+  const tenant = await createTenant(t)
+  const created = await t.request('POST', '/v1/channels', {
+    headers: tenant.userHeaders,
+    body: {
+      name: 'm',
+      kind: 'email',
+      config: { host: 'other.example.test', port: sink.port, security: 'tls', from: 'a@vigil.example.com', to: ['b@example.com'] },
+    },
+  })
+  const res = await t.request('POST', `/v1/channels/${created.body.id}/test`, { headers: tenant.userHeaders })
+  expect(res.body.ok).toBe(false)
+  expect(sink.sunk).toHaveLength(0)
+  expect(t.logs.join('\n')).toContain("is not in the cert's altnames")
+  sink.close()
+})
+
 test('implicit TLS on its own port, no login', async () => {
   const sink = await smtpSink({ secure: true })
   const { t, tenant, id } = await setup({ host: 'mail.example.test', port: sink.port, security: 'tls', from: 'a@vigil.example.com', to: ['b@example.com'] })

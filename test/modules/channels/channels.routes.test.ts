@@ -201,6 +201,8 @@ describe('Shoutrrr import and export', () => {
     expect(named.body).toMatchObject({ name: 'Phone', kind: 'ntfy', config: { server: 'https://ntfy.sh', topic: 'vigil' }, secrets: {} })
     const bad = await t.request('POST', '/v1/channels/import', { headers: owner.userHeaders, body: { url: 'matrix://u:p@matrix.org' } })
     expect([bad.status, bad.body.error.code, bad.body.error.param]).toEqual([422, 'invalid_shoutrrr_url', 'url'])
+    const empty = await t.request('POST', '/v1/channels/import', { headers: owner.userHeaders, body: { url: 'teams://?host=https://' } })
+    expect([empty.status, empty.body.error.code]).toEqual([422, 'invalid_channel_config'])
     const unsafe = await t.request('POST', '/v1/channels/import', { headers: owner.userHeaders, body: { url: 'generic+http://169.254.169.254/latest' } })
     expect([unsafe.status, unsafe.body.error.code]).toEqual([422, 'unsafe_url'])
   })

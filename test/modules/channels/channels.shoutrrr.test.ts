@@ -163,3 +163,22 @@ describe('URLs Vigil cannot take say why', () => {
     })
   }
 })
+
+test('a URL that parses but carries nonsense is a 422, never a crash', () => {
+  for (const url of [
+    'teams://?host=https://',
+    'ntfy://%E0%A4%A@ntfy.sh/t',
+    'gotify://h/%E0%A4%A',
+    'smtp://%E0%A4%A:x@h:25/?from=a@b.c&to=d@e.f',
+    'generic+https://',
+  ]) {
+    let err: unknown = null
+    try {
+      const { kind, settings } = parseShoutrrr(url)
+      applySettings(kind, settings)
+    } catch (e) {
+      err = e
+    }
+    expect([url, (err as AppError)?.status]).toEqual([url, 422])
+  }
+})
