@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer'
 import type SMTPTransport from 'nodemailer/lib/smtp-transport'
 import { classifyIp } from '../../lib/outbound/outbound.address'
 import { OutboundRedirect, OutboundRefused, OutboundUnreachable, safeFetch, type OutboundDeps } from '../../lib/outbound/outbound.fetch'
@@ -15,7 +14,22 @@ export type MailTransport = (options: SMTPTransport.Options) => {
   sendMail(message: { from: string; to: string[]; subject: string; text: string; html: string }): Promise<{ response?: string }>
   close(): void
 }
-export const nodemailerTransport: MailTransport = (options) => nodemailer.createTransport(options)
+/**
+ * nodemailer's SMTP transport, loaded on the first email: most instances never send one, and
+ * the library is not worth parsing at every start.
+ */
+export const nodemailerTransport: MailTransport = (options) => {
+  let transport: { close(): void } | undefined
+  return {
+    async sendMail(message) {
+      const { default: nodemailer } = await import('nodemailer')
+      const made = nodemailer.createTransport(options)
+      transport = made
+      return made.sendMail(message)
+    },
+    close: () => transport?.close(),
+  }
+}
 
 export interface TransportDeps {
   outbound: OutboundDeps
