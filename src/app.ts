@@ -25,6 +25,7 @@ import { enrolmentsRoutes } from './modules/enrolments/enrolments.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 import { observabilityRoutes } from './modules/observability/observability.routes'
 import { overviewRoutes } from './modules/overview/overview.routes'
+import { channelsRoutes } from './modules/channels/channels.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps) {
     .use(overviewRoutes(modules.overview, ctx.auth))
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
+    .use(channelsRoutes(modules.channels, ctx.auth, ctx.config.siteUrl))
     .use(observabilityRoutes(modules.observability))
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
   const handle = (request: Request): Promise<Response> => direct.match(request)?.(request, NO_PEER) ?? app.handle(request)

@@ -25,6 +25,7 @@ import { wireIdentity, type IdentityModules } from './identity'
 import { wireFleet, type FleetModules } from './fleet'
 import { wireMonitoring, type MonitoringModules } from './monitoring'
 import { timedJobs, wireObservability } from './observability'
+import { wireChannels } from './alerting'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -41,7 +42,8 @@ export function compose(deps: AppDeps) {
   const monitoring = wireMonitoring(ctx, identity, fleet, { metricsSource: deps.metricsSource })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring)
-  const modules = { ...identity, ...fleet, ...monitoring, admin, observability }
+  const alerting = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
+  const modules = { ...identity, ...fleet, ...monitoring, ...alerting, admin, observability }
   return { ctx, modules, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
