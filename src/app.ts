@@ -12,6 +12,7 @@ import { requestPipeline } from './http/pipeline'
 import { directRoutes } from './http/direct-routes'
 import { billingRoutes } from './modules/billing/billing.routes'
 import { usersRoutes } from './modules/users/users.routes'
+import { sessionRoutes } from './modules/users/users.session-routes'
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes'
 import { clientsRoutes } from './modules/clients/clients.routes'
 import { invitationsRoutes } from './modules/clients/invitations.routes'
@@ -63,6 +64,7 @@ export function createApp(deps: AppDeps) {
     .use(recommendationsRoutes(modules.recommendations, ctx.auth))
     .use(aiRoutes(modules.ai, ctx.auth))
     .use(usersRoutes(modules.users, ctx.auth))
+    .use(sessionRoutes(modules.users, ctx.auth, { siteUrl: ctx.config.siteUrl, tls: !!ctx.config.tlsCert, trustProxy: ctx.config.trustProxy }))
     .use(apiKeysRoutes(modules.apiKeys, ctx.auth))
     .use(clientsRoutes(modules.clients, ctx.auth))
     .use(invitationsRoutes(modules.clients, ctx.auth))
