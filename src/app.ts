@@ -12,6 +12,7 @@ import { requestPipeline } from './http/pipeline'
 import { directRoutes } from './http/direct-routes'
 import { billingRoutes } from './modules/billing/billing.routes'
 import { usersRoutes } from './modules/users/users.routes'
+import { sessionRoutes } from './modules/users/users.session-routes'
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes'
 import { clientsRoutes } from './modules/clients/clients.routes'
 import { invitationsRoutes } from './modules/clients/invitations.routes'
@@ -26,6 +27,7 @@ import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.ro
 import { observabilityRoutes } from './modules/observability/observability.routes'
 import { overviewRoutes } from './modules/overview/overview.routes'
 import { channelsRoutes } from './modules/channels/channels.routes'
+import { liveRoutes } from './modules/live/live.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -64,6 +66,7 @@ export function createApp(deps: AppDeps) {
     .use(recommendationsRoutes(modules.recommendations, ctx.auth))
     .use(aiRoutes(modules.ai, ctx.auth))
     .use(usersRoutes(modules.users, ctx.auth))
+    .use(sessionRoutes(modules.users, ctx.auth, { siteUrl: ctx.config.siteUrl, tls: !!ctx.config.tlsCert, trustProxy: ctx.config.trustProxy }))
     .use(apiKeysRoutes(modules.apiKeys, ctx.auth))
     .use(clientsRoutes(modules.clients, ctx.auth))
     .use(invitationsRoutes(modules.clients, ctx.auth))
@@ -75,6 +78,7 @@ export function createApp(deps: AppDeps) {
     .use(metricsRoutes(modules.metrics, ctx.auth))
     .use(channelsRoutes(modules.channels, ctx.auth, ctx.config.siteUrl))
     .use(observabilityRoutes(modules.observability))
+    .use(liveRoutes(modules.live, ctx.auth))
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
   const handle = (request: Request): Promise<Response> => direct.match(request)?.(request, NO_PEER) ?? app.handle(request)
   return { app, ctx, modules, jobs, handle, direct, requestsAdmitted: pipeline.admittedCount }
