@@ -39,7 +39,7 @@ describe('the channel form', () => {
     updated_at: '',
   }
 
-  test.each([
+  test.each<[string, Record<string, string>, Channel | null, Record<string, unknown>]>([
     ['a new channel sends what was typed, leaving empty fields to the defaults', { 'config.topic': 'alerts', 'config.server': '' }, null, { topic: 'alerts' }],
     [
       'numbers, lists and ticked boxes are typed',
@@ -66,8 +66,8 @@ describe('the channel form', () => {
       stored,
       {},
     ],
-  ] as const)('%s', (_name, values, editing, expected) => {
-    expect(configFromForm(NTFY, reader(values as Record<string, string>), editing as Channel | null)).toEqual(expected)
+  ])('%s', (_name, values, editing, expected) => {
+    expect(configFromForm(NTFY, reader(values), editing)).toEqual(expected)
   })
 
   test('a list splits on lines and commas, dropping blanks', () => {
