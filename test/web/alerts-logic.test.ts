@@ -39,7 +39,7 @@ describe('the channel form', () => {
     updated_at: '',
   }
 
-  test.each<[string, Record<string, string>, Channel | null, Record<string, unknown>]>([
+  test.each<[string, Record<string, string>, Channel | null, object]>([
     ['a new channel sends what was typed, leaving empty fields to the defaults', { 'config.topic': 'alerts', 'config.server': '' }, null, { topic: 'alerts' }],
     [
       'numbers, lists and ticked boxes are typed',
