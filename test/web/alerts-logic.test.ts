@@ -39,7 +39,7 @@ describe('the channel form', () => {
     updated_at: '',
   }
 
-  test.each<[string, Record<string, string>, Channel | null, object]>([
+  test.each<[string, Record<string, string>, Channel | null, ReturnType<typeof configFromForm>]>([
     ['a new channel sends what was typed, leaving empty fields to the defaults', { 'config.topic': 'alerts', 'config.server': '' }, null, { topic: 'alerts' }],
     [
       'numbers, lists and ticked boxes are typed',
