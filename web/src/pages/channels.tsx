@@ -5,6 +5,7 @@ import { ChannelLog } from '../components/alerts/ChannelLog'
 import { channelTarget, describeTest } from '../components/alerts/channel-form'
 import { EnabledBadge } from '../components/alerts/DeliveryStatus'
 import { LoadError } from '../components/alerts/LoadError'
+import { Panel } from '../components/alerts/Panel'
 import { Select } from '../components/alerts/Select'
 import type { Channel, ChannelTestResult, KindInfo } from '../components/alerts/types'
 import { useLoad } from '../components/alerts/useLoad'
@@ -162,32 +163,40 @@ export default function Channels(_props: { params: Record<string, string> }) {
             />
           </Card>
         )}
-        {q.get('import') && admin && <ImportCard onDone={(c) => saved(c, 'imported')} onCancel={() => open({})} />}
+        {q.get('import') && admin && (
+          <Panel label="Import a Shoutrrr URL">
+            <ImportCard onDone={(c) => saved(c, 'imported')} onCancel={() => open({})} />
+          </Panel>
+        )}
         {newKind && admin && kinds.data && (
-          <Card title="New channel">
-            <div class="form-narrow">
-              <Field
-                name="kind"
-                label="Kind"
-                control={(p) => (
-                  <Select
-                    {...p}
-                    options={kinds.data!.items.map((k) => ({ value: k.id, label: k.name }))}
-                    selected={newKind.id}
-                    onChange={(e) => setSearch({ new: (e.target as HTMLSelectElement).value })}
-                  />
-                )}
-              />
-              <ChannelForm kind={newKind} editing={null} onSaved={(c) => saved(c, 'created')} onCancel={() => open({})} />
-            </div>
-          </Card>
+          <Panel label="New channel">
+            <Card title="New channel">
+              <div class="form-narrow">
+                <Field
+                  name="kind"
+                  label="Kind"
+                  control={(p) => (
+                    <Select
+                      {...p}
+                      options={kinds.data!.items.map((k) => ({ value: k.id, label: k.name }))}
+                      selected={newKind.id}
+                      onChange={(e) => setSearch({ new: (e.target as HTMLSelectElement).value })}
+                    />
+                  )}
+                />
+                <ChannelForm kind={newKind} editing={null} onSaved={(c) => saved(c, 'created')} onCancel={() => open({})} />
+              </div>
+            </Card>
+          </Panel>
         )}
         {editing && admin && kindOf(editing.kind) && (
-          <Card title={`Edit ${editing.name}`}>
-            <div class="form-narrow">
-              <ChannelForm kind={kindOf(editing.kind)!} editing={editing} onSaved={(c) => saved(c, 'saved')} onCancel={() => open({})} />
-            </div>
-          </Card>
+          <Panel label={`Edit ${editing.name}`}>
+            <Card title={`Edit ${editing.name}`}>
+              <div class="form-narrow">
+                <ChannelForm kind={kindOf(editing.kind)!} editing={editing} onSaved={(c) => saved(c, 'saved')} onCancel={() => open({})} />
+              </div>
+            </Card>
+          </Panel>
         )}
         {list.error ? <LoadError error={list.error} retry={() => void list.reload()} /> : null}
         {!list.data && !list.error ? (
@@ -206,7 +215,11 @@ export default function Channels(_props: { params: Record<string, string> }) {
             }
           />
         )}
-        {logOf && <ChannelLog channel={logOf} version={logVersion} onClose={() => open({})} />}
+        {logOf && (
+          <Panel label={`Delivery log of ${logOf.name}`}>
+            <ChannelLog channel={logOf} version={logVersion} onClose={() => open({})} />
+          </Panel>
+        )}
       </div>
       <ConfirmDialog
         open={deleting !== null}

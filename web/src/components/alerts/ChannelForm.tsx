@@ -73,7 +73,7 @@ export function ChannelForm({
 function KindFieldInput({ field: f, editing }: { field: KindField; editing: Channel | null }) {
   const name = `config.${f.name}`
   const current = editing?.config[f.name]
-  const hint = f.description ? f.description.charAt(0).toUpperCase() + f.description.slice(1) : undefined
+  const hint = f.description ? sentence(f.description) : undefined
   if (f.secret) {
     const masked = editing?.secrets[f.name]
     return (
@@ -156,4 +156,10 @@ function KindFieldInput({ field: f, editing }: { field: KindField; editing: Chan
       class={f.type === 'url' ? 'field-mono' : undefined}
     />
   )
+}
+
+/** The catalogue's descriptions as sentences: capitalised, with a full stop. */
+const sentence = (s: string) => {
+  const t = s.charAt(0).toUpperCase() + s.slice(1)
+  return /[.!?)]$/.test(t) ? t : `${t}.`
 }
