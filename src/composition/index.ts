@@ -24,6 +24,7 @@ import { purgeOldRefreshTokens } from '../modules/users/users.sessions'
 import { wireIdentity, type IdentityModules } from './identity'
 import { wireFleet, type FleetModules } from './fleet'
 import { wireMonitoring, type MonitoringModules } from './monitoring'
+import { wireAlerts, type AlertingModules } from './alerting'
 import { timedJobs, wireObservability } from './observability'
 
 /**
@@ -39,9 +40,10 @@ export function compose(deps: AppDeps) {
   const fleet = wireFleet(deps, plans, identity)
   const ctx = createContext(deps, plans, identity, fleet)
   const monitoring = wireMonitoring(ctx, identity, fleet, { metricsSource: deps.metricsSource })
+  const alerting = wireAlerts(ctx, identity, fleet, monitoring, { notify: deps.notify })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring)
-  const modules = { ...identity, ...fleet, ...monitoring, admin, observability }
+  const modules = { ...identity, ...fleet, ...monitoring, ...alerting, admin, observability }
   return { ctx, modules, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
@@ -51,12 +53,14 @@ export type Modules = ReturnType<typeof compose>['modules']
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run
  * at 03:17, off the hour when other machines' cron jobs start.
  */
-function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules): Job[] {
+function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & AlertingModules): Job[] {
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
     { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(modules.metricsJobs).then(() => undefined) },
     // each client's own cron pattern decides whether it is its turn
+    // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices
+    { name: 'alerts.evaluate', cron: '*/15 * * * * *', run: () => modules.alertsTick() },
     { name: 'ai.recommendations', cron: '0 * * * * *', run: () => runDueGenerations(modules.ai).then(() => undefined) },
     { name: 'billing.prune-events', cron: '0 17 3 * * *', run: () => pruneBillingEvents(modules.billing) },
     { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens(modules.users) },
