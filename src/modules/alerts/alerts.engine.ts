@@ -389,9 +389,11 @@ export function createAlertsEngine(deps: AlertsEngineDeps) {
         if (i.kind === 'firing' || i.kind === 'repeat') i.alert.last_notified_at = now
         if (i.kind === 'resolved') i.alert.recovery_due_at = null
         store.updateAlert(i.alert)
-        event(i.alert, 'notified', now, {
-          note: `${i.kind} notice${items.length > 1 ? ` (grouped with ${items.length - 1} more)` : ''} to ${channels.length} channel(s)`,
-        })
+        // with no channel chosen nothing was sent: the timeline does not say otherwise
+        if (channels.length)
+          event(i.alert, 'notified', now, {
+            note: `${i.kind} notice${items.length > 1 ? ` (grouped with ${items.length - 1} more)` : ''} to ${channels.length} channel(s)`,
+          })
       }
     })
     for (const i of items) {
