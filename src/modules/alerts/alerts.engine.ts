@@ -438,12 +438,21 @@ export function createAlertsEngine(deps: AlertsEngineDeps) {
         if (s) resolve(batch, cr, rule, dev, '', s, null, now, 'reporting again')
       }
     }
-    const rules = cr.byKind[kind]
-    if (rules.length) {
+    const groups = cr.byKind[kind]
+    if (groups.length) {
       const device = scoped(cr, dev, now)
-      for (const rule of rules) {
-        if (!applies(rule, device)) continue
-        evaluate(batch, cr, rule, dev, kind, values, ts)
+      for (const g of groups) {
+        // the metric is read once for every rule that watches it
+        const sel = g.selector
+        const v = sel.wildcard ? null : sel.read(values)
+        const pairs = sel.wildcard ? sel.each(values) : null
+        for (const rule of g.rules) {
+          if (!applies(rule, device)) continue
+          const states = dev.series.size ? dev.series.get(rule.id) : undefined
+          // the common case: nothing open and nothing past the threshold
+          if (!states && v === null && !pairs) continue
+          evaluate(batch, cr, rule, dev, kind, v, pairs, states, ts)
+        }
       }
     }
     if (batch.length) dispatch(batch, now)
@@ -455,21 +464,19 @@ export function createAlertsEngine(deps: AlertsEngineDeps) {
     rule: CompiledRule,
     dev: DeviceRuntime,
     kind: MetricKind,
-    values: Record<string, unknown>,
+    v: number | null,
+    pairs: [string, number][] | null,
+    states: Map<string, SeriesState> | undefined,
     ts: number,
   ) {
-    const sel = rule.selector!
     const p = paramsFor(rule, dev.id)
-    const states = dev.series.size ? dev.series.get(rule.id) : undefined
-    if (!sel.wildcard) {
-      const v = sel.read(values)
+    if (!pairs) {
       const s = states?.get('') ?? null
       if (v === null) return s && missing(batch, cr, rule, dev, '', s, ts)
       step(batch, cr, rule, dev, kind, '', s, p, v, ts)
       return
     }
-    const pairs = sel.each(values)
-    for (const [series, v] of pairs) step(batch, cr, rule, dev, kind, series, states?.get(series) ?? null, p, v, ts)
+    for (const [series, x] of pairs) step(batch, cr, rule, dev, kind, series, states?.get(series) ?? null, p, x, ts)
     if (states?.size) {
       for (const [series, s] of states) if (!pairs.some(([k]) => k === series)) missing(batch, cr, rule, dev, series, s, ts)
     }

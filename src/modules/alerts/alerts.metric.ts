@@ -109,7 +109,23 @@ function parts(family: string, values: Record<string, unknown>): [string, unknow
   return []
 }
 
+/** One named part, found without building the list of parts (this runs for every sample). */
+function findPart(family: string, values: Record<string, unknown>, key: string): unknown {
+  const v = values[family]
+  if (Array.isArray(v)) {
+    const nameKey = family === 'disk_partitions' ? 'mountpoint' : family === 'interfaces' ? 'name' : null
+    for (let i = 0; i < v.length; i++) {
+      const p = v[i]
+      const name = nameKey && p && typeof p === 'object' ? (p as Record<string, unknown>)[nameKey] : undefined
+      if ((typeof name === 'string' ? name : String(i)) === key) return p
+    }
+    return undefined
+  }
+  return v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined
+}
+
 function partValue(family: string, part: unknown, field: string | null): number | null {
+  if (part === undefined) return null
   if (family === 'disk_partitions') return partitionPercent(part)
   if (family === 'temperatures' || family === 'fans') return hottest(part)
   if (field === null) return numeric(part)
@@ -168,10 +184,7 @@ export function compileSelector(metric: string): Selector | { error: string } {
       },
     }
   }
-  return plain(metric, kind, (values) => {
-    for (const [k, part] of parts(family, values)) if (k === key) return partValue(family, part, field)
-    return null
-  })
+  return plain(metric, kind, (values) => partValue(family, findPart(family, values, key), field))
 }
 
 function plain(metric: string, kind: MetricKind | null, read: (v: Record<string, unknown>) => number | null): Selector {

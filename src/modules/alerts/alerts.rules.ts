@@ -32,10 +32,16 @@ export interface CompiledRule {
   overrides: Map<string, Effective>
 }
 
+/** Threshold rules that watch the same metric: its value is read once per sample for all of them. */
+export interface MetricGroup {
+  selector: Selector
+  rules: CompiledRule[]
+}
+
 /** A client's rules and settings, indexed for the ingest path. */
 export interface ClientRules {
-  /** threshold rules per sample kind (a rule on a collector's own field is in both) */
-  byKind: Record<MetricKind, CompiledRule[]>
+  /** threshold rules per sample kind, grouped by metric (a rule on a collector's own field is in both kinds) */
+  byKind: Record<MetricKind, MetricGroup[]>
   offline: CompiledRule[]
   forecast: CompiledRule[]
   byId: Map<string, CompiledRule>
@@ -156,10 +162,14 @@ export function indexClient(
     if (rule.scope.type === 'tag') cr.needsTags = true
     if (rule.kind === 'offline') cr.offline.push(rule)
     else if (rule.kind === 'disk_forecast') cr.forecast.push(rule)
-    else if (rule.selector!.kind) cr.byKind[rule.selector!.kind].push(rule)
     else {
-      cr.byKind.hardware.push(rule)
-      cr.byKind.network.push(rule)
+      const kinds: MetricKind[] = rule.selector!.kind ? [rule.selector!.kind] : ['hardware', 'network']
+      for (const kind of kinds) {
+        const groups = cr.byKind[kind]
+        const g = groups.find((x) => x.selector.metric === rule.metric)
+        if (g) g.rules.push(rule)
+        else groups.push({ selector: rule.selector!, rules: [rule] })
+      }
     }
   }
   if (cr.silences.some((s) => s.scope.type === 'tag')) cr.needsTags = true

@@ -1,41 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { expectAccessMatrix, type MatrixRoute } from '../../helpers/access-matrix'
 import { testApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'
 import { addMember, createTenant } from '../../helpers/fixtures'
-
-const M: ('owner' | 'admin')[] = ['owner', 'admin']
-const ROUTES: MatrixRoute[] = [
-  { method: 'GET', path: '/v1/alerts/rules', kind: 'jwt' },
-  { method: 'POST', path: '/v1/alerts/rules', kind: 'jwt', roles: M, body: { name: 'x', metric: 'cpu_percent', threshold: 1 } },
-  { method: 'GET', path: '/v1/alerts/rules/rul_x', kind: 'jwt' },
-  { method: 'PATCH', path: '/v1/alerts/rules/rul_x', kind: 'jwt', roles: M, body: {} },
-  { method: 'DELETE', path: '/v1/alerts/rules/rul_x', kind: 'jwt', roles: M },
-  { method: 'POST', path: '/v1/alerts/rules/rul_x/enable', kind: 'jwt', roles: M },
-  { method: 'POST', path: '/v1/alerts/rules/rul_x/disable', kind: 'jwt', roles: M },
-  { method: 'PUT', path: '/v1/alerts/rules/rul_x/overrides/dev_x', kind: 'jwt', roles: M, body: {} },
-  { method: 'DELETE', path: '/v1/alerts/rules/rul_x/overrides/dev_x', kind: 'jwt', roles: M },
-  { method: 'GET', path: '/v1/alerts/defaults', kind: 'jwt' },
-  { method: 'POST', path: '/v1/alerts/defaults/restore', kind: 'jwt', roles: M },
-  { method: 'GET', path: '/v1/alerts', kind: 'jwt' },
-  { method: 'GET', path: '/v1/alerts/history', kind: 'jwt' },
-  { method: 'GET', path: '/v1/alerts/settings', kind: 'jwt' },
-  { method: 'PATCH', path: '/v1/alerts/settings', kind: 'jwt', roles: M, body: {} },
-  { method: 'GET', path: '/v1/alerts/silences', kind: 'jwt' },
-  { method: 'POST', path: '/v1/alerts/silences', kind: 'jwt', roles: M, body: { ends_at: '2030-01-01T00:00:00Z' } },
-  { method: 'GET', path: '/v1/alerts/silences/sil_x', kind: 'jwt' },
-  { method: 'PATCH', path: '/v1/alerts/silences/sil_x', kind: 'jwt', roles: M, body: {} },
-  { method: 'DELETE', path: '/v1/alerts/silences/sil_x', kind: 'jwt', roles: M },
-  { method: 'GET', path: '/v1/alerts/dependencies', kind: 'jwt' },
-  { method: 'PUT', path: '/v1/alerts/dependencies/dev_x', kind: 'jwt', roles: M, body: { parent_device_id: 'dev_y' } },
-  { method: 'DELETE', path: '/v1/alerts/dependencies/dev_x', kind: 'jwt', roles: M },
-  { method: 'GET', path: '/v1/alerts/alr_x', kind: 'jwt' },
-  { method: 'POST', path: '/v1/alerts/alr_x/acknowledge', kind: 'jwt', body: {} },
-]
-
-describe('access', () => {
-  for (const r of ROUTES) test(`${r.method} ${r.path}`, () => expectAccessMatrix(r))
-})
 
 describe('rules API', () => {
   test('create, read, change, disable, override, delete; the defaults listed and restorable', async () => {
