@@ -151,4 +151,51 @@ async function latency(spec: LatencySpec) {
   return { crossings: spec.crossings, load: spec.load, bus: sum(bus), notify: sum(notify) }
 }
 
-if (import.meta.main) console.log(JSON.stringify(await latency(JSON.parse(process.argv[2] ?? '{"crossings":200,"load":32}') as LatencySpec)))
+/**
+ * The observer alone: CPU µs per batch (a hardware and a network sample, the bench's bodies)
+ * through the rules of one client, with `rules` seeded rules and with none, interleaved rounds,
+ * medians. What ingest pays per request for alerting, free of the HTTP load's noise.
+ */
+async function observerCost(rules: number, batches: number) {
+  const { testApp } = await import('../../test/helpers/app')
+  const { createTenant } = await import('../../test/helpers/fixtures')
+  const { insertDevice } = await import('../../test/helpers/devices')
+  const { hardwareSample, networkSample } = await import('../../test/helpers/samples')
+  const { observeSample } = await import('../../src/modules/alerts/alerts.service')
+  const setup = async (n: number) => {
+    const t = testApp()
+    const a = await createTenant(t)
+    const d = insertDevice(t, a.clientId)
+    seedAlertRules(t.db.sqlite, [a.clientId], n, t.clock.now())
+    t.modules.alerts.engine.boot()
+    const hw = hardwareSample(1)
+    const net = networkSample(1)
+    return () => {
+      const c0 = process.cpuUsage()
+      for (let i = 0; i < batches; i++) {
+        observeSample(t.modules.alerts, { clientId: a.clientId, deviceId: d, kind: 'hardware', ts: t.clock.now(), values: hw })
+        observeSample(t.modules.alerts, { clientId: a.clientId, deviceId: d, kind: 'network', ts: t.clock.now(), values: net })
+      }
+      const c = process.cpuUsage(c0)
+      return (c.user + c.system) / batches
+    }
+  }
+  const none = await setup(0)
+  const some = await setup(rules)
+  none()
+  some()
+  const a: number[] = []
+  const b: number[] = []
+  for (let r = 0; r < 7; r++) {
+    a.push(none())
+    b.push(some())
+  }
+  const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!
+  return { rules, none: med(a), some: med(b) }
+}
+
+if (import.meta.main) {
+  const spec = JSON.parse(process.argv[2] ?? '{"crossings":200,"load":32}') as LatencySpec
+  const cost = await observerCost(100, 20_000)
+  console.log(JSON.stringify({ ...(await latency(spec)), cost }))
+}
