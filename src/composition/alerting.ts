@@ -1,6 +1,7 @@
 import type { AppContext } from '../context'
 import { createAlertsEngine, type AlertDevice, type Notify } from '../modules/alerts/alerts.engine'
-import { firingCounts, observeSample, type AlertsDeps } from '../modules/alerts/alerts.service'
+import { firingCounts } from '../modules/alerts/alerts.instances.service'
+import { observeSample, type AlertsDeps } from '../modules/alerts/alerts.service'
 import { createAlertsStore } from '../modules/alerts/alerts.store'
 import { createTicker } from '../modules/alerts/alerts.tick'
 import { findDevice, listDevices } from '../modules/devices/devices.service'

@@ -1,49 +1,15 @@
-import { toIso, type Clock } from '../../lib/clock'
-import type { EventBus } from '../../lib/event-bus'
+import { toIso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import type { Logger } from '../../lib/logger'
 import type { MetricKind } from '../metrics/metrics.fields'
 import { DEFAULT_INTERVAL_MS, nextInterval, onMissing, onSample, STALE_MS, type Decision, type SeriesState } from './alerts.evaluator'
 import { NoticeGroups } from './alerts.grouping'
-import type { AlertNotification, AlertView, Severity } from './alerts.model'
-import { buildNotice, type NoticeItem, type NoticeKind } from './alerts.notices'
+import type { Severity } from './alerts.model'
+import { buildNotice, type NoticeItem } from './alerts.notices'
+import type { AlertsEngineDeps } from './alerts.ports'
+import { view } from './alerts.view'
 import { applies, indexClient, paramsFor, severityFor, type ClientRules, type CompiledRule } from './alerts.rules'
 import { silenced, type ScopedDevice } from './alerts.silences'
-import type { AlertRow, AlertsStore } from './alerts.store'
-
-/** A device as the alerts module needs it from the devices module. */
-export interface AlertDevice {
-  id: string
-  /** its display name (the name set in the portal, else the hostname) */
-  name: string
-  tags: string[]
-  lastSeenAt: number | null
-}
-
-/** What the alerts module needs of the devices domain. */
-export interface AlertDevices {
-  find(clientId: string, deviceId: string): AlertDevice | null
-  list(clientId: string): AlertDevice[]
-}
-
-/** What the alerts module needs of the metrics domain: hourly averages of disk_used_percent, oldest first. */
-export interface AlertMetrics {
-  diskTrend(clientId: string, deviceId: string, hours: number): { t: number; avg: number }[]
-}
-
-export type Notify = (clientId: string, channelIds: string[], n: AlertNotification) => void
-
-export interface AlertsEngineDeps {
-  store: AlertsStore
-  clock: Clock
-  logger: Logger
-  events: Pick<EventBus, 'publish'>
-  notify: Notify
-  devices: AlertDevices
-  metrics: AlertMetrics
-  /** the portal's address for links in notices; null leaves them out */
-  siteUrl: string | null
-}
+import type { AlertRow } from './alerts.store'
 
 /** What the engine keeps of one device between samples. */
 export interface DeviceRuntime {
@@ -65,6 +31,7 @@ export interface DeviceRuntime {
 const TAGS_TTL_MS = 60_000
 
 export type AlertsEngine = ReturnType<typeof createAlertsEngine>
+export type { AlertDevice, AlertDevices, AlertMetrics, Notify } from './alerts.ports'
 
 /**
  * The alert runtime: every client's rules indexed in memory, the state of each (rule, device,
@@ -597,32 +564,3 @@ export function createAlertsEngine(deps: AlertsEngineDeps) {
     interval: (dev: DeviceRuntime) => dev.interval ?? DEFAULT_INTERVAL_MS,
   }
 }
-
-/** The alert as the API and the events show it. */
-export function view(
-  a: AlertRow,
-  rule: { id: string; name: string; severity: Severity; metric?: string | null },
-  device: { id: string; name: string },
-  isSilenced: boolean,
-): AlertView {
-  return {
-    id: a.id,
-    rule: { id: rule.id, name: rule.name, severity: a.severity as Severity },
-    device,
-    metric: rule.metric ?? null,
-    series: a.series,
-    state: a.state as AlertView['state'],
-    value: a.value,
-    threshold: a.threshold,
-    started_at: toIso(a.started_at),
-    fired_at: a.fired_at === null ? null : toIso(a.fired_at),
-    resolved_at: a.resolved_at === null ? null : toIso(a.resolved_at),
-    acknowledged: a.ack_at === null ? null : { by: a.ack_by ?? '', at: toIso(a.ack_at), note: a.ack_note ?? '' },
-    silenced: isSilenced,
-    suppressed_by: a.suppressed_by,
-    context: a.context ? (JSON.parse(a.context) as Record<string, unknown>) : null,
-    last_notified_at: a.last_notified_at === null ? null : toIso(a.last_notified_at),
-  }
-}
-
-export type { NoticeKind }

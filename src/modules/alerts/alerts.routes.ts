@@ -4,6 +4,7 @@ import { jsonInput, queryInput } from '../../http/input'
 import { routeErrors } from '../../http/openapi-errors'
 import type { Authenticator } from '../../http/principal'
 import * as M from './alerts.model'
+import * as A from './alerts.instances.service'
 import * as S from './alerts.service'
 import * as W from './alerts.silences.service'
 
@@ -99,12 +100,12 @@ export function alertsRoutes(deps: S.AlertsDeps, auth: Authenticator) {
         detail: { tags, summary: 'Make again the default rules that were deleted' },
       })
       // ---- alerts ----
-      .get('', ({ user, request }) => S.listAlerts(deps, user.clientId, alertsQuery.read(request)), {
+      .get('', ({ user, request }) => A.listAlerts(deps, user.clientId, alertsQuery.read(request)), {
         user: true,
         response: { 200: M.AlertPage },
         detail: { ...alertsQuery.doc, tags, summary: 'Alerts, newest first (filters: state, device, rule, time)' },
       })
-      .get('/history', ({ user, request }) => S.history(deps, user.clientId, historyQuery.read(request)), {
+      .get('/history', ({ user, request }) => A.history(deps, user.clientId, historyQuery.read(request)), {
         user: true,
         response: { 200: M.HistoryList },
         detail: { ...historyQuery.doc, tags, summary: 'Timeline events of alerts, newest first, per device and/or rule' },
@@ -182,13 +183,13 @@ export function alertsRoutes(deps: S.AlertsDeps, auth: Authenticator) {
         { user: managers, params: M.DeviceParams, detail: { tags, summary: "Remove a device's gateway" } },
       )
       // ---- one alert (after the fixed paths above) ----
-      .get('/:alert_id', ({ user, params }) => S.getAlert(deps, user.clientId, params.alert_id), {
+      .get('/:alert_id', ({ user, params }) => A.getAlert(deps, user.clientId, params.alert_id), {
         user: true,
         params: M.AlertParams,
         response: { 200: M.AlertDetail },
         detail: { tags, summary: 'One alert with its timeline' },
       })
-      .post('/:alert_id/acknowledge', ({ user, params, body }) => S.acknowledge(deps, user.clientId, params.alert_id, user.userId, ackIn.read(body).note), {
+      .post('/:alert_id/acknowledge', ({ user, params, body }) => A.acknowledge(deps, user.clientId, params.alert_id, user.userId, ackIn.read(body).note), {
         user: true,
         params: M.AlertParams,
         response: { 200: M.AlertDetail },
