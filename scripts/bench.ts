@@ -47,9 +47,9 @@ import { accessTokens } from '../src/modules/users/users.tokens'
 import { hardwareSample, networkSample } from '../test/helpers/samples'
 import { cpuMs, freePort, median, memoryMb, rssMb, runJson, stop, waitReady } from './bench/proc'
 import { insertSamples, seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
+import { webRows, webSizes } from './bench/web'
 import { rollupAll } from '../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../src/modules/metrics/metrics.rollup-store'
-import { webRows, webSizes } from './bench/web'
 import { seedAlertRules } from './bench/alerts'
 
 const args = new Set(process.argv.slice(2))
