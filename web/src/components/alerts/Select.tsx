@@ -12,6 +12,7 @@ export function Select({
   options: { value: string; label: string }[]
   selected?: string | null
   onChange?: (e: Event) => void
+  disabled?: boolean
   'aria-invalid'?: 'true'
   'aria-describedby'?: string
 }) {
