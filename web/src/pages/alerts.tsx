@@ -106,7 +106,8 @@ export default function Alerts(_props: { params: Record<string, string> }) {
           )}
         </section>
         <Card title="History">
-          <div class="filters" role="group" aria-label="Filter the history">
+          <fieldset class="filters plain-fieldset">
+            <legend class="visually-hidden">Filter the history</legend>
             <Field
               name="state"
               label="State"
@@ -137,7 +138,7 @@ export default function Alerts(_props: { params: Record<string, string> }) {
                 <Select {...p} selected={q.get('range') ?? '7d'} onChange={filter('range')} options={RANGES.map((r) => ({ value: r.value, label: r.label }))} />
               )}
             />
-          </div>
+          </fieldset>
           <AlertHistory history={history} pageSize={PAGE_SIZE} page={Math.max(1, Number(q.get('page')) || 1)} />
         </Card>
       </div>

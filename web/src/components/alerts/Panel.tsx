@@ -6,14 +6,14 @@ import { useEffect, useRef } from 'preact/hooks'
  * and focused when it opens, so a keyboard or screen-reader user lands in it.
  */
 export function Panel({ children, label }: { children: ComponentChildren; label: string }) {
-  const ref = useRef<HTMLDivElement>(null)
+  const ref = useRef<HTMLElement>(null)
   useEffect(() => {
     ref.current?.scrollIntoView({ block: 'nearest' })
     ref.current?.focus({ preventScroll: true })
   }, [label])
   return (
-    <div ref={ref} tabIndex={-1} class="panel" aria-label={label} role="region">
+    <section ref={ref} tabIndex={-1} class="panel" aria-label={label}>
       {children}
-    </div>
+    </section>
   )
 }
