@@ -24,6 +24,7 @@ import { devicesRoutes } from './modules/devices/devices.routes'
 import { enrolmentsRoutes } from './modules/enrolments/enrolments.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 import { observabilityRoutes } from './modules/observability/observability.routes'
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps) {
     .use(devicesRoutes(modules.devices, ctx.auth))
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
+    .use(webhooksRoutes(modules.webhooks, ctx.auth))
     .use(observabilityRoutes(modules.observability))
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
   const handle = (request: Request): Promise<Response> => direct.match(request)?.(request, NO_PEER) ?? app.handle(request)

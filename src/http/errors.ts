@@ -44,6 +44,11 @@ export const ERROR_CODES = {
     description:
       'The language-model base_url is not http(s), carries credentials, or points at an address the server may not call for this client (loopback, this server, link-local, cloud metadata, reserved; private networks unless allowed).',
   },
+  unsafe_url: {
+    status: 422,
+    description:
+      'The URL is not http(s), carries credentials, a query or a fragment, or points at an address the server may not call for this client (loopback, this server, link-local, cloud metadata, reserved; private networks unless allowed); the message says which.',
+  },
   invalid_schedule: { status: 422, description: 'The schedule is not a valid cron pattern.' },
   invalid_prompt: { status: 422, description: 'The prompt template uses a variable that does not exist; `param` names it.' },
   rate_limited: { status: 429, description: 'Too many requests; wait for Retry-After seconds.' },
