@@ -31,7 +31,7 @@ CREATE TABLE `webhook_deliveries` (
 	FOREIGN KEY (`endpoint_id`) REFERENCES `webhook_endpoints`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `webhook_deliveries_due` ON `webhook_deliveries` (`status`,`next_attempt_at`);--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_due` ON `webhook_deliveries` (`status`,`next_attempt_at`,`endpoint_id`);--> statement-breakpoint
 CREATE INDEX `webhook_deliveries_client` ON `webhook_deliveries` (`client_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `webhook_deliveries_endpoint` ON `webhook_deliveries` (`endpoint_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `webhook_endpoints` (

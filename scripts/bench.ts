@@ -21,6 +21,9 @@
  * 7. GET /metrics with the metrics token over 1,000 devices (100 tenants × 10) with a newest
  *    sample each: p50/p99 of sequential scrapes and the exposition's size; `--metrics-only`
  *    runs this section alone.
+ * 8. webhooks (scripts/bench/webhooks.ts): signed delivery throughput from dist/vigil's outbox to a
+ *    local receiver beside plain unsigned POSTs to the same receiver, and the API → receiver
+ *    latency of single events; `--webhooks-only` runs this section alone.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--agent-only` runs the collector's figures (scripts/bench/agent.ts: footprint beside node_exporter,
  * one sample, a day's replay, a thousand agents back at once); not part of the full run (its
@@ -37,6 +40,7 @@ import { accessTokens } from '../src/modules/users/users.tokens'
 import { hardwareSample, networkSample } from '../test/helpers/samples'
 import { cpuMs, freePort, median, memoryMb, rssMb, runJson, stop, waitReady } from './bench/proc'
 import { seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
+import { webhookRows, webhooksBench } from './bench/webhooks'
 
 const args = new Set(process.argv.slice(2))
 const quick = args.has('--quick')
@@ -490,10 +494,18 @@ async function fullRun() {
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
     ...hostileRows(await hostileBench()),
     ...metricsRows(await metricsBench()),
+    ...webhookRows(await webhooksBench({ root, tmp, quick, log })),
   )
   console.log(
     `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
   )
+  console.log('| measure | result | detail |\n|---|---|---|')
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
+
+async function webhooksOnly() {
+  const rows = webhookRows(await webhooksBench({ root, tmp, quick, log }))
+  console.log(`\nvigil bench, webhooks only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}\n`)
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
 }
@@ -511,6 +523,7 @@ try {
     if (b.exitCode !== 0) throw new Error('build failed')
   }
   if (args.has('--agent-only')) agentOnly()
+  else if (args.has('--webhooks-only')) await webhooksOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })

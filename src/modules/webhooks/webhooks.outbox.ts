@@ -34,6 +34,8 @@ export interface ClaimedDelivery extends Pick<DeliveryRow, 'id' | 'client_id' | 
   secret_enc: string
   previous_secret_enc: string | null
   previous_expires_at: number | null
+  /** the endpoint's, when claimed: a success clears it only if set */
+  failing_since: number | null
 }
 
 export interface AttemptRow {
@@ -63,12 +65,16 @@ export function createOutboxStore(sqlite: Database) {
     `INSERT INTO webhook_deliveries (id, client_id, endpoint_id, message_id, event_type, payload, status, next_attempt_at, created_at)
      VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
   )
-  const due = sqlite.query<ClaimedDelivery, [number, number]>(
+  // the candidates come from the index alone (status, next_attempt_at, endpoint_id): passing over
+  // the rows of a busy endpoint costs no table reads, let alone their payloads
+  const due = sqlite.query<{ id: string; endpoint_id: string }, [number]>(
+    "SELECT id, endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at",
+  )
+  const claimed = sqlite.query<ClaimedDelivery, [string]>(
     `SELECT d.id, d.client_id, d.endpoint_id, d.message_id, d.payload, d.attempts, d.schedule_from,
-            e.url, e.secret_enc, e.previous_secret_enc, e.previous_expires_at
+            e.url, e.secret_enc, e.previous_secret_enc, e.previous_expires_at, e.failing_since
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND e.enabled = 1
-      ORDER BY d.next_attempt_at LIMIT ?`,
+      WHERE d.id = ? AND e.enabled = 1`,
   )
   const markSending = sqlite.query<never, [string]>("UPDATE webhook_deliveries SET status = 'sending' WHERE id = ?")
   const nextDue = sqlite.query<{ at: number | null }, []>("SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'")
@@ -104,24 +110,33 @@ export function createOutboxStore(sqlite: Database) {
       for (const r of rows) insert.run(r.id, r.client_id, r.endpoint_id, r.message_id, r.event_type, r.payload, r.created_at, r.created_at)
     }),
     /**
-     * Up to `limit` due deliveries, oldest due first, marked `sending`; `accept` may pass over
-     * some (an endpoint already busy), which stay pending. Held deliveries are never due.
+     * Due deliveries, oldest due first, each marked `sending` if `decide` takes it; `skip` passes
+     * over one (its endpoint is busy; it stays pending), `stop` ends the scan. Held deliveries
+     * are never due. Call inside a transaction.
      */
-    claim: sqlite.transaction((now: number, limit: number, accept: (d: ClaimedDelivery) => boolean): ClaimedDelivery[] => {
-      const claimed = due.all(now, limit).filter(accept)
-      for (const d of claimed) markSending.run(d.id)
-      return claimed
-    }),
+    claim(now: number, decide: (endpointId: string) => 'take' | 'skip' | 'stop'): ClaimedDelivery[] {
+      const out: ClaimedDelivery[] = []
+      for (const c of due.iterate(now)) {
+        const verdict = decide(c.endpoint_id)
+        if (verdict === 'stop') break
+        if (verdict === 'skip') continue
+        const d = claimed.get(c.id)
+        if (!d) continue // its endpoint was disabled a moment ago
+        markSending.run(c.id)
+        out.push(d)
+      }
+      return out
+    },
     /** when the next pending delivery is due, or null when none is pending */
     nextDueAt: () => nextDue.get()?.at ?? null,
     /** at start: what the previous process had claimed is pending again (it may have been sent: receivers deduplicate on webhook-id) */
     releaseClaims: () => void releaseAll.run(),
-    /** an attempt's result on its delivery, and the attempt in the log, together */
-    record: sqlite.transaction((deliveryId: string, o: AttemptOutcome) => {
+    /** an attempt's result on its delivery, and the attempt in the log (call inside a transaction) */
+    record(deliveryId: string, o: AttemptOutcome) {
       const a = o.attempt
       finish.run(o.status, a.attempt, o.nextAttemptAt, a.at, a.status_code, a.error, deliveryId, 'sending')
       insertAttempt.run(a.id, deliveryId, a.attempt, a.at, a.status_code, a.duration_ms, a.error, a.response_excerpt)
-    }),
+    },
     byId: (clientId: string, id: string) => byId.get(clientId, id),
     attempts: (deliveryId: string) => attempts.all(deliveryId),
     page(clientId: string, filter: { endpointId?: string; status?: DeliveryState }, limit: number, offset: number) {

@@ -64,7 +64,8 @@ export const webhookDeliveries = sqliteTable(
     deliveredAt: integer('delivered_at'),
   },
   (t) => [
-    index('webhook_deliveries_due').on(t.status, t.nextAttemptAt),
+    // covers the worker's scan for due rows (endpoint_id included: no table read to pass over a busy endpoint)
+    index('webhook_deliveries_due').on(t.status, t.nextAttemptAt, t.endpointId),
     index('webhook_deliveries_client').on(t.clientId, t.createdAt),
     index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt),
   ],

@@ -15,6 +15,8 @@ import type { EndpointsStore } from './webhooks.store'
 export interface WorkerDeps {
   outbox: OutboxStore
   endpoints: Pick<EndpointsStore, 'markFailing' | 'markHealthy'>
+  /** runs `fn` in one SQLite transaction: a tick's results and its next claims commit together */
+  transaction: <T>(fn: () => T) => T
   clock: Clock
   timers: Timers
   logger: Logger
@@ -36,80 +38,130 @@ export interface WorkerDeps {
 /** the longest the worker sleeps without looking at the outbox (a clock step, a resend) */
 const MAX_SLEEP_MS = 60_000
 const USER_AGENT = `Vigil-Webhooks/${VERSION}`
+/** while busy, ticks are at least this far apart (ms) */
+const BATCH_MS = 2
+
+interface Finished {
+  d: ClaimedDelivery
+  r: SendResult
+  at: number
+}
 
 /**
- * Sends what the outbox holds. Woken at once when rows are written (`wake`), and by a timer
- * at the next due retry; claims due rows up to its concurrency, signs and sends each through
- * the outbound policy, and records every attempt with its outcome. At start, what a killed
- * process had claimed is pending again: delivery is at least once, and receivers deduplicate
- * on webhook-id.
+ * Sends what the outbox holds. A tick (at once when rows are written, after attempts finish,
+ * or by a timer at the next due retry) records the attempts finished since the last tick and
+ * claims due rows up to the concurrency, in one transaction: one commit per tick, not several
+ * per delivery. Each claimed row is signed and sent through the outbound policy. At start,
+ * what a killed process had claimed is pending again: delivery is at least once (an attempt
+ * finished but not yet recorded goes again too), and receivers deduplicate on webhook-id.
  */
 export function createDeliveryWorker(deps: WorkerDeps) {
   const random = deps.random ?? Math.random
   let running = false
-  let queued = false
+  let scheduled = false
   let inFlight = 0
   const busy = new Map<string, number>()
   const active = new Set<Promise<void>>()
+  const finished: Finished[] = []
   let sleeping: { at: number; cancel: () => void } | null = null
   let stopper = new AbortController()
   /** sealed secret → HMAC key: opening it is AES-GCM and a key derivation per call otherwise */
   const keys = new Map<string, Uint8Array | null>()
 
-  function wake() {
-    if (!running || queued) return
-    queued = true
-    queueMicrotask(() => {
-      queued = false
-      pump()
+  /** when the last tick ran (monotonic ms) */
+  let lastTick = Number.NEGATIVE_INFINITY
+
+  /**
+   * The next tick: at once after a quiet spell (an event's first delivery waits for nothing);
+   * while busy, at most every BATCH_MS, so that one commit records the attempts finished meanwhile.
+   */
+  function schedule() {
+    if (!running || scheduled) return
+    scheduled = true
+    const wait = lastTick + BATCH_MS - performance.now()
+    if (wait > 0) setTimeout(tick, wait)
+    else setImmediate(tick)
+  }
+
+  function tick() {
+    scheduled = false
+    lastTick = performance.now()
+    if (running) step(true)
+  }
+
+  /** records what finished, then (claiming) takes due rows and sends them */
+  function step(claiming: boolean) {
+    const batch = finished.splice(0)
+    const now = deps.clock.now()
+    const verdicts: { d: ClaimedDelivery; disable: 'gone' | 'failing' | null }[] = []
+    let claimed: ClaimedDelivery[] = []
+    const free = deps.concurrency - inFlight
+    try {
+      deps.transaction(() => {
+        for (const f of batch) verdicts.push({ d: f.d, disable: record(f) })
+        if (claiming && free > 0) claimed = claim(now, free)
+      })
+    } catch (err) {
+      // the database refused (disk full, I/O): keep the results and try again shortly
+      finished.unshift(...batch)
+      deps.logger.error('webhook outbox not written', { error: (err as Error).message })
+      if (claiming) sleepFor(1000)
+      return
+    }
+    for (const v of verdicts) if (v.disable) deps.disable(v.d.client_id, v.d.endpoint_id, v.disable)
+    for (const d of claimed) begin(d)
+    if (claiming && claimed.length < free) sleepUntilDue()
+  }
+
+  function claim(now: number, free: number): ClaimedDelivery[] {
+    const taken = new Map<string, number>()
+    let count = 0
+    let refused = 0
+    // Rows are due oldest first; a run of rows for endpoints at their limit ends the scan
+    // (they go out as those endpoints' attempts finish, each of which ticks again).
+    return deps.outbox.claim(now, (endpointId) => {
+      if (count >= free || refused >= deps.perEndpoint) return 'stop'
+      const n = (busy.get(endpointId) ?? 0) + (taken.get(endpointId) ?? 0)
+      if (n >= deps.perEndpoint) {
+        refused++
+        return 'skip'
+      }
+      taken.set(endpointId, (taken.get(endpointId) ?? 0) + 1)
+      count++
+      refused = 0
+      return 'take'
     })
   }
 
-  function pump() {
-    if (!running) return
-    const free = deps.concurrency - inFlight
-    let claimed = 0
-    if (free > 0) {
-      const now = deps.clock.now()
-      const taken = new Map<string, number>()
-      const accept = (d: ClaimedDelivery) => {
-        const n = (busy.get(d.endpoint_id) ?? 0) + (taken.get(d.endpoint_id) ?? 0)
-        if (claimed >= free || n >= deps.perEndpoint) return false
-        taken.set(d.endpoint_id, (taken.get(d.endpoint_id) ?? 0) + 1)
-        claimed++
-        return true
-      }
-      try {
-        for (const d of deps.outbox.claim(now, Math.min(free * 4, 1000), accept)) begin(d)
-      } catch (err) {
-        deps.logger.error('webhook outbox unreadable', { error: (err as Error).message })
-      }
-    }
-    if (claimed < free) sleepUntilDue()
+  function sleepFor(ms: number) {
+    const at = deps.clock.now() + ms
+    if (sleeping && sleeping.at <= at) return
+    sleeping?.cancel()
+    const cancel = deps.timers.after(ms, () => {
+      sleeping = null
+      schedule()
+    })
+    sleeping = { at, cancel }
   }
 
   /** one timer, at the earliest pending row (or sooner if one is already set earlier) */
   function sleepUntilDue() {
     const now = deps.clock.now()
     const next = deps.outbox.nextDueAt()
-    let at: number
-    if (next === null) at = now + MAX_SLEEP_MS
-    else if (next > now) at = Math.min(next, now + MAX_SLEEP_MS)
-    // due but not claimable (its endpoint is at its limit): each completion pumps again
-    else at = now + (inFlight ? MAX_SLEEP_MS : 1000)
-    if (sleeping && sleeping.at <= at) return
-    sleeping?.cancel()
-    const cancel = deps.timers.after(Math.max(0, at - now), () => {
-      sleeping = null
-      pump()
-    })
-    sleeping = { at, cancel }
+    if (next === null) sleepFor(MAX_SLEEP_MS)
+    else if (next > now) sleepFor(Math.min(next - now, MAX_SLEEP_MS))
+    // due but not claimable (its endpoint is at its limit): each finished attempt ticks again
+    else sleepFor(inFlight ? MAX_SLEEP_MS : 1000)
   }
 
   function begin(d: ClaimedDelivery) {
     inFlight++
     busy.set(d.endpoint_id, (busy.get(d.endpoint_id) ?? 0) + 1)
     const run = attempt(d)
+      .then((r) => {
+        // stopped mid-attempt: left claimed, pending again at the next start
+        if (!r.aborted) finished.push({ d, r, at: deps.clock.now() })
+      })
       .catch((err: Error) => deps.logger.error('webhook delivery failed unexpectedly', { delivery_id: d.id, error: err.message }))
       .finally(() => {
         inFlight--
@@ -117,7 +169,7 @@ export function createDeliveryWorker(deps: WorkerDeps) {
         if (n) busy.set(d.endpoint_id, n)
         else busy.delete(d.endpoint_id)
         active.delete(run)
-        pump()
+        schedule()
       })
     active.add(run)
   }
@@ -133,35 +185,24 @@ export function createDeliveryWorker(deps: WorkerDeps) {
     return key
   }
 
-  async function attempt(d: ClaimedDelivery) {
+  async function attempt(d: ClaimedDelivery): Promise<SendResult> {
     const now = deps.clock.now()
     const current = keyOf(d.secret_enc, d.client_id)
     const previous = d.previous_secret_enc && (d.previous_expires_at ?? 0) > now ? keyOf(d.previous_secret_enc, d.client_id) : null
-    let result: SendResult
     if (!current) {
-      result = {
-        statusCode: null,
-        durationMs: 0,
-        error: "the signing secret cannot be read (the server's secret key changed): rotate it",
-        excerpt: null,
-        retryAfter: null,
-        aborted: false,
-      }
-    } else {
-      const headers = {
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        ...signedHeaders(previous ? [current, previous] : [current], d.message_id, Math.floor(now / 1000), d.payload),
-      }
-      result = await sendOnce({ ...deps.outbound, timeoutMs: deps.timeoutMs, stop: stopper.signal }, d.url, headers, d.payload, deps.policyFor(d.client_id))
+      const error = "the signing secret cannot be read (the server's secret key changed): rotate it"
+      return { statusCode: null, durationMs: 0, error, excerpt: null, retryAfter: null, aborted: false }
     }
-    // stopped mid-attempt: left claimed, pending again at the next start
-    if (result.aborted) return
-    record(d, result)
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      ...signedHeaders(previous ? [current, previous] : [current], d.message_id, Math.floor(now / 1000), d.payload),
+    }
+    return sendOnce({ ...deps.outbound, timeoutMs: deps.timeoutMs, stop: stopper.signal }, d.url, headers, d.payload, deps.policyFor(d.client_id))
   }
 
-  function record(d: ClaimedDelivery, r: SendResult) {
-    const at = deps.clock.now()
+  /** writes one finished attempt (inside the tick's transaction); says whether its endpoint must be disabled */
+  function record({ d, r, at }: Finished): 'gone' | 'failing' | null {
     const number = d.attempts + 1
     const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300
     const gone = r.statusCode === 410
@@ -183,35 +224,39 @@ export function createDeliveryWorker(deps: WorkerDeps) {
       outcome = { status: delay === null ? 'failed' : 'pending', nextAttemptAt: at + (delay ?? 0), attempt: attemptRow }
     }
     deps.outbox.record(d.id, outcome)
-    if (ok) return deps.endpoints.markHealthy(d.endpoint_id)
-    if (gone) return deps.disable(d.client_id, d.endpoint_id, 'gone')
+    if (ok) {
+      if (d.failing_since !== null) deps.endpoints.markHealthy(d.endpoint_id)
+      return null
+    }
+    if (gone) return 'gone'
     const since = deps.endpoints.markFailing(d.endpoint_id, at)
-    if (at - since >= deps.disableAfterMs) deps.disable(d.client_id, d.endpoint_id, 'failing')
+    return at - since >= deps.disableAfterMs ? 'failing' : null
   }
 
   return {
-    wake,
+    wake: schedule,
     start() {
       if (running) return
       running = true
       stopper = new AbortController()
       deps.outbox.releaseClaims()
-      wake()
+      schedule()
     },
-    /** stops claiming, aborts attempts in flight (they go again after the next start) and waits for them */
+    /** stops claiming, aborts attempts in flight (they go again after the next start), records what finished */
     async stop() {
       running = false
       sleeping?.cancel()
       sleeping = null
       stopper.abort()
       await Promise.all(active)
+      if (finished.length) step(false)
     },
-    /** resolves when nothing is in flight and nothing due is left unclaimed (for tests and the bench) */
+    /** resolves when nothing is in flight, recorded or due and claimable (for tests) */
     async idle() {
       for (;;) {
-        await Promise.resolve()
-        if (!active.size && !queued) return
-        await Promise.all(active)
+        await new Promise((resolve) => setImmediate(resolve))
+        if (!active.size && !scheduled && !finished.length) return
+        if (active.size) await Promise.all(active)
       }
     },
     inFlight: () => inFlight,
