@@ -1,7 +1,7 @@
 /**
  * `bun scripts/bench/webhook-receiver.ts <port>`: the bench's webhook receiver, in its own
  * process. POST anything: counted (and each webhook-id's first arrival time kept), answered
- * 204. GET /stats: {count, unique, first, last, arrivals}; POST /reset starts over.
+ * 204. GET /stats: {count, unique, first, last} (?arrivals: with each id's arrival time); POST /reset starts over.
  * Times are wall-clock ms with sub-ms precision, comparable across processes on this machine.
  */
 const port = Number(process.argv[2])
@@ -17,7 +17,9 @@ Bun.serve({
   async fetch(req) {
     const path = new URL(req.url).pathname
     if (req.method === 'GET' && path === '/stats') {
-      return Response.json({ count, unique: arrivals.size, first, last, arrivals: Object.fromEntries(arrivals) })
+      // the arrival times only when asked: serialising thousands of them on every poll would slow the receiver
+      const withArrivals = new URL(req.url).searchParams.has('arrivals')
+      return Response.json({ count, unique: arrivals.size, first, last, arrivals: withArrivals ? Object.fromEntries(arrivals) : {} })
     }
     if (path === '/reset') {
       count = first = last = 0
