@@ -67,6 +67,7 @@ describe('the job list', () => {
       'metrics.retention',
       'metrics.rollup',
       'users.purge-refresh-tokens',
+      'webhooks.prune-deliveries',
     ])
   })
 })
