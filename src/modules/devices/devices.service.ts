@@ -1,7 +1,7 @@
 import { AppError, notFound } from '../../http/errors'
 import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { ONLINE_WINDOW_MS, type DeviceRegister, type DeviceResponse } from './devices.model'
+import { ONLINE_WINDOW_MS, type DevicePatch, type DeviceRegister, type DeviceResponse } from './devices.model'
 import type { DeviceRef, DeviceRow, DevicesStore } from './devices.store'
 
 export interface DevicesDeps {
@@ -9,6 +9,14 @@ export interface DevicesDeps {
   clock: Clock
   clients: DeviceLimits
   keys: DeviceKeys
+  /** told after a device is made or removed (the live stream); filled by the composition root */
+  events?: DeviceEvents
+}
+
+/** Who hears of devices coming and going, after the change is committed. */
+export interface DeviceEvents {
+  registered(clientId: string, device: DeviceResponse): void
+  deleted(clientId: string, deviceId: string): void
 }
 
 /** What devices need of the clients domain. Asked inside the registration transaction. */
@@ -42,6 +50,19 @@ export function toDeviceResponse(row: DeviceRow, now: number): DeviceResponse {
     updated_at: toIso(row.updated_at),
     last_seen_at: row.last_seen_at === null ? null : toIso(row.last_seen_at),
     status: row.last_seen_at !== null && now - row.last_seen_at <= ONLINE_WINDOW_MS ? 'online' : 'offline',
+    name: row.name,
+    tags: parseTags(row.tags),
+  }
+}
+
+/** The stored tags column (a JSON array); anything else reads as no tags. */
+export function parseTags(stored: string): string[] {
+  if (stored === '[]') return []
+  try {
+    const v: unknown = JSON.parse(stored)
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
+  } catch {
+    return []
   }
 }
 
@@ -74,7 +95,9 @@ export function registerDevice(deps: DevicesDeps, caller: DeviceCaller, body: De
     return { id, created: true }
   })
   if (result.created) store.forget(caller.clientId)
-  return { device: toDeviceResponse(store.byId(caller.clientId, result.id)!, now), created: result.created }
+  const device = toDeviceResponse(store.byId(caller.clientId, result.id)!, now)
+  if (result.created) deps.events?.registered(caller.clientId, device)
+  return { device, created: result.created }
 }
 
 export function listDevices(deps: DevicesDeps, clientId: string): DeviceResponse[] {
@@ -89,9 +112,37 @@ export function getDevice(deps: DevicesDeps, clientId: string, deviceId: string)
   return toDeviceResponse(row, deps.clock.now())
 }
 
+/** Renames and/or retags a device of this client; a field left out is unchanged. 404 for other tenants' devices. */
+export function updateDevice(deps: DevicesDeps, clientId: string, deviceId: string, patch: DevicePatch): DeviceResponse {
+  const { store } = deps
+  const now = deps.clock.now()
+  const row = store.transaction(() => {
+    if (!store.byId(clientId, deviceId)) throw notFound('Device')
+    if (patch.name !== undefined) store.setName(clientId, deviceId, patch.name, now)
+    if (patch.tags !== undefined) store.setTags(clientId, deviceId, patch.tags, now)
+    return store.byId(clientId, deviceId)!
+  })
+  return toDeviceResponse(row, now)
+}
+
 /** A device row of this client, or null: for domains that need its facts (hostname, last_seen_at). */
 export function findDevice(deps: DevicesDeps, clientId: string, deviceId: string): DeviceRow | null {
   return deps.store.byId(clientId, deviceId)
+}
+
+/** The account's devices, oldest first, with the seq their metrics are keyed on: for the fleet overview. */
+export function deviceSummaries(deps: Pick<DevicesDeps, 'store'>, clientId: string) {
+  return deps.store.listForClient(clientId).map((r) => ({
+    id: r.id,
+    seq: r.seq,
+    name: r.name,
+    hostname: r.hostname,
+    os: r.os,
+    os_version: r.os_version,
+    arch: r.arch,
+    tags: parseTags(r.tags),
+    lastSeenAt: r.last_seen_at,
+  }))
 }
 
 export function deviceIdsOf(deps: DevicesDeps, clientId: string): string[] {
@@ -111,6 +162,7 @@ export function deleteDevice(deps: DevicesDeps, clientId: string, deviceId: stri
     return keys
   })
   store.forget(clientId, deviceId)
+  deps.events?.deleted(clientId, deviceId)
   return revoked
 }
 
@@ -167,6 +219,9 @@ export const deviceLabels = (deps: Pick<DevicesDeps, 'store'>, clientId: string 
 
 /** Clients with at least one device, in id order. */
 export const clientsWithDevices = (deps: Pick<DevicesDeps, 'store'>) => deps.store.clientsWithDevices()
+
+/** Every device with its stored last report: what the status sweep (devices.presence.ts) starts from. */
+export const devicesLastSeen = (deps: Pick<DevicesDeps, 'store'>) => deps.store.lastSeenAll()
 
 /** Records that a device reported at `at` (the ingest path calls it inside its write transaction). */
 export const markDeviceSeen = (deps: Pick<DevicesDeps, 'store'>, seq: number, at: number) => deps.store.markSeen(seq, at)

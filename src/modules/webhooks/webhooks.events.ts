@@ -11,7 +11,7 @@ export const EVENT_TYPES = {
   'alert.firing': 'An alert started: data.alert is the alert as GET /v1/alerts/{id} returns it.',
   'alert.resolved': 'An alert ended: data.alert, with resolved_at set.',
   'alert.acknowledged': 'Someone acknowledged an alert: data.alert, with acknowledged {by, at, note}.',
-  'device.registered': 'A device was registered (or enrolled): data is the device.',
+  'device.registered': 'A device was registered (or enrolled): data.device, as GET /v1/clients/me/devices/{id} returns it.',
   'device.deleted': 'A device was deleted: data.device_id.',
   'device.offline': 'A device stopped reporting and is now offline: data.device {id, name}, previous, last_seen_at.',
   'device.online': 'An offline device reports again: data.device {id, name}, previous, last_seen_at.',
