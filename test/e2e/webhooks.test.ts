@@ -6,7 +6,8 @@ import { webhookReceiver, verify, type Received } from '../helpers/webhook-recei
 /**
  * Webhooks end to end with the executable: receivers on 127.0.0.1 (VIGIL_OUTBOUND_ALLOW_LOCAL,
  * as an operator with a receiver beside Vigil would set it) that verify every delivery with
- * the reference implementation, a receiver that fails once, and a kill -9 with deliveries in
+ * the reference implementation, an alert rule tripped by metrics posted through the API, a
+ * receiver that fails once, and a kill -9 with deliveries in
  * flight and queued: after the restart every one arrives, and none is processed twice by a
  * receiver that deduplicates on webhook-id.
  */
@@ -41,7 +42,7 @@ function receiver(answer?: (r: Received, n: number) => Response | Promise<Respon
   return r
 }
 
-test('signed deliveries, a retry after a 500, and kill -9 with deliveries pending: all arrive, none processed twice', async () => {
+test('signed deliveries, a rule tripped by metrics, a retry after a 500, and kill -9 with deliveries pending: all arrive, none processed twice', async () => {
   let server = await startBinary({ cwd, env })
   const api = await session(server.base)
 
@@ -71,7 +72,31 @@ test('signed deliveries, a retry after a 500, and kill -9 with deliveries pendin
   expect(detail.body).toMatchObject({ status: 'succeeded', attempts: 2 })
   expect(detail.body.attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([500, 200])
 
-  // 3. a receiver that processes each request on arrival (deduplicating on webhook-id) but
+  // 3. metrics posted through the API trip a rule: alert.firing arrives signed; the device's
+  // registration reached the first endpoint as device.registered
+  const alerts = receiver()
+  const alertsEp = await api.call('POST', '/v1/webhooks/endpoints', { url: alerts.url, event_types: ['alert.firing'] })
+  const rule = await api.call('POST', '/v1/alerts/rules', { name: 'CPU hot', metric: 'cpu_percent', operator: '>', threshold: 90, for_seconds: 0 })
+  expect(rule.status).toBe(201)
+  const key = await api.call('POST', '/v1/auth/api-keys', { name: 'collector' })
+  const collector = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    (
+      await fetch(server.base + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key.body.api_key, ...headers },
+        body: JSON.stringify(body),
+      })
+    ).json() as Promise<any>
+  const device = await collector('/v1/clients/me/devices', { hostname: 'web-1', os: 'linux', os_version: '6.8', arch: 'x86_64', fingerprint: 'fp-web-1' })
+  await collector('/v1/metrics/hardware', { cpu_percent: 97 }, { 'x-device-id': device.device_id })
+  await alerts.waitFor(() => alerts.requests.length >= 1)
+  const firing = verify(alertsEp.body.secret, alerts.requests[0]!)
+  expect(firing.type).toBe('alert.firing')
+  expect(firing.data.alert).toMatchObject({ rule: { id: rule.body.id, name: 'CPU hot' }, device: { id: device.device_id }, state: 'firing', value: 97 })
+  await plain.waitFor(() => plain.requests.length === 2)
+  expect(verify(ep.body.secret, plain.requests[1]!)).toMatchObject({ type: 'device.registered', data: { device: { device_id: device.device_id } } })
+
+  // 4. a receiver that processes each request on arrival (deduplicating on webhook-id) but
   // answers nothing until the restart: deliveries in flight and queued when the kill lands
   const arrivals = new Map<string, number>()
   const applied: string[] = []
