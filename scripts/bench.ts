@@ -29,6 +29,9 @@
  *    then the latency from a sample crossing a threshold to alert.firing on the bus and to the
  *    notify port (scripts/bench/alerts.ts, in-process under ingest load); `--alerts-only` runs
  *    this section alone.
+ * 10. webhooks (scripts/bench/webhooks.ts): signed delivery throughput from dist/vigil's outbox to a
+ *     local receiver beside plain unsigned POSTs to the same receiver, and the API → receiver
+ *     latency of single events; `--webhooks-only` runs this section alone.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--web-only` prints the portal's bundle sizes (scripts/bench/web.ts: entry, each page, each route's
  * first load, gzipped); the full run adds its summary rows.
@@ -51,6 +54,7 @@ import { webRows, webSizes } from './bench/web'
 import { rollupAll } from '../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../src/modules/metrics/metrics.rollup-store'
 import { seedAlertRules } from './bench/alerts'
+import { webhookRows, webhooksBench } from './bench/webhooks'
 
 const args = new Set(process.argv.slice(2))
 const quick = args.has('--quick')
@@ -593,6 +597,7 @@ async function fullRun() {
     ...portalRows(await portalBench()),
     ...webRows(await webSizes()),
     ...alertsRows(await alertsBench()),
+    ...webhookRows(await webhooksBench({ root, tmp, quick, log })),
   )
   console.log(
     `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
@@ -685,6 +690,13 @@ async function alertsOnly() {
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
 }
 
+async function webhooksOnly() {
+  const rows = webhookRows(await webhooksBench({ root, tmp, quick, log }))
+  console.log(`\nvigil bench, webhooks only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}\n`)
+  console.log('| measure | result | detail |\n|---|---|---|')
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
+
 /** The collector's section runs in a process of its own (it loads the agent, not the server). */
 function agentOnly() {
   const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/agent.ts'), ...(quick ? ['--quick'] : [])], { stdout: 'inherit', stderr: 'inherit' })
@@ -707,6 +719,7 @@ try {
   if (args.has('--agent-only')) agentOnly()
   else if (args.has('--portal-only')) await portalOnly()
   else if (args.has('--alerts-only')) await alertsOnly()
+  else if (args.has('--webhooks-only')) await webhooksOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })

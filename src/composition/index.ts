@@ -28,6 +28,7 @@ import { wireAlerts, wireChannels, type AlertingModules } from './alerting'
 import { enqueueNotification } from '../modules/channels/channels.delivery'
 import { timedJobs, wireObservability } from './observability'
 import { wireLive, type LiveModules } from './live'
+import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -48,9 +49,10 @@ export function compose(deps: AppDeps) {
   const notify = deps.notify ?? ((clientId, channelIds, n) => void enqueueNotification(channels.channels, clientId, channelIds, n))
   const alerting = wireAlerts(ctx, identity, fleet, monitoring, { notify })
   monitoring.overview.alertsFiring = alerting.alertsFiring
+  const webhooks = wireWebhooks(ctx, identity, fleet, monitoring, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring)
-  const modules = { ...identity, ...fleet, ...monitoring, ...live, ...channels, ...alerting, admin, observability }
+  const modules = { ...identity, ...fleet, ...monitoring, ...live, ...channels, ...alerting, ...webhooks, admin, observability }
   return { ctx, modules, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
@@ -60,7 +62,7 @@ export type Modules = ReturnType<typeof compose>['modules']
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run
  * at 03:17, off the hour when other machines' cron jobs start.
  */
-function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules): Job[] {
+function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & WebhookModules): Job[] {
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
@@ -74,6 +76,7 @@ function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & Moni
     // each device's status against its own interval; a change goes out on the live stream
     { name: 'devices.status', cron: '*/15 * * * * *', run: () => modules.presence.sweep() },
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
+    ...webhookJobs(modules),
     // VIGIL_BACKUP_SCHEDULE (daily at 03:47 by default); none when off
     ...backupJobs(ctx),
   ]

@@ -19,6 +19,8 @@ export interface BillingDeps {
   /** null when billing is not configured (no STRIPE_SECRET_KEY) */
   stripe: Stripe | null
   clients: BillingClients
+  /** told after a subscription state was applied (the composition root publishes subscription.updated) */
+  subscriptionUpdated?: (clientId: string) => void
 }
 
 /** What billing reads of a client. */
