@@ -23,7 +23,7 @@ export interface SeededTenant {
 /** Clients with an owner and `keysPerTenant` default-scope keys; devices too when asked. */
 export function seedAccounts(
   sqlite: Database,
-  opts: { tenants: number; keysPerTenant: number; maxDevices: number; devicesPerTenant: number; now: number },
+  opts: { tenants: number; keysPerTenant: number; maxDevices: number; devicesPerTenant: number; now: number; emailPrefix?: string },
 ): SeededTenant[] {
   const out: SeededTenant[] = []
   sqlite.transaction(() => {
@@ -36,7 +36,7 @@ export function seedAccounts(
       )
       sqlite.run('INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
         userId,
-        `bench${i}@example.test`,
+        `${opts.emailPrefix ?? 'bench'}${i}@example.test`,
         'x',
         clientId,
         i === 0 ? 'admin' : 'user',
