@@ -29,6 +29,8 @@
  *    both phases), alternating rounds; the target is a ratio of at least 0.90. `--live-only`
  *    runs this section alone.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
+ * `--web-only` prints the portal's bundle sizes (scripts/bench/web.ts: entry, each page, each route's
+ * first load, gzipped); the full run adds its summary rows.
  * `--agent-only` runs the collector's figures (scripts/bench/agent.ts: footprint beside node_exporter,
  * one sample, a day's replay, a thousand agents back at once); not part of the full run (its
  * footprint window alone is 10 minutes).
@@ -47,6 +49,7 @@ import { cpuMs, freePort, median, memoryMb, rssMb, runJson, stop, waitReady } fr
 import { insertSamples, seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
 import { rollupAll } from '../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../src/modules/metrics/metrics.rollup-store'
+import { webRows, webSizes } from './bench/web'
 
 const args = new Set(process.argv.slice(2))
 const quick = args.has('--quick')
@@ -709,6 +712,7 @@ async function fullRun() {
     ...metricsRows(await metricsBench()),
     ...portalRows(await portalBench()),
     ...liveRows(await liveBench()),
+    ...webRows(await webSizes()),
   )
   console.log(
     `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
@@ -721,6 +725,13 @@ async function fullRun() {
 function agentOnly() {
   const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/agent.ts'), ...(quick ? ['--quick'] : [])], { stdout: 'inherit', stderr: 'inherit' })
   if (run.exitCode !== 0) throw new Error('agent bench failed')
+}
+
+if (args.has('--web-only')) {
+  // the bundle alone: no executable, no server
+  const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/web.ts')], { stdout: 'inherit', stderr: 'inherit' })
+  rmSync(tmp, { recursive: true, force: true })
+  process.exit(run.exitCode ?? 1)
 }
 
 try {
