@@ -63,6 +63,7 @@ describe('the job list', () => {
     expect(names.sort()).toEqual([
       'ai.recommendations',
       'billing.prune-events',
+      'devices.status',
       'health.integrity-check',
       'metrics.retention',
       'metrics.rollup',
