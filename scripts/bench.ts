@@ -350,6 +350,8 @@ function hostileRows(phases: Awaited<ReturnType<typeof hostileBench>>): [string,
 
 /** the live section's watched fleet: tenants × devices posting every 10 s, and streams per user (the per-user cap) */
 const LIVE = { tenants: 25, devices: 40, streamsPerUser: 20 }
+/** seconds of fleet-only traffic over which the server's CPU time is read, without and with the streams */
+const QUIET_S = 5
 
 /** Reads the first line a process prints, leaving the rest of its output to `rest`. */
 async function firstLine(proc: Subprocess<'ignore', 'pipe', 'inherit'>): Promise<{ line: string; rest: () => Promise<string> }> {
@@ -407,25 +409,34 @@ async function liveBench() {
   type Streams = { opened: number; refused: number; events: number; samples: number; bytes: number; endedEarly: number; seconds: number }
   const withStreams = async () => {
     const tokens = await Promise.all(watched.map((t) => accessTokens(secret, systemClock).sign({ userId: t.userId, clientId: t.clientId, role: 'user' })))
-    const spec = { mode: 'streams', base, duration: P.duration + 1, tokens, perToken: LIVE.streamsPerUser }
+    const spec = { mode: 'streams', base, duration: P.duration + QUIET_S + 1, tokens, perToken: LIVE.streamsPerUser }
     const proc = Bun.spawn([process.execPath, helper, JSON.stringify(spec)], { stdout: 'pipe', stderr: 'inherit', env })
     const timer = setTimeout(() => proc.kill('SIGKILL'), (P.duration + 60) * 1000)
     const { line, rest } = await firstLine(proc).finally(() => clearTimeout(timer))
     if ((JSON.parse(line) as { ready: number }).ready !== LIVE.tenants * LIVE.streamsPerUser) throw new Error(`streams not all open: ${line}`)
+    const quiet = await quietCpu()
     const load = await drive(vigil.url, vigil.devices, vigil.server.pid, P.duration)
     const streams = JSON.parse((await rest()).trim().split('\n').pop()!) as Streams
     await proc.exited
-    return { load, streams }
+    return { load, streams, quiet }
+  }
+  /** the server's CPU time per second with only the fleet posting (and the streams, when open): steadier than req/s on a busy machine */
+  const quietCpu = async () => {
+    const cpu0 = cpuMs(vigil.server.pid) ?? 0
+    const t0 = performance.now()
+    await Bun.sleep(QUIET_S * 1000)
+    return ((cpuMs(vigil.server.pid) ?? cpu0) - cpu0) / ((performance.now() - t0) / 1000)
   }
   try {
     log(`live: warm-up ${P.warmup}s, fleet of ${fleetDevices.length} devices posting every 10 s`)
     await drive(vigil.url, vigil.devices, vigil.server.pid, P.warmup)
-    const runs: { without: Run; with: Run; streams: Streams }[] = []
+    const runs: { without: Run; with: Run; streams: Streams; quietWithout: number; quietWith: number }[] = []
     for (let i = 0; i < P.rounds; i++) {
-      log(`live round ${i + 1}/${P.rounds}: ${P.duration}s without streams, ${P.duration}s with ${LIVE.tenants * LIVE.streamsPerUser}`)
+      log(`live round ${i + 1}/${P.rounds}: ${QUIET_S}s + ${P.duration}s without streams, the same with ${LIVE.tenants * LIVE.streamsPerUser}`)
+      const quietWithout = await quietCpu()
       const without = await drive(vigil.url, vigil.devices, vigil.server.pid, P.duration)
       const w = await withStreams()
-      runs.push({ without, with: w.load, streams: w.streams })
+      runs.push({ without, with: w.load, streams: w.streams, quietWithout, quietWith: w.quiet })
     }
     fleet.kill('SIGTERM')
     const fleetCounts = JSON.parse((await new Response(fleet.stdout).text()).trim().split('\n').pop() ?? '{}') as Record<string, number>
@@ -447,6 +458,11 @@ function liveRows(live: Awaited<ReturnType<typeof liveBench>>): [string, string,
       `live: ingest without / with ${streams} open streams`,
       `${Math.round(med((r) => r.without.rps))} / ${Math.round(med((r) => r.with.rps))} req/s (ratio ${median(ratios).toFixed(2)}, target ≥ 0.90)`,
       `rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}; p99 ${med((r) => r.without.p99)} / ${med((r) => r.with.p99)} ms; server CPU ${med((r) => r.without.cpuUsPerReq).toFixed(1)} / ${med((r) => r.with.cpuUsPerReq).toFixed(1)} µs/req; peak RSS ${med((r) => r.without.peakRss).toFixed(1)} / ${med((r) => r.with.peakRss).toFixed(1)} MB; ingest non-2xx + errors ${errors}`,
+    ],
+    [
+      `live: server CPU with only the fleet posting, without / with ${streams} streams`,
+      `${med((r) => r.quietWithout).toFixed(0)} / ${med((r) => r.quietWith).toFixed(0)} ms per s`,
+      `the streams' own cost: ${(med((r) => r.quietWith - r.quietWithout) / 10).toFixed(1)} % of a core (median of the rounds' differences: ${live.runs.map((r) => (r.quietWith - r.quietWithout).toFixed(0)).join(', ')} ms/s), over ${QUIET_S} s each`,
     ],
     [
       'live: what the streams carried',
