@@ -62,6 +62,7 @@ describe('the job list', () => {
     }
     expect(names.sort()).toEqual([
       'ai.recommendations',
+      'alerts.evaluate',
       'billing.prune-events',
       'devices.status',
       'health.integrity-check',
