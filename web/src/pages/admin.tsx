@@ -17,7 +17,12 @@ const VERSIONS_PAGE = 10
 const used = (n: number, max: number, override: number | null) => (
   <span>
     {n.toLocaleString()} / {max.toLocaleString()}
-    {override !== null && <span class="muted" title="Set by hand"> ✎</span>}
+    {override !== null && (
+      <span class="muted" title="Set by hand">
+        {' '}
+        ✎
+      </span>
+    )}
   </span>
 )
 
@@ -30,7 +35,10 @@ export default function AdminPage(_props: { params: Record<string, string> }) {
   const instance = useResource(() => api.get<InstanceSettings>('/v1/admin/instance'))
   const plans = useResource(() => api.get<Plan[]>('/v1/billing/plans'))
   const clients = useResource(() => api.get<Page<AdminClient>>('/v1/admin/clients', { limit: CLIENTS_PAGE, offset: clientsPage * CLIENTS_PAGE }), [clientsPage])
-  const versions = useResource(() => api.get<Page<CollectorVersion>>('/v1/versions', { limit: VERSIONS_PAGE, offset: versionsPage * VERSIONS_PAGE }), [versionsPage])
+  const versions = useResource(
+    () => api.get<Page<CollectorVersion>>('/v1/versions', { limit: VERSIONS_PAGE, offset: versionsPage * VERSIONS_PAGE }),
+    [versionsPage],
+  )
   const [editing, setEditing] = useState<AdminClient | null>(null)
   const planName = (id: string | null) => plans.data?.find((p) => p.id === id)?.name ?? id ?? '—'
 
@@ -41,7 +49,7 @@ export default function AdminPage(_props: { params: Record<string, string> }) {
       render: (c) => (
         <div>
           <div class="strong">{c.name ?? <span class="muted">unnamed</span>}</div>
-          <div class="muted small">{c.owner_email ?? c.client_id}</div>
+          {c.owner_email !== c.name && <div class="muted small">{c.owner_email ?? c.client_id}</div>}
         </div>
       ),
     },
@@ -75,14 +83,22 @@ export default function AdminPage(_props: { params: Record<string, string> }) {
     { key: 'platform', label: 'Platform', render: (v) => <code class="mono">{v.platform}</code> },
     { key: 'version', label: 'Version', render: (v) => <span class="strong">{v.version}</span> },
     { key: 'mandatory', label: 'Update', render: (v) => (v.is_mandatory ? <StatusBadge status="warning" label="Mandatory" /> : 'Optional') },
-    { key: 'sha256', label: 'SHA-256', render: (v) => (v.sha256 ? <code class="mono" title={v.sha256}>{`${v.sha256.slice(0, 12)}…`}</code> : <span class="muted">none: not installed</span>) },
+    {
+      key: 'sha256',
+      label: 'SHA-256',
+      render: (v) => (v.sha256 ? <code class="mono" title={v.sha256}>{`${v.sha256.slice(0, 12)}…`}</code> : <span class="muted">none: not installed</span>),
+    },
     {
       key: 'download',
       label: 'Download',
       render: (v) =>
         v.download_url ? (
           <a href={v.download_url} rel="noopener noreferrer">
-            Executable<span class="visually-hidden"> of {v.version} for {v.platform}</span>
+            Executable
+            <span class="visually-hidden">
+              {' '}
+              of {v.version} for {v.platform}
+            </span>
           </a>
         ) : (
           'from this hub'
@@ -92,7 +108,7 @@ export default function AdminPage(_props: { params: Record<string, string> }) {
   ]
 
   return (
-    <>
+    <div class="page-stack">
       <PageHeader title="Operator" subtitle="This instance as a whole: its figures, its settings, every client and the collector releases." />
       <div class="admin-grid">
         <StatsCard stats={stats} />
@@ -108,7 +124,13 @@ export default function AdminPage(_props: { params: Record<string, string> }) {
           <>
             <DataTable caption="Every client with its usage and limits" columns={clientColumns} rows={clients.data.items} rowKey={(c) => c.client_id} />
             {clients.data.total > CLIENTS_PAGE && (
-              <Pager page={clientsPage} pages={Math.ceil(clients.data.total / CLIENTS_PAGE)} total={clients.data.total} name="clients" label="Pages of clients" />
+              <Pager
+                page={clientsPage}
+                pages={Math.ceil(clients.data.total / CLIENTS_PAGE)}
+                total={clients.data.total}
+                name="clients"
+                label="Pages of clients"
+              />
             )}
           </>
         )}
@@ -133,7 +155,13 @@ export default function AdminPage(_props: { params: Record<string, string> }) {
               }
             />
             {versions.data.total > VERSIONS_PAGE && (
-              <Pager page={versionsPage} pages={Math.ceil(versions.data.total / VERSIONS_PAGE)} total={versions.data.total} name="versions" label="Pages of versions" />
+              <Pager
+                page={versionsPage}
+                pages={Math.ceil(versions.data.total / VERSIONS_PAGE)}
+                total={versions.data.total}
+                name="versions"
+                label="Pages of versions"
+              />
             )}
           </>
         )}
@@ -147,6 +175,6 @@ export default function AdminPage(_props: { params: Record<string, string> }) {
           void stats.reload()
         }}
       />
-    </>
+    </div>
   )
 }

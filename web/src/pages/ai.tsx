@@ -21,7 +21,7 @@ export default function AiPage(_props: { params: Record<string, string> }) {
   const ready = providers.data && config.data
   const error = providers.error ?? config.error
   return (
-    <>
+    <div class="page-stack">
       <SettingsHeader title="AI" subtitle="Recommendations come from built-in rules, and from a language model when one is set up here." />
       {!manage && <ReadOnlyNote />}
       {error ? (
@@ -39,17 +39,12 @@ export default function AiPage(_props: { params: Record<string, string> }) {
         )
       ) : (
         <>
-          <AiConnectionForm
-            config={config.data!}
-            providers={providers.data!}
-            manage={manage}
-            onSaved={(c) => config.set(c)}
-          />
+          <AiConnectionForm config={config.data!} providers={providers.data!} manage={manage} onSaved={(c) => config.set(c)} />
           <AiTestCard manage={manage} onTested={() => void usage.reload()} />
           <AiPromptForm config={config.data!} variables={providers.data!.prompt_variables} manage={manage} onSaved={() => void config.reload()} />
         </>
       )}
       <AiUsageCard usage={usage} page={page} />
-    </>
+    </div>
   )
 }

@@ -32,12 +32,12 @@ const loadOverview = async (): Promise<Overview> => {
 export default function BillingPage(_props: { params: Record<string, string> }) {
   if (mode.value !== 'service') {
     return (
-      <>
+      <div class="page-stack">
         <SettingsHeader title="Billing" />
         <EmptyState title="No billing on this instance">
           This is a self-hosted instance without plans: its operator sets each account's limits on the Operator page.
         </EmptyState>
-      </>
+      </div>
     )
   }
   return <Billing />
@@ -87,7 +87,11 @@ function Billing() {
     { key: 'created_at', label: 'Date', render: (p) => <Time iso={p.paid_at ?? p.created_at} /> },
     { key: 'description', label: 'Description', render: (p) => p.description ?? (p.period_start ? <PeriodText payment={p} /> : 'Invoice') },
     { key: 'amount', label: 'Amount', numeric: true, render: (p) => money(p.amount, p.currency) },
-    { key: 'status', label: 'Status', render: (p) => <StatusBadge status={p.status === 'paid' ? 'active' : p.status === 'failed' ? 'critical' : 'pending'} label={p.status} /> },
+    {
+      key: 'status',
+      label: 'Status',
+      render: (p) => <StatusBadge status={p.status === 'paid' ? 'active' : p.status === 'failed' ? 'critical' : 'pending'} label={p.status} />,
+    },
     {
       key: 'invoice',
       label: 'Invoice',
@@ -105,7 +109,7 @@ function Billing() {
   const total = payments.data?.total ?? 0
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
   return (
-    <>
+    <div class="page-stack">
       <SettingsHeader title="Billing" subtitle="Your plan, its limits and your payments. Payments run through Stripe." />
       {!manage && <ReadOnlyNote>You can see this account's plan and payments; an owner or admin changes the plan.</ReadOnlyNote>}
       {message && <Banner tone={message.tone}>{message.text}</Banner>}
@@ -202,7 +206,7 @@ function Billing() {
           </>
         )}
       </Card>
-    </>
+    </div>
   )
 }
 

@@ -57,7 +57,12 @@ export default function KeysPage(_props: { params: Record<string, string> }) {
       ),
     },
     { key: 'device', label: 'Device', render: (k) => deviceLabel(deviceList, k.device_id), sortValue: (k) => deviceLabel(deviceList, k.device_id) },
-    { key: 'last_used_at', label: 'Last used', sortValue: (k) => k.last_used_at, render: (k) => (k.last_used_at ? <Time iso={k.last_used_at} relative /> : 'Never') },
+    {
+      key: 'last_used_at',
+      label: 'Last used',
+      sortValue: (k) => k.last_used_at,
+      render: (k) => (k.last_used_at ? <Time iso={k.last_used_at} relative /> : 'Never'),
+    },
     {
       key: 'expires_at',
       label: 'Expires',
@@ -82,7 +87,7 @@ export default function KeysPage(_props: { params: Record<string, string> }) {
   const revoked = keys.data?.filter((k) => !k.is_active) ?? []
 
   return (
-    <>
+    <div class="page-stack">
       <SettingsHeader
         title="API keys"
         subtitle="Collectors send metrics with an API key; a key with metrics:read lets Prometheus scrape your devices."
@@ -128,8 +133,7 @@ export default function KeysPage(_props: { params: Record<string, string> }) {
                   ) : undefined
                 }
               >
-                A collector needs a key to send metrics. Adding a device from the dashboard makes one for you; create one here for scripts or
-                Prometheus.
+                A collector needs a key to send metrics. Adding a device from the dashboard makes one for you; create one here for scripts or Prometheus.
               </EmptyState>
             }
           />
@@ -160,10 +164,10 @@ export default function KeysPage(_props: { params: Record<string, string> }) {
         }}
       >
         <p>
-          Every collector or script using <code class="mono">{revoking?.key_prefix}…</code> is refused from its next request. This cannot be undone: a
-          new key has to be created and installed.
+          Every collector or script using <code class="mono">{revoking?.key_prefix}…</code> is refused from its next request. This cannot be undone: a new key
+          has to be created and installed.
         </p>
       </ConfirmDialog>
-    </>
+    </div>
   )
 }

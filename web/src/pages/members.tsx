@@ -66,7 +66,11 @@ export default function MembersPage(_props: { params: Record<string, string> }) 
       ),
     },
     { key: 'role', label: 'Role', sortValue: (m) => m.role, render: roleCell },
-    { key: 'status', label: 'Status', render: (m) => <StatusBadge status={m.status === 'disabled' ? 'revoked' : m.status} label={m.status === 'disabled' ? 'Disabled' : undefined} /> },
+    {
+      key: 'status',
+      label: 'Status',
+      render: (m) => <StatusBadge status={m.status === 'disabled' ? 'revoked' : m.status} label={m.status === 'disabled' ? 'Disabled' : undefined} />,
+    },
     { key: 'created_at', label: 'Member since', sortValue: (m) => m.created_at, render: (m) => <Time iso={m.created_at} /> },
   ]
   if (manage)
@@ -112,7 +116,7 @@ export default function MembersPage(_props: { params: Record<string, string> }) 
 
   const invitation = removing?.status === 'invited'
   return (
-    <>
+    <div class="page-stack">
       <SettingsHeader title="Members" subtitle="Who can see and manage this account's devices." />
       {!manage && <ReadOnlyNote>You can see who belongs to this account; an owner or admin invites, changes roles and removes.</ReadOnlyNote>}
       {manage && <InviteForm ownerMayInvite={actor === 'owner'} onInvited={() => void members.reload()} />}
@@ -155,6 +159,6 @@ export default function MembersPage(_props: { params: Record<string, string> }) 
             : 'They lose access to this account from their next request. Their own account stays; you can invite them again.'}
         </p>
       </ConfirmDialog>
-    </>
+    </div>
   )
 }

@@ -34,10 +34,7 @@ export default function PricingPage(_props: { params: Record<string, string> }) 
   const plans = useResource(() => api.get<Plan[]>('/v1/billing/plans', undefined, { anonymous: true }))
   const signedIn = ready.value && me.value !== null
   const account = useResource<Account | null>(
-    async () =>
-      signedIn
-        ? { client: await api.get<Client>('/v1/clients/me'), subscription: await api.get<Subscription>('/v1/billing/subscription') }
-        : null,
+    async () => (signedIn ? { client: await api.get<Client>('/v1/clients/me'), subscription: await api.get<Subscription>('/v1/billing/subscription') } : null),
     [signedIn],
   )
   const search = useSearch()
@@ -47,10 +44,10 @@ export default function PricingPage(_props: { params: Record<string, string> }) 
 
   if (mode.value !== 'service') {
     return (
-      <>
+      <div class="page-stack">
         <PageHeader title="Pricing" />
         <EmptyState title="No plans on this instance">This is a self-hosted instance: its operator sets each account's limits.</EmptyState>
-      </>
+      </div>
     )
   }
 
@@ -104,19 +101,20 @@ export default function PricingPage(_props: { params: Record<string, string> }) 
   }
 
   return (
-    <>
+    <div class="page-stack">
       <PageHeader title="Pricing" subtitle="Every plan has the whole product: the plans differ in how many devices and people they take." />
       {canceled && <Banner tone="info">Checkout was canceled: nothing was charged. Choose a plan whenever you are ready.</Banner>}
       {error && <Banner tone="error">{error}</Banner>}
       {plans.error ? <LoadError error={plans.error} retry={plans.reload} /> : null}
       {intervals.length > 1 && (
-        <div class="segmented billing-interval" role="group" aria-label="Billing period">
+        <fieldset class="segmented billing-interval">
+          <legend class="visually-hidden">Billing period</legend>
           {intervals.map((i) => (
             <button key={i} type="button" aria-pressed={i === interval} onClick={() => setSearch({ billing: i })}>
               {INTERVAL_WORDS[i] ?? i}
             </button>
           ))}
-        </div>
+        </fieldset>
       )}
       {plans.data === null ? (
         plans.error ? null : (
@@ -158,6 +156,6 @@ export default function PricingPage(_props: { params: Record<string, string> }) 
           ))}
         </ul>
       )}
-    </>
+    </div>
   )
 }

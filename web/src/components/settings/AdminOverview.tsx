@@ -88,13 +88,15 @@ export function InstanceCard({ instance }: { instance: Resource<InstanceSettings
             <dt>Site address</dt>
             <dd class="mono">{i.site_url}</dd>
             <dt>Private networks</dt>
-            <dd>{i.outbound_allow_private ? 'Clients may point model and webhook URLs at private addresses' : 'Only your own client may use private addresses'}</dd>
+            <dd>
+              {i.outbound_allow_private ? 'Clients may point model and webhook URLs at private addresses' : 'Only your own client may use private addresses'}
+            </dd>
             <dt>Default AI</dt>
             <dd>{i.ai_default_provider}</dd>
           </dl>
           <p class="hint">
-            These come from the server's environment: change <code class="mono">VIGIL_SIGNUP</code> (open, invite or closed), <code class="mono">VIGIL_MODE</code>{' '}
-            or the others in its service file or container settings, then restart Vigil.
+            These come from the server's environment: change <code class="mono">VIGIL_SIGNUP</code> (open, invite or closed),{' '}
+            <code class="mono">VIGIL_MODE</code> or the others in its service file or container settings, then restart Vigil.
           </p>
         </>
       )}

@@ -9,7 +9,17 @@ interface PromptAnswer {
 }
 
 /** The template the model is asked with; {{variables}} are filled per device at each run. */
-export function AiPromptForm({ config, variables, manage, onSaved }: { config: AiConfig; variables: Record<string, string>; manage: boolean; onSaved: () => void }) {
+export function AiPromptForm({
+  config,
+  variables,
+  manage,
+  onSaved,
+}: {
+  config: AiConfig
+  variables: Record<string, string>
+  manage: boolean
+  onSaved: () => void
+}) {
   const [text, setText] = useState(config.prompt)
   const [custom, setCustom] = useState(config.prompt_custom)
   const [note, setNote] = useState<string | null>(null)

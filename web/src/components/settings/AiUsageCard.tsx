@@ -40,7 +40,15 @@ export function AiUsageCard({ usage, page }: { usage: Resource<AiUsage>; page: n
             <label for="ai-budget">
               Today (UTC): <strong class="num-inline">{u.today.calls}</strong> of {u.today.budget} calls, {u.today.remaining} left
             </label>
-            <meter id="ai-budget" min={0} max={Math.max(1, u.today.budget)} value={u.today.calls} low={u.today.budget * 0.7} high={u.today.budget * 0.9} optimum={0} />
+            <meter
+              id="ai-budget"
+              min={0}
+              max={Math.max(1, u.today.budget)}
+              value={u.today.calls}
+              low={u.today.budget * 0.7}
+              high={u.today.budget * 0.9}
+              optimum={0}
+            />
             <p class="hint">The budget is the instance's (VIGIL_AI_DAILY_BUDGET); scheduled runs stop for the day when it is spent.</p>
           </div>
           <p class="muted">

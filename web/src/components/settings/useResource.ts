@@ -27,7 +27,6 @@ export function useResource<T>(load: () => Promise<T>, key: unknown[] = []): Res
       if (mine === latest.current) setState((s) => ({ data: s.data, error, loading: false }))
     }
   }
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` names what the load depends on
   useEffect(() => {
     void fetchNow()
   }, key)
