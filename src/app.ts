@@ -13,6 +13,7 @@ import { requestPipeline } from './http/pipeline'
 import { directRoutes } from './http/direct-routes'
 import { billingRoutes } from './modules/billing/billing.routes'
 import { usersRoutes } from './modules/users/users.routes'
+import { sessionRoutes } from './modules/users/users.session-routes'
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes'
 import { clientsRoutes } from './modules/clients/clients.routes'
 import { invitationsRoutes } from './modules/clients/invitations.routes'
@@ -25,6 +26,7 @@ import { devicesRoutes } from './modules/devices/devices.routes'
 import { enrolmentsRoutes } from './modules/enrolments/enrolments.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 import { observabilityRoutes } from './modules/observability/observability.routes'
+import { liveRoutes } from './modules/live/live.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -66,6 +68,7 @@ export function createApp(deps: AppDeps) {
     .use(recommendationsRoutes(modules.recommendations, ctx.auth))
     .use(aiRoutes(modules.ai, ctx.auth))
     .use(usersRoutes(modules.users, ctx.auth))
+    .use(sessionRoutes(modules.users, ctx.auth, { siteUrl: ctx.config.siteUrl, tls: !!ctx.config.tlsCert, trustProxy: ctx.config.trustProxy }))
     .use(apiKeysRoutes(modules.apiKeys, ctx.auth))
     .use(clientsRoutes(modules.clients, ctx.auth))
     .use(invitationsRoutes(modules.clients, ctx.auth))
@@ -75,6 +78,7 @@ export function createApp(deps: AppDeps) {
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
     .use(observabilityRoutes(modules.observability))
+    .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
   const handle = (request: Request): Promise<Response> =>
