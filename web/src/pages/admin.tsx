@@ -72,7 +72,7 @@ export default function AdminPage(_props: { params: Record<string, string> }) {
       label: <span class="visually-hidden">Actions</span>,
       align: 'right',
       render: (c) => (
-        <Button small onClick={() => setEditing(c)} aria-label={`Edit the limits of ${c.name ?? c.owner_email ?? c.client_id}`}>
+        <Button small onClick={() => setEditing(c)} aria-label={`Edit limits of ${c.name ?? c.owner_email ?? c.client_id}`}>
           Edit limits
         </Button>
       ),

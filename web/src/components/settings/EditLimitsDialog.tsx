@@ -65,9 +65,9 @@ export function EditLimitsDialog({ client, plans, onClose, onSaved }: { client: 
               label="Plan"
               hint="Changing the plan applies its device and member limits, unless you set them below."
               control={(p) => (
-                <select {...p} defaultValue={client.plan_type ?? ''}>
+                <select {...p}>
                   {plans.map((x) => (
-                    <option key={x.id} value={x.id}>
+                    <option key={x.id} value={x.id} selected={x.id === client.plan_type}>
                       {x.name}
                     </option>
                   ))}

@@ -44,8 +44,11 @@ export function InviteForm({ ownerMayInvite, onInvited }: { ownerMayInvite: bool
             label="Role"
             hint="Members read everything; admins also manage keys, members and settings; owners also manage owners."
             control={(p) => (
-              <select {...p} defaultValue="member">
-                <option value="member">Member</option>
+              // a select has no defaultValue property in the DOM: the option says it is selected
+              <select {...p}>
+                <option value="member" selected>
+                  Member
+                </option>
                 <option value="admin">Admin</option>
                 {ownerMayInvite && <option value="owner">Owner</option>}
               </select>
