@@ -22,6 +22,8 @@
  *    sample each: p50/p99 of sequential scrapes and the exposition's size; `--metrics-only`
  *    runs this section alone.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
+ * `--web-only` prints the portal's bundle sizes (scripts/bench/web.ts: entry, each page, each route's
+ * first load, gzipped); the full run adds its summary rows.
  * `--agent-only` runs the collector's figures (scripts/bench/agent.ts: footprint beside node_exporter,
  * one sample, a day's replay, a thousand agents back at once); not part of the full run (its
  * footprint window alone is 10 minutes).
@@ -37,6 +39,7 @@ import { accessTokens } from '../src/modules/users/users.tokens'
 import { hardwareSample, networkSample } from '../test/helpers/samples'
 import { cpuMs, freePort, median, memoryMb, rssMb, runJson, stop, waitReady } from './bench/proc'
 import { seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
+import { webRows, webSizes } from './bench/web'
 
 const args = new Set(process.argv.slice(2))
 const quick = args.has('--quick')
@@ -490,6 +493,7 @@ async function fullRun() {
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
     ...hostileRows(await hostileBench()),
     ...metricsRows(await metricsBench()),
+    ...webRows(await webSizes()),
   )
   console.log(
     `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
@@ -502,6 +506,13 @@ async function fullRun() {
 function agentOnly() {
   const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/agent.ts'), ...(quick ? ['--quick'] : [])], { stdout: 'inherit', stderr: 'inherit' })
   if (run.exitCode !== 0) throw new Error('agent bench failed')
+}
+
+if (args.has('--web-only')) {
+  // the bundle alone: no executable, no server
+  const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/web.ts')], { stdout: 'inherit', stderr: 'inherit' })
+  rmSync(tmp, { recursive: true, force: true })
+  process.exit(run.exitCode ?? 1)
 }
 
 try {

@@ -45,8 +45,8 @@ export function createApp(deps: AppDeps) {
     timers: deps.timers,
   })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(modules.metrics))
-  // Bun's router serves the direct routes; Elysia's serves the rest
-  // the portal's hashed files are served by Bun's router, outside the request pipeline: static
+  // Bun's router serves the direct routes; Elysia's serves the rest.
+  // The portal's hashed files are served by Bun's router, outside the request pipeline: static
   // bytes from memory, not a share of the caller's rate limit (one page load fetches several)
   const web = portal()
   const app = new Elysia({ serve: { routes: { ...direct.serveRoutes, '/app/*': { GET: web.asset } } } })
