@@ -6,21 +6,13 @@ import { canAdmin, me, mode, ready } from '../lib/session'
 import { Banner, Button, ButtonLink, EmptyState, PageHeader, Skeleton, StatusBadge } from '../ui'
 import { Icon } from '../ui/Icon'
 import { money } from '../components/settings/money'
+import { extraFeatures } from '../components/settings/plans'
 import { LoadError } from '../components/settings/SettingsHeader'
 import type { Client, Plan, Subscription } from '../components/settings/types'
 import { useResource } from '../components/settings/useResource'
 
 /** A live subscription: checkout would bill twice, so plan changes go through Stripe's portal. */
 const PAID = new Set(['active', 'trialing', 'past_due'])
-
-/** A feature line that only restates a limit shown beside it ("10 devices"): left out, not said twice. */
-export function extraFeatures(plan: Plan): string[] {
-  const limits: Record<string, number> = { device: plan.max_devices, member: plan.max_users, user: plan.max_users, request: plan.rate_limit }
-  return plan.features.filter((f) => {
-    const m = /^([\d,]+)\s+(device|member|user|request)s?\b/i.exec(f.trim())
-    return !m || Number(m[1]!.replaceAll(',', '')) !== limits[m[2]!.toLowerCase()]
-  })
-}
 
 const INTERVAL_WORDS: Record<string, string> = { month: 'Monthly', year: 'Yearly' }
 

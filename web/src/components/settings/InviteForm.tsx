@@ -2,10 +2,8 @@ import { useState } from 'preact/hooks'
 import { api } from '../../lib/api'
 import { dateTime } from '../../lib/format'
 import { Button, Card, Field, Form, SecretBox } from '../../ui'
+import { invitationLink } from './links'
 import type { InvitationCreated } from './types'
-
-/** The link an invitee opens: the invitation page signs them up (or in) and accepts with the secret. */
-export const invitationLink = (token: string, origin = window.location.origin) => `${origin}/invite/${encodeURIComponent(token)}`
 
 /** Invite an email with a role; the answer's link is shown once, to copy and send. */
 export function InviteForm({ ownerMayInvite, onInvited }: { ownerMayInvite: boolean; onInvited: () => void }) {
@@ -25,7 +23,7 @@ export function InviteForm({ ownerMayInvite, onInvited }: { ownerMayInvite: bool
       {sent && (
         <div class="invite-sent">
           <SecretBox
-            value={invitationLink(sent.invitation_token)}
+            value={invitationLink(sent.invitation_token, window.location.origin)}
             label="Invitation link"
             note={`Send this link to ${sent.email ?? sent.invited_email ?? 'them'}: it works once, for that email only, until ${dateTime(sent.invitation_expires_at)}. It is shown only once; if it is lost, revoke the invitation and invite again.`}
           />

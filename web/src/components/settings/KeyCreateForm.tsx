@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { api } from '../../lib/api'
 import { Button, Card, Field, Form, useFormState } from '../../ui'
+import { expiryOf } from './expiry'
 import { DEFAULT_SCOPES, SCOPES, type ApiKey, type DeviceRef, type Scope } from './types'
 
 /** What each scope lets a key do, in the words a person choosing them needs. */
@@ -10,19 +11,6 @@ const SCOPE_HINTS: Record<Scope, string> = {
   'devices:write': 'register devices',
   'versions:read': 'check for collector updates',
   'metrics:read': 'scrape /metrics with Prometheus',
-}
-
-const EXPIRY_DAYS: Record<string, number | null> = { never: null, '30': 30, '90': 90, '365': 365 }
-
-/** The expiry chosen as an ISO time: a preset number of days from now, a date's end (local), or none. */
-export function expiryOf(choice: string, date: string, now = Date.now()): string | null {
-  if (choice === 'date') {
-    if (!date) return null
-    const [y, m, d] = date.split('-').map(Number)
-    return new Date(y!, m! - 1, d!, 23, 59, 59).toISOString()
-  }
-  const days = EXPIRY_DAYS[choice] ?? null
-  return days === null ? null : new Date(now + days * 86_400_000).toISOString()
 }
 
 function ScopeBoxes() {

@@ -1,11 +1,7 @@
 import { setSearch } from '../../lib/router'
 import { Button } from '../../ui'
 
-/** The zero-based page a list shows, from ?page= (one-based in the URL; anything odd is the first). */
-export function pageFromSearch(search: URLSearchParams, name = 'page'): number {
-  const n = Number(search.get(name) ?? '1')
-  return Number.isInteger(n) && n > 1 ? n - 1 : 0
-}
+export { pageFromSearch } from './paging'
 
 /** Previous / next through a list whose page is in the URL (?page=2), so a reload and the back button keep it. */
 export function Pager({ page, pages, total, name = 'page', label = 'Pages' }: { page: number; pages: number; total: number; name?: string; label?: string }) {
