@@ -1,7 +1,7 @@
 import type { AdminClient } from './types'
 
 /** A number field's value for the PATCH: empty means "back to the plan's" (null). */
-const limitOf = (v: FormDataEntryValue | null) => {
+const limitOf = (v: string | File | null) => {
   const s = String(v ?? '').trim()
   return s === '' ? null : Number(s)
 }
