@@ -141,7 +141,11 @@ async function send(method: string, path: string, opts: RequestOptions): Promise
 export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
   let res = await send(method, path, opts)
   if (res.status === 401 && !opts.anonymous) {
+    const first = await toApiError(res)
+    // a refused password (the password change's current one) is an answer, not an ended session
+    if (first.code === 'invalid_credentials') throw first
     if (await refreshSession()) res = await send(method, path, opts)
+    else res = new Response(JSON.stringify({ error: { code: first.code, message: first.message } }), { status: 401 })
     if (res.status === 401) {
       setTokens(null)
       for (const l of lostListeners) l()
