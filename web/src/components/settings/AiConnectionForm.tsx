@@ -87,6 +87,7 @@ export function AiConnectionForm({
               <Field
                 name="model"
                 label="Model"
+                optional
                 value={d.model}
                 placeholder={defaultOf('model')}
                 onInput={(e) => set({ model: (e.target as HTMLInputElement).value })}
@@ -94,6 +95,7 @@ export function AiConnectionForm({
               />
               <Field
                 name="base_url"
+                optional
                 label="Base URL"
                 type="url"
                 value={d.base_url}
@@ -132,6 +134,7 @@ export function AiConnectionForm({
                 autocomplete="off"
                 value={d.api_key}
                 required={keyRequired && !(config.api_key_set && sameProvider)}
+                optional={!keyRequired}
                 onInput={(e) => set({ api_key: (e.target as HTMLInputElement).value })}
                 hint="Stored encrypted. After saving, only its last four characters are shown."
               />
@@ -163,6 +166,7 @@ export function AiConnectionForm({
         <div class="field-row">
           <Field
             name="schedule"
+            optional
             label="Schedule"
             value={d.schedule}
             placeholder={config.effective_schedule}

@@ -52,6 +52,7 @@ export function EditLimitsDialog({ client, plans, onClose, onSaved }: { client: 
             <div class="field-row">
               <Field
                 name="max_devices"
+                optional
                 label="Max devices"
                 type="number"
                 min={0}
@@ -62,6 +63,7 @@ export function EditLimitsDialog({ client, plans, onClose, onSaved }: { client: 
               />
               <Field
                 name="max_users"
+                optional
                 label="Max members"
                 type="number"
                 min={1}
@@ -73,6 +75,7 @@ export function EditLimitsDialog({ client, plans, onClose, onSaved }: { client: 
             </div>
             <Field
               name="rate_limit"
+              optional
               label="Requests per minute"
               type="number"
               min={1}
