@@ -12,6 +12,8 @@ import type { Client, Page, Payment, Plan, Subscription } from '../components/se
 import { useResource } from '../components/settings/useResource'
 
 const PAGE_SIZE = 12
+/** statuses in which the subscription runs: a new checkout would bill twice, changes go through Stripe's portal */
+const LIVE = new Set(['active', 'trialing', 'past_due'])
 
 interface Overview {
   client: Client
@@ -81,7 +83,9 @@ function Billing() {
   const sub = data?.subscription
   const plan = data ? data.plans.find((p) => p.id === data.client.plan_type) : undefined
   const status = subscriptionWords(sub?.status ?? 'none')
+  // a customer exists once a checkout was made: the portal has its card and invoices even when nothing is paid now
   const hasSubscription = sub !== undefined && sub.status !== 'none'
+  const live = sub !== undefined && LIVE.has(sub.status)
 
   const columns: Column<Payment>[] = [
     { key: 'created_at', label: 'Date', render: (p) => <Time iso={p.paid_at ?? p.created_at} /> },
@@ -118,14 +122,15 @@ function Billing() {
         actions={
           manage && data ? (
             <>
-              {hasSubscription ? (
-                <Button variant="primary" onClick={openPortal} loading={busy === 'portal'}>
-                  Manage billing
-                </Button>
-              ) : (
+              {!live && (
                 <ButtonLink href="/pricing" variant="primary">
                   Choose a plan
                 </ButtonLink>
+              )}
+              {hasSubscription && (
+                <Button variant={live ? 'primary' : 'secondary'} onClick={openPortal} loading={busy === 'portal'}>
+                  Manage billing
+                </Button>
               )}
               {hasSubscription && (
                 <Button onClick={syncNow} loading={busy === 'sync'}>
@@ -179,7 +184,7 @@ function Billing() {
                 </>
               )}
             </dl>
-            {!hasSubscription && (
+            {!live && (
               <p class="muted">
                 Compare the plans on the <a href="/pricing">pricing page</a>.
               </p>
