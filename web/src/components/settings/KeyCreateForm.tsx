@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { api } from '../../lib/api'
+import { ApiError, api } from '../../lib/api'
 import { Button, Card, Field, Form, useFormState } from '../../ui'
 import { expiryOf } from './expiry'
 import { DEFAULT_SCOPES, SCOPES, type ApiKey, type DeviceRef, type Scope } from './types'
@@ -41,10 +41,15 @@ export function KeyCreateForm({ devices, onCreated, onCancel }: { devices: Devic
   const [expiry, setExpiry] = useState('never')
   const submit = async (data: FormData) => {
     const scopes = data.getAll('scopes').map(String)
+    // none ticked would quietly get the defaults from the API: ask instead
+    if (!scopes.length)
+      throw new ApiError(422, 'validation_error', 'Choose at least one scope', null, [
+        { loc: ['body', 'scopes'], msg: 'Choose at least one scope', type: 'missing' },
+      ])
     const device = String(data.get('device_id') ?? '')
     const key = await api.post<ApiKey>('/v1/auth/api-keys', {
       name: String(data.get('name') ?? '').trim(),
-      scopes: scopes.length ? scopes : undefined,
+      scopes,
       device_id: device || null,
       expires_at: expiryOf(expiry, String(data.get('expires_on') ?? '')),
     })
