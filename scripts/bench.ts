@@ -21,6 +21,9 @@
  * 7. GET /metrics with the metrics token over 1,000 devices (100 tenants × 10) with a newest
  *    sample each: p50/p99 of sequential scrapes and the exposition's size; `--metrics-only`
  *    runs this section alone.
+ * 8. the portal's reads on 10.4 M samples (20 devices × 30 days at 10 s) plus a tenant of 500
+ *    devices: chart series of one device over 30 days (1h tier) and 1 hour (raw), a day of nested
+ *    families, and the fleet overview of the 500; `--portal-only` runs this section alone.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--web-only` prints the portal's bundle sizes (scripts/bench/web.ts: entry, each page, each route's
  * first load, gzipped); the full run adds its summary rows.
@@ -38,7 +41,9 @@ import { systemClock } from '../src/lib/clock'
 import { accessTokens } from '../src/modules/users/users.tokens'
 import { hardwareSample, networkSample } from '../test/helpers/samples'
 import { cpuMs, freePort, median, memoryMb, rssMb, runJson, stop, waitReady } from './bench/proc'
-import { seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
+import { insertSamples, seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
+import { rollupAll } from '../src/modules/metrics/metrics.rollup'
+import { createRollupStore } from '../src/modules/metrics/metrics.rollup-store'
 import { webRows, webSizes } from './bench/web'
 
 const args = new Set(process.argv.slice(2))
@@ -91,22 +96,30 @@ function startVigil(dataDir: string, port: number) {
   })
 }
 
-/** A fresh database of `tenantCount` tenants × 10 devices, `perDevice` samples each, and a server started on it (not yet ready). */
-async function seededServer(name: string, tenantCount: number, perDevice: number) {
+/**
+ * A fresh database of `tenantCount` tenants × 10 devices, `perDevice` samples each, and a server
+ * started on it (not yet ready). `fleet` adds one more tenant with that many devices and samples.
+ */
+async function seededServer(name: string, tenantCount: number, perDevice: number, fleet?: { devices: number; perDevice: number }) {
   const dir = join(tmp, name)
   const db = freshDb(dir)
   const now = Date.now()
   const tenants = seedAccounts(db.sqlite, { tenants: tenantCount, keysPerTenant: 1, maxDevices: 10, devicesPerTenant: 10, now })
-  await seedSamples(
-    db.sqlite,
-    tenants.flatMap((t) => t.devices.map((d) => d.seq)),
-    perDevice,
-    now,
-  )
+  const seqs = tenants.flatMap((t) => t.devices.map((d) => d.seq))
+  const big = fleet
+    ? seedAccounts(db.sqlite, { tenants: 1, keysPerTenant: 1, maxDevices: fleet.devices, devicesPerTenant: fleet.devices, now, label: 'fleet' })[0]
+    : undefined
+  if (big && fleet) {
+    // both groups first, then one rollup over all: a second rollup would not go back for the first group's hours
+    insertSamples(db.sqlite, seqs, perDevice, now)
+    const fleetSeqs = big.devices.map((d) => d.seq)
+    insertSamples(db.sqlite, fleetSeqs, fleet.perDevice, now)
+    await rollupAll(createRollupStore(db.sqlite), { now: now + 60_000, devices: [...seqs, ...fleetSeqs] })
+  } else await seedSamples(db.sqlite, seqs, perDevice, now)
   db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
   db.close()
   const port = freePort()
-  return { dir, tenants, server: startVigil(dir, port), base: `http://127.0.0.1:${port}` }
+  return { dir, tenants, fleet: big, server: startVigil(dir, port), base: `http://127.0.0.1:${port}` }
 }
 
 function freshDb(dir: string) {
@@ -366,6 +379,84 @@ async function readBench(name: string, tenantCount: number) {
   }
 }
 
+/** 30 days of one device at 10 s, and the dashboard's fleet of 500 devices with an hour and a bit each. */
+const PORTAL = { perDevice: 30 * 8_640, fleetDevices: 500, fleetPerDevice: 400 }
+
+/**
+ * The portal's chart and dashboard reads: 20 devices × 30 days at 10 s (10.4 M samples) for the
+ * series of one of them, and a tenant of 500 devices for the fleet overview, in one database.
+ */
+async function portalBench() {
+  const perDevice = quick ? 8_640 * 3 : PORTAL.perDevice
+  const total = 20 * perDevice * 2 + PORTAL.fleetDevices * PORTAL.fleetPerDevice * 2
+  log(
+    `portal: seeding ${(total / 1e6).toFixed(1)} M samples (20 devices × ${perDevice / 8_640} days, ${PORTAL.fleetDevices} devices × ${PORTAL.fleetPerDevice})`,
+  )
+  const t0 = performance.now()
+  const { tenants, fleet, server, base } = await seededServer('portal', 2, perDevice, { devices: PORTAL.fleetDevices, perDevice: PORTAL.fleetPerDevice })
+  const seedSeconds = Math.round((performance.now() - t0) / 1000)
+  try {
+    await waitReady(`${base}/health`, server)
+    const sign = (t: SeededTenant) => accessTokens(secret, systemClock).sign({ userId: t.userId, clientId: t.clientId, role: 'user' })
+    const t = tenants[0]!
+    const id = t.devices[0]!.id
+    const days = perDevice / 8_640
+    const since = (ms: number) => new Date(Date.now() - ms).toISOString()
+    const series = `/v1/metrics/series/${id}?kind=hardware&fields=cpu_percent,ram_percent`
+    const spec = { base, n: P.reads, rounds: P.readRounds, warmup: 200 }
+    const reads = await runJson<Reads>(
+      join(root, 'scripts/bench/reads.ts'),
+      {
+        ...spec,
+        token: await sign(t),
+        paths: {
+          [`series ${days} d, 2 hot fields (auto: 1h tier)`]: `${series}&start=${since(days * 86_400_000)}`,
+          'series 1 h, 2 hot fields (auto: raw)': series,
+          'series 24 h, cpu_per_core + disk_partitions (1m buckets, raw JSON sampled)': `/v1/metrics/series/${id}?kind=hardware&fields=cpu_per_core,disk_partitions&start=${since(86_400_000)}`,
+        },
+      },
+      900_000,
+    )
+    const fleetReads = await runJson<Reads>(
+      join(root, 'scripts/bench/reads.ts'),
+      { ...spec, token: await sign(fleet!), paths: { [`fleet overview, ${PORTAL.fleetDevices} devices`]: '/v1/clients/me/fleet' } },
+      900_000,
+    )
+    const all = { ...reads, ...fleetReads }
+    for (const [k, v] of Object.entries(all)) if (v.status !== 200) throw new Error(`${k}: status ${v.status}`)
+    const size = async (path: string, tenant: SeededTenant) =>
+      (await (await fetch(base + path, { headers: { authorization: `Bearer ${await sign(tenant)}` } })).arrayBuffer()).byteLength
+    const seriesBytes = await size(`${series}&start=${since(days * 86_400_000)}`, t)
+    const fleetBytes = await size('/v1/clients/me/fleet', fleet!)
+    return { total, seedSeconds, reads: all, fleetBytes, seriesBytes, days }
+  } finally {
+    await stop(server)
+  }
+}
+
+function portalRows(p: Awaited<ReturnType<typeof portalBench>>): [string, string, string][] {
+  const label = `${(p.total / 1e6).toFixed(1)} M samples`
+  const rows: [string, string, string][] = Object.entries(p.reads).map(([k, v]) => [
+    `${k} (${label})`,
+    `p50 ${v.p50} ms`,
+    `p99 ${v.p99} ms${v.p99Rounds.length > 1 ? ` (per round: ${v.p99Rounds.join(', ')})` : ''}`,
+  ])
+  rows.push([
+    'answer sizes',
+    `${(p.seriesBytes / 1e3).toFixed(0)} KB / ${(p.fleetBytes / 1e3).toFixed(0)} KB`,
+    `series ${p.days} d (2 fields, values/min/max) / fleet overview of ${PORTAL.fleetDevices} devices`,
+  ])
+  rows.push(['portal seeding', `${p.seedSeconds} s`, label])
+  return rows
+}
+
+async function portalOnly() {
+  const rows = portalRows(await portalBench())
+  console.log(`\nvigil bench, portal reads only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}\n`)
+  console.log('| measure | result | detail |\n|---|---|---|')
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
+
 /** A Prometheus scrape of a fleet of 1,000 devices, each with a fresh sample. */
 async function metricsBench() {
   const { tenants, server, base } = await seededServer('metrics', 100, 2)
@@ -493,6 +584,7 @@ async function fullRun() {
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
     ...hostileRows(await hostileBench()),
     ...metricsRows(await metricsBench()),
+    ...portalRows(await portalBench()),
     ...webRows(await webSizes()),
   )
   console.log(
@@ -522,6 +614,7 @@ try {
     if (b.exitCode !== 0) throw new Error('build failed')
   }
   if (args.has('--agent-only')) agentOnly()
+  else if (args.has('--portal-only')) await portalOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })

@@ -26,6 +26,8 @@ import { devicesRoutes } from './modules/devices/devices.routes'
 import { enrolmentsRoutes } from './modules/enrolments/enrolments.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 import { observabilityRoutes } from './modules/observability/observability.routes'
+import { overviewRoutes } from './modules/overview/overview.routes'
+import { channelsRoutes } from './modules/channels/channels.routes'
 import { liveRoutes } from './modules/live/live.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
@@ -75,8 +77,10 @@ export function createApp(deps: AppDeps) {
     .use(adminRoutes(modules.admin, ctx.auth))
     .use(versionsRoutes(modules.versions, ctx.auth))
     .use(devicesRoutes(modules.devices, ctx.auth))
+    .use(overviewRoutes(modules.overview, ctx.auth))
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
+    .use(channelsRoutes(modules.channels, ctx.auth, ctx.config.siteUrl))
     .use(observabilityRoutes(modules.observability))
     .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell

@@ -28,6 +28,7 @@ import { wireIdentity, type IdentityModules } from './identity'
 import { wireFleet, type FleetModules } from './fleet'
 import { wireMonitoring, type MonitoringModules } from './monitoring'
 import { timedJobs, wireObservability } from './observability'
+import { wireChannels } from './alerting'
 import { wireLive, type LiveModules } from './live'
 
 /**
@@ -46,7 +47,8 @@ export function compose(deps: AppDeps) {
   const live = wireLive(ctx, fleet, monitoring, deps.timers)
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring)
-  const modules = { ...identity, ...fleet, ...monitoring, ...live, admin, observability }
+  const alerting = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
+  const modules = { ...identity, ...fleet, ...monitoring, ...live, ...alerting, admin, observability }
   return { ctx, modules, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 

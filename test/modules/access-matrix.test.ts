@@ -40,6 +40,8 @@ const ROUTES: MatrixRoute[] = [
     body: { hostname: 'h', os: 'linux', os_version: '6', arch: 'x64', fingerprint: 'f' },
   },
   { method: 'GET', path: '/v1/clients/me/devices/dev_x', kind: 'jwt' },
+  { method: 'GET', path: '/v1/clients/me/fleet', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/clients/me/devices/dev_x', kind: 'jwt', roles: MANAGERS, body: { name: 'x' } },
   { method: 'DELETE', path: '/v1/clients/me/devices/dev_x', kind: 'jwt', roles: MANAGERS },
   // metrics
   { method: 'POST', path: '/v1/metrics/hardware', kind: 'key', scopes: ['metrics:write'], body: HW },
@@ -57,6 +59,7 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/metrics/hardware/dev_x/latest', kind: 'jwt' },
   { method: 'GET', path: '/v1/metrics/network/dev_x/latest', kind: 'jwt' },
   { method: 'GET', path: '/v1/metrics/summary/dev_x', kind: 'jwt' },
+  { method: 'GET', path: '/v1/metrics/series/dev_x', kind: 'jwt' },
   // recommendations
   { method: 'POST', path: '/v1/recommendations', kind: 'key', scopes: ['recommendations:write'], body: { recommendation: 'r' } },
   { method: 'GET', path: '/v1/recommendations/dev_x', kind: 'jwt' },
@@ -77,6 +80,17 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/ai/usage', kind: 'jwt' },
   { method: 'POST', path: '/v1/ai/test', kind: 'jwt', roles: MANAGERS },
   { method: 'POST', path: '/v1/ai/generate/dev_x', kind: 'jwt', roles: MANAGERS },
+  // channels
+  { method: 'GET', path: '/v1/channels/kinds', kind: 'jwt' },
+  { method: 'GET', path: '/v1/channels', kind: 'jwt' },
+  { method: 'POST', path: '/v1/channels', kind: 'jwt', body: { name: 'n', kind: 'ntfy', config: { topic: 't' } }, roles: MANAGERS },
+  { method: 'POST', path: '/v1/channels/import', kind: 'jwt', body: { url: 'ntfy://ntfy.sh/t' }, roles: MANAGERS },
+  { method: 'GET', path: '/v1/channels/chn_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/channels/chn_x', kind: 'jwt', body: { name: 'n' }, roles: MANAGERS },
+  { method: 'DELETE', path: '/v1/channels/chn_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/channels/chn_x/test', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/channels/chn_x/export', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/channels/chn_x/deliveries', kind: 'jwt' },
 ]
 
 describe('access matrix: every JWT and key route', () => {
@@ -103,7 +117,7 @@ const PUBLIC = new Set([
 test('the matrix covers every /v1 route that is not public', async () => {
   const { testApp } = await import('../helpers/app')
   const t = testApp()
-  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli)_x\b/, '/:param').replace(/\/linux$/, '/:param')
+  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn)_x\b/, '/:param').replace(/\/linux$/, '/:param')
   const covered = new Set(ROUTES.map((r) => `${r.method} ${pattern(r.path)}`))
   const served = [...t.app.routes, ...t.directRoutes.map((r) => ({ method: r.method, path: r.path }))]
   expect(t.directRoutes.length).toBeGreaterThan(0)
