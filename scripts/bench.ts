@@ -24,6 +24,11 @@
  * 8. the portal's reads on 10.4 M samples (20 devices × 30 days at 10 s) plus a tenant of 500
  *    devices: chart series of one device over 30 days (1h tier) and 1 hour (raw), a day of nested
  *    families, and the fleet overview of the 500; `--portal-only` runs this section alone.
+ * 9. alerts: ingest on two servers alike but for 100 threshold rules per client on one of them
+ *    (none trips: the cost of evaluating them), rounds alternating, the ratio of their medians;
+ *    then the latency from a sample crossing a threshold to alert.firing on the bus and to the
+ *    notify port (scripts/bench/alerts.ts, in-process under ingest load); `--alerts-only` runs
+ *    this section alone.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--web-only` prints the portal's bundle sizes (scripts/bench/web.ts: entry, each page, each route's
  * first load, gzipped); the full run adds its summary rows.
@@ -42,9 +47,10 @@ import { accessTokens } from '../src/modules/users/users.tokens'
 import { hardwareSample, networkSample } from '../test/helpers/samples'
 import { cpuMs, freePort, median, memoryMb, rssMb, runJson, stop, waitReady } from './bench/proc'
 import { insertSamples, seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
+import { webRows, webSizes } from './bench/web'
 import { rollupAll } from '../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../src/modules/metrics/metrics.rollup-store'
-import { webRows, webSizes } from './bench/web'
+import { seedAlertRules } from './bench/alerts'
 
 const args = new Set(process.argv.slice(2))
 const quick = args.has('--quick')
@@ -586,9 +592,94 @@ async function fullRun() {
     ...metricsRows(await metricsBench()),
     ...portalRows(await portalBench()),
     ...webRows(await webSizes()),
+    ...alertsRows(await alertsBench()),
   )
   console.log(
     `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
+  )
+  console.log('| measure | result | detail |\n|---|---|---|')
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
+
+const ALERT_RULES_PER_CLIENT = 100
+
+/** Ingest with 100 rules per client against the same without rules, on two servers up at once, rounds alternating. */
+async function alertsBench() {
+  const servers: Awaited<ReturnType<typeof startIngestServer>>[] = []
+  try {
+    for (const [name, rules] of [
+      ['alerts-none', 0],
+      ['alerts-rules', ALERT_RULES_PER_CLIENT],
+    ] as const) {
+      const dir = join(tmp, name)
+      const db = freshDb(dir)
+      const tenants = seedAccounts(db.sqlite, { tenants: 10, keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now: Date.now() })
+      seedAlertRules(
+        db.sqlite,
+        tenants.map((t) => t.clientId),
+        rules,
+        Date.now(),
+      )
+      db.close()
+      servers.push(await startIngestServer(dir, tenants))
+    }
+    const [none, rules] = servers as [(typeof servers)[0], (typeof servers)[0]]
+    log(`alerts: warm-up ${P.warmup}s each`)
+    await drive(none.url, none.devices, none.server.pid, P.warmup)
+    await drive(rules.url, rules.devices, rules.server.pid, P.warmup)
+    const runs: { none: Run; rules: Run }[] = []
+    for (let i = 0; i < P.rounds; i++) {
+      log(`alerts round ${i + 1}/${P.rounds}: ${P.duration}s with ${ALERT_RULES_PER_CLIENT} rules per client, ${P.duration}s without`)
+      const r = await drive(rules.url, rules.devices, rules.server.pid, P.duration)
+      runs.push({ rules: r, none: await drive(none.url, none.devices, none.server.pid, P.duration) })
+    }
+    for (const s of servers) await stop(s.server)
+    log('alerts: crossing → alert.firing latency')
+    const latency = await runJson<{ crossings: number; load: number; bus: Lat; notify: Lat; cost: { rules: number; none: number; some: number } }>(
+      join(root, 'scripts/bench/alerts.ts'),
+      { crossings: quick ? 100 : 500, load: 32 },
+      600_000,
+    )
+    return { runs, latency }
+  } finally {
+    for (const s of servers) await stop(s.server)
+  }
+}
+type Lat = { p50: number; p99: number; max: number }
+
+function alertsRows(a: Awaited<ReturnType<typeof alertsBench>>): [string, string, string][] {
+  const med = (side: 'none' | 'rules', k: 'rps' | 'p99' | 'cpuUsPerReq') => median(a.runs.map((r) => r[side][k]))
+  const ratios = a.runs.map((r) => r.rules.rps / r.none.rps)
+  const ms = (n: number) => `${n.toFixed(2)} ms`
+  const errors = a.runs.reduce((n, r) => n + r.rules.non2xx + r.rules.errors + r.none.non2xx + r.none.errors, 0)
+  return [
+    [
+      `alerts: ingest with ${ALERT_RULES_PER_CLIENT} rules per client / none`,
+      `${Math.round(med('rules', 'rps'))} / ${Math.round(med('none', 'rps'))} req/s (ratio ${median(ratios).toFixed(2)})`,
+      `rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}; p99 ${med('rules', 'p99')} / ${med('none', 'p99')} ms; server CPU ${med('rules', 'cpuUsPerReq').toFixed(1)} / ${med('none', 'cpuUsPerReq').toFixed(1)} µs/req; non-2xx + errors ${errors}`,
+    ],
+    [
+      `alerts: the sample observer's CPU per batch, ${a.latency.cost.rules} rules / none`,
+      `${a.latency.cost.some.toFixed(1)} / ${a.latency.cost.none.toFixed(1)} µs`,
+      "in-process, a hardware and a network sample through one client's rules (none trips), median of 7 rounds of 20,000; compare with the server CPU per ingest request above",
+    ],
+    [
+      'alerts: sample crossing a threshold → alert.firing on the bus',
+      `p99 ${ms(a.latency.bus.p99)}`,
+      `p50 ${ms(a.latency.bus.p50)}, max ${ms(a.latency.bus.max)}; ${a.latency.crossings} crossings, in-process, ${a.latency.load} ingest requests in flight meanwhile`,
+    ],
+    [
+      'alerts: sample crossing a threshold → notify port called',
+      `p99 ${ms(a.latency.notify.p99)}`,
+      `p50 ${ms(a.latency.notify.p50)}, max ${ms(a.latency.notify.max)}; the channels and webhooks modules deliver from there`,
+    ],
+  ]
+}
+
+async function alertsOnly() {
+  const rows = alertsRows(await alertsBench())
+  console.log(
+    `\nvigil bench, alerts only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server\n`,
   )
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
@@ -615,6 +706,7 @@ try {
   }
   if (args.has('--agent-only')) agentOnly()
   else if (args.has('--portal-only')) await portalOnly()
+  else if (args.has('--alerts-only')) await alertsOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })

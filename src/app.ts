@@ -29,6 +29,7 @@ import { observabilityRoutes } from './modules/observability/observability.route
 import { overviewRoutes } from './modules/overview/overview.routes'
 import { channelsRoutes } from './modules/channels/channels.routes'
 import { liveRoutes } from './modules/live/live.routes'
+import { alertsRoutes } from './modules/alerts/alerts.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps) {
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
     .use(channelsRoutes(modules.channels, ctx.auth, ctx.config.siteUrl))
+    .use(alertsRoutes(modules.alerts, ctx.auth))
     .use(observabilityRoutes(modules.observability))
     .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell

@@ -37,6 +37,8 @@ export interface AppDeps {
   metricsSource?: MetricsSource
   /** argon2id cost; tests pass a cheap one */
   passwordCost?: PasswordCost
+  /** where alert notices go (the channels module); default: logged only */
+  notify?: import('./modules/alerts/alerts.engine').Notify
   /** the one-time token the operator's registration needs when the service listens beyond loopback */
   setupToken?: string | null
   /** the SMTP transport factory of email channels; default nodemailer's */

@@ -27,8 +27,9 @@ import { purgeOldRefreshTokens } from '../modules/users/users.sessions'
 import { wireIdentity, type IdentityModules } from './identity'
 import { wireFleet, type FleetModules } from './fleet'
 import { wireMonitoring, type MonitoringModules } from './monitoring'
+import { wireAlerts, wireChannels, type AlertingModules } from './alerting'
+import { enqueueNotification } from '../modules/channels/channels.delivery'
 import { timedJobs, wireObservability } from './observability'
-import { wireChannels } from './alerting'
 import { wireLive, type LiveModules } from './live'
 
 /**
@@ -45,10 +46,14 @@ export function compose(deps: AppDeps) {
   const ctx = createContext(deps, plans, identity, fleet)
   const monitoring = wireMonitoring(ctx, identity, fleet, { metricsSource: deps.metricsSource })
   const live = wireLive(ctx, fleet, monitoring, deps.timers)
+  const channels = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
+  // alert notices go to the channels' durable queue unless a test listens instead
+  const notify = deps.notify ?? ((clientId, channelIds, n) => void enqueueNotification(channels.channels, clientId, channelIds, n))
+  const alerting = wireAlerts(ctx, identity, fleet, monitoring, { notify })
+  monitoring.overview.alertsFiring = alerting.alertsFiring
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring)
-  const alerting = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
-  const modules = { ...identity, ...fleet, ...monitoring, ...live, ...alerting, admin, observability }
+  const modules = { ...identity, ...fleet, ...monitoring, ...live, ...channels, ...alerting, admin, observability }
   return { ctx, modules, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
@@ -58,12 +63,14 @@ export type Modules = ReturnType<typeof compose>['modules']
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run
  * at 03:17, off the hour when other machines' cron jobs start.
  */
-function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules): Job[] {
+function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules): Job[] {
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
     { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(modules.metricsJobs).then(() => undefined) },
     // each client's own cron pattern decides whether it is its turn
+    // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices
+    { name: 'alerts.evaluate', cron: '*/15 * * * * *', run: () => modules.alertsTick() },
     { name: 'ai.recommendations', cron: '0 * * * * *', run: () => runDueGenerations(modules.ai).then(() => undefined) },
     { name: 'billing.prune-events', cron: '0 17 3 * * *', run: () => pruneBillingEvents(modules.billing) },
     { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens(modules.users) },

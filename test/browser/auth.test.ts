@@ -273,6 +273,8 @@ describeBrowser('portal: accounts and the session', () => {
       await shoot(page, 'phone-menu-closed')
 
       await accountButton(page).click()
+      await checkA11y(page)
+      await shoot(page, 'account-menu')
       await page.getByRole('button', { name: 'Dark' }).click()
       expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
       await page.reload()

@@ -62,7 +62,9 @@ describe('the job list', () => {
     }
     expect(names.sort()).toEqual([
       'ai.recommendations',
+      'alerts.evaluate',
       'billing.prune-events',
+      'devices.status',
       'health.integrity-check',
       'metrics.retention',
       'metrics.rollup',

@@ -91,6 +91,32 @@ const ROUTES: MatrixRoute[] = [
   { method: 'POST', path: '/v1/channels/chn_x/test', kind: 'jwt', roles: MANAGERS },
   { method: 'POST', path: '/v1/channels/chn_x/export', kind: 'jwt', roles: MANAGERS },
   { method: 'GET', path: '/v1/channels/chn_x/deliveries', kind: 'jwt' },
+  // alerts (acknowledge is open to members: whoever is on call takes the alert)
+  { method: 'GET', path: '/v1/alerts/rules', kind: 'jwt' },
+  { method: 'POST', path: '/v1/alerts/rules', kind: 'jwt', roles: MANAGERS, body: { name: 'x', metric: 'cpu_percent', threshold: 1 } },
+  { method: 'GET', path: '/v1/alerts/rules/rul_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/alerts/rules/rul_x', kind: 'jwt', roles: MANAGERS, body: {} },
+  { method: 'DELETE', path: '/v1/alerts/rules/rul_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/alerts/rules/rul_x/enable', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/alerts/rules/rul_x/disable', kind: 'jwt', roles: MANAGERS },
+  { method: 'PUT', path: '/v1/alerts/rules/rul_x/overrides/dev_x', kind: 'jwt', roles: MANAGERS, body: {} },
+  { method: 'DELETE', path: '/v1/alerts/rules/rul_x/overrides/dev_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/alerts/defaults', kind: 'jwt' },
+  { method: 'POST', path: '/v1/alerts/defaults/restore', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/alerts', kind: 'jwt' },
+  { method: 'GET', path: '/v1/alerts/history', kind: 'jwt' },
+  { method: 'GET', path: '/v1/alerts/settings', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/alerts/settings', kind: 'jwt', roles: MANAGERS, body: {} },
+  { method: 'GET', path: '/v1/alerts/silences', kind: 'jwt' },
+  { method: 'POST', path: '/v1/alerts/silences', kind: 'jwt', roles: MANAGERS, body: { ends_at: '2030-01-01T00:00:00Z' } },
+  { method: 'GET', path: '/v1/alerts/silences/sil_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/alerts/silences/sil_x', kind: 'jwt', roles: MANAGERS, body: {} },
+  { method: 'DELETE', path: '/v1/alerts/silences/sil_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/alerts/dependencies', kind: 'jwt' },
+  { method: 'PUT', path: '/v1/alerts/dependencies/dev_x', kind: 'jwt', roles: MANAGERS, body: { parent_device_id: 'dev_y' } },
+  { method: 'DELETE', path: '/v1/alerts/dependencies/dev_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/alerts/alr_x', kind: 'jwt' },
+  { method: 'POST', path: '/v1/alerts/alr_x/acknowledge', kind: 'jwt', body: {} },
 ]
 
 describe('access matrix: every JWT and key route', () => {
@@ -117,7 +143,7 @@ const PUBLIC = new Set([
 test('the matrix covers every /v1 route that is not public', async () => {
   const { testApp } = await import('../helpers/app')
   const t = testApp()
-  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn)_x\b/, '/:param').replace(/\/linux$/, '/:param')
+  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn|rul|alr|sil)_x\b/g, '/:param').replace(/\/linux$/, '/:param')
   const covered = new Set(ROUTES.map((r) => `${r.method} ${pattern(r.path)}`))
   const served = [...t.app.routes, ...t.directRoutes.map((r) => ({ method: r.method, path: r.path }))]
   expect(t.directRoutes.length).toBeGreaterThan(0)
