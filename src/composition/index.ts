@@ -10,13 +10,16 @@ import { resolveSecretKey } from '../lib/secret-box'
 import { runDueGenerations } from '../modules/ai/ai.jobs'
 import { findPlan, freePlan, loadPlans, type Plan } from '../modules/billing/billing.catalog'
 import type { AdminDeps } from '../modules/admin/admin.service'
+import type { InstanceSettingsResponse } from '../modules/admin/admin.model'
+import { signupPolicyOf } from '../modules/users/users.signup'
+import type { Config } from '../config'
 import { activeKeyCount, apiKeyStats } from '../modules/api-keys/api-keys.service'
 import { clientsPage, clientStats, getClient, setPlanAndLimits, toOperatorView } from '../modules/clients/clients.service'
 import { deviceCount, deviceStats } from '../modules/devices/devices.service'
 import { databaseStats } from '../modules/health/health.service'
 import { userStats } from '../modules/users/users.service'
 import { pruneBillingEvents } from '../modules/billing/billing.jobs'
-import { memberRole, seatsUsed } from '../modules/clients/members.service'
+import { memberRole, ownerEmail, seatsUsed } from '../modules/clients/members.service'
 import { integrityCheck } from '../modules/health/health.jobs'
 import { runRetention, runRollup } from '../modules/metrics/metrics.jobs'
 import { metricsStats } from '../modules/metrics/metrics.service'
@@ -96,6 +99,7 @@ function wireAdmin(ctx: AppContext, plans: () => Plan[], identity: IdentityModul
         return { rows: rows.map(toOperatorView), total }
       },
       seatsUsed: (clientId) => seatsUsed(clients, clientId),
+      ownerEmail: (clientId) => ownerEmail(clients, clientId),
       setPlanAndLimits: (clientId, changes) => toOperatorView(setPlanAndLimits(clients, clientId, changes)),
     },
     usage: {
@@ -112,7 +116,23 @@ function wireAdmin(ctx: AppContext, plans: () => Plan[], identity: IdentityModul
       () => metricsStats(monitoring.metrics),
       () => backupStats(ctx.db.backups),
     ],
+    instance: instanceSettings(ctx.config),
     logger: ctx.logger,
+  }
+}
+
+/** The operator's read-only view of the settings that shape the instance (changed in the environment, at restart). */
+function instanceSettings(config: Config): InstanceSettingsResponse {
+  const { mode, own } = config.instance
+  return {
+    mode,
+    signup: signupPolicyOf(config.instance),
+    signup_configured: config.instance.signup !== null,
+    billing_configured: config.stripe.secretKey !== null,
+    site_url: config.siteUrl,
+    own_limits: mode === 'own' ? { max_devices: own.maxDevices, max_users: own.maxUsers, rate_limit: own.rateLimit } : null,
+    outbound_allow_private: config.outbound.allowPrivate,
+    ai_default_provider: config.ai.provider,
   }
 }
 

@@ -25,8 +25,10 @@ const ROUTES: MatrixRoute[] = [
   { method: 'DELETE', path: '/v1/clients/me/members/mem_x', kind: 'jwt', roles: ['owner', 'admin'] },
   { method: 'GET', path: '/v1/admin/stats', kind: 'jwt', operator: true },
   { method: 'GET', path: '/v1/admin/clients', kind: 'jwt', operator: true },
+  { method: 'GET', path: '/v1/admin/instance', kind: 'jwt', operator: true },
   { method: 'PATCH', path: '/v1/admin/clients/cli_x', kind: 'jwt', body: { max_devices: 5 }, operator: true },
   { method: 'POST', path: '/v1/versions', kind: 'jwt', body: { platform: 'linux', version: '1.0.0' }, operator: true },
+  { method: 'GET', path: '/v1/versions', kind: 'jwt', operator: true },
   { method: 'GET', path: '/v1/versions/linux', kind: 'key', scopes: ['versions:read', 'metrics:write'] },
   // devices
   { method: 'GET', path: '/v1/clients/me/devices', kind: 'jwt' },
