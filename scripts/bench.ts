@@ -407,9 +407,9 @@ async function portalBench() {
         ...spec,
         token: await sign(t),
         paths: {
-          [`series ${days} d, 2 hot fields (auto: 1h tier)`]: `${series}&start=${since(days * 86_400_000)}`,
+          [`series ${days} d, 2 hot fields (auto: ${days >= 13 ? '1h' : '10m'} tier)`]: `${series}&start=${since(days * 86_400_000)}`,
           'series 1 h, 2 hot fields (auto: raw)': series,
-          'series 24 h, cpu_per_core + disk_partitions (1m buckets, raw JSON sampled)': `/v1/metrics/series/${id}?kind=hardware&fields=cpu_per_core,disk_partitions&start=${since(86_400_000)}`,
+          'series 24 h, cpu_per_core + disk_partitions (auto: 10m, ≤ 1,000 raw samples)': `/v1/metrics/series/${id}?kind=hardware&fields=cpu_per_core,disk_partitions&start=${since(86_400_000)}`,
         },
       },
       900_000,
