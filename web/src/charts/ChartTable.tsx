@@ -18,7 +18,7 @@ export function ChartTable({ chart, x }: { chart: ChartSpec; x: [number, number]
   }, [chart, x[0], x[1]])
   const f = (v: number | null) => formatUnit(chart.unit, v)
   return (
-    <table class="vg-sr">
+    <table class="visually-hidden">
       <caption>
         {chart.title}, {when(x[0])} to {when(x[1])}
       </caption>
