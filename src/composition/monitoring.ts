@@ -7,6 +7,8 @@ import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
 import { createRollupStore } from '../modules/metrics/metrics.rollup-store'
 import { fieldSeries, summarizeDevice, type MetricsDeps, type StoredSample } from '../modules/metrics/metrics.service'
 import { createMetricsStore } from '../modules/metrics/metrics.store'
+import { createSeriesStore } from '../modules/metrics/metrics.series-store'
+import { retentionMs } from '../modules/metrics/metrics.jobs'
 import { createMetricWriter } from '../modules/metrics/metrics.writer'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
 import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
@@ -34,6 +36,8 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
       for (const observe of sampleObservers) observe(sample)
     },
     store: createMetricsStore(sqlite),
+    series: createSeriesStore(sqlite),
+    retentionMs: retentionMs(ctx.config.metricsRetention),
     writer,
     clock: ctx.clock,
     devices: {

@@ -6,6 +6,7 @@ import m3 from '../../migrations/0003_invitation_secrets.sql' with { type: 'text
 import m4 from '../../migrations/0004_enrolments.sql' with { type: 'text' }
 import m5 from '../../migrations/0005_collector_version_sha256.sql' with { type: 'text' }
 import m6 from '../../migrations/0006_metric_samples_unique.sql' with { type: 'text' }
+import m7 from '../../migrations/0007_device_name_tags.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -20,4 +21,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0004_enrolments', sql: m4 },
   { tag: '0005_collector_version_sha256', sql: m5 },
   { tag: '0006_metric_samples_unique', sql: m6 },
+  { tag: '0007_device_name_tags', sql: m7 },
 ]

@@ -72,7 +72,7 @@ function declaredKeys(schema: TSchema): Set<string> | null {
   return new Set(Object.keys(s.properties))
 }
 
-/** What a query parameter's schema takes, with the null and optional wrappers seen through. */
+/** What a query parameter's schema takes (a scalar, T | null, or a union of string literals), with the null and optional wrappers seen through. */
 interface ParamShape {
   name: string
   kind: 'integer' | 'number' | 'string' | 'boolean'
@@ -85,6 +85,10 @@ function shapeOf(name: string, schema: TSchema): ParamShape {
   let inner = schema
   if (schema[Kind] === 'Union') {
     const members = (schema as unknown as { anyOf: TSchema[] }).anyOf
+    // a set of words (`kind=hardware|network`): read as a string, the compiled check takes the words
+    if (members.every((m) => m[Kind] === 'Literal' && typeof (m as { const?: unknown }).const === 'string')) {
+      return { name, kind: 'string', nullable: false, schema }
+    }
     nullable = members.some((m) => m[Kind] === 'Null')
     const rest = members.filter((m) => m[Kind] !== 'Null')
     if (rest.length !== 1) throw new Error(`query parameter ${name}: only T or T | null is supported`)

@@ -35,6 +35,7 @@ const ROUTES: MatrixRoute[] = [
     body: { hostname: 'h', os: 'linux', os_version: '6', arch: 'x64', fingerprint: 'f' },
   },
   { method: 'GET', path: '/v1/clients/me/devices/dev_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/clients/me/devices/dev_x', kind: 'jwt', roles: MANAGERS, body: { name: 'x' } },
   { method: 'DELETE', path: '/v1/clients/me/devices/dev_x', kind: 'jwt', roles: MANAGERS },
   // metrics
   { method: 'POST', path: '/v1/metrics/hardware', kind: 'key', scopes: ['metrics:write'], body: HW },
@@ -52,6 +53,7 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/metrics/hardware/dev_x/latest', kind: 'jwt' },
   { method: 'GET', path: '/v1/metrics/network/dev_x/latest', kind: 'jwt' },
   { method: 'GET', path: '/v1/metrics/summary/dev_x', kind: 'jwt' },
+  { method: 'GET', path: '/v1/metrics/series/dev_x', kind: 'jwt' },
   // recommendations
   { method: 'POST', path: '/v1/recommendations', kind: 'key', scopes: ['recommendations:write'], body: { recommendation: 'r' } },
   { method: 'GET', path: '/v1/recommendations/dev_x', kind: 'jwt' },

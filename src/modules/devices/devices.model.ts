@@ -24,12 +24,34 @@ export const DeviceResponse = t.Object({
   last_seen_at: t.Nullable(t.String({ format: 'date-time' })),
   /** online when it sent metrics within the last ONLINE_WINDOW_MS */
   status: t.Union([t.Literal('online'), t.Literal('offline')]),
+  /** the name the account gave it; null shows the hostname */
+  name: t.Nullable(t.String()),
+  /** the account's labels, for grouping and filtering */
+  tags: t.Array(t.String()),
+})
+
+export const MAX_TAGS = 20
+export const DeviceName = t.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: '1 to 100 characters, not only blanks' })
+export const DeviceTag = t.String({
+  minLength: 1,
+  maxLength: 40,
+  pattern: '^[a-z0-9._-]+$',
+  description: 'lower-case letters, digits, dot, underscore, hyphen',
+})
+
+/** What the account may change about a device: only what it owns (the facts come from the collector). */
+export const DevicePatch = t.Object({
+  /** null: show the hostname again */
+  name: t.Optional(t.Nullable(DeviceName)),
+  /** replaces the whole list */
+  tags: t.Optional(t.Array(DeviceTag, { maxItems: MAX_TAGS, uniqueItems: true })),
 })
 
 export const DeviceParams = t.Object({ device_id: t.String() })
 
 export type DeviceRegister = Static<typeof DeviceRegister>
 export type DeviceResponse = Static<typeof DeviceResponse>
+export type DevicePatch = Static<typeof DevicePatch>
 
 /** A collector posts every ~10 s; five missed minutes means it is gone. */
 export const ONLINE_WINDOW_MS = 5 * 60_000

@@ -3,11 +3,12 @@ import { authGuards } from '../../http/auth'
 import { routeErrors } from '../../http/openapi-errors'
 import type { Authenticator } from '../../http/principal'
 import { jsonInput } from '../../http/input'
-import { DeviceParams, DeviceRegister, DeviceResponse } from './devices.model'
-import { deleteDevice, getDevice, listDevices, registerDevice, type DevicesDeps } from './devices.service'
+import { DeviceParams, DevicePatch, DeviceRegister, DeviceResponse } from './devices.model'
+import { deleteDevice, getDevice, listDevices, registerDevice, updateDevice, type DevicesDeps } from './devices.service'
 
 const tags = ['devices']
 const deviceRegister = jsonInput(DeviceRegister)
+const devicePatch = jsonInput(DevicePatch)
 
 export function devicesRoutes(deps: DevicesDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/clients/me/devices' })
@@ -41,6 +42,12 @@ export function devicesRoutes(deps: DevicesDeps, auth: Authenticator) {
       params: DeviceParams,
       response: { 200: DeviceResponse },
       detail: { tags, summary: 'One device' },
+    })
+    .patch('/:device_id', ({ user, params, body }) => updateDevice(deps, user.clientId, params.device_id, devicePatch.read(body)), {
+      user: { roles: ['owner', 'admin'] },
+      params: DeviceParams,
+      response: { 200: DeviceResponse },
+      detail: { ...devicePatch.doc, tags, summary: 'Name or tag a device (owner or admin); a field left out is unchanged' },
     })
     .delete(
       '/:device_id',

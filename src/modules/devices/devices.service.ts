@@ -1,7 +1,7 @@
 import { AppError, notFound } from '../../http/errors'
 import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { ONLINE_WINDOW_MS, type DeviceRegister, type DeviceResponse } from './devices.model'
+import { ONLINE_WINDOW_MS, type DevicePatch, type DeviceRegister, type DeviceResponse } from './devices.model'
 import type { DeviceRef, DeviceRow, DevicesStore } from './devices.store'
 
 export interface DevicesDeps {
@@ -42,6 +42,19 @@ export function toDeviceResponse(row: DeviceRow, now: number): DeviceResponse {
     updated_at: toIso(row.updated_at),
     last_seen_at: row.last_seen_at === null ? null : toIso(row.last_seen_at),
     status: row.last_seen_at !== null && now - row.last_seen_at <= ONLINE_WINDOW_MS ? 'online' : 'offline',
+    name: row.name,
+    tags: parseTags(row.tags),
+  }
+}
+
+/** The stored tags column (a JSON array); anything else reads as no tags. */
+export function parseTags(stored: string): string[] {
+  if (stored === '[]') return []
+  try {
+    const v: unknown = JSON.parse(stored)
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
+  } catch {
+    return []
   }
 }
 
@@ -87,6 +100,19 @@ export function getDevice(deps: DevicesDeps, clientId: string, deviceId: string)
   const row = deps.store.byId(clientId, deviceId)
   if (!row) throw notFound('Device')
   return toDeviceResponse(row, deps.clock.now())
+}
+
+/** Renames and/or retags a device of this client; a field left out is unchanged. 404 for other tenants' devices. */
+export function updateDevice(deps: DevicesDeps, clientId: string, deviceId: string, patch: DevicePatch): DeviceResponse {
+  const { store } = deps
+  const now = deps.clock.now()
+  const row = store.transaction(() => {
+    if (!store.byId(clientId, deviceId)) throw notFound('Device')
+    if (patch.name !== undefined) store.setName(clientId, deviceId, patch.name, now)
+    if (patch.tags !== undefined) store.setTags(clientId, deviceId, patch.tags, now)
+    return store.byId(clientId, deviceId)!
+  })
+  return toDeviceResponse(row, now)
 }
 
 /** A device row of this client, or null: for domains that need its facts (hostname, last_seen_at). */

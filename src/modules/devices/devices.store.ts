@@ -14,6 +14,10 @@ export interface DeviceRow {
   updated_at: number
   last_seen_at: number | null
   seq: number
+  /** the tenant's display name, null to show the hostname */
+  name: string | null
+  /** the tenant's tags as a JSON array of strings */
+  tags: string
 }
 
 /** What the ingest path needs to know about a device; cached, since every metric asks. */
@@ -36,7 +40,7 @@ export type DeviceFacts = Pick<DeviceRow, 'hostname' | 'os' | 'os_version' | 'ar
 
 export type NewDevice = DeviceFacts & Pick<DeviceRow, 'id' | 'client_id' | 'fingerprint' | 'created_at' | 'seq'>
 
-const COLS = 'id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, last_seen_at, seq'
+const COLS = 'id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, last_seen_at, seq, name, tags'
 /** the ref caches are dropped whole past this many entries */
 const MAX_CACHED = 50_000
 
@@ -59,6 +63,8 @@ function build(sqlite: Database) {
   const update = sqlite.query<never, [string | null, string | null, string | null, string | null, string | null, number, string]>(
     'UPDATE devices SET hostname = ?, os = ?, os_version = ?, arch = ?, mac_address = ?, updated_at = ? WHERE id = ?',
   )
+  const setName = sqlite.query<never, [string | null, number, string, string]>('UPDATE devices SET name = ?, updated_at = ? WHERE id = ? AND client_id = ?')
+  const setTags = sqlite.query<never, [string, number, string, string]>('UPDATE devices SET tags = ?, updated_at = ? WHERE id = ? AND client_id = ?')
   const remove = sqlite.query<never, [string, string]>('DELETE FROM devices WHERE id = ? AND client_id = ?')
   const allSeqs = sqlite.query<{ seq: number }, []>('SELECT seq FROM devices WHERE seq IS NOT NULL')
   const clientsWithDevices = sqlite.query<{ client_id: string }, []>('SELECT DISTINCT client_id FROM devices ORDER BY client_id')
@@ -106,6 +112,10 @@ function build(sqlite: Database) {
     update(id: string, facts: DeviceFacts, now: number) {
       update.run(facts.hostname, facts.os, facts.os_version, facts.arch, facts.mac_address, now, id)
     },
+    /** the tenant's display name (null: show the hostname) */
+    setName: (clientId: string, id: string, name: string | null, now: number) => void setName.run(name, now, id, clientId),
+    /** the tenant's tags, stored as a JSON array */
+    setTags: (clientId: string, id: string, tags: string[], now: number) => void setTags.run(JSON.stringify(tags), now, id, clientId),
     remove: (clientId: string, id: string) => void remove.run(id, clientId),
     /** a device of this client, from cache; null for unknown ids and other tenants' devices */
     ref(clientId: string, id: string): DeviceRef | null {

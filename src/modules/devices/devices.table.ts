@@ -20,6 +20,10 @@ export const devices = sqliteTable(
     lastSeenAt: integer('last_seen_at'),
     /** small integer handle metric rows use instead of the 36-char id (assigned at registration) */
     seq: integer('seq'),
+    /** what the portal shows instead of the hostname; null shows the hostname */
+    name: text('name'),
+    /** the tenant's labels for grouping and filtering, a JSON array of strings */
+    tags: text('tags').notNull().default('[]'),
   },
   (t) => [uniqueIndex('devices_client_fingerprint').on(t.clientId, t.fingerprint), uniqueIndex('devices_seq').on(t.seq)],
 )

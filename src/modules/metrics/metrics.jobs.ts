@@ -37,6 +37,13 @@ export async function runRollup(deps: MetricsJobDeps): Promise<void> {
 /** Each level's setting in the configuration (seconds). */
 const RETENTION_SETTING: Record<LevelName, keyof Retention> = { raw: 'raw', '1m': 'm1', '10m': 'm10', '1h': 'h1', '1d': 'd1' }
 
+/** How long each level keeps its rows, in ms. */
+export function retentionMs(retention: Retention): Record<LevelName, number> {
+  const out = {} as Record<LevelName, number>
+  for (const [level, setting] of Object.entries(RETENTION_SETTING) as [LevelName, keyof Retention][]) out[level] = retention[setting] * 1000
+  return out
+}
+
 /**
  * Deletes what each level keeps no longer, in bounded batches with a pause between them (no
  * long write lock), then lets SQLite refresh its statistics and return the freed pages to the

@@ -24,6 +24,8 @@ import {
 import { historyJson, ingestBatch, ingestOne, latest, summarizeDevice, type MetricsDeps } from './metrics.service'
 import { MetricsSummary } from './metrics.summary.model'
 import { ingestBulk } from './metrics.bulk'
+import { SeriesQuery, SeriesResponse } from './metrics.series.model'
+import { deviceSeries } from './metrics.series'
 
 const tags = ['metrics']
 const checkHardwareMetricIn = bodyReader(HardwareMetricIn)
@@ -33,8 +35,10 @@ const checkBulkMetricIn = bodyReader(BulkMetricIn)
 const WRITE = 'metrics:write' as const
 const historyQuery = queryInput(HistoryQuery)
 const summaryQuery = queryInput(SummaryQuery)
+const seriesQuery = queryInput(SeriesQuery)
 /** A body already serialised as the declared schema (see historyJson) */
 const json = (body: Uint8Array) => new Response(body, { headers: { 'content-type': 'application/json' } })
+const jsonText = (body: string) => new Response(body, { headers: { 'content-type': 'application/json' } })
 
 /**
  * The collector's ingest endpoints, served on the hot path (http/direct-routes.ts). Bodies are
@@ -70,7 +74,7 @@ export function metricsIngestRoutes(deps: MetricsDeps): DirectKeyRoute[] {
   ]
 }
 
-/** The portal's reads: history, latest, summary. */
+/** The portal's reads: history, latest, summary, chart series. */
 export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/metrics' })
     .use(authGuards(auth))
@@ -112,4 +116,20 @@ export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
       response: { 200: MetricsSummary },
       detail: { ...summaryQuery.doc, tags, summary: 'Avg/min/max/p95/last per numeric field over the last N hours' },
     })
+    .get(
+      '/series/:device_id',
+      // serialised here, not checked again against the schema: up to 5,000 points per series
+      ({ user, params, request }) => jsonText(JSON.stringify(deviceSeries(deps, user.clientId, params.device_id, seriesQuery.read(request)))),
+      {
+        user: true,
+        params: DeviceParams,
+        response: { 200: SeriesResponse },
+        detail: {
+          ...seriesQuery.doc,
+          tags,
+          summary:
+            'Chart series of one device over a range, as columns (t in unix seconds; values, min, max per series): hot fields from the rollup tiers, nested families from raw samples',
+        },
+      },
+    )
 }

@@ -3,10 +3,11 @@ import type { KeyPrincipal } from '../../http/principal'
 import type { Clock } from '../../lib/clock'
 import { toIso } from '../../lib/clock'
 import { CLOSE_BRACE, JsonBytes } from '../../lib/json-bytes'
-import { FIELDS, HOUR_MS, levelName, type MetricKind } from './metrics.fields'
+import { FIELDS, HOUR_MS, levelName, type LevelName, type MetricKind } from './metrics.fields'
 import type { BatchMetricIn, HardwareRecord, HistoryQuery, NetworkRecord } from './metrics.model'
 import { recordedAt, toRecord, toSampleRow, writePage, type SampleRow } from './metrics.rows'
 import type { MetricsStore } from './metrics.store'
+import type { SeriesStore } from './metrics.series-store'
 import { levelForHours, summarizeKind } from './metrics.summary'
 import type { MetricsSummary } from './metrics.summary.model'
 import type { MetricWriter } from './metrics.writer'
@@ -34,6 +35,10 @@ export interface MetricDevices {
 
 export interface MetricsDeps {
   store: MetricsStore
+  /** the chart reads (series, fleet figures) */
+  series: SeriesStore
+  /** how long each level keeps its rows (ms): the series' `auto` skips a level pruned at the range's start */
+  retentionMs: Record<LevelName, number>
   /** the one writer of this database: ingest requests share its group commits */
   writer: MetricWriter
   clock: Clock

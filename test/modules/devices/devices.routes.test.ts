@@ -210,3 +210,72 @@ test('a deleted device number is never handed out again', async () => {
   expect(seqs).toEqual([1, 3])
   expect(one.device_id).toBeDefined()
 })
+
+describe('PATCH /v1/clients/me/devices/{device_id} (name and tags)', () => {
+  const patch = (t: TestApp, id: string, body: unknown, headers: Record<string, string>) =>
+    t.request('PATCH', `/v1/clients/me/devices/${id}`, { body, headers })
+
+  test('names and tags a device; every device answer carries them; null shows the hostname again', async () => {
+    const t = testApp()
+    const a = await createTenant(t)
+    const id = (await register(t, a.keyHeaders, 'fp-1')).body.device_id
+    const fresh = await t.request('GET', `/v1/clients/me/devices/${id}`, { headers: a.userHeaders })
+    expect(fresh.body).toMatchObject({ name: null, tags: [] })
+
+    const r = await patch(t, id, { name: 'Kitchen Pi', tags: ['home', 'arm-64', 'rack_1.b'] }, a.userHeaders)
+    expect(r.status).toBe(200)
+    expect(r.body).toMatchObject({ device_id: id, name: 'Kitchen Pi', tags: ['home', 'arm-64', 'rack_1.b'], hostname: 'host-fp-1' })
+    const listed = await t.request('GET', '/v1/clients/me/devices', { headers: a.userHeaders })
+    expect(listed.body[0]).toMatchObject({ name: 'Kitchen Pi', tags: ['home', 'arm-64', 'rack_1.b'] })
+
+    // a field left out is unchanged; re-registration (the collector) keeps what the account chose
+    expect((await patch(t, id, { tags: [] }, a.userHeaders)).body).toMatchObject({ name: 'Kitchen Pi', tags: [] })
+    expect((await register(t, a.keyHeaders, 'fp-1', { hostname: 'renamed' })).body).toMatchObject({ name: 'Kitchen Pi', hostname: 'renamed' })
+    expect((await patch(t, id, { name: null }, a.userHeaders)).body).toMatchObject({ name: null, tags: [] })
+  })
+
+  test('422 for bad names and tags', async () => {
+    const t = testApp()
+    const a = await createTenant(t)
+    const id = (await register(t, a.keyHeaders, 'fp-1')).body.device_id
+    const cases: [unknown, (string | number)[]][] = [
+      [{ name: '' }, ['body', 'name']],
+      [{ name: '   ' }, ['body', 'name']],
+      [{ name: 'x'.repeat(101) }, ['body', 'name']],
+      [{ name: 5 }, ['body', 'name']],
+      [{ tags: ['Upper'] }, ['body', 'tags', 0]],
+      [{ tags: ['ok', 'with space'] }, ['body', 'tags', 1]],
+      [{ tags: [''] }, ['body', 'tags', 0]],
+      [{ tags: ['x'.repeat(41)] }, ['body', 'tags', 0]],
+      [{ tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, ['body', 'tags']],
+      [{ tags: ['a', 'a'] }, ['body', 'tags']],
+      [{ tags: 'home' }, ['body', 'tags']],
+    ]
+    for (const [body, loc] of cases) {
+      const r = await patch(t, id, body, a.userHeaders)
+      expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), 422])
+      expect(r.body.detail.map((d: { loc: unknown }) => d.loc)).toContainEqual(loc)
+    }
+    expect((await patch(t, id, { name: 'x'.repeat(100), tags: Array.from({ length: 20 }, (_, i) => `t${i}`) }, a.userHeaders)).status).toBe(200)
+  })
+
+  test('owner and admin may edit; a member reads only; another tenant gets 404; no token is 401', async () => {
+    const t = testApp()
+    const a = await createTenant(t)
+    const id = (await register(t, a.keyHeaders, 'fp-1')).body.device_id
+    const admin = await addMember(t, a.clientId, 'admin')
+    const member = await addMember(t, a.clientId, 'member')
+    expect((await patch(t, id, { name: 'by admin' }, admin.headers)).status).toBe(200)
+    const refused = await patch(t, id, { name: 'by member' }, member.headers)
+    expect(refused.status).toBe(403)
+    expect(refused.body.error.code).toBe('forbidden')
+    expect((await t.request('GET', `/v1/clients/me/devices/${id}`, { headers: member.headers })).body.name).toBe('by admin')
+
+    const b = await createTenant(t)
+    const other = await patch(t, id, { name: 'mine now' }, b.userHeaders)
+    expect(other.status).toBe(404)
+    expect((await patch(t, id, { name: 'x' }, {})).status).toBe(401)
+    expect((await patch(t, 'dev_missing', { name: 'x' }, a.userHeaders)).status).toBe(404)
+    expect((await t.request('GET', `/v1/clients/me/devices/${id}`, { headers: a.userHeaders })).body.name).toBe('by admin')
+  })
+})

@@ -1,0 +1,230 @@
+import { RequestValidationError } from '../../http/input'
+import { toIso } from '../../lib/clock'
+import {
+  autoLevel,
+  estimatePoints,
+  gapThreshold,
+  levelWidth,
+  MAX_POINTS,
+  medianGap,
+  mergeColumns,
+  SeriesBuilder,
+  withGaps,
+  type Columns,
+} from './metrics.buckets'
+import { FIELDS, HOUR_MS, LEVEL, levelName, TIERS, type MetricKind } from './metrics.fields'
+import { extractFamily, MAX_KEYS_PER_FAMILY, NESTED_FAMILIES } from './metrics.nested'
+import type { SeriesQuery, SeriesResponse } from './metrics.series.model'
+import type { SeriesStore } from './metrics.series-store'
+import type { MetricsDeps } from './metrics.service'
+
+/**
+ * Raw samples whose nested parts one answer parses at most. A wider range is sampled: evenly
+ * spread samples per bucket (the first of each slot), so a week of a 10-second device costs the
+ * same as a day. Their hot fields never are: those come whole from the rollup tiers.
+ */
+export const MAX_NESTED_SAMPLES = 5_000
+/** A bound on the raw rows completing a tier whose rollup lags far behind (it catches up within minutes). */
+const MAX_RAW_EDGE = 100_000
+
+export type SeriesDeps = Pick<MetricsDeps, 'store' | 'series' | 'clock' | 'devices' | 'retentionMs'>
+
+const refuse = (param: string, msg: string): never => {
+  throw new RequestValidationError([{ loc: ['query', param], msg, type: 'value_error' }])
+}
+
+/** The requested names split into hot fields (in FIELDS order, so statements are shared) and nested families. */
+export function parseFields(kind: MetricKind, list: string): { hot: string[]; families: string[] } {
+  const names = new Set(
+    list
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  const families = NESTED_FAMILIES[kind].filter((f) => names.has(f))
+  const hot = FIELDS[kind].map((f) => f.name).filter((f) => names.has(f))
+  const unknown = [...names].filter((n) => !hot.includes(n) && !families.includes(n))
+  if (unknown.length || !names.size) {
+    refuse(
+      'fields',
+      `${unknown.length ? `Unknown ${kind} field ${unknown.join(', ')}. ` : 'Name at least one field. '}` +
+        `Fields: ${FIELDS[kind].map((f) => f.name).join(', ')}; families: ${NESTED_FAMILIES[kind].join(', ')}`,
+    )
+  }
+  return { hot, families }
+}
+
+/**
+ * One device's series over a range, as columns a chart takes as they are. Hot fields come from
+ * the chosen rollup tier, completed by the finer levels (down to raw samples) for the part the
+ * tier has not rolled up yet, so the right edge is current; nested families from raw samples'
+ * JSON. A gap longer than ~2 steps gets a null point.
+ */
+export function deviceSeries(deps: SeriesDeps, clientId: string, deviceId: string, q: SeriesQuery): SeriesResponse {
+  const device = deps.devices.ref(clientId, deviceId)
+  const kind = q.kind
+  const { hot, families } = parseFields(kind, q.fields)
+  const now = deps.clock.now()
+  const to = q.end ? Date.parse(q.end) : now
+  const from = q.start ? Date.parse(q.start) : to - HOUR_MS
+  if (from >= to) refuse('start', 'start must be before end')
+
+  const interval = medianGap(deps.series.recentTimes(device.seq))
+  const level = q.resolution === 'auto' ? autoLevel({ from, to, now, intervalMs: interval, retentionMs: deps.retentionMs }) : LEVEL[q.resolution]
+  const points = estimatePoints(level, from, to, interval)
+  if (points > MAX_POINTS) {
+    refuse(
+      'resolution',
+      `${levelName(level)} over this range gives about ${points} points; at most ${MAX_POINTS}: choose a coarser resolution or a shorter range`,
+    )
+  }
+  const width = levelWidth(level)
+  const oldestRaw = deps.store.oldestTs(kind, device.seq)
+  let cols: Columns
+  if (level === LEVEL.raw) {
+    cols = rawPoints(deps.series, kind, hot, families, device.seq, from, to)
+  } else {
+    const start = Math.floor(from / width) * width
+    cols = tierBuckets(deps, kind, hot, device.seq, level, start, to)
+    if (families.length && oldestRaw !== null) {
+      cols = mergeColumns(cols, nestedBuckets(deps.series, kind, families, device.seq, width, Math.max(start, oldestRaw), to, interval))
+    }
+  }
+  const step = width || interval || 0
+  cols = withGaps(cols, gapThreshold(step, interval), step)
+  const raw = level === LEVEL.raw
+  return {
+    device_id: device.id,
+    kind,
+    resolution: levelName(level),
+    step_seconds: step / 1000,
+    start: toIso(from),
+    end: toIso(to),
+    t: cols.t.map((x) => x / 1000),
+    values: cols.values,
+    min: raw ? {} : cols.min,
+    max: raw ? {} : cols.max,
+    raw_from: oldestRaw === null ? null : toIso(oldestRaw),
+  }
+}
+
+/** Adds each family's series of one sample (its JSON text per family) at the builder's current point. */
+function nestedFeeder(b: SeriesBuilder, families: string[]) {
+  const perFamily = new Map<string, number>()
+  const ids = new Map<string, number>()
+  let family = ''
+  const emit = (name: string, v: number) => {
+    let i = ids.get(name)
+    if (i === undefined) {
+      const n = perFamily.get(family) ?? 0
+      if (n >= MAX_KEYS_PER_FAMILY) return
+      perFamily.set(family, n + 1)
+      i = b.track(name)
+      ids.set(name, i)
+    }
+    b.add(i, v)
+  }
+  return (row: unknown[], offset: number) => {
+    for (let f = 0; f < families.length; f++) {
+      const text = row[offset + f]
+      if (typeof text !== 'string') continue
+      family = families[f]!
+      extractFamily(family, JSON.parse(text), emit)
+    }
+  }
+}
+
+/** Raw resolution: every sample is a point (at most MAX_POINTS, else 422). */
+function rawPoints(store: SeriesStore, kind: MetricKind, hot: string[], families: string[], seq: number, from: number, to: number): Columns {
+  const rows = store.rawRows(kind, hot, families, seq, from, to, MAX_POINTS + 1)
+  if (rows.length > MAX_POINTS) refuse('resolution', `raw over this range gives more than ${MAX_POINTS} points: choose a coarser resolution or a shorter range`)
+  const b = new SeriesBuilder(0, hot)
+  const nested = nestedFeeder(b, families)
+  const F = hot.length
+  for (const row of rows) {
+    b.at(row[0] as number)
+    for (let i = 0; i < F; i++) {
+      const v = row[i + 1]
+      if (v !== null) b.add(i, v as number)
+    }
+    if (families.length) nested(row, F + 1)
+  }
+  return b.finish()
+}
+
+/**
+ * Hot fields in buckets of `level` over [start, to) (start on a bucket bound): the tier's rows
+ * up to where it is rolled up, then each finer level's up to where it is, then raw samples:
+ * the levels nest (a 1h bucket is six 10m buckets), so the buckets are exact.
+ */
+function tierBuckets(deps: SeriesDeps, kind: MetricKind, hot: string[], seq: number, level: number, start: number, to: number): Columns {
+  const b = new SeriesBuilder(levelWidth(level), hot)
+  if (!hot.length) return b.finish()
+  const done = deps.store.doneUntil(kind)
+  const F = hot.length
+  let a = start
+  for (let lv = level; lv > LEVEL.raw && a < to; lv--) {
+    const tier = TIERS[lv - 1]!
+    const e = Math.min(to, done[tier.name])
+    if (e <= a) continue
+    for (const row of deps.series.tierRows(kind, tier.name, hot, seq, a, e)) {
+      b.at(row[0]!)
+      for (let i = 0; i < F; i++) {
+        const o = 1 + i * 4
+        const avg = row[o]
+        const n = row[o + 3]
+        if (avg !== null && avg !== undefined && n) b.addAggregate(i, avg, n, row[o + 1]!, row[o + 2]!)
+      }
+    }
+    a = e
+  }
+  if (a < to) {
+    for (const row of deps.series.rawRows(kind, hot, [], seq, a, to, MAX_RAW_EDGE)) {
+      b.at(row[0] as number)
+      for (let i = 0; i < F; i++) {
+        const v = row[i + 1]
+        if (v !== null) b.add(i, v as number)
+      }
+    }
+  }
+  return b.finish()
+}
+
+/**
+ * Nested families in buckets of `width` from raw samples in [from, to): all of them when they
+ * are at most MAX_NESTED_SAMPLES, else evenly spread ones (see MAX_NESTED_SAMPLES).
+ */
+function nestedBuckets(
+  store: SeriesStore,
+  kind: MetricKind,
+  families: string[],
+  seq: number,
+  width: number,
+  from: number,
+  to: number,
+  interval: number | null,
+): Columns {
+  const b = new SeriesBuilder(width)
+  const feed = nestedFeeder(b, families)
+  const take = (rows: unknown[][]) => {
+    for (const row of rows) {
+      b.at(row[0] as number)
+      feed(row, 1)
+    }
+  }
+  if (from >= to) return b.finish()
+  const rows =
+    estimatePoints(LEVEL.raw, from, to, interval) <= MAX_NESTED_SAMPLES ? store.rawRows(kind, [], families, seq, from, to, MAX_NESTED_SAMPLES + 1) : null
+  if (rows && rows.length <= MAX_NESTED_SAMPLES) {
+    take(rows)
+    return b.finish()
+  }
+  const buckets = Math.ceil(to / width) - Math.floor(from / width)
+  const perBucket = Math.max(1, Math.floor(MAX_NESTED_SAMPLES / buckets))
+  const slot = width / perBucket
+  for (let s = Math.floor(from / width) * width; s < to; s += slot) {
+    if (s + slot <= from) continue
+    take(store.rawRows(kind, [], families, seq, Math.max(s, from), Math.min(s + slot, to), 1))
+  }
+  return b.finish()
+}
