@@ -29,13 +29,15 @@ describe('buildCharts', () => {
       swap_percent: [null, null, null],
       'disk_partitions:/': [30, 30, 31],
       'disk_partitions:/home': [70, 70, 70],
-      'disk_io:read_bytes_per_s': [1, 2, 3],
-      'disk_io:write_bytes_per_s': [3, 2, 1],
+      'disk_io:read_bytes_per_sec': [1, 2, 3],
+      'disk_io:write_bytes_per_sec': [3, 2, 1],
+      'disk_io:busy_percent': [3, 2, 1],
+      'disk_io:sda:read_bytes_per_sec': [1, 2, 3],
       'temperatures:coretemp': [50, 51, 52],
       cpu_temp_c: [50, 51, 52],
       'fans:cpu_fan': [null, null, null],
       'gpus:0:load': [10, 20, 30],
-      'gpus:0:temperature': [60, 61, 62],
+      'gpus:0:memory_used_mb': [600, 610, 620],
     })
     const net = response('network', {
       download_mbps: [1, 2, 3],
@@ -45,6 +47,9 @@ describe('buildCharts', () => {
       dns_resolve_ms: [null, 3, 4],
       'wifi:signal_dbm': [-50, -51, -52],
       'wifi:frequency_ghz': [5, 5, 5],
+      'interfaces:eth0:download_mbps': [1, 2, 3],
+      'interfaces:eth0:upload_mbps': [1, 2, 3],
+      'interfaces:wlan0:upload_mbps': [null, null, null],
     })
     const charts = buildCharts(hw, net)
     expect(ids(charts)).toEqual([
@@ -54,12 +59,14 @@ describe('buildCharts', () => {
       'disk:/',
       'disk:/home',
       'disk-io:bytes_per_s',
+      'disk-io:percent',
       'temperatures',
       'gpu:percent',
-      'gpu:celsius',
+      'gpu:mib',
       'throughput',
       'latency',
       'loss',
+      'interfaces',
       'wifi',
     ])
     const byId = Object.fromEntries(charts.map((c) => [c.id, c]))
@@ -68,7 +75,18 @@ describe('buildCharts', () => {
     expect(byId.temperatures!.lines.map((l) => l.name)).toEqual(['temperatures:coretemp'])
     expect(byId['gpu:percent']!.y).toEqual([0, 100])
     expect(byId.wifi!.lines.map((l) => l.name)).toEqual(['wifi:signal_dbm'])
+    expect(byId['disk-io:bytes_per_s']!.lines.map((l) => l.label)).toEqual(['read', 'write'])
+    expect(byId['disk-io:bytes_per_s']!.title).toBe('Disk throughput')
+    expect(byId.interfaces!.lines.map((l) => l.label)).toEqual(['eth0 down', 'eth0 up'])
     expect(byId.cpu!.step).toBe(10)
+  })
+
+  test('disk I/O per disk when the collector sends no totals', () => {
+    const hw = response('hardware', { 'disk_io:sda:read_bytes_per_sec': [1, 2, 3], 'disk_io:nvme0n1:write_ops_per_sec': [1, 2, 3] })
+    expect(buildCharts(hw, null).map((c) => [c.id, c.lines.map((l) => l.label)])).toEqual([
+      ['disk-io:bytes_per_s', ['sda read']],
+      ['disk-io:per_s', ['nvme0n1 write']],
+    ])
   })
 
   test('CPU temperature alone stands in for a device without a temperatures map', () => {

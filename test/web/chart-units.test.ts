@@ -44,6 +44,8 @@ describe('chart units', () => {
     ['mhz', 1800, '1.8 GHz'],
     ['mhz', 600, '600 MHz'],
     ['count', 3, '3'],
+    ['mib', 1536, '1.5 GiB'],
+    ['per_s', 12.34, '12.3/s'],
   ])('formatUnit(%p, %p) = %p', (unit, v, out) => expect(formatUnit(unit, v)).toBe(out))
 
   test.each<[string, Unit]>([
@@ -55,8 +57,11 @@ describe('chart units', () => {
     ['fans:cpu_fan', 'rpm'],
     ['gpus:0:load', 'percent'],
     ['gpus:0:temperature', 'celsius'],
-    ['gpus:0:memory_used_bytes', 'bytes'],
-    ['disk_io:read_bytes_per_s', 'bytes_per_s'],
+    ['gpus:0:memory_used_mb', 'mib'],
+    ['disk_io:read_bytes_per_sec', 'bytes_per_s'],
+    ['disk_io:sda:write_ops_per_sec', 'per_s'],
+    ['disk_io:busy_percent', 'percent'],
+    ['interfaces:eth0:download_mbps', 'mbps'],
     ['download_mbps', 'mbps'],
     ['latency_avg_ms', 'ms'],
     ['wifi:signal_dbm', 'dbm'],

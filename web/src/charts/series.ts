@@ -56,7 +56,7 @@ export const HARDWARE_FIELDS = [
   'gpu_load',
   'gpus',
 ]
-export const NETWORK_FIELDS = ['download_mbps', 'upload_mbps', 'latency_avg_ms', 'packet_loss_percent', 'dns_resolve_ms', 'wifi']
+export const NETWORK_FIELDS = ['download_mbps', 'upload_mbps', 'latency_avg_ms', 'packet_loss_percent', 'dns_resolve_ms', 'wifi', 'interfaces']
 
 const hasData = (c: Column | undefined): c is Column => !!c && c.some((v) => v != null)
 
@@ -106,6 +106,26 @@ function byUnit(r: SeriesResponse | null, names: { name: string; label: string }
 
 const pretty = (key: string) => key.replace(/_/g, ' ')
 
+/** disk_io's rates: `read_bytes_per_sec` → read; a per-disk key keeps its disk (`sda read`). */
+const IO_TITLES: Partial<Record<Unit, string>> = { bytes_per_s: 'Disk throughput', per_s: 'Disk operations', percent: 'Disk busy' }
+function diskIo(hw: SeriesResponse): (ChartSpec | null)[] {
+  const all = family(hw, 'disk_io')
+  // totals when the collector sends them, else each disk
+  const totals = all.filter((f) => !f.key.includes(':'))
+  const rank = (name: string) => ['bytes_per_s', 'per_s', 'percent'].indexOf(unitOf(name))
+  const chosen = (totals.length > 0 ? totals : all).sort((a, b) => rank(a.name) - rank(b.name))
+  const label = (key: string) =>
+    key
+      .replace(/_bytes_per_sec$|_ops_per_sec$|_percent$/, '')
+      .replace(/:/g, ' ')
+      .replace(/_/g, ' ')
+  return byUnit(
+    hw,
+    chosen.map((f) => ({ name: f.name, label: label(f.key) })),
+    (unit) => ({ id: `disk-io:${unit}`, section: 'Disk', title: IO_TITLES[unit] ?? 'Disk I/O', zero: true }),
+  )
+}
+
 /**
  * The device's charts, grouped as Grafana's "Node Exporter Full" groups them (CPU, memory, disks,
  * sensors, GPU, network). A chart whose series hold no value in the window is left out.
@@ -137,13 +157,7 @@ export function buildCharts(hw: SeriesResponse | null, net: SeriesResponse | nul
     for (const f of family(hw, 'disk_partitions')) {
       charts.push(finish(hw, { id: `disk:${f.key}`, section: 'Disk', title: `Disk ${f.key}`, unit: 'percent', y: [0, 100], lines: [line(hw, f.name, 'used')] }))
     }
-    charts.push(
-      ...byUnit(
-        hw,
-        family(hw, 'disk_io').map((f) => ({ name: f.name, label: pretty(f.key) })),
-        (unit) => ({ id: `disk-io:${unit}`, section: 'Disk', title: 'Disk I/O', zero: true }),
-      ),
-    )
+    charts.push(...diskIo(hw))
     const temps = family(hw, 'temperatures').map((f) => line(hw, f.name, f.key))
     if (!temps.some(Boolean)) temps.push(line(hw, 'cpu_temp_c', 'CPU'))
     charts.push(finish(hw, { id: 'temperatures', section: 'Sensors', title: 'Temperatures', unit: 'celsius', lines: temps }))
@@ -152,10 +166,10 @@ export function buildCharts(hw: SeriesResponse | null, net: SeriesResponse | nul
     )
     const gpus = family(hw, 'gpus').map((f) => {
       const [index, metric = 'value'] = f.key.split(':')
-      return { name: f.name, label: `GPU ${index} ${pretty(metric)}`, metric }
+      return { name: f.name, label: `GPU ${index} ${pretty(metric)}` }
     })
     if (gpus.length > 0) {
-      charts.push(...byUnit(hw, gpus, (unit) => ({ id: `gpu:${unit}`, section: 'GPU', title: unit === 'percent' ? 'GPU load' : 'GPU' })))
+      charts.push(...byUnit(hw, gpus, (unit) => ({ id: `gpu:${unit}`, section: 'GPU', title: unit === 'percent' ? 'GPU load' : 'GPU memory used' })))
     } else {
       charts.push(finish(hw, { id: 'gpu', section: 'GPU', title: 'GPU load', unit: 'percent', y: [0, 100], lines: [line(hw, 'gpu_load', 'GPU')] }))
     }
@@ -184,6 +198,11 @@ export function buildCharts(hw: SeriesResponse | null, net: SeriesResponse | nul
     charts.push(
       finish(net, { id: 'loss', section: 'Network', title: 'Packet loss', unit: 'percent', zero: true, lines: [line(net, 'packet_loss_percent', 'loss')] }),
     )
+    const nics = family(net, 'interfaces').map((f) => {
+      const cut = f.key.lastIndexOf(':')
+      return line(net, f.name, `${f.key.slice(0, cut)} ${f.key.slice(cut + 1) === 'download_mbps' ? 'down' : 'up'}`)
+    })
+    charts.push(finish(net, { id: 'interfaces', section: 'Network', title: 'Throughput per interface', unit: 'mbps', zero: true, lines: nics }))
     const wifi = family(net, 'wifi').filter((f) => unitOf(f.name) === 'dbm')
     charts.push(finish(net, { id: 'wifi', section: 'Network', title: 'Wi-Fi signal', unit: 'dbm', lines: wifi.map((f) => line(net, f.name, 'signal')) }))
   }

@@ -2,7 +2,7 @@
  * Human units for chart axes, legends and the text alternative. Pure: the same numbers give the
  * same words in a test and in the browser. Missing values (null, NaN, ±Infinity) read as '—'.
  */
-export type Unit = 'percent' | 'bytes' | 'bytes_per_s' | 'celsius' | 'mbps' | 'ms' | 'rpm' | 'dbm' | 'mhz' | 'count'
+export type Unit = 'percent' | 'bytes' | 'mib' | 'bytes_per_s' | 'per_s' | 'celsius' | 'mbps' | 'ms' | 'rpm' | 'dbm' | 'mhz' | 'count'
 
 export const DASH = '—'
 
@@ -43,8 +43,12 @@ export function formatUnit(unit: Unit, v: number | null | undefined): string {
       return `${fixed(v, 1)}%`
     case 'bytes':
       return binaryBytes(v)
+    case 'mib':
+      return binaryBytes(v * 1024 * 1024)
     case 'bytes_per_s':
       return binaryBytes(v, '/s')
+    case 'per_s':
+      return `${fixed(v)}/s`
     case 'celsius':
       return `${fixed(v, 1)} °C`
     case 'mbps':
@@ -78,7 +82,9 @@ export function unitOf(series: string): Unit {
   if (/_c$|^temp|temperature/.test(name)) return 'celsius'
   if (/mbps$/.test(name)) return 'mbps'
   if (/_ms$/.test(name)) return 'ms'
-  if (/bytes_per_s$|_bps$/.test(name)) return 'bytes_per_s'
+  if (/bytes_per_sec?$|_bps$/.test(name)) return 'bytes_per_s'
+  if (/_per_sec?$/.test(name)) return 'per_s'
+  if (/_mb$|_mib$/.test(name)) return 'mib'
   if (/bytes$|_bytes_|^bytes/.test(name)) return 'bytes'
   if (/rpm$/.test(name)) return 'rpm'
   if (/mhz$|^cpu_freq_/.test(name)) return 'mhz'

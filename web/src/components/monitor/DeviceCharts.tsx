@@ -21,6 +21,11 @@ import type { SampleEvent } from './live-types'
 const SECTIONS: Section[] = ['CPU', 'Memory', 'Disk', 'Sensors', 'GPU', 'Network']
 /** How often a window that ends now slides along when no sample moves it. */
 const SLIDE_MS = 15_000
+/**
+ * Live samples carry the hot fields only; the nested families (per core, partitions, sensors)
+ * catch up by a quiet refetch this often while samples keep coming.
+ */
+const CATCH_UP_MS = 60_000
 
 export interface DeviceChartsProps {
   deviceId: string
@@ -85,15 +90,20 @@ export function DeviceCharts({ deviceId, range, zoom, thresholds }: DeviceCharts
       setWin({ start: end - seconds, end, live: true })
       return end
     }
+    let sampled = false
     const off = onLive<SampleEvent>('sample', ({ data }) => {
       if (data.device_id !== deviceId) return
       const { resolution, step, fetchedAt } = meta.current
       if (resolution !== 'raw') {
         // a rollup bucket closes every `step` seconds: fetch again once one has
-        if (Date.now() - fetchedAt >= step * 1000) setReloads((n) => n + 1)
+        if (Date.now() - fetchedAt >= step * 1000) {
+          meta.current.fetchedAt = Date.now()
+          setReloads((n) => n + 1)
+        }
         return
       }
       const end = slide()
+      sampled = true
       const t = Math.floor(Date.parse(data.recorded_at) / 1000)
       const sample = flattenSample(data.values)
       setCharts((list) => {
@@ -107,10 +117,19 @@ export function DeviceCharts({ deviceId, range, zoom, thresholds }: DeviceCharts
         return changed ? next : list
       })
     })
+    // the stream could not replay what this page missed: read the window again
+    const offReset = onLive('reset', () => setReloads((n) => n + 1))
     const timer = setInterval(slide, SLIDE_MS)
+    const catchUp = setInterval(() => {
+      if (!sampled) return
+      sampled = false
+      setReloads((n) => n + 1)
+    }, CATCH_UP_MS)
     return () => {
       off()
+      offReset()
       clearInterval(timer)
+      clearInterval(catchUp)
     }
   }, [deviceId, win.live, win.end - win.start])
 
