@@ -22,6 +22,8 @@
  *    sample each: p50/p99 of sequential scrapes and the exposition's size; `--metrics-only`
  *    runs this section alone.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
+ * `--browser-only` runs the portal's figures in chromium (scripts/bench/browser.ts: a dashboard of 200
+ * devices to first content and to its cards, a 30-day device page from its data to every chart drawn).
  * `--agent-only` runs the collector's figures (scripts/bench/agent.ts: footprint beside node_exporter,
  * one sample, a day's replay, a thousand agents back at once); not part of the full run (its
  * footprint window alone is 10 minutes).
@@ -504,6 +506,26 @@ function agentOnly() {
   if (run.exitCode !== 0) throw new Error('agent bench failed')
 }
 
+/** The portal's section: chromium against a seeded dist/vigil, in a process of its own. */
+async function browserOnly() {
+  const r = await runJson<{
+    devices: number
+    dashboard: { cold: { fcp: number; cards: number }; warm: { fcp: number; cards: number } }
+    device: { charts: number; drawMs: number; drawMaxMs: number }
+  }>(join(root, 'scripts/bench/browser.ts'), { quick }, 15 * 60_000)
+  console.log(`\nvigil bench, portal in chromium${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}\n`)
+  console.log('| measure | result | detail |\n|---|---|---|')
+  console.log(
+    `| dashboard of ${r.devices} devices: first contentful paint | ${r.dashboard.cold.fcp} ms cold / ${r.dashboard.warm.fcp} ms warm | from navigation start; warm: median of reloads with the assets cached |`,
+  )
+  console.log(
+    `| dashboard of ${r.devices} devices: all cards on screen | ${r.dashboard.cold.cards} ms cold / ${r.dashboard.warm.cards} ms warm | the page's vigil:dashboard:devices mark |`,
+  )
+  console.log(
+    `| device page, 30 days: data arrived → every chart drawn | ${r.device.drawMs} ms | ${r.device.charts} charts; median of loads, slowest ${r.device.drawMaxMs} ms |`,
+  )
+}
+
 try {
   if (!args.has('--no-build')) {
     log('building dist/vigil')
@@ -511,6 +533,7 @@ try {
     if (b.exitCode !== 0) throw new Error('build failed')
   }
   if (args.has('--agent-only')) agentOnly()
+  else if (args.has('--browser-only')) await browserOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })
