@@ -6,6 +6,7 @@ import { gateway } from './http/gateway'
 import { authGuards } from './http/auth'
 import { openapiDocs } from './http/openapi'
 import { pages } from './http/pages'
+import { portal } from './http/portal'
 import { downloads, IS_COMPILED } from './http/downloads'
 import { memoryRateLimiter } from './http/rate-limiter'
 import { requestPipeline } from './http/pipeline'
@@ -43,7 +44,10 @@ export function createApp(deps: AppDeps) {
   })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(modules.metrics))
   // Bun's router serves the direct routes; Elysia's serves the rest
-  const app = new Elysia({ serve: { routes: direct.serveRoutes } })
+  // the portal's hashed files are served by Bun's router, outside the request pipeline: static
+  // bytes from memory, not a share of the caller's rate limit (one page load fetches several)
+  const web = portal()
+  const app = new Elysia({ serve: { routes: { ...direct.serveRoutes, '/app/*': { GET: web.asset } } } })
     .use(gateway(pipeline, ctx.config.maxBodyBytes))
     .use(openapiDocs(direct.openapiPaths))
     .use(pages())
@@ -71,9 +75,11 @@ export function createApp(deps: AppDeps) {
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
     .use(observabilityRoutes(modules.observability))
+    .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
-  const handle = (request: Request): Promise<Response> => direct.match(request)?.(request, NO_PEER) ?? app.handle(request)
-  return { app, ctx, modules, jobs, handle, direct, requestsAdmitted: pipeline.admittedCount }
+  const handle = (request: Request): Promise<Response> =>
+    direct.match(request)?.(request, NO_PEER) ?? (new URL(request.url).pathname.startsWith('/app/') ? web.asset(request) : app.handle(request))
+  return { app, ctx, modules, jobs, handle, direct, web, requestsAdmitted: pipeline.admittedCount }
 }
 
 /** In-process requests come from no socket. */
