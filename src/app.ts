@@ -25,6 +25,7 @@ import { devicesRoutes } from './modules/devices/devices.routes'
 import { enrolmentsRoutes } from './modules/enrolments/enrolments.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 import { observabilityRoutes } from './modules/observability/observability.routes'
+import { liveRoutes } from './modules/live/live.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps) {
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
     .use(observabilityRoutes(modules.observability))
+    .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
   const handle = (request: Request): Promise<Response> =>

@@ -36,6 +36,8 @@ export interface Config {
   metricsRetention: { raw: number; m1: number; m10: number; h1: number; d1: number }
   /** scheduled backups: a six-field UTC cron or null (off); dir null = <data dir>/backups */
   backup: { schedule: string | null; dir: string | null; keep: number }
+  /** the portal's live streams (GET /v1/events) open at once, over every user */
+  liveMaxStreams: number
   /** own instance (no billing: the operator sets limits) or service (the plans apply); who may register */
   instance: InstanceSettings
 }
@@ -211,6 +213,7 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       dir: e.VIGIL_BACKUP_DIR?.trim() || null,
       keep: int('VIGIL_BACKUP_KEEP', e.VIGIL_BACKUP_KEEP, 7, 1, 10_000),
     },
+    liveMaxStreams: int('VIGIL_LIVE_MAX_STREAMS', e.VIGIL_LIVE_MAX_STREAMS, 1000, 1, 100_000),
     instance: {
       // billing configured means a service selling plans; without it, somebody's own instance
       mode: oneOf('VIGIL_MODE', e.VIGIL_MODE, e.STRIPE_SECRET_KEY ? 'service' : 'own', ['own', 'service'] as const),

@@ -25,6 +25,7 @@ import { wireIdentity, type IdentityModules } from './identity'
 import { wireFleet, type FleetModules } from './fleet'
 import { wireMonitoring, type MonitoringModules } from './monitoring'
 import { timedJobs, wireObservability } from './observability'
+import { wireLive, type LiveModules } from './live'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -39,9 +40,10 @@ export function compose(deps: AppDeps) {
   const fleet = wireFleet(deps, plans, identity)
   const ctx = createContext(deps, plans, identity, fleet)
   const monitoring = wireMonitoring(ctx, identity, fleet, { metricsSource: deps.metricsSource })
+  const live = wireLive(ctx, fleet, monitoring, deps.timers)
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring)
-  const modules = { ...identity, ...fleet, ...monitoring, admin, observability }
+  const modules = { ...identity, ...fleet, ...monitoring, ...live, admin, observability }
   return { ctx, modules, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
@@ -51,7 +53,7 @@ export type Modules = ReturnType<typeof compose>['modules']
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run
  * at 03:17, off the hour when other machines' cron jobs start.
  */
-function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules): Job[] {
+function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules): Job[] {
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
@@ -60,6 +62,8 @@ function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & Moni
     { name: 'ai.recommendations', cron: '0 * * * * *', run: () => runDueGenerations(modules.ai).then(() => undefined) },
     { name: 'billing.prune-events', cron: '0 17 3 * * *', run: () => pruneBillingEvents(modules.billing) },
     { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens(modules.users) },
+    // each device's status against its own interval; a change goes out on the live stream
+    { name: 'devices.status', cron: '*/15 * * * * *', run: () => modules.presence.sweep() },
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
     // VIGIL_BACKUP_SCHEDULE (daily at 03:47 by default); none when off
     ...backupJobs(ctx),

@@ -47,6 +47,11 @@ export const ERROR_CODES = {
   invalid_schedule: { status: 422, description: 'The schedule is not a valid cron pattern.' },
   invalid_prompt: { status: 422, description: 'The prompt template uses a variable that does not exist; `param` names it.' },
   rate_limited: { status: 429, description: 'Too many requests; wait for Retry-After seconds.' },
+  too_many_streams: {
+    status: 429,
+    description:
+      'Too many live streams (GET /v1/events) are open: 20 per user (close another tab or window), or the instance maximum (VIGIL_LIVE_MAX_STREAMS); retry after Retry-After seconds.',
+  },
   budget_exceeded: { status: 429, description: 'The daily budget of language-model calls is spent.' },
   internal_error: { status: 500, description: 'Something failed on our side; the request id identifies it in the logs.' },
   provider_error: { status: 502, description: 'An upstream provider (payments, language model) failed or answered badly.' },

@@ -65,6 +65,8 @@ const ROUTES: MatrixRoute[] = [
   { method: 'POST', path: '/v1/billing/portal', kind: 'jwt', roles: MANAGERS },
   { method: 'GET', path: '/v1/billing/subscription', kind: 'jwt' },
   { method: 'POST', path: '/v1/billing/sync', kind: 'jwt', roles: MANAGERS },
+  // live stream
+  { method: 'GET', path: '/v1/events', kind: 'jwt' },
   // ai
   { method: 'GET', path: '/v1/ai/config', kind: 'jwt' },
   { method: 'PATCH', path: '/v1/ai/config', kind: 'jwt', body: { enabled: true }, roles: MANAGERS },
