@@ -57,7 +57,9 @@ async function signedIn(browser: Browser, base: string): Promise<Page> {
 
 async function dashboardLoad(page: Page, base: string) {
   await page.goto(`${base}/dashboard`)
-  await page.waitForFunction((n) => document.querySelectorAll('.vg-device-card:not(.vg-skeleton-card)').length === n, DEVICES, { timeout: 30_000 })
+  await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('.vg-device-card:not(.vg-skeleton-card)').length === n, DEVICES, {
+    timeout: 30_000,
+  })
   return page.evaluate(() => {
     const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN
     const cards = performance.getEntriesByName('vigil:dashboard:devices')[0]?.startTime ?? Number.NaN
@@ -70,7 +72,7 @@ async function devicePageLoad(page: Page, base: string, deviceId: string) {
   await page.waitForFunction(() => performance.getEntriesByName('vigil:charts').length > 0, undefined, { timeout: 60_000 })
   return page.evaluate(() => ({
     draw: performance.getEntriesByName('vigil:charts')[0]!.duration,
-    charts: document.querySelectorAll('.vg-charts .vg-chart').length,
+    charts: (globalThis as any).document.querySelectorAll('.vg-charts .vg-chart').length,
   }))
 }
 
