@@ -24,6 +24,8 @@
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--browser-only` runs the portal's figures in chromium (scripts/bench/browser.ts: a dashboard of 200
  * devices to first content and to its cards, a 30-day device page from its data to every chart drawn).
+ * `--web-only` prints the portal's bundle sizes (scripts/bench/web.ts: entry, each page, each route's
+ * first load, gzipped); the full run adds its summary rows.
  * `--agent-only` runs the collector's figures (scripts/bench/agent.ts: footprint beside node_exporter,
  * one sample, a day's replay, a thousand agents back at once); not part of the full run (its
  * footprint window alone is 10 minutes).
@@ -39,6 +41,7 @@ import { accessTokens } from '../src/modules/users/users.tokens'
 import { hardwareSample, networkSample } from '../test/helpers/samples'
 import { cpuMs, freePort, median, memoryMb, rssMb, runJson, stop, waitReady } from './bench/proc'
 import { seedAccounts, seedSamples, type SeededTenant } from './bench/seed'
+import { webRows, webSizes } from './bench/web'
 
 const args = new Set(process.argv.slice(2))
 const quick = args.has('--quick')
@@ -492,6 +495,7 @@ async function fullRun() {
     ['seeding', `${big.seedSeconds} s for ${(big.total / 1e6).toFixed(1)} M`, `file ${big.fileMb} MB`],
     ...hostileRows(await hostileBench()),
     ...metricsRows(await metricsBench()),
+    ...webRows(await webSizes()),
   )
   console.log(
     `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
@@ -524,6 +528,13 @@ async function browserOnly() {
   console.log(
     `| device page, 30 days: data arrived → every chart drawn | ${r.device.drawMs} ms | ${r.device.charts} charts; median of loads, slowest ${r.device.drawMaxMs} ms |`,
   )
+}
+
+if (args.has('--web-only')) {
+  // the bundle alone: no executable, no server
+  const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/web.ts')], { stdout: 'inherit', stderr: 'inherit' })
+  rmSync(tmp, { recursive: true, force: true })
+  process.exit(run.exitCode ?? 1)
 }
 
 try {

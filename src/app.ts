@@ -13,6 +13,7 @@ import { requestPipeline } from './http/pipeline'
 import { directRoutes } from './http/direct-routes'
 import { billingRoutes } from './modules/billing/billing.routes'
 import { usersRoutes } from './modules/users/users.routes'
+import { sessionRoutes } from './modules/users/users.session-routes'
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes'
 import { clientsRoutes } from './modules/clients/clients.routes'
 import { invitationsRoutes } from './modules/clients/invitations.routes'
@@ -44,8 +45,8 @@ export function createApp(deps: AppDeps) {
     timers: deps.timers,
   })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(modules.metrics))
-  // Bun's router serves the direct routes; Elysia's serves the rest
-  // the portal's hashed files are served by Bun's router, outside the request pipeline: static
+  // Bun's router serves the direct routes; Elysia's serves the rest.
+  // The portal's hashed files are served by Bun's router, outside the request pipeline: static
   // bytes from memory, not a share of the caller's rate limit (one page load fetches several)
   const web = portal()
   const app = new Elysia({ serve: { routes: { ...direct.serveRoutes, '/app/*': { GET: web.asset } } } })
@@ -67,6 +68,7 @@ export function createApp(deps: AppDeps) {
     .use(recommendationsRoutes(modules.recommendations, ctx.auth))
     .use(aiRoutes(modules.ai, ctx.auth))
     .use(usersRoutes(modules.users, ctx.auth))
+    .use(sessionRoutes(modules.users, ctx.auth, { siteUrl: ctx.config.siteUrl, tls: !!ctx.config.tlsCert, trustProxy: ctx.config.trustProxy }))
     .use(apiKeysRoutes(modules.apiKeys, ctx.auth))
     .use(clientsRoutes(modules.clients, ctx.auth))
     .use(invitationsRoutes(modules.clients, ctx.auth))

@@ -9,6 +9,9 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/auth/me', kind: 'jwt' },
   { method: 'GET', path: '/v1/auth/memberships', kind: 'jwt' },
   { method: 'POST', path: '/v1/auth/switch', kind: 'jwt', body: { client_id: 'cli_x' } },
+  // the browser session: switch takes the access token (and the cookie); the password change the token
+  { method: 'POST', path: '/v1/auth/session/switch', kind: 'jwt', body: { client_id: 'cli_x' } },
+  { method: 'POST', path: '/v1/auth/password', kind: 'jwt', body: { current_password: 'correct horse battery', new_password: 'another horse battery' } },
   { method: 'POST', path: '/v1/invitations/accept', kind: 'jwt', body: { token: 'vin_x' } },
   { method: 'POST', path: '/v1/auth/api-keys', kind: 'jwt', body: { name: 'k' }, roles: ['owner', 'admin'] },
   { method: 'GET', path: '/v1/auth/api-keys', kind: 'jwt' },
@@ -86,6 +89,10 @@ const PUBLIC = new Set([
   'POST /v1/auth/login',
   'POST /v1/auth/refresh',
   'POST /v1/auth/logout',
+  // the browser session: the email and password, or the vigil_session cookie, is the credential
+  'POST /v1/auth/session',
+  'POST /v1/auth/session/refresh',
+  'DELETE /v1/auth/session',
   'GET /v1/billing/plans',
   'POST /v1/billing/webhook',
   'GET /v1/ai/providers',

@@ -82,8 +82,8 @@ export function refreshSession(): Promise<boolean> {
 }
 
 function withLock<T>(fn: () => Promise<T>): Promise<T> {
-  const locks = (navigator as Navigator & { locks?: LockManager }).locks
-  return locks ? (locks.request('vigil-session-refresh', fn) as Promise<T>) : fn()
+  const locks = (navigator as { locks?: { request: (name: string, cb: () => Promise<T>) => Promise<T> } }).locks
+  return locks ? locks.request('vigil-session-refresh', fn) : fn()
 }
 
 /** Before a long-lived request (the live stream): a token that will not die in the next minute. */

@@ -1,5 +1,6 @@
 import { signal } from '@preact/signals'
 import { freshToken, refreshSession } from './api'
+import { parseBlock } from './sse'
 
 /**
  * One shared stream of the server's events (GET /v1/events) for every page: read with fetch
@@ -114,22 +115,6 @@ async function readStream(body: ReadableStream<Uint8Array>, abort: AbortSignal):
       end = buffer.search(/\r?\n\r?\n/)
     }
   }
-}
-
-export function parseBlock(block: string): { id: string | null; event: string; data: string } | null {
-  let id: string | null = null
-  let event = 'message'
-  const data: string[] = []
-  for (const line of block.split(/\r?\n/)) {
-    if (!line || line.startsWith(':')) continue
-    const colon = line.indexOf(':')
-    const field = colon === -1 ? line : line.slice(0, colon)
-    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '')
-    if (field === 'id') id = value
-    else if (field === 'event') event = value
-    else if (field === 'data') data.push(value)
-  }
-  return data.length || event !== 'message' ? { id, event, data: data.join('\n') } : null
 }
 
 function handleBlock(block: string): void {

@@ -2,6 +2,8 @@ import { createContext, h, type AnchorHTMLAttributes, type ComponentChildren, ty
 import { useContext } from 'preact/hooks'
 import { signal } from '@preact/signals'
 
+export { matchPath, safeNext } from './match'
+
 /**
  * History-API routing. The URL is the state a person shares or reloads: the path picks the page,
  * the query holds the page's own state (range, zoom, sort, filter) through useSearch/setSearch.
@@ -43,11 +45,6 @@ export function navigate(to: string, opts: NavigateOptions = {}): void {
 /** This page's path and query, as `next=` takes it. */
 export const currentHref = () => window.location.pathname + window.location.search
 
-/** A `next` parameter taken only when it is a path on this origin (never an open redirect). */
-export function safeNext(next: string | null, fallback = '/dashboard'): string {
-  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : fallback
-}
-
 type LinkProps = AnchorHTMLAttributes<HTMLAnchorElement> & { href: string; replace?: boolean; children?: ComponentChildren }
 
 /** An anchor that navigates in place (a modified click or a middle click still opens a new tab). */
@@ -85,32 +82,4 @@ export function setSearch(patch: Record<string, string | number | null | undefin
   }
   const s = q.toString()
   navigate(`${window.location.pathname}${s ? `?${s}` : ''}${window.location.hash}`, { replace: opts.replace ?? true })
-}
-
-/** Matches '/devices/:id' (or a trailing '/*', which lands in params['*']) against a path. */
-export function matchPath(pattern: string, path: string): Record<string, string> | null {
-  const clean = path.length > 1 ? path.replace(/\/+$/, '') : path
-  const pp = pattern.split('/').filter(Boolean)
-  const sp = clean.split('/').filter(Boolean)
-  const params: Record<string, string> = {}
-  for (let i = 0; i < pp.length; i++) {
-    const p = pp[i]!
-    if (p === '*') {
-      params['*'] = sp.slice(i).map(decode).join('/')
-      return params
-    }
-    const s = sp[i]
-    if (s === undefined) return null
-    if (p.startsWith(':')) params[p.slice(1)] = decode(s)
-    else if (p !== s) return null
-  }
-  return sp.length === pp.length ? params : null
-}
-
-function decode(s: string): string {
-  try {
-    return decodeURIComponent(s)
-  } catch {
-    return s
-  }
 }

@@ -1,6 +1,6 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { ApiError, api } from '../lib/api'
-import { currentMembership, isOperator, me } from '../lib/session'
+import { currentMembership, isOperator, me, type Me } from '../lib/session'
 import { settingsTabs } from '../routes'
 import { Banner, Card, Field, Form, PageHeader, Tabs } from '../ui'
 
@@ -8,6 +8,15 @@ import { Banner, Card, Field, Form, PageHeader, Tabs } from '../ui'
 export default function Account(_props: { params: Record<string, string> }) {
   const [done, setDone] = useState(false)
   const [formKey, setFormKey] = useState(0)
+  useEffect(() => {
+    // the profile as it is now (a name changed elsewhere); a session that ended meanwhile is noticed here
+    api.get<Me>('/v1/auth/me').then(
+      (fresh) => {
+        me.value = fresh
+      },
+      () => {},
+    )
+  }, [])
   const user = me.value
   const membership = currentMembership.value
 
