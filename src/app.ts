@@ -27,6 +27,7 @@ import { enrolmentsRoutes } from './modules/enrolments/enrolments.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 import { observabilityRoutes } from './modules/observability/observability.routes'
 import { liveRoutes } from './modules/live/live.routes'
+import { overviewRoutes } from './modules/overview/overview.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps) {
     .use(adminRoutes(modules.admin, ctx.auth))
     .use(versionsRoutes(modules.versions, ctx.auth))
     .use(devicesRoutes(modules.devices, ctx.auth))
+    .use(overviewRoutes(modules.overview, ctx.auth))
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
     .use(observabilityRoutes(modules.observability))

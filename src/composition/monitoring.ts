@@ -2,7 +2,16 @@ import type { AppContext } from '../context'
 import type { MetricsSource } from '../modules/ai/ai.metrics-source'
 import type { AiDeps } from '../modules/ai/ai.service'
 import { createAiStore } from '../modules/ai/ai.store'
-import { clientsWithDevices, deviceIdsOf, deviceRef, deviceSeqs, findDevice, markDeviceSeen, resolveDevice } from '../modules/devices/devices.service'
+import {
+  clientsWithDevices,
+  deviceIdsOf,
+  deviceSummaries,
+  deviceRef,
+  deviceSeqs,
+  findDevice,
+  markDeviceSeen,
+  resolveDevice,
+} from '../modules/devices/devices.service'
 import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
 import { createRollupStore } from '../modules/metrics/metrics.rollup-store'
 import { fieldSeries, summarizeDevice, type MetricsDeps, type StoredSample } from '../modules/metrics/metrics.service'
@@ -10,6 +19,8 @@ import { createMetricsStore } from '../modules/metrics/metrics.store'
 import { createSeriesStore } from '../modules/metrics/metrics.series-store'
 import { retentionMs } from '../modules/metrics/metrics.jobs'
 import { createMetricWriter } from '../modules/metrics/metrics.writer'
+import { fleetFigures } from '../modules/metrics/metrics.fleet'
+import type { OverviewDeps } from '../modules/overview/overview.service'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
 import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
 import { isOperatorClient } from '../modules/users/users.service'
@@ -55,6 +66,13 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     logger: ctx.logger,
   }
 
+  // the dashboard's fleet overview; alertsFiring stays empty until the alerts module provides it
+  const overview: OverviewDeps = {
+    clock: ctx.clock,
+    devices: { list: (clientId) => deviceSummaries(devices, clientId) },
+    metrics: { figures: (seqs, now) => fleetFigures(metrics, seqs, now) },
+  }
+
   const recommendations: RecommendationsDeps = {
     store: createRecommendationsStore(sqlite),
     clock: ctx.clock,
@@ -86,7 +104,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     },
   }
 
-  return { metrics, metricsJobs, recommendations, ai, sampleObservers }
+  return { metrics, metricsJobs, overview, recommendations, ai, sampleObservers }
 }
 
 export type MonitoringModules = ReturnType<typeof wireMonitoring>

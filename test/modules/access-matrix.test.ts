@@ -38,6 +38,7 @@ const ROUTES: MatrixRoute[] = [
     body: { hostname: 'h', os: 'linux', os_version: '6', arch: 'x64', fingerprint: 'f' },
   },
   { method: 'GET', path: '/v1/clients/me/devices/dev_x', kind: 'jwt' },
+  { method: 'GET', path: '/v1/clients/me/fleet', kind: 'jwt' },
   { method: 'PATCH', path: '/v1/clients/me/devices/dev_x', kind: 'jwt', roles: MANAGERS, body: { name: 'x' } },
   { method: 'DELETE', path: '/v1/clients/me/devices/dev_x', kind: 'jwt', roles: MANAGERS },
   // metrics

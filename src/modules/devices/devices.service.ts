@@ -130,6 +130,21 @@ export function findDevice(deps: DevicesDeps, clientId: string, deviceId: string
   return deps.store.byId(clientId, deviceId)
 }
 
+/** The account's devices, oldest first, with the seq their metrics are keyed on: for the fleet overview. */
+export function deviceSummaries(deps: Pick<DevicesDeps, 'store'>, clientId: string) {
+  return deps.store.listForClient(clientId).map((r) => ({
+    id: r.id,
+    seq: r.seq,
+    name: r.name,
+    hostname: r.hostname,
+    os: r.os,
+    os_version: r.os_version,
+    arch: r.arch,
+    tags: parseTags(r.tags),
+    lastSeenAt: r.last_seen_at,
+  }))
+}
+
 export function deviceIdsOf(deps: DevicesDeps, clientId: string): string[] {
   return listDevices(deps, clientId).map((d) => d.device_id)
 }
