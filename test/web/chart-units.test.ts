@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { binaryBytes, fixed, formatUnit, unitOf, type Unit } from '../../web/src/charts/units'
+import { binaryBytes, fixed, formatTick, formatUnit, unitOf, type Unit } from '../../web/src/charts/units'
 
 describe('chart units', () => {
   test.each([
@@ -68,4 +68,15 @@ describe('chart units', () => {
     ['wifi:frequency_ghz', 'count'],
     ['packet_loss_percent', 'percent'],
   ])('unitOf(%p) = %p', (name, unit) => expect(unitOf(name)).toBe(unit))
+})
+
+describe('axis ticks', () => {
+  test.each<[Unit, number | null, string]>([
+    ['dbm', -53.5, '-53.5 dBm'],
+    ['rpm', 1200, '1200 rpm'],
+    ['rpm', 0.5, '0.5 rpm'],
+    ['mbps', 2.5, '2.5 Mbps'],
+    ['percent', 50, '50%'],
+    ['percent', null, ''],
+  ])('formatTick(%p, %p) = %p', (unit, v, out) => expect(formatTick(unit, v)).toBe(out))
 })

@@ -4,7 +4,7 @@ import './charts.css'
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
 import { toAligned, type ChartSpec } from './series'
 import { readTheme, useThemeVersion, withAlpha, type ChartTheme } from './theme'
-import { formatUnit } from './units'
+import { formatTick, formatUnit } from './units'
 import { ChartTable } from './ChartTable'
 
 /** A line across a chart at a value an alert rule watches. */
@@ -136,7 +136,20 @@ function options(
     },
     axes: [
       { ...axis, space: 70 },
-      { ...axis, size: 64, values: (_u, splits) => splits.map((v) => fmt(v)) },
+      {
+        ...axis,
+        // wide enough for the longest tick label ("12.5 Mbps"), measured in the axis font
+        size: (u, values) => {
+          if (!values?.length) return 48
+          // uPlot caches the canvas font it last set: measure inside save/restore to leave it as found
+          u.ctx.save()
+          u.ctx.font = theme.font
+          const widest = Math.max(...values.map((v) => u.ctx.measureText(v ?? '').width))
+          u.ctx.restore()
+          return Math.ceil(widest) + 18
+        },
+        values: (_u, splits) => splits.map((v) => formatTick(chart.unit, v)),
+      },
     ],
     plugins: [thresholdPlugin(live.thresholds, theme)],
     hooks: {

@@ -90,3 +90,11 @@ export function unitOf(series: string): Unit {
   if (/mhz$|^cpu_freq_/.test(name)) return 'mhz'
   return 'count'
 }
+
+/** An axis tick: like formatUnit, but whole-number units keep decimals when the ticks are close (-53.5 dBm). */
+export function formatTick(unit: Unit, v: number | null | undefined): string {
+  if (!finite(v)) return ''
+  if (unit === 'dbm') return `${fixed(v)} dBm`
+  if (unit === 'rpm') return `${fixed(v)} rpm`
+  return formatUnit(unit, v)
+}

@@ -128,7 +128,7 @@ export default function Page(_props: { params: Record<string, string> }) {
       <PageHeader title="Add a device" subtitle="Install the collector on a Linux machine, or send metrics from your own scripts with an API key." />
       {!key ? (
         <Card title="1. Name it">
-          <Form onSubmit={create} submitLabel="Create the install command" label="Add a device">
+          <Form onSubmit={create} submitLabel="Create the install command" label="Add a device" class="vg-edit-form">
             <Field
               name="name"
               label="Name"

@@ -78,15 +78,21 @@ export const DeviceCard = memo(function DeviceCard({ device: d, now }: { device:
         <Figure label="CPU temp.">
           <span class="vg-num">{celsius(d.cpu_temp_c)}</span>
         </Figure>
-        <Figure label="Down / up">
-          <span class="vg-num">
-            {mbps(d.download_mbps)} / {mbps(d.upload_mbps)}
+        <Figure label="Network">
+          <span class="vg-line">
+            <span aria-hidden="true">↓ </span>
+            <span class="visually-hidden">down </span>
+            {mbps(d.download_mbps)}
+          </span>
+          <span class="vg-line">
+            <span aria-hidden="true">↑ </span>
+            <span class="visually-hidden">up </span>
+            {mbps(d.upload_mbps)}
           </span>
         </Figure>
-        <Figure label="Latency / loss" high={(d.packet_loss_percent ?? 0) >= LOSS}>
-          <span class="vg-num">
-            {ms(d.latency_avg_ms)} / {percent(d.packet_loss_percent)}
-          </span>
+        <Figure label="Latency" high={(d.packet_loss_percent ?? 0) >= LOSS}>
+          <span class="vg-line">{ms(d.latency_avg_ms)}</span>
+          <span class="vg-line">{percent(d.packet_loss_percent)} loss</span>
         </Figure>
       </dl>
       <div class="vg-spark-row">
