@@ -114,9 +114,11 @@ describeBrowser('portal: monitoring', () => {
       await page.locator('figure.vg-chart').filter({ hasText: title }).first().waitFor()
     }
     // the numbers behind the chart, for screen readers: the latest CPU value follows the stream
-    const latestCpu = () => cpu.locator('table.visually-hidden tbody tr').first().locator('td').first().textContent()
+    const latestCpu = () => cpu.locator('div.visually-hidden table tbody tr').first().locator('td').first().textContent()
     await post(33.3)
-    await page.waitForFunction(() => [...document.querySelectorAll('figure.vg-chart table.visually-hidden td')].some((td: any) => td.textContent === '33.3%'))
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('figure.vg-chart div.visually-hidden table td')].some((td: any) => td.textContent === '33.3%'),
+    )
     expect(await latestCpu()).toBe('33.3%')
     await checkA11y(page)
     await shoot(page, 'monitor-device')

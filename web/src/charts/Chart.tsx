@@ -30,6 +30,7 @@ export interface ChartProps {
 
 export const CHART_HEIGHT = 180
 const NO_THRESHOLDS: Threshold[] = []
+const Y_AXIS_MIN = 84
 
 /** The last value of a column that is not null (the legend shows it while no cursor is on the chart). */
 function lastValue(col: ArrayLike<number | null | undefined>): number | null {
@@ -100,9 +101,12 @@ function options(
   const fmt = (v: number | null) => formatUnit(chart.unit, v)
   const legendValue = (u: uPlot, v: number | null, sidx: number, idx: number | null) => fmt(idx == null ? lastValue(u.data[sidx]!) : v)
   const colour = (i: number) => theme.series[i % theme.series.length]!
-  const series: uPlot.Series[] = [{ label: 'Time', value: (_u, v, _s, idx) => (idx == null || v == null ? 'latest' : new Date(v * 1000).toLocaleString()) }]
+  const series: uPlot.Series[] = [
+    { label: 'Time', value: (_u, v, _s, idx) => (idx == null || v == null ? 'latest values' : new Date(v * 1000).toLocaleString()) },
+  ]
   chart.lines.forEach((l, i) => {
-    series.push({ label: l.label, stroke: colour(i), width: 1.5, spanGaps: false, points: { show: false }, value: legendValue })
+    // points: uPlot's default shows them only while they are sparse (a device that just started)
+    series.push({ label: l.label, stroke: colour(i), width: 1.5, spanGaps: false, value: legendValue })
   })
   const bands: uPlot.Band[] = []
   chart.lines.forEach((l, i) => {
@@ -120,7 +124,9 @@ function options(
     bands,
     legend: { live: true },
     cursor: {
-      sync: { key: sync },
+      // the cursor is shared; a drag is not: each chart's plot width differs a little, so a mirrored
+      // drag would report a slightly different window per chart. The page applies the one zoom to all.
+      sync: { key: sync, filters: { pub: (type) => type !== 'mousedown' && type !== 'mouseup' && type !== 'dblclick' } },
       drag: { x: true, y: false, setScale: false },
       // double-click asks the page for the whole range instead of uPlot's fit-to-data
       bind: {
@@ -140,13 +146,14 @@ function options(
         ...axis,
         // wide enough for the longest tick label ("12.5 Mbps"), measured in the axis font
         size: (u, values) => {
-          if (!values?.length) return 48
+          if (!values?.length) return Y_AXIS_MIN
           // uPlot caches the canvas font it last set: measure inside save/restore to leave it as found
           u.ctx.save()
           u.ctx.font = theme.font
           const widest = Math.max(...values.map((v) => u.ctx.measureText(v ?? '').width))
           u.ctx.restore()
-          return Math.ceil(widest) + 18
+          // at least Y_AXIS_MIN, so the plots of one column line up unless a label needs more
+          return Math.max(Y_AXIS_MIN, Math.ceil(widest) + 18)
         },
         values: (_u, splits) => splits.map((v) => formatTick(chart.unit, v)),
       },

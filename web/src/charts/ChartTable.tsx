@@ -18,30 +18,33 @@ export function ChartTable({ chart, x }: { chart: ChartSpec; x: [number, number]
   }, [chart, x[0], x[1]])
   const f = (v: number | null) => formatUnit(chart.unit, v)
   return (
-    <table class="visually-hidden">
-      <caption>
-        {chart.title}, {when(x[0])} to {when(x[1])}
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Series</th>
-          <th scope="col">Latest</th>
-          <th scope="col">Lowest</th>
-          <th scope="col">Average</th>
-          <th scope="col">Highest</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.label}>
-            <th scope="row">{r.label}</th>
-            <td>{r.count ? f(r.last) : 'no data'}</td>
-            <td>{f(r.min)}</td>
-            <td>{f(r.avg)}</td>
-            <td>{f(r.max)}</td>
+    // the wrapper hides: a table ignores a 1 px width and would widen a phone's page
+    <div class="visually-hidden">
+      <table>
+        <caption>
+          {chart.title}, {when(x[0])} to {when(x[1])}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Series</th>
+            <th scope="col">Latest</th>
+            <th scope="col">Lowest</th>
+            <th scope="col">Average</th>
+            <th scope="col">Highest</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.label}>
+              <th scope="row">{r.label}</th>
+              <td>{r.count ? f(r.last) : 'no data'}</td>
+              <td>{f(r.min)}</td>
+              <td>{f(r.avg)}</td>
+              <td>{f(r.max)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }

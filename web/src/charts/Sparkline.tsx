@@ -20,7 +20,9 @@ export function Sparkline({ values, min = 0, max = 100, label, width = 120, heig
   return (
     <svg class="vg-spark" width={width} height={height} viewBox={`0 -1 ${width} ${height}`} role="img" aria-label={summary} preserveAspectRatio="none">
       <line class="vg-spark-base" x1="0" x2={width} y1={height - 1.5} y2={height - 1.5} />
-      {d && <path d={d} fill="none" stroke="currentColor" stroke-width="1.5" vector-effect="non-scaling-stroke" stroke-linejoin="round" />}
+      {d && (
+        <path d={d} fill="none" stroke="currentColor" stroke-width="1.5" vector-effect="non-scaling-stroke" stroke-linejoin="round" stroke-linecap="round" />
+      )}
     </svg>
   )
 }

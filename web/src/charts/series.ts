@@ -158,11 +158,18 @@ export function buildCharts(hw: SeriesResponse | null, net: SeriesResponse | nul
       charts.push(finish(hw, { id: `disk:${f.key}`, section: 'Disk', title: `Disk ${f.key}`, unit: 'percent', y: [0, 100], lines: [line(hw, f.name, 'used')] }))
     }
     charts.push(...diskIo(hw))
-    const temps = family(hw, 'temperatures').map((f) => line(hw, f.name, f.key))
+    const temps = family(hw, 'temperatures').map((f) => line(hw, f.name, f.key.replace(/:/g, ' ')))
     if (!temps.some(Boolean)) temps.push(line(hw, 'cpu_temp_c', 'CPU'))
     charts.push(finish(hw, { id: 'temperatures', section: 'Sensors', title: 'Temperatures', unit: 'celsius', lines: temps }))
     charts.push(
-      finish(hw, { id: 'fans', section: 'Sensors', title: 'Fans', unit: 'rpm', zero: true, lines: family(hw, 'fans').map((f) => line(hw, f.name, f.key)) }),
+      finish(hw, {
+        id: 'fans',
+        section: 'Sensors',
+        title: 'Fans',
+        unit: 'rpm',
+        zero: true,
+        lines: family(hw, 'fans').map((f) => line(hw, f.name, f.key.replace(/:/g, ' '))),
+      }),
     )
     const gpus = family(hw, 'gpus').map((f) => {
       const [index, metric = 'value'] = f.key.split(':')

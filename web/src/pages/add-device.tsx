@@ -5,7 +5,7 @@ import { curlExample } from '../components/monitor/examples'
 import type { RegisteredEvent, SampleEvent } from '../components/monitor/live-types'
 import { api } from '../lib/api'
 import { describeError } from '../lib/errors'
-import { dateTime, zoneTitle } from '../lib/format'
+import { dateTime, timeZone } from '../lib/format'
 import { onLive } from '../lib/live'
 import { Link } from '../lib/router'
 import { canAdmin } from '../lib/session'
@@ -72,7 +72,6 @@ function useArrival(active: boolean): Arrival | null {
 }
 
 function ArrivalStatus({ arrival }: { arrival: Arrival | null }) {
-  const href = arrival ? `/devices/${encodeURIComponent(arrival.deviceId)}` : ''
   return (
     <div class="vg-arrival" role="status" aria-live="polite">
       {!arrival && (
@@ -85,12 +84,7 @@ function ArrivalStatus({ arrival }: { arrival: Arrival | null }) {
           <Icon name="check" /> {arrival.name ?? 'The device'} registered. Waiting for its first sample…
         </p>
       )}
-      {arrival?.sampled && (
-        <Banner tone="success">
-          {arrival.name ?? 'The device'} is reporting: its first sample arrived. <Link href={href}>Open its page</Link> or{' '}
-          <Link href="/dashboard">go to the dashboard</Link>.
-        </Banner>
-      )}
+      {arrival?.sampled && <Banner tone="success">{arrival.name ?? 'The device'} is reporting: its first sample arrived.</Banner>}
     </div>
   )
 }
@@ -127,7 +121,7 @@ export default function Page(_props: { params: Record<string, string> }) {
     <>
       <PageHeader title="Add a device" subtitle="Install the collector on a Linux machine, or send metrics from your own scripts with an API key." />
       {!key ? (
-        <Card title="1. Name it">
+        <Card title="Name it">
           <Form onSubmit={create} submitLabel="Create the install command" label="Add a device" class="vg-edit-form">
             <Field
               name="name"
@@ -141,18 +135,17 @@ export default function Page(_props: { params: Record<string, string> }) {
         </Card>
       ) : (
         <>
-          <Card title="2. Install the collector (recommended)">
+          <Card title="Install the collector (recommended)">
             {enrolment ? (
               <>
                 <p>Run this as root on the machine (Linux, x86_64 or arm64). It downloads the collector from this hub, enrols it and starts it as a service.</p>
                 <SecretBox
                   value={enrolment.install_command}
                   label="Install command"
-                  note={`The token in it works once, until ${dateTime(enrolment.expires_at)}. It is shown only here: copy it now.`}
+                  note={`The token in it works once, until ${dateTime(enrolment.expires_at)} (${timeZone()}). It is shown only here: copy it now.`}
                 />
                 <p class="vg-muted">
-                  Expires <time title={zoneTitle(enrolment.expires_at)}>{dateTime(enrolment.expires_at)}</time>. Without systemd (a container), add{' '}
-                  <code>--no-systemd</code> at the end.
+                  Without systemd (a container), add <code>--no-systemd</code> at the end.
                 </p>
               </>
             ) : (
@@ -171,12 +164,15 @@ export default function Page(_props: { params: Record<string, string> }) {
               <Link href="/settings/keys">Settings → API keys</Link>.
             </p>
           </Card>
-          <Card title="3. See it arrive">
+          <Card title="See it arrive">
             <ArrivalStatus arrival={arrival} />
             {arrival?.sampled && (
-              <ButtonLink href={`/devices/${encodeURIComponent(arrival.deviceId)}`} variant="primary">
-                Open the device
-              </ButtonLink>
+              <div class="form-actions">
+                <ButtonLink href={`/devices/${encodeURIComponent(arrival.deviceId)}`} variant="primary">
+                  Open the device
+                </ButtonLink>
+                <ButtonLink href="/dashboard">Go to the dashboard</ButtonLink>
+              </div>
             )}
           </Card>
         </>
