@@ -515,9 +515,12 @@ async function browserOnly() {
   const r = await runJson<{
     devices: number
     dashboard: { cold: { fcp: number; cards: number }; warm: { fcp: number; cards: number } }
-    device: { charts: number; drawMs: number; drawMaxMs: number }
+    device: { charts: number; drawMs: number; drawMinMs: number; drawMaxMs: number }
+    load: number
   }>(join(root, 'scripts/bench/browser.ts'), { quick }, 15 * 60_000)
-  console.log(`\nvigil bench, portal in chromium${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}\n`)
+  console.log(
+    `\nvigil bench, portal in chromium${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, load average ${r.load}\n`,
+  )
   console.log('| measure | result | detail |\n|---|---|---|')
   console.log(
     `| dashboard of ${r.devices} devices: first contentful paint | ${r.dashboard.cold.fcp} ms cold / ${r.dashboard.warm.fcp} ms warm | from navigation start; warm: median of reloads with the assets cached |`,
@@ -526,7 +529,7 @@ async function browserOnly() {
     `| dashboard of ${r.devices} devices: all cards on screen | ${r.dashboard.cold.cards} ms cold / ${r.dashboard.warm.cards} ms warm | the page's vigil:dashboard:devices mark |`,
   )
   console.log(
-    `| device page, 30 days: data arrived → every chart drawn | ${r.device.drawMs} ms | ${r.device.charts} charts; median of loads, slowest ${r.device.drawMaxMs} ms |`,
+    `| device page, 30 days: data arrived → every chart drawn | ${r.device.drawMs} ms | ${r.device.charts} charts; median of loads, fastest ${r.device.drawMinMs} ms, slowest ${r.device.drawMaxMs} ms |`,
   )
 }
 

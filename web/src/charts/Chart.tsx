@@ -3,7 +3,7 @@ import 'uplot/dist/uPlot.min.css'
 import './charts.css'
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
 import { toAligned, type ChartSpec } from './series'
-import { readTheme, useThemeVersion, withAlpha, type ChartTheme } from './theme'
+import { chartTheme, useThemeVersion, withAlpha, type ChartTheme } from './theme'
 import { formatTick, formatUnit } from './units'
 import { ChartTable } from './ChartTable'
 
@@ -39,6 +39,18 @@ function lastValue(col: ArrayLike<number | null | undefined>): number | null {
     if (v != null) return v
   }
   return null
+}
+
+const creations: (() => void)[] = []
+/**
+ * Runs `create` after every chart rendered in this pass has measured its box: all the reads
+ * first, then all the writes, so adding ten charts lays the page out once, not ten times.
+ */
+function afterReads(create: () => void): void {
+  if (creations.push(create) === 1)
+    queueMicrotask(() => {
+      for (const f of creations.splice(0)) f()
+    })
 }
 
 /** Structure that needs a new plot when it changes (uPlot's series are fixed at creation). */
@@ -202,6 +214,7 @@ export function Chart({ chart, x, sync, onZoom, thresholds = NO_THRESHOLDS, onDr
       return
     }
     plot.current?.destroy()
+    plot.current = null
     shape.current = next
     const live = {
       x: () => latest.current.x,
@@ -209,7 +222,16 @@ export function Chart({ chart, x, sync, onZoom, thresholds = NO_THRESHOLDS, onDr
       zoom: (z: [number, number] | null) => latest.current.onZoom?.(z),
       drawn: () => latest.current.onDrawn?.(),
     }
-    plot.current = new uPlot(options(chart, el.clientWidth || 600, height, readTheme(el), sync, live), toAligned(chart) as uPlot.AlignedData, el)
+    const width = el.clientWidth || 600
+    const theme = chartTheme()
+    let cancelled = false
+    afterReads(() => {
+      if (cancelled) return
+      plot.current = new uPlot(options(chart, width, height, theme, sync, live), toAligned(chart) as uPlot.AlignedData, el)
+    })
+    return () => {
+      cancelled = true
+    }
   }, [chart, themeVersion, height, sync])
 
   useEffect(() => () => plot.current?.destroy(), [])

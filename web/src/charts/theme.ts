@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks'
+import { signal } from '@preact/signals'
 
 /**
  * Chart colours come from CSS custom properties (charts.css maps them onto the theme's tokens),
@@ -14,12 +14,12 @@ export interface ChartTheme {
 
 const PALETTE_SIZE = 8
 
-export function readTheme(el: Element): ChartTheme {
-  const css = getComputedStyle(el)
+function readTheme(): ChartTheme {
+  const css = getComputedStyle(document.documentElement)
   const v = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback
   const series: string[] = []
   for (let i = 1; i <= PALETTE_SIZE; i++) series.push(v(`--vg-chart-${i}`, '#3b82f6'))
-  const family = css.fontFamily || 'system-ui, sans-serif'
+  const family = getComputedStyle(document.body).fontFamily || 'system-ui, sans-serif'
   return {
     series,
     axis: v('--vg-chart-axis', '#6b7280'),
@@ -27,6 +27,21 @@ export function readTheme(el: Element): ChartTheme {
     threshold: { warning: v('--vg-chart-warning', '#b45309'), critical: v('--vg-chart-critical', '#b91c1c') },
     font: `12px ${family}`,
   }
+}
+
+/** The theme's version: bumped when the system scheme or the portal's switch changes it. */
+const version = signal(0)
+let watching = false
+let cached: { version: number; theme: ChartTheme } | null = null
+
+/**
+ * The chart colours of the current theme, read once per theme change and shared by every chart:
+ * reading computed styles once per chart, between charts being added, would lay the page out again
+ * for each.
+ */
+export function chartTheme(): ChartTheme {
+  if (cached?.version !== version.value) cached = { version: version.value, theme: readTheme() }
+  return cached.theme
 }
 
 /** `#rrggbb` or `rgb(r, g, b)` with an alpha, for band fills; other forms are returned as they are. */
@@ -42,20 +57,16 @@ export function withAlpha(color: string, alpha: number): string {
 
 /**
  * A number that changes when the theme does (system preference or the portal's switch, which
- * sets attributes on <html>), so charts redraw in the new colours.
+ * sets attributes on <html>), so charts redraw in the new colours. One watcher for all charts.
  */
 export function useThemeVersion(): number {
-  const [version, setVersion] = useState(0)
-  useEffect(() => {
-    const bump = () => setVersion((n) => n + 1)
-    const media = matchMedia('(prefers-color-scheme: dark)')
-    media.addEventListener('change', bump)
-    const observer = new MutationObserver(bump)
-    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme', 'class', 'style'] })
-    return () => {
-      media.removeEventListener('change', bump)
-      observer.disconnect()
+  if (!watching) {
+    watching = true
+    const bump = () => {
+      version.value++
     }
-  }, [])
-  return version
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', bump)
+    new MutationObserver(bump).observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme', 'class', 'style'] })
+  }
+  return version.value
 }

@@ -137,6 +137,7 @@ export function DeviceCharts({ deviceId, range, zoom, thresholds }: DeviceCharts
   const x: [number, number] = useMemo(() => [win.start, win.end], [win.start, win.end])
   const onDrawn = (id: string) => {
     drawn.current.add(id)
+    performance.mark(`vigil:chart:${id}`)
     if (charts && drawn.current.size === charts.length && performance.getEntriesByName(MARK_DRAWN).length === 0) {
       performance.mark(MARK_DRAWN)
       performance.measure(MEASURE, MARK_DATA, MARK_DRAWN)
