@@ -4,7 +4,6 @@ import { DeviceCard, DeviceCardSkeleton } from '../components/monitor/DeviceCard
 import { applySample, attentionRank, matches, parseSort, sortDevices, SORT_LABELS, SORTS, type Fleet, type FleetDevice } from '../components/monitor/fleet'
 import type { DeletedEvent, SampleEvent, StatusEvent } from '../components/monitor/live-types'
 import { InstallHint } from '../components/monitor/InstallHint'
-import { useNow } from '../components/monitor/useNow'
 import { api } from '../lib/api'
 import { describeError } from '../lib/errors'
 import { onLive } from '../lib/live'
@@ -93,7 +92,6 @@ export default function Page(_props: { params: Record<string, string> }) {
   const query = search.get('q') ?? ''
   const sort = parseSort(search.get('sort'))
   const { devices, error } = useFleet()
-  const now = useNow(5000)
 
   useFirstCardsMark(devices !== null)
   const shown = useMemo(
@@ -172,7 +170,7 @@ export default function Page(_props: { params: Record<string, string> }) {
             </EmptyState>
           ) : (
             <div class="vg-device-grid">
-              {shown ? shown.map((d) => <DeviceCard key={d.id} device={d} now={now} />) : [1, 2, 3, 4, 5, 6].map((k) => <DeviceCardSkeleton key={k} />)}
+              {shown ? shown.map((d) => <DeviceCard key={d.id} device={d} />) : [1, 2, 3, 4, 5, 6].map((k) => <DeviceCardSkeleton key={k} />)}
             </div>
           )}
         </>

@@ -4,6 +4,7 @@ import { parseRange, parseZoom } from '../charts/range'
 import { DeviceCharts } from '../components/monitor/DeviceCharts'
 import { DeviceHeader, type Device, type HardwareFacts } from '../components/monitor/DeviceHeader'
 import { DeviceRecommendations } from '../components/monitor/DeviceRecommendations'
+import type { Fleet, FleetDevice } from '../components/monitor/fleet'
 import type { DeletedEvent, SampleEvent, StatusEvent } from '../components/monitor/live-types'
 import { RangePicker } from '../components/monitor/RangePicker'
 import { ApiError, api } from '../lib/api'
@@ -20,6 +21,7 @@ export default function Page({ params }: { params: Record<string, string> }) {
   const zoom = parseZoom(search.get('from'), search.get('to'))
   const [device, setDevice] = useState<Device | null>(null)
   const [hardware, setHardware] = useState<HardwareFacts | null>(null)
+  const [overview, setOverview] = useState<FleetDevice | null>(null)
   const [error, setError] = useState<unknown>(null)
 
   useEffect(() => {
@@ -35,13 +37,23 @@ export default function Page({ params }: { params: Record<string, string> }) {
       .get<HardwareFacts>(`/v1/metrics/hardware/${id}/latest`)
       .then((h) => live && setHardware(h))
       .catch(() => live && setHardware(null))
+    // the status as the dashboard has it (by the device's own interval), and its alerts
+    const loadOverview = () =>
+      api
+        .get<Fleet>('/v1/clients/me/fleet')
+        .then((f) => live && setOverview(f.devices.find((d) => d.id === deviceId) ?? null))
+        .catch(() => undefined)
+    void loadOverview()
     const offs = [
       onLive<StatusEvent>('device.status', ({ data }) => {
-        if (data.device_id === deviceId) setDevice((d) => d && { ...d, status: data.status, last_seen_at: data.last_seen_at ?? d.last_seen_at })
+        if (data.device_id !== deviceId) return
+        setDevice((d) => d && { ...d, last_seen_at: data.last_seen_at ?? d.last_seen_at })
+        setOverview((o) => o && { ...o, status: data.status })
       }),
+      ...['alert.firing', 'alert.resolved', 'reset'].map((type) => onLive(type, () => void loadOverview())),
       onLive<SampleEvent>('sample', ({ data }) => {
         if (data.device_id !== deviceId) return
-        setDevice((d) => d && { ...d, last_seen_at: data.recorded_at, status: d.status === 'never' || d.status === 'offline' ? 'online' : d.status })
+        setDevice((d) => d && { ...d, last_seen_at: data.recorded_at })
         if (data.kind === 'hardware' && typeof data.values.cpu_brand === 'string') setHardware((h) => ({ ...h, ...(data.values as HardwareFacts) }))
       }),
       onLive<DeletedEvent>('device.deleted', ({ data }) => {
@@ -73,7 +85,7 @@ export default function Page({ params }: { params: Record<string, string> }) {
   return (
     <div class="vg-device-page">
       {device ? (
-        <DeviceHeader device={device} hardware={hardware} canEdit={canAdmin.value} onChange={setDevice} />
+        <DeviceHeader device={device} hardware={hardware} overview={overview} canEdit={canAdmin.value} onChange={setDevice} />
       ) : (
         <div class="vg-device-header-skeleton">
           <Skeleton height={36} width="40%" label="Loading the device" />

@@ -1,9 +1,10 @@
 import type { ComponentChildren } from 'preact'
 import { memo } from 'preact/compat'
 import { Sparkline } from '../../charts/Sparkline'
-import { ago, celsius, mbps, ms, percent, zoneTitle } from '../../lib/format'
+import { celsius, mbps, ms, percent } from '../../lib/format'
 import { Link } from '../../lib/router'
 import { Icon, Skeleton, StatusBadge } from '../../ui'
+import { Ago } from './Ago'
 import { displayName, LOSS, PRESSURE, type FleetDevice } from './fleet'
 
 /** A figure with its label; `high` adds a word and an icon (never colour alone). */
@@ -39,7 +40,7 @@ function Gauge({ label, value }: { label: string; value: number | null }) {
 const platform = (d: FleetDevice) => [[d.os, d.os_version].filter(Boolean).join(' '), d.arch].filter(Boolean).join(' · ') || 'Platform not reported yet'
 
 /** One device on the dashboard: who, whether it is well, and its latest figures. */
-export const DeviceCard = memo(function DeviceCard({ device: d, now }: { device: FleetDevice; now: number }) {
+export const DeviceCard = memo(function DeviceCard({ device: d }: { device: FleetDevice }) {
   const headingId = `device-${d.id}`
   return (
     <article class="vg-device-card" aria-labelledby={headingId}>
@@ -54,10 +55,7 @@ export const DeviceCard = memo(function DeviceCard({ device: d, now }: { device:
         <span>
           {d.last_seen_at ? (
             <>
-              Seen{' '}
-              <time dateTime={d.last_seen_at} title={zoneTitle(d.last_seen_at)}>
-                {ago(d.last_seen_at, now)}
-              </time>
+              Seen <Ago iso={d.last_seen_at} />
             </>
           ) : (
             'No data yet'

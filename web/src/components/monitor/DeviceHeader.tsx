@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks'
 import { api } from '../../lib/api'
-import { bytes, zoneTitle, ago } from '../../lib/format'
-import { navigate } from '../../lib/router'
-import { Button, ConfirmDialog, Field, Form, PageHeader, StatusBadge } from '../../ui'
-import { displayName } from './fleet'
-import { useNow } from './useNow'
+import { bytes, duration } from '../../lib/format'
+import { Link, navigate } from '../../lib/router'
+import { Button, ConfirmDialog, Field, Form, Icon, PageHeader, StatusBadge } from '../../ui'
+import { displayName, type FleetDevice } from './fleet'
+import { Ago } from './Ago'
 
 /** GET /v1/clients/me/devices/{id} */
 export interface Device {
@@ -47,17 +47,19 @@ export const parseTags = (s: string) => [...new Set(s.split(/[\s,]+/).filter(Boo
 export function DeviceHeader({
   device,
   hardware,
+  overview,
   canEdit,
   onChange,
 }: {
   device: Device
   hardware: HardwareFacts | null
+  /** the device's line of the fleet overview: status by its own interval, the interval, alerts firing */
+  overview: Pick<FleetDevice, 'status' | 'interval_seconds' | 'alerts_firing'> | null
   canEdit: boolean
   onChange: (d: Device) => void
 }) {
   const [editing, setEditing] = useState(false)
   const [deleting, setDeleting] = useState(false)
-  const now = useNow(5000)
   const id = encodeURIComponent(device.device_id)
 
   const save = async (form: FormData) => {
@@ -79,7 +81,7 @@ export function DeviceHeader({
       <PageHeader
         title={
           <span class="vg-device-title">
-            {title} <StatusBadge status={device.status} />
+            {title} <StatusBadge status={overview?.status ?? device.status} />
           </span>
         }
         docTitle={title}
@@ -119,6 +121,13 @@ export function DeviceHeader({
           />
         </Form>
       )}
+      {overview && overview.alerts_firing > 0 && (
+        <p class="vg-alerts-firing">
+          <Link href={`/alerts?device=${id}`}>
+            <Icon name="bell" size={14} /> {overview.alerts_firing} {overview.alerts_firing === 1 ? 'alert' : 'alerts'} firing
+          </Link>
+        </p>
+      )}
       {device.tags.length > 0 && (
         <ul class="vg-tags" aria-label="Tags">
           {device.tags.map((t) => (
@@ -151,15 +160,11 @@ export function DeviceHeader({
         </div>
         <div>
           <dt>Last seen</dt>
-          <dd>
-            {device.last_seen_at ? (
-              <time dateTime={device.last_seen_at} title={zoneTitle(device.last_seen_at)}>
-                {ago(device.last_seen_at, now)}
-              </time>
-            ) : (
-              'never'
-            )}
-          </dd>
+          <dd>{device.last_seen_at ? <Ago iso={device.last_seen_at} /> : 'never'}</dd>
+        </div>
+        <div>
+          <dt>Reports every</dt>
+          <dd>{overview?.interval_seconds ? duration(overview.interval_seconds) : '—'}</dd>
         </div>
       </dl>
       <ConfirmDialog open={deleting} title={`Delete ${title}?`} confirmLabel="Delete the device" danger onConfirm={remove} onClose={() => setDeleting(false)}>
