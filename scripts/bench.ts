@@ -514,7 +514,7 @@ function agentOnly() {
 async function browserOnly() {
   const r = await runJson<{
     devices: number
-    dashboard: { cold: { fcp: number; cards: number }; warm: { fcp: number; cards: number } }
+    dashboard: { cold: { fcp: number; cards: number }; warm: { fcp: number; cards: number }; fleetMs: number; renderMs: number }
     device: { charts: number; drawMs: number; drawMinMs: number; drawMaxMs: number }
     load: number
   }>(join(root, 'scripts/bench/browser.ts'), { quick }, 15 * 60_000)
@@ -526,7 +526,7 @@ async function browserOnly() {
     `| dashboard of ${r.devices} devices: first contentful paint | ${r.dashboard.cold.fcp} ms cold / ${r.dashboard.warm.fcp} ms warm | from navigation start; warm: median of reloads with the assets cached |`,
   )
   console.log(
-    `| dashboard of ${r.devices} devices: all cards on screen | ${r.dashboard.cold.cards} ms cold / ${r.dashboard.warm.cards} ms warm | the page's vigil:dashboard:devices mark |`,
+    `| dashboard of ${r.devices} devices: all cards on screen | ${r.dashboard.cold.cards} ms cold / ${r.dashboard.warm.cards} ms warm | the page's vigil:dashboard:devices mark; warm: GET /v1/clients/me/fleet ${r.dashboard.fleetMs} ms, its answer to the cards painted ${r.dashboard.renderMs} ms |`,
   )
   console.log(
     `| device page, 30 days: data arrived → every chart drawn | ${r.device.drawMs} ms | ${r.device.charts} charts; median of loads, fastest ${r.device.drawMinMs} ms, slowest ${r.device.drawMaxMs} ms |`,

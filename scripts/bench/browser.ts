@@ -64,7 +64,8 @@ async function dashboardLoad(page: Page, base: string) {
   return page.evaluate(() => {
     const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN
     const cards = performance.getEntriesByName('vigil:dashboard:devices')[0]?.startTime ?? Number.NaN
-    return { fcp, cards }
+    const fleet = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).find((r) => r.name.includes('/v1/clients/me/fleet'))
+    return { fcp, cards, fleetEnd: fleet?.responseEnd ?? Number.NaN, fleetMs: fleet?.duration ?? Number.NaN }
   })
 }
 
@@ -111,6 +112,9 @@ async function main() {
       dashboard: {
         cold: { fcp: round(dash[0]!.fcp), cards: round(dash[0]!.cards) },
         warm: { fcp: round(median(warm.map((d) => d.fcp))), cards: round(median(warm.map((d) => d.cards))) },
+        /** the fleet request's own time, and from its answer to the cards painted (warm loads) */
+        fleetMs: round(median(warm.map((d) => d.fleetMs))),
+        renderMs: round(median(warm.map((d) => d.cards - d.fleetEnd))),
       },
       device: {
         charts: device[0]!.charts,
