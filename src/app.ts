@@ -26,8 +26,11 @@ import { devicesRoutes } from './modules/devices/devices.routes'
 import { enrolmentsRoutes } from './modules/enrolments/enrolments.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 import { observabilityRoutes } from './modules/observability/observability.routes'
-import { liveRoutes } from './modules/live/live.routes'
 import { overviewRoutes } from './modules/overview/overview.routes'
+import { channelsRoutes } from './modules/channels/channels.routes'
+import { liveRoutes } from './modules/live/live.routes'
+import { alertsRoutes } from './modules/alerts/alerts.routes'
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -79,6 +82,9 @@ export function createApp(deps: AppDeps) {
     .use(overviewRoutes(modules.overview, ctx.auth))
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
+    .use(channelsRoutes(modules.channels, ctx.auth, ctx.config.siteUrl))
+    .use(alertsRoutes(modules.alerts, ctx.auth))
+    .use(webhooksRoutes(modules.webhooks, ctx.auth))
     .use(observabilityRoutes(modules.observability))
     .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell

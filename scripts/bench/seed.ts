@@ -23,8 +23,9 @@ export interface SeededTenant {
 /** Clients with an owner and `keysPerTenant` default-scope keys; devices too when asked. */
 export function seedAccounts(
   sqlite: Database,
-  opts: { tenants: number; keysPerTenant: number; maxDevices: number; devicesPerTenant: number; now: number },
+  opts: { tenants: number; keysPerTenant: number; maxDevices: number; devicesPerTenant: number; now: number; label?: string },
 ): SeededTenant[] {
+  const label = opts.label ?? 'bench'
   const out: SeededTenant[] = []
   sqlite.transaction(() => {
     for (let i = 0; i < opts.tenants; i++) {
@@ -32,11 +33,11 @@ export function seedAccounts(
       const userId = newId('usr')
       sqlite.run(
         "INSERT INTO clients (id, name, plan_type, subscription_status, max_devices, max_users, created_at, updated_at) VALUES (?, ?, 'free', 'none', ?, 50, ?, ?)",
-        [clientId, `bench ${i}`, opts.maxDevices, opts.now, opts.now],
+        [clientId, `${label} ${i}`, opts.maxDevices, opts.now, opts.now],
       )
       sqlite.run('INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
         userId,
-        `bench${i}@example.test`,
+        `${label}${i}@example.test`,
         'x',
         clientId,
         i === 0 ? 'admin' : 'user',
@@ -80,6 +81,12 @@ export function seedAccounts(
  * in big transactions, rows shaped as ingest writes them; then every rollup tier.
  */
 export async function seedSamples(sqlite: Database, seqs: number[], perDevice: number, end: number, onProgress?: (done: number) => void) {
+  insertSamples(sqlite, seqs, perDevice, end, onProgress)
+  await rollupAll(createRollupStore(sqlite), { now: end + 60_000, devices: seqs })
+}
+
+/** The raw rows of seedSamples without the rollup: for seeding groups of devices with different histories, then rolling up once. */
+export function insertSamples(sqlite: Database, seqs: number[], perDevice: number, end: number, onProgress?: (done: number) => void) {
   const STEP = 10_000
   const cols = ['device_seq', 'ts', 'kinds', ...FIELDS.hardware.map((f) => f.name), ...FIELDS.network.map((f) => f.name), 'hw_rest', 'net_rest']
   const insert = sqlite.prepare(`INSERT INTO ${RAW_TABLE} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
@@ -108,5 +115,4 @@ export async function seedSamples(sqlite: Database, seqs: number[], perDevice: n
   // a live statement keeps the connection open past close(), and the WAL it leaves behind
   // reads as an unclean stop: the server would then check the whole file at start
   insert.finalize()
-  await rollupAll(createRollupStore(sqlite), { now: end + 60_000, devices: seqs })
 }

@@ -89,6 +89,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     secretKey: ctx.secretKey,
     outbound: ctx.outbound,
     allowPrivate: ctx.config.outbound.allowPrivate,
+    allowLocal: ctx.config.outbound.allowLocal,
     isOperatorClient: (clientId) => isOperatorClient(identity.users, clientId),
     logger: ctx.logger,
     timeoutMs: ctx.config.ai.timeoutMs,

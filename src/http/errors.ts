@@ -46,6 +46,20 @@ export const ERROR_CODES = {
   },
   invalid_schedule: { status: 422, description: 'The schedule is not a valid cron pattern.' },
   invalid_prompt: { status: 422, description: 'The prompt template uses a variable that does not exist; `param` names it.' },
+  invalid_channel_config: {
+    status: 422,
+    description:
+      "A notification channel's setting is unknown, missing or malformed for its kind; `param` names it (config.<field>). GET /v1/channels/kinds lists each kind's fields.",
+  },
+  unsafe_url: {
+    status: 422,
+    description:
+      'A URL or host the server would call is not acceptable: not http(s), carrying credentials, a query or a fragment (webhook URLs), or pointing at an address the server may not call for this client (loopback, this server, link-local, cloud metadata, reserved; private networks unless allowed); the message says which.',
+  },
+  invalid_shoutrrr_url: {
+    status: 422,
+    description: 'The Shoutrrr URL cannot be read, or names a service or option Vigil does not support; the message says which.',
+  },
   rate_limited: { status: 429, description: 'Too many requests; wait for Retry-After seconds.' },
   too_many_streams: {
     status: 429,

@@ -43,7 +43,7 @@ describe('the portal shell', () => {
       expect(res.headers.get('referrer-policy')).toBe('same-origin')
       expect(await res.text()).toContain('<div id="app"></div>')
     }
-  })
+  }, 60_000) // the first shell request bundles web/src (from source)
 
   test('the policy is the contract’s, and the shell needs nothing it forbids', async () => {
     for (const directive of [

@@ -16,7 +16,7 @@ describe('the portal bundle', () => {
     }
     // split per page: a page's own code is not in the entry
     expect(sizes.pages.length).toBeGreaterThanOrEqual(15)
-  })
+  }, 60_000) // bundles and compresses everything
 
   test('staticImports reads import statements, not import() calls', () => {
     expect(staticImports('import{a as b}from"./main-abc.js";import"./x-1.js";const p=()=>import("./page-2.js")').sort()).toEqual(['main-abc.js', 'x-1.js'])
@@ -32,5 +32,5 @@ describe('the portal bundle', () => {
       const res = await t.request('GET', path)
       expect({ path, status: res.status }).toEqual({ path, status: 200 })
     }
-  })
+  }, 60_000) // the first shell request bundles web/src
 })

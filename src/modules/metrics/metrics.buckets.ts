@@ -2,6 +2,12 @@ import { LEVEL, TIERS, levelName, type LevelName } from './metrics.fields'
 
 /** Points one series answer may hold; a range and resolution that would give more is refused. */
 export const MAX_POINTS = 5_000
+/**
+ * The same with nested families: each of their points is read from a raw sample's JSON, and a
+ * device's raw samples lie far apart on disk (ingest writes every device's sample of a moment
+ * together), so each costs a page read. 1,000 keeps such an answer within tens of milliseconds.
+ */
+export const MAX_NESTED_POINTS = 1_000
 /** What `auto` aims for: enough points for a chart across a wide screen. */
 export const TARGET_POINTS = 300
 /** The collector's default interval: what a device that has not sent two samples is assumed to use. */
@@ -40,10 +46,12 @@ export interface LevelChoice {
   intervalMs: number | null
   /** how long each level keeps its rows (ms) */
   retentionMs: Record<LevelName, number>
+  /** MAX_POINTS, or MAX_NESTED_POINTS when nested families are asked for */
+  maxPoints: number
 }
 
 /**
- * `auto`: the coarsest level that still gives TARGET_POINTS over the range, within MAX_POINTS,
+ * `auto`: the coarsest level that still gives TARGET_POINTS over the range, within maxPoints,
  * and that still keeps the range's start (a finer level pruned there would answer nothing); when
  * none reaches the target (a short range), the finest one that keeps the start.
  */
@@ -53,7 +61,7 @@ export function autoLevel(c: LevelChoice): number {
   const points = (level: number) => estimatePoints(level, c.from, c.to, c.intervalMs)
   let best = LEVEL['1d']
   for (const level of levels) {
-    if (points(level) > MAX_POINTS) break
+    if (points(level) > c.maxPoints) break
     // retention is not ordered by fineness (raw outlives 1m by default): skip, do not stop
     if (!keeps(level)) continue
     best = level

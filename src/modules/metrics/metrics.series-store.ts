@@ -6,6 +6,20 @@ import { KIND_BIT, RAW_TABLE, hasKind, restColumn, tierTable, type MetricKind, t
 const MAX_STATEMENTS = 256
 /** Recent sample times read to measure a device's reporting interval. */
 export const RECENT_TIMES = 8
+/** Devices whose CPU minutes and interval are kept; past this a cache starts over. */
+const MAX_SPARKS = 20_000
+
+/** One device's CPU minutes from the 1m tier, kept between fleet answers (see metrics.fleet.ts). */
+export interface SparkMinutes {
+  /** the minute of avg[0] */
+  first: number
+  /** the tier had been rolled up to here when they were read */
+  rolled: number
+  /** when they were last read whole */
+  readAt: number
+  /** per minute the average, NaN for none */
+  avg: Float64Array
+}
 
 /**
  * The chart reads: each a range on (device_seq, time), oldest first, as arrays (no object per
@@ -32,6 +46,13 @@ function build(sqlite: Database) {
     `SELECT d.value, s.ts FROM json_each(?1) d JOIN ${RAW_TABLE} s ON s.device_seq = d.value AND s.ts >= coalesce(
        (SELECT ts FROM ${RAW_TABLE} WHERE device_seq = d.value ORDER BY ts DESC LIMIT 1 OFFSET ${RECENT_TIMES - 1}), -9007199254740991)`,
   )
+  // per device the newest sample of each kind (one index descent each; usually the same row), only the figures the overview shows
+  const newest = (bit: number) => `(SELECT id FROM ${RAW_TABLE} WHERE device_seq = d.value AND (kinds & ${bit}) != 0 ORDER BY ts DESC, id DESC LIMIT 1)`
+  const fleetLatest = sqlite.query<never, [string]>(
+    `SELECT d.value, h.ts, h.cpu_percent, h.ram_percent, h.disk_used_percent, h.cpu_temp_c,
+            n.ts, n.download_mbps, n.upload_mbps, n.latency_avg_ms, n.packet_loss_percent
+     FROM json_each(?1) d LEFT JOIN ${RAW_TABLE} h ON h.id = ${newest(KIND_BIT.hardware)} LEFT JOIN ${RAW_TABLE} n ON n.id = ${newest(KIND_BIT.network)}`,
+  )
   const sparkTier = sqlite.query<never, [string, number, number]>(
     `SELECT device_seq, bucket, cpu_percent_avg FROM ${tierTable('hardware', '1m')}
      WHERE device_seq IN (SELECT value FROM json_each(?1)) AND bucket >= ?2 AND bucket < ?3 AND cpu_percent_n > 0`,
@@ -40,7 +61,25 @@ function build(sqlite: Database) {
     `SELECT device_seq, ts, cpu_percent FROM ${RAW_TABLE}
      WHERE device_seq IN (SELECT value FROM json_each(?1)) AND ts >= ?2 AND ts < ?3 AND ${hasKind('hardware')} AND cpu_percent IS NOT NULL`,
   )
+  const sparks = new Map<number, SparkMinutes>()
+  const intervals = new Map<number, { ms: number | null; at: number }>()
   return {
+    /** per device seq its measured interval and when it was measured */
+    intervals: {
+      get: (seq: number) => intervals.get(seq),
+      set(seq: number, ms: number | null, at: number) {
+        if (intervals.size >= MAX_SPARKS && !intervals.has(seq)) intervals.clear()
+        intervals.set(seq, { ms, at })
+      },
+    },
+    /** per device seq its cached CPU minutes; kept per connection, like the prepared statements */
+    sparks: {
+      get: (seq: number) => sparks.get(seq),
+      set(seq: number, v: SparkMinutes) {
+        if (sparks.size >= MAX_SPARKS && !sparks.has(seq)) sparks.clear()
+        sparks.set(seq, v)
+      },
+    },
     /** [bucket, (avg, min, max, n) per field] of one tier in [from, to), oldest first */
     tierRows(kind: MetricKind, tier: TierName, fields: string[], seq: number, from: number, to: number): (number | null)[][] {
       const s = prepared(`t|${kind}|${tier}|${fields.join(',')}`, () => {
@@ -66,6 +105,12 @@ function build(sqlite: Database) {
     recentTimes: (seq: number) => (recent.values(seq) as number[][]).map((r) => r[0]!),
     /** per device its newest RECENT_TIMES sample times, as [seq, ts] rows */
     recentTimesOf: (seqs: number[]) => recentOf.values(JSON.stringify(seqs)) as [number, number][],
+    /**
+     * Per device [seq, hardware ts, cpu_percent, ram_percent, disk_used_percent, cpu_temp_c,
+     * network ts, download_mbps, upload_mbps, latency_avg_ms, packet_loss_percent] of its newest
+     * sample of each kind (nulls for a kind it never sent), in the order given.
+     */
+    fleetLatest: (seqs: number[]) => fleetLatest.values(JSON.stringify(seqs)) as (number | null)[][],
     /** [seq, minute, cpu_percent average] of the 1m tier in [from, to) */
     cpuMinutes: (seqs: number[], from: number, to: number) => sparkTier.values(JSON.stringify(seqs), from, to) as [number, number, number][],
     /** [seq, ts, cpu_percent] of raw samples in [from, to) */

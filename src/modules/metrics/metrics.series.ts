@@ -5,6 +5,7 @@ import {
   estimatePoints,
   gapThreshold,
   levelWidth,
+  MAX_NESTED_POINTS,
   MAX_POINTS,
   medianGap,
   mergeColumns,
@@ -19,11 +20,12 @@ import type { SeriesStore } from './metrics.series-store'
 import type { MetricsDeps } from './metrics.service'
 
 /**
- * Raw samples whose nested parts one answer parses at most. A wider range is sampled: evenly
- * spread samples per bucket (the first of each slot), so a week of a 10-second device costs the
- * same as a day. Their hot fields never are: those come whole from the rollup tiers.
+ * Raw samples whose nested parts one answer reads at most (each is a page read, see
+ * MAX_NESTED_POINTS). A wider range is sampled: evenly spread samples per bucket (the first of
+ * each slot), so a week of a 10-second device costs the same as a day. Hot fields never are:
+ * those come whole from the rollup tiers.
  */
-export const MAX_NESTED_SAMPLES = 5_000
+export const MAX_NESTED_SAMPLES = 1_000
 /** A bound on the raw rows completing a tier whose rollup lags far behind (it catches up within minutes). */
 const MAX_RAW_EDGE = 100_000
 
@@ -70,19 +72,21 @@ export function deviceSeries(deps: SeriesDeps, clientId: string, deviceId: strin
   if (from >= to) refuse('start', 'start must be before end')
 
   const interval = medianGap(deps.series.recentTimes(device.seq))
-  const level = q.resolution === 'auto' ? autoLevel({ from, to, now, intervalMs: interval, retentionMs: deps.retentionMs }) : LEVEL[q.resolution]
+  const maxPoints = families.length ? MAX_NESTED_POINTS : MAX_POINTS
+  const level = q.resolution === 'auto' ? autoLevel({ from, to, now, intervalMs: interval, retentionMs: deps.retentionMs, maxPoints }) : LEVEL[q.resolution]
   const points = estimatePoints(level, from, to, interval)
-  if (points > MAX_POINTS) {
+  if (points > maxPoints) {
     refuse(
       'resolution',
-      `${levelName(level)} over this range gives about ${points} points; at most ${MAX_POINTS}: choose a coarser resolution or a shorter range`,
+      `${levelName(level)} over this range gives about ${points} points; at most ${maxPoints}${families.length ? ' with nested families' : ''}: ` +
+        'choose a coarser resolution or a shorter range',
     )
   }
   const width = levelWidth(level)
   const oldestRaw = deps.store.oldestTs(kind, device.seq)
   let cols: Columns
   if (level === LEVEL.raw) {
-    cols = rawPoints(deps.series, kind, hot, families, device.seq, from, to)
+    cols = rawPoints(deps.series, kind, hot, families, device.seq, from, to, maxPoints)
   } else {
     const start = Math.floor(from / width) * width
     cols = tierBuckets(deps, kind, hot, device.seq, level, start, to)
@@ -134,10 +138,10 @@ function nestedFeeder(b: SeriesBuilder, families: string[]) {
   }
 }
 
-/** Raw resolution: every sample is a point (at most MAX_POINTS, else 422). */
-function rawPoints(store: SeriesStore, kind: MetricKind, hot: string[], families: string[], seq: number, from: number, to: number): Columns {
-  const rows = store.rawRows(kind, hot, families, seq, from, to, MAX_POINTS + 1)
-  if (rows.length > MAX_POINTS) refuse('resolution', `raw over this range gives more than ${MAX_POINTS} points: choose a coarser resolution or a shorter range`)
+/** Raw resolution: every sample is a point (at most maxPoints, else 422). */
+function rawPoints(store: SeriesStore, kind: MetricKind, hot: string[], families: string[], seq: number, from: number, to: number, maxPoints: number): Columns {
+  const rows = store.rawRows(kind, hot, families, seq, from, to, maxPoints + 1)
+  if (rows.length > maxPoints) refuse('resolution', `raw over this range gives more than ${maxPoints} points: choose a coarser resolution or a shorter range`)
   const b = new SeriesBuilder(0, hot)
   const nested = nestedFeeder(b, families)
   const F = hot.length

@@ -59,8 +59,11 @@ describe('autoLevel', () => {
     ['1 h five days ago: 1m pruned, raw kept', now - 5 * DAY, now - 5 * DAY + HOUR, 10_000, defaults, 'raw'],
     ['1 h ten days ago: only the tiers', now - 10 * DAY, now - 10 * DAY + HOUR, 10_000, defaults, '10m'],
   ]
+  test('with nested families (1,000 points at most) 24 h is 10m', () => {
+    expect(levelName(autoLevel({ from: now - DAY, to: now, now, intervalMs: 10_000, retentionMs: keepAll, maxPoints: 1_000 }))).toBe('10m')
+  })
   for (const [name, from, to, interval, retentionMs, want] of cases) {
-    test(name, () => expect(levelName(autoLevel({ from, to, now, intervalMs: interval, retentionMs }))).toBe(want))
+    test(name, () => expect(levelName(autoLevel({ from, to, now, intervalMs: interval, retentionMs, maxPoints: 5_000 }))).toBe(want))
   }
 })
 

@@ -147,6 +147,23 @@ describe('GET /v1/metrics/series/{device_id}', () => {
     ])
   })
 
+  test('nested families over more raw samples than one answer reads: evenly spread samples, every bucket filled', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    t.clock.set(T0 + 6 * HOUR)
+    const h = await userHeaders(t, a)
+    await seed(t, a.keyHeaders, T0, 2160, 10_000) // 6 h at 10 s: more than MAX_NESTED_SAMPLES
+    await runRollup(t.modules.metricsJobs)
+    const r = await get(t, a.deviceId, 'kind=hardware&fields=cpu_per_core,cpu_percent&start=2026-01-01T00:00:00Z&end=2026-01-01T06:00:00Z', h)
+    expect(r.body.resolution).toBe('1m')
+    expect(r.body.t).toHaveLength(360)
+    const core0: number[] = r.body.values['cpu_per_core:0']
+    expect(core0.every((v) => v !== null && v >= 0 && v <= 9)).toBe(true)
+    // two samples per minute (the first of each half minute): i % 10 for i = 6m and 6m + 3
+    expect(core0[0]).toBe(1.5)
+    expect(r.body.values['cpu_per_core:1']).toEqual(new Array(360).fill(50))
+  })
+
   test('a range wider than raw samples hold: nested series start at raw_from', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
@@ -199,14 +216,18 @@ describe('GET /v1/metrics/series/{device_id}', () => {
       ['kind=hardware&fields=cpu_percent&resolution=5m', 'resolution'],
       ['kind=hardware&fields=cpu_percent&start=2026-01-01T00:00:00Z&resolution=raw', 'resolution'],
       ['kind=hardware&fields=cpu_percent&start=2026-01-01T00:00:00Z&resolution=1m', 'resolution'],
+      // nested families are read from raw samples: 1,000 points at most (a day at 1m is 1,440)
+      ['kind=hardware&fields=cpu_per_core&start=2026-03-01T00:00:00Z&resolution=1m', 'resolution'],
     ]
     for (const [q, param] of cases) {
       const r = await get(t, a.deviceId, q, h)
       expect([q, r.status]).toEqual([q, 422])
       expect([q, r.body.detail[0].loc]).toEqual([q, ['query', param]])
     }
-    // 10m over 30 days: 4,320 points, within the bound
+    // 10m over 30 days: 4,320 points, within the bound; the day of nested families at auto is 10m
     expect((await get(t, a.deviceId, 'kind=hardware&fields=cpu_percent&start=2026-01-31T00:00:00Z&resolution=10m', h)).status).toBe(200)
+    const nested = await get(t, a.deviceId, 'kind=hardware&fields=cpu_per_core&start=2026-03-01T00:00:00Z', h)
+    expect([nested.status, nested.body.resolution]).toEqual([200, '10m'])
   })
 
   test('401 without a token; another tenant’s device is 404', async () => {

@@ -88,6 +88,39 @@ describe('GET /v1/clients/me/fleet', () => {
     expect(await statuses()).toEqual(['offline', 'offline', 'never'])
   })
 
+  test('the sparkline follows the clock and the rollup between answers (its tier minutes are kept per device)', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t, 1)
+    t.clock.set(T0 + 3_600_000)
+    await report(t, a.keyHeaders, 360, 10_000, () => 10)
+    await runRollup(t.modules.metricsJobs)
+    const spark = async () => (await t.request('GET', '/v1/clients/me/fleet', { headers: await fresh(t, a) })).body.devices[0].cpu_spark
+    expect(await spark()).toEqual(new Array(60).fill(10))
+    // five minutes later with new samples at 50 %, some rolled up, the rest still raw
+    for (let m = 0; m < 5; m++) {
+      t.clock.advance(MIN)
+      await report(t, a.keyHeaders, 6, 10_000, () => 50)
+      if (m < 3) await runRollup(t.modules.metricsJobs)
+    }
+    // minutes 00:06–00:59 at 10, 01:00 mixes its first sample (10) with five at 50, then 50
+    expect(await spark()).toEqual([...new Array(54).fill(10), 43.3, 50, 50, 50, 50, 50])
+    // a late sample in a minute the tier has already rolled (within the re-read window) shows up once rolled again
+    await t.request('POST', '/v1/metrics/bulk', {
+      body: { items: [{ recorded_at: new Date(t.clock.now() - 5 * MIN + 5_000).toISOString(), hardware: { cpu_percent: 110 } }] },
+      headers: a.keyHeaders,
+    })
+    t.clock.advance(MIN)
+    await runRollup(t.modules.metricsJobs)
+    const after = await spark()
+    expect(after).toHaveLength(60)
+    expect(after.slice(0, 53)).toEqual(new Array(53).fill(10))
+    expect(after[53]).toBeGreaterThan(50)
+    // an hour of silence: every minute empty
+    t.clock.advance(61 * MIN)
+    await runRollup(t.modules.metricsJobs)
+    expect(await spark()).toEqual(new Array(60).fill(null))
+  })
+
   test('alerts firing come from the alerts port', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t, 2)

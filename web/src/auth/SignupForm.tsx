@@ -31,13 +31,9 @@ export function SignupForm({ invitationToken, onDone }: { invitationToken?: stri
       await api.post('/v1/auth/register', body, { anonymous: true })
     } catch (err) {
       if (err instanceof ApiError && err.code === 'setup_token_required' && !setupNeeded) {
+        // not a mistake of the person's: the form asks for the token, explained, and waits
         setSetupNeeded(true)
-        throw new ApiError(
-          err.status,
-          err.code,
-          'This instance has no operator yet. Enter the setup token printed on the server’s console, then create the account.',
-          'setup_token',
-        )
+        return
       }
       throw err
     }
@@ -52,14 +48,14 @@ export function SignupForm({ invitationToken, onDone }: { invitationToken?: stri
             You are creating the first account: it becomes this instance’s operator. The server printed a one-time setup token on its console at its latest
             start (a line starting “setup token”).
           </Banner>
-          <Field name="setup_token" label="Setup token" required autocomplete="off" spellcheck={false} hint="Starts with vst_." class="mono" />
+          <Field name="setup_token" label="Setup token" required autocomplete="off" spellcheck={false} hint="Starts with vst_." class="field-mono" autoFocus />
         </>
       )}
       <Field name="email" type="email" label="Email" required autocomplete="email" />
       <Field name="password" type="password" label="Password" required autocomplete="new-password" hint="At least 8 characters." />
       <div class="field-row">
-        <Field name="first_name" label="First name" autocomplete="given-name" />
-        <Field name="last_name" label="Last name" autocomplete="family-name" />
+        <Field name="first_name" label="First name" optional autocomplete="given-name" />
+        <Field name="last_name" label="Last name" optional autocomplete="family-name" />
       </div>
     </Form>
   )

@@ -36,6 +36,7 @@ let expiresAt = 0
 let refreshTimer: ReturnType<typeof setTimeout> | null = null
 let refreshing: Promise<boolean> | null = null
 const lostListeners = new Set<() => void>()
+const tokenListeners = new Set<() => void>()
 
 /** Refreshed this long before the access token expires, so a request never carries a dead one. */
 const REFRESH_EARLY_MS = 60_000
@@ -50,7 +51,21 @@ export function setTokens(t: TokenResponse | null): void {
   accessToken = t?.access_token ?? null
   expiresAt = t ? Date.now() + t.expires_in * 1000 : 0
   if (t) refreshTimer = setTimeout(() => void refreshSession(), Math.max(5_000, t.expires_in * 1000 - REFRESH_EARLY_MS))
+  if (t) for (const l of tokenListeners) l()
 }
+
+/** Called with every new access token (the live stream reconnects at once after a sign-in). */
+export function onToken(listener: () => void): () => void {
+  tokenListeners.add(listener)
+  return () => tokenListeners.delete(listener)
+}
+
+// Timers stand still while a laptop sleeps: back on the page, a token near its end is renewed first.
+// (typed by shape: this module is also loaded by tests outside a browser)
+const page = (globalThis as { document?: { visibilityState: string; addEventListener(type: string, listener: () => void): void } }).document
+page?.addEventListener('visibilitychange', () => {
+  if (page.visibilityState === 'visible' && accessToken && Date.now() > expiresAt - REFRESH_EARLY_MS) void refreshSession()
+})
 
 /** Called when the session cannot be renewed (signed out elsewhere, expired, revoked). */
 export function onSessionLost(listener: () => void): () => void {
@@ -73,7 +88,11 @@ export function refreshSession(): Promise<boolean> {
       return true
     }
     // a network failure keeps the token we have (it may still be valid); a refusal ends the session
-    if (res) setTokens(null)
+    if (res) {
+      const had = accessToken !== null
+      setTokens(null)
+      if (had) for (const l of lostListeners) l()
+    }
     return false
   }).finally(() => {
     refreshing = null
@@ -141,7 +160,11 @@ async function send(method: string, path: string, opts: RequestOptions): Promise
 export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
   let res = await send(method, path, opts)
   if (res.status === 401 && !opts.anonymous) {
+    const first = await toApiError(res)
+    // a refused password (the password change's current one) is an answer, not an ended session
+    if (first.code === 'invalid_credentials') throw first
     if (await refreshSession()) res = await send(method, path, opts)
+    else res = new Response(JSON.stringify({ error: { code: first.code, message: first.message } }), { status: 401 })
     if (res.status === 401) {
       setTokens(null)
       for (const l of lostListeners) l()

@@ -1,5 +1,5 @@
 import { signal } from '@preact/signals'
-import { freshToken, refreshSession } from './api'
+import { freshToken, onToken, refreshSession } from './api'
 import { parseBlock } from './sse'
 
 /**
@@ -40,6 +40,15 @@ export function onLive<T = unknown>(type: string, listener: LiveListener<T>): ()
     if (--count === 0) disconnect()
   }
 }
+
+// signed in again (or the token renewed) while waiting to retry: retry now
+onToken(() => {
+  if (count && !controller && retryTimer) {
+    clearTimeout(retryTimer)
+    retryTimer = null
+    void connect()
+  }
+})
 
 function dispatch(event: LiveEvent): void {
   for (const key of [event.type, '*']) {
@@ -109,6 +118,8 @@ async function readStream(body: ReadableStream<Uint8Array>, abort: AbortSignal):
     buffer += value
     let end = buffer.search(/\r?\n\r?\n/)
     while (end !== -1) {
+      // closed meanwhile: what is left is unseen, and the next stream asks for it again from the last id
+      if (abort.aborted) return
       const block = buffer.slice(0, end)
       buffer = buffer.slice(buffer.slice(end).startsWith('\r\n\r\n') ? end + 4 : end + 2)
       handleBlock(block)

@@ -11,13 +11,15 @@ type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'label' | 'type' |
   type?: string
   value?: string
   required?: boolean
+  /** says "(optional)" after the label: fields are expected unless marked so */
+  optional?: boolean
   autocomplete?: string
   /** renders this control instead of an <input> (a <select>, a <textarea>): it gets id and aria props via `control` */
   control?: (props: { id: string; name: string; 'aria-invalid'?: 'true'; 'aria-describedby'?: string }) => ComponentChildren
 }
 
 /** A labelled input with its hint and its error, tied together for screen readers. */
-export function Field({ name, label, hint, error, control, class: cls, id, ...input }: InputProps) {
+export function Field({ name, label, hint, error, control, optional, class: cls, id, ...input }: InputProps) {
   const form = useFormState()
   const message = error === undefined ? form.errors[name] : error
   const fid = (id as string | undefined) ?? `field-${name.replace(/[^a-zA-Z0-9_-]/g, '-')}`
@@ -27,12 +29,7 @@ export function Field({ name, label, hint, error, control, class: cls, id, ...in
     <div class={`field${message ? ' field-invalid' : ''}${cls ? ` ${cls}` : ''}`}>
       <label for={fid}>
         {label}
-        {input.required && (
-          <span class="required" aria-hidden="true">
-            {' '}
-            *
-          </span>
-        )}
+        {optional && <span class="optional"> (optional)</span>}
       </label>
       {control ? (
         control({ id: fid, name, ...aria })

@@ -44,10 +44,13 @@ export function Form({ onSubmit, submitLabel = 'Save', secondary, children, clas
       await onSubmit(new FormData(ref.current!))
       setState({ errors: {}, busy: false })
     } catch (err) {
-      const errors = fieldErrors(err)
+      // only the fields this form has: a message for another one (a param the form does not show) goes to the banner
+      const form = ref.current!
+      const errors = Object.fromEntries(Object.entries(fieldErrors(err)).filter(([name]) => form.elements.namedItem(name)))
       setState({ errors, busy: false })
-      const fieldOnly = err instanceof ApiError && err.detail.length > 0 && Object.keys(errors).length > 0
-      setError(fieldOnly ? 'Some fields need attention.' : describeError(err))
+      const shownAtFields =
+        Object.keys(errors).length > 0 && (!(err instanceof ApiError) || err.detail.length > 0 || (err.param !== null && err.param in errors))
+      setError(shownAtFields ? 'Check the marked fields below.' : describeError(err))
       queueMicrotask(() => {
         const first = ref.current?.querySelector<HTMLElement>('[aria-invalid="true"]')
         ;(first ?? ref.current?.querySelector<HTMLElement>('.banner'))?.focus()
