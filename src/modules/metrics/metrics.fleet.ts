@@ -26,7 +26,7 @@ export interface DeviceFigures {
   lastSampleAt: number | null
   /** its reporting interval: the median gap of its recent sample times; null with fewer than two */
   intervalMs: number | null
-  /** cpu_percent per minute over the last hour (SPARK_MINUTES values, null for minutes without one) */
+  /** cpu_percent per minute over the last hour, whole percent (SPARK_MINUTES values, null for minutes without one) */
   spark: (number | null)[]
 }
 
@@ -92,8 +92,11 @@ function tierMinutes(store: SeriesStore, seqs: number[], first: number, rolled: 
   return out
 }
 
-/** to one decimal: a sparkline is a picture, and 30,000 values of 17 digits are half a megabyte */
-const tenth = (x: number) => Math.round(x * 10) / 10
+/**
+ * To a whole percent: a sparkline is a picture a few dozen pixels high, and whole numbers halve
+ * the cost of writing 30,000 of them as JSON (and its size).
+ */
+const whole = Math.round
 
 /**
  * Every device's figures in a handful of statements whatever the fleet's size: the newest
@@ -147,10 +150,10 @@ export function fleetFigures(deps: Pick<MetricsDeps, 'store' | 'series'>, seqs: 
     const seq = seqs[i]!
     const avg = minutes.get(seq)!.avg
     const spark: (number | null)[] = new Array(SPARK_MINUTES)
-    for (let m = 0; m < rawFrom; m++) spark[m] = Number.isNaN(avg[m]!) ? null : tenth(avg[m]!)
+    for (let m = 0; m < rawFrom; m++) spark[m] = Number.isNaN(avg[m]!) ? null : whole(avg[m]!)
     for (let m = rawFrom; m < SPARK_MINUTES; m++) {
       const k = i * rawMinutes + m - rawFrom
-      spark[m] = counts[k] ? tenth(sums[k]! / counts[k]!) : null
+      spark[m] = counts[k] ? whole(sums[k]! / counts[k]!) : null
     }
     out.set(seq, { latest: latest[i]!, lastSampleAt: lastAt[i]!, intervalMs: intervals.get(seq) ?? null, spark })
   }
