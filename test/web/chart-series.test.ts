@@ -195,3 +195,38 @@ describe('numbers behind a chart', () => {
     [[0, 10, 20, 1000, 1010, 1020], 10],
   ])('typicalStep(%p) = %p', (t, step) => expect(typicalStep(t)).toBe(step))
 })
+
+describe('live points on a rollup level', () => {
+  const tier = (): ChartSpec => ({
+    id: 'cpu',
+    section: 'CPU',
+    title: 'CPU usage',
+    unit: 'percent',
+    step: 60,
+    t: [0, 60, 120],
+    lines: [{ name: 'cpu_percent', label: 'CPU', values: [10, 20, 30], min: [5, 15, 25], max: [15, 25, 35] }],
+  })
+
+  test('a sample in the newest bucket joins its average and widens its band', () => {
+    const a = appendPoint(tier(), 150, { cpu_percent: 50 }, 0, 60)!
+    expect(a.t).toEqual([0, 60, 120])
+    expect(a.lines[0]!.values).toEqual([10, 20, 40])
+    expect(a.lines[0]!.min).toEqual([5, 15, 25])
+    expect(a.lines[0]!.max).toEqual([15, 25, 50])
+    const b = appendPoint(a, 170, { cpu_percent: 10 }, 0, 60)!
+    expect(b.lines[0]!.values).toEqual([10, 20, 30])
+    expect(b.lines[0]!.min).toEqual([5, 15, 10])
+  })
+
+  test('a sample in a later bucket starts a point at the bucket', () => {
+    const a = appendPoint(tier(), 185, { cpu_percent: 50 }, 0, 60)!
+    expect(a.t).toEqual([0, 60, 120, 180])
+    expect(a.lines[0]!.values).toEqual([10, 20, 30, 50])
+    const b = appendPoint(a, 200, { cpu_percent: 70 }, 0, 60)!
+    expect(b.lines[0]!.values).toEqual([10, 20, 30, 60])
+  })
+
+  test('a sample for an older bucket is ignored', () => {
+    expect(appendPoint(tier(), 100, { cpu_percent: 50 }, 0, 60)).toBeNull()
+  })
+})

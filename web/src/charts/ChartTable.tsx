@@ -14,7 +14,12 @@ export function ChartTable({ chart, x }: { chart: ChartSpec; x: [number, number]
     while (from < chart.t.length && chart.t[from]! < x[0]) from++
     let to = chart.t.length
     while (to > from && chart.t[to - 1]! > x[1]) to--
-    return chart.lines.map((l) => ({ label: l.label, ...summarize(l.values.slice(from, to)) }))
+    return chart.lines.map((l) => {
+      const s = summarize(l.values.slice(from, to))
+      // on rollups the band holds each bucket's extremes: the lowest and highest actually seen
+      if (l.min && l.max) return { ...s, label: l.label, min: summarize(l.min.slice(from, to)).min, max: summarize(l.max.slice(from, to)).max }
+      return { ...s, label: l.label }
+    })
   }, [chart, x[0], x[1]])
   const f = (v: number | null) => formatUnit(chart.unit, v)
   return (

@@ -40,6 +40,8 @@ export interface ChartSpec {
   /** the y axis starts at zero (rates, loss) */
   zero?: boolean
   step: number
+  /** live samples merged into the newest bucket so far (rollup levels) */
+  merged?: number
 }
 
 /** What the device page asks the series endpoint for. */
@@ -246,20 +248,26 @@ export function flattenSample(values: Record<string, unknown>): Record<string, n
 }
 
 /**
- * A chart with a live point appended at `t` (unix s) and points before `start` dropped. Lines the
+ * A chart with a live point added at `t` (unix s) and points before `start` dropped. Lines the
  * sample does not carry get null there. A gap longer than ~2.5 steps gets a null first, so the line
  * breaks across an outage instead of bridging it. Returns null when the sample has nothing for it.
+ *
+ * On a rollup level (`bucket` seconds, the chart's step), the sample joins the bucket it falls in:
+ * a new bucket starts a point, the newest bucket takes it into its average and its min/max (an
+ * approximation until the page reads the bucket again from the server).
  */
-export function appendPoint(chart: ChartSpec, t: number, sample: Record<string, number>, start: number): ChartSpec | null {
+export function appendPoint(chart: ChartSpec, t: number, sample: Record<string, number>, start: number, bucket = 0): ChartSpec | null {
   if (!chart.lines.some((l) => l.name in sample)) return null
   const last = chart.t.at(-1)
-  if (last !== undefined && t <= last) return null
+  const at = bucket > 0 ? Math.floor(t / bucket) * bucket : t
+  if (last !== undefined && at < last) return null
+  if (last !== undefined && at === last) return bucket > 0 ? mergeLast(chart, sample) : null
   const keep = firstAtOrAfter(chart.t, start)
   const cut = <T>(a: T[]) => a.slice(keep)
-  const gap = last !== undefined && t - last > 2.5 * Math.max(chart.step, typicalStep(chart.t))
+  const gap = last !== undefined && at - last > 2.5 * Math.max(chart.step, typicalStep(chart.t))
   const ts = cut(chart.t)
   if (gap) ts.push(last! + 1)
-  ts.push(t)
+  ts.push(at)
   const extend = (c: Column | undefined, v: number | null) => {
     if (!c) return undefined
     const next = cut(c)
@@ -270,9 +278,36 @@ export function appendPoint(chart: ChartSpec, t: number, sample: Record<string, 
   return {
     ...chart,
     t: ts,
+    merged: 1,
     lines: chart.lines.map((l) => {
       const v = sample[l.name] ?? null
       return { ...l, values: extend(l.values, v)!, min: extend(l.min, v), max: extend(l.max, v) }
+    }),
+  }
+}
+
+/** The newest bucket with one more sample in its average (counted from 1 when the server made it). */
+function mergeLast(chart: ChartSpec, sample: Record<string, number>): ChartSpec {
+  const n = chart.merged ?? 1
+  const i = chart.t.length - 1
+  const set = (c: Column | undefined, f: (old: number | null) => number | null) => {
+    if (!c) return undefined
+    const next = c.slice()
+    next[i] = f(c[i] ?? null)
+    return next
+  }
+  return {
+    ...chart,
+    merged: n + 1,
+    lines: chart.lines.map((l) => {
+      const v = sample[l.name]
+      if (v === undefined) return l
+      return {
+        ...l,
+        values: set(l.values, (old) => (old == null ? v : (old * n + v) / (n + 1)))!,
+        min: set(l.min, (old) => (old == null ? v : Math.min(old, v))),
+        max: set(l.max, (old) => (old == null ? v : Math.max(old, v))),
+      }
     }),
   }
 }

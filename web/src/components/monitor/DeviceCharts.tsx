@@ -22,8 +22,9 @@ const SECTIONS: Section[] = ['CPU', 'Memory', 'Disk', 'Sensors', 'GPU', 'Network
 /** How often a window that ends now slides along when no sample moves it. */
 const SLIDE_MS = 15_000
 /**
- * Live samples carry the hot fields only; the nested families (per core, partitions, sensors)
- * catch up by a quiet refetch this often while samples keep coming.
+ * Live samples carry the hot fields only, and on a rollup level they are merged into the newest
+ * bucket approximately: a quiet refetch this often, while samples keep coming, brings the nested
+ * families (per core, partitions, sensors) and the exact buckets.
  */
 const CATCH_UP_MS = 60_000
 
@@ -56,7 +57,7 @@ export function DeviceCharts({ deviceId, range, zoom, thresholds }: DeviceCharts
   const [error, setError] = useState<string | null>(null)
   const [win, setWin] = useState<Window>(() => windowFor(range, zoom, Date.now()))
   const [reloads, setReloads] = useState(0)
-  const meta = useRef({ resolution: 'raw', step: 0, fetchedAt: 0 })
+  const meta = useRef({ resolution: 'raw', step: 0 })
   const drawn = useRef(new Set<string>())
 
   const zoomKey = zoom ? `${zoom[0]}-${zoom[1]}` : ''
@@ -72,7 +73,7 @@ export function DeviceCharts({ deviceId, range, zoom, thresholds }: DeviceCharts
         performance.clearMeasures(MEASURE)
         performance.mark(MARK_DATA)
         drawn.current = new Set()
-        meta.current = { resolution: hw.resolution, step: hw.step_seconds, fetchedAt: Date.now() }
+        meta.current = { resolution: hw.resolution, step: hw.step_seconds }
         setCharts(buildCharts(hw, net))
       })
       .catch((err) => {
@@ -93,15 +94,10 @@ export function DeviceCharts({ deviceId, range, zoom, thresholds }: DeviceCharts
     let sampled = false
     const off = onLive<SampleEvent>('sample', ({ data }) => {
       if (data.device_id !== deviceId) return
-      const { resolution, step, fetchedAt } = meta.current
-      if (resolution !== 'raw') {
-        // a rollup bucket closes every `step` seconds: fetch again once one has
-        if (Date.now() - fetchedAt >= step * 1000) {
-          meta.current.fetchedAt = Date.now()
-          setReloads((n) => n + 1)
-        }
-        return
-      }
+      // raw: the sample is a point; a rollup level: it joins the newest bucket until the
+      // minute's catch-up reads the exact buckets again
+      const { resolution, step } = meta.current
+      const bucket = resolution === 'raw' ? 0 : step
       const end = slide()
       sampled = true
       const t = Math.floor(Date.parse(data.recorded_at) / 1000)
@@ -110,7 +106,7 @@ export function DeviceCharts({ deviceId, range, zoom, thresholds }: DeviceCharts
         if (!list) return list
         let changed = false
         const next = list.map((c) => {
-          const moved = appendPoint(c, t, sample, end - seconds)
+          const moved = appendPoint(c, t, sample, end - seconds, bucket)
           if (moved) changed = true
           return moved ?? c
         })
