@@ -37,6 +37,8 @@
  *     local receiver beside plain unsigned POSTs to the same receiver, and the API → receiver
  *     latency of single events; `--webhooks-only` runs this section alone.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
+ * `--browser-only` runs the portal's figures in chromium (scripts/bench/browser.ts: a dashboard of 200
+ * devices to first content and to its cards, a 30-day device page from its data to every chart drawn).
  * `--web-only` prints the portal's bundle sizes (scripts/bench/web.ts: entry, each page, each route's
  * first load, gzipped); the full run adds its summary rows.
  * `--agent-only` runs the collector's figures (scripts/bench/agent.ts: footprint beside node_exporter,
@@ -847,6 +849,29 @@ function agentOnly() {
   if (run.exitCode !== 0) throw new Error('agent bench failed')
 }
 
+/** The portal's section: chromium against a seeded dist/vigil, in a process of its own. */
+async function browserOnly() {
+  const r = await runJson<{
+    devices: number
+    dashboard: { cold: { fcp: number; cards: number }; warm: { fcp: number; cards: number }; fleetMs: number; renderMs: number }
+    device: { charts: number; drawMs: number; drawMinMs: number; drawMaxMs: number }
+    load: number
+  }>(join(root, 'scripts/bench/browser.ts'), { quick }, 15 * 60_000)
+  console.log(
+    `\nvigil bench, portal in chromium${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, load average ${r.load}\n`,
+  )
+  console.log('| measure | result | detail |\n|---|---|---|')
+  console.log(
+    `| dashboard of ${r.devices} devices: first contentful paint | ${r.dashboard.cold.fcp} ms cold / ${r.dashboard.warm.fcp} ms warm | from navigation start; warm: median of reloads with the assets cached |`,
+  )
+  console.log(
+    `| dashboard of ${r.devices} devices: all cards on screen | ${r.dashboard.cold.cards} ms cold / ${r.dashboard.warm.cards} ms warm | the page's vigil:dashboard:devices mark; warm: GET /v1/clients/me/fleet ${r.dashboard.fleetMs} ms, its answer to the cards painted ${r.dashboard.renderMs} ms |`,
+  )
+  console.log(
+    `| device page, 30 days: data arrived → every chart drawn | ${r.device.drawMs} ms | ${r.device.charts} charts; median of loads, fastest ${r.device.drawMinMs} ms, slowest ${r.device.drawMaxMs} ms |`,
+  )
+}
+
 if (args.has('--web-only')) {
   // the bundle alone: no executable, no server
   const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/web.ts')], { stdout: 'inherit', stderr: 'inherit' })
@@ -861,6 +886,7 @@ try {
     if (b.exitCode !== 0) throw new Error('build failed')
   }
   if (args.has('--agent-only')) agentOnly()
+  else if (args.has('--browser-only')) await browserOnly()
   else if (args.has('--portal-only')) await portalOnly()
   else if (args.has('--live-only')) await liveOnly()
   else if (args.has('--alerts-only')) await alertsOnly()
