@@ -119,10 +119,7 @@ describeBrowser('portal: monitoring', () => {
     const highest = () => cpu.locator('div.visually-hidden table tbody tr').first().locator('td').nth(3).textContent()
     const before = await latestCpu()
     await post(99.9)
-    await page.waitForFunction(
-      (old) => document.querySelector('figure.vg-chart div.visually-hidden table tbody tr td')?.textContent !== old,
-      before,
-    )
+    await page.waitForFunction((old) => document.querySelector('figure.vg-chart div.visually-hidden table tbody tr td')?.textContent !== old, before)
     expect(await latestCpu()).not.toBe(before)
     expect(await highest()).toBe('99.9%')
     await checkA11y(page)
