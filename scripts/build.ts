@@ -1,5 +1,5 @@
 /**
- * Builds dist/vigil: one executable with the migrations, web/ and the docs assets inside.
+ * Builds dist/vigil: one executable with the migrations, web/ (the portal's bundle included) and the docs assets inside.
  * `--target bun-linux-arm64` (or any Bun target) cross-compiles, e.g. for a Raspberry Pi.
  *
  * The JavaScript ships as bytecode laid out by use (idle memory). A first build for
@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { recordBytecodeProfile } from './bytecode-profile'
+import { withEmbeddedWeb } from './web-embed'
 
 const root = join(import.meta.dir, '..')
 const argv = process.argv.slice(2)
@@ -62,9 +63,12 @@ async function recordProfile(work: string): Promise<string | null> {
 
 const work = mkdtempSync(join(tmpdir(), 'vigil-build-'))
 try {
-  const order = profile ? await recordProfile(work) : null
-  bunBuild(['--sourcemap', '--outfile', outfile, ...(order ? ['--bytecode-order', order] : []), ...(target ? ['--target', target] : [])])
-  console.log(`built ${outfile}${order ? ' (bytecode laid out by a profile run)' : ''}`)
+  // the portal's bundle (web/src) goes inside, precompressed (scripts/web-embed.ts)
+  await withEmbeddedWeb(async () => {
+    const order = profile ? await recordProfile(work) : null
+    bunBuild(['--sourcemap', '--outfile', outfile, ...(order ? ['--bytecode-order', order] : []), ...(target ? ['--target', target] : [])])
+    console.log(`built ${outfile}${order ? ' (bytecode laid out by a profile run)' : ''}`)
+  })
 } finally {
   rmSync(work, { recursive: true, force: true })
 }

@@ -6,12 +6,14 @@ import { gateway } from './http/gateway'
 import { authGuards } from './http/auth'
 import { openapiDocs } from './http/openapi'
 import { pages } from './http/pages'
+import { portal } from './http/portal'
 import { downloads, IS_COMPILED } from './http/downloads'
 import { memoryRateLimiter } from './http/rate-limiter'
 import { requestPipeline } from './http/pipeline'
 import { directRoutes } from './http/direct-routes'
 import { billingRoutes } from './modules/billing/billing.routes'
 import { usersRoutes } from './modules/users/users.routes'
+import { sessionRoutes } from './modules/users/users.session-routes'
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes'
 import { clientsRoutes } from './modules/clients/clients.routes'
 import { invitationsRoutes } from './modules/clients/invitations.routes'
@@ -25,6 +27,10 @@ import { enrolmentsRoutes } from './modules/enrolments/enrolments.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 import { observabilityRoutes } from './modules/observability/observability.routes'
 import { overviewRoutes } from './modules/overview/overview.routes'
+import { channelsRoutes } from './modules/channels/channels.routes'
+import { liveRoutes } from './modules/live/live.routes'
+import { alertsRoutes } from './modules/alerts/alerts.routes'
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -43,8 +49,11 @@ export function createApp(deps: AppDeps) {
     timers: deps.timers,
   })
   const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(modules.metrics))
-  // Bun's router serves the direct routes; Elysia's serves the rest
-  const app = new Elysia({ serve: { routes: direct.serveRoutes } })
+  // Bun's router serves the direct routes; Elysia's serves the rest.
+  // The portal's hashed files are served by Bun's router, outside the request pipeline: static
+  // bytes from memory, not a share of the caller's rate limit (one page load fetches several)
+  const web = portal()
+  const app = new Elysia({ serve: { routes: { ...direct.serveRoutes, '/app/*': { GET: web.asset } } } })
     .use(gateway(pipeline, ctx.config.maxBodyBytes))
     .use(openapiDocs(direct.openapiPaths))
     .use(pages())
@@ -63,6 +72,7 @@ export function createApp(deps: AppDeps) {
     .use(recommendationsRoutes(modules.recommendations, ctx.auth))
     .use(aiRoutes(modules.ai, ctx.auth))
     .use(usersRoutes(modules.users, ctx.auth))
+    .use(sessionRoutes(modules.users, ctx.auth, { siteUrl: ctx.config.siteUrl, tls: !!ctx.config.tlsCert, trustProxy: ctx.config.trustProxy }))
     .use(apiKeysRoutes(modules.apiKeys, ctx.auth))
     .use(clientsRoutes(modules.clients, ctx.auth))
     .use(invitationsRoutes(modules.clients, ctx.auth))
@@ -72,10 +82,16 @@ export function createApp(deps: AppDeps) {
     .use(overviewRoutes(modules.overview, ctx.auth))
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
+    .use(channelsRoutes(modules.channels, ctx.auth, ctx.config.siteUrl))
+    .use(alertsRoutes(modules.alerts, ctx.auth))
+    .use(webhooksRoutes(modules.webhooks, ctx.auth))
     .use(observabilityRoutes(modules.observability))
+    .use(liveRoutes(modules.live, ctx.auth))
+    .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
-  const handle = (request: Request): Promise<Response> => direct.match(request)?.(request, NO_PEER) ?? app.handle(request)
-  return { app, ctx, modules, jobs, handle, direct, requestsAdmitted: pipeline.admittedCount }
+  const handle = (request: Request): Promise<Response> =>
+    direct.match(request)?.(request, NO_PEER) ?? (new URL(request.url).pathname.startsWith('/app/') ? web.asset(request) : app.handle(request))
+  return { app, ctx, modules, jobs, handle, direct, web, requestsAdmitted: pipeline.admittedCount }
 }
 
 /** In-process requests come from no socket. */

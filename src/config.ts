@@ -30,12 +30,14 @@ export interface Config {
   /** a bearer token a Prometheus server may scrape GET /metrics with; null: operator or metrics:read keys only */
   metricsToken: string | null
   ai: AiDefaults
-  /** requests the server makes to URLs tenants choose (language models, later webhooks) */
-  outbound: { allowPrivate: boolean }
+  /** requests the server makes to URLs tenants choose (language models, webhooks) */
+  outbound: { allowPrivate: boolean; allowLocal?: boolean }
   /** how long each metric tier is kept, in seconds */
   metricsRetention: { raw: number; m1: number; m10: number; h1: number; d1: number }
   /** scheduled backups: a six-field UTC cron or null (off); dir null = <data dir>/backups */
   backup: { schedule: string | null; dir: string | null; keep: number }
+  /** the portal's live streams (GET /v1/events) open at once, over every user */
+  liveMaxStreams: number
   /** own instance (no billing: the operator sets limits) or service (the plans apply); who may register */
   instance: InstanceSettings
 }
@@ -198,6 +200,8 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
     outbound: {
       // off: only the operator's own client may point the server at the LAN
       allowPrivate: bool('VIGIL_OUTBOUND_ALLOW_PRIVATE', e.VIGIL_OUTBOUND_ALLOW_PRIVATE),
+      // off: a tenant's URL could probe the instance itself and what listens beside it
+      allowLocal: bool('VIGIL_OUTBOUND_ALLOW_LOCAL', e.VIGIL_OUTBOUND_ALLOW_LOCAL),
     },
     metricsRetention: {
       raw: parseDuration('VIGIL_RETENTION_RAW', e.VIGIL_RETENTION_RAW, 7 * 86400),
@@ -211,6 +215,7 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       dir: e.VIGIL_BACKUP_DIR?.trim() || null,
       keep: int('VIGIL_BACKUP_KEEP', e.VIGIL_BACKUP_KEEP, 7, 1, 10_000),
     },
+    liveMaxStreams: int('VIGIL_LIVE_MAX_STREAMS', e.VIGIL_LIVE_MAX_STREAMS, 1000, 1, 100_000),
     instance: {
       // billing configured means a service selling plans; without it, somebody's own instance
       mode: oneOf('VIGIL_MODE', e.VIGIL_MODE, e.STRIPE_SECRET_KEY ? 'service' : 'own', ['own', 'service'] as const),

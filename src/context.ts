@@ -12,6 +12,8 @@ import type { PasswordCost } from './modules/users/users.passwords'
 import type { SecretKeySource } from './lib/secret-box'
 import type { OutboundDeps, Resolver } from './lib/outbound/outbound.fetch'
 import type { EventBus } from './lib/event-bus'
+import type { MailTransport } from './modules/channels/channels.transport'
+import type { RenderEnv } from './modules/channels/channels.kind'
 
 /** What the outside world hands the app: swap any of these in tests. */
 export interface AppDeps {
@@ -35,8 +37,14 @@ export interface AppDeps {
   metricsSource?: MetricsSource
   /** argon2id cost; tests pass a cheap one */
   passwordCost?: PasswordCost
+  /** where alert notices go (the channels module); default: logged only */
+  notify?: import('./modules/alerts/alerts.engine').Notify
   /** the one-time token the operator's registration needs when the service listens beyond loopback */
   setupToken?: string | null
+  /** the SMTP transport factory of email channels; default nodemailer's */
+  mail?: MailTransport
+  /** notification services with a fixed API host (Pushover, Telegram) pointed elsewhere: tests' local fakes */
+  channelApiBase?: RenderEnv['apiBase']
 }
 
 /** The dependencies every module receives, built once by createApp. */

@@ -4,7 +4,7 @@
  * 1. footprint: `vigil agent` at its default 10 s interval over a window (10 minutes; 30 s with
  *    --quick), steady RSS and CPU share of one core, side by side with Debian's
  *    prometheus-node-exporter in the same window (scraped every 10 s, as Prometheus would);
- * 2. one sample: wall time of the sampler reading /proc and /sys, in-process;
+ * 2. one sample: wall time of the sampler reading /proc and /sys (scripts/bench/agent-sample.ts);
  * 3. replay: a day of 10 s samples (8,640) queued by an agent that could not reach the hub, then
  *    sent when it can, while live samples keep flowing (the agent runs at a 1 s interval);
  * 4. a thousand agents coming back at once, each replaying 10 queued samples in one bulk request.
@@ -13,8 +13,8 @@ import { Database } from 'bun:sqlite'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { AGENT_RUNTIME_ENV } from '../../src/agent/agent.install'
 import { openQueue } from '../../src/agent/agent.queue'
-import { createSampler } from '../../src/agent/agent.sample'
 import { openDatabase } from '../../src/db/connection'
 import { migrate } from '../../src/db/migrate'
 import { systemClock } from '../../src/lib/clock'
@@ -60,7 +60,8 @@ function startAgent(base: string, key: string, stateDir: string, interval: numbe
   return Bun.spawn(
     [BIN, 'agent', '--hub', base, '--key', key, '--interval', String(interval), '--state-dir', stateDir, '--no-update', '--log-level', 'error'],
     {
-      env: { PATH: process.env.PATH ?? '' },
+      // as the installed unit runs it
+      env: { PATH: process.env.PATH ?? '', ...AGENT_RUNTIME_ENV },
       stdout: 'ignore',
       stderr: 'inherit',
     },
@@ -85,18 +86,11 @@ async function footprint(pids: Record<string, number>, seconds: number) {
   )
 }
 
-async function sampleWallTime() {
-  const sampler = createSampler({ root: '/', clock: systemClock })
-  sampler.prime()
-  await Bun.sleep(250)
-  const times: number[] = []
-  for (let i = 0; i < 50; i++) {
-    const t0 = performance.now()
-    await sampler.sample()
-    times.push(performance.now() - t0)
-    await Bun.sleep(20)
-  }
-  return { p50: median(times), max: Math.max(...times) }
+/** One sample's wall time, in a process of its own with the installed collector's runtime (JIT off). */
+function sampleWallTime(): { p50: number; max: number } {
+  const child = Bun.spawnSync([process.execPath, join(import.meta.dir, 'agent-sample.ts')], { env: { ...process.env, ...AGENT_RUNTIME_ENV } })
+  if (child.exitCode !== 0) throw new Error(`agent-sample.ts failed: ${child.stderr.toString()}`)
+  return JSON.parse(child.stdout.toString())
 }
 
 const hubRows = (dataDir: string, since = 0) => {
@@ -150,8 +144,8 @@ async function main() {
     ])
 
     // 2. one sample
-    const wall = await sampleWallTime()
-    rows.push(['one sample (sampler, in-process)', `p50 ${round(wall.p50, 2)} ms`, `max ${round(wall.max, 2)} ms over 50 samples`])
+    const wall = sampleWallTime()
+    rows.push(['one sample (sampler, as the installed collector runs)', `p50 ${round(wall.p50, 2)} ms`, `max ${round(wall.max, 2)} ms over 50 samples`])
 
     // 3. a day of queued samples replayed while live ones flow
     const replayDir = join(tmp, 'replay')

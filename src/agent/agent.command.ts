@@ -5,6 +5,7 @@ import { AgentConfigError, loadAgentConfig, type AgentConfig } from './agent.con
 import { startAgent } from './agent.main'
 import { hubFetch } from './agent.tls'
 import { createSampler } from './agent.sample'
+import { type NvidiaPoller, systemNvidiaPoller } from './readers/nvidia'
 import { measureLatency } from './readers/latency'
 import { UPDATE_RESTART_CODE } from './agent.update'
 import { startUpdates } from './agent.update-start'
@@ -21,9 +22,14 @@ function hubAddress(hub: string): { host: string; port: number } {
   return { host: url.hostname.replace(/^\[|\]$/g, ''), port }
 }
 
-function samplerFor(config: AgentConfig) {
+function samplerFor(config: AgentConfig, nvidia: NvidiaPoller | null) {
   const target = config.hub ? hubAddress(config.hub) : null
-  return createSampler({ root: config.root, clock: systemClock, latency: target ? () => measureLatency(target.host, target.port) : undefined })
+  return createSampler({
+    root: config.root,
+    clock: systemClock,
+    latency: target ? () => measureLatency(target.host, target.port) : undefined,
+    nvidia,
+  })
 }
 
 /** `vigil agent`: the collector. Returns the exit code. */
@@ -45,10 +51,11 @@ export async function agentCommand(
     console.error(`vigil: ${err.message}`)
     return 2
   }
-  const sampler = samplerFor(config)
+  const nvidia = config.root === '/' ? systemNvidiaPoller() : null
+  const sampler = samplerFor(config, nvidia)
   if (config.once) {
     sampler.prime()
-    await Bun.sleep(ONCE_WINDOW_MS)
+    await Promise.all([Bun.sleep(ONCE_WINDOW_MS), nvidia?.settled()])
     process.stdout.write(`${JSON.stringify(await sampler.sample())}\n`)
     return 0
   }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../lib/logger'
@@ -33,7 +32,7 @@ export function fingerprintOf(identity: Identity, stateDir: string): string {
   } catch {
     // first run
   }
-  const made = randomUUID()
+  const made = crypto.randomUUID()
   writeFileSync(path, `${made}\n`, { mode: 0o600 })
   return made
 }

@@ -6,6 +6,7 @@ import { readPartitions, type StatFs } from './readers/disks'
 import { diskIo, readDiskCounters, type DiskCounters } from './readers/diskio'
 import { cpuTemperature, readSensors } from './readers/sensors'
 import { readGpus } from './readers/gpu'
+import { type NvidiaPoller, withNvidiaFigures } from './readers/nvidia'
 import { networkFields, readNicCounters, type NicCounters } from './readers/network'
 import { readWifi } from './readers/wireless'
 import { readConnections } from './readers/connections'
@@ -45,6 +46,8 @@ export interface SamplerDeps {
   latency?: () => Promise<LatencyFields>
   statfs?: (mountpoint: string) => StatFs
   topProcesses?: number
+  /** nvidia-smi's figures for NVIDIA cards, when the tool is installed */
+  nvidia?: NvidiaPoller | null
 }
 
 const NO_LATENCY: LatencyFields = {
@@ -85,7 +88,9 @@ export function createSampler(deps: SamplerDeps) {
     const cpuPercent = prev?.cpu && cur.cpu ? busyPercent(prev.cpu.total, cur.cpu.total) : null
     const perCore = prev?.cpu && cur.cpu ? cur.cpu.cores.map((c, i) => busyPercent(prev!.cpu!.cores[i] ?? c, c)) : null
     const { temperatures, fans } = readSensors(root)
-    const gpus = readGpus(root)
+    const sysfsGpus = readGpus(root)
+    // the tool runs only on a machine whose sysfs lists an NVIDIA card
+    const gpus = sysfsGpus.some((g) => g.vendor === 'nvidia') ? withNvidiaFigures(sysfsGpus, deps.nvidia?.latest() ?? null) : sysfsGpus
     const gpu = gpus.find((g) => g.load_percent !== null) ?? gpus[0]
     const memTotal = readMeminfo(root).get('MemTotal') ?? 0
     const hardware: AgentSample['hardware'] = {
@@ -117,6 +122,8 @@ export function createSampler(deps: SamplerDeps) {
     /** takes a first reading so that the next sample has rates */
     prime(): void {
       prev = read()
+      // starts the GPU tool's first run, so that a sample a moment later has its figures
+      if (readGpus(root).some((g) => g.vendor === 'nvidia')) deps.nvidia?.latest()
     },
     async sample(): Promise<AgentSample> {
       const base = collect(deps.clock.now())

@@ -1,4 +1,3 @@
-import { X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { firstCertificate, PIN_FORMAT, publicKeyPin } from '../lib/tls-pin'
@@ -10,7 +9,8 @@ export const HUB_CERT_FILE = 'hub.pem'
 export class PinError extends Error {}
 
 // the peer's DER certificate: its `pubkey` is the bare key for EC (not the SPKI curl hashes)
-const pinOfPeer = (cert: { raw?: Uint8Array }) => (cert.raw ? publicKeyPin(new X509Certificate(cert.raw).toString()) : null)
+const pinOfPeer = (cert: { raw?: Uint8Array }) =>
+  cert.raw ? publicKeyPin(new (process.getBuiltinModule('node:crypto').X509Certificate)(cert.raw).toString()) : null
 
 /**
  * TLS options that trust exactly one certificate: the hub's own, as the only CA, so the chain

@@ -56,6 +56,10 @@ export async function serve(config: Config): Promise<void> {
     },
   )
   const scheduler = startScheduler(jobs, logger)
+  // notification deliveries a previous run left queued go out now
+  modules.channelsWorker.start()
+  // outbound webhooks: what a previous run left pending goes out now
+  modules.webhookWorker.start()
   const checkpointer = startCheckpointer({
     sqlite: db.sqlite,
     synchronous: config.synchronous,
@@ -110,6 +114,8 @@ export async function serve(config: Config): Promise<void> {
       logger.info('shutting down', { signal })
       await app.stop(false) // stop accepting, let in-flight requests finish
       await scheduler.stop()
+      await modules.channelsWorker.stop()
+      await modules.webhookWorker.stop()
       await checkpointer.stop().catch((err: Error) => logger.warn('checkpoint thread did not close cleanly', { error: err.message }))
       reducer.stop()
       db.close((what, err) => logger.warn(what, { error: err.message }))

@@ -10,13 +10,16 @@ import { resolveSecretKey } from '../lib/secret-box'
 import { runDueGenerations } from '../modules/ai/ai.jobs'
 import { findPlan, freePlan, loadPlans, type Plan } from '../modules/billing/billing.catalog'
 import type { AdminDeps } from '../modules/admin/admin.service'
+import type { InstanceSettingsResponse } from '../modules/admin/admin.model'
+import { signupPolicyOf } from '../modules/users/users.signup'
+import type { Config } from '../config'
 import { activeKeyCount, apiKeyStats } from '../modules/api-keys/api-keys.service'
 import { clientsPage, clientStats, getClient, setPlanAndLimits, toOperatorView } from '../modules/clients/clients.service'
 import { deviceCount, deviceStats } from '../modules/devices/devices.service'
 import { databaseStats } from '../modules/health/health.service'
 import { userStats } from '../modules/users/users.service'
 import { pruneBillingEvents } from '../modules/billing/billing.jobs'
-import { memberRole, seatsUsed } from '../modules/clients/members.service'
+import { memberRole, ownerEmail, seatsUsed } from '../modules/clients/members.service'
 import { integrityCheck } from '../modules/health/health.jobs'
 import { runRetention, runRollup } from '../modules/metrics/metrics.jobs'
 import { metricsStats } from '../modules/metrics/metrics.service'
@@ -24,7 +27,11 @@ import { purgeOldRefreshTokens } from '../modules/users/users.sessions'
 import { wireIdentity, type IdentityModules } from './identity'
 import { wireFleet, type FleetModules } from './fleet'
 import { wireMonitoring, type MonitoringModules } from './monitoring'
+import { wireAlerts, wireChannels, type AlertingModules } from './alerting'
+import { enqueueNotification } from '../modules/channels/channels.delivery'
 import { timedJobs, wireObservability } from './observability'
+import { wireLive, type LiveModules } from './live'
+import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -39,9 +46,16 @@ export function compose(deps: AppDeps) {
   const fleet = wireFleet(deps, plans, identity)
   const ctx = createContext(deps, plans, identity, fleet)
   const monitoring = wireMonitoring(ctx, identity, fleet, { metricsSource: deps.metricsSource })
+  const live = wireLive(ctx, fleet, monitoring, deps.timers)
+  const channels = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
+  // alert notices go to the channels' durable queue unless a test listens instead
+  const notify = deps.notify ?? ((clientId, channelIds, n) => void enqueueNotification(channels.channels, clientId, channelIds, n))
+  const alerting = wireAlerts(ctx, identity, fleet, monitoring, { notify })
+  monitoring.overview.alertsFiring = alerting.alertsFiring
+  const webhooks = wireWebhooks(ctx, identity, fleet, monitoring, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring)
-  const modules = { ...identity, ...fleet, ...monitoring, admin, observability }
+  const modules = { ...identity, ...fleet, ...monitoring, ...live, ...channels, ...alerting, ...webhooks, admin, observability }
   return { ctx, modules, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
@@ -51,16 +65,21 @@ export type Modules = ReturnType<typeof compose>['modules']
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run
  * at 03:17, off the hour when other machines' cron jobs start.
  */
-function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules): Job[] {
+function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & WebhookModules): Job[] {
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
     { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(modules.metricsJobs).then(() => undefined) },
     // each client's own cron pattern decides whether it is its turn
+    // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices
+    { name: 'alerts.evaluate', cron: '*/15 * * * * *', run: () => modules.alertsTick() },
     { name: 'ai.recommendations', cron: '0 * * * * *', run: () => runDueGenerations(modules.ai).then(() => undefined) },
     { name: 'billing.prune-events', cron: '0 17 3 * * *', run: () => pruneBillingEvents(modules.billing) },
     { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens(modules.users) },
+    // each device's status against its own interval; a change goes out on the live stream
+    { name: 'devices.status', cron: '*/15 * * * * *', run: () => modules.presence.sweep() },
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
+    ...webhookJobs(modules),
     // VIGIL_BACKUP_SCHEDULE (daily at 03:47 by default); none when off
     ...backupJobs(ctx),
   ]
@@ -80,6 +99,7 @@ function wireAdmin(ctx: AppContext, plans: () => Plan[], identity: IdentityModul
         return { rows: rows.map(toOperatorView), total }
       },
       seatsUsed: (clientId) => seatsUsed(clients, clientId),
+      ownerEmail: (clientId) => ownerEmail(clients, clientId),
       setPlanAndLimits: (clientId, changes) => toOperatorView(setPlanAndLimits(clients, clientId, changes)),
     },
     usage: {
@@ -96,7 +116,23 @@ function wireAdmin(ctx: AppContext, plans: () => Plan[], identity: IdentityModul
       () => metricsStats(monitoring.metrics),
       () => backupStats(ctx.db.backups),
     ],
+    instance: instanceSettings(ctx.config),
     logger: ctx.logger,
+  }
+}
+
+/** The operator's read-only view of the settings that shape the instance (changed in the environment, at restart). */
+function instanceSettings(config: Config): InstanceSettingsResponse {
+  const { mode, own } = config.instance
+  return {
+    mode,
+    signup: signupPolicyOf(config.instance),
+    signup_configured: config.instance.signup !== null,
+    billing_configured: config.stripe.secretKey !== null,
+    site_url: config.siteUrl,
+    own_limits: mode === 'own' ? { max_devices: own.maxDevices, max_users: own.maxUsers, rate_limit: own.rateLimit } : null,
+    outbound_allow_private: config.outbound.allowPrivate,
+    ai_default_provider: config.ai.provider,
   }
 }
 

@@ -7,6 +7,9 @@ import m4 from '../../migrations/0004_enrolments.sql' with { type: 'text' }
 import m5 from '../../migrations/0005_collector_version_sha256.sql' with { type: 'text' }
 import m6 from '../../migrations/0006_metric_samples_unique.sql' with { type: 'text' }
 import m7 from '../../migrations/0007_device_name_tags.sql' with { type: 'text' }
+import m8 from '../../migrations/0008_notification_channels.sql' with { type: 'text' }
+import m9 from '../../migrations/0009_alerts.sql' with { type: 'text' }
+import m10 from '../../migrations/0010_webhooks.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -22,4 +25,7 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0005_collector_version_sha256', sql: m5 },
   { tag: '0006_metric_samples_unique', sql: m6 },
   { tag: '0007_device_name_tags', sql: m7 },
+  { tag: '0008_notification_channels', sql: m8 },
+  { tag: '0009_alerts', sql: m9 },
+  { tag: '0010_webhooks', sql: m10 },
 ]

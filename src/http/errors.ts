@@ -46,7 +46,26 @@ export const ERROR_CODES = {
   },
   invalid_schedule: { status: 422, description: 'The schedule is not a valid cron pattern.' },
   invalid_prompt: { status: 422, description: 'The prompt template uses a variable that does not exist; `param` names it.' },
+  invalid_channel_config: {
+    status: 422,
+    description:
+      "A notification channel's setting is unknown, missing or malformed for its kind; `param` names it (config.<field>). GET /v1/channels/kinds lists each kind's fields.",
+  },
+  unsafe_url: {
+    status: 422,
+    description:
+      'A URL or host the server would call is not acceptable: not http(s), carrying credentials, a query or a fragment (webhook URLs), or pointing at an address the server may not call for this client (loopback, this server, link-local, cloud metadata, reserved; private networks unless allowed); the message says which.',
+  },
+  invalid_shoutrrr_url: {
+    status: 422,
+    description: 'The Shoutrrr URL cannot be read, or names a service or option Vigil does not support; the message says which.',
+  },
   rate_limited: { status: 429, description: 'Too many requests; wait for Retry-After seconds.' },
+  too_many_streams: {
+    status: 429,
+    description:
+      'Too many live streams (GET /v1/events) are open: 20 per user (close another tab or window), or the instance maximum (VIGIL_LIVE_MAX_STREAMS); retry after Retry-After seconds.',
+  },
   budget_exceeded: { status: 429, description: 'The daily budget of language-model calls is spent.' },
   internal_error: { status: 500, description: 'Something failed on our side; the request id identifies it in the logs.' },
   provider_error: { status: 502, description: 'An upstream provider (payments, language model) failed or answered badly.' },

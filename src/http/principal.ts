@@ -7,6 +7,10 @@ export interface UserPrincipal {
   userId: string
   clientId: string
   role: SystemRole
+  /** the session (refresh-token family) the access token belongs to, when it names one */
+  sessionId?: string
+  /** when the access token expires, ms since the epoch (a live stream ends then) */
+  expiresAt?: number
 }
 
 export interface KeyPrincipal {

@@ -1,4 +1,8 @@
-import { X509Certificate, createHash } from 'node:crypto'
+/**
+ * node:crypto is taken when a pin is first used, not when this file loads: the collector loads
+ * it on every start, and Node's crypto module costs it resident memory it needs only with a pinned hub.
+ */
+const nodeCrypto = () => process.getBuiltinModule('node:crypto')
 
 /**
  * A certificate's public-key pin in curl's --pinnedpubkey form: `sha256//` + base64 of the
@@ -7,8 +11,8 @@ import { X509Certificate, createHash } from 'node:crypto'
  * re-issuing a certificate for the same key.
  */
 export function publicKeyPin(certPem: string): string {
-  const spki = new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' })
-  return `sha256//${createHash('sha256').update(spki).digest('base64')}`
+  const spki = new (nodeCrypto().X509Certificate)(certPem).publicKey.export({ type: 'spki', format: 'der' })
+  return `sha256//${new Bun.CryptoHasher('sha256').update(spki).digest('base64')}`
 }
 
 /** The first certificate of a PEM file (a chain lists the server's own first). */
@@ -18,7 +22,7 @@ export function firstCertificate(pem: string): string | null {
 
 /** Self-signed: its own issuer, signed by its own key. Only such a hub needs its key pinned. */
 export function isSelfSigned(certPem: string): boolean {
-  const x = new X509Certificate(certPem)
+  const x = new (nodeCrypto().X509Certificate)(certPem)
   return x.issuer === x.subject && x.verify(x.publicKey)
 }
 

@@ -1,5 +1,9 @@
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { createSampler } from '../../src/agent/agent.sample'
+import { manualClock } from '../../src/lib/clock'
+import { createNvidiaPoller, NVIDIA_SMI_ARGS, parseNvidiaSmi, withNvidiaFigures } from '../../src/agent/readers/nvidia'
 import { busyPercent, readCpuFreq, readCpuInfo, readCpuTimes } from '../../src/agent/readers/cpu'
 import { readMemory } from '../../src/agent/readers/memory'
 import { readPartitions, type StatFs } from '../../src/agent/readers/disks'
@@ -248,4 +252,61 @@ test('identity: hostname, distribution and kernel, arch in uname terms, machine 
     fingerprint: '5a1b2c3d4e5f60718293a4b5c6d7e8f9',
   })
   expect(readIdentity(CONTAINER, 'x64')).toMatchObject({ hostname: '3f2a9c1b7d4e', arch: 'x86_64', fingerprint: null, os_version: 'unknown' })
+})
+
+describe('NVIDIA through nvidia-smi', () => {
+  const csv = readFileSync(join(import.meta.dir, 'fixtures/nvidia/nvidia-smi.csv'), 'utf8')
+
+  test('its CSV becomes one reading per card; [N/A] is null', () => {
+    expect(parseNvidiaSmi(csv)).toEqual([
+      { name: 'NVIDIA GeForce RTX 3060', load_percent: 42, memory_used_mb: 2150, memory_total_mb: 12288, temperature_c: 61 },
+      { name: 'NVIDIA Tesla T4', load_percent: null, memory_used_mb: 0, memory_total_mb: 15360, temperature_c: null },
+    ])
+    expect(parseNvidiaSmi('')).toEqual([])
+  })
+
+  test('the NVIDIA cards sysfs lists get the figures, in order; other cards are left as they are', () => {
+    const merged = withNvidiaFigures(readGpus(SERVER), parseNvidiaSmi(csv))
+    expect(merged).toEqual([
+      { name: 'NVIDIA GeForce RTX 3060', vendor: 'nvidia', load_percent: 42, memory_used_mb: 2150, memory_total_mb: 12288, temperature_c: 61 },
+      { name: 'amd card1', vendor: 'amd', load_percent: 37, memory_used_mb: 1024, memory_total_mb: 8192 },
+    ])
+    expect(withNvidiaFigures(readGpus(SERVER), null)).toEqual(readGpus(SERVER))
+  })
+
+  test('the poller runs the tool at most once a minute, in the background, and keeps the last figures', async () => {
+    let t = 0
+    const runs: string[][] = []
+    let answer: string | null = csv
+    const poller = createNvidiaPoller({
+      now: () => t,
+      run: async (args) => {
+        runs.push(args)
+        return answer
+      },
+    })
+    expect(poller.latest()).toBeNull() // the first run has only started
+    await poller.settled()
+    expect(poller.latest()?.[0]?.load_percent).toBe(42)
+    t = 59_000
+    poller.latest()
+    expect(runs.length).toBe(1)
+    t = 60_000
+    answer = null // the tool failed
+    poller.latest()
+    await poller.settled()
+    expect(runs.length).toBe(2)
+    expect(runs[0]).toEqual(NVIDIA_SMI_ARGS)
+    expect(poller.latest()).toBeNull()
+  })
+
+  test("a sampler on a machine with an NVIDIA card reports the tool's figures as gpu_load", async () => {
+    const poller = createNvidiaPoller({ now: () => 0, run: async () => csv })
+    const sampler = createSampler({ root: SERVER, clock: manualClock(), nvidia: poller, statfs: () => ({ bsize: 4096, blocks: 0, bfree: 0, bavail: 0 }) })
+    sampler.prime()
+    await poller.settled()
+    const s = await sampler.sample()
+    expect(s.hardware.gpu_name).toBe('NVIDIA GeForce RTX 3060')
+    expect(s.hardware.gpu_load).toBe(42)
+  })
 })

@@ -17,8 +17,13 @@ describe('dist/vigil', () => {
       expect(health).toMatchObject({ status: 'ok', database: { ok: true } })
       expect((await fetch(`${base}/`)).headers.get('content-type')).toContain('text/html')
       expect((await fetch(`${base}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200)
-      const missing = (await (await fetch(`${base}/nope`)).json()) as { error: { doc_url: string } }
+      const missing = (await (await fetch(`${base}/v1/nope`)).json()) as { error: { doc_url: string } }
       expect(missing.error.doc_url).toStartWith('http://localhost:') // not the .env value
+      // the portal is inside: its shell, and the files it names
+      const shell = await (await fetch(`${base}/dashboard`)).text()
+      const files = [...shell.matchAll(/(?:src|href)="(\/app\/[^"]+)"/g)].map((m) => m[1]!)
+      expect(files.length).toBeGreaterThanOrEqual(2)
+      for (const file of files) expect((await fetch(`${base}${file}`)).status).toBe(200)
       expect(existsSync(join(cwd, 'data/vigil.db'))).toBe(true)
       expect(statSync(join(cwd, 'data/jwt-secret')).mode & 0o777).toBe(0o600)
       // A consistent snapshot while serving.

@@ -38,6 +38,11 @@ export function testApp(overrides: { config?: Partial<Config> } & Partial<Omit<A
       headers['content-type'] ??= 'application/json'
     }
     const res = await handle(new Request(base + path, { method, headers, body }))
+    // a live stream does not end: its status and headers are the answer, its body is let go
+    if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+      await res.body?.cancel()
+      return { status: res.status, headers: res.headers, body: undefined as any, text: '' }
+    }
     const text = await res.text()
     let json: any
     try {

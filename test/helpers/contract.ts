@@ -40,6 +40,12 @@ const UNTHROTTLED = {
 const INSTANCE = { VIGIL_MODE: 'own', VIGIL_SIGNUP: 'open' }
 
 async function answerOf(res: Response): Promise<Answer> {
+  // A live stream (GET /v1/events) does not end: only its head is read, and the body let go,
+  // which closes the connection and the server's side of the stream.
+  if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    await res.body?.cancel()
+    return { status: res.status, contentType: res.headers.get('content-type'), text: '', json: undefined }
+  }
   const text = await res.text()
   let json: unknown
   try {

@@ -12,6 +12,10 @@ const PUBLIC = [
   'POST /v1/auth/login',
   'POST /v1/auth/refresh',
   'POST /v1/auth/logout',
+  // the browser session: the credential is the HttpOnly cookie, which the document does not model as a scheme
+  'POST /v1/auth/session',
+  'POST /v1/auth/session/refresh',
+  'DELETE /v1/auth/session',
   'POST /v1/billing/webhook',
   'POST /v1/enrolments/redeem',
 ]

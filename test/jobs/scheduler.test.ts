@@ -62,11 +62,14 @@ describe('the job list', () => {
     }
     expect(names.sort()).toEqual([
       'ai.recommendations',
+      'alerts.evaluate',
       'billing.prune-events',
+      'devices.status',
       'health.integrity-check',
       'metrics.retention',
       'metrics.rollup',
       'users.purge-refresh-tokens',
+      'webhooks.prune-deliveries',
     ])
   })
 })

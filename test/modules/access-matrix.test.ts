@@ -9,6 +9,9 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/auth/me', kind: 'jwt' },
   { method: 'GET', path: '/v1/auth/memberships', kind: 'jwt' },
   { method: 'POST', path: '/v1/auth/switch', kind: 'jwt', body: { client_id: 'cli_x' } },
+  // the browser session: switch takes the access token (and the cookie); the password change the token
+  { method: 'POST', path: '/v1/auth/session/switch', kind: 'jwt', body: { client_id: 'cli_x' } },
+  { method: 'POST', path: '/v1/auth/password', kind: 'jwt', body: { current_password: 'correct horse battery', new_password: 'another horse battery' } },
   { method: 'POST', path: '/v1/invitations/accept', kind: 'jwt', body: { token: 'vin_x' } },
   { method: 'POST', path: '/v1/auth/api-keys', kind: 'jwt', body: { name: 'k' }, roles: ['owner', 'admin'] },
   { method: 'GET', path: '/v1/auth/api-keys', kind: 'jwt' },
@@ -22,8 +25,10 @@ const ROUTES: MatrixRoute[] = [
   { method: 'DELETE', path: '/v1/clients/me/members/mem_x', kind: 'jwt', roles: ['owner', 'admin'] },
   { method: 'GET', path: '/v1/admin/stats', kind: 'jwt', operator: true },
   { method: 'GET', path: '/v1/admin/clients', kind: 'jwt', operator: true },
+  { method: 'GET', path: '/v1/admin/instance', kind: 'jwt', operator: true },
   { method: 'PATCH', path: '/v1/admin/clients/cli_x', kind: 'jwt', body: { max_devices: 5 }, operator: true },
   { method: 'POST', path: '/v1/versions', kind: 'jwt', body: { platform: 'linux', version: '1.0.0' }, operator: true },
+  { method: 'GET', path: '/v1/versions', kind: 'jwt', operator: true },
   { method: 'GET', path: '/v1/versions/linux', kind: 'key', scopes: ['versions:read', 'metrics:write'] },
   // devices
   { method: 'GET', path: '/v1/clients/me/devices', kind: 'jwt' },
@@ -66,6 +71,8 @@ const ROUTES: MatrixRoute[] = [
   { method: 'POST', path: '/v1/billing/portal', kind: 'jwt', roles: MANAGERS },
   { method: 'GET', path: '/v1/billing/subscription', kind: 'jwt' },
   { method: 'POST', path: '/v1/billing/sync', kind: 'jwt', roles: MANAGERS },
+  // live stream
+  { method: 'GET', path: '/v1/events', kind: 'jwt' },
   // ai
   { method: 'GET', path: '/v1/ai/config', kind: 'jwt' },
   { method: 'PATCH', path: '/v1/ai/config', kind: 'jwt', body: { enabled: true }, roles: MANAGERS },
@@ -73,6 +80,54 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/ai/usage', kind: 'jwt' },
   { method: 'POST', path: '/v1/ai/test', kind: 'jwt', roles: MANAGERS },
   { method: 'POST', path: '/v1/ai/generate/dev_x', kind: 'jwt', roles: MANAGERS },
+  // channels
+  { method: 'GET', path: '/v1/channels/kinds', kind: 'jwt' },
+  { method: 'GET', path: '/v1/channels', kind: 'jwt' },
+  { method: 'POST', path: '/v1/channels', kind: 'jwt', body: { name: 'n', kind: 'ntfy', config: { topic: 't' } }, roles: MANAGERS },
+  { method: 'POST', path: '/v1/channels/import', kind: 'jwt', body: { url: 'ntfy://ntfy.sh/t' }, roles: MANAGERS },
+  { method: 'GET', path: '/v1/channels/chn_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/channels/chn_x', kind: 'jwt', body: { name: 'n' }, roles: MANAGERS },
+  { method: 'DELETE', path: '/v1/channels/chn_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/channels/chn_x/test', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/channels/chn_x/export', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/channels/chn_x/deliveries', kind: 'jwt' },
+  // alerts (acknowledge is open to members: whoever is on call takes the alert)
+  { method: 'GET', path: '/v1/alerts/rules', kind: 'jwt' },
+  { method: 'POST', path: '/v1/alerts/rules', kind: 'jwt', roles: MANAGERS, body: { name: 'x', metric: 'cpu_percent', threshold: 1 } },
+  { method: 'GET', path: '/v1/alerts/rules/rul_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/alerts/rules/rul_x', kind: 'jwt', roles: MANAGERS, body: {} },
+  { method: 'DELETE', path: '/v1/alerts/rules/rul_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/alerts/rules/rul_x/enable', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/alerts/rules/rul_x/disable', kind: 'jwt', roles: MANAGERS },
+  { method: 'PUT', path: '/v1/alerts/rules/rul_x/overrides/dev_x', kind: 'jwt', roles: MANAGERS, body: {} },
+  { method: 'DELETE', path: '/v1/alerts/rules/rul_x/overrides/dev_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/alerts/defaults', kind: 'jwt' },
+  { method: 'POST', path: '/v1/alerts/defaults/restore', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/alerts', kind: 'jwt' },
+  { method: 'GET', path: '/v1/alerts/history', kind: 'jwt' },
+  { method: 'GET', path: '/v1/alerts/settings', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/alerts/settings', kind: 'jwt', roles: MANAGERS, body: {} },
+  { method: 'GET', path: '/v1/alerts/silences', kind: 'jwt' },
+  { method: 'POST', path: '/v1/alerts/silences', kind: 'jwt', roles: MANAGERS, body: { ends_at: '2030-01-01T00:00:00Z' } },
+  { method: 'GET', path: '/v1/alerts/silences/sil_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/alerts/silences/sil_x', kind: 'jwt', roles: MANAGERS, body: {} },
+  { method: 'DELETE', path: '/v1/alerts/silences/sil_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/alerts/dependencies', kind: 'jwt' },
+  { method: 'PUT', path: '/v1/alerts/dependencies/dev_x', kind: 'jwt', roles: MANAGERS, body: { parent_device_id: 'dev_y' } },
+  { method: 'DELETE', path: '/v1/alerts/dependencies/dev_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/alerts/alr_x', kind: 'jwt' },
+  { method: 'POST', path: '/v1/alerts/alr_x/acknowledge', kind: 'jwt', body: {} },
+  { method: 'GET', path: '/v1/webhooks/event-types', kind: 'jwt' },
+  { method: 'GET', path: '/v1/webhooks/endpoints', kind: 'jwt' },
+  { method: 'POST', path: '/v1/webhooks/endpoints', kind: 'jwt', body: { url: 'https://hooks.example.com/', event_types: ['alert.firing'] }, roles: MANAGERS },
+  { method: 'GET', path: '/v1/webhooks/endpoints/whe_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/webhooks/endpoints/whe_x', kind: 'jwt', body: { description: 'd' }, roles: MANAGERS },
+  { method: 'DELETE', path: '/v1/webhooks/endpoints/whe_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/webhooks/endpoints/whe_x/rotate-secret', kind: 'jwt', body: {}, roles: MANAGERS },
+  { method: 'POST', path: '/v1/webhooks/endpoints/whe_x/test', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/webhooks/deliveries', kind: 'jwt' },
+  { method: 'GET', path: '/v1/webhooks/deliveries/whd_x', kind: 'jwt' },
+  { method: 'POST', path: '/v1/webhooks/deliveries/whd_x/resend', kind: 'jwt', roles: MANAGERS },
 ]
 
 describe('access matrix: every JWT and key route', () => {
@@ -85,6 +140,10 @@ const PUBLIC = new Set([
   'POST /v1/auth/login',
   'POST /v1/auth/refresh',
   'POST /v1/auth/logout',
+  // the browser session: the email and password, or the vigil_session cookie, is the credential
+  'POST /v1/auth/session',
+  'POST /v1/auth/session/refresh',
+  'DELETE /v1/auth/session',
   'GET /v1/billing/plans',
   'POST /v1/billing/webhook',
   'GET /v1/ai/providers',
@@ -95,7 +154,7 @@ const PUBLIC = new Set([
 test('the matrix covers every /v1 route that is not public', async () => {
   const { testApp } = await import('../helpers/app')
   const t = testApp()
-  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli)_x\b/, '/:param').replace(/\/linux$/, '/:param')
+  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn|rul|alr|sil|whe|whd)_x\b/g, '/:param').replace(/\/linux$/, '/:param')
   const covered = new Set(ROUTES.map((r) => `${r.method} ${pattern(r.path)}`))
   const served = [...t.app.routes, ...t.directRoutes.map((r) => ({ method: r.method, path: r.path }))]
   expect(t.directRoutes.length).toBeGreaterThan(0)

@@ -9,6 +9,14 @@ export interface DevicesDeps {
   clock: Clock
   clients: DeviceLimits
   keys: DeviceKeys
+  /** told after a device is made or removed (the live stream); filled by the composition root */
+  events?: DeviceEvents
+}
+
+/** Who hears of devices coming and going, after the change is committed. */
+export interface DeviceEvents {
+  registered(clientId: string, device: DeviceResponse): void
+  deleted(clientId: string, deviceId: string): void
 }
 
 /** What devices need of the clients domain. Asked inside the registration transaction. */
@@ -87,7 +95,9 @@ export function registerDevice(deps: DevicesDeps, caller: DeviceCaller, body: De
     return { id, created: true }
   })
   if (result.created) store.forget(caller.clientId)
-  return { device: toDeviceResponse(store.byId(caller.clientId, result.id)!, now), created: result.created }
+  const device = toDeviceResponse(store.byId(caller.clientId, result.id)!, now)
+  if (result.created) deps.events?.registered(caller.clientId, device)
+  return { device, created: result.created }
 }
 
 export function listDevices(deps: DevicesDeps, clientId: string): DeviceResponse[] {
@@ -152,6 +162,7 @@ export function deleteDevice(deps: DevicesDeps, clientId: string, deviceId: stri
     return keys
   })
   store.forget(clientId, deviceId)
+  deps.events?.deleted(clientId, deviceId)
   return revoked
 }
 
@@ -208,6 +219,9 @@ export const deviceLabels = (deps: Pick<DevicesDeps, 'store'>, clientId: string 
 
 /** Clients with at least one device, in id order. */
 export const clientsWithDevices = (deps: Pick<DevicesDeps, 'store'>) => deps.store.clientsWithDevices()
+
+/** Every device with its stored last report: what the status sweep (devices.presence.ts) starts from. */
+export const devicesLastSeen = (deps: Pick<DevicesDeps, 'store'>) => deps.store.lastSeenAll()
 
 /** Records that a device reported at `at` (the ingest path calls it inside its write transaction). */
 export const markDeviceSeen = (deps: Pick<DevicesDeps, 'store'>, seq: number, at: number) => deps.store.markSeen(seq, at)

@@ -74,6 +74,9 @@ function build(sqlite: Database) {
   const labelsOf = sqlite.query<DeviceLabels, [string]>(
     'SELECT id, client_id AS clientId, hostname, seq FROM devices WHERE client_id = ? AND seq IS NOT NULL ORDER BY created_at, id',
   )
+  const lastSeenAll = sqlite.query<{ id: string; clientId: string; seq: number | null; lastSeenAt: number | null }, []>(
+    'SELECT id, client_id AS clientId, seq, last_seen_at AS lastSeenAt FROM devices',
+  )
   const markSeen = sqlite.query<never, [number, number]>('UPDATE devices SET last_seen_at = ? WHERE seq = ?')
   /** a device made without one (by an older version or directly in SQL) gets its seq on first use */
   const assignSeq = sqlite.query<{ seq: number }, [number, string]>('UPDATE devices SET seq = ? WHERE id = ? AND seq IS NULL RETURNING seq')
@@ -105,6 +108,8 @@ function build(sqlite: Database) {
     countAll: (): number => countAll.get()!.n,
     /** what a scrape labels each device with: one client's devices, or all (null) */
     labels: (clientId: string | null): DeviceLabels[] => (clientId === null ? labelsAll.all() : labelsOf.all(clientId)),
+    /** every client's devices with their last report, for the status sweep */
+    lastSeenAll: () => lastSeenAll.all(),
     nextSeq,
     insert(d: NewDevice) {
       insert.run(d.id, d.client_id, d.fingerprint, d.hostname, d.os, d.os_version, d.arch, d.mac_address, d.created_at, d.created_at, d.seq)

@@ -49,6 +49,24 @@ export function diskUsedPercent(partitions: unknown): number | null {
   return max
 }
 
+/**
+ * The hot numeric fields of a sample as sent, only those present, with disk_used_percent derived
+ * as it is stored: the live stream's view of a sample. The nested parts are not touched.
+ */
+export function hotValues(kind: MetricKind, body: Record<string, unknown>): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const f of FIELDS[kind]) {
+    const v = body[f.name]
+    if (typeof v === 'number') out[f.name] = v
+  }
+  if (kind === 'hardware') {
+    const disk = diskUsedPercent(body.disk_partitions)
+    if (disk === null) delete out.disk_used_percent
+    else out.disk_used_percent = disk
+  }
+  return out
+}
+
 export function toSampleRow(kind: MetricKind, body: Record<string, unknown>, ts: number, stamped = false): SampleRow {
   const fields = FIELDS[kind]
   const values: (number | null)[] = new Array(fields.length)

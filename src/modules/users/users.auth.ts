@@ -9,6 +9,7 @@ import { ACCESS_TOKEN_TTL_SECONDS } from './users.tokens'
 
 /** One body for every failed login, so it reveals nothing about which emails have accounts. */
 const badCredentials = () => new AppError('invalid_credentials', 'Incorrect email or password')
+const sessionGone = () => unauthorized('Invalid refresh token; sign in again')
 
 /** A pair of one session: the access token carries the refresh family's id (`sid`), so ending the session ends both. */
 async function tokenPair(
@@ -62,7 +63,7 @@ export async function refresh(deps: UsersDeps, token: string): Promise<TokenResp
   if (!result.ok && result.familyId) deps.tokens.revokeSessions([result.familyId])
   if (!result.ok) throw unauthorized(result.reason === 'expired' ? 'Refresh token expired; sign in again' : 'Invalid refresh token; sign in again')
   const user = deps.store.byId(result.userId)
-  if (!user) throw unauthorized('Invalid refresh token; sign in again')
+  if (!user) throw sessionGone()
   // The session's client, while the user is still an active member there; else their home.
   return tokenPair(deps, user, deps.tenancy.actingClient(user.id, result.clientId, user.client_id), { familyId: result.familyId, refreshToken: result.token })
 }
@@ -78,4 +79,58 @@ export async function switchClient(deps: UsersDeps, principal: UserPrincipal, cl
   const user = deps.store.byId(principal.userId)
   if (!user) throw unauthorized('This account no longer exists')
   return tokenPair(deps, user, target)
+}
+
+/**
+ * The browser's switch: a new session acting for another client of the user, which replaces the
+ * one in its cookie. The cookie's token is spent as a refresh would spend it (a spent one again
+ * is reuse: its family is revoked), then its session ends, since the browser keeps only the new one.
+ */
+export async function switchSession(deps: UsersDeps, principal: UserPrincipal, clientId: string, refreshToken: string | null): Promise<TokenResponse> {
+  const target = switchableClient(deps, principal, clientId)
+  if (!refreshToken) throw unauthorized('No session cookie; sign in again')
+  const spent = rotateRefreshToken(deps, refreshToken)
+  if (!spent.ok) {
+    if (spent.familyId) deps.tokens.revokeSessions([spent.familyId])
+    throw sessionGone()
+  }
+  deps.sessions.revokeFamily(spent.familyId, deps.clock.now())
+  deps.tokens.revokeSessions([spent.familyId])
+  if (spent.userId !== principal.userId) throw unauthorized('The session cookie belongs to another account; sign in again')
+  const user = deps.store.byId(principal.userId)
+  if (!user) throw unauthorized('This account no longer exists')
+  return tokenPair(deps, user, target)
+}
+
+/**
+ * A new password, given the current one: throttled like a login (a stolen access token must not
+ * become a way to guess the password). Every other session of the account ends, the caller's
+ * own stays signed in.
+ */
+export async function changePassword(
+  deps: UsersDeps,
+  principal: UserPrincipal,
+  input: { current_password: string; new_password: string },
+  ip: string,
+): Promise<void> {
+  const user = deps.store.byId(principal.userId)
+  if (!user) throw unauthorized('This account no longer exists')
+  const accountKey = `email:${user.email}`
+  const addressKey = `ip:${ip}`
+  throttled(deps, accountKey, addressKey)
+  if (!(await deps.passwords.verify(input.current_password, user.password_hash))) {
+    deps.throttle.account.fail(accountKey)
+    deps.throttle.address.fail(addressKey)
+    deps.logger.info('password change refused: wrong current password', { user_id: user.id, ip })
+    throw new AppError('invalid_credentials', 'The current password is incorrect', 'current_password')
+  }
+  deps.throttle.account.reset(accountKey)
+  const hash = await deps.passwords.hash(input.new_password) // slow: before the transaction, never inside
+  const ended = deps.store.transaction(() => {
+    const now = deps.clock.now()
+    deps.store.setPasswordHash(user.id, hash, now)
+    return deps.sessions.revokeOthersOfUser(user.id, principal.sessionId ?? null, now)
+  })
+  deps.tokens.revokeSessions(ended)
+  deps.logger.info('password changed', { user_id: user.id, sessions_ended: ended.length })
 }

@@ -43,6 +43,12 @@ export const RefreshRequest = t.Object({ refresh_token: t.String({ maxLength: 51
 
 export const SwitchClientRequest = t.Object({ client_id: t.String({ minLength: 1, maxLength: 100 }) })
 
+/** the current password is checked, never bounded beyond a sanity cap: a wrong one is a 401, not a 422 */
+export const PasswordChange = t.Object({
+  current_password: t.String({ maxLength: 1024 }),
+  new_password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
+})
+
 export const UserResponse = t.Object({
   user_id: t.String(),
   email: t.String(),
@@ -60,6 +66,14 @@ export const TokenResponse = t.Object({
   expires_in: Type.Integer(),
 })
 export type TokenResponse = Static<typeof TokenResponse>
+
+/** A browser session's tokens: the refresh token is in the cookie, never in the body a script reads. */
+export const SessionTokenResponse = t.Object({
+  access_token: t.String(),
+  token_type: t.Literal('bearer'),
+  expires_in: Type.Integer(),
+})
+export type SessionTokenResponse = Static<typeof SessionTokenResponse>
 
 export const MembershipResponse = t.Object({
   member_id: t.String(),

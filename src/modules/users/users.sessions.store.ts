@@ -21,6 +21,9 @@ export function createSessionsStore(sqlite: Database) {
   const revokeUser = sqlite.query<{ family_id: string }, [number, string]>(
     'UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL RETURNING family_id',
   )
+  const revokeOthers = sqlite.query<{ family_id: string }, [number, string, string | null]>(
+    'UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND family_id IS NOT ? RETURNING family_id',
+  )
   const revokedSince = sqlite.query<{ family_id: string; revoked_at: number }, [number]>(
     'SELECT family_id, max(revoked_at) AS revoked_at FROM refresh_tokens WHERE revoked_at >= ? GROUP BY family_id',
   )
@@ -34,6 +37,10 @@ export function createSessionsStore(sqlite: Database) {
     revokeFamily: (familyId: string, now: number) => void revokeFamily.run(now, familyId),
     /** revokes every live token of a user; returns the families it ended */
     revokeAllOfUser: (userId: string, now: number) => revokeUser.all(now, userId).map((r) => r.family_id),
+    /** revokes every live token of a user but those of one session (null: all); returns the families it ended */
+    revokeOthersOfUser: (userId: string, keepFamily: string | null, now: number) => [
+      ...new Set(revokeOthers.all(now, userId, keepFamily).map((r) => r.family_id)),
+    ],
     /** families revoked at or after `from`, each with its latest revocation time */
     revokedSince: (from: number) => revokedSince.all(from),
     /** deletes tokens expired or revoked before the cutoff; returns how many */

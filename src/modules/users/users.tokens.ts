@@ -77,7 +77,7 @@ export function accessTokens(secret: string, clock: Clock, roleOf?: (userId: str
   }
 
   function principalOf(payload: Record<string, unknown>): UserPrincipal | CredentialFailure {
-    const { sub, cid, role, sid } = payload
+    const { sub, cid, role, sid, exp } = payload
     if (typeof sub !== 'string' || typeof cid !== 'string' || (role !== 'admin' && role !== 'user')) {
       return invalid('Invalid access token')
     }
@@ -86,7 +86,14 @@ export function accessTokens(secret: string, clock: Clock, roleOf?: (userId: str
     // account) bites on the next request rather than when the token expires.
     const current = roleOf ? roleOf(sub) : role
     if (current === null) return invalid('This account no longer exists')
-    return { kind: 'user', userId: sub, clientId: cid, role: current }
+    return {
+      kind: 'user',
+      userId: sub,
+      clientId: cid,
+      role: current,
+      sessionId: typeof sid === 'string' ? sid : undefined,
+      expiresAt: typeof exp === 'number' ? exp * 1000 : undefined,
+    }
   }
 }
 

@@ -1,0 +1,130 @@
+import type { AppContext } from '../context'
+import { systemTimers, type Timers } from '../lib/timers'
+import type { RenderEnv } from '../modules/channels/channels.kind'
+import type { ChannelsDeps } from '../modules/channels/channels.service'
+import { createChannelsStore } from '../modules/channels/channels.store'
+import { nodemailerTransport, type MailTransport } from '../modules/channels/channels.transport'
+import { createDeliveryWorker } from '../modules/channels/channels.worker'
+import { isOperatorClient } from '../modules/users/users.service'
+import { VERSION } from '../version'
+import type { IdentityModules } from './identity'
+import { createAlertsEngine, type AlertDevice, type Notify } from '../modules/alerts/alerts.engine'
+import { firingCounts } from '../modules/alerts/alerts.instances.service'
+import { observeSample, type AlertsDeps } from '../modules/alerts/alerts.service'
+import { createAlertsStore } from '../modules/alerts/alerts.store'
+import { createTicker } from '../modules/alerts/alerts.tick'
+import { findDevice, listDevices } from '../modules/devices/devices.service'
+import { fieldSeries } from '../modules/metrics/metrics.service'
+import { emailOfUser } from '../modules/users/users.service'
+import type { FleetModules } from './fleet'
+import type { MonitoringModules } from './monitoring'
+
+/** How long one delivery attempt may take, connection to answer. */
+const CHANNEL_TIMEOUT_MS = 10_000
+
+/** What a test may swap in the channels module. */
+export interface ChannelsOverrides {
+  timers?: Timers
+  /** the SMTP transport factory; default nodemailer's */
+  mail?: MailTransport
+  /** fixed API hosts (Pushover, Telegram) pointed at local fakes */
+  apiBase?: RenderEnv['apiBase']
+}
+
+/**
+ * Notification channels: their settings, the durable delivery queue and its worker. The
+ * worker is built here and started by whoever runs the server (src/cli/serve.ts), so a test
+ * app or a CLI command never sends on its own.
+ */
+export function wireChannels(ctx: AppContext, identity: IdentityModules, overrides: ChannelsOverrides = {}) {
+  let wake = () => {}
+  const channels: ChannelsDeps = {
+    store: createChannelsStore(ctx.db.sqlite),
+    clock: ctx.clock,
+    logger: ctx.logger,
+    secretKey: ctx.secretKey,
+    transport: {
+      outbound: ctx.outbound,
+      mail: overrides.mail ?? nodemailerTransport,
+      timeoutMs: CHANNEL_TIMEOUT_MS,
+      clientName: new URL(ctx.config.siteUrl).hostname,
+      now: () => ctx.clock.now(),
+    },
+    allowPrivate: ctx.config.outbound.allowPrivate,
+    allowLocal: ctx.config.outbound.allowLocal,
+    isOperatorClient: (clientId) => isOperatorClient(identity.users, clientId),
+    env: { version: VERSION, apiBase: overrides.apiBase ?? {} },
+    wake: () => wake(),
+  }
+  const worker = createDeliveryWorker(channels, overrides.timers ?? systemTimers)
+  wake = worker.wake
+  return { channels, channelsWorker: worker }
+}
+
+export type ChannelsModules = ReturnType<typeof wireChannels>
+
+/** What a test (or the lead's wiring of the channels module) may put in place of the defaults. */
+export interface AlertingOverrides {
+  /** where notices go; default: nowhere (logged at debug) until the channels module is wired */
+  notify?: Notify
+}
+
+/**
+ * Alert rules: the engine hears every stored sample (pushed into the monitoring group's
+ * sampleObservers) and the `alerts.evaluate` job; it publishes alert.* events on the bus and
+ * hands grouped notices to `notify`.
+ */
+export function wireAlerts(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, monitoring: MonitoringModules, overrides: AlertingOverrides = {}) {
+  const devices = fleet.devices
+  // the portal-api branch adds a device name and tags; until then the hostname names it and no tags match
+  const toAlertDevice = (
+    row: { id: string; hostname: string | null; last_seen_at: number | null } & { name?: string | null; tags?: string[] | string | null },
+  ): AlertDevice => ({
+    id: row.id,
+    name: row.name ?? row.hostname ?? row.id,
+    tags: Array.isArray(row.tags) ? row.tags : typeof row.tags === 'string' ? (JSON.parse(row.tags) as string[]) : [],
+    lastSeenAt: row.last_seen_at,
+  })
+  const notify: Notify =
+    overrides.notify ??
+    ((clientId, channelIds, n) => ctx.logger.debug('alert notice (no channels module wired)', { client_id: clientId, channels: channelIds, title: n.title }))
+  const store = createAlertsStore(ctx.db.sqlite)
+  const engine = createAlertsEngine({
+    store,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    events: ctx.events,
+    notify,
+    siteUrl: ctx.config.siteUrl,
+    devices: {
+      find: (clientId, deviceId) => {
+        const row = findDevice(devices, clientId, deviceId)
+        return row ? toAlertDevice(row) : null
+      },
+      list: (clientId) =>
+        listDevices(devices, clientId).map((d) =>
+          toAlertDevice({ ...d, id: d.device_id, last_seen_at: d.last_seen_at === null ? null : Date.parse(d.last_seen_at) }),
+        ),
+    },
+    metrics: { diskTrend: (clientId, deviceId, hours) => fieldSeries(monitoring.metrics, clientId, deviceId, 'disk_used_percent', hours) },
+  })
+  engine.boot()
+  const alerts: AlertsDeps & { logger: AppContext['logger'] } = {
+    store,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    engine,
+    devices: engine.deps.devices,
+    users: { emailOf: (userId) => emailOfUser(identity.users, userId) },
+  }
+  monitoring.sampleObservers.push((sample) => observeSample(alerts, sample))
+  const tick = createTicker(engine)
+  return {
+    alerts,
+    alertsTick: tick,
+    /** for the fleet overview: firing alerts per device */
+    alertsFiring: (clientId: string) => firingCounts(alerts, clientId),
+  }
+}
+
+export type AlertingModules = ReturnType<typeof wireAlerts>

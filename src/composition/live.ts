@@ -1,0 +1,73 @@
+import type { AppContext } from '../context'
+import type { UserPrincipal } from '../http/principal'
+import { toIso } from '../lib/clock'
+import { systemTimers, type Timers } from '../lib/timers'
+import { devicePresence } from '../modules/devices/devices.presence'
+import { devicesLastSeen, findDevice } from '../modules/devices/devices.service'
+import type { LiveDeps } from '../modules/live/live.service'
+import { STREAMS_PER_USER } from '../modules/live/live.service'
+import { streamSlots } from '../modules/live/live.slots'
+import { deviceIntervals } from '../modules/metrics/metrics.fleet'
+import { hotValues } from '../modules/metrics/metrics.rows'
+import type { FleetModules } from './fleet'
+import type { MonitoringModules } from './monitoring'
+
+/**
+ * The live stream's sources and the stream itself: every newly stored sample, devices made and
+ * removed, and each device's status as it changes are published on the app's event bus, which
+ * GET /v1/events reads. The ingest path pays a map lookup and one small object per sample here.
+ */
+export function wireLive(ctx: AppContext, fleet: FleetModules, monitoring: MonitoringModules, timers: Timers = systemTimers) {
+  const { events, clock } = ctx
+  const devices = fleet.devices
+
+  const presence = devicePresence({
+    clock,
+    devices: () => devicesLastSeen(devices),
+    intervals: (seqs) => deviceIntervals(monitoring.metrics, seqs, clock.now()),
+    changed: (clientId, change) => events.publish(clientId, 'device.status', change),
+  })
+
+  devices.events = {
+    // Registration may run inside a caller's transaction (enrolment): told once it has committed,
+    // and only if the device is there (the transaction could still have rolled back).
+    registered: (clientId, device) =>
+      queueMicrotask(() => {
+        if (!findDevice(devices, clientId, device.device_id)) return
+        presence.registered(clientId, device.device_id)
+        events.publish(clientId, 'device.registered', { device })
+      }),
+    deleted: (clientId, deviceId) => {
+      presence.deleted(deviceId)
+      events.publish(clientId, 'device.deleted', { device_id: deviceId })
+    },
+  }
+
+  // status first: a device coming back is online before its sample arrives
+  monitoring.sampleObservers.push((s) => {
+    presence.seen(s.clientId, s.deviceId)
+    events.publish(s.clientId, 'sample', { device_id: s.deviceId, kind: s.kind, recorded_at: toIso(s.ts), values: hotValues(s.kind, s.values) })
+  })
+
+  // where the bus stands: the id a `reset` event carries
+  let newest = 0
+  events.subscribeAll((e) => {
+    newest = e.seq
+  })
+
+  const live: LiveDeps = {
+    events,
+    clock,
+    timers,
+    slots: streamSlots({ perUser: STREAMS_PER_USER, total: ctx.config.liveMaxStreams }),
+    cursor: () => newest,
+    devices: { exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null },
+    async stillValid(token: string, principal: UserPrincipal) {
+      const now = await ctx.auth.verifyAccessToken(token)
+      return now.kind === 'user' && now.userId === principal.userId && ctx.auth.memberRole(principal.userId, principal.clientId) !== null
+    },
+  }
+  return { live, presence }
+}
+
+export type LiveModules = ReturnType<typeof wireLive>

@@ -1,0 +1,5 @@
+// Written by scripts/build.ts while it compiles dist/vigil, and put back as it is here afterwards.
+// Here (source mode) nothing is embedded: the server bundles web/src itself on first use.
+import type { EmbeddedWeb } from './portal'
+
+export const EMBEDDED_WEB: EmbeddedWeb | null = null

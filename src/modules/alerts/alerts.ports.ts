@@ -1,0 +1,39 @@
+import type { Clock } from '../../lib/clock'
+import type { EventBus } from '../../lib/event-bus'
+import type { Logger } from '../../lib/logger'
+import type { AlertNotification } from './alerts.model'
+import type { AlertsStore } from './alerts.store'
+
+/** A device as the alerts module needs it from the devices module. */
+export interface AlertDevice {
+  id: string
+  /** its display name (the name set in the portal, else the hostname) */
+  name: string
+  tags: string[]
+  lastSeenAt: number | null
+}
+
+/** What the alerts module needs of the devices domain. */
+export interface AlertDevices {
+  find(clientId: string, deviceId: string): AlertDevice | null
+  list(clientId: string): AlertDevice[]
+}
+
+/** What the alerts module needs of the metrics domain: hourly averages of disk_used_percent, oldest first. */
+export interface AlertMetrics {
+  diskTrend(clientId: string, deviceId: string, hours: number): { t: number; avg: number }[]
+}
+
+export type Notify = (clientId: string, channelIds: string[], n: AlertNotification) => void
+
+export interface AlertsEngineDeps {
+  store: AlertsStore
+  clock: Clock
+  logger: Logger
+  events: Pick<EventBus, 'publish'>
+  notify: Notify
+  devices: AlertDevices
+  metrics: AlertMetrics
+  /** the portal's address for links in notices; null leaves them out */
+  siteUrl: string | null
+}

@@ -1,0 +1,300 @@
+import { notFound } from '../../http/errors'
+import { RequestValidationError } from '../../http/input'
+import { toIso, type Clock } from '../../lib/clock'
+import { newId } from '../../lib/ids'
+import type { StoredSample } from '../metrics/metrics.service'
+import { DEFAULT_RULES } from './alerts.defaults'
+import type { AlertDevices, AlertsEngine } from './alerts.engine'
+import { compileSelector } from './alerts.metric'
+import type { OverrideIn, Rule, RuleIn, RulePatch, ScopeIn, Settings, SettingsPatch } from './alerts.model'
+import { DEFAULT_GROUP_WINDOW_S } from './alerts.rules'
+import type { AlertsStore, OverrideRow, RuleRow } from './alerts.store'
+
+export interface AlertsDeps {
+  store: AlertsStore
+  clock: Clock
+  engine: AlertsEngine
+  devices: AlertDevices
+  /** who acknowledged, in words (an email); null leaves the user id */
+  users: { emailOf(userId: string): string | null }
+  /** channel ids of this client that do not exist; absent: ids are taken as given */
+  channels?: { unknown(clientId: string, ids: string[]): string[] }
+}
+
+export const invalid = (loc: (string | number)[], msg: string) => new RequestValidationError([{ loc: ['body', ...loc], msg, type: 'value_error' }])
+
+const TAG = /^[a-z0-9._-]{1,40}$/
+
+function checkScope(deps: AlertsDeps, clientId: string, scope: ScopeIn, loc: string) {
+  const value = scope.value ?? null
+  if (scope.type === 'all' && value !== null) throw invalid([loc, 'value'], 'must be null when the scope is all')
+  if (scope.type === 'tag' && (value === null || !TAG.test(value))) throw invalid([loc, 'value'], 'a tag: 1 to 40 of a-z 0-9 . _ -')
+  if (scope.type === 'device' && (value === null || !deps.devices.find(clientId, value))) throw invalid([loc, 'value'], 'no such device in this account')
+}
+
+function checkChannels(deps: AlertsDeps, clientId: string, ids: string[], loc: (string | number)[]) {
+  const unknown = deps.channels?.unknown(clientId, ids) ?? []
+  if (unknown.length) throw invalid(loc, `unknown channel ${unknown.join(', ')}`)
+}
+
+// ---- rules ----
+
+/** The default rules, made once per client (the first report of one of its devices, or the first look at its rules). */
+export function ensureDefaults(deps: Pick<AlertsDeps, 'store' | 'clock' | 'engine'>, clientId: string): void {
+  deps.engine.ensureDefaults(clientId, () => {
+    const now = deps.clock.now()
+    deps.store.transaction(() => {
+      const settings = deps.store.settings(clientId)
+      if (settings?.defaults_created_at) return
+      for (const d of DEFAULT_RULES) {
+        if (!deps.store.rulesOf(clientId).some((r) => r.builtin === d.key)) deps.store.insertRule(toRow(clientId, d.rule, now, d.key))
+      }
+      deps.store.saveSettings({
+        client_id: clientId,
+        routing: settings?.routing ?? '{"warning":[],"critical":[]}',
+        group_window_seconds: settings?.group_window_seconds ?? DEFAULT_GROUP_WINDOW_S,
+        defaults_created_at: now,
+      })
+    })
+  })
+}
+
+/** The ingest observer: ensures the defaults on a client's first report, then evaluates. Never throws into ingest. */
+export function observeSample(deps: AlertsDeps & { logger: { error(msg: string, f?: Record<string, unknown>): void } }, s: StoredSample): void {
+  try {
+    ensureDefaults(deps, s.clientId)
+    deps.engine.observe(s.clientId, s.deviceId, s.kind, s.ts, s.values)
+  } catch (err) {
+    deps.logger.error('alert evaluation failed', { client_id: s.clientId, device_id: s.deviceId, error: (err as Error).message })
+  }
+}
+
+function toRow(clientId: string, r: RuleIn, now: number, builtin: string | null = null): RuleRow {
+  const kind = r.kind ?? 'threshold'
+  return {
+    id: newId('rul'),
+    client_id: clientId,
+    name: r.name,
+    enabled: r.enabled === false ? 0 : 1,
+    kind,
+    metric: kind === 'threshold' ? (r.metric ?? null) : null,
+    operator: r.operator ?? '>',
+    threshold: kind === 'threshold' ? (r.threshold ?? null) : null,
+    recovery_threshold: kind === 'threshold' ? (r.recovery_threshold ?? null) : null,
+    for_seconds: r.for_seconds ?? 0,
+    offline_intervals: kind === 'offline' ? (r.offline_intervals ?? 5) : null,
+    forecast_hours: kind === 'disk_forecast' ? (r.forecast_hours ?? 48) : null,
+    severity: r.severity ?? 'warning',
+    scope_type: r.scope?.type ?? 'all',
+    scope_value: r.scope?.value ?? null,
+    channel_ids: JSON.stringify(r.channel_ids ?? []),
+    repeat_seconds: r.repeat_seconds ?? null,
+    notify_recovery: r.notify_recovery === false ? 0 : 1,
+    recovery_delay_seconds: r.recovery_delay_seconds ?? 0,
+    builtin,
+    created_at: now,
+    updated_at: now,
+  }
+}
+
+/** What makes a rule whole: a readable metric and a threshold for threshold rules, a recovery point on the healthy side. */
+function checkRule(deps: AlertsDeps, r: RuleRow, patchOrBody: RuleIn | RulePatch) {
+  if (r.kind === 'threshold') {
+    if (!r.metric) throw invalid(['metric'], 'a threshold rule needs a metric')
+    const sel = compileSelector(r.metric)
+    if ('error' in sel) throw invalid(['metric'], sel.error)
+    if (r.threshold === null) throw invalid(['threshold'], 'a threshold rule needs a threshold')
+    if (r.recovery_threshold !== null) {
+      const up = r.operator === '>' || r.operator === '>='
+      if (up ? r.recovery_threshold > r.threshold : r.recovery_threshold < r.threshold) {
+        throw invalid(['recovery_threshold'], `must be on the healthy side of the threshold (${up ? 'at or below' : 'at or above'} ${r.threshold})`)
+      }
+    }
+  } else {
+    if (patchOrBody.metric) throw invalid(['metric'], `a ${r.kind} rule takes no metric`)
+    if (patchOrBody.threshold !== undefined && patchOrBody.threshold !== null) throw invalid(['threshold'], `a ${r.kind} rule takes no threshold`)
+  }
+  if (patchOrBody.scope) checkScope(deps, r.client_id, patchOrBody.scope, 'scope')
+  if (patchOrBody.channel_ids) checkChannels(deps, r.client_id, patchOrBody.channel_ids, ['channel_ids'])
+}
+
+export function toRule(r: RuleRow, overrides: OverrideRow[]): Rule {
+  return {
+    id: r.id,
+    kind: r.kind as Rule['kind'],
+    name: r.name,
+    enabled: r.enabled === 1,
+    severity: r.severity as Rule['severity'],
+    metric: r.metric,
+    operator: (r.operator ?? '>') as Rule['operator'],
+    threshold: r.threshold,
+    recovery_threshold: r.recovery_threshold,
+    for_seconds: r.for_seconds,
+    offline_intervals: r.offline_intervals,
+    forecast_hours: r.forecast_hours,
+    scope: { type: r.scope_type as ScopeIn['type'], value: r.scope_value },
+    channel_ids: JSON.parse(r.channel_ids) as string[],
+    repeat_seconds: r.repeat_seconds,
+    notify_recovery: r.notify_recovery === 1,
+    recovery_delay_seconds: r.recovery_delay_seconds,
+    builtin: r.builtin,
+    overrides: overrides
+      .filter((o) => o.rule_id === r.id)
+      .map((o) => ({
+        device_id: o.device_id,
+        enabled: o.enabled === null ? null : o.enabled === 1,
+        threshold: o.threshold,
+        recovery_threshold: o.recovery_threshold,
+        for_seconds: o.for_seconds,
+        severity: o.severity as Rule['severity'] | null,
+      })),
+    created_at: toIso(r.created_at),
+    updated_at: toIso(r.updated_at),
+  }
+}
+
+export function listRules(deps: AlertsDeps, clientId: string): Rule[] {
+  ensureDefaults(deps, clientId)
+  const overrides = deps.store.overridesOf(clientId)
+  return deps.store.rulesOf(clientId).map((r) => toRule(r, overrides))
+}
+
+export function getRule(deps: AlertsDeps, clientId: string, ruleId: string): Rule {
+  const row = deps.store.rule(clientId, ruleId)
+  if (!row) throw notFound('Rule')
+  return toRule(row, deps.store.overridesOf(clientId))
+}
+
+export function createRule(deps: AlertsDeps, clientId: string, body: RuleIn): Rule {
+  ensureDefaults(deps, clientId)
+  const row = toRow(clientId, body, deps.clock.now())
+  checkRule(deps, row, body)
+  deps.store.insertRule(row)
+  deps.engine.reload(clientId)
+  return getRule(deps, clientId, row.id)
+}
+
+export function updateRule(deps: AlertsDeps, clientId: string, ruleId: string, patch: RulePatch): Rule {
+  const row = deps.store.rule(clientId, ruleId)
+  if (!row) throw notFound('Rule')
+  const has = <K extends keyof RulePatch>(k: K) => patch[k] !== undefined
+  const next: RuleRow = { ...row, updated_at: deps.clock.now() }
+  if (has('name')) next.name = patch.name!
+  if (has('enabled')) next.enabled = patch.enabled ? 1 : 0
+  if (has('severity')) next.severity = patch.severity!
+  if (has('metric') && row.kind === 'threshold') next.metric = patch.metric!
+  if (has('operator')) next.operator = patch.operator!
+  if (has('threshold') && row.kind === 'threshold') next.threshold = patch.threshold!
+  if (has('recovery_threshold') && row.kind === 'threshold') next.recovery_threshold = patch.recovery_threshold!
+  if (has('for_seconds')) next.for_seconds = patch.for_seconds!
+  if (has('offline_intervals') && row.kind === 'offline') next.offline_intervals = patch.offline_intervals ?? 5
+  if (has('forecast_hours') && row.kind === 'disk_forecast') next.forecast_hours = patch.forecast_hours ?? 48
+  if (has('scope')) {
+    next.scope_type = patch.scope!.type
+    next.scope_value = patch.scope!.value ?? null
+  }
+  if (has('channel_ids')) next.channel_ids = JSON.stringify(patch.channel_ids)
+  if (has('repeat_seconds')) next.repeat_seconds = patch.repeat_seconds!
+  if (has('notify_recovery')) next.notify_recovery = patch.notify_recovery ? 1 : 0
+  if (has('recovery_delay_seconds')) next.recovery_delay_seconds = patch.recovery_delay_seconds!
+  checkRule(deps, next, patch)
+  // a rule switched off, or watching something else now, closes what it had open
+  const retire = next.enabled === 0 || next.metric !== row.metric || next.scope_type !== row.scope_type || next.scope_value !== row.scope_value
+  if (retire) deps.engine.retire(clientId, ruleId, 'the rule was changed or disabled')
+  deps.store.updateRule(next)
+  deps.engine.reload(clientId)
+  return getRule(deps, clientId, ruleId)
+}
+
+export function deleteRule(deps: AlertsDeps, clientId: string, ruleId: string): void {
+  if (!deps.store.rule(clientId, ruleId)) throw notFound('Rule')
+  deps.engine.retire(clientId, ruleId, 'the rule was deleted')
+  deps.store.deleteRule(clientId, ruleId)
+  deps.engine.reload(clientId)
+}
+
+export function putOverride(deps: AlertsDeps, clientId: string, ruleId: string, deviceId: string, body: OverrideIn): Rule {
+  const rule = deps.store.rule(clientId, ruleId)
+  if (!rule || !deps.devices.find(clientId, deviceId)) throw notFound(rule ? 'Device' : 'Rule')
+  if (rule.kind !== 'threshold' && (body.threshold != null || body.recovery_threshold != null))
+    throw invalid(['threshold'], `a ${rule.kind} rule has no threshold to override`)
+  const row: OverrideRow = {
+    rule_id: ruleId,
+    device_id: deviceId,
+    client_id: clientId,
+    enabled: body.enabled === undefined || body.enabled === null ? null : body.enabled ? 1 : 0,
+    threshold: body.threshold ?? null,
+    recovery_threshold: body.recovery_threshold ?? null,
+    for_seconds: body.for_seconds ?? null,
+    severity: body.severity ?? null,
+    updated_at: deps.clock.now(),
+  }
+  const t = row.threshold ?? rule.threshold
+  if (row.recovery_threshold !== null && t !== null) {
+    const up = rule.operator === '>' || rule.operator === '>='
+    if (up ? row.recovery_threshold > t : row.recovery_threshold < t) throw invalid(['recovery_threshold'], 'must be on the healthy side of the threshold')
+  }
+  if (row.enabled === 0) deps.engine.retire(clientId, ruleId, 'the rule was disabled for this device', deviceId)
+  deps.store.upsertOverride(row)
+  deps.engine.reload(clientId)
+  return getRule(deps, clientId, ruleId)
+}
+
+export function deleteOverride(deps: AlertsDeps, clientId: string, ruleId: string, deviceId: string): void {
+  if (!deps.store.deleteOverride(clientId, ruleId, deviceId)) throw notFound('Override')
+  deps.engine.reload(clientId)
+}
+
+export function listDefaults(deps: AlertsDeps, clientId: string) {
+  ensureDefaults(deps, clientId)
+  const rules = deps.store.rulesOf(clientId)
+  return {
+    items: DEFAULT_RULES.map((d) => ({
+      key: d.key,
+      name: d.rule.name,
+      description: d.description,
+      rule_id: rules.find((r) => r.builtin === d.key)?.id ?? null,
+    })),
+  }
+}
+
+/** Makes again the default rules the client deleted; the ones it kept (edited or not) stay as they are. */
+export function restoreDefaults(deps: AlertsDeps, clientId: string) {
+  ensureDefaults(deps, clientId)
+  const now = deps.clock.now()
+  deps.store.transaction(() => {
+    const rules = deps.store.rulesOf(clientId)
+    for (const d of DEFAULT_RULES) if (!rules.some((r) => r.builtin === d.key)) deps.store.insertRule(toRow(clientId, d.rule, now, d.key))
+  })
+  deps.engine.reload(clientId)
+  return listDefaults(deps, clientId)
+}
+
+// ---- settings ----
+
+export function getSettings(deps: AlertsDeps, clientId: string): Settings {
+  const row = deps.store.settings(clientId)
+  return {
+    routing: row ? (JSON.parse(row.routing) as Settings['routing']) : { warning: [], critical: [] },
+    group_window_seconds: row?.group_window_seconds ?? DEFAULT_GROUP_WINDOW_S,
+  }
+}
+
+export function updateSettings(deps: AlertsDeps, clientId: string, patch: SettingsPatch): Settings {
+  ensureDefaults(deps, clientId)
+  const cur = getSettings(deps, clientId)
+  if (patch.routing) {
+    checkChannels(deps, clientId, patch.routing.warning, ['routing', 'warning'])
+    checkChannels(deps, clientId, patch.routing.critical, ['routing', 'critical'])
+  }
+  const next = { routing: patch.routing ?? cur.routing, group_window_seconds: patch.group_window_seconds ?? cur.group_window_seconds }
+  const row = deps.store.settings(clientId)
+  deps.store.saveSettings({
+    client_id: clientId,
+    routing: JSON.stringify(next.routing),
+    group_window_seconds: next.group_window_seconds,
+    defaults_created_at: row?.defaults_created_at ?? null,
+  })
+  deps.engine.reload(clientId)
+  return next
+}

@@ -1,0 +1,143 @@
+import { notFound } from '../../http/errors'
+import { toIso } from '../../lib/clock'
+import { newId } from '../../lib/ids'
+import type { Silence, SilenceIn } from './alerts.model'
+import { toSilenceSpec } from './alerts.rules'
+import { invalid, type AlertsDeps } from './alerts.service'
+import { checkRecurrence, silenceActive, validTimeZone } from './alerts.silences'
+import type { SilenceRow } from './alerts.store'
+
+function toSilence(r: SilenceRow, now: number): Silence {
+  return {
+    id: r.id,
+    comment: r.comment,
+    scope: { type: r.scope_type as Silence['scope']['type'], value: r.scope_value },
+    rule_id: r.rule_id,
+    starts_at: r.starts_at === null ? null : toIso(r.starts_at),
+    ends_at: r.ends_at === null ? null : toIso(r.ends_at),
+    cron: r.cron,
+    duration_seconds: r.duration_seconds,
+    timezone: r.timezone,
+    active: silenceActive(toSilenceSpec(r), now),
+    created_by: r.created_by,
+    created_at: toIso(r.created_at),
+  }
+}
+
+const TAG = /^[a-z0-9._-]{1,40}$/
+
+/** A window must say when: a start and an end, or a pattern and a duration (an open end is allowed for "until I lift it"). */
+function check(deps: AlertsDeps, clientId: string, r: SilenceRow) {
+  const value = r.scope_value
+  if (r.scope_type === 'all' && value !== null) throw invalid(['scope', 'value'], 'must be null when the scope is all')
+  if (r.scope_type === 'tag' && (value === null || !TAG.test(value))) throw invalid(['scope', 'value'], 'a tag: 1 to 40 of a-z 0-9 . _ -')
+  if (r.scope_type === 'device' && (value === null || !deps.devices.find(clientId, value))) throw invalid(['scope', 'value'], 'no such device in this account')
+  if (r.rule_id !== null && !deps.store.rule(clientId, r.rule_id)) throw invalid(['rule_id'], 'no such rule in this account')
+  if (r.starts_at !== null && r.ends_at !== null && r.ends_at <= r.starts_at) throw invalid(['ends_at'], 'must be after starts_at')
+  if (r.cron === null) {
+    if (r.duration_seconds !== null || r.timezone !== null)
+      throw invalid(['cron'], 'duration_seconds and timezone belong to a recurring window: give its cron pattern')
+    if (r.starts_at === null && r.ends_at === null)
+      throw invalid(['ends_at'], 'a one-off silence needs starts_at or ends_at (or give cron for a recurring one)')
+    return
+  }
+  if (r.duration_seconds === null) throw invalid(['duration_seconds'], 'a recurring window needs its duration')
+  if (r.timezone !== null && !validTimeZone(r.timezone)) throw invalid(['timezone'], 'not an IANA time zone (e.g. Europe/Paris, UTC)')
+  try {
+    checkRecurrence(r.cron, r.timezone ?? 'UTC')
+  } catch (err) {
+    throw invalid(['cron'], `not a valid cron pattern: ${(err as Error).message}`)
+  }
+}
+
+function apply(row: SilenceRow, body: SilenceIn) {
+  const has = (k: keyof SilenceIn) => body[k] !== undefined
+  if (has('comment')) row.comment = body.comment!
+  if (has('scope')) {
+    row.scope_type = body.scope!.type
+    row.scope_value = body.scope!.value ?? null
+  }
+  if (has('rule_id')) row.rule_id = body.rule_id!
+  if (has('starts_at')) row.starts_at = body.starts_at === null ? null : Date.parse(body.starts_at!)
+  if (has('ends_at')) row.ends_at = body.ends_at === null ? null : Date.parse(body.ends_at!)
+  if (has('cron')) row.cron = body.cron!
+  if (has('duration_seconds')) row.duration_seconds = body.duration_seconds!
+  if (has('timezone')) row.timezone = body.timezone!
+}
+
+export function listSilences(deps: AlertsDeps, clientId: string) {
+  const now = deps.clock.now()
+  return { items: deps.store.silencesOf(clientId).map((r) => toSilence(r, now)) }
+}
+
+export function getSilence(deps: AlertsDeps, clientId: string, id: string): Silence {
+  const row = deps.store.silence(clientId, id)
+  if (!row) throw notFound('Silence')
+  return toSilence(row, deps.clock.now())
+}
+
+export function createSilence(deps: AlertsDeps, clientId: string, userId: string, body: SilenceIn): Silence {
+  const now = deps.clock.now()
+  const row: SilenceRow = {
+    id: newId('sil'),
+    client_id: clientId,
+    comment: '',
+    scope_type: 'all',
+    scope_value: null,
+    rule_id: null,
+    starts_at: null,
+    ends_at: null,
+    cron: null,
+    duration_seconds: null,
+    timezone: null,
+    created_by: deps.users.emailOf(userId) ?? userId,
+    created_at: now,
+  }
+  apply(row, body)
+  // a one-off window given only its end starts now
+  if (row.cron === null && row.starts_at === null && row.ends_at !== null) row.starts_at = Math.min(now, row.ends_at - 1)
+  check(deps, clientId, row)
+  deps.store.insertSilence(row)
+  deps.engine.reload(clientId)
+  return toSilence(row, now)
+}
+
+export function updateSilence(deps: AlertsDeps, clientId: string, id: string, body: SilenceIn): Silence {
+  const row = deps.store.silence(clientId, id)
+  if (!row) throw notFound('Silence')
+  apply(row, body)
+  check(deps, clientId, row)
+  deps.store.updateSilence(row)
+  deps.engine.reload(clientId)
+  return toSilence(row, deps.clock.now())
+}
+
+export function deleteSilence(deps: AlertsDeps, clientId: string, id: string): void {
+  if (!deps.store.deleteSilence(clientId, id)) throw notFound('Silence')
+  deps.engine.reload(clientId)
+}
+
+// ---- dependencies (gateways) ----
+
+export function listDependencies(deps: AlertsDeps, clientId: string) {
+  return { items: deps.store.dependenciesOf(clientId).map((d) => ({ device_id: d.device_id, parent_device_id: d.parent_device_id })) }
+}
+
+/** The device is reached through `parent` (a gateway, a router that reports): its offline alert waits behind the gateway's. */
+export function setDependency(deps: AlertsDeps, clientId: string, deviceId: string, parent: string) {
+  if (!deps.devices.find(clientId, deviceId)) throw notFound('Device')
+  if (!deps.devices.find(clientId, parent)) throw invalid(['parent_device_id'], 'no such device in this account')
+  // no circle: walking up from the parent must not come back to the device
+  const parents = new Map(deps.store.dependenciesOf(clientId).map((d) => [d.device_id, d.parent_device_id]))
+  for (let at: string | undefined = parent, hops = 0; at !== undefined && hops < 1000; at = parents.get(at), hops++) {
+    if (at === deviceId) throw invalid(['parent_device_id'], 'that would make a circle of gateways')
+  }
+  deps.store.setDependency({ device_id: deviceId, client_id: clientId, parent_device_id: parent })
+  deps.engine.reload(clientId)
+  return { device_id: deviceId, parent_device_id: parent }
+}
+
+export function deleteDependency(deps: AlertsDeps, clientId: string, deviceId: string): void {
+  if (!deps.store.deleteDependency(clientId, deviceId)) throw notFound('Dependency')
+  deps.engine.reload(clientId)
+}

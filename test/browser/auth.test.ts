@@ -1,0 +1,312 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import {
+  apiToken,
+  checkA11y,
+  describeBrowser,
+  launchBrowser,
+  newAccount,
+  openPage,
+  PHONE,
+  registerApi,
+  shoot,
+  signInUI,
+  signUpUI,
+  startVigil,
+  type Account,
+  type Vigil,
+} from './helpers'
+
+// page.evaluate callbacks run in the browser (this program has no DOM types)
+declare const document: any
+
+/** a browser step takes seconds, not the default 5 */
+const STEP = 60_000
+
+/**
+ * The portal's own pages and its session, in a real browser against dist/vigil. The server listens
+ * beyond loopback (so the first registration needs the setup token, as on a real install) with
+ * open sign-up (so later tests make their own accounts).
+ */
+describeBrowser('portal: accounts and the session', () => {
+  let vigil: Vigil
+  let browser: Browser
+  const operator = newAccount('operator')
+  const contexts: BrowserContext[] = []
+
+  beforeAll(async () => {
+    vigil = await startVigil({ VIGIL_HOST: '0.0.0.0', VIGIL_SIGNUP: 'open' })
+    browser = await launchBrowser()
+  }, 180_000) // may rebuild dist/vigil first
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => {})
+    await browser?.close()
+    await vigil?.stop()
+  }, 60_000)
+
+  async function fresh(path = '/') {
+    const opened = await openPage(browser, vigil, path)
+    contexts.push(opened.context)
+    return opened
+  }
+
+  const accountButton = (page: Page) => page.locator('.account-button')
+  const setupToken = () => /vst_[A-Za-z0-9_-]+/.exec(vigil.logs())?.[0]
+  let operatorExists = false
+  /** Later tests need the operator to exist (run alone, they make it through the API). */
+  async function account(extra: Record<string, unknown> = {}, prefix = 'user'): Promise<Account> {
+    if (!operatorExists) {
+      await registerApi(vigil, operator, {}, { 'x-setup-token': setupToken()! })
+      operatorExists = true
+    }
+    const a = newAccount(prefix)
+    await registerApi(vigil, a, extra)
+    return a
+  }
+
+  test(
+    'first run: the operator signs up through the page with the setup token from the console',
+    async () => {
+      const { page, problems } = await fresh('/signup')
+      await page.getByLabel('Email').fill(operator.email)
+      await page.getByLabel('Password', { exact: true }).fill(operator.password)
+      await page.getByRole('button', { name: 'Create account' }).click()
+      // the server wants the setup token: the form asks for it, explained, and the cursor is there
+      const tokenField = page.getByLabel('Setup token')
+      await tokenField.waitFor()
+      expect(await tokenField.evaluate((el) => el === document.activeElement)).toBe(true)
+      await page.getByText('it becomes this instance’s operator').waitFor()
+      await checkA11y(page)
+      await shoot(page, 'signup-setup-token')
+
+      const token = setupToken()
+      expect(token).toBeDefined()
+      await tokenField.fill('vst_wrong')
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await page.locator('#field-setup_token-error').getByText('Wrong setup token').waitFor()
+      await tokenField.fill(token!)
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await page.waitForURL('**/dashboard')
+      operatorExists = true
+      // the first account is the operator: the bar offers the Operator section
+      await page.getByRole('link', { name: 'Operator' }).waitFor()
+      expect(await accountButton(page).textContent()).toContain(operator.email)
+      await checkA11y(page)
+      await shoot(page, 'dashboard-placeholder')
+      expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'sign in: wrong password and malformed email are explained; a reload keeps the session; sign out ends it',
+    async () => {
+      const user = await account()
+      const { page, problems } = await fresh('/signin')
+      await checkA11y(page)
+      await shoot(page, 'signin')
+
+      await page.getByLabel('Email').fill('not-an-email')
+      await page.getByLabel('Password').fill('whatever')
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByText('Enter a valid email address.').waitFor()
+      expect(await page.getByLabel('Email').getAttribute('aria-invalid')).toBe('true')
+
+      await page.getByLabel('Email').fill(user.email)
+      await page.getByLabel('Password').fill('wrong password')
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('alert').filter({ hasText: 'do not match' }).waitFor()
+      await shoot(page, 'signin-error')
+
+      await signInUI(page, user, { goto: false })
+      expect(new URL(page.url()).pathname).toBe('/dashboard')
+      expect(await accountButton(page).textContent()).toContain(user.email)
+      // not the operator: no Operator section
+      expect(await page.getByRole('link', { name: 'Operator' }).count()).toBe(0)
+
+      // the access token lived in memory only; the cookie brings the session back
+      await page.reload()
+      await accountButton(page).waitFor()
+      expect(new URL(page.url()).pathname).toBe('/dashboard')
+      const cookies = await page.context().cookies()
+      const session = cookies.find((c) => c.name === 'vigil_session')
+      expect(session?.httpOnly).toBe(true)
+      expect(session?.sameSite).toBe('Strict')
+      expect(await page.evaluate(() => document.cookie)).not.toContain('vigil_session')
+
+      await accountButton(page).click()
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      await page.waitForURL('**/signin')
+      await page.goto('/dashboard')
+      await page.waitForURL((u) => u.pathname === '/signin' && u.searchParams.get('next') === '/dashboard')
+      expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'a session that ends mid-use asks to sign in again and comes back to the same page',
+    async () => {
+      const user = await account()
+      const { page, context, problems } = await fresh('/signin')
+      await signInUI(page, user, { goto: false })
+      await page.goto('/dashboard')
+      await accountButton(page).waitFor()
+
+      // the session is revoked behind the page's back (as an expiry or a sign-out elsewhere would)
+      const cookie = (await context.cookies()).find((c) => c.name === 'vigil_session')!
+      const revoked = await fetch(`${vigil.base}/v1/auth/session`, { method: 'DELETE', headers: { cookie: `vigil_session=${cookie.value}` } })
+      expect(revoked.status).toBe(204)
+
+      // the next page's request is refused, the refresh too: sign in, then back where we were going
+      await accountButton(page).click()
+      await page.getByRole('link', { name: 'Change password' }).click()
+      await page.waitForURL((u) => u.pathname === '/signin' && u.searchParams.get('next') === '/settings/account')
+      await page.getByText('Your session ended').waitFor()
+      await signInUI(page, user, { goto: false })
+      expect(new URL(page.url()).pathname).toBe('/settings/account')
+      await page.getByRole('heading', { name: 'Change password' }).waitFor()
+      expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'password change: wrong current password and a mismatch are marked; the new one works, the old one not',
+    async () => {
+      const user = await account()
+      const { page, problems } = await fresh('/signin')
+      await signInUI(page, user, { goto: false })
+      await page.goto('/settings/account')
+      await page.getByLabel('Current password').waitFor()
+      await checkA11y(page)
+      await shoot(page, 'account')
+
+      const next = 'a much better passphrase'
+      await page.getByLabel('Current password').fill('not my password')
+      await page.getByLabel('New password', { exact: true }).fill(next)
+      await page.getByLabel('New password again').fill(next)
+      await page.getByRole('button', { name: 'Change password' }).click()
+      await page.getByText('The current password is not right.').first().waitFor()
+      expect(await page.getByLabel('Current password').getAttribute('aria-invalid')).toBe('true')
+
+      await page.getByLabel('Current password').fill(user.password)
+      await page.getByLabel('New password again').fill('something else entirely')
+      await page.getByRole('button', { name: 'Change password' }).click()
+      await page.getByText('Type the same new password twice').waitFor()
+
+      await page.getByLabel('New password again').fill(next)
+      await page.getByRole('button', { name: 'Change password' }).click()
+      await page.getByText('Password changed.').waitFor()
+
+      const old = await fetch(`${vigil.base}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(user) })
+      expect(old.status).toBe(401)
+      await apiToken(vigil, { email: user.email, password: next })
+      expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'an invitation link: a new person creates their account and joins; a signed-in one accepts',
+    async () => {
+      const owner = await account({ company: 'Acme' }, 'owner')
+      const token = await apiToken(vigil, owner)
+      const invite = async (email: string) => {
+        const res = await fetch(`${vigil.base}/v1/clients/me/members`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ email, role: 'member' }),
+        })
+        expect(res.status).toBe(201)
+        return ((await res.json()) as { invitation_token: string }).invitation_token
+      }
+
+      // someone new
+      const newcomer = newAccount('newcomer')
+      const first = await invite(newcomer.email)
+      const { page, problems } = await fresh(`/invite/${first}`)
+      await page.getByRole('heading', { name: 'Join an account' }).waitFor()
+      await checkA11y(page)
+      await shoot(page, 'invite-new')
+      await signUpUI(page, newcomer, { path: null })
+      expect(new URL(page.url()).pathname).toBe('/dashboard')
+      await accountButton(page).click()
+      await page.getByText('Acme').first().waitFor()
+
+      // someone with an account of their own, signed in
+      const existing: Account = await account({ company: 'Elsewhere' }, 'existing')
+      const second = await invite(existing.email)
+      const other = await fresh('/signin')
+      await signInUI(other.page, existing, { goto: false })
+      await other.page.goto(`/invite/${second}`)
+      await other.page.getByRole('button', { name: 'Accept invitation' }).click()
+      await other.page.waitForURL('**/dashboard')
+      await accountButton(other.page).click()
+      await other.page.getByText('Acme').first().waitFor()
+      expect([...problems, ...other.problems]).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'an unknown page says so; on a phone the sections fold into a menu; the theme switch sticks',
+    async () => {
+      const user = await account()
+      const { page, problems } = await fresh('/signin')
+      await signInUI(page, user, { goto: false })
+
+      await page.goto('/no/such/page')
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor()
+      expect(await page.title()).toBe('Page not found · Vigil')
+      await checkA11y(page)
+      await shoot(page, 'not-found')
+
+      await page.setViewportSize(PHONE)
+      const nav = page.getByRole('navigation', { name: 'Main' })
+      expect(await nav.isVisible()).toBe(false)
+      await page.getByRole('button', { name: 'Menu' }).click()
+      expect(await nav.isVisible()).toBe(true)
+      await page.getByRole('link', { name: 'Recommendations' }).click()
+      await page.waitForURL('**/recommendations')
+      expect(await nav.isVisible()).toBe(false)
+      await shoot(page, 'phone-menu-closed')
+
+      await accountButton(page).click()
+      await checkA11y(page)
+      await shoot(page, 'account-menu')
+      await page.getByRole('button', { name: 'Dark' }).click()
+      expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
+      await page.reload()
+      await accountButton(page).waitFor()
+      expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
+      expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'the skip link leads to the content, and the page titles follow the route',
+    async () => {
+      const user = await account()
+      const { page } = await fresh('/signin')
+      await signInUI(page, user, { goto: false })
+      await page.goto('/settings/account')
+      await page.getByLabel('Current password').waitFor()
+      expect(await page.title()).toBe('Your account · Vigil')
+      await page.keyboard.press('Tab')
+      const skip = page.getByRole('link', { name: 'Skip to content' })
+      expect(await skip.evaluate((el) => el === document.activeElement)).toBe(true)
+      await page.keyboard.press('Enter')
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('main')
+      await page.getByRole('link', { name: 'Dashboard' }).click()
+      await page.waitForURL('**/dashboard')
+      expect(await page.title()).toBe('Dashboard · Vigil')
+      await page.goBack() // to /settings/account#main, where the skip link had gone
+      await page.waitForFunction(() => document.location.pathname === '/settings/account')
+      await page.getByLabel('Current password').waitFor()
+      expect(await page.title()).toBe('Your account · Vigil')
+    },
+    STEP,
+  )
+})

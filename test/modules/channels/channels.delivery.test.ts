@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import { openDatabase } from '../../../src/db/connection'
+import { channelsForSeverity, deliveriesPage, enqueueNotification, RETRY_DELAYS_MS } from '../../../src/modules/channels/channels.delivery'
+import { channelsTestApp, FIRING, type ChannelsTestApp } from '../../helpers/channels'
+import { fakeNotifyService, type FakeNotifyService } from '../../helpers/fake-notify'
+import { createTenant } from '../../helpers/fixtures'
+import { tempDirs } from '../../helpers/temp-dirs'
+
+let fake: FakeNotifyService
+beforeAll(() => {
+  fake = fakeNotifyService()
+})
+afterAll(() => fake.stop())
+
+const hook = (path = '/hook') => `http://hooks.example.test:${fake.port}${path}`
+
+async function withChannel(t: ChannelsTestApp, body: Record<string, unknown> = {}) {
+  const tenant = await createTenant(t)
+  const res = await t.request('POST', '/v1/channels', {
+    headers: tenant.userHeaders,
+    body: { name: 'hook', kind: 'webhook', config: { url: hook() }, ...body },
+  })
+  expect(res.status).toBe(201)
+  return { tenant, id: res.body.id as string }
+}
+
+/** the delivery log as the API shows it (through the service: the test's clock outruns access tokens) */
+const log = async (t: ChannelsTestApp, tenant: { clientId: string }, id: string) => deliveriesPage(t.channels, tenant.clientId, id, { limit: 50, offset: 0 })
+
+describe('retries', () => {
+  test('a 500 is retried on the schedule, then delivered; every attempt is logged', async () => {
+    const t = channelsTestApp()
+    const { tenant, id } = await withChannel(t)
+    t.worker.start()
+    fake.received.length = 0
+    fake.answer({ status: 500, body: 'upstream exploded' }, { status: 503 })
+    enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+    await t.worker.idle()
+    let page = await log(t, tenant, id)
+    expect(page.items[0]!).toMatchObject({ status: 'pending', next_attempt_at: new Date(t.clock.now() + RETRY_DELAYS_MS[0]!).toISOString() })
+    expect(page.items[0]!.attempts[0]).toMatchObject({
+      attempt: 1,
+      http_status: 500,
+      outcome: 'http_error',
+      error: 'the service answered HTTP 500',
+      excerpt: 'upstream exploded',
+    })
+    // nothing happens before it is due
+    t.timers.fire()
+    await t.worker.idle()
+    expect(fake.received).toHaveLength(1)
+    t.clock.advance(RETRY_DELAYS_MS[0]!)
+    t.timers.fire()
+    await t.worker.idle()
+    expect(fake.received).toHaveLength(2)
+    t.clock.advance(RETRY_DELAYS_MS[1]!)
+    t.timers.fire()
+    await t.worker.idle()
+    page = await log(t, tenant, id)
+    expect(fake.received).toHaveLength(3)
+    expect(page.items[0]!.status).toBe('delivered')
+    expect(page.items[0]!.attempts.map((a) => a.http_status)).toEqual([500, 503, 200])
+    expect(page.items[0]!.next_attempt_at).toBeNull()
+    expect(fake.received.every((r) => r.body === fake.received[0]!.body)).toBe(true)
+    await t.worker.stop()
+  })
+
+  test('429 waits for Retry-After when it is longer than the schedule', async () => {
+    const t = channelsTestApp()
+    const { tenant, id } = await withChannel(t)
+    t.worker.start()
+    fake.answer({ status: 429, headers: { 'retry-after': '120' } })
+    enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+    await t.worker.idle()
+    const page = await log(t, tenant, id)
+    expect(page.items[0]!.attempts[0]!.outcome).toBe('rate_limited')
+    expect(page.items[0]!.next_attempt_at).toBe(new Date(t.clock.now() + 120_000).toISOString())
+    await t.worker.stop()
+  })
+
+  test('the schedule spent, the delivery fails; a 4xx fails at once', async () => {
+    const t = channelsTestApp()
+    const { tenant, id } = await withChannel(t)
+    t.worker.start()
+    fake.answerAlways({ status: 502 })
+    enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+    for (const d of [0, ...RETRY_DELAYS_MS]) {
+      t.clock.advance(d)
+      t.timers.fire()
+      await t.worker.idle()
+    }
+    let page = await log(t, tenant, id)
+    expect(page.items[0]!.status).toBe('failed')
+    expect(page.items[0]!.attempts).toHaveLength(1 + RETRY_DELAYS_MS.length)
+    fake.answerAlways({ status: 404 })
+    enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+    await t.worker.idle()
+    page = await log(t, tenant, id)
+    expect(page.items[0]!).toMatchObject({ status: 'failed', finished_at: expect.any(String) })
+    expect(page.items[0]!.attempts).toHaveLength(1)
+    fake.answerAlways({ status: 200, body: '{"ok":true}' })
+    expect(t.logs.some((l) => l.includes('channel delivery attempt failed'))).toBe(true)
+    await t.worker.stop()
+  })
+})
+
+describe('the outbound policy applies to every send', () => {
+  test('a name that resolves to a private address is refused for a tenant, and nothing is sent', async () => {
+    const t = channelsTestApp({ names: { 'lan.example.test': ['192.168.1.20'] } })
+    const { tenant, id } = await withChannel(t)
+    await t.request('PATCH', `/v1/channels/${id}`, { headers: tenant.userHeaders, body: { config: { url: `http://lan.example.test:${fake.port}/x` } } })
+    fake.received.length = 0
+    const res = await t.request('POST', `/v1/channels/${id}/test`, { headers: tenant.userHeaders })
+    expect(res.body).toMatchObject({ ok: false, outcome: 'refused', error: 'lan.example.test resolves to an address this server may not call' })
+    expect(fake.received).toHaveLength(0)
+  })
+
+  test('a redirect is not followed and not retried', async () => {
+    const t = channelsTestApp()
+    const { tenant, id } = await withChannel(t)
+    fake.answer({ status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } })
+    const res = await t.request('POST', `/v1/channels/${id}/test`, { headers: tenant.userHeaders })
+    expect(res.body).toMatchObject({ ok: false, outcome: 'redirect', http_status: null })
+  })
+
+  test('URLs at forbidden addresses are refused when saved', async () => {
+    const t = channelsTestApp()
+    const tenant = await createTenant(t)
+    for (const url of [
+      'http://127.0.0.1/x',
+      'http://localhost:8080/',
+      'http://169.254.169.254/',
+      'http://[::ffff:10.0.0.1]/',
+      'http://metadata.google.internal/',
+    ]) {
+      const res = await t.request('POST', '/v1/channels', { headers: tenant.userHeaders, body: { name: 'x', kind: 'webhook', config: { url } } })
+      expect([url, res.status, res.body.error.code]).toEqual([url, 422, 'unsafe_url'])
+    }
+  })
+})
+
+describe('the queue', () => {
+  test('enqueue keeps only the client’s own enabled channels that take the severity', async () => {
+    const t = channelsTestApp()
+    const { tenant, id: all } = await withChannel(t)
+    const mk = async (body: Record<string, unknown>) =>
+      (await t.request('POST', '/v1/channels', { headers: tenant.userHeaders, body: { name: 'c', kind: 'webhook', config: { url: hook() }, ...body } })).body
+        .id as string
+    const criticalOnly = await mk({ min_severity: 'critical' })
+    const disabled = await mk({ enabled: false })
+    const other = await withChannel(t)
+    const warning = { ...FIRING, severity: 'warning' as const }
+    const ids = enqueueNotification(t.channels, tenant.clientId, [all, criticalOnly, disabled, other.id, 'chn_missing', all], warning)
+    expect(ids).toHaveLength(1)
+    expect(enqueueNotification(t.channels, tenant.clientId, [all, criticalOnly], FIRING)).toHaveLength(2)
+    expect(channelsForSeverity(t.channels, tenant.clientId, 'warning')).toEqual([all])
+    expect(channelsForSeverity(t.channels, tenant.clientId, 'critical')).toEqual([all, criticalOnly])
+    expect(enqueueNotification(t.channels, tenant.clientId, [], FIRING)).toEqual([])
+  })
+
+  const dirs = tempDirs('vigil-channels-')
+  test('a new app on the same database file sends what the last one left queued, including rows it was sending', async () => {
+    const path = join(dirs(), 'vigil.db')
+    const secretKey = new Uint8Array(randomBytes(32))
+    const first = channelsTestApp({ db: openDatabase(path), secretKey })
+    const { tenant, id } = await withChannel(first)
+    const [a, b] = [
+      enqueueNotification(first.channels, tenant.clientId, [id], FIRING)[0]!,
+      enqueueNotification(first.channels, tenant.clientId, [id], { ...FIRING, title: 'second' })[0]!,
+    ]
+    // the first process had taken b when it stopped
+    first.db.sqlite.run("UPDATE channel_deliveries SET status = 'sending' WHERE id = ?", [b])
+    first.db.close()
+
+    fake.received.length = 0
+    const second = channelsTestApp({ db: openDatabase(path), secretKey })
+    second.worker.start()
+    await second.worker.idle()
+    expect(fake.received.map((r) => JSON.parse(r.body).title).sort()).toEqual([FIRING.title, 'second'].sort())
+    const status = second.db.sqlite.query<{ id: string; status: string }, []>('SELECT id, status FROM channel_deliveries').all()
+    expect(Object.fromEntries(status.map((r) => [r.id, r.status]))).toEqual({ [a]: 'delivered', [b]: 'delivered' })
+    await second.worker.stop()
+    second.db.close()
+  })
+})

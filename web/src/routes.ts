@@ -1,0 +1,57 @@
+import type { ComponentType } from 'preact'
+
+/** A page module: its default export gets the route's parameters (':id' → params.id, a trailing '*' → params['*']). */
+export type PageModule = { default: ComponentType<{ params: Record<string, string> }> }
+
+export interface Route {
+  path: string
+  /** the page's own chunk: loaded on first visit (code split per page) */
+  load?: () => Promise<PageModule>
+  /** another URL this one stands for (kept with its query) */
+  redirect?: string
+  /** only for a signed-in user (else to /signin?next=…) */
+  auth?: boolean
+  /** only for the instance's operator (else the not-found page) */
+  operator?: boolean
+  /** the browser tab's title until the page sets its own */
+  title: string
+  /** shown without the top bar (sign-in, sign-up) */
+  bare?: boolean
+}
+
+/**
+ * Every URL of the portal, first match wins (so '/devices/new' before '/devices/:id'). Each page
+ * lives in web/src/pages/<name>.tsx. Keep src/http/portal.ts's PORTAL_ROUTE in step: it answers
+ * these paths 200 and others 404 (with this app's not-found page).
+ */
+export const routes: Route[] = [
+  { path: '/signin', load: () => import('./pages/signin'), title: 'Sign in', bare: true },
+  { path: '/signup', load: () => import('./pages/signup'), title: 'Create an account', bare: true },
+  { path: '/invite/:token', load: () => import('./pages/invite'), title: 'Invitation', bare: true },
+  { path: '/dashboard', load: () => import('./pages/dashboard'), auth: true, title: 'Dashboard' },
+  { path: '/devices/new', load: () => import('./pages/add-device'), auth: true, title: 'Add a device' },
+  { path: '/devices/:id', load: () => import('./pages/device'), auth: true, title: 'Device' },
+  { path: '/devices', redirect: '/dashboard', title: 'Devices' },
+  { path: '/recommendations', load: () => import('./pages/recommendations'), auth: true, title: 'Recommendations' },
+  { path: '/alerts/*', load: () => import('./pages/alerts'), auth: true, title: 'Alerts' },
+  { path: '/settings', redirect: '/settings/keys', title: 'Settings' },
+  { path: '/settings/keys', load: () => import('./pages/keys'), auth: true, title: 'API keys' },
+  { path: '/settings/members', load: () => import('./pages/members'), auth: true, title: 'Members' },
+  { path: '/settings/billing', load: () => import('./pages/billing'), auth: true, title: 'Billing' },
+  { path: '/settings/ai', load: () => import('./pages/ai'), auth: true, title: 'AI' },
+  { path: '/settings/account', load: () => import('./pages/account'), auth: true, title: 'Your account' },
+  { path: '/pricing', load: () => import('./pages/pricing'), title: 'Pricing' },
+  { path: '/admin', load: () => import('./pages/admin'), auth: true, operator: true, title: 'Operator' },
+]
+
+/** Where an unknown URL lands (the server answered it 404). */
+export const notFound: Route = { path: '*', load: () => import('./pages/not-found'), title: 'Page not found' }
+
+/** The settings sections, as tabs on every settings page. */
+export const settingsTabs = [
+  { href: '/settings/keys', label: 'API keys' },
+  { href: '/settings/members', label: 'Members' },
+  { href: '/settings/billing', label: 'Billing' },
+  { href: '/settings/ai', label: 'AI' },
+  { href: '/settings/account', label: 'Your account' },
+]
