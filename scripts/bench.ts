@@ -24,12 +24,21 @@
  * 8. the portal's reads on 10.4 M samples (20 devices × 30 days at 10 s) plus a tenant of 500
  *    devices: chart series of one device over 30 days (1h tier) and 1 hour (raw), a day of nested
  *    families, and the fleet overview of the 500; `--portal-only` runs this section alone.
- * 9. alerts: ingest on two servers alike but for 100 threshold rules per client on one of them
+ * 9. live stream: ingest (as in 2) without and with 500 open GET /v1/events streams (25 users ×
+ *    20, each of a tenant whose 40 devices post a batch every 10 s, 100 requests/s in all, in
+ *    both phases), alternating rounds; the target is a ratio of at least 0.90. `--live-only`
+ *    runs this section alone.
+ * 10. alerts: ingest on two servers alike but for 100 threshold rules per client on one of them
  *    (none trips: the cost of evaluating them), rounds alternating, the ratio of their medians;
  *    then the latency from a sample crossing a threshold to alert.firing on the bus and to the
  *    notify port (scripts/bench/alerts.ts, in-process under ingest load); `--alerts-only` runs
  *    this section alone.
+ * 10. webhooks (scripts/bench/webhooks.ts): signed delivery throughput from dist/vigil's outbox to a
+ *     local receiver beside plain unsigned POSTs to the same receiver, and the API → receiver
+ *     latency of single events; `--webhooks-only` runs this section alone.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
+ * `--browser-only` runs the portal's figures in chromium (scripts/bench/browser.ts: a dashboard of 200
+ * devices to first content and to its cards, a 30-day device page from its data to every chart drawn).
  * `--web-only` prints the portal's bundle sizes (scripts/bench/web.ts: entry, each page, each route's
  * first load, gzipped); the full run adds its summary rows.
  * `--agent-only` runs the collector's figures (scripts/bench/agent.ts: footprint beside node_exporter,
@@ -40,6 +49,7 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Subprocess } from 'bun'
 import { openDatabase } from '../src/db/connection'
 import { migrate } from '../src/db/migrate'
 import { systemClock } from '../src/lib/clock'
@@ -51,6 +61,7 @@ import { webRows, webSizes } from './bench/web'
 import { rollupAll } from '../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../src/modules/metrics/metrics.rollup-store'
 import { seedAlertRules } from './bench/alerts'
+import { webhookRows, webhooksBench } from './bench/webhooks'
 
 const args = new Set(process.argv.slice(2))
 const quick = args.has('--quick')
@@ -349,6 +360,143 @@ function hostileRows(phases: Awaited<ReturnType<typeof hostileBench>>): [string,
   ]
 }
 
+/** the live section's watched fleet: tenants × devices posting every 10 s, and streams per user (the per-user cap) */
+const LIVE = { tenants: 25, devices: 40, streamsPerUser: 20 }
+/** seconds of fleet-only traffic over which the server's CPU time is read, without and with the streams */
+const QUIET_S = 5
+
+/** Reads the first line a process prints, leaving the rest of its output to `rest`. */
+async function firstLine(proc: Subprocess<'ignore', 'pipe', 'inherit'>): Promise<{ line: string; rest: () => Promise<string> }> {
+  const reader = proc.stdout.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { done, value } = await reader.read()
+    if (done) break
+    text += decoder.decode(value, { stream: true })
+  }
+  const cut = text.indexOf('\n')
+  const rest = async () => {
+    let more = text.slice(cut + 1)
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return more
+      more += decoder.decode(value, { stream: true })
+    }
+  }
+  return { line: text.slice(0, cut), rest }
+}
+
+/**
+ * Ingest (autocannon, as in the ingest section) without and with LIVE streams open, in
+ * alternating rounds on one server. A fleet of LIVE.tenants × LIVE.devices posts every 10 s
+ * throughout, so the streams carry a realistic load (each of their samples goes to its
+ * tenant's 20 streams); the ingest load's own tenants have no streams.
+ */
+async function liveBench() {
+  const dir = join(tmp, 'live')
+  const db = freshDb(dir)
+  const now = Date.now()
+  const loadTenants = seedAccounts(db.sqlite, { tenants: 10, keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now })
+  const watched = seedAccounts(db.sqlite, {
+    tenants: LIVE.tenants,
+    keysPerTenant: 1,
+    maxDevices: LIVE.devices,
+    devicesPerTenant: LIVE.devices,
+    now,
+    label: 'watched',
+  })
+  db.close()
+  const vigil = await startIngestServer(dir, loadTenants)
+  const base = vigil.url.replace('/v1/metrics/batch', '')
+  const helper = join(root, 'scripts/bench/live.ts')
+  const fleetDevices = watched.flatMap((t) => t.devices.map((d) => ({ key: t.keys[0]!, id: d.id })))
+  // Bun's fetch runs at most 256 requests at once by default: a stream is one that never ends
+  const env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: '4096' }
+  const fleet = Bun.spawn([process.execPath, helper, JSON.stringify({ mode: 'fleet', base, duration: 3600, devices: fleetDevices })], {
+    stdout: 'pipe',
+    stderr: 'inherit',
+    env,
+  })
+  type Streams = { opened: number; refused: number; events: number; samples: number; bytes: number; endedEarly: number; seconds: number }
+  const withStreams = async () => {
+    const tokens = await Promise.all(watched.map((t) => accessTokens(secret, systemClock).sign({ userId: t.userId, clientId: t.clientId, role: 'user' })))
+    const spec = { mode: 'streams', base, duration: P.duration + QUIET_S + 1, tokens, perToken: LIVE.streamsPerUser }
+    const proc = Bun.spawn([process.execPath, helper, JSON.stringify(spec)], { stdout: 'pipe', stderr: 'inherit', env })
+    const timer = setTimeout(() => proc.kill('SIGKILL'), (P.duration + 60) * 1000)
+    const { line, rest } = await firstLine(proc).finally(() => clearTimeout(timer))
+    if ((JSON.parse(line) as { ready: number }).ready !== LIVE.tenants * LIVE.streamsPerUser) throw new Error(`streams not all open: ${line}`)
+    const quiet = await quietCpu()
+    const load = await drive(vigil.url, vigil.devices, vigil.server.pid, P.duration)
+    const streams = JSON.parse((await rest()).trim().split('\n').pop()!) as Streams
+    await proc.exited
+    return { load, streams, quiet }
+  }
+  /** the server's CPU time per second with only the fleet posting (and the streams, when open): steadier than req/s on a busy machine */
+  const quietCpu = async () => {
+    const cpu0 = cpuMs(vigil.server.pid) ?? 0
+    const t0 = performance.now()
+    await Bun.sleep(QUIET_S * 1000)
+    return ((cpuMs(vigil.server.pid) ?? cpu0) - cpu0) / ((performance.now() - t0) / 1000)
+  }
+  try {
+    log(`live: warm-up ${P.warmup}s, fleet of ${fleetDevices.length} devices posting every 10 s`)
+    await drive(vigil.url, vigil.devices, vigil.server.pid, P.warmup)
+    const runs: { without: Run; with: Run; streams: Streams; quietWithout: number; quietWith: number }[] = []
+    for (let i = 0; i < P.rounds; i++) {
+      log(`live round ${i + 1}/${P.rounds}: ${QUIET_S}s + ${P.duration}s without streams, the same with ${LIVE.tenants * LIVE.streamsPerUser}`)
+      const quietWithout = await quietCpu()
+      const without = await drive(vigil.url, vigil.devices, vigil.server.pid, P.duration)
+      const w = await withStreams()
+      runs.push({ without, with: w.load, streams: w.streams, quietWithout, quietWith: w.quiet })
+    }
+    fleet.kill('SIGTERM')
+    const fleetCounts = JSON.parse((await new Response(fleet.stdout).text()).trim().split('\n').pop() ?? '{}') as Record<string, number>
+    return { runs, fleetCounts, fleetDevices: fleetDevices.length }
+  } finally {
+    await stop(fleet)
+    await stop(vigil.server)
+  }
+}
+
+function liveRows(live: Awaited<ReturnType<typeof liveBench>>): [string, string, string][] {
+  const med = (f: (r: (typeof live.runs)[number]) => number) => median(live.runs.map(f))
+  const ratios = live.runs.map((r) => r.with.rps / r.without.rps)
+  const streams = LIVE.tenants * LIVE.streamsPerUser
+  const errors = live.runs.reduce((n, r) => n + r.with.non2xx + r.with.errors + r.without.non2xx + r.without.errors, 0)
+  const fleetTotal = Object.values(live.fleetCounts).reduce((a, b) => a + b, 0)
+  return [
+    [
+      `live: ingest without / with ${streams} open streams`,
+      `${Math.round(med((r) => r.without.rps))} / ${Math.round(med((r) => r.with.rps))} req/s (ratio ${median(ratios).toFixed(2)}, target ≥ 0.90)`,
+      `rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}; p99 ${med((r) => r.without.p99)} / ${med((r) => r.with.p99)} ms; server CPU ${med((r) => r.without.cpuUsPerReq).toFixed(1)} / ${med((r) => r.with.cpuUsPerReq).toFixed(1)} µs/req; peak RSS ${med((r) => r.without.peakRss).toFixed(1)} / ${med((r) => r.with.peakRss).toFixed(1)} MB; ingest non-2xx + errors ${errors}`,
+    ],
+    [
+      `live: server CPU with only the fleet posting, without / with ${streams} streams`,
+      `${med((r) => r.quietWithout).toFixed(0)} / ${med((r) => r.quietWith).toFixed(0)} ms per s`,
+      `the streams' own cost: ${(med((r) => r.quietWith - r.quietWithout) / 10).toFixed(1)} % of a core (median of the rounds' differences: ${live.runs.map((r) => (r.quietWith - r.quietWithout).toFixed(0)).join(', ')} ms/s), over ${QUIET_S} s each`,
+    ],
+    [
+      'live: what the streams carried',
+      `${Math.round(med((r) => r.streams.events / r.streams.seconds))} events/s`,
+      `${streams} streams (${LIVE.tenants} users × ${LIVE.streamsPerUser}), ${Math.round(med((r) => r.streams.samples / r.streams.seconds))} samples/s, ${Math.round(med((r) => r.streams.bytes / r.streams.seconds / 1024))} KiB/s read; refused ${med((r) => r.streams.refused)}, ended early ${med((r) => r.streams.endedEarly)}; fleet of ${live.fleetDevices} devices every 10 s: ${fleetTotal} posts (${Object.entries(
+        live.fleetCounts,
+      )
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', ')})`,
+    ],
+  ]
+}
+
+async function liveOnly() {
+  const rows = liveRows(await liveBench())
+  console.log(
+    `\nvigil bench, live stream only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per phase, body ${body.length} B\n`,
+  )
+  console.log('| measure | result | detail |\n|---|---|---|')
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
+
 async function readBench(name: string, tenantCount: number) {
   const total = tenantCount * 10 * P.perDevice * 2
   log(`${name}: seeding ${(total / 1e6).toFixed(1)} M samples`)
@@ -409,26 +557,27 @@ async function portalBench() {
     const days = perDevice / 8_640
     const since = (ms: number) => new Date(Date.now() - ms).toISOString()
     const series = `/v1/metrics/series/${id}?kind=hardware&fields=cpu_percent,ram_percent`
-    const spec = { base, n: P.reads, rounds: P.readRounds, warmup: 200 }
-    const reads = await runJson<Reads>(
-      join(root, 'scripts/bench/reads.ts'),
-      {
-        ...spec,
-        token: await sign(t),
-        paths: {
-          [`series ${days} d, 2 hot fields (auto: 1h tier)`]: `${series}&start=${since(days * 86_400_000)}`,
-          'series 1 h, 2 hot fields (auto: raw)': series,
-          'series 24 h, cpu_per_core + disk_partitions (1m buckets, raw JSON sampled)': `/v1/metrics/series/${id}?kind=hardware&fields=cpu_per_core,disk_partitions&start=${since(86_400_000)}`,
-        },
-      },
-      900_000,
+    const spec = { base, rounds: P.readRounds }
+    // one path per reader process, each with a fresh access token (they last 15 minutes)
+    // with the server's CPU time per request: steadier than latency on a shared machine
+    const all: Record<string, Reads[string] & { cpuMs: number }> = {}
+    const read = async (tenant: SeededTenant, name: string, path: string, n = P.reads, warmup = 200) => {
+      const token = await sign(tenant)
+      const cpu0 = cpuMs(server.pid) ?? 0
+      const r = await runJson<Reads>(join(root, 'scripts/bench/reads.ts'), { ...spec, n, warmup, token, paths: { [name]: path } }, 900_000)
+      all[name] = { ...r[name]!, cpuMs: ((cpuMs(server.pid) ?? cpu0) - cpu0) / (n * P.readRounds + warmup) }
+    }
+    await read(t, `series ${days} d, 2 hot fields (auto: ${days >= 13 ? '1h' : '10m'} tier)`, `${series}&start=${since(days * 86_400_000)}`)
+    await read(t, 'series 1 h, 2 hot fields (auto: raw)', series)
+    // each answer reads up to 360 raw samples spread over the day, a page read each: a fifth of the requests
+    await read(
+      t,
+      'series 24 h, cpu_per_core + disk_partitions (auto: 10m, ≤ 360 raw samples)',
+      `/v1/metrics/series/${id}?kind=hardware&fields=cpu_per_core,disk_partitions&start=${since(86_400_000)}`,
+      P.reads / 5,
+      20,
     )
-    const fleetReads = await runJson<Reads>(
-      join(root, 'scripts/bench/reads.ts'),
-      { ...spec, token: await sign(fleet!), paths: { [`fleet overview, ${PORTAL.fleetDevices} devices`]: '/v1/clients/me/fleet' } },
-      900_000,
-    )
-    const all = { ...reads, ...fleetReads }
+    await read(fleet!, `fleet overview, ${PORTAL.fleetDevices} devices`, '/v1/clients/me/fleet')
     for (const [k, v] of Object.entries(all)) if (v.status !== 200) throw new Error(`${k}: status ${v.status}`)
     const size = async (path: string, tenant: SeededTenant) =>
       (await (await fetch(base + path, { headers: { authorization: `Bearer ${await sign(tenant)}` } })).arrayBuffer()).byteLength
@@ -445,7 +594,7 @@ function portalRows(p: Awaited<ReturnType<typeof portalBench>>): [string, string
   const rows: [string, string, string][] = Object.entries(p.reads).map(([k, v]) => [
     `${k} (${label})`,
     `p50 ${v.p50} ms`,
-    `p99 ${v.p99} ms${v.p99Rounds.length > 1 ? ` (per round: ${v.p99Rounds.join(', ')})` : ''}`,
+    `p99 ${v.p99} ms${v.p99Rounds.length > 1 ? ` (per round: ${v.p99Rounds.join(', ')})` : ''}; server CPU ${v.cpuMs.toFixed(2)} ms/req`,
   ])
   rows.push([
     'answer sizes',
@@ -591,8 +740,10 @@ async function fullRun() {
     ...hostileRows(await hostileBench()),
     ...metricsRows(await metricsBench()),
     ...portalRows(await portalBench()),
+    ...liveRows(await liveBench()),
     ...webRows(await webSizes()),
     ...alertsRows(await alertsBench()),
+    ...webhookRows(await webhooksBench({ root, tmp, quick, log })),
   )
   console.log(
     `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
@@ -685,10 +836,40 @@ async function alertsOnly() {
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
 }
 
+async function webhooksOnly() {
+  const rows = webhookRows(await webhooksBench({ root, tmp, quick, log }))
+  console.log(`\nvigil bench, webhooks only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}\n`)
+  console.log('| measure | result | detail |\n|---|---|---|')
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
+
 /** The collector's section runs in a process of its own (it loads the agent, not the server). */
 function agentOnly() {
   const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/agent.ts'), ...(quick ? ['--quick'] : [])], { stdout: 'inherit', stderr: 'inherit' })
   if (run.exitCode !== 0) throw new Error('agent bench failed')
+}
+
+/** The portal's section: chromium against a seeded dist/vigil, in a process of its own. */
+async function browserOnly() {
+  const r = await runJson<{
+    devices: number
+    dashboard: { cold: { fcp: number; cards: number }; warm: { fcp: number; cards: number }; fleetMs: number; renderMs: number }
+    device: { charts: number; drawMs: number; drawMinMs: number; drawMaxMs: number }
+    load: number
+  }>(join(root, 'scripts/bench/browser.ts'), { quick }, 15 * 60_000)
+  console.log(
+    `\nvigil bench, portal in chromium${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, load average ${r.load}\n`,
+  )
+  console.log('| measure | result | detail |\n|---|---|---|')
+  console.log(
+    `| dashboard of ${r.devices} devices: first contentful paint | ${r.dashboard.cold.fcp} ms cold / ${r.dashboard.warm.fcp} ms warm | from navigation start; warm: median of reloads with the assets cached |`,
+  )
+  console.log(
+    `| dashboard of ${r.devices} devices: all cards on screen | ${r.dashboard.cold.cards} ms cold / ${r.dashboard.warm.cards} ms warm | the page's vigil:dashboard:devices mark; warm: GET /v1/clients/me/fleet ${r.dashboard.fleetMs} ms, its answer to the cards painted ${r.dashboard.renderMs} ms |`,
+  )
+  console.log(
+    `| device page, 30 days: data arrived → every chart drawn | ${r.device.drawMs} ms | ${r.device.charts} charts; median of loads, fastest ${r.device.drawMinMs} ms, slowest ${r.device.drawMaxMs} ms |`,
+  )
 }
 
 if (args.has('--web-only')) {
@@ -705,8 +886,11 @@ try {
     if (b.exitCode !== 0) throw new Error('build failed')
   }
   if (args.has('--agent-only')) agentOnly()
+  else if (args.has('--browser-only')) await browserOnly()
   else if (args.has('--portal-only')) await portalOnly()
+  else if (args.has('--live-only')) await liveOnly()
   else if (args.has('--alerts-only')) await alertsOnly()
+  else if (args.has('--webhooks-only')) await webhooksOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })

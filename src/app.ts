@@ -30,6 +30,7 @@ import { overviewRoutes } from './modules/overview/overview.routes'
 import { channelsRoutes } from './modules/channels/channels.routes'
 import { liveRoutes } from './modules/live/live.routes'
 import { alertsRoutes } from './modules/alerts/alerts.routes'
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -83,6 +84,7 @@ export function createApp(deps: AppDeps) {
     .use(metricsRoutes(modules.metrics, ctx.auth))
     .use(channelsRoutes(modules.channels, ctx.auth, ctx.config.siteUrl))
     .use(alertsRoutes(modules.alerts, ctx.auth))
+    .use(webhooksRoutes(modules.webhooks, ctx.auth))
     .use(observabilityRoutes(modules.observability))
     .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell

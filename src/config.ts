@@ -30,8 +30,8 @@ export interface Config {
   /** a bearer token a Prometheus server may scrape GET /metrics with; null: operator or metrics:read keys only */
   metricsToken: string | null
   ai: AiDefaults
-  /** requests the server makes to URLs tenants choose (language models, later webhooks) */
-  outbound: { allowPrivate: boolean }
+  /** requests the server makes to URLs tenants choose (language models, webhooks) */
+  outbound: { allowPrivate: boolean; allowLocal?: boolean }
   /** how long each metric tier is kept, in seconds */
   metricsRetention: { raw: number; m1: number; m10: number; h1: number; d1: number }
   /** scheduled backups: a six-field UTC cron or null (off); dir null = <data dir>/backups */
@@ -200,6 +200,8 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
     outbound: {
       // off: only the operator's own client may point the server at the LAN
       allowPrivate: bool('VIGIL_OUTBOUND_ALLOW_PRIVATE', e.VIGIL_OUTBOUND_ALLOW_PRIVATE),
+      // off: a tenant's URL could probe the instance itself and what listens beside it
+      allowLocal: bool('VIGIL_OUTBOUND_ALLOW_LOCAL', e.VIGIL_OUTBOUND_ALLOW_LOCAL),
     },
     metricsRetention: {
       raw: parseDuration('VIGIL_RETENTION_RAW', e.VIGIL_RETENTION_RAW, 7 * 86400),

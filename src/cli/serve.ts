@@ -58,6 +58,8 @@ export async function serve(config: Config): Promise<void> {
   const scheduler = startScheduler(jobs, logger)
   // notification deliveries a previous run left queued go out now
   modules.channelsWorker.start()
+  // outbound webhooks: what a previous run left pending goes out now
+  modules.webhookWorker.start()
   const checkpointer = startCheckpointer({
     sqlite: db.sqlite,
     synchronous: config.synchronous,
@@ -113,6 +115,7 @@ export async function serve(config: Config): Promise<void> {
       await app.stop(false) // stop accepting, let in-flight requests finish
       await scheduler.stop()
       await modules.channelsWorker.stop()
+      await modules.webhookWorker.stop()
       await checkpointer.stop().catch((err: Error) => logger.warn('checkpoint thread did not close cleanly', { error: err.message }))
       reducer.stop()
       db.close((what, err) => logger.warn(what, { error: err.message }))

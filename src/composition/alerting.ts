@@ -51,6 +51,7 @@ export function wireChannels(ctx: AppContext, identity: IdentityModules, overrid
       now: () => ctx.clock.now(),
     },
     allowPrivate: ctx.config.outbound.allowPrivate,
+    allowLocal: ctx.config.outbound.allowLocal,
     isOperatorClient: (clientId) => isOperatorClient(identity.users, clientId),
     env: { version: VERSION, apiBase: overrides.apiBase ?? {} },
     wake: () => wake(),

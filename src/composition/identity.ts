@@ -80,6 +80,7 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[]) {
     clock,
     logger,
     startedAt: clock.now(),
+    instance: { mode: config.instance.mode, signup: signupPolicyOf(config.instance) },
   }
 
   return { users, clients, versions, health }

@@ -10,13 +10,16 @@ import { resolveSecretKey } from '../lib/secret-box'
 import { runDueGenerations } from '../modules/ai/ai.jobs'
 import { findPlan, freePlan, loadPlans, type Plan } from '../modules/billing/billing.catalog'
 import type { AdminDeps } from '../modules/admin/admin.service'
+import type { InstanceSettingsResponse } from '../modules/admin/admin.model'
+import { signupPolicyOf } from '../modules/users/users.signup'
+import type { Config } from '../config'
 import { activeKeyCount, apiKeyStats } from '../modules/api-keys/api-keys.service'
 import { clientsPage, clientStats, getClient, setPlanAndLimits, toOperatorView } from '../modules/clients/clients.service'
 import { deviceCount, deviceStats } from '../modules/devices/devices.service'
 import { databaseStats } from '../modules/health/health.service'
 import { userStats } from '../modules/users/users.service'
 import { pruneBillingEvents } from '../modules/billing/billing.jobs'
-import { memberRole, seatsUsed } from '../modules/clients/members.service'
+import { memberRole, ownerEmail, seatsUsed } from '../modules/clients/members.service'
 import { integrityCheck } from '../modules/health/health.jobs'
 import { runRetention, runRollup } from '../modules/metrics/metrics.jobs'
 import { metricsStats } from '../modules/metrics/metrics.service'
@@ -28,6 +31,7 @@ import { wireAlerts, wireChannels, type AlertingModules } from './alerting'
 import { enqueueNotification } from '../modules/channels/channels.delivery'
 import { timedJobs, wireObservability } from './observability'
 import { wireLive, type LiveModules } from './live'
+import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -48,9 +52,10 @@ export function compose(deps: AppDeps) {
   const notify = deps.notify ?? ((clientId, channelIds, n) => void enqueueNotification(channels.channels, clientId, channelIds, n))
   const alerting = wireAlerts(ctx, identity, fleet, monitoring, { notify })
   monitoring.overview.alertsFiring = alerting.alertsFiring
+  const webhooks = wireWebhooks(ctx, identity, fleet, monitoring, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring)
-  const modules = { ...identity, ...fleet, ...monitoring, ...live, ...channels, ...alerting, admin, observability }
+  const modules = { ...identity, ...fleet, ...monitoring, ...live, ...channels, ...alerting, ...webhooks, admin, observability }
   return { ctx, modules, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
@@ -60,7 +65,7 @@ export type Modules = ReturnType<typeof compose>['modules']
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run
  * at 03:17, off the hour when other machines' cron jobs start.
  */
-function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules): Job[] {
+function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & WebhookModules): Job[] {
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
@@ -74,6 +79,7 @@ function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & Moni
     // each device's status against its own interval; a change goes out on the live stream
     { name: 'devices.status', cron: '*/15 * * * * *', run: () => modules.presence.sweep() },
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
+    ...webhookJobs(modules),
     // VIGIL_BACKUP_SCHEDULE (daily at 03:47 by default); none when off
     ...backupJobs(ctx),
   ]
@@ -93,6 +99,7 @@ function wireAdmin(ctx: AppContext, plans: () => Plan[], identity: IdentityModul
         return { rows: rows.map(toOperatorView), total }
       },
       seatsUsed: (clientId) => seatsUsed(clients, clientId),
+      ownerEmail: (clientId) => ownerEmail(clients, clientId),
       setPlanAndLimits: (clientId, changes) => toOperatorView(setPlanAndLimits(clients, clientId, changes)),
     },
     usage: {
@@ -109,7 +116,23 @@ function wireAdmin(ctx: AppContext, plans: () => Plan[], identity: IdentityModul
       () => metricsStats(monitoring.metrics),
       () => backupStats(ctx.db.backups),
     ],
+    instance: instanceSettings(ctx.config),
     logger: ctx.logger,
+  }
+}
+
+/** The operator's read-only view of the settings that shape the instance (changed in the environment, at restart). */
+function instanceSettings(config: Config): InstanceSettingsResponse {
+  const { mode, own } = config.instance
+  return {
+    mode,
+    signup: signupPolicyOf(config.instance),
+    signup_configured: config.instance.signup !== null,
+    billing_configured: config.stripe.secretKey !== null,
+    site_url: config.siteUrl,
+    own_limits: mode === 'own' ? { max_devices: own.maxDevices, max_users: own.maxUsers, rate_limit: own.rateLimit } : null,
+    outbound_allow_private: config.outbound.allowPrivate,
+    ai_default_provider: config.ai.provider,
   }
 }
 

@@ -7,6 +7,7 @@ import { devicesLastSeen, findDevice } from '../modules/devices/devices.service'
 import type { LiveDeps } from '../modules/live/live.service'
 import { STREAMS_PER_USER } from '../modules/live/live.service'
 import { streamSlots } from '../modules/live/live.slots'
+import { deviceIntervals } from '../modules/metrics/metrics.fleet'
 import { hotValues } from '../modules/metrics/metrics.rows'
 import type { FleetModules } from './fleet'
 import type { MonitoringModules } from './monitoring'
@@ -23,6 +24,7 @@ export function wireLive(ctx: AppContext, fleet: FleetModules, monitoring: Monit
   const presence = devicePresence({
     clock,
     devices: () => devicesLastSeen(devices),
+    intervals: (seqs) => deviceIntervals(monitoring.metrics, seqs, clock.now()),
     changed: (clientId, change) => events.publish(clientId, 'device.status', change),
   })
 
@@ -43,7 +45,7 @@ export function wireLive(ctx: AppContext, fleet: FleetModules, monitoring: Monit
 
   // status first: a device coming back is online before its sample arrives
   monitoring.sampleObservers.push((s) => {
-    presence.seen(s.clientId, s.deviceId, s.ts)
+    presence.seen(s.clientId, s.deviceId)
     events.publish(s.clientId, 'sample', { device_id: s.deviceId, kind: s.kind, recorded_at: toIso(s.ts), values: hotValues(s.kind, s.values) })
   })
 

@@ -66,7 +66,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     logger: ctx.logger,
   }
 
-  // the dashboard's fleet overview; alertsFiring stays empty until the alerts module provides it
+  // the dashboard's fleet overview; the composition root fills alertsFiring from the alerts module
   const overview: OverviewDeps = {
     clock: ctx.clock,
     devices: { list: (clientId) => deviceSummaries(devices, clientId) },
@@ -89,6 +89,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     secretKey: ctx.secretKey,
     outbound: ctx.outbound,
     allowPrivate: ctx.config.outbound.allowPrivate,
+    allowLocal: ctx.config.outbound.allowLocal,
     isOperatorClient: (clientId) => isOperatorClient(identity.users, clientId),
     logger: ctx.logger,
     timeoutMs: ctx.config.ai.timeoutMs,

@@ -9,6 +9,7 @@ import m6 from '../../migrations/0006_metric_samples_unique.sql' with { type: 't
 import m7 from '../../migrations/0007_device_name_tags.sql' with { type: 'text' }
 import m8 from '../../migrations/0008_notification_channels.sql' with { type: 'text' }
 import m9 from '../../migrations/0009_alerts.sql' with { type: 'text' }
+import m10 from '../../migrations/0010_webhooks.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -26,4 +27,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0007_device_name_tags', sql: m7 },
   { tag: '0008_notification_channels', sql: m8 },
   { tag: '0009_alerts', sql: m9 },
+  { tag: '0010_webhooks', sql: m10 },
 ]

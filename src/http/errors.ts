@@ -54,7 +54,7 @@ export const ERROR_CODES = {
   unsafe_url: {
     status: 422,
     description:
-      'A URL or host the server would call points at an address it may not call for this client (loopback, this server, link-local, cloud metadata, reserved; private networks unless allowed).',
+      'A URL or host the server would call is not acceptable: not http(s), carrying credentials, a query or a fragment (webhook URLs), or pointing at an address the server may not call for this client (loopback, this server, link-local, cloud metadata, reserved; private networks unless allowed); the message says which.',
   },
   invalid_shoutrrr_url: {
     status: 422,

@@ -278,7 +278,13 @@ describe('NVIDIA through nvidia-smi', () => {
     let t = 0
     const runs: string[][] = []
     let answer: string | null = csv
-    const poller = createNvidiaPoller({ now: () => t, run: async (args) => (runs.push(args), answer) })
+    const poller = createNvidiaPoller({
+      now: () => t,
+      run: async (args) => {
+        runs.push(args)
+        return answer
+      },
+    })
     expect(poller.latest()).toBeNull() // the first run has only started
     await poller.settled()
     expect(poller.latest()?.[0]?.load_percent).toBe(42)

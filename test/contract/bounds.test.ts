@@ -143,7 +143,7 @@ describe('declared bounds and types, on the executable and the source', () => {
       }
     }
     expect(probed).toBeGreaterThan(100)
-  })
+  }, 60_000)
 
   test('every malformed body, wrong type, missing field and value past a bound is 422 with the detail list', async () => {
     let probed = 0
@@ -164,7 +164,7 @@ describe('declared bounds and types, on the executable and the source', () => {
       }
     }
     expect(probed).toBeGreaterThan(300)
-  })
+  }, 60_000)
 
   test('the executable answers every probe exactly as the source does', async () => {
     for (const o of ops) {
@@ -177,5 +177,5 @@ describe('declared bounds and types, on the executable and the source', () => {
         expect({ label, ...verdict(a) }).toEqual({ label, ...verdict(b) })
       }
     }
-  })
+  }, 60_000)
 })

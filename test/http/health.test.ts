@@ -11,6 +11,15 @@ describe('GET /health', () => {
     expect(typeof res.body.version).toBe('string')
   })
 
+  test('tells the portal the instance mode and the sign-up policy (billing hidden in own mode)', async () => {
+    const service = await testApp().request('GET', '/health')
+    expect(service.body).toMatchObject({ mode: 'service', signup: 'open' })
+    const own = testApp({ config: { instance: { mode: 'own', signup: null, own: { maxDevices: 10, maxUsers: 10, rateLimit: 600 } } } })
+    expect((await own.request('GET', '/health')).body).toMatchObject({ mode: 'own', signup: 'invite' })
+    const closed = testApp({ config: { instance: { mode: 'service', signup: 'closed', own: { maxDevices: 10, maxUsers: 10, rateLimit: 600 } } } })
+    expect((await closed.request('GET', '/health')).body).toMatchObject({ mode: 'service', signup: 'closed' })
+  })
+
   test('reports a closed database as degraded with 503', async () => {
     const t = testApp()
     t.db.sqlite.close()

@@ -69,6 +69,7 @@ describe('the job list', () => {
       'metrics.retention',
       'metrics.rollup',
       'users.purge-refresh-tokens',
+      'webhooks.prune-deliveries',
     ])
   })
 })

@@ -25,8 +25,10 @@ const ROUTES: MatrixRoute[] = [
   { method: 'DELETE', path: '/v1/clients/me/members/mem_x', kind: 'jwt', roles: ['owner', 'admin'] },
   { method: 'GET', path: '/v1/admin/stats', kind: 'jwt', operator: true },
   { method: 'GET', path: '/v1/admin/clients', kind: 'jwt', operator: true },
+  { method: 'GET', path: '/v1/admin/instance', kind: 'jwt', operator: true },
   { method: 'PATCH', path: '/v1/admin/clients/cli_x', kind: 'jwt', body: { max_devices: 5 }, operator: true },
   { method: 'POST', path: '/v1/versions', kind: 'jwt', body: { platform: 'linux', version: '1.0.0' }, operator: true },
+  { method: 'GET', path: '/v1/versions', kind: 'jwt', operator: true },
   { method: 'GET', path: '/v1/versions/linux', kind: 'key', scopes: ['versions:read', 'metrics:write'] },
   // devices
   { method: 'GET', path: '/v1/clients/me/devices', kind: 'jwt' },
@@ -115,6 +117,17 @@ const ROUTES: MatrixRoute[] = [
   { method: 'DELETE', path: '/v1/alerts/dependencies/dev_x', kind: 'jwt', roles: MANAGERS },
   { method: 'GET', path: '/v1/alerts/alr_x', kind: 'jwt' },
   { method: 'POST', path: '/v1/alerts/alr_x/acknowledge', kind: 'jwt', body: {} },
+  { method: 'GET', path: '/v1/webhooks/event-types', kind: 'jwt' },
+  { method: 'GET', path: '/v1/webhooks/endpoints', kind: 'jwt' },
+  { method: 'POST', path: '/v1/webhooks/endpoints', kind: 'jwt', body: { url: 'https://hooks.example.com/', event_types: ['alert.firing'] }, roles: MANAGERS },
+  { method: 'GET', path: '/v1/webhooks/endpoints/whe_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/webhooks/endpoints/whe_x', kind: 'jwt', body: { description: 'd' }, roles: MANAGERS },
+  { method: 'DELETE', path: '/v1/webhooks/endpoints/whe_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/webhooks/endpoints/whe_x/rotate-secret', kind: 'jwt', body: {}, roles: MANAGERS },
+  { method: 'POST', path: '/v1/webhooks/endpoints/whe_x/test', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/webhooks/deliveries', kind: 'jwt' },
+  { method: 'GET', path: '/v1/webhooks/deliveries/whd_x', kind: 'jwt' },
+  { method: 'POST', path: '/v1/webhooks/deliveries/whd_x/resend', kind: 'jwt', roles: MANAGERS },
 ]
 
 describe('access matrix: every JWT and key route', () => {
@@ -141,7 +154,7 @@ const PUBLIC = new Set([
 test('the matrix covers every /v1 route that is not public', async () => {
   const { testApp } = await import('../helpers/app')
   const t = testApp()
-  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn|rul|alr|sil)_x\b/g, '/:param').replace(/\/linux$/, '/:param')
+  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn|rul|alr|sil|whe|whd)_x\b/g, '/:param').replace(/\/linux$/, '/:param')
   const covered = new Set(ROUTES.map((r) => `${r.method} ${pattern(r.path)}`))
   const served = [...t.app.routes, ...t.directRoutes.map((r) => ({ method: r.method, path: r.path }))]
   expect(t.directRoutes.length).toBeGreaterThan(0)

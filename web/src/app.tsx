@@ -8,6 +8,7 @@ import { notFound, routes, type PageModule, type Route } from './routes'
 import { TopBar } from './layout/TopBar'
 import { Banner } from './ui/Banner'
 import { Skeleton } from './ui/Skeleton'
+import { CheckoutReturn } from './components/settings/CheckoutReturn'
 
 export function resolve(path: string): { route: Route; params: Record<string, string> } {
   for (const route of routes) {
@@ -93,6 +94,7 @@ export function App() {
       </a>
       <TopBar />
       <main id="main" class="content" tabIndex={-1}>
+        <CheckoutReturn />
         {body}
       </main>
     </div>

@@ -1,4 +1,4 @@
-import { t } from 'elysia'
+import { t, type Static } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { ClientResponse } from '../clients/clients.model'
 
@@ -20,6 +20,8 @@ export const AdminClient = t.Composite([
     max_devices_override: t.Nullable(Type.Integer()),
     max_users_override: t.Nullable(Type.Integer()),
     usage: t.Object({ devices: Type.Integer(), members: Type.Integer(), api_keys: Type.Integer() }),
+    /** the oldest active owner's email, to tell clients apart (null when none) */
+    owner_email: t.Nullable(t.String()),
   }),
 ])
 
@@ -50,3 +52,24 @@ export const AdminClientUpdate = t.Object({
 })
 
 export const AdminClientParams = t.Object({ client_id: t.String({ minLength: 1, maxLength: 100 }) })
+
+/**
+ * How the instance is set up, read-only: these come from the environment at start (VIGIL_MODE,
+ * VIGIL_SIGNUP, VIGIL_OWN_*, STRIPE_SECRET_KEY, VIGIL_SITE_URL) and change with a restart.
+ */
+export const InstanceSettingsResponse = t.Object({
+  mode: t.Union([t.Literal('own'), t.Literal('service')]),
+  signup: t.Union([t.Literal('open'), t.Literal('invite'), t.Literal('closed')]),
+  /** true: VIGIL_SIGNUP sets the policy; false: it follows the mode (own: invite, service: open) */
+  signup_configured: t.Boolean(),
+  /** STRIPE_SECRET_KEY is set: checkout, the customer portal and webhooks can work */
+  billing_configured: t.Boolean(),
+  site_url: t.String(),
+  /** what a client on the free plan gets in own mode (VIGIL_OWN_MAX_DEVICES, _MAX_USERS, _RATE_LIMIT); null in service mode */
+  own_limits: t.Nullable(t.Object({ max_devices: Type.Integer(), max_users: Type.Integer(), rate_limit: Type.Integer() })),
+  /** VIGIL_OUTBOUND_ALLOW_PRIVATE: tenants' model and webhook URLs may point at private addresses */
+  outbound_allow_private: t.Boolean(),
+  /** VIGIL_AI_PROVIDER: the language-model connection clients inherit */
+  ai_default_provider: t.String(),
+})
+export type InstanceSettingsResponse = Static<typeof InstanceSettingsResponse>

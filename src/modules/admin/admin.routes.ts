@@ -3,7 +3,15 @@ import { authGuards } from '../../http/auth'
 import type { Authenticator } from '../../http/principal'
 import { routeErrors } from '../../http/openapi-errors'
 import { jsonInput, queryInput } from '../../http/input'
-import { AdminClientList, AdminClientPatched, AdminClientParams, AdminClientUpdate, AdminClientsQuery, StatsResponse } from './admin.model'
+import {
+  AdminClientList,
+  AdminClientPatched,
+  AdminClientParams,
+  AdminClientUpdate,
+  AdminClientsQuery,
+  InstanceSettingsResponse,
+  StatsResponse,
+} from './admin.model'
 import { listClientsForOperator, updateClientByOperator, type AdminDeps } from './admin.service'
 import { collectStats } from './admin.stats'
 
@@ -20,6 +28,11 @@ export function adminRoutes(deps: AdminDeps, auth: Authenticator) {
       user: operator,
       response: { 200: StatsResponse },
       detail: { tags, summary: 'Instance statistics' },
+    })
+    .get('/instance', () => deps.instance, {
+      user: operator,
+      response: { 200: InstanceSettingsResponse },
+      detail: { tags, summary: 'How the instance is set up: mode, sign-up policy, billing (read-only: set in the environment, applied at restart)' },
     })
     .get(
       '/clients',

@@ -2,7 +2,7 @@ import type { Static } from 'elysia'
 import { AppError } from '../../http/errors'
 import type { Logger } from '../../lib/logger'
 import type { Plan } from '../billing/billing.catalog'
-import type { AdminClientPatched, AdminClientUpdate } from './admin.model'
+import type { AdminClientPatched, AdminClientUpdate, InstanceSettingsResponse } from './admin.model'
 import type { StatProvider } from './admin.stats'
 
 type OperatorView = Static<typeof AdminClientPatched>
@@ -25,6 +25,8 @@ export interface OperatorClients {
   page(limit: number, offset: number): { rows: OperatorView[]; total: number }
   /** members not disabled, pending invitations included */
   seatsUsed(clientId: string): number
+  /** the oldest active owner's email */
+  ownerEmail(clientId: string): string | null
   /** writes plan and limit columns; the change bites on the next request */
   setPlanAndLimits(clientId: string, changes: PlanAndLimits): OperatorView
 }
@@ -49,6 +51,8 @@ export interface AdminDeps {
   plans: PlanCatalog
   /** every domain's counts for GET /v1/admin/stats, in the order they appear there */
   stats: StatProvider[]
+  /** the instance's settings as read from the environment at start */
+  instance: InstanceSettingsResponse
   logger: Logger
 }
 
@@ -58,6 +62,7 @@ export function listClientsForOperator(deps: Pick<AdminDeps, 'clients' | 'usage'
     items: rows.map((c) => ({
       ...c,
       usage: { devices: deps.usage.devices(c.client_id), members: deps.clients.seatsUsed(c.client_id), api_keys: deps.usage.apiKeys(c.client_id) },
+      owner_email: deps.clients.ownerEmail(c.client_id),
     })),
     total,
     limit,

@@ -20,6 +20,8 @@ export interface AiConfigDeps {
   outbound: OutboundDeps
   /** VIGIL_OUTBOUND_ALLOW_PRIVATE: tenants' providers may be on private networks too */
   allowPrivate: boolean
+  /** VIGIL_OUTBOUND_ALLOW_LOCAL: tenants' providers may be on loopback or this host too */
+  allowLocal?: boolean
   isOperatorClient: (clientId: string) => boolean
 }
 
@@ -81,12 +83,13 @@ function decryptKey(deps: AiConfigDeps, clientId: string, row: AiConfigRow): str
 /**
  * Where a client's provider may be. The instance default comes from the operator's own
  * environment, so it may be anywhere but link-local and metadata (an Ollama next to Vigil is
- * common). A URL set through the API never reaches loopback or this host; the LAN only for the
- * operator's own client, or for everyone when the operator allows it.
+ * common). A URL set through the API reaches loopback or this host only when the operator allows
+ * it for everyone (VIGIL_OUTBOUND_ALLOW_LOCAL); the LAN only for the operator's own client, or for
+ * everyone when the operator allows it.
  */
 export function providerPolicy(deps: AiConfigDeps, clientId: string, inherited: boolean): OutboundPolicy {
   if (inherited) return { allowPrivate: true, allowLocal: true }
-  return { allowPrivate: deps.allowPrivate || deps.isOperatorClient(clientId), allowLocal: false }
+  return { allowPrivate: deps.allowPrivate || deps.isOperatorClient(clientId), allowLocal: deps.allowLocal ?? false }
 }
 
 export function presentConfig(deps: AiConfigDeps, clientId: string): AiConfig {

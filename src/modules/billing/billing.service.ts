@@ -19,6 +19,8 @@ export interface BillingDeps {
   /** null when billing is not configured (no STRIPE_SECRET_KEY) */
   stripe: Stripe | null
   clients: BillingClients
+  /** told after a subscription state was applied (the composition root publishes subscription.updated) */
+  subscriptionUpdated?: (clientId: string) => void
 }
 
 /** What billing reads of a client. */
@@ -173,7 +175,7 @@ export async function portal(deps: BillingDeps, clientId: string) {
   const customer = deps.store.account(clientId)?.providerCustomerId
   if (!customer) throw new AppError('no_customer', 'This account has no Stripe customer yet; start a subscription with POST /v1/billing/checkout first')
   const session = await callStripe(deps.logger, 'create the portal session', () =>
-    stripe.billingPortal.sessions.create({ customer, return_url: `${deps.config.siteUrl}/dashboard` }),
+    stripe.billingPortal.sessions.create({ customer, return_url: `${deps.config.siteUrl}/settings/billing` }),
   )
   return { portal_url: session.url }
 }

@@ -19,6 +19,8 @@ export interface ChannelsDeps {
   transport: TransportDeps
   /** VIGIL_OUTBOUND_ALLOW_PRIVATE: every client's channels may be on private networks */
   allowPrivate: boolean
+  /** VIGIL_OUTBOUND_ALLOW_LOCAL: every client's channels may reach loopback and this host (a relay beside Vigil) */
+  allowLocal?: boolean
   isOperatorClient: (clientId: string) => boolean
   env: RenderEnv
   /** tells the delivery worker that rows were queued (a no-op until it runs) */
@@ -27,10 +29,11 @@ export interface ChannelsDeps {
 
 /**
  * Where a client's channels may send: public addresses; the LAN for the operator's own
- * client or when the operator allows it for all; never loopback or this host (docs/outbound.md).
+ * client or when the operator allows it for all; loopback and this host only when the operator
+ * allows them for all (docs/outbound.md).
  */
 export function channelPolicy(deps: ChannelsDeps, clientId: string): OutboundPolicy {
-  return { allowPrivate: deps.allowPrivate || deps.isOperatorClient(clientId), allowLocal: false }
+  return { allowPrivate: deps.allowPrivate || deps.isOperatorClient(clientId), allowLocal: deps.allowLocal ?? false }
 }
 
 /** The sealed secrets belong to one channel of one client: a row copied elsewhere does not open. */

@@ -31,6 +31,10 @@ export const MemberResponse = t.Object({
   role: MemberRoleSchema,
   status: t.Union([t.Literal('active'), t.Literal('invited'), t.Literal('disabled')]),
   invited_email: t.Nullable(t.String()),
+  /** the account's email, or the invited one while no account has accepted (what a members list shows) */
+  email: t.Nullable(t.String()),
+  /** while the invitation is pending: when its secret stops working (null once accepted) */
+  invitation_expires_at: t.Nullable(t.String({ format: 'date-time' })),
   created_at: t.Nullable(t.String({ format: 'date-time' })),
 })
 export type MemberResponse = Static<typeof MemberResponse>

@@ -3,7 +3,7 @@ import { MemberResponse } from './clients.model'
 
 /** The invite answer: the membership, plus its secret, shown this once. */
 export const InvitationCreated = t.Composite([
-  MemberResponse,
+  t.Omit(MemberResponse, ['invitation_expires_at']),
   t.Object({
     /** hand this to the invitee; only its SHA-256 is kept */
     invitation_token: t.String(),

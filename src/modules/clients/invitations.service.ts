@@ -23,7 +23,7 @@ export function acceptInvitation(deps: Pick<ClientsDeps, 'members' | 'clock' | '
     deps.members.acceptInvitation(row.id, userId, deps.clock.now())
     return { clientId: row.client_id, id: row.id }
   })
-  return toMemberResponse(deps.members.byId(accepted.clientId, accepted.id)!)
+  return toMemberResponse(deps, deps.members.byId(accepted.clientId, accepted.id)!)
 }
 
 const invalidInvitation = (message: string) => new AppError('invalid_invitation', message, 'invitation_token')

@@ -10,7 +10,8 @@ import type { MemberRow, MemberStatus } from './members.store'
 /** The secret's prefix only makes a leaked one recognisable. */
 export const INVITATION_PREFIX = 'vin_'
 
-export function toMemberResponse(row: MemberRow): MemberResponse {
+/** A membership as answered; the email comes from the account once there is one (the users domain owns it). */
+export function toMemberResponse(deps: Pick<ClientsDeps, 'accounts'>, row: MemberRow): MemberResponse {
   return {
     id: row.id,
     client_id: row.client_id,
@@ -18,11 +19,14 @@ export function toMemberResponse(row: MemberRow): MemberResponse {
     role: row.role,
     status: row.status,
     invited_email: row.invited_email,
+    email: (row.user_id !== null ? deps.accounts.emailOf(row.user_id) : null) ?? row.invited_email,
+    invitation_expires_at: row.status === 'invited' && row.invite_expires_at !== null ? toIso(row.invite_expires_at) : null,
     created_at: toIso(row.created_at),
   }
 }
 
-export const listMembers = (deps: Pick<ClientsDeps, 'members'>, clientId: string) => deps.members.ofClient(clientId).map(toMemberResponse)
+export const listMembers = (deps: Pick<ClientsDeps, 'members' | 'accounts'>, clientId: string) =>
+  deps.members.ofClient(clientId).map((row) => toMemberResponse(deps, row))
 
 function ensureSeat(deps: ClientsDeps, clientId: string) {
   const { max_users } = getClient(deps, clientId)
@@ -79,7 +83,7 @@ export function inviteMember(
       throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
     throw err
   }
-  return { ...toMemberResponse(deps.members.byId(clientId, id)!), invitation_token: token, invitation_expires_at: toIso(expiresAt) }
+  return { ...toMemberResponse(deps, deps.members.byId(clientId, id)!), invitation_token: token, invitation_expires_at: toIso(expiresAt) }
 }
 
 export function changeMember(
@@ -101,7 +105,7 @@ export function changeMember(
     if (input.status === 'active' && row.status === 'disabled') ensureSeat(deps, clientId)
     deps.members.update(row.id, input, deps.clock.now())
   })
-  return toMemberResponse(deps.members.byId(clientId, memberId)!)
+  return toMemberResponse(deps, deps.members.byId(clientId, memberId)!)
 }
 
 export function removeMember(deps: ClientsDeps, clientId: string, actor: MemberRole, memberId: string) {
@@ -125,3 +129,9 @@ export const membershipsOf = (deps: Pick<ClientsDeps, 'members'>, userId: string
 
 /** Seats in use in a client (pending invitations hold one). */
 export const seatsUsed = (deps: Pick<ClientsDeps, 'members'>, clientId: string) => deps.members.seatsUsed(clientId)
+
+/** The oldest active owner's email: how the operator tells clients apart when their names say little. */
+export function ownerEmail(deps: Pick<ClientsDeps, 'members' | 'accounts'>, clientId: string): string | null {
+  const userId = deps.members.firstOwner(clientId)
+  return userId === null ? null : deps.accounts.emailOf(userId)
+}

@@ -9,10 +9,11 @@ export interface DeviceStatusChange {
   last_seen_at: string | null
 }
 
-/** A device as the database knows it: whose, and when it last reported (server time, ms). */
+/** A device as the database knows it: whose, the key of its samples, and when it last reported (server time, ms). */
 export interface PresenceRow {
   id: string
   clientId: string
+  seq: number | null
   lastSeenAt: number | null
 }
 
@@ -20,6 +21,11 @@ export interface PresenceDeps {
   clock: Clock
   /** every device with its stored last report: read when made (the start) and by every sweep */
   devices(): PresenceRow[]
+  /**
+   * each device's reporting interval in ms (null: not known yet), measured from its own stored
+   * samples: the one the fleet overview shows, so the two always agree
+   */
+  intervals(seqs: number[]): Map<number, number | null>
   /** told of each change of a device's status, synchronously */
   changed(clientId: string, change: DeviceStatusChange): void
 }
@@ -29,39 +35,22 @@ interface Entry {
   status: DeviceStatus
   /** server time of the last report; the stored last_seen_at lags it by up to a few seconds */
   lastSeen: number | null
-  /** the newest recorded_at seen, and the last few steps between them */
-  lastTs: number | null
-  gaps: number[]
-}
-
-/** how many steps between reports the interval is the median of: one late or replayed report does not move it */
-const GAPS_KEPT = 5
-/** steps shorter than this are the two parts of one batch, or a retry: not the reporting interval */
-const MIN_GAP_MS = 1_000
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+  /** as the last sweep measured it */
+  intervalMs: number | null
 }
 
 /**
  * Each device's status, kept in memory and told to `changed` as it moves: to online at once
  * when a sample arrives (`seen`, on the ingest path: a map lookup, no I/O), and to stale,
- * offline or back by `sweep` (the devices.status job), which also picks up devices made or
- * removed elsewhere. A device's interval is measured from the recorded_at of its own samples
- * (the median of its last few steps), so nothing is stored for it and a restart starts
- * measuring again, with the default interval until two samples have come.
+ * offline or back by `sweep` (the devices.status job), against the device's own interval, and
+ * picking up devices made or removed elsewhere.
  */
 export function devicePresence(deps: PresenceDeps) {
   const entries = new Map<string, Entry>()
-
-  const intervalOf = (e: Entry) => (e.gaps.length ? median(e.gaps) : null)
   const fresh = (clientId: string, lastSeen: number | null): Entry => ({
     clientId,
     lastSeen,
-    lastTs: null,
-    gaps: [],
+    intervalMs: null,
     status: deviceStatus(lastSeen, null, deps.clock.now()),
   })
 
@@ -90,21 +79,12 @@ export function devicePresence(deps: PresenceDeps) {
   load()
 
   return {
-    /** a sample of the device was stored now, recorded at `ts` */
-    seen(clientId: string, deviceId: string, ts: number) {
+    /** a sample of the device was stored now */
+    seen(clientId: string, deviceId: string) {
       load()
       let e = entries.get(deviceId)
       if (!e) entries.set(deviceId, (e = fresh(clientId, null)))
       e.lastSeen = deps.clock.now()
-      // a replayed older sample says nothing about the interval
-      if (e.lastTs === null || ts > e.lastTs) {
-        const gap = e.lastTs === null ? 0 : ts - e.lastTs
-        if (gap >= MIN_GAP_MS) {
-          e.gaps.push(gap)
-          if (e.gaps.length > GAPS_KEPT) e.gaps.shift()
-        }
-        e.lastTs = ts
-      }
       move(deviceId, e, 'online')
     },
     /** a new device: it has never reported */
@@ -118,8 +98,10 @@ export function devicePresence(deps: PresenceDeps) {
     /** every device's status now; changes are told, devices gone are forgotten */
     sweep() {
       const now = deps.clock.now()
+      const rows = deps.devices()
+      const intervals = deps.intervals(rows.flatMap((r) => (r.seq === null ? [] : [r.seq])))
       const present = new Set<string>()
-      for (const row of deps.devices()) {
+      for (const row of rows) {
         present.add(row.id)
         const e = entries.get(row.id)
         if (!e) {
@@ -127,16 +109,14 @@ export function devicePresence(deps: PresenceDeps) {
           continue
         }
         if (row.lastSeenAt !== null && (e.lastSeen === null || row.lastSeenAt > e.lastSeen)) e.lastSeen = row.lastSeenAt
-        move(row.id, e, deviceStatus(e.lastSeen, intervalOf(e), now))
+        e.intervalMs = row.seq === null ? null : (intervals.get(row.seq) ?? null)
+        move(row.id, e, deviceStatus(e.lastSeen, e.intervalMs, now))
       }
       for (const id of entries.keys()) if (!present.has(id)) entries.delete(id)
       loaded = true
     },
-    /** the device's measured reporting interval in ms, null until two samples have come */
-    intervalMs(deviceId: string): number | null {
-      const e = entries.get(deviceId)
-      return e ? intervalOf(e) : null
-    },
+    /** the device's reporting interval in ms as the last sweep measured it (null: not known) */
+    intervalMs: (deviceId: string): number | null => entries.get(deviceId)?.intervalMs ?? null,
     status: (deviceId: string): DeviceStatus | null => entries.get(deviceId)?.status ?? null,
   }
 }

@@ -74,8 +74,8 @@ function build(sqlite: Database) {
   const labelsOf = sqlite.query<DeviceLabels, [string]>(
     'SELECT id, client_id AS clientId, hostname, seq FROM devices WHERE client_id = ? AND seq IS NOT NULL ORDER BY created_at, id',
   )
-  const lastSeenAll = sqlite.query<{ id: string; clientId: string; lastSeenAt: number | null }, []>(
-    'SELECT id, client_id AS clientId, last_seen_at AS lastSeenAt FROM devices',
+  const lastSeenAll = sqlite.query<{ id: string; clientId: string; seq: number | null; lastSeenAt: number | null }, []>(
+    'SELECT id, client_id AS clientId, seq, last_seen_at AS lastSeenAt FROM devices',
   )
   const markSeen = sqlite.query<never, [number, number]>('UPDATE devices SET last_seen_at = ? WHERE seq = ?')
   /** a device made without one (by an older version or directly in SQL) gets its seq on first use */

@@ -5,6 +5,10 @@ export const HealthResponse = t.Object({
   status: t.Union([t.Literal('ok'), t.Literal('degraded')]),
   version: t.String(),
   uptime_seconds: Type.Integer(),
+  /** own: somebody's own instance, no billing (the portal hides it); service: plans and billing apply (VIGIL_MODE) */
+  mode: t.Union([t.Literal('own'), t.Literal('service')]),
+  /** who may register: anyone, only with an invitation, or nobody (VIGIL_SIGNUP, else what the mode implies) */
+  signup: t.Union([t.Literal('open'), t.Literal('invite'), t.Literal('closed')]),
   database: t.Object({
     ok: t.Boolean(),
     // only when not ok: what is wrong, SQLite's words for it, and since when

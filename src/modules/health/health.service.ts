@@ -1,4 +1,5 @@
 import type { Static } from 'elysia'
+import type { InstanceMode, SignupPolicy } from '../../config'
 import { classifyDbError } from '../../db/db-errors'
 import type { IntegrityScan } from '../../db/integrity'
 import type { StorageHealth } from '../../db/storage-health'
@@ -16,6 +17,8 @@ export interface HealthDeps {
   clock: Clock
   logger: Logger
   startedAt: number
+  /** what the portal adapts to before anyone signs in: billing shown or not, sign-up offered or not */
+  instance: { mode: InstanceMode; signup: SignupPolicy }
 }
 
 type DatabaseState = Static<typeof HealthResponse>['database']
@@ -40,6 +43,8 @@ export function healthReport(deps: HealthDeps): Static<typeof HealthResponse> {
     status: database.ok ? 'ok' : 'degraded',
     version: VERSION,
     uptime_seconds: Math.floor((deps.clock.now() - deps.startedAt) / 1000),
+    mode: deps.instance.mode,
+    signup: deps.instance.signup,
     database,
   }
 }

@@ -26,7 +26,7 @@ export interface DeviceFigures {
   lastSampleAt: number | null
   /** its reporting interval: the median gap of its recent sample times; null with fewer than two */
   intervalMs: number | null
-  /** cpu_percent per minute over the last hour (SPARK_MINUTES values, null for minutes without one) */
+  /** cpu_percent per minute over the last hour, whole percent (SPARK_MINUTES values, null for minutes without one) */
   spark: (number | null)[]
 }
 
@@ -92,8 +92,11 @@ function tierMinutes(store: SeriesStore, seqs: number[], first: number, rolled: 
   return out
 }
 
-/** to one decimal: a sparkline is a picture, and 30,000 values of 17 digits are half a megabyte */
-const tenth = (x: number) => Math.round(x * 10) / 10
+/**
+ * To a whole percent: a sparkline is a picture a few dozen pixels high, and whole numbers halve
+ * the cost of writing 30,000 of them as JSON (and its size).
+ */
+const whole = Math.round
 
 /**
  * Every device's figures in a handful of statements whatever the fleet's size: the newest
@@ -124,18 +127,7 @@ export function fleetFigures(deps: Pick<MetricsDeps, 'store' | 'series'>, seqs: 
     lastAt[i] = r[1] === null ? r[6]! : r[6] === null ? r[1]! : Math.max(r[1]!, r[6]!)
   }
 
-  // measured again every INTERVAL_TTL_MS, and until a device has one (its first samples are arriving)
-  const stale = seqs.filter((s) => {
-    const known = deps.series.intervals.get(s)
-    return !known || known.ms === null || now - known.at > INTERVAL_TTL_MS || known.at > now
-  })
-  if (stale.length) {
-    const times = new Map<number, number[]>()
-    for (const s of stale) times.set(s, [])
-    for (const [seq, ts] of deps.series.recentTimesOf(stale)) times.get(seq)?.push(ts)
-    for (const [seq, list] of times) deps.series.intervals.set(seq, medianGap(list), now)
-  }
-
+  const intervals = deviceIntervals(deps, seqs, now)
   const first = Math.floor(now / MINUTE_MS) * MINUTE_MS - (SPARK_MINUTES - 1) * MINUTE_MS
   const end = first + SPARK_MINUTES * MINUTE_MS
   const rolled = Math.max(first, Math.min(end, deps.store.doneUntil('hardware')['1m']))
@@ -158,12 +150,31 @@ export function fleetFigures(deps: Pick<MetricsDeps, 'store' | 'series'>, seqs: 
     const seq = seqs[i]!
     const avg = minutes.get(seq)!.avg
     const spark: (number | null)[] = new Array(SPARK_MINUTES)
-    for (let m = 0; m < rawFrom; m++) spark[m] = Number.isNaN(avg[m]!) ? null : tenth(avg[m]!)
+    for (let m = 0; m < rawFrom; m++) spark[m] = Number.isNaN(avg[m]!) ? null : whole(avg[m]!)
     for (let m = rawFrom; m < SPARK_MINUTES; m++) {
       const k = i * rawMinutes + m - rawFrom
-      spark[m] = counts[k] ? tenth(sums[k]! / counts[k]!) : null
+      spark[m] = counts[k] ? whole(sums[k]! / counts[k]!) : null
     }
-    out.set(seq, { latest: latest[i]!, lastSampleAt: lastAt[i]!, intervalMs: deps.series.intervals.get(seq)?.ms ?? null, spark })
+    out.set(seq, { latest: latest[i]!, lastSampleAt: lastAt[i]!, intervalMs: intervals.get(seq) ?? null, spark })
   }
   return out
+}
+
+/**
+ * Each device's reporting interval: the median gap of its recent sample times, null with fewer
+ * than two. Kept between calls and measured again every INTERVAL_TTL_MS, and until a device has
+ * one (its first samples are arriving): the fleet overview and the devices' status sweep share it.
+ */
+export function deviceIntervals(deps: Pick<MetricsDeps, 'series'>, seqs: number[], now: number): Map<number, number | null> {
+  const stale = seqs.filter((s) => {
+    const known = deps.series.intervals.get(s)
+    return !known || known.ms === null || now - known.at > INTERVAL_TTL_MS || known.at > now
+  })
+  if (stale.length) {
+    const times = new Map<number, number[]>()
+    for (const s of stale) times.set(s, [])
+    for (const [seq, ts] of deps.series.recentTimesOf(stale)) times.get(seq)?.push(ts)
+    for (const [seq, list] of times) deps.series.intervals.set(seq, medianGap(list), now)
+  }
+  return new Map(seqs.map((s) => [s, deps.series.intervals.get(s)?.ms ?? null]))
 }

@@ -20,12 +20,12 @@ import type { SeriesStore } from './metrics.series-store'
 import type { MetricsDeps } from './metrics.service'
 
 /**
- * Raw samples whose nested parts one answer reads at most (each is a page read, see
- * MAX_NESTED_POINTS). A wider range is sampled: evenly spread samples per bucket (the first of
- * each slot), so a week of a 10-second device costs the same as a day. Hot fields never are:
- * those come whole from the rollup tiers.
+ * Raw samples whose nested parts one answer reads at most at a tier resolution (each is a page
+ * read, see MAX_NESTED_POINTS): about one per point of an `auto` chart. A wider range is
+ * sampled: evenly spread samples per bucket (the first of each slot), so a week of a 10-second
+ * device costs the same as a day. Hot fields never are: those come whole from the rollup tiers.
  */
-export const MAX_NESTED_SAMPLES = 1_000
+export const MAX_NESTED_SAMPLES = 360
 /** A bound on the raw rows completing a tier whose rollup lags far behind (it catches up within minutes). */
 const MAX_RAW_EDGE = 100_000
 

@@ -27,7 +27,7 @@ export const FleetDevice = t.Object({
   upload_mbps: figure(),
   latency_avg_ms: figure(),
   packet_loss_percent: figure(),
-  /** cpu_percent per minute over the last hour, oldest first, the current minute last (60 values; null: no sample that minute) */
+  /** cpu_percent per minute over the last hour in whole percent, oldest first, the current minute last (60 values; null: no sample that minute) */
   cpu_spark: t.Array(t.Nullable(t.Number()), { minItems: 60, maxItems: 60 }),
   /** alerts firing on the device now */
   alerts_firing: Type.Integer({ minimum: 0 }),

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock'
 import { AppError, notFound } from '../../http/errors'
 import type { KeyPrincipal } from '../../http/principal'
-import type { NewRecommendation, RecommendationIn } from './recommendations.model'
+import type { NewRecommendation, Recommendation, RecommendationIn } from './recommendations.model'
 import type { RecommendationsStore } from './recommendations.store'
 
 /** What this domain needs of the devices domain. */
@@ -16,6 +16,8 @@ export interface RecommendationsDeps {
   store: RecommendationsStore
   devices: DeviceLookup
   clock: Clock
+  /** told of each stored recommendation, after it is stored (the composition root publishes recommendation.created) */
+  created?: (clientId: string, recommendation: Recommendation) => void
 }
 
 /** An engine finding is not stored again for the same device while an equivalent one is younger than this. */
@@ -28,7 +30,7 @@ export const DEDUPE_WINDOW_MS = 24 * 3600_000
  */
 export function createFromCollector(deps: RecommendationsDeps, key: KeyPrincipal, body: RecommendationIn, headerDevice: string | null = null) {
   const deviceId = deps.devices.resolve(key, body.device_id ?? headerDevice)
-  return deps.store.insert(
+  const stored = deps.store.insert(
     key.clientId,
     {
       deviceId,
@@ -41,12 +43,16 @@ export function createFromCollector(deps: RecommendationsDeps, key: KeyPrincipal
     },
     deps.clock.now(),
   )
+  deps.created?.(key.clientId, stored)
+  return stored
 }
 
 /** Stores engine findings, skipping those already stored for the device within the dedupe window. */
 export function storeFindings(deps: RecommendationsDeps, clientId: string, findings: NewRecommendation[]) {
   const now = deps.clock.now()
-  return deps.store.insertDeduplicated(clientId, findings, now, now - DEDUPE_WINDOW_MS)
+  const result = deps.store.insertDeduplicated(clientId, findings, now, now - DEDUPE_WINDOW_MS)
+  if (deps.created) for (const rec of result.stored) deps.created(clientId, rec)
+  return result
 }
 
 function requireDevice(deps: RecommendationsDeps, clientId: string, deviceId: string) {

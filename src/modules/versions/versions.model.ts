@@ -33,3 +33,18 @@ export const VersionResponse = t.Object({
 export type VersionResponse = Static<typeof VersionResponse>
 
 export const PlatformParams = t.Object({ platform: Platform })
+
+/** The operator's list: newest publication first, optionally of one platform. */
+export const VersionsQuery = t.Object({
+  platform: t.Optional(Platform),
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+})
+export type VersionsQuery = Static<typeof VersionsQuery>
+
+export const VersionList = t.Object({
+  items: t.Array(VersionResponse),
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+})

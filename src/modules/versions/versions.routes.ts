@@ -1,13 +1,14 @@
 import { Elysia } from 'elysia'
 import { authGuards } from '../../http/auth'
 import type { Authenticator } from '../../http/principal'
-import { jsonInput } from '../../http/input'
+import { jsonInput, queryInput } from '../../http/input'
 import { routeErrors } from '../../http/openapi-errors'
-import { PlatformParams, VersionCreate, VersionResponse } from './versions.model'
-import { latestVersion, publishVersion, type VersionsDeps } from './versions.service'
+import { PlatformParams, VersionCreate, VersionList, VersionResponse, VersionsQuery } from './versions.model'
+import { latestVersion, listVersions, publishVersion, type VersionsDeps } from './versions.service'
 
 const tags = ['versions']
 const versionCreate = jsonInput(VersionCreate)
+const versionsQuery = queryInput(VersionsQuery)
 
 /** Collector releases: the operator publishes, collectors ask for the latest of their platform. */
 export function versionsRoutes(deps: VersionsDeps, auth: Authenticator) {
@@ -18,6 +19,11 @@ export function versionsRoutes(deps: VersionsDeps, auth: Authenticator) {
         user: { operator: true },
         response: { 200: VersionResponse },
         detail: { ...routeErrors('conflict'), ...versionCreate.doc, tags, summary: 'Publish a collector version (operator only)' },
+      })
+      .get('', ({ request }) => listVersions(deps, versionsQuery.read(request)), {
+        user: { operator: true },
+        response: { 200: VersionList },
+        detail: { ...versionsQuery.doc, tags, summary: 'Every published collector version, newest first (operator only; limit 1..200, default 50)' },
       })
       // A default-scoped collector key must be able to check for updates, hence metrics:write too.
       .get('/:platform', ({ params }) => latestVersion(deps, params.platform), {

@@ -2,7 +2,7 @@ import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { AppError, notFound } from '../../http/errors'
 import { RequestValidationError } from '../../http/input'
-import type { VersionCreate, VersionResponse } from './versions.model'
+import type { VersionCreate, VersionResponse, VersionsQuery } from './versions.model'
 import { compareSemver } from './versions.semver'
 import type { VersionRow, VersionsStore } from './versions.store'
 
@@ -60,4 +60,10 @@ export function latestVersion(deps: Pick<VersionsDeps, 'store'>, platform: strin
   if (!rows.length) throw notFound(`Collector version for ${platform}`)
   const best = rows.reduce((a, b) => (compareSemver(b.version, a.version) > 0 ? b : a))
   return toResponse(best)
+}
+
+/** Every published version for the operator's page, newest publication first. */
+export function listVersions(deps: Pick<VersionsDeps, 'store'>, query: VersionsQuery) {
+  const { rows, total } = deps.store.page(query.platform?.toLowerCase() ?? null, query.limit, query.offset)
+  return { items: rows.map(toResponse), total, limit: query.limit, offset: query.offset }
 }

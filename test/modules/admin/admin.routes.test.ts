@@ -38,7 +38,13 @@ describe('GET /v1/admin/clients', () => {
     const all = await t.request('GET', '/v1/admin/clients', { headers: op.userHeaders })
     expect(all.status).toBe(200)
     expect(all.body).toMatchObject({ total: 4, limit: 100, offset: 0 })
-    expect(all.body.items[0]).toMatchObject({ client_id: op.clientId, plan_type: 'free', rate_limit: null, usage: { devices: 0, members: 1, api_keys: 1 } })
+    expect(all.body.items[0]).toMatchObject({
+      client_id: op.clientId,
+      plan_type: 'free',
+      rate_limit: null,
+      usage: { devices: 0, members: 1, api_keys: 1 },
+      owner_email: op.email,
+    })
     const page = await t.request('GET', '/v1/admin/clients?limit=2&offset=1', { headers: op.userHeaders })
     expect(page.body.items.length).toBe(2)
     expect(page.body.items[0].client_id).toBe(all.body.items[1].client_id)
@@ -81,5 +87,49 @@ describe('PATCH /v1/admin/clients/{client_id}', () => {
     expect((await t.request('PATCH', `/v1/admin/clients/${c.clientId}`, { headers: op.userHeaders, body: { max_users: 0 } })).status).toBe(422)
     expect((await t.request('PATCH', '/v1/admin/clients/cli_nope', { headers: op.userHeaders, body: { max_devices: 2 } })).status).toBe(404)
     expect((await t.request('PATCH', `/v1/admin/clients/${op.clientId}`, { headers: c.userHeaders, body: { max_devices: 99 } })).status).toBe(403)
+  })
+})
+
+describe('GET /v1/admin/instance', () => {
+  const own = { maxDevices: 20, maxUsers: 5, rateLimit: 600 }
+
+  test('shows the mode, the sign-up policy and where they come from, read-only', async () => {
+    const t = testApp()
+    const op = await createTenant(t, { role: 'admin' })
+    const res = await t.request('GET', '/v1/admin/instance', { headers: op.userHeaders })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({
+      mode: 'service',
+      signup: 'open',
+      signup_configured: false,
+      billing_configured: false,
+      site_url: 'http://localhost:8080',
+      own_limits: null,
+      outbound_allow_private: false,
+      ai_default_provider: 'rules',
+    })
+  })
+
+  test('an own instance with VIGIL_SIGNUP=closed and billing keys says so', async () => {
+    const base = testApp().ctx.config
+    const t = testApp({
+      config: { instance: { mode: 'own', signup: 'closed', own }, stripe: { ...base.stripe, secretKey: 'sk_test_x' }, outbound: { allowPrivate: true } },
+    })
+    const op = await createTenant(t, { role: 'admin' })
+    const res = await t.request('GET', '/v1/admin/instance', { headers: op.userHeaders })
+    expect(res.body).toMatchObject({
+      mode: 'own',
+      signup: 'closed',
+      signup_configured: true,
+      billing_configured: true,
+      own_limits: { max_devices: 20, max_users: 5, rate_limit: 600 },
+      outbound_allow_private: true,
+    })
+  })
+
+  test('a non-operator is 403', async () => {
+    const t = testApp()
+    const u = await createTenant(t)
+    expect((await t.request('GET', '/v1/admin/instance', { headers: u.userHeaders })).status).toBe(403)
   })
 })

@@ -136,7 +136,7 @@ describe('POST /v1/billing/portal', () => {
     const res = await t.request('POST', '/v1/billing/portal', { headers: ten.userHeaders })
     expect(res.status).toBe(200)
     expect(res.body.portal_url).toStartWith('https://billing.stripe.test/')
-    expect(fake.calls('/v1/billing_portal/sessions')[0]!.params).toEqual({ customer, return_url: 'http://localhost:8080/dashboard' })
+    expect(fake.calls('/v1/billing_portal/sessions')[0]!.params).toEqual({ customer, return_url: 'http://localhost:8080/settings/billing' })
   })
 })
 

@@ -27,8 +27,29 @@ describe('GET /v1/clients/me/members', () => {
       role: 'owner',
       status: 'active',
       invited_email: null,
+      email: a.email,
+      invitation_expires_at: null,
       created_at: expect.any(String),
     })
+  })
+
+  test("shows each email (the account's, else the invited one) and when a pending invitation expires", async () => {
+    const t = testApp()
+    const a = await createTenant(t)
+    const b = await createTenant(t, { email: 'bea@example.test' })
+    const sent = (await invite(t, a.userHeaders, { email: 'Nobody@Example.test' })).body
+    await invite(t, a.userHeaders, { email: 'bea@example.test', role: 'admin' })
+    const list = await members(t, a.userHeaders)
+    expect(list.map((m) => [m.email, m.status, m.invitation_expires_at])).toEqual([
+      [a.email, 'active', null],
+      ['nobody@example.test', 'invited', sent.invitation_expires_at],
+      ['bea@example.test', 'invited', expect.any(String)],
+    ])
+    expect(Date.parse(sent.invitation_expires_at) - t.clock.now()).toBe(7 * 86_400_000)
+    // accepted: the account's email stays, the expiry goes
+    const token = (await invite(t, b.userHeaders, { email: a.email })).body.invitation_token
+    const accepted = await t.request('POST', '/v1/invitations/accept', { headers: a.userHeaders, body: { token } })
+    expect(accepted.body).toMatchObject({ email: a.email, status: 'active', invitation_expires_at: null })
   })
 })
 

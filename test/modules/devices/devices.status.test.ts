@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { devicePresence, type DeviceStatusChange } from '../../../src/modules/devices/devices.presence'
+import { devicePresence, type DeviceStatusChange, type PresenceRow } from '../../../src/modules/devices/devices.presence'
 import { deviceStatus } from '../../../src/modules/devices/devices.status'
 import { manualClock } from '../../../src/lib/clock'
 
@@ -23,36 +23,29 @@ describe('deviceStatus', () => {
 })
 
 describe('devicePresence', () => {
-  function setup(rows: { id: string; clientId: string; lastSeenAt: number | null }[] = []) {
+  function setup(rows: PresenceRow[] = [], intervals = new Map<number, number | null>()) {
     const clock = manualClock()
     const changes: [string, DeviceStatusChange][] = []
-    const p = devicePresence({ clock, devices: () => rows, changed: (c, ch) => changes.push([c, ch]) })
-    return { clock, changes, p, rows }
+    const asked: number[][] = []
+    const p = devicePresence({
+      clock,
+      devices: () => rows,
+      intervals: (seqs) => {
+        asked.push(seqs)
+        return intervals
+      },
+      changed: (c, ch) => changes.push([c, ch]),
+    })
+    return { clock, changes, p, rows, intervals, asked }
   }
 
-  test('the interval is the median of the last steps between recorded_at; replays, batch halves and repeats do not count', () => {
-    const { p, clock } = setup()
-    const t0 = clock.now()
-    p.seen('c', 'd', t0)
-    p.seen('c', 'd', t0) // the network half of the same batch
-    expect(p.intervalMs('d')).toBeNull()
-    p.seen('c', 'd', t0 + 10_000)
-    p.seen('c', 'd', t0 + 10_500) // a retry half a second later
-    p.seen('c', 'd', t0 - 3_600_000) // a replayed sample from an hour ago
-    p.seen('c', 'd', t0 + 20_500)
-    p.seen('c', 'd', t0 + 90_500) // one late report
-    expect(p.intervalMs('d')).toBe(10_000)
-    for (let i = 1; i <= 5; i++) p.seen('c', 'd', t0 + 90_500 + i * 30_000)
-    expect(p.intervalMs('d')).toBe(30_000)
-  })
-
   test('changes are told once, with the previous status and the last report; devices gone are forgotten', () => {
-    const { p, clock, changes, rows } = setup([{ id: 'd1', clientId: 'c1', lastSeenAt: null }])
+    const { p, clock, changes, rows } = setup([{ id: 'd1', clientId: 'c1', seq: 1, lastSeenAt: null }])
     expect(p.status('d1')).toBe('never')
-    p.seen('c1', 'd1', clock.now())
-    p.seen('c1', 'd1', clock.now())
+    p.seen('c1', 'd1')
+    p.seen('c1', 'd1')
     expect(changes).toEqual([['c1', { device_id: 'd1', status: 'online', previous: 'never', last_seen_at: '2026-01-01T00:00:00.000Z' }]])
-    clock.advance(121_000)
+    clock.advance(121_000) // no interval measured: 60 s assumed
     p.sweep()
     p.sweep()
     expect(changes.map(([, c]) => c.status)).toEqual(['online', 'stale'])
@@ -61,11 +54,62 @@ describe('devicePresence', () => {
     expect(p.status('d1')).toBeNull()
   })
 
+  test('the status is judged by the interval measured from the stored samples, asked for every device with samples', () => {
+    const { p, clock, changes, intervals, asked } = setup(
+      [
+        { id: 'd1', clientId: 'c', seq: 7, lastSeenAt: null },
+        { id: 'd2', clientId: 'c', seq: null, lastSeenAt: null },
+      ],
+      new Map([[7, 300_000]]),
+    )
+    p.seen('c', 'd1')
+    clock.advance(500_000) // under 2 × 5 minutes
+    p.sweep()
+    expect(asked).toEqual([[7]])
+    expect(p.intervalMs('d1')).toBe(300_000)
+    expect(p.status('d1')).toBe('online')
+    intervals.set(7, 10_000)
+    p.sweep()
+    expect(changes.map(([, c]) => c.status)).toEqual(['online', 'offline'])
+  })
+
+  test('a later stored last_seen_at (another writer) counts; an earlier one does not move it back', () => {
+    const { p, clock, rows } = setup([{ id: 'd1', clientId: 'c', seq: 1, lastSeenAt: null }])
+    p.seen('c', 'd1')
+    clock.advance(200_000)
+    rows[0]!.lastSeenAt = clock.now() - 1000
+    p.sweep()
+    expect(p.status('d1')).toBe('online')
+    rows[0]!.lastSeenAt = clock.now() - 500_000
+    clock.advance(1000)
+    p.sweep()
+    expect(p.status('d1')).toBe('online')
+  })
+
   test('a device new to the sweep is taken as it is, without an event', () => {
     const { p, clock, changes, rows } = setup()
-    rows.push({ id: 'd2', clientId: 'c', lastSeenAt: clock.now() - 3_600_000 })
+    rows.push({ id: 'd2', clientId: 'c', seq: 2, lastSeenAt: clock.now() - 3_600_000 })
     p.sweep()
     expect(p.status('d2')).toBe('offline')
     expect(changes).toEqual([])
+  })
+
+  test('a database that cannot be read at start is read again on next use, and the ingest path never throws', () => {
+    let broken = true
+    const clock = manualClock()
+    const p = devicePresence({
+      clock,
+      devices: () => {
+        if (broken) throw new Error('database disk image is malformed')
+        return [{ id: 'd1', clientId: 'c', seq: 1, lastSeenAt: clock.now() }]
+      },
+      intervals: () => new Map(),
+      changed: () => {},
+    })
+    expect(() => p.seen('c', 'dx')).not.toThrow()
+    expect(() => p.sweep()).toThrow('malformed')
+    broken = false
+    p.registered('c', 'd9')
+    expect(p.status('d1')).toBe('online')
   })
 })

@@ -102,8 +102,8 @@ describe('GET /v1/clients/me/fleet', () => {
       await report(t, a.keyHeaders, 6, 10_000, () => 50)
       if (m < 3) await runRollup(t.modules.metricsJobs)
     }
-    // minutes 00:06–00:59 at 10, 01:00 mixes its first sample (10) with five at 50, then 50
-    expect(await spark()).toEqual([...new Array(54).fill(10), 43.3, 50, 50, 50, 50, 50])
+    // minutes 00:06–00:59 at 10, 01:00 mixes its first sample (10) with five at 50 (43.3, shown whole), then 50
+    expect(await spark()).toEqual([...new Array(54).fill(10), 43, 50, 50, 50, 50, 50])
     // a late sample in a minute the tier has already rolled (within the re-read window) shows up once rolled again
     await t.request('POST', '/v1/metrics/bulk', {
       body: { items: [{ recorded_at: new Date(t.clock.now() - 5 * MIN + 5_000).toISOString(), hardware: { cpu_percent: 110 } }] },

@@ -16,8 +16,10 @@ const cases: [string, number | null, number | null, DeviceStatus][] = [
   ['5 min device, 8 minutes silent: online by its own rhythm', 480, 300, 'online'],
   ['5 min device, 20 minutes silent: stale', 1200, 300, 'stale'],
   ['5 min device, an hour silent: offline', 3600, 300, 'offline'],
-  ['one sample so far: judged at 10 s', 15, null, 'online'],
-  ['one sample so far, a minute ago', 60, null, 'offline'],
+  ['one sample so far: judged at 60 s', 15, null, 'online'],
+  ['one sample so far, two minutes ago', 120, null, 'online'],
+  ['one sample so far, just past two minutes', 121, null, 'stale'],
+  ['one sample so far, past five minutes', 301, null, 'offline'],
   ['a zero interval (replayed burst) counts as unknown', 15, 0, 'online'],
   ['seen "in the future" (clock skew): online', -5, 10, 'online'],
 ]

@@ -85,3 +85,38 @@ describe('GET /v1/versions/{platform}', () => {
     expect(denied.body.error.code).toBe('insufficient_scope')
   })
 })
+
+describe('GET /v1/versions', () => {
+  test('the operator lists every published version, newest first, paged and by platform', async () => {
+    const t = testApp()
+    const op = await createTenant(t, { role: 'admin' })
+    for (const [platform, version] of [
+      ['linux-x64', '1.0.0'],
+      ['linux-arm64', '1.0.0'],
+      ['linux-x64', '1.1.0'],
+    ]) {
+      expect((await publish(t, op.userHeaders, { platform, version })).status).toBe(200)
+      t.clock.advance(1_000)
+    }
+    const all = await t.request('GET', '/v1/versions', { headers: op.userHeaders })
+    expect(all.status).toBe(200)
+    expect(all.body).toMatchObject({ total: 3, limit: 50, offset: 0 })
+    expect(all.body.items.map((v: any) => `${v.platform}@${v.version}`)).toEqual(['linux-x64@1.1.0', 'linux-arm64@1.0.0', 'linux-x64@1.0.0'])
+    const page = await t.request('GET', '/v1/versions?limit=1&offset=1', { headers: op.userHeaders })
+    expect(page.body).toMatchObject({ total: 3, limit: 1, offset: 1, items: [{ platform: 'linux-arm64' }] })
+    const one = await t.request('GET', '/v1/versions?platform=Linux-X64', { headers: op.userHeaders })
+    expect(one.body.total).toBe(2)
+    expect(one.body.items.every((v: any) => v.platform === 'linux-x64')).toBe(true)
+    for (const q of ['limit=0', 'limit=201', 'offset=-1', 'platform=a%20b']) {
+      expect((await t.request('GET', `/v1/versions?${q}`, { headers: op.userHeaders })).status).toBe(422)
+    }
+  })
+
+  test('anyone but the operator is refused', async () => {
+    const t = testApp()
+    const u = await createTenant(t)
+    expect((await t.request('GET', '/v1/versions', { headers: u.userHeaders })).status).toBe(403)
+    expect((await t.request('GET', '/v1/versions', { headers: { 'x-api-key': u.apiKey } })).status).toBe(401)
+    expect((await t.request('GET', '/v1/versions')).status).toBe(401)
+  })
+})

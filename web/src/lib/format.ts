@@ -3,11 +3,24 @@
 export const DASH = '—'
 const missing = (n: number | null | undefined): n is null | undefined => n === null || n === undefined || Number.isNaN(n)
 
+/**
+ * Intl formatters are made once and reused: `toLocaleString` with options builds a new one on
+ * every call, which a page of hundreds of figures pays for on every render.
+ */
+const numberFormats = new Map<number, Intl.NumberFormat>()
+const fractionDigits = (n: number, max: number) => {
+  let f = numberFormats.get(max)
+  if (!f) numberFormats.set(max, (f = new Intl.NumberFormat(undefined, { maximumFractionDigits: max, minimumFractionDigits: 0 })))
+  return f.format(n)
+}
+let zone: string | null = null
+let dateTimeFormat: Intl.DateTimeFormat | null = null
+let zoneNameFormat: Intl.DateTimeFormat | null = null
+
 /** Up to 3 significant digits, no trailing zeros beyond what the size needs: 1.23, 12.3, 123. */
 function short(n: number): string {
   const abs = Math.abs(n)
-  const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : 2
-  return n.toLocaleString(undefined, { maximumFractionDigits: digits, minimumFractionDigits: 0 })
+  return fractionDigits(n, abs >= 100 ? 0 : abs >= 10 ? 1 : 2)
 }
 
 const BINARY = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB']
@@ -27,9 +40,9 @@ export function bytes(n: number | null | undefined): string {
 /** Bytes per second in binary units: "12 MiB/s". */
 export const bytesPerSecond = (n: number | null | undefined) => (missing(n) ? DASH : `${bytes(n)}/s`)
 
-export const percent = (n: number | null | undefined) => (missing(n) ? DASH : `${n.toLocaleString(undefined, { maximumFractionDigits: n < 10 ? 1 : 0 })} %`)
+export const percent = (n: number | null | undefined) => (missing(n) ? DASH : `${fractionDigits(n, n < 10 ? 1 : 0)} %`)
 export const mbps = (n: number | null | undefined) => (missing(n) ? DASH : `${short(n)} Mbps`)
-export const celsius = (n: number | null | undefined) => (missing(n) ? DASH : `${n.toLocaleString(undefined, { maximumFractionDigits: 0 })} °C`)
+export const celsius = (n: number | null | undefined) => (missing(n) ? DASH : `${fractionDigits(n, 0)} °C`)
 export const ms = (n: number | null | undefined) => (missing(n) ? DASH : `${short(n)} ms`)
 export const number = (n: number | null | undefined) => (missing(n) ? DASH : n.toLocaleString())
 
@@ -54,14 +67,22 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
 }
 
 /** The browser's time zone, as dateTime's hover text names it. */
-export const timeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone
+export const timeZone = () => (zone ??= Intl.DateTimeFormat().resolvedOptions().timeZone)
 
 /** A time in the browser's zone: "12 Mar 2025, 14:03:07". Pair with `title={zoneTitle(iso)}` to name the zone. */
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return DASH
   const d = new Date(iso)
   if (Number.isNaN(d.getTime())) return DASH
-  return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+  dateTimeFormat ??= new Intl.DateTimeFormat(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  })
+  return dateTimeFormat.format(d)
 }
 
 /** The hover text for a time: the same moment with its zone, and in UTC. */
@@ -69,5 +90,15 @@ export function zoneTitle(iso: string | null | undefined): string {
   if (!iso) return ''
   const d = new Date(iso)
   if (Number.isNaN(d.getTime())) return ''
-  return `${d.toLocaleString(undefined, { timeZoneName: 'short' })} (${timeZone()}) · ${d.toISOString().replace('.000', '')}`
+  // the same words as toLocaleString(undefined, {timeZoneName: 'short'}): date, time and the zone's short name
+  zoneNameFormat ??= new Intl.DateTimeFormat(undefined, {
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZoneName: 'short',
+  })
+  return `${zoneNameFormat.format(d)} (${timeZone()}) · ${d.toISOString().replace('.000', '')}`
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, api } from '../lib/api'
 import { currentMembership, isOperator, me, type Me } from '../lib/session'
-import { settingsTabs } from '../routes'
+import { visibleSettingsTabs } from '../components/settings/SettingsHeader'
 import { Banner, Card, Field, Form, PageHeader, Tabs } from '../ui'
 
 /** /settings/account — who you are, and the password change (POST /v1/auth/password). */
@@ -45,7 +45,7 @@ export default function Account(_props: { params: Record<string, string> }) {
   return (
     <>
       <PageHeader title="Your account" />
-      <Tabs items={settingsTabs} label="Settings" />
+      <Tabs items={visibleSettingsTabs()} label="Settings sections" />
       <Card title="Profile">
         <dl class="facts">
           <dt>Email</dt>

@@ -1,6 +1,182 @@
-import { ComingSoon } from '../ui/ComingSoon'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import '../components/monitor/monitor.css'
+import { CommandBlock } from '../components/monitor/CommandBlock'
+import { curlExample } from '../components/monitor/examples'
+import type { RegisteredEvent, SampleEvent } from '../components/monitor/live-types'
+import { api } from '../lib/api'
+import { describeError } from '../lib/errors'
+import { dateTime, timeZone } from '../lib/format'
+import { onLive } from '../lib/live'
+import { Link } from '../lib/router'
+import { canAdmin } from '../lib/session'
+import { Banner, ButtonLink, Card, Field, Form, Icon, PageHeader, SecretBox } from '../ui'
 
-// A placeholder until its page lands (web-monitor).
+interface Enrolment {
+  enrolment_id: string
+  token: string
+  expires_at: string
+  pin: string | null
+  install_command: string
+}
+
+interface CreatedKey {
+  key_id: string
+  name: string
+  api_key: string | null
+}
+
+interface Arrival {
+  deviceId: string
+  name: string | null
+  sampled: boolean
+}
+
+/**
+ * Waits for the new device: a `device.registered` event names it, its first `sample` confirms it
+ * reports. A sample from a device that was not there when the page opened counts too (a machine
+ * enrolled again keeps its device, so it is not registered anew).
+ */
+function useArrival(active: boolean): Arrival | null {
+  const [arrival, setArrival] = useState<Arrival | null>(null)
+  const known = useRef<Set<string> | null>(null)
+  useEffect(() => {
+    api
+      .get<{ device_id: string }[]>('/v1/clients/me/devices')
+      .then((list) => {
+        known.current = new Set(list.map((d) => d.device_id))
+      })
+      .catch(() => {
+        known.current = new Set()
+      })
+  }, [])
+  useEffect(() => {
+    if (!active) return
+    const offs = [
+      onLive<RegisteredEvent>('device.registered', ({ data }) => {
+        const id = data.device.device_id ?? data.device.id
+        if (!id) return
+        setArrival((a) => a ?? { deviceId: id, name: data.device.name || data.device.hostname || null, sampled: false })
+      }),
+      onLive<SampleEvent>('sample', ({ data }) => {
+        setArrival((a) => {
+          if (a) return a.deviceId === data.device_id ? { ...a, sampled: true } : a
+          return known.current && !known.current.has(data.device_id) ? { deviceId: data.device_id, name: null, sampled: true } : a
+        })
+      }),
+    ]
+    return () => {
+      for (const off of offs) off()
+    }
+  }, [active])
+  return arrival
+}
+
+function ArrivalStatus({ arrival }: { arrival: Arrival | null }) {
+  return (
+    <div class="vg-arrival" role="status" aria-live="polite">
+      {!arrival && (
+        <p>
+          <span class="spinner" aria-hidden="true" /> Waiting for the device to register… this page updates by itself.
+        </p>
+      )}
+      {arrival && !arrival.sampled && (
+        <p>
+          <Icon name="check" /> {arrival.name ?? 'The device'} registered. Waiting for its first sample…
+        </p>
+      )}
+      {arrival?.sampled && <Banner tone="success">{arrival.name ?? 'The device'} is reporting: its first sample arrived.</Banner>}
+    </div>
+  )
+}
+
 export default function Page(_props: { params: Record<string, string> }) {
-  return <ComingSoon title="Add a device" />
+  const [enrolment, setEnrolment] = useState<Enrolment | null>(null)
+  const [enrolError, setEnrolError] = useState<string | null>(null)
+  const [key, setKey] = useState<CreatedKey | null>(null)
+  const arrival = useArrival(key !== null || enrolment !== null)
+  const hub = window.location.origin
+
+  const create = async (form: FormData) => {
+    const name = String(form.get('name') ?? '').trim()
+    // the key first: its 422 (the name) belongs on the form; the enrolment has nothing to get wrong
+    const created = await api.post<CreatedKey>('/v1/auth/api-keys', { name })
+    try {
+      setEnrolment(await api.post<Enrolment>('/v1/enrolments', { hub_url: hub }))
+    } catch (err) {
+      setEnrolError(describeError(err))
+    }
+    setKey(created)
+  }
+
+  if (!canAdmin.value) {
+    return (
+      <>
+        <PageHeader title="Add a device" />
+        <Banner tone="info">Adding a device creates an API key, which needs an owner or admin of this account. Ask one of them to add it.</Banner>
+      </>
+    )
+  }
+
+  return (
+    <>
+      <PageHeader title="Add a device" subtitle="Install the collector on a Linux machine, or send metrics from your own scripts with an API key." />
+      {!key ? (
+        <Card title="Name it">
+          <Form onSubmit={create} submitLabel="Create the install command" label="Add a device" class="vg-edit-form">
+            <Field
+              name="name"
+              label="Name"
+              required
+              maxLength={100}
+              placeholder="web-01"
+              hint="Names the API key this creates. The device shows its host name until you rename it."
+            />
+          </Form>
+        </Card>
+      ) : (
+        <>
+          <Card title="Install the collector (recommended)">
+            {enrolment ? (
+              <>
+                <p>Run this as root on the machine (Linux, x86_64 or arm64). It downloads the collector from this hub, enrols it and starts it as a service.</p>
+                <SecretBox
+                  value={enrolment.install_command}
+                  label="Install command"
+                  note={`The token in it works once, until ${dateTime(enrolment.expires_at)} (${timeZone()}). It is shown only here: copy it now.`}
+                />
+                <p class="vg-muted">
+                  Without systemd (a container), add <code>--no-systemd</code> at the end.
+                </p>
+              </>
+            ) : (
+              <Banner tone="warning">The install command could not be made ({enrolError ?? 'unknown error'}). Use the API key below instead.</Banner>
+            )}
+          </Card>
+          <Card title="Or send metrics yourself">
+            <p>
+              Your own agent or script can post samples with this API key (scopes <code>metrics:write</code> and <code>recommendations:write</code>). This
+              registers the machine you run it on and posts one hardware sample:
+            </p>
+            {key.api_key && <SecretBox value={key.api_key} label="API key" />}
+            {key.api_key && <CommandBlock command={curlExample(hub, key.api_key)} label="Register and post a sample with curl" />}
+            <p class="vg-muted">
+              Every field is described in the <a href="/docs">API reference</a>. Keys are listed and revoked under{' '}
+              <Link href="/settings/keys">Settings → API keys</Link>.
+            </p>
+          </Card>
+          <Card title="See it arrive">
+            <ArrivalStatus arrival={arrival} />
+            {arrival?.sampled && (
+              <div class="form-actions">
+                <ButtonLink href={`/devices/${encodeURIComponent(arrival.deviceId)}`} variant="primary">
+                  Open the device
+                </ButtonLink>
+                <ButtonLink href="/dashboard">Go to the dashboard</ButtonLink>
+              </div>
+            )}
+          </Card>
+        </>
+      )}
+    </>
+  )
 }

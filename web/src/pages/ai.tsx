@@ -1,6 +1,50 @@
-import { ComingSoon } from '../ui/ComingSoon'
+import { api } from '../lib/api'
+import { useSearch } from '../lib/router'
+import { canAdmin } from '../lib/session'
+import { Skeleton } from '../ui'
+import { AiConnectionForm } from '../components/settings/AiConnectionForm'
+import { AiPromptForm } from '../components/settings/AiPromptForm'
+import { AiTestCard } from '../components/settings/AiTestCard'
+import { AiUsageCard, USAGE_PAGE } from '../components/settings/AiUsageCard'
+import { pageFromSearch } from '../components/settings/Pager'
+import { LoadError, ReadOnlyNote, SettingsHeader } from '../components/settings/SettingsHeader'
+import type { AiConfig, AiProviders, AiUsage } from '../components/settings/types'
+import { useResource } from '../components/settings/useResource'
 
-// A placeholder until its page lands (web-settings).
-export default function Page(_props: { params: Record<string, string> }) {
-  return <ComingSoon title="AI" />
+/** How this account's recommendations are written: the built-in rules, or a language model of its choice. */
+export default function AiPage(_props: { params: Record<string, string> }) {
+  const page = pageFromSearch(useSearch(), 'usage')
+  const providers = useResource(() => api.get<AiProviders>('/v1/ai/providers'))
+  const config = useResource(() => api.get<AiConfig>('/v1/ai/config'))
+  const usage = useResource(() => api.get<AiUsage>('/v1/ai/usage', { limit: USAGE_PAGE, offset: page * USAGE_PAGE }), [page])
+  const manage = canAdmin.value
+  const ready = providers.data && config.data
+  const error = providers.error ?? config.error
+  return (
+    <div class="page-stack">
+      <SettingsHeader title="AI" subtitle="Recommendations come from built-in rules, and from a language model when one is set up here." />
+      {!manage && <ReadOnlyNote />}
+      {error ? (
+        <LoadError
+          error={error}
+          retry={() => {
+            void providers.reload()
+            void config.reload()
+          }}
+        />
+      ) : null}
+      {!ready ? (
+        error ? null : (
+          <Skeleton lines={8} height={36} label="Loading AI settings" />
+        )
+      ) : (
+        <>
+          <AiConnectionForm config={config.data!} providers={providers.data!} manage={manage} onSaved={(c) => config.set(c)} />
+          <AiTestCard manage={manage} onTested={() => void usage.reload()} />
+          <AiPromptForm config={config.data!} variables={providers.data!.prompt_variables} manage={manage} onSaved={() => void config.reload()} />
+        </>
+      )}
+      <AiUsageCard usage={usage} page={page} />
+    </div>
+  )
 }

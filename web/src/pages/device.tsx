@@ -1,6 +1,100 @@
-import { ComingSoon } from '../ui/ComingSoon'
+import { useEffect, useState } from 'preact/hooks'
+import '../components/monitor/monitor.css'
+import { parseRange, parseZoom } from '../charts/range'
+import { DeviceCharts } from '../components/monitor/DeviceCharts'
+import { DeviceHeader, type Device, type HardwareFacts } from '../components/monitor/DeviceHeader'
+import { DeviceRecommendations } from '../components/monitor/DeviceRecommendations'
+import type { Fleet, FleetDevice } from '../components/monitor/fleet'
+import type { DeletedEvent, SampleEvent, StatusEvent } from '../components/monitor/live-types'
+import { RangePicker } from '../components/monitor/RangePicker'
+import { ApiError, api } from '../lib/api'
+import { describeError } from '../lib/errors'
+import { onLive } from '../lib/live'
+import { navigate, useSearch } from '../lib/router'
+import { canAdmin } from '../lib/session'
+import { Banner, ButtonLink, EmptyState, PageHeader, Skeleton } from '../ui'
 
-// A placeholder until its page lands (web-monitor).
-export default function Page(_props: { params: Record<string, string> }) {
-  return <ComingSoon title="Device" />
+export default function Page({ params }: { params: Record<string, string> }) {
+  const deviceId = params.id ?? ''
+  const search = useSearch()
+  const range = parseRange(search.get('range'))
+  const zoom = parseZoom(search.get('from'), search.get('to'))
+  const [device, setDevice] = useState<Device | null>(null)
+  const [hardware, setHardware] = useState<HardwareFacts | null>(null)
+  const [overview, setOverview] = useState<FleetDevice | null>(null)
+  const [error, setError] = useState<unknown>(null)
+
+  useEffect(() => {
+    let live = true
+    const id = encodeURIComponent(deviceId)
+    setDevice(null)
+    setError(null)
+    api
+      .get<Device>(`/v1/clients/me/devices/${id}`)
+      .then((d) => live && setDevice(d))
+      .catch((err) => live && setError(err))
+    api
+      .get<HardwareFacts>(`/v1/metrics/hardware/${id}/latest`)
+      .then((h) => live && setHardware(h))
+      .catch(() => live && setHardware(null))
+    // the status as the dashboard has it (by the device's own interval), and its alerts
+    const loadOverview = () =>
+      api
+        .get<Fleet>('/v1/clients/me/fleet')
+        .then((f) => live && setOverview(f.devices.find((d) => d.id === deviceId) ?? null))
+        .catch(() => undefined)
+    void loadOverview()
+    const offs = [
+      onLive<StatusEvent>('device.status', ({ data }) => {
+        if (data.device_id !== deviceId) return
+        setDevice((d) => d && { ...d, last_seen_at: data.last_seen_at ?? d.last_seen_at })
+        setOverview((o) => o && { ...o, status: data.status })
+      }),
+      ...['alert.firing', 'alert.resolved', 'reset'].map((type) => onLive(type, () => void loadOverview())),
+      onLive<SampleEvent>('sample', ({ data }) => {
+        if (data.device_id !== deviceId) return
+        setDevice((d) => d && { ...d, last_seen_at: data.recorded_at })
+        if (data.kind === 'hardware' && typeof data.values.cpu_brand === 'string') setHardware((h) => ({ ...h, ...(data.values as HardwareFacts) }))
+      }),
+      onLive<DeletedEvent>('device.deleted', ({ data }) => {
+        if (data.device_id === deviceId) navigate('/dashboard', { replace: true })
+      }),
+    ]
+    return () => {
+      live = false
+      for (const off of offs) off()
+    }
+  }, [deviceId])
+
+  if (error) {
+    const gone = error instanceof ApiError && error.status === 404
+    return (
+      <>
+        <PageHeader title={gone ? 'Device not found' : 'Device'} />
+        {gone ? (
+          <EmptyState title="This device does not exist" action={<ButtonLink href="/dashboard">Back to the dashboard</ButtonLink>}>
+            It may have been deleted, or it belongs to another account.
+          </EmptyState>
+        ) : (
+          <Banner tone="error">{describeError(error)}</Banner>
+        )}
+      </>
+    )
+  }
+
+  return (
+    <div class="vg-device-page">
+      {device ? (
+        <DeviceHeader device={device} hardware={hardware} overview={overview} canEdit={canAdmin.value} onChange={setDevice} />
+      ) : (
+        <div class="vg-device-header-skeleton">
+          <Skeleton height={36} width="40%" label="Loading the device" />
+          <Skeleton height={56} />
+        </div>
+      )}
+      <RangePicker range={range} zoom={zoom} />
+      <DeviceCharts deviceId={deviceId} range={range} zoom={zoom} />
+      <DeviceRecommendations deviceId={deviceId} canGenerate={canAdmin.value} />
+    </div>
+  )
 }

@@ -1,0 +1,108 @@
+import type { AppContext } from '../context'
+import type { Job } from '../jobs/scheduler'
+import type { OutboundPolicy } from '../lib/outbound/outbound.policy'
+import { systemTimers, type Timers } from '../lib/timers'
+import { subscriptionOf } from '../modules/billing/billing.service'
+import { findDevice } from '../modules/devices/devices.service'
+import { isOperatorClient } from '../modules/users/users.service'
+import { pruneDeliveries } from '../modules/webhooks/webhooks.deliveries'
+import { createOutboxListener } from '../modules/webhooks/webhooks.listener'
+import { createOutboxStore } from '../modules/webhooks/webhooks.outbox'
+import { disableEndpoint, type EndpointDisabledNotice, type WebhooksDeps } from '../modules/webhooks/webhooks.service'
+import { createEndpointsStore } from '../modules/webhooks/webhooks.store'
+import { createDeliveryWorker } from '../modules/webhooks/webhooks.worker'
+import type { FleetModules } from './fleet'
+import type { IdentityModules } from './identity'
+import type { MonitoringModules } from './monitoring'
+
+/** What a test or the bench may set for the delivery worker. */
+export interface WebhookOverrides {
+  timers?: Timers
+  random?: () => number
+}
+
+/** how long one delivery may take, connection to last byte read */
+const DELIVERY_TIMEOUT_MS = 15_000
+/** an endpoint whose every delivery failed for this long is disabled */
+const DISABLE_AFTER_MS = 5 * 86400_000
+
+/**
+ * Outbound webhooks: the endpoints, the outbox the bus listener writes, and the delivery worker
+ * (started by `serve`, not here: tests and tools build the app without sending anything).
+ * Also fills the ports where two of the events are born: stored recommendations and applied
+ * subscriptions are published on the bus, which the listener (and the live stream) hears.
+ */
+export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, monitoring: MonitoringModules, overrides: WebhookOverrides = {}) {
+  const sqlite = ctx.db.sqlite
+  const endpoints = createEndpointsStore(sqlite)
+  const outbox = createOutboxStore(sqlite)
+  const inTransaction = sqlite.transaction((fn: () => unknown) => fn())
+  const { allowPrivate, allowLocal = false } = ctx.config.outbound
+  // asked on every delivery: whether a client is the operator's changes rarely, so it is read once a minute
+  const operatorClient = new Map<string, { value: boolean; at: number }>()
+  const isOperator = (clientId: string) => {
+    const now = ctx.clock.now()
+    let hit = operatorClient.get(clientId)
+    if (!hit || now - hit.at > 60_000) operatorClient.set(clientId, (hit = { value: isOperatorClient(identity.users, clientId), at: now }))
+    return hit.value
+  }
+  const policyFor = (clientId: string): OutboundPolicy => ({ allowPrivate: allowPrivate || isOperator(clientId), allowLocal })
+
+  const listener = createOutboxListener({
+    endpoints,
+    outbox,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    deviceName: (clientId, deviceId) => findDevice(fleet.devices, clientId, deviceId)?.hostname ?? null,
+    wake: () => worker.wake(),
+  })
+  const webhooks: WebhooksDeps = {
+    endpoints,
+    outbox,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    secretKey: ctx.secretKey,
+    selfAddresses: ctx.outbound.selfAddresses,
+    policyFor,
+    subscriptionsChanged: listener.invalidate,
+    wake: () => worker.wake(),
+    // no e-mail on this instance yet: the owners hear it as an event (their other endpoints, the live stream) and the log has it
+    notifyDisabled: (clientId, notice: EndpointDisabledNotice) => void ctx.events.publish(clientId, 'endpoint.disabled', notice),
+    maxEndpoints: 20,
+  }
+  const worker = createDeliveryWorker({
+    outbox,
+    endpoints,
+    transaction: <T>(fn: () => T) => inTransaction(fn) as T,
+    clock: ctx.clock,
+    timers: overrides.timers ?? systemTimers,
+    logger: ctx.logger,
+    outbound: ctx.outbound,
+    secretKey: ctx.secretKey,
+    policyFor,
+    disable: (clientId, endpointId, reason) => disableEndpoint(webhooks, clientId, endpointId, reason),
+    concurrency: 64,
+    perEndpoint: 16,
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+    disableAfterMs: DISABLE_AFTER_MS,
+    random: overrides.random,
+  })
+  ctx.events.subscribeAll(listener.listener)
+
+  // where recommendation.created and subscription.updated are born
+  monitoring.recommendations.created = (clientId, recommendation) => void ctx.events.publish(clientId, 'recommendation.created', { recommendation })
+  fleet.billing.subscriptionUpdated = (clientId) =>
+    void ctx.events.publish(clientId, 'subscription.updated', {
+      subscription: subscriptionOf(fleet.billing, clientId),
+      plan_type: fleet.billing.clients.find(clientId)?.plan_type ?? null,
+    })
+
+  return { webhooks, webhookWorker: worker }
+}
+
+export type WebhookModules = ReturnType<typeof wireWebhooks>
+
+/** Finished deliveries are kept 30 days. */
+export const webhookJobs = (modules: WebhookModules): Job[] => [
+  { name: 'webhooks.prune-deliveries', cron: '0 37 3 * * *', run: () => void pruneDeliveries(modules.webhooks) },
+]

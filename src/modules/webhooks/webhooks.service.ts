@@ -1,0 +1,171 @@
+import { AppError, notFound } from '../../http/errors'
+import { toIso, type Clock } from '../../lib/clock'
+import { newId } from '../../lib/ids'
+import type { Logger } from '../../lib/logger'
+import { urlProblem, type OutboundPolicy, type SelfAddresses } from '../../lib/outbound/outbound.policy'
+import { maskSecret, openSecret, sealSecret } from '../../lib/secret-box'
+import type { EndpointCreate, EndpointPatch, EndpointResponse, RotateSecret } from './webhooks.model'
+import type { OutboxStore } from './webhooks.outbox'
+import { newSecret } from './webhooks.signer'
+import type { EndpointChanges, EndpointRow, EndpointsStore } from './webhooks.store'
+
+/** What the owners of a client hear when one of its endpoints is disabled by the service. */
+export interface EndpointDisabledNotice {
+  endpoint: { id: string; url: string; description: string }
+  reason: 'gone' | 'failing'
+  /** one sentence for a person */
+  message: string
+  failing_since: string | null
+}
+
+export interface WebhooksDeps {
+  endpoints: EndpointsStore
+  outbox: OutboxStore
+  clock: Clock
+  logger: Logger
+  secretKey: () => Uint8Array
+  selfAddresses: SelfAddresses
+  /** where this client's endpoints may be (docs/outbound.md) */
+  policyFor: (clientId: string) => OutboundPolicy
+  /** the bus listener's cached subscriptions of the client are stale */
+  subscriptionsChanged: (clientId: string) => void
+  /** rows were written to the outbox: the worker sends them now */
+  wake: () => void
+  /** tells the client's owners (an endpoint.disabled event, an email when wired) */
+  notifyDisabled: (clientId: string, notice: EndpointDisabledNotice) => void
+  maxEndpoints: number
+}
+
+const DISABLE_TEXT = {
+  gone: 'it answered 410 Gone, which says the receiver no longer exists',
+  failing: 'every delivery to it failed for days',
+} as const
+
+export function toEndpointView(deps: Pick<WebhooksDeps, 'secretKey'>, row: EndpointRow, secret: string | null = null): EndpointResponse {
+  const current = secret ?? openSecret(deps.secretKey(), row.secret_enc, row.client_id)
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    event_types: JSON.parse(row.event_types) as string[],
+    enabled: row.enabled === 1,
+    disabled_reason: row.disabled_reason,
+    disabled_at: row.disabled_at === null ? null : toIso(row.disabled_at),
+    secret,
+    secret_hint: current ? maskSecret(current) : '••••',
+    previous_secret_expires_at: row.previous_expires_at === null ? null : toIso(row.previous_expires_at),
+    failing_since: row.failing_since === null ? null : toIso(row.failing_since),
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+  }
+}
+
+export function requireEndpoint(deps: Pick<WebhooksDeps, 'endpoints'>, clientId: string, endpointId: string): EndpointRow {
+  const row = deps.endpoints.byId(clientId, endpointId)
+  if (!row) throw notFound('Webhook endpoint')
+  return row
+}
+
+function checkUrl(deps: WebhooksDeps, clientId: string, url: string): string {
+  const trimmed = url.trim()
+  const problem = urlProblem(trimmed, deps.policyFor(clientId), deps.selfAddresses, 'url')
+  if (problem) throw new AppError('unsafe_url', problem, 'url')
+  return trimmed
+}
+
+const typesJson = (types: string[]) => JSON.stringify([...new Set(types)])
+
+export const listEndpoints = (deps: WebhooksDeps, clientId: string) => deps.endpoints.list(clientId).map((r) => toEndpointView(deps, r))
+
+export const getEndpoint = (deps: WebhooksDeps, clientId: string, endpointId: string) => toEndpointView(deps, requireEndpoint(deps, clientId, endpointId))
+
+/** A new endpoint; its whsec_ secret is in this answer only. */
+export function createEndpoint(deps: WebhooksDeps, clientId: string, body: EndpointCreate): EndpointResponse {
+  if (deps.endpoints.count(clientId) >= deps.maxEndpoints) {
+    throw new AppError('conflict', `An account may have ${deps.maxEndpoints} webhook endpoints; delete one first`)
+  }
+  const url = checkUrl(deps, clientId, body.url)
+  const now = deps.clock.now()
+  const secret = newSecret()
+  const enabled = body.enabled ?? true
+  const row: EndpointRow = {
+    id: newId('whe'),
+    client_id: clientId,
+    url,
+    description: body.description?.trim() ?? '',
+    event_types: typesJson(body.event_types),
+    enabled: enabled ? 1 : 0,
+    disabled_reason: enabled ? null : 'manual',
+    disabled_at: enabled ? null : now,
+    secret_enc: sealSecret(deps.secretKey(), secret, clientId),
+    previous_secret_enc: null,
+    previous_expires_at: null,
+    failing_since: null,
+    created_at: now,
+    updated_at: now,
+  }
+  deps.endpoints.insert(row)
+  deps.subscriptionsChanged(clientId)
+  return toEndpointView(deps, row, secret)
+}
+
+/** Changes what was sent; `enabled: true` also clears a disabled endpoint's failure record and resumes its held deliveries. */
+export function updateEndpoint(deps: WebhooksDeps, clientId: string, endpointId: string, patch: EndpointPatch): EndpointResponse {
+  const row = requireEndpoint(deps, clientId, endpointId)
+  const now = deps.clock.now()
+  const changes: EndpointChanges = { updated_at: now }
+  if (patch.url !== undefined) changes.url = checkUrl(deps, clientId, patch.url)
+  if (patch.description !== undefined) changes.description = patch.description.trim()
+  if (patch.event_types !== undefined) changes.event_types = typesJson(patch.event_types)
+  if (patch.enabled === true && row.enabled === 0) Object.assign(changes, { enabled: 1, disabled_reason: null, disabled_at: null, failing_since: null })
+  if (patch.enabled === false && row.enabled === 1) Object.assign(changes, { enabled: 0, disabled_reason: 'manual', disabled_at: now })
+  deps.endpoints.update(clientId, endpointId, changes)
+  if (changes.enabled === 1) {
+    deps.outbox.unhold(endpointId, now)
+    deps.wake()
+  }
+  if (changes.enabled === 0) deps.outbox.hold(endpointId)
+  deps.subscriptionsChanged(clientId)
+  return getEndpoint(deps, clientId, endpointId)
+}
+
+export function deleteEndpoint(deps: WebhooksDeps, clientId: string, endpointId: string): void {
+  if (!deps.endpoints.remove(clientId, endpointId)) throw notFound('Webhook endpoint')
+  deps.subscriptionsChanged(clientId)
+}
+
+/**
+ * A new secret, shown in this answer only. The previous one keeps signing beside it (both
+ * signatures in webhook-signature) for `previous_valid_seconds`, so receivers can switch over.
+ */
+export function rotateSecret(deps: WebhooksDeps, clientId: string, endpointId: string, body: RotateSecret): EndpointResponse {
+  const row = requireEndpoint(deps, clientId, endpointId)
+  const now = deps.clock.now()
+  const keep = body.previous_valid_seconds ?? 86400
+  const secret = newSecret()
+  deps.endpoints.update(clientId, endpointId, {
+    secret_enc: sealSecret(deps.secretKey(), secret, clientId),
+    previous_secret_enc: keep > 0 ? row.secret_enc : null,
+    previous_expires_at: keep > 0 ? now + keep * 1000 : null,
+    updated_at: now,
+  })
+  return toEndpointView(deps, requireEndpoint(deps, clientId, endpointId), secret)
+}
+
+/** The worker's verdict on an endpoint: off, its pending deliveries held, its owners told. */
+export function disableEndpoint(deps: WebhooksDeps, clientId: string, endpointId: string, reason: 'gone' | 'failing'): void {
+  const row = deps.endpoints.byId(clientId, endpointId)
+  if (!row || row.enabled === 0) return
+  const now = deps.clock.now()
+  deps.endpoints.update(clientId, endpointId, { enabled: 0, disabled_reason: reason, disabled_at: now, updated_at: now })
+  deps.outbox.hold(endpointId)
+  deps.subscriptionsChanged(clientId)
+  const message = `The webhook endpoint ${row.url} was disabled: ${DISABLE_TEXT[reason]}. Fix the receiver, then enable it again (PATCH enabled: true); its held deliveries will resume.`
+  deps.logger.warn('webhook endpoint disabled', { client_id: clientId, endpoint_id: endpointId, reason })
+  deps.notifyDisabled(clientId, {
+    endpoint: { id: row.id, url: row.url, description: row.description },
+    reason,
+    message,
+    failing_since: row.failing_since === null ? null : toIso(row.failing_since),
+  })
+}

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { hardwareSample, networkSample } from '../helpers/samples'
+import { checkA11y, describeBrowser, launchBrowser, newAccount, openPage, registerApi, shoot, signInUI, startVigil, type Vigil } from './helpers'
+
+// page.evaluate callbacks run in the browser (this program has no DOM types)
+declare const document: any
+
+// a page and a server in one test: more than bun's 5 s default (bunfig's timeout is not applied here)
+setDefaultTimeout(60_000)
+
+/**
+ * The monitoring pages end to end against dist/vigil: a device added through the page (its own
+ * curl example, run as printed), its samples on the dashboard and its charts as they arrive over
+ * the live stream, rename, range and zoom kept in the URL, recommendations; axe and screenshots
+ * of each page.
+ */
+describeBrowser('portal: monitoring', () => {
+  let vigil: Vigil
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+  let problems: string[]
+  let apiKey = ''
+  let deviceId = ''
+  const account = newAccount('monitor')
+
+  beforeAll(async () => {
+    vigil = await startVigil({ VIGIL_SIGNUP: 'open' })
+    browser = await launchBrowser()
+    await registerApi(vigil, account)
+    ;({ page, context, problems } = await openPage(browser, vigil, '/signin'))
+    await signInUI(page, account, { goto: false })
+  }, 120_000)
+  afterAll(async () => {
+    await context?.close()
+    await browser?.close()
+    await vigil?.stop()
+  })
+
+  /** A collector's batch with the key the page created (server time, so each one is new). */
+  async function post(cpu: number, extra: Record<string, unknown> = {}) {
+    const res = await fetch(`${vigil.base}/v1/metrics/batch`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'x-device-id': deviceId, 'content-type': 'application/json' },
+      body: JSON.stringify({ hardware: { ...hardwareSample(), cpu_percent: cpu, ...extra }, network: networkSample() }),
+    })
+    expect(res.status).toBe(201)
+  }
+
+  const card = () => page.locator('.vg-device-card').filter({ has: page.getByRole('heading') })
+
+  test('an empty account leads to Add a device, with the command to run', async () => {
+    await page.goto('/dashboard')
+    await page.getByText('No devices yet').waitFor()
+    expect(await page.locator('.vg-command').textContent()).toContain(`${vigil.base}/install.sh`)
+    await checkA11y(page)
+    await shoot(page, 'monitor-dashboard-empty')
+    await page.getByRole('link', { name: 'Add a device' }).first().click()
+    await page.waitForURL('**/devices/new')
+  })
+
+  test('Add a device shows the key once and the commands; the curl example registers a device the page then announces', async () => {
+    await page.getByLabel('Name').fill('web server key')
+    await page.getByRole('button', { name: 'Create the install command' }).click()
+    const install = page.locator('.secret').filter({ hasText: 'Install command' }).locator('.secret-value')
+    await install.waitFor()
+    expect(await install.textContent()).toMatch(new RegExp(`^curl -fsSL ${vigil.base}/install.sh \\| sudo sh -s -- --token vet_`))
+    apiKey = (await page.locator('.secret').filter({ hasText: 'API key' }).locator('.secret-value').textContent())!.trim()
+    expect(apiKey).toMatch(/^vk_/)
+    await page.getByText('Waiting for the device to register').waitFor()
+    await checkA11y(page)
+    await shoot(page, 'monitor-add-device')
+
+    // the example exactly as the page prints it
+    const script = (await page.locator('.vg-command').textContent())!
+    const run = Bun.spawn(['sh', '-euc', script], { stdout: 'pipe', stderr: 'pipe' })
+    const [code, out] = await Promise.all([run.exited, new Response(run.stdout).text()])
+    expect(code).toBe(0)
+    deviceId = JSON.parse(out).device_id
+    await page.getByText('is reporting: its first sample arrived').waitFor()
+    await shoot(page, 'monitor-add-device-arrived')
+    await page.getByRole('link', { name: 'Open the device' }).waitFor()
+  })
+
+  test('the dashboard shows the device and its figures change as samples arrive, without a reload', async () => {
+    await page.goto('/dashboard')
+    await card().first().waitFor()
+    expect(await card().count()).toBe(1)
+    expect(await card().locator('.badge').textContent()).toContain('Online')
+    await post(77)
+    await card().getByText('77 %').waitFor()
+    await post(91)
+    await card().getByText('91 %').waitFor()
+    expect(await card().getByText('high').count()).toBeGreaterThan(0)
+    // search and sort live in the URL
+    await page.getByLabel('Search').fill('no such host')
+    await page.getByText('No device matches').waitFor()
+    expect(new URL(page.url()).searchParams.get('q')).toBe('no such host')
+    await page.reload()
+    await page.getByText('No device matches').waitFor()
+    await page.getByRole('button', { name: 'Clear the search' }).click()
+    await card().first().waitFor()
+    await checkA11y(page)
+    await shoot(page, 'monitor-dashboard')
+  })
+
+  test('the device page draws its charts and appends live samples', async () => {
+    await card().getByRole('link').first().click()
+    await page.waitForURL(`**/devices/${deviceId}`)
+    const cpu = page.locator('figure.vg-chart').filter({ hasText: 'CPU usage' })
+    await cpu.locator('canvas').waitFor()
+    for (const title of ['CPU per core', 'Memory and swap', 'Disk /', 'Temperatures', 'Network throughput', 'Latency and DNS time']) {
+      await page.locator('figure.vg-chart').filter({ hasText: title }).first().waitFor()
+    }
+    // the numbers behind the chart, for screen readers: the latest CPU value follows the stream
+    // (a raw point, or merged into the newest minute when the samples came faster than a chart holds)
+    const latestCpu = () => cpu.locator('div.visually-hidden table tbody tr').first().locator('td').first().textContent()
+    const highest = () => cpu.locator('div.visually-hidden table tbody tr').first().locator('td').nth(3).textContent()
+    const before = await latestCpu()
+    await post(99.9)
+    await page.waitForFunction((old) => document.querySelector('figure.vg-chart div.visually-hidden table tbody tr td')?.textContent !== old, before)
+    expect(await latestCpu()).not.toBe(before)
+    expect(await highest()).toBe('99.9%')
+    await checkA11y(page)
+    await shoot(page, 'monitor-device')
+  })
+
+  test('rename and tags in place, kept on reload', async () => {
+    await page.getByRole('button', { name: 'Rename or tag' }).click()
+    await page.getByLabel('Name', { exact: true }).fill('Web server')
+    await page.getByRole('textbox', { name: 'Tags' }).fill('Prod, eu')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('heading', { level: 1 }).filter({ hasText: 'Web server' }).waitFor()
+    await page.reload()
+    await page.getByRole('heading', { level: 1 }).filter({ hasText: 'Web server' }).waitFor()
+    expect(await page.locator('.vg-tag').allTextContents()).toEqual(['prod', 'eu'])
+    // a bad tag is refused on its field
+    await page.getByRole('button', { name: 'Rename or tag' }).click()
+    await page.getByRole('textbox', { name: 'Tags' }).fill('no/slashes')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.locator('.field-invalid').filter({ hasText: 'Tags' }).waitFor()
+    await checkA11y(page)
+    await page.getByRole('button', { name: 'Cancel' }).click()
+  })
+
+  test('range and zoom live in the URL and survive a reload; double-click zooms out', async () => {
+    await page.getByRole('button', { name: '6h' }).click()
+    await page.waitForURL((u) => u.searchParams.get('range') === '6h')
+    const over = page.locator('figure.vg-chart').filter({ hasText: 'CPU usage' }).locator('.u-over')
+    await over.waitFor()
+    const box = (await over.boundingBox())!
+    // the last ~10 minutes of the 6 hours: where this test's samples are
+    await page.mouse.move(box.x + box.width * 0.97, box.y + box.height / 2)
+    await page.mouse.down()
+    await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2, { steps: 5 })
+    await page.mouse.up()
+    await page.waitForURL((u) => u.searchParams.has('from') && u.searchParams.has('to'))
+    const zoomed = new URL(page.url())
+    expect(Number(zoomed.searchParams.get('to'))).toBeGreaterThan(Number(zoomed.searchParams.get('from')))
+    await page.reload()
+    await page.getByText('Zoomed to').waitFor()
+    expect(page.url()).toBe(zoomed.href)
+    await page.locator('figure.vg-chart').filter({ hasText: 'CPU usage' }).locator('.u-over').dblclick()
+    await page.waitForURL((u) => !u.searchParams.has('from'))
+    expect(new URL(page.url()).searchParams.get('range')).toBe('6h')
+  })
+
+  test('recommendations across devices, with generate now and filters in the URL', async () => {
+    await post(99, { disk_partitions: [{ device: '/dev/sda1', mountpoint: '/', fstype: 'ext4', total_gb: 100, used_gb: 97, free_gb: 3, percent: 97 }] })
+    await page.goto('/recommendations')
+    await page.getByRole('button', { name: 'Generate now' }).click()
+    await page.locator('.banner').filter({ hasText: 'Web server' }).waitFor()
+    await page.getByLabel('Severity').selectOption('critical')
+    await page.waitForURL((u) => u.searchParams.get('severity') === 'critical')
+    await page.reload()
+    expect(await page.getByLabel('Severity').inputValue()).toBe('critical')
+    await page.getByLabel('Severity').selectOption('')
+    await page.locator('.vg-rec-list, .empty').first().waitFor()
+    await checkA11y(page)
+    await shoot(page, 'monitor-recommendations')
+  })
+
+  test('deleting the device asks first, then returns to the dashboard', async () => {
+    await page.goto(`/devices/${deviceId}`)
+    await page.getByRole('button', { name: 'Delete' }).click()
+    await page.getByRole('dialog').getByText('every API key bound to it is revoked').waitFor()
+    await checkA11y(page)
+    await page.getByRole('button', { name: 'Delete the device' }).click()
+    await page.waitForURL('**/dashboard')
+    await page.getByText('No devices yet').waitFor()
+    expect(problems).toEqual([])
+  })
+})
