@@ -107,6 +107,19 @@ export function metricWatches(metric: string, series: string): boolean {
 /** The lines to draw on the chart of one series (e.g. 'cpu_percent', 'disk_partitions:/home'). */
 export const thresholdsForSeries = (lines: ThresholdLine[], series: string) => lines.filter((l) => metricWatches(l.metric, series))
 
+/** What a chart draws: for a series name, the lines of the rules watching it ("CPU busy > 80"). */
+export function chartThresholds(lines: ThresholdLine[]): (series: string) => { value: number; label: string; severity: 'warning' | 'critical' }[] {
+  const cache = new Map<string, { value: number; label: string; severity: 'warning' | 'critical' }[]>()
+  return (series) => {
+    let out = cache.get(series)
+    if (!out) {
+      out = thresholdsForSeries(lines, series).map((l) => ({ value: l.value, label: `${l.rule_name} ${l.operator} ${l.value}`, severity: l.severity }))
+      cache.set(series, out)
+    }
+    return out
+  }
+}
+
 /** The threshold lines of one device, read from the API (members may read rules). */
 export async function deviceThresholds(device: { id: string; tags?: string[] }): Promise<ThresholdLine[]> {
   const { items } = await api.get<{ items: RuleLike[] }>('/v1/alerts/rules')

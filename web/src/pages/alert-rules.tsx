@@ -26,8 +26,8 @@ export default function Rules(_props: { params: Record<string, string> }) {
   const admin = canAdmin.value
 
   const deviceName = (id: string) => {
-    const d = devices.data?.find((x) => x.id === id)
-    return d ? (d.name ?? d.hostname) : 'One device'
+    const d = devices.data?.find((x) => x.device_id === id)
+    return d ? (d.name ?? d.hostname ?? d.device_id) : 'One device'
   }
   const channelNames = (ids: string[]) =>
     ids

@@ -27,8 +27,8 @@ export default function Silences(_props: { params: Record<string, string> }) {
   const creating = q.get('new') !== null && admin
 
   const deviceName = (id: string) => {
-    const d = devices.data?.find((x) => x.id === id)
-    return d ? (d.name ?? d.hostname) : 'One device'
+    const d = devices.data?.find((x) => x.device_id === id)
+    return d ? (d.name ?? d.hostname ?? d.device_id) : 'One device'
   }
   const ruleName = (id: string | null) => (id ? (rules.data?.items.find((r) => r.id === id)?.name ?? 'One rule') : 'Every rule')
   const end = async (s: Silence) => {

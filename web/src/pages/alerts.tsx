@@ -60,7 +60,10 @@ export default function Alerts(_props: { params: Record<string, string> }) {
     }
   }, [])
 
-  const list = open.data ?? []
+  // the device and rule filters narrow what is open now too (the dashboard links here with ?device=)
+  const onlyDevice = q.get('device')
+  const onlyRule = q.get('rule')
+  const list = (open.data ?? []).filter((a) => (!onlyDevice || a.device.id === onlyDevice) && (!onlyRule || a.rule.id === onlyRule))
   const firing = list.filter((a) => a.state === 'firing').length
   const replace = (a: AlertView) => {
     open.set((l) => applyAlertEvent(l ?? [], 'alert.acknowledged', a))
@@ -68,7 +71,7 @@ export default function Alerts(_props: { params: Record<string, string> }) {
   }
   const deviceOptions = [
     { value: '', label: 'Every device' },
-    ...(devices.data ?? []).map((d) => ({ value: d.id, label: d.name ?? d.hostname })).sort((a, b) => a.label.localeCompare(b.label)),
+    ...(devices.data ?? []).map((d) => ({ value: d.device_id, label: d.name ?? d.hostname ?? d.device_id })).sort((a, b) => a.label.localeCompare(b.label)),
   ]
   const ruleOptions = [{ value: '', label: 'Every rule' }, ...(rules.data?.items ?? []).map((r) => ({ value: r.id, label: r.name }))]
   const filter = (name: string) => (e: Event) => setSearch({ [name]: (e.target as HTMLSelectElement).value, page: null }, { replace: false })

@@ -13,7 +13,7 @@ import { api } from '../lib/api'
 import { describeError } from '../lib/errors'
 import { setSearch, useSearch } from '../lib/router'
 import { canAdmin } from '../lib/session'
-import { settingsTabs } from '../routes'
+import { visibleSettingsTabs } from '../components/settings/SettingsHeader'
 import { Banner, Button, Card, ConfirmDialog, DataTable, EmptyState, Field, Form, PageHeader, SecretBox, Skeleton, Tabs, type Column } from '../ui'
 
 const SEVERITY_WORDS = { info: 'Everything', warning: 'Warning and up', critical: 'Critical only' }
@@ -135,7 +135,7 @@ export default function Channels(_props: { params: Record<string, string> }) {
           )
         }
       />
-      <Tabs items={settingsTabs} label="Settings sections" />
+      <Tabs items={visibleSettingsTabs()} label="Settings sections" />
       <div class="alert-stack">
         {!admin && <Banner tone="info">You can see the channels and their logs; an owner or admin of this account can change them.</Banner>}
         {notice && <Banner tone="success">{notice}</Banner>}

@@ -11,7 +11,7 @@ import { api } from '../lib/api'
 import { describeError } from '../lib/errors'
 import { setSearch, useSearch } from '../lib/router'
 import { canAdmin } from '../lib/session'
-import { settingsTabs } from '../routes'
+import { visibleSettingsTabs } from '../components/settings/SettingsHeader'
 import { Banner, Button, Card, ConfirmDialog, DataTable, EmptyState, PageHeader, SecretBox, Skeleton, Tabs, Time, type Column } from '../ui'
 
 /**
@@ -136,7 +136,7 @@ export default function Webhooks(_props: { params: Record<string, string> }) {
           )
         }
       />
-      <Tabs items={settingsTabs} label="Settings sections" />
+      <Tabs items={visibleSettingsTabs()} label="Settings sections" />
       <div class="alert-stack">
         {!admin && <Banner tone="info">You can see the endpoints and their deliveries; an owner or admin of this account can change them.</Banner>}
         {notice && <Banner tone={notice.tone}>{notice.text}</Banner>}

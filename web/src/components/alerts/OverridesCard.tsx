@@ -12,8 +12,8 @@ const INHERIT = { value: '', label: 'As the rule' }
 export function OverridesCard({ rule, devices, canEdit, onChange }: { rule: Rule; devices: DeviceRef[]; canEdit: boolean; onChange: (r: Rule) => void }) {
   const [formKey, setFormKey] = useState(0)
   const name = (id: string) => {
-    const d = devices.find((x) => x.id === id)
-    return d ? (d.name ?? d.hostname) : id
+    const d = devices.find((x) => x.device_id === id)
+    return d ? (d.name ?? d.hostname ?? d.device_id) : id
   }
   const unit = unitOf(rule.metric)
   const threshold = rule.kind === 'threshold'
@@ -75,7 +75,7 @@ export function OverridesCard({ rule, devices, canEdit, onChange }: { rule: Rule
               <Field
                 name="device"
                 label="Device"
-                control={(p) => <Select {...p} options={devices.map((d) => ({ value: d.id, label: d.name ?? d.hostname }))} />}
+                control={(p) => <Select {...p} options={devices.map((d) => ({ value: d.device_id, label: d.name ?? d.hostname ?? d.device_id }))} />}
               />
               <Field
                 name="enabled"

@@ -196,7 +196,7 @@ export function RuleForm({
               <Select
                 {...p}
                 selected={rule.scope.type === 'device' ? (rule.scope.value ?? '') : ''}
-                options={[{ value: '', label: 'Choose a device' }, ...devices.map((d) => ({ value: d.id, label: d.name ?? d.hostname }))]}
+                options={[{ value: '', label: 'Choose a device' }, ...devices.map((d) => ({ value: d.device_id, label: d.name ?? d.hostname ?? d.device_id }))]}
               />
             )}
           />

@@ -103,7 +103,7 @@ export function SilenceForm({
           <Field
             name="scope_device"
             label="Device"
-            control={(p) => <Select {...p} options={devices.map((x) => ({ value: x.id, label: x.name ?? x.hostname }))} />}
+            control={(p) => <Select {...p} options={devices.map((x) => ({ value: x.device_id, label: x.name ?? x.hostname ?? x.device_id }))} />}
           />
         )}
         <Field

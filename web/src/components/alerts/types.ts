@@ -132,9 +132,9 @@ export interface DefaultRule {
 
 /** A device as the pickers need it (GET /v1/clients/me/devices). */
 export interface DeviceRef {
-  id: string
+  device_id: string
   name: string | null
-  hostname: string
+  hostname: string | null
   tags?: string[]
 }
 
