@@ -66,7 +66,7 @@ export default function Silences(_props: { params: Record<string, string> }) {
         admin && (
           <div class="row-actions">
             {s.active && !s.cron && (
-              <Button small onClick={() => void end(s)} aria-label={`End ${s.comment || 'this silence'} now`}>
+              <Button small onClick={() => void end(s)} aria-label={`End now: ${s.comment || 'this silence'}`}>
                 End now
               </Button>
             )}

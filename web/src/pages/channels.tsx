@@ -91,7 +91,7 @@ export default function Channels(_props: { params: Record<string, string> }) {
         return (
           <div class="row-actions">
             {admin && (
-              <Button small loading={t?.busy} onClick={() => void test(c)} aria-label={`Send a test to ${c.name}`}>
+              <Button small loading={t?.busy} onClick={() => void test(c)} aria-label={`Send test to ${c.name}`}>
                 Send test
               </Button>
             )}

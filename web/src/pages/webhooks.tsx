@@ -95,7 +95,7 @@ export default function Webhooks(_props: { params: Record<string, string> }) {
       render: (e) => (
         <div class="row-actions">
           {admin && (
-            <Button small loading={busy === `test:${e.id}`} onClick={() => void test(e)} aria-label={`Send a test event to ${e.url}`}>
+            <Button small loading={busy === `test:${e.id}`} onClick={() => void test(e)} aria-label={`Send test event to ${e.url}`}>
               Send test
             </Button>
           )}
@@ -110,7 +110,7 @@ export default function Webhooks(_props: { params: Record<string, string> }) {
               <Button small loading={busy === `toggle:${e.id}`} onClick={() => void toggle(e)} aria-label={`${e.enabled ? 'Disable' : 'Enable'} ${e.url}`}>
                 {e.enabled ? 'Disable' : 'Enable'}
               </Button>
-              <Button small onClick={() => setConfirm({ kind: 'rotate', endpoint: e })} aria-label={`Rotate the secret of ${e.url}`}>
+              <Button small onClick={() => setConfirm({ kind: 'rotate', endpoint: e })} aria-label={`Rotate secret of ${e.url}`}>
                 Rotate secret
               </Button>
               <Button small variant="ghost" onClick={() => setConfirm({ kind: 'delete', endpoint: e })} aria-label={`Delete ${e.url}`}>

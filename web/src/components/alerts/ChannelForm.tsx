@@ -1,4 +1,4 @@
-import { api } from '../../lib/api'
+import { ApiError, api } from '../../lib/api'
 import { Field, Form } from '../../ui'
 import { configFromForm } from './channel-form'
 import { Select } from './Select'
@@ -37,10 +37,19 @@ export function ChannelForm({
       enabled: d.get('enabled') !== null,
       config,
     }
-    const saved = editing
-      ? await api.patch<Channel>(`/v1/channels/${encodeURIComponent(editing.id)}`, body)
-      : await api.post<Channel>('/v1/channels', { ...body, kind: kind.id })
-    onSaved(saved)
+    try {
+      const saved = editing
+        ? await api.patch<Channel>(`/v1/channels/${encodeURIComponent(editing.id)}`, body)
+        : await api.post<Channel>('/v1/channels', { ...body, kind: kind.id })
+      onSaved(saved)
+    } catch (err) {
+      // a refused address names the whole config: show it at the kind's address field (URL, server, host)
+      const target = kind.fields.find((f) => f.type === 'url' || f.name === 'host')
+      if (err instanceof ApiError && err.code === 'unsafe_url' && err.param === 'config' && target) {
+        throw new ApiError(err.status, err.code, err.message, `config.${target.name}`)
+      }
+      throw err
+    }
   }
   return (
     <Form
