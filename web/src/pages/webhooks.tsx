@@ -88,7 +88,7 @@ export default function Webhooks(_props: { params: Record<string, string> }) {
         </div>
       ),
     },
-    { key: 'secret', label: 'Secret', render: (e) => <span class="mono small">••••{e.secret_hint}</span> },
+    { key: 'secret', label: 'Secret', render: (e) => <span class="mono small">{e.secret_hint.startsWith('•') ? e.secret_hint : `••••${e.secret_hint}`}</span> },
     {
       key: 'actions',
       label: <span class="visually-hidden">Actions</span>,

@@ -69,7 +69,7 @@ export function WebhookDeliveries({
         </>
       }
     >
-      <div class="filters">
+      <div class="filters filters-one">
         <div class="field">
           <label for="delivery-status">Status</label>
           <Select id="delivery-status" name="status" options={STATUSES} selected={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)} />
