@@ -5,7 +5,7 @@ import { SEVERITY_RANK, type KindSpec, type OutboundRequest, type Settings } fro
 import type { ChannelNotification, DeliveryView, Severity, TestResult } from './channels.model'
 import { channelPolicy, kindOf, settingsOf, type ChannelsDeps } from './channels.service'
 import type { AttemptRow, ChannelRow, DeliveryRow } from './channels.store'
-import { sendRequest, type SendResult } from './channels.transport'
+import { failure, sendRequest, type SendResult } from './channels.transport'
 
 /**
  * After the first attempt (at once), three more: 30 s, 5 min and 30 min later, so a service
@@ -76,16 +76,7 @@ function secretValues(kind: KindSpec, s: Settings): string[] {
   return [...out].sort((a, b) => b.length - a.length)
 }
 
-const refusedLocally = (error: string): SendResult => ({
-  ok: false,
-  outcome: 'invalid',
-  status: null,
-  error,
-  excerpt: null,
-  retry: false,
-  retryAfterMs: null,
-  detail: null,
-})
+const refusedLocally = (error: string): SendResult => failure('invalid', error)
 
 async function sendTo(deps: ChannelsDeps, channel: ChannelRow | null, n: ChannelNotification): Promise<SendResult> {
   if (!channel) return refusedLocally('the channel no longer exists')

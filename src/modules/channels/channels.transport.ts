@@ -70,7 +70,8 @@ export function scrub(text: string, secrets: string[]): string {
   return out
 }
 
-const failure = (outcome: Outcome, error: string, extra: Partial<SendResult> = {}): SendResult => ({
+/** A send that did not succeed, with nothing to retry unless `extra` says so. */
+export const failure = (outcome: Outcome, error: string, extra: Partial<SendResult> = {}): SendResult => ({
   ok: false,
   outcome,
   status: null,
