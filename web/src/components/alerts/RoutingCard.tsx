@@ -1,4 +1,5 @@
 import { api } from '../../lib/api'
+import { Link } from '../../lib/router'
 import { Card, Field, Form, Skeleton } from '../../ui'
 import type { AlertSettings, Channel } from './types'
 import { useLoad } from './useLoad'
@@ -25,7 +26,7 @@ export function RoutingCard({ channels, canEdit }: { channels: Channel[]; canEdi
             <p class="hint">Every alert of a severity also goes to the channels ticked here, whatever its rule names.</p>
             {channels.length === 0 && (
               <p class="hint">
-                No channels yet: <a href="/settings/channels">add one</a>.
+                No channels yet: <Link href="/settings/channels">add one</Link>.
               </p>
             )}
             {channels.length > 0 &&

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { Link } from '../../lib/router'
 import { Field, Form } from '../../ui'
 import { METRIC_CHOICES, splitMetric } from './metrics'
 import { ruleFromForm, splitSeconds, UNITS } from './rule-form'
@@ -216,7 +217,7 @@ export function RuleForm({
           </div>
         ) : (
           <p class="hint">
-            No channels yet: <a href="/settings/channels">add one</a> to be told. Alerts show here, on the live stream and to webhooks either way.
+            No channels yet: <Link href="/settings/channels">add one</Link> to be told. Alerts show here, on the live stream and to webhooks either way.
           </p>
         )}
         <p class="hint">Besides these, the severity routing on the rules page sends every alert of a severity to its channels.</p>
