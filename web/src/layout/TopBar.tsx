@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { firingAlerts } from '../lib/alerts'
+import { firingAlerts, watchFiringAlerts } from '../lib/alerts'
 import { Link, location } from '../lib/router'
-import { isOperator } from '../lib/session'
+import { currentMembership, isOperator } from '../lib/session'
 import { Icon } from '../ui/Icon'
 import { AccountMenu } from './AccountMenu'
 
@@ -22,6 +22,9 @@ export function TopBar() {
   const [open, setOpen] = useState(false)
   const path = location.value.path
   useEffect(() => setOpen(false), [path])
+  // the firing count, kept current from the live stream, for the account acted for
+  const clientId = currentMembership.value?.client_id ?? null
+  useEffect(() => (clientId ? watchFiringAlerts() : undefined), [clientId])
   const firing = firingAlerts.value
   return (
     <header class="topbar">

@@ -62,7 +62,7 @@ export function fieldErrors(err: unknown): Record<string, string> {
 function sentenceFor(msg: string, type: string): string {
   if (/'email' format/.test(msg)) return 'Enter a valid email address.'
   const min = type === 'string_too_short' && /(\d+)/.exec(msg)
-  if (min) return `Use at least ${min[1]} characters.`
+  if (min) return min[1] === '1' ? 'Fill this in.' : `Use at least ${min[1]} characters.`
   const max = type === 'string_too_long' && /(\d+)/.exec(msg)
   if (max) return `Use at most ${max[1]} characters.`
   return msg.charAt(0).toUpperCase() + msg.slice(1)

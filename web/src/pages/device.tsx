@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useMemo, useState } from 'preact/hooks'
 import '../components/monitor/monitor.css'
 import { parseRange, parseZoom } from '../charts/range'
 import { DeviceCharts } from '../components/monitor/DeviceCharts'
@@ -7,6 +7,7 @@ import { DeviceRecommendations } from '../components/monitor/DeviceRecommendatio
 import type { Fleet, FleetDevice } from '../components/monitor/fleet'
 import type { DeletedEvent, SampleEvent, StatusEvent } from '../components/monitor/live-types'
 import { RangePicker } from '../components/monitor/RangePicker'
+import { chartThresholds, deviceThresholds, type ThresholdLine } from '../lib/alerts'
 import { ApiError, api } from '../lib/api'
 import { describeError } from '../lib/errors'
 import { onLive } from '../lib/live'
@@ -23,6 +24,21 @@ export default function Page({ params }: { params: Record<string, string> }) {
   const [hardware, setHardware] = useState<HardwareFacts | null>(null)
   const [overview, setOverview] = useState<FleetDevice | null>(null)
   const [error, setError] = useState<unknown>(null)
+  // the alert rules watching this device, drawn as lines on the charts of their series
+  const [lines, setLines] = useState<ThresholdLine[]>([])
+  const tagKey = device?.tags.join(',') ?? null
+  useEffect(() => {
+    if (!device) return
+    let live = true
+    deviceThresholds({ id: device.device_id, tags: device.tags }).then(
+      (l) => live && setLines(l),
+      () => live && setLines([]),
+    )
+    return () => {
+      live = false
+    }
+  }, [device?.device_id, tagKey])
+  const thresholds = useMemo(() => (lines.length ? chartThresholds(lines) : undefined), [lines])
 
   useEffect(() => {
     let live = true
@@ -93,7 +109,7 @@ export default function Page({ params }: { params: Record<string, string> }) {
         </div>
       )}
       <RangePicker range={range} zoom={zoom} />
-      <DeviceCharts deviceId={deviceId} range={range} zoom={zoom} />
+      <DeviceCharts deviceId={deviceId} range={range} zoom={zoom} thresholds={thresholds} />
       <DeviceRecommendations deviceId={deviceId} canGenerate={canAdmin.value} />
     </div>
   )

@@ -33,7 +33,7 @@ export interface DeviceChartsProps {
   range: RangeKey
   zoom: [number, number] | null
   /** alert thresholds by series name (cpu_percent, disk_partitions:/, …): drawn on the charts that show them */
-  thresholds?: Record<string, Threshold[]>
+  thresholds?: Record<string, Threshold[]> | ((series: string) => Threshold[])
 }
 
 /** Marks the page reads to time its charts (the bench prints the measure). */
@@ -179,7 +179,9 @@ export function DeviceCharts({ deviceId, range, zoom, thresholds }: DeviceCharts
                 sync={deviceId}
                 onZoom={onZoom}
                 onDrawn={() => onDrawn(c.id)}
-                thresholds={thresholds ? c.lines.flatMap((l) => thresholds[l.name] ?? []) : undefined}
+                thresholds={
+                  thresholds ? c.lines.flatMap((l) => (typeof thresholds === 'function' ? thresholds(l.name) : (thresholds[l.name] ?? []))) : undefined
+                }
               />
             ))}
           </section>
