@@ -21,12 +21,17 @@ export const CHROMIUM = process.env.VIGIL_CHROMIUM || '/usr/bin/chromium'
 export const HAS_CHROMIUM = existsSync(CHROMIUM)
 export const ARTIFACTS = join(import.meta.dir, 'artifacts')
 
-/** describe() that skips, saying so once, when there is no browser to drive. */
+/**
+ * describe() that skips, saying so once, when there is no browser to drive. CI sets
+ * VIGIL_REQUIRE_BROWSER=1 (.ci/run installs chromium), so there a missing browser fails the run
+ * instead of hiding the portal's tests.
+ */
 export function describeBrowser(name: string, fn: () => void): void {
   if (HAS_CHROMIUM) {
     describe(name, fn)
     return
   }
+  if (process.env.VIGIL_REQUIRE_BROWSER === '1') throw new Error(`no chromium at ${CHROMIUM}, and VIGIL_REQUIRE_BROWSER=1: the browser tests must run`)
   console.warn(`browser tests skipped: no chromium at ${CHROMIUM} (apt-get install chromium, or set VIGIL_CHROMIUM)`)
   describe.skip(name, fn)
 }
