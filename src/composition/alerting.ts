@@ -13,7 +13,7 @@ import { firingCounts } from '../modules/alerts/alerts.instances.service'
 import { observeSample, type AlertsDeps } from '../modules/alerts/alerts.service'
 import { createAlertsStore } from '../modules/alerts/alerts.store'
 import { createTicker } from '../modules/alerts/alerts.tick'
-import { findDevice, listDevices } from '../modules/devices/devices.service'
+import { deviceSummaries, findDevice, parseTags } from '../modules/devices/devices.service'
 import { fieldSeries } from '../modules/metrics/metrics.service'
 import { emailOfUser } from '../modules/users/users.service'
 import type { FleetModules } from './fleet'
@@ -63,10 +63,10 @@ export function wireChannels(ctx: AppContext, identity: IdentityModules, overrid
 
 export type ChannelsModules = ReturnType<typeof wireChannels>
 
-/** What a test (or the lead's wiring of the channels module) may put in place of the defaults. */
-export interface AlertingOverrides {
-  /** where notices go; default: nowhere (logged at debug) until the channels module is wired */
-  notify?: Notify
+/** What the alerts module needs from the groups around it. */
+export interface AlertingPorts {
+  /** where notices go: the channels' durable queue, or a test's listener */
+  notify: Notify
 }
 
 /**
@@ -74,20 +74,14 @@ export interface AlertingOverrides {
  * sampleObservers) and the `alerts.evaluate` job; it publishes alert.* events on the bus and
  * hands grouped notices to `notify`.
  */
-export function wireAlerts(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, monitoring: MonitoringModules, overrides: AlertingOverrides = {}) {
+export function wireAlerts(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, monitoring: MonitoringModules, { notify }: AlertingPorts) {
   const devices = fleet.devices
-  // the portal-api branch adds a device name and tags; until then the hostname names it and no tags match
-  const toAlertDevice = (
-    row: { id: string; hostname: string | null; last_seen_at: number | null } & { name?: string | null; tags?: string[] | string | null },
-  ): AlertDevice => ({
-    id: row.id,
-    name: row.name ?? row.hostname ?? row.id,
-    tags: Array.isArray(row.tags) ? row.tags : typeof row.tags === 'string' ? (JSON.parse(row.tags) as string[]) : [],
-    lastSeenAt: row.last_seen_at,
+  const toAlertDevice = (d: { id: string; name: string | null; hostname: string | null; tags: string[]; lastSeenAt: number | null }): AlertDevice => ({
+    id: d.id,
+    name: d.name ?? d.hostname ?? d.id,
+    tags: d.tags,
+    lastSeenAt: d.lastSeenAt,
   })
-  const notify: Notify =
-    overrides.notify ??
-    ((clientId, channelIds, n) => ctx.logger.debug('alert notice (no channels module wired)', { client_id: clientId, channels: channelIds, title: n.title }))
   const store = createAlertsStore(ctx.db.sqlite)
   const engine = createAlertsEngine({
     store,
@@ -99,12 +93,9 @@ export function wireAlerts(ctx: AppContext, identity: IdentityModules, fleet: Fl
     devices: {
       find: (clientId, deviceId) => {
         const row = findDevice(devices, clientId, deviceId)
-        return row ? toAlertDevice(row) : null
+        return row ? toAlertDevice({ ...row, tags: parseTags(row.tags), lastSeenAt: row.last_seen_at }) : null
       },
-      list: (clientId) =>
-        listDevices(devices, clientId).map((d) =>
-          toAlertDevice({ ...d, id: d.device_id, last_seen_at: d.last_seen_at === null ? null : Date.parse(d.last_seen_at) }),
-        ),
+      list: (clientId) => deviceSummaries(devices, clientId).map(toAlertDevice),
     },
     metrics: { diskTrend: (clientId, deviceId, hours) => fieldSeries(monitoring.metrics, clientId, deviceId, 'disk_used_percent', hours) },
   })
