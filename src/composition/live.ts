@@ -49,18 +49,13 @@ export function wireLive(ctx: AppContext, fleet: FleetModules, monitoring: Monit
     events.publish(s.clientId, 'sample', { device_id: s.deviceId, kind: s.kind, recorded_at: toIso(s.ts), values: hotValues(s.kind, s.values) })
   })
 
-  // where the bus stands: the id a `reset` event carries
-  let newest = 0
-  events.subscribeAll((e) => {
-    newest = e.seq
-  })
-
   const live: LiveDeps = {
     events,
     clock,
     timers,
     slots: streamSlots({ perUser: STREAMS_PER_USER, total: ctx.config.liveMaxStreams }),
-    cursor: () => newest,
+    // where the bus stands: the id a `reset` event carries
+    cursor: () => events.position(),
     devices: { exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null },
     async stillValid(token: string, principal: UserPrincipal) {
       const now = await ctx.auth.verifyAccessToken(token)

@@ -33,6 +33,8 @@ export interface EventBus {
    * a listener that must be durable writes the event to its own table before returning).
    */
   subscribeAll(listener: BusListener): () => void
+  /** the seq of the newest event published (0 before the first): where a reader stands once it has caught up */
+  position(): number
   /** how many listeners are subscribed, over all clients */
   listenerCount(): number
 }
@@ -100,6 +102,7 @@ export function createEventBus({ clock, keep = 500 }: EventBusOptions): EventBus
       if ((dropped.get(clientId) ?? 0) > after) return null
       return (kept.get(clientId) ?? []).filter((e) => e.seq > after)
     },
+    position: () => seq,
     listenerCount: () => count,
   }
 }

@@ -13,6 +13,7 @@ describe('event bus', () => {
     stop()
     bus.publish('a', 'after', {})
     expect(heard).toEqual(['x:1', 'z:3'])
+    expect(bus.position()).toBe(4)
     expect(bus.listenerCount()).toBe(0)
   })
 
