@@ -125,24 +125,3 @@ export async function deviceThresholds(device: { id: string; tags?: string[] }):
   const { items } = await api.get<{ items: RuleLike[] }>('/v1/alerts/rules')
   return thresholdsOf(items, device)
 }
-
-/** An alert as the monitoring pages show it. */
-export interface FiringAlert {
-  id: string
-  rule: { id: string; name: string; severity: 'warning' | 'critical' }
-  device: { id: string; name: string }
-  metric: string | null
-  series: string
-  state: 'pending' | 'firing' | 'resolved'
-  value: number | null
-  threshold: number | null
-  started_at: string
-  fired_at: string | null
-  acknowledged: { by: string; at: string; note: string } | null
-}
-
-/** The alerts firing now, for one device or (no id) the whole account. */
-export async function firingFor(deviceId?: string): Promise<FiringAlert[]> {
-  const page = await api.get<{ items: FiringAlert[] }>('/v1/alerts', { state: 'firing', device_id: deviceId, limit: 200 })
-  return page.items
-}

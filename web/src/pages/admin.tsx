@@ -8,7 +8,7 @@ import { EditLimitsDialog } from '../components/settings/EditLimitsDialog'
 import { Pager, pageFromSearch } from '../components/settings/Pager'
 import { LoadError } from '../components/settings/SettingsHeader'
 import type { AdminClient, CollectorVersion, InstanceSettings, Page, Plan } from '../components/settings/types'
-import { useResource } from '../components/settings/useResource'
+import { useLoad } from '../lib/use-load'
 
 const CLIENTS_PAGE = 25
 const VERSIONS_PAGE = 10
@@ -31,11 +31,11 @@ export default function AdminPage(_props: { params: Record<string, string> }) {
   const search = useSearch()
   const clientsPage = pageFromSearch(search, 'clients')
   const versionsPage = pageFromSearch(search, 'versions')
-  const stats = useResource(() => api.get<Record<string, number>>('/v1/admin/stats'))
-  const instance = useResource(() => api.get<InstanceSettings>('/v1/admin/instance'))
-  const plans = useResource(() => api.get<Plan[]>('/v1/billing/plans'))
-  const clients = useResource(() => api.get<Page<AdminClient>>('/v1/admin/clients', { limit: CLIENTS_PAGE, offset: clientsPage * CLIENTS_PAGE }), [clientsPage])
-  const versions = useResource(
+  const stats = useLoad(() => api.get<Record<string, number>>('/v1/admin/stats'))
+  const instance = useLoad(() => api.get<InstanceSettings>('/v1/admin/instance'))
+  const plans = useLoad(() => api.get<Plan[]>('/v1/billing/plans'))
+  const clients = useLoad(() => api.get<Page<AdminClient>>('/v1/admin/clients', { limit: CLIENTS_PAGE, offset: clientsPage * CLIENTS_PAGE }), [clientsPage])
+  const versions = useLoad(
     () => api.get<Page<CollectorVersion>>('/v1/versions', { limit: VERSIONS_PAGE, offset: versionsPage * VERSIONS_PAGE }),
     [versionsPage],
   )

@@ -9,14 +9,14 @@ import { AiUsageCard, USAGE_PAGE } from '../components/settings/AiUsageCard'
 import { pageFromSearch } from '../components/settings/Pager'
 import { LoadError, ReadOnlyNote, SettingsHeader } from '../components/settings/SettingsHeader'
 import type { AiConfig, AiProviders, AiUsage } from '../components/settings/types'
-import { useResource } from '../components/settings/useResource'
+import { useLoad } from '../lib/use-load'
 
 /** How this account's recommendations are written: the built-in rules, or a language model of its choice. */
 export default function AiPage(_props: { params: Record<string, string> }) {
   const page = pageFromSearch(useSearch(), 'usage')
-  const providers = useResource(() => api.get<AiProviders>('/v1/ai/providers'))
-  const config = useResource(() => api.get<AiConfig>('/v1/ai/config'))
-  const usage = useResource(() => api.get<AiUsage>('/v1/ai/usage', { limit: USAGE_PAGE, offset: page * USAGE_PAGE }), [page])
+  const providers = useLoad(() => api.get<AiProviders>('/v1/ai/providers'))
+  const config = useLoad(() => api.get<AiConfig>('/v1/ai/config'))
+  const usage = useLoad(() => api.get<AiUsage>('/v1/ai/usage', { limit: USAGE_PAGE, offset: page * USAGE_PAGE }), [page])
   const manage = canAdmin.value
   const ready = providers.data && config.data
   const error = providers.error ?? config.error

@@ -9,7 +9,7 @@ import { money, perInterval } from '../components/settings/money'
 import { LoadError, ReadOnlyNote, SettingsHeader } from '../components/settings/SettingsHeader'
 import { Pager, pageFromSearch } from '../components/settings/Pager'
 import type { Client, Page, Payment, Plan, Subscription } from '../components/settings/types'
-import { useResource } from '../components/settings/useResource'
+import { useLoad } from '../lib/use-load'
 
 const PAGE_SIZE = 12
 /** statuses in which the subscription runs: a new checkout would bill twice, changes go through Stripe's portal */
@@ -47,8 +47,8 @@ export default function BillingPage(_props: { params: Record<string, string> }) 
 
 function Billing() {
   const page = pageFromSearch(useSearch())
-  const overview = useResource(loadOverview)
-  const payments = useResource(() => api.get<Page<Payment>>('/v1/clients/me/payments', { limit: PAGE_SIZE, offset: page * PAGE_SIZE }), [page])
+  const overview = useLoad(loadOverview)
+  const payments = useLoad(() => api.get<Page<Payment>>('/v1/clients/me/payments', { limit: PAGE_SIZE, offset: page * PAGE_SIZE }), [page])
   const [busy, setBusy] = useState<'portal' | 'sync' | null>(null)
   const [message, setMessage] = useState<{ tone: 'error' | 'success'; text: string } | null>(null)
   const manage = canAdmin.value

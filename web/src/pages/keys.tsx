@@ -5,7 +5,7 @@ import { Button, Card, ConfirmDialog, DataTable, EmptyState, SecretBox, Skeleton
 import { KeyCreateForm } from '../components/settings/KeyCreateForm'
 import { LoadError, ReadOnlyNote, SettingsHeader } from '../components/settings/SettingsHeader'
 import type { ApiKey, DeviceRef } from '../components/settings/types'
-import { useResource } from '../components/settings/useResource'
+import { useLoad } from '../lib/use-load'
 
 const deviceLabel = (devices: DeviceRef[], id: string | null) => {
   if (id === null) return 'All devices'
@@ -17,8 +17,8 @@ const expired = (k: ApiKey) => k.expires_at !== null && Date.parse(k.expires_at)
 
 /** API keys: what collectors and scrapers sign in with. Created here, shown once, revoked here. */
 export default function KeysPage(_props: { params: Record<string, string> }) {
-  const keys = useResource(() => api.get<ApiKey[]>('/v1/auth/api-keys'))
-  const devices = useResource(() => api.get<DeviceRef[]>('/v1/clients/me/devices'))
+  const keys = useLoad(() => api.get<ApiKey[]>('/v1/auth/api-keys'))
+  const devices = useLoad(() => api.get<DeviceRef[]>('/v1/clients/me/devices'))
   const [creating, setCreating] = useState(false)
   const [created, setCreated] = useState<ApiKey | null>(null)
   const [revoking, setRevoking] = useState<ApiKey | null>(null)

@@ -6,7 +6,7 @@ import { Banner, Button, Card, ConfirmDialog, DataTable, EmptyState, Skeleton, S
 import { InviteForm } from '../components/settings/InviteForm'
 import { LoadError, ReadOnlyNote, SettingsHeader } from '../components/settings/SettingsHeader'
 import type { Member, MemberRole } from '../components/settings/types'
-import { useResource } from '../components/settings/useResource'
+import { useLoad } from '../lib/use-load'
 
 const ROLE_WORDS: Record<MemberRole, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' }
 
@@ -15,7 +15,7 @@ const mayManage = (actor: MemberRole | null, target: MemberRole) => actor === 'o
 
 /** The people of this account: roles, invitations, removal. Everyone reads; owners and admins change. */
 export default function MembersPage(_props: { params: Record<string, string> }) {
-  const members = useResource(() => api.get<Member[]>('/v1/clients/me/members'))
+  const members = useLoad(() => api.get<Member[]>('/v1/clients/me/members'))
   const [removing, setRemoving] = useState<Member | null>(null)
   const [rowError, setRowError] = useState<string | null>(null)
   const manage = canAdmin.value

@@ -9,7 +9,7 @@ import { money } from '../components/settings/money'
 import { extraFeatures } from '../components/settings/plans'
 import { LoadError } from '../components/settings/SettingsHeader'
 import type { Client, Plan, Subscription } from '../components/settings/types'
-import { useResource } from '../components/settings/useResource'
+import { useLoad } from '../lib/use-load'
 
 /** A live subscription: checkout would bill twice, so plan changes go through Stripe's portal. */
 const PAID = new Set(['active', 'trialing', 'past_due'])
@@ -23,9 +23,9 @@ interface Account {
 
 /** The plans, public: signed out, each leads to sign-up; signed in, to Stripe's checkout. */
 export default function PricingPage(_props: { params: Record<string, string> }) {
-  const plans = useResource(() => api.get<Plan[]>('/v1/billing/plans', undefined, { anonymous: true }))
+  const plans = useLoad(() => api.get<Plan[]>('/v1/billing/plans', undefined, { anonymous: true }))
   const signedIn = ready.value && me.value !== null
-  const account = useResource<Account | null>(
+  const account = useLoad<Account | null>(
     async () => (signedIn ? { client: await api.get<Client>('/v1/clients/me'), subscription: await api.get<Subscription>('/v1/billing/subscription') } : null),
     [signedIn],
   )

@@ -5,7 +5,7 @@ import { alertSeconds } from './alert-list'
 import { LoadError } from './LoadError'
 import { alertSubject, valueVsThreshold } from './metrics'
 import type { AlertView, Page } from './types'
-import type { Loaded } from './useLoad'
+import type { Loaded } from '../../lib/use-load'
 
 /** The alerts of the filters, newest first, a page at a time (the page number is in the URL). */
 export function AlertHistory({ history, pageSize, page }: { history: Loaded<Page<AlertView>>; pageSize: number; page: number }) {

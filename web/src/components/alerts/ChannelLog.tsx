@@ -4,7 +4,7 @@ import { Button, Card, EmptyState, Skeleton, Time } from '../../ui'
 import { DeliveryStatus } from './DeliveryStatus'
 import { LoadError } from './LoadError'
 import type { Channel, ChannelDelivery, Page } from './types'
-import { useLoad } from './useLoad'
+import { useLoad } from '../../lib/use-load'
 
 const PAGE = 20
 

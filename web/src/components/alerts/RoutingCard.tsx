@@ -2,7 +2,7 @@ import { api } from '../../lib/api'
 import { Link } from '../../lib/router'
 import { Card, Field, Form, Skeleton } from '../../ui'
 import type { AlertSettings, Channel } from './types'
-import { useLoad } from './useLoad'
+import { useLoad } from '../../lib/use-load'
 
 /** Severity routing (every warning / critical alert to these channels, beside its rule's own) and the grouping window. */
 export function RoutingCard({ channels, canEdit }: { channels: Channel[]; canEdit: boolean }) {

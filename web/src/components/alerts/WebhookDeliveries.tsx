@@ -6,7 +6,7 @@ import { DeliveryStatus } from './DeliveryStatus'
 import { LoadError } from './LoadError'
 import { Select } from './Select'
 import type { Page, WebhookDelivery, WebhookDeliveryDetail, WebhookEndpoint } from './types'
-import { useLoad } from './useLoad'
+import { useLoad } from '../../lib/use-load'
 
 const PAGE = 20
 const STATUSES = [

@@ -2,7 +2,7 @@ import { bytes, number } from '../../lib/format'
 import { Card, Skeleton, Time } from '../../ui'
 import { LoadError } from './SettingsHeader'
 import type { InstanceSettings } from './types'
-import type { Resource } from './useResource'
+import type { Loaded } from '../../lib/use-load'
 
 /** Each stat in words; unknown keys (added by other modules) keep their name. */
 const STAT_LABELS: Record<string, string> = {
@@ -27,7 +27,7 @@ function statValue(key: string, v: number) {
   return number(v)
 }
 
-export function StatsCard({ stats }: { stats: Resource<Record<string, number>> }) {
+export function StatsCard({ stats }: { stats: Loaded<Record<string, number>> }) {
   return (
     <Card title="Instance">
       {stats.error ? <LoadError error={stats.error} retry={stats.reload} /> : null}
@@ -56,7 +56,7 @@ const SIGNUP_WORDS = {
 }
 
 /** The settings that shape the instance; they come from the environment, so this says where to change them. */
-export function InstanceCard({ instance }: { instance: Resource<InstanceSettings> }) {
+export function InstanceCard({ instance }: { instance: Loaded<InstanceSettings> }) {
   const i = instance.data
   return (
     <Card title="Settings">

@@ -3,7 +3,7 @@ import { Card, DataTable, EmptyState, Skeleton, StatusBadge, Time, type Column }
 import { Pager } from './Pager'
 import { LoadError } from './SettingsHeader'
 import type { AiUsage, AiUsageEntry } from './types'
-import type { Resource } from './useResource'
+import type { Loaded } from '../../lib/use-load'
 
 export const USAGE_PAGE = 10
 
@@ -25,7 +25,7 @@ const columns: Column<AiUsageEntry>[] = [
 ]
 
 /** Today's calls against the daily budget, then the log. */
-export function AiUsageCard({ usage, page }: { usage: Resource<AiUsage>; page: number }) {
+export function AiUsageCard({ usage, page }: { usage: Loaded<AiUsage>; page: number }) {
   const u = usage.data
   return (
     <Card title="Usage and budget">
