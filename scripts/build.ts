@@ -34,6 +34,9 @@ const common = [
   '--minify-whitespace',
   '--minify-syntax',
   '--bytecode',
+  // Each command's modules in chunks of their own, loaded when it runs: without this every
+  // dynamic import is inlined into one file, and `vigil agent` loaded the hub's whole bundle.
+  '--splitting',
   '--format=esm',
   // A stray .env or bunfig.toml next to the binary must never change its behaviour silently.
   '--no-compile-autoload-dotenv',

@@ -1,12 +1,16 @@
 /**
  * Records which functions a run of the executable uses, for `bun build --bytecode-order`
  * (see scripts/build.ts). The run is the ordinary life of a fresh instance: start-up, then one
- * collector and one portal user through the public API. Bun lays the bytecode those functions
- * need out together at the front of the executable, so a start touches fewer of its pages.
+ * collector and one portal user through the public API, then `vigil agent` reporting to it for a
+ * few samples. Bun lays the bytecode those functions need out together at the front of the
+ * executable, so a start touches fewer of its pages. The two records are merged, the hub's
+ * first: without the agent's, its own functions were scattered among the ones no run uses and
+ * a collector touched 1.6 MB more of the executable.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { AGENT_RUNTIME_ENV } from '../src/agent/agent.install'
 import { freePort, stop, waitReady } from './bench/proc'
 
 const PASSWORD = 'profile run password'
@@ -16,24 +20,55 @@ export async function recordBytecodeProfile(bin: string, outFile: string): Promi
   const dir = mkdtempSync(join(tmpdir(), 'vigil-profile-'))
   const port = freePort()
   const base = `http://127.0.0.1:${port}`
+  const hubOut = join(dir, 'hub-order.txt')
+  const agentOut = join(dir, 'agent-order.txt')
   const server = Bun.spawn([bin, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', join(dir, 'data')], {
-    env: { PATH: process.env.PATH ?? '', BUN_BYTECODE_ORDER_OUT: outFile, VIGIL_LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH ?? '', BUN_BYTECODE_ORDER_OUT: hubOut, VIGIL_LOG_LEVEL: 'warn' },
     stdout: 'ignore',
     stderr: 'inherit',
   })
   try {
     await waitReady(`${base}/health`, server)
-    await useOnce(base)
+    const key = await useOnce(base)
+    await collectorRun(bin, base, key, join(dir, 'agent'), agentOut)
     // the shrink half a second after start-up, and the first checkpoint cycle
     await Bun.sleep(1_500)
   } finally {
     await stop(server) // the profile is written as the process exits
+  }
+  try {
+    writeFileSync(outFile, mergeOrders(readFileSync(hubOut, 'utf8'), readFileSync(agentOut, 'utf8')))
+  } finally {
     rmSync(dir, { recursive: true, force: true })
   }
 }
 
+/** `vigil agent` as its systemd unit runs it, for three samples at a one-second interval. */
+async function collectorRun(bin: string, base: string, key: string, stateDir: string, outFile: string): Promise<void> {
+  const agent = Bun.spawn([bin, 'agent', '--hub', base, '--key', key, '--interval', '1', '--state-dir', stateDir, '--no-update', '--log-level', 'warn'], {
+    env: { PATH: process.env.PATH ?? '', BUN_BYTECODE_ORDER_OUT: outFile, ...AGENT_RUNTIME_ENV },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  await Bun.sleep(3_500)
+  await stop(agent)
+}
+
+/** One record: the first one's entries in their order, then the second's that the first lacks. */
+export function mergeOrders(first: string, second: string): string {
+  const [header, ...lines] = first.trim().split('\n')
+  const seen = new Set(lines)
+  const extra: string[] = []
+  for (const line of second.trim().split('\n').slice(1)) {
+    if (seen.has(line)) continue
+    seen.add(line)
+    extra.push(line)
+  }
+  return `${[header, ...lines, ...extra].join('\n')}\n`
+}
+
 /** One operator and one collector, the way the README's walkthrough goes. */
-async function useOnce(base: string): Promise<void> {
+async function useOnce(base: string): Promise<string> {
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, string>> => {
     const res = await fetch(base + path, {
       method,
@@ -68,4 +103,5 @@ async function useOnce(base: string): Promise<void> {
   await call('GET', `/v1/metrics/hardware/${device.device_id}?limit=10`, undefined, portal)
   await call('GET', `/v1/metrics/summary/${device.device_id}?hours=24`, undefined, portal)
   await call('GET', '/v1/clients/me/devices', undefined, portal)
+  return key.api_key!
 }

@@ -1,4 +1,5 @@
 import { Cron } from 'croner'
+import { ConfigError } from './cli/errors'
 import type { LogFormat, LogLevel } from './lib/logger'
 import type { Synchronous } from './db/connection'
 
@@ -67,7 +68,7 @@ export interface AiDefaults {
   timeoutMs: number
 }
 
-export class ConfigError extends Error {}
+export { ConfigError }
 
 type Env = Record<string, string | undefined>
 

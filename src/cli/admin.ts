@@ -6,7 +6,8 @@ import { DEFAULT_PASSWORD_COST, PASSWORD_MAX, PASSWORD_MIN, passwords, type Pass
 import { createAccount, resetPassword, setUserRole } from '../modules/users/users.service'
 import { accountTasks } from '../composition/identity'
 import { databasePath } from '../db/data-dir'
-import { openBesideService, requireDatabase, StartupError } from './open'
+import { openBesideService, requireDatabase } from './open'
+import { StartupError } from './errors'
 
 export interface AdminOptions {
   email?: string

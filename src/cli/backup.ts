@@ -6,7 +6,8 @@ import { restoreBackup } from '../db/restore'
 import { systemClock } from '../lib/clock'
 import { VERSION } from '../version'
 import { readDataDirSecrets, secretsFromEnv } from '../db/data-dir'
-import { lockForService, requireDatabase, StartupError } from './open'
+import { lockForService, requireDatabase } from './open'
+import { StartupError } from './errors'
 
 /** `vigil backup --out FILE`: the database and the data dir's secrets in one file, safe while the service runs. */
 export function backupCommand(config: Config, out: string | undefined, force = false): number {

@@ -4,7 +4,8 @@ import { migrationStatus, unknownMigrations } from '../db/migrate'
 import { VERSION } from '../version'
 import { systemClock } from '../lib/clock'
 import { createLogger } from '../lib/logger'
-import { lockForService, openAndMigrate, requireDatabase, StartupError } from './open'
+import { lockForService, openAndMigrate, requireDatabase } from './open'
+import { StartupError } from './errors'
 
 const quietLogger = (config: Config) => createLogger({ level: config.logLevel, format: 'pretty', write: (l) => console.error(l) })
 

@@ -9,7 +9,7 @@ import type { Logger } from '../lib/logger'
 import { VERSION } from '../version'
 import { databasePath, ensureDataDir } from '../db/data-dir'
 
-export class StartupError extends Error {}
+import { StartupError } from './errors'
 
 /**
  * The data dir's lock for a command that must be the only one on it (serve, migrate); `why`
