@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AGENT_RUNTIME_ENV } from '../../src/agent/agent.install'
-import { openQueue } from '../../src/agent/agent.queue'
+import { openQueue, queuedSamples } from '../../src/agent/agent.queue'
 import { openDatabase } from '../../src/db/connection'
 import { migrate } from '../../src/db/migrate'
 import { systemClock } from '../../src/lib/clock'
@@ -56,14 +56,30 @@ async function startHub(dataDir: string) {
   return { proc, base }
 }
 
-function startAgent(base: string, key: string, stateDir: string, interval: number) {
+/**
+ * `asUnit`: with the installed unit's options (its log level, updates checked); else quiet and
+ * without update checks, for the replay.
+ */
+function startAgent(base: string, key: string, stateDir: string, interval: number, asUnit = false) {
   return Bun.spawn(
-    [BIN, 'agent', '--hub', base, '--key', key, '--interval', String(interval), '--state-dir', stateDir, '--no-update', '--log-level', 'error'],
+    [
+      BIN,
+      'agent',
+      '--hub',
+      base,
+      '--key',
+      key,
+      '--interval',
+      String(interval),
+      '--state-dir',
+      stateDir,
+      ...(asUnit ? [] : ['--no-update', '--log-level', 'error']),
+    ],
     {
       // as the installed unit runs it
       env: { PATH: process.env.PATH ?? '', ...AGENT_RUNTIME_ENV },
       stdout: 'ignore',
-      stderr: 'inherit',
+      stderr: asUnit ? 'ignore' : 'inherit',
     },
   )
 }
@@ -117,7 +133,7 @@ async function main() {
   try {
     // 1. footprint, side by side with node_exporter
     const agentDir = join(tmp, 'agent')
-    const agent = startAgent(hub.base, tenants[0]!.keys[0]!, agentDir, 10)
+    const agent = startAgent(hub.base, tenants[0]!.keys[0]!, agentDir, 10, true)
     const nodeExporter = Bun.which('prometheus-node-exporter')
     let ne: ReturnType<typeof Bun.spawn> | null = null
     let scraping: Timer | undefined
@@ -152,10 +168,12 @@ async function main() {
     mkdirSync(replayDir)
     const queue = openQueue(replayDir, { clock: systemClock, log: quiet })
     const end = Date.now() - 60_000
-    for (let i = 0; i < DAY_OF_SAMPLES; i++) {
-      const at = end - (DAY_OF_SAMPLES - i) * 10_000
-      queue.push(JSON.stringify({ recorded_at: new Date(at).toISOString(), hardware: hardwareSample(i), network: networkSample(i) }), at)
-    }
+    queue.pushMany(
+      Array.from({ length: DAY_OF_SAMPLES }, (_, i) => {
+        const at = end - (DAY_OF_SAMPLES - i) * 10_000
+        return { body: JSON.stringify({ recorded_at: new Date(at).toISOString(), hardware: hardwareSample(i), network: networkSample(i) }), recordedAt: at }
+      }),
+    )
     queue.close()
     const liveSince = Date.now()
     const replayer = startAgent(hub.base, tenants[1]!.keys[0]!, replayDir, 1)
@@ -163,9 +181,7 @@ async function main() {
     let left = DAY_OF_SAMPLES
     while (left > 0 && performance.now() - t0 < 120_000) {
       await Bun.sleep(100)
-      const q = new Database(join(replayDir, 'queue.db'), { readonly: true })
-      left = q.query<{ n: number }, []>('SELECT count(*) AS n FROM queue').get()?.n ?? left
-      q.close()
+      left = queuedSamples(replayDir)
     }
     const replaySeconds = (performance.now() - t0) / 1000
     await Bun.sleep(2_000)

@@ -3,6 +3,7 @@ import { createLogger } from '../lib/logger'
 import { systemTimers } from '../lib/timers'
 import { AgentConfigError, loadAgentConfig, type AgentConfig } from './agent.config'
 import { startAgent } from './agent.main'
+import { importSqliteQueue } from './agent.queue-import'
 import { hubFetch } from './agent.tls'
 import { createSampler } from './agent.sample'
 import { type NvidiaPoller, systemNvidiaPoller } from './readers/nvidia'
@@ -68,6 +69,7 @@ export async function agentCommand(
     stopFor?.('update')
   })
   if (updates.rolledBack) return UPDATE_RESTART_CODE
+  await importSqliteQueue(config.stateDir, { clock: systemClock, log })
   const agent = startAgent(
     { hub: config.hub!, key: config.key!, intervalMs: config.intervalMs, stateDir: config.stateDir },
     { sampler, clock: systemClock, timers: systemTimers, fetch: hubFetch(config.stateDir), log },

@@ -87,7 +87,7 @@ export function startAgent(opts: AgentOptions, deps: AgentDeps) {
         return sent
       }
       if (outcome === 'sent') {
-        queue.removeMany(batch.map((b) => b.id))
+        queue.removeThrough(batch.at(-1)!.id)
         sent += batch.length
         continue
       }
@@ -97,7 +97,7 @@ export function startAgent(opts: AgentOptions, deps: AgentDeps) {
           failed()
           return sent
         }
-        queue.remove(item.id) // sent, or refused for good (logged by the sender)
+        queue.removeThrough(item.id) // sent, or refused for good (logged by the sender)
         sent++
       }
     }

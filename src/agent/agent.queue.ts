@@ -1,5 +1,19 @@
-import { Database } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import type { Clock } from '../lib/clock'
 import type { Logger } from '../lib/logger'
@@ -16,75 +30,330 @@ export interface QueueLimits {
 
 export const DEFAULT_QUEUE_LIMITS: QueueLimits = { maxBytes: 64 * 1024 * 1024, maxAgeMs: 7 * 24 * 3_600_000 }
 
+/** The queue's folder in the state dir. */
+export const QUEUE_DIR = 'queue'
+
+/** A segment takes appends until it holds this much; then the next one starts. */
+const SEGMENT_BYTES = 1024 * 1024
+
+const READ_BYTES = 64 * 1024
+
 export interface QueuedSample {
+  /** its place in the queue: ids only grow, oldest first */
   id: number
   recordedAt: number
   body: string
 }
 
+/** Where a record starts: the segment (named by its first id) and the byte in it. */
+interface Position {
+  segment: number
+  offset: number
+}
+
+const segmentName = (firstId: number) => `${String(firstId).padStart(16, '0')}.log`
+
+interface Head extends Position {
+  /** the id of the record at the position */
+  id: number
+}
+
 /**
- * Samples the hub did not take yet, in a small SQLite file in the agent's state dir: it
- * survives agent restarts and reboots (WAL, synchronous=NORMAL: a power cut may lose the last
- * commit, never corrupt the file). Oldest first; when a bound is passed, the oldest go first,
- * with a log line saying how many.
+ * The queue as the files say, without changing them: the segments and their sizes, where the
+ * oldest queued record is, the id the next one gets, and where the last segment's final complete
+ * record ends (before a record a crash cut off).
+ */
+function readDisk(dir: string): { segments: number[]; sizes: Map<number, number>; head: Head; nextId: number; tailComplete: number } {
+  const segments: number[] = []
+  for (const name of readdirSync(dir)) {
+    const m = /^(\d{16})\.log$/.exec(name)
+    if (m) segments.push(Number(m[1]))
+  }
+  segments.sort((a, b) => a - b)
+  const sizes = new Map(segments.map((s) => [s, statSync(join(dir, segmentName(s))).size]))
+  let head = readHead(dir) ?? { id: segments[0] ?? 0, segment: segments[0] ?? 0, offset: 0 }
+  // a head before the first segment: its file was lost, or the queue was emptied by hand
+  if (segments.length && segments[0]! > head.id) head = { id: segments[0]!, segment: segments[0]!, offset: 0 }
+  const last = segments.at(-1)
+  if (last === undefined) return { segments, sizes, head, nextId: head.id, tailComplete: 0 }
+  let records = 0
+  let tailComplete = 0
+  forEachRecord(dir, last, sizes.get(last)!, 0, (_record, end) => {
+    records++
+    tailComplete = end
+    return true
+  })
+  const nextId = last + records
+  if (head.segment === last && head.offset > tailComplete) head = { id: nextId, segment: last, offset: tailComplete }
+  return { segments, sizes, head, nextId, tailComplete }
+}
+
+function readHead(dir: string): Head | null {
+  let text: string
+  try {
+    text = readFileSync(join(dir, 'head'), 'utf8')
+  } catch {
+    return null
+  }
+  const [id, segment, offset] = text.trim().split(' ').map(Number)
+  if (![id, segment, offset].every((n) => Number.isSafeInteger(n) && n! >= 0)) return null
+  return { id: id!, segment: segment!, offset: offset! }
+}
+
+/**
+ * Calls `visit` for each complete record of a segment from `offset`, with the byte after it,
+ * until it returns false. Reads in 64 KiB steps, so a walk that stops early reads little. A
+ * final line without its newline (a torn append) is not visited.
+ */
+function forEachRecord(dir: string, segment: number, size: number, offset: number, visit: (record: string, end: number) => boolean): void {
+  if (offset >= size) return
+  const fd = openSync(join(dir, segmentName(segment)), 'r')
+  try {
+    let buf = Buffer.allocUnsafe(READ_BYTES)
+    /** file position of buf[0], and the bytes of buf that hold data */
+    let at = offset
+    let filled = 0
+    while (at + filled < size) {
+      if (filled === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2) // one record longer than the buffer
+        buf.copy(bigger, 0, 0, filled)
+        buf = bigger
+      }
+      const got = readSync(fd, buf, filled, Math.min(buf.length - filled, size - at - filled), at + filled)
+      if (got <= 0) return
+      filled += got
+      let start = 0
+      for (let nl = buf.indexOf(10, start); nl !== -1 && nl < filled; nl = buf.indexOf(10, start)) {
+        if (!visit(buf.toString('utf8', start, nl), at + nl + 1)) return
+        start = nl + 1
+      }
+      // keep the unfinished record at the front for the next read
+      buf.copy(buf, 0, start, filled)
+      at += start
+      filled -= start
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** How many samples wait in a state dir's queue, read without changing it (another process may hold it open). */
+export function queuedSamples(stateDir: string): number {
+  const dir = join(stateDir, QUEUE_DIR)
+  if (!existsSync(dir)) return 0
+  const { head, nextId } = readDisk(dir)
+  return Math.max(0, nextId - head.id)
+}
+
+/**
+ * Samples the hub did not take yet, oldest first, in append-only files in the agent's state
+ * dir (`queue/`): they survive agent restarts and reboots. Each record is one line,
+ * `<recorded_at ms> <sample JSON>`, appended and flushed to the disk (fdatasync) before the
+ * agent moves on, in segments of about 1 MiB named by their first record's id. The file `head`
+ * says where the oldest record still queued starts; it is replaced in one step (write, flush,
+ * rename), and segments wholly before it are deleted.
+ *
+ * What a crash can leave is read back safely: a record cut off by a crash mid-append is
+ * dropped at the next start (it was never answered for), and a record the hub took just before
+ * a crash, whose removal was not yet written, is sent again (the hub recognises it, see
+ * docs/agent.md). Plain files instead of SQLite keep the collector small: the database engine
+ * alone cost it about 2.5 MB of resident memory.
+ *
+ * When a bound is passed, the oldest samples go first, with a log line saying how many.
  */
 export function openQueue(stateDir: string, deps: { clock: Clock; log: Logger; limits?: QueueLimits }) {
   const limits = deps.limits ?? DEFAULT_QUEUE_LIMITS
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 })
-  const db = new Database(join(stateDir, 'queue.db'), { create: true, strict: true })
-  db.run('PRAGMA journal_mode = WAL')
-  db.run('PRAGMA synchronous = NORMAL')
-  db.run('PRAGMA busy_timeout = 1000')
-  db.run('CREATE TABLE IF NOT EXISTS queue (id INTEGER PRIMARY KEY AUTOINCREMENT, recorded_at INTEGER NOT NULL, bytes INTEGER NOT NULL, body TEXT NOT NULL)')
-  const insert = db.prepare('INSERT INTO queue (recorded_at, bytes, body) VALUES ($recordedAt, $bytes, $body)')
-  const oldest = db.prepare<{ id: number; recordedAt: number; body: string }, { n: number }>(
-    'SELECT id, recorded_at AS recordedAt, body FROM queue ORDER BY id LIMIT $n',
-  )
-  const remove = db.prepare('DELETE FROM queue WHERE id = $id')
-  const removeMany = db.transaction((ids: number[]) => {
-    for (const id of ids) remove.run({ id })
-  })
-  const stats = db.prepare<{ n: number; bytes: number }, []>('SELECT count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM queue')
-  const expire = db.prepare('DELETE FROM queue WHERE recorded_at < $cutoff')
-  const dropOldest = db.prepare('DELETE FROM queue WHERE id IN (SELECT id FROM queue ORDER BY id LIMIT $n)')
+  const dir = join(stateDir, QUEUE_DIR)
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const headPath = join(dir, 'head')
+
+  /** first id of each segment on disk, ascending, and the bytes in each */
+  const segments: number[] = []
+  const sizes = new Map<number, number>()
+  let head: Head = { id: 0, segment: 0, offset: 0 }
+  /** the id the next record gets */
+  let nextId = 0
+  let tailFd: number | null = null
+  /** where the records the last read handed out end: the position after each */
+  let handedOut = new Map<number, Position>()
+
+  load()
+
+  /** Reads the queue back, and tidies what a crash can leave (see above). */
+  function load(): void {
+    for (const name of readdirSync(dir)) if (name.endsWith('.tmp')) rmSync(join(dir, name), { force: true })
+    const disk = readDisk(dir)
+    segments.push(...disk.segments)
+    for (const [k, v] of disk.sizes) sizes.set(k, v)
+    head = disk.head
+    nextId = disk.nextId
+    while (segments.length && segments[0]! < head.segment) dropSegment(segments[0]!)
+    const last = segments.at(-1)
+    if (last !== undefined && disk.tailComplete < sizes.get(last)!) {
+      const fd = openSync(join(dir, segmentName(last)), 'r+')
+      try {
+        ftruncateSync(fd, disk.tailComplete)
+      } finally {
+        closeSync(fd)
+      }
+      sizes.set(last, disk.tailComplete)
+    }
+  }
+
+  const parse = (record: string, id: number): QueuedSample => {
+    const space = record.indexOf(' ')
+    return { id, recordedAt: Number(record.slice(0, space)), body: record.slice(space + 1) }
+  }
+
+  /** Up to `n` records from the head; `stop` ends the walk early (it sees each one first). */
+  function walk(n: number, stop?: (s: QueuedSample) => boolean): { items: QueuedSample[]; ends: Position[] } {
+    const items: QueuedSample[] = []
+    const ends: Position[] = []
+    let id = head.id
+    for (const segment of segments) {
+      if (segment < head.segment) continue
+      if (items.length >= n) break
+      let halted = false
+      forEachRecord(dir, segment, sizes.get(segment) ?? 0, segment === head.segment ? head.offset : 0, (record, end) => {
+        const item = parse(record, id++)
+        if (stop?.(item)) {
+          halted = true
+          return false
+        }
+        items.push(item)
+        ends.push({ segment, offset: end })
+        return items.length < n
+      })
+      if (halted) break
+    }
+    return { items, ends }
+  }
+
+  /** Moves the head past a record (its end position), writes it, and deletes passed segments. */
+  function advance(toId: number, end: Position): void {
+    const next = segments.find((s) => s > end.segment)
+    // at the end of a full segment, the head moves to the start of the next one
+    head = next !== undefined && end.offset >= (sizes.get(end.segment) ?? 0) ? { id: toId, segment: next, offset: 0 } : { id: toId, ...end }
+    // empty: the next sample starts a fresh segment, and every file before it goes
+    if (head.id >= nextId) head = { id: nextId, segment: nextId, offset: 0 }
+    writeHead()
+    while (segments.length && segments[0]! < head.segment) dropSegment(segments[0]!)
+  }
+
+  function writeHead(): void {
+    const tmp = `${headPath}.tmp`
+    const fd = openSync(tmp, 'w', 0o600)
+    try {
+      writeSync(fd, `${head.id} ${head.segment} ${head.offset}\n`)
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    renameSync(tmp, headPath)
+  }
+
+  function dropSegment(first: number): void {
+    if (first === segments.at(-1)) closeTail()
+    rmSync(join(dir, segmentName(first)), { force: true })
+    segments.splice(segments.indexOf(first), 1)
+    sizes.delete(first)
+  }
+
+  function closeTail(): void {
+    if (tailFd !== null) closeSync(tailFd)
+    tailFd = null
+  }
+
+  function append(records: { body: string; recordedAt: number }[]): void {
+    let last = segments.at(-1)
+    if (last === undefined || (sizes.get(last) ?? 0) >= SEGMENT_BYTES) {
+      closeTail()
+      last = nextId
+      segments.push(last)
+      sizes.set(last, 0)
+      if (head.id === nextId) head = { id: nextId, segment: last, offset: 0 }
+    }
+    tailFd ??= openSync(join(dir, segmentName(last)), 'a', 0o600)
+    const text = records.map((r) => `${Math.trunc(r.recordedAt)} ${r.body}\n`).join('')
+    const bytes = Buffer.from(text)
+    const before = sizes.get(last) ?? 0
+    try {
+      let written = 0
+      while (written < bytes.length) written += writeSync(tailFd, bytes, written)
+      fdatasyncSync(tailFd)
+    } catch (err) {
+      // a full disk: leave no half record for the next append to run into
+      ftruncateSync(tailFd, before)
+      throw err
+    }
+    sizes.set(last, before + bytes.length)
+    nextId += records.length
+  }
+
+  const queuedBytes = () => {
+    let bytes = 0
+    for (const s of segments) if (s >= head.segment) bytes += sizes.get(s) ?? 0
+    return bytes - head.offset
+  }
 
   /** Drops by age, then the oldest until the size bound holds. */
-  const enforce = db.transaction(() => {
-    const aged = expire.run({ cutoff: deps.clock.now() - limits.maxAgeMs }).changes
+  function enforce(): void {
+    const cutoff = deps.clock.now() - limits.maxAgeMs
+    let aged = 0
+    for (;;) {
+      const { items, ends } = walk(500, (s) => s.recordedAt >= cutoff)
+      if (!items.length) break
+      advance(items.at(-1)!.id + 1, ends.at(-1)!)
+      aged += items.length
+      if (items.length < 500) break
+    }
     if (aged) deps.log.warn('agent queue: dropped samples older than the age limit', { dropped: aged, max_age_hours: limits.maxAgeMs / 3_600_000 })
-    let { n, bytes } = stats.get()!
     let evicted = 0
-    while (bytes > limits.maxBytes && n > 0) {
-      // as many of the oldest as the excess is likely to hold, in one statement
-      const over = Math.max(1, Math.ceil(((bytes - limits.maxBytes) / bytes) * n))
-      evicted += dropOldest.run({ n: over }).changes
-      ;({ n, bytes } = stats.get()!)
+    while (queuedBytes() > limits.maxBytes && head.id < nextId) {
+      let over = queuedBytes() - limits.maxBytes
+      const { items, ends } = walk(nextId - head.id, (s) => {
+        if (over <= 0) return true
+        over -= Buffer.byteLength(s.body) + String(s.recordedAt).length + 2
+        return false
+      })
+      if (!items.length) break
+      advance(items.at(-1)!.id + 1, ends.at(-1)!)
+      evicted += items.length
     }
     if (evicted) deps.log.warn('agent queue: full, dropped the oldest samples', { dropped: evicted, max_bytes: limits.maxBytes })
-  })
+  }
+
+  /** Several at once, with one flush to the disk. A body is one line of JSON (JSON.stringify's). */
+  function pushMany(items: { body: string; recordedAt: number }[]): void {
+    if (!items.length) return
+    if (items.some((i) => i.body.includes('\n'))) throw new Error('agent queue: a sample body must be one line of JSON')
+    append(items)
+    enforce()
+  }
 
   return {
     push(body: string, recordedAt: number): void {
-      insert.run({ recordedAt, bytes: Buffer.byteLength(body), body })
-      enforce()
+      pushMany([{ body, recordedAt }])
     },
-    /** up to `n` samples, oldest first; they stay until `remove` */
+    pushMany,
+    /** up to `n` samples, oldest first; they stay until `removeThrough` */
     oldest(n: number): QueuedSample[] {
-      return oldest.all({ n })
+      const { items, ends } = walk(n)
+      handedOut = new Map(items.map((it, i) => [it.id, ends[i]!]))
+      return items
     },
-    remove(id: number): void {
-      remove.run({ id })
-    },
-    /** several at once, in one transaction (one commit for a bulk the hub answered) */
-    removeMany(ids: number[]): void {
-      removeMany(ids)
+    /** Removes the sample with this id (one the last `oldest` gave) and every one before it. */
+    removeThrough(id: number): void {
+      if (id < head.id) return
+      const end = handedOut.get(id)
+      if (!end) throw new Error(`agent queue: sample ${id} was not read from the queue`)
+      advance(id + 1, end)
     },
     size(): { count: number; bytes: number } {
-      const { n, bytes } = stats.get()!
-      return { count: n, bytes }
+      return { count: nextId - head.id, bytes: queuedBytes() }
     },
     close(): void {
-      db.close()
+      closeTail()
     },
   }
 }

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { startAgent, type Agent, type AgentOptions } from '../../src/agent/agent.main'
-import { openQueue } from '../../src/agent/agent.queue'
+import { openQueue, queuedSamples } from '../../src/agent/agent.queue'
 import { classify, createBackoff } from '../../src/agent/agent.sender'
 import { manualClock } from '../../src/lib/clock'
 import { memoryLogger } from '../../src/lib/logger'
@@ -149,7 +149,7 @@ describe('the loop against a hub', () => {
     await tick()
     await tick()
     await agent.stop()
-    expect(existsSync(join(stateDir, 'queue.db'))).toBe(true)
+    expect(queuedSamples(stateDir)).toBe(2)
     hub.answer = () => 201
     const second = start()
     expect(lines.some((l) => l.includes('earlier run') && l.includes('"queued":2'))).toBe(true)

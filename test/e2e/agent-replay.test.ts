@@ -2,7 +2,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { openQueue } from '../../src/agent/agent.queue'
+import { openQueue, queuedSamples } from '../../src/agent/agent.queue'
 import { readIdentity } from '../../src/agent/readers/identity'
 import { systemClock } from '../../src/lib/clock'
 import { memoryLogger } from '../../src/lib/logger'
@@ -59,13 +59,9 @@ test('kill -9 during a replay and a hub outage: every sample stored once', async
     hardware: hardwareSample(i),
     network: networkSample(i),
   }))
-  openQueue(stateDir, { clock: systemClock, log: memoryLogger().logger }).close() // its table, then filled in one transaction
-  const qdb = new Database(join(stateDir, 'queue.db'))
-  const push = qdb.prepare('INSERT INTO queue (recorded_at, bytes, body) VALUES (?, ?, ?)')
-  qdb.transaction(() => {
-    for (const it of items) push.run(Date.parse(it.recorded_at), JSON.stringify(it).length, JSON.stringify(it))
-  })()
-  qdb.close()
+  const fill = openQueue(stateDir, { clock: systemClock, log: memoryLogger().logger })
+  fill.pushMany(items.map((it) => ({ body: JSON.stringify(it), recordedAt: Date.parse(it.recorded_at) })))
+  fill.close()
   writeFileSync(join(stateDir, 'key'), api_key, { mode: 0o600 })
   // the same device the agent will register (same fingerprint), holding the first 500 already
   const id = readIdentity('/')
@@ -79,14 +75,7 @@ test('kill -9 during a replay and a hub outage: every sample stored once', async
   })
   expect(pre.status).toBe(201)
 
-  const queued = () => {
-    const db = new Database(join(stateDir, 'queue.db'), { readonly: true })
-    try {
-      return db.query<{ n: number }, []>('SELECT count(*) AS n FROM queue').get()!.n
-    } finally {
-      db.close()
-    }
-  }
+  const queued = () => queuedSamples(stateDir)
   const agent = () => {
     const p = Bun.spawn([BINARY, 'agent', '--hub', hub.base, '--interval', '1', '--state-dir', stateDir, '--log-level', 'warn'], {
       env: { PATH: process.env.PATH ?? '' },
