@@ -1,14 +1,15 @@
 /**
  * Start-up time, idle RSS and size of dist/vigil: median of several runs, each on a new
  * empty data dir (so it includes creating and migrating the database).
- * Usage: bun run scripts/startup.ts [runs]   (prints a small table)
+ * Usage: bun run scripts/startup.ts [runs] [executable]   (prints a small table; the
+ * executable defaults to dist/vigil, built if stale: give another to compare builds)
  */
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ensureBinary, freePort, tempDir } from '../test/helpers/binary'
 
 const runs = Number(process.argv[2] ?? 7)
-const bin = ensureBinary()
+const bin = process.argv[3] ?? ensureBinary()
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
 

@@ -53,6 +53,12 @@ async function post(target: HubTarget, path: string, deviceId: string | null, bo
 }
 
 /** Sends one sample body to POST /v1/metrics/batch; never throws. */
+/**
+ * Reads an answer whose content does not matter to its end: the connection then stays open for
+ * the next sample (keep-alive), and no stream is made for it (\`res.body\` would build one).
+ */
+const drain = (res: Response) => res.arrayBuffer().catch(() => undefined)
+
 export async function sendSample(target: HubTarget, deviceId: string | null, body: string, deps: SendDeps): Promise<Outcome> {
   const res = await post(target, '/v1/metrics/batch', deviceId, body, deps)
   if (!res) return 'retry'
@@ -61,7 +67,7 @@ export async function sendSample(target: HubTarget, deviceId: string | null, bod
     const detail = (await res.text().catch(() => '')).slice(0, 500)
     deps.log.warn('agent: the hub refused a sample; dropped', { status: res.status, detail })
   } else {
-    await res.body?.cancel().catch(() => {})
+    await drain(res)
     if (outcome === 'retry') deps.log.debug('agent: hub answered, will retry', { status: res.status })
   }
   return outcome
@@ -85,12 +91,12 @@ export async function sendBulk(target: HubTarget, deviceId: string, bodies: stri
   if (!res) return 'retry'
   const outcome = classify(res.status)
   if (outcome === 'retry') {
-    await res.body?.cancel().catch(() => {})
+    await drain(res)
     deps.log.debug('agent: hub answered, will retry', { status: res.status })
     return 'retry'
   }
   if (outcome === 'dropped') {
-    await res.body?.cancel().catch(() => {})
+    await drain(res)
     deps.log.debug('agent: bulk refused as a whole; sending one by one', { status: res.status })
     return 'single'
   }
