@@ -9,7 +9,7 @@
  * machine code, so it applies to a cross-compiled build too. `--no-profile` skips the run
  * (the executable then behaves the same and idles a few MB higher).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { recordBytecodeProfile } from './bytecode-profile'
@@ -74,4 +74,7 @@ try {
   })
 } finally {
   rmSync(work, { recursive: true, force: true })
+  // the source maps are inside the executable (stack traces name the sources); the copies the
+  // compile writes beside it, one per chunk, would only pile up in dist/
+  for (const f of readdirSync(join(root, 'dist'))) if (f.endsWith('.map')) rmSync(join(root, 'dist', f))
 }

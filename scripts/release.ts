@@ -23,7 +23,6 @@ for (const target of TARGETS) {
   if (build.exitCode !== 0) process.exit(build.exitCode ?? 1)
   const file = join(out, `vigil-${target}`)
   renameSync(join(root, 'dist', `vigil-${target}`), file)
-  rmSync(join(root, 'dist', `vigil-${target}.map`), { force: true })
   const hash = new Bun.CryptoHasher('sha256').update(await Bun.file(file).arrayBuffer()).digest('hex')
   sums.push(`${hash}  vigil-${target}`)
 }

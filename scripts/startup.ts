@@ -5,11 +5,11 @@
  * executable defaults to dist/vigil, built if stale: give another to compare builds)
  */
 import { readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { ensureBinary, freePort, tempDir } from '../test/helpers/binary'
 
 const runs = Number(process.argv[2] ?? 7)
-const bin = process.argv[3] ?? ensureBinary()
+const bin = process.argv[3] ? resolve(process.argv[3]) : ensureBinary()
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
 

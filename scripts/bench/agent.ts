@@ -20,7 +20,7 @@ import { migrate } from '../../src/db/migrate'
 import { systemClock } from '../../src/lib/clock'
 import { createLogger } from '../../src/lib/logger'
 import { hardwareSample, networkSample } from '../../test/helpers/samples'
-import { cpuMs, freePort, median, rssMb, stop, waitReady } from './proc'
+import { cpuMs, freePort, median, memoryMb, stop, waitReady } from './proc'
 import { seedAccounts } from './seed'
 
 const quick = process.argv.includes('--quick')
@@ -84,20 +84,25 @@ function startAgent(base: string, key: string, stateDir: string, interval: numbe
   )
 }
 
-/** RSS (median and max of readings every 5 s) and CPU share of one core over the window. */
+/** RSS (median and max of readings every 5 s, and the median of its anonymous part) and CPU share of one core over the window. */
 async function footprint(pids: Record<string, number>, seconds: number) {
   const rss: Record<string, number[]> = Object.fromEntries(Object.keys(pids).map((k) => [k, []]))
+  const anon: Record<string, number[]> = Object.fromEntries(Object.keys(pids).map((k) => [k, []]))
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid) ?? 0]))
   const started = performance.now()
   while (performance.now() - started < seconds * 1000) {
-    for (const [k, pid] of Object.entries(pids)) rss[k]!.push(rssMb(pid) ?? 0)
+    for (const [k, pid] of Object.entries(pids)) {
+      const m = memoryMb(pid)
+      rss[k]!.push(m?.rss ?? 0)
+      anon[k]!.push(m?.anon ?? 0)
+    }
     await Bun.sleep(5_000)
   }
   const elapsed = performance.now() - started
   return Object.fromEntries(
     Object.entries(pids).map(([k, pid]) => [
       k,
-      { rssMedian: median(rss[k]!), rssMax: Math.max(...rss[k]!), cpuPercent: (((cpuMs(pid) ?? 0) - cpu0[k]!) / elapsed) * 100 },
+      { rssMedian: median(rss[k]!), rssMax: Math.max(...rss[k]!), anonMedian: median(anon[k]!), cpuPercent: (((cpuMs(pid) ?? 0) - cpu0[k]!) / elapsed) * 100 },
     ]),
   )
 }
@@ -155,7 +160,7 @@ async function main() {
       `agent footprint at 10 s (${WINDOW_S} s window)`,
       `RSS ${round(a.rssMedian)} MB, CPU ${round(a.cpuPercent, 2)} % of a core`,
       n
-        ? `max RSS ${round(a.rssMax)} MB; node_exporter in the same window: RSS ${round(n.rssMedian)} MB (max ${round(n.rssMax)}), CPU ${round(n.cpuPercent, 2)} % (scraped every 10 s)`
+        ? `max RSS ${round(a.rssMax)} MB, its own (anonymous) memory ${round(a.anonMedian)} MB, the rest pages of the executable; node_exporter in the same window: RSS ${round(n.rssMedian)} MB (max ${round(n.rssMax)}), CPU ${round(n.cpuPercent, 2)} % (scraped every 10 s)`
         : `max RSS ${round(a.rssMax)} MB; node_exporter not installed`,
     ])
 
