@@ -52,13 +52,13 @@ async function post(target: HubTarget, path: string, deviceId: string | null, bo
   }
 }
 
-/** Sends one sample body to POST /v1/metrics/batch; never throws. */
 /**
- * Reads an answer whose content does not matter to its end: the connection then stays open for
- * the next sample (keep-alive), and no stream is made for it (\`res.body\` would build one).
+ * Reads an answer whose content does not matter to its end, so that its connection can carry the
+ * next request, without making a stream for it (as `res.body` would).
  */
 const drain = (res: Response) => res.arrayBuffer().catch(() => undefined)
 
+/** Sends one sample body to POST /v1/metrics/batch; never throws. */
 export async function sendSample(target: HubTarget, deviceId: string | null, body: string, deps: SendDeps): Promise<Outcome> {
   const res = await post(target, '/v1/metrics/batch', deviceId, body, deps)
   if (!res) return 'retry'

@@ -8,7 +8,6 @@ import { describeHolder, lockDataDir, lockHolder, type DataDirLock } from '../db
 import type { Logger } from '../lib/logger'
 import { VERSION } from '../version'
 import { databasePath, ensureDataDir } from '../db/data-dir'
-
 import { StartupError } from './errors'
 
 /**
