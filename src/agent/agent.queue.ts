@@ -53,6 +53,15 @@ interface Position {
 
 const segmentName = (firstId: number) => `${String(firstId).padStart(16, '0')}.log`
 
+/** One record as it is on disk: `<recorded_at ms> <sample JSON>` and a newline. */
+const recordLine = (r: { recordedAt: number; body: string }) => `${Math.trunc(r.recordedAt)} ${r.body}\n`
+
+/** A record read back (without its newline), given its id. */
+function parseRecord(record: string, id: number): QueuedSample {
+  const space = record.indexOf(' ')
+  return { id, recordedAt: Number(record.slice(0, space)), body: record.slice(space + 1) }
+}
+
 interface Head extends Position {
   /** the id of the record at the position */
   id: number
@@ -200,11 +209,6 @@ export function openQueue(stateDir: string, deps: { clock: Clock; log: Logger; l
     }
   }
 
-  const parse = (record: string, id: number): QueuedSample => {
-    const space = record.indexOf(' ')
-    return { id, recordedAt: Number(record.slice(0, space)), body: record.slice(space + 1) }
-  }
-
   /** Up to `n` records from the head; `stop` ends the walk early (it sees each one first). */
   function walk(n: number, stop?: (s: QueuedSample) => boolean): { items: QueuedSample[]; ends: Position[] } {
     const items: QueuedSample[] = []
@@ -215,7 +219,7 @@ export function openQueue(stateDir: string, deps: { clock: Clock; log: Logger; l
       if (items.length >= n) break
       let halted = false
       forEachRecord(dir, segment, sizes.get(segment) ?? 0, segment === head.segment ? head.offset : 0, (record, end) => {
-        const item = parse(record, id++)
+        const item = parseRecord(record, id++)
         if (stop?.(item)) {
           halted = true
           return false
@@ -274,7 +278,7 @@ export function openQueue(stateDir: string, deps: { clock: Clock; log: Logger; l
       if (head.id === nextId) head = { id: nextId, segment: last, offset: 0 }
     }
     tailFd ??= openSync(join(dir, segmentName(last)), 'a', 0o600)
-    const text = records.map((r) => `${Math.trunc(r.recordedAt)} ${r.body}\n`).join('')
+    const text = records.map(recordLine).join('')
     const bytes = Buffer.from(text)
     const before = sizes.get(last) ?? 0
     try {
@@ -296,30 +300,29 @@ export function openQueue(stateDir: string, deps: { clock: Clock; log: Logger; l
     return bytes - head.offset
   }
 
+  /** Drops records from the head, 500 at a time, while `drop` says so; returns how many went. */
+  function dropWhile(drop: (s: QueuedSample) => boolean): number {
+    let dropped = 0
+    for (;;) {
+      const { items, ends } = walk(500, (s) => !drop(s))
+      if (!items.length) return dropped
+      advance(items.at(-1)!.id + 1, ends.at(-1)!)
+      dropped += items.length
+      if (items.length < 500) return dropped
+    }
+  }
+
   /** Drops by age, then the oldest until the size bound holds. */
   function enforce(): void {
     const cutoff = deps.clock.now() - limits.maxAgeMs
-    let aged = 0
-    for (;;) {
-      const { items, ends } = walk(500, (s) => s.recordedAt >= cutoff)
-      if (!items.length) break
-      advance(items.at(-1)!.id + 1, ends.at(-1)!)
-      aged += items.length
-      if (items.length < 500) break
-    }
+    const aged = dropWhile((s) => s.recordedAt < cutoff)
     if (aged) deps.log.warn('agent queue: dropped samples older than the age limit', { dropped: aged, max_age_hours: limits.maxAgeMs / 3_600_000 })
-    let evicted = 0
-    while (queuedBytes() > limits.maxBytes && head.id < nextId) {
-      let over = queuedBytes() - limits.maxBytes
-      const { items, ends } = walk(nextId - head.id, (s) => {
-        if (over <= 0) return true
-        over -= Buffer.byteLength(s.body) + String(s.recordedAt).length + 2
-        return false
-      })
-      if (!items.length) break
-      advance(items.at(-1)!.id + 1, ends.at(-1)!)
-      evicted += items.length
-    }
+    let over = queuedBytes() - limits.maxBytes
+    const evicted = dropWhile((s) => {
+      if (over <= 0) return false
+      over -= Buffer.byteLength(recordLine(s))
+      return true
+    })
     if (evicted) deps.log.warn('agent queue: full, dropped the oldest samples', { dropped: evicted, max_bytes: limits.maxBytes })
   }
 
