@@ -67,6 +67,8 @@ export type ChannelsModules = ReturnType<typeof wireChannels>
 export interface AlertingPorts {
   /** where notices go: the channels' durable queue, or a test's listener */
   notify: Notify
+  /** whether channel ids named by rules and routing are the client's */
+  channels: AlertsDeps['channels']
 }
 
 /**
@@ -74,7 +76,13 @@ export interface AlertingPorts {
  * sampleObservers) and the `alerts.evaluate` job; it publishes alert.* events on the bus and
  * hands grouped notices to `notify`.
  */
-export function wireAlerts(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, monitoring: MonitoringModules, { notify }: AlertingPorts) {
+export function wireAlerts(
+  ctx: AppContext,
+  identity: IdentityModules,
+  fleet: FleetModules,
+  monitoring: MonitoringModules,
+  { notify, channels }: AlertingPorts,
+) {
   const devices = fleet.devices
   const toAlertDevice = (d: { id: string; name: string | null; hostname: string | null; tags: string[]; lastSeenAt: number | null }): AlertDevice => ({
     id: d.id,
@@ -107,6 +115,7 @@ export function wireAlerts(ctx: AppContext, identity: IdentityModules, fleet: Fl
     engine,
     devices: engine.deps.devices,
     users: { emailOf: (userId) => emailOfUser(identity.users, userId) },
+    channels,
   }
   monitoring.sampleObservers.push((sample) => observeSample(alerts, sample))
   const tick = createTicker(engine)

@@ -27,8 +27,9 @@ import { purgeOldRefreshTokens } from '../modules/users/users.sessions'
 import { wireIdentity, type IdentityModules } from './identity'
 import { wireFleet, type FleetModules } from './fleet'
 import { wireMonitoring, type MonitoringModules } from './monitoring'
-import { wireAlerts, wireChannels, type AlertingModules } from './alerting'
+import { wireAlerts, wireChannels, type AlertingModules, type ChannelsModules } from './alerting'
 import { enqueueNotification } from '../modules/channels/channels.delivery'
+import { listChannels } from '../modules/channels/channels.service'
 import { timedJobs, wireObservability } from './observability'
 import { wireLive, type LiveModules } from './live'
 import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
@@ -49,8 +50,8 @@ export function compose(deps: AppDeps) {
   const live = wireLive(ctx, fleet, monitoring, deps.timers)
   const channels = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
   // alert notices go to the channels' durable queue unless a test listens instead
-  const notify = deps.notify ?? ((clientId, channelIds, n) => void enqueueNotification(channels.channels, clientId, channelIds, n))
-  const alerting = wireAlerts(ctx, identity, fleet, monitoring, { notify })
+  const notify = deps.notify ?? ((clientId, channelIds, n) => enqueueNotification(channels.channels, clientId, channelIds, n).length)
+  const alerting = wireAlerts(ctx, identity, fleet, monitoring, { notify, channels: channelLookup(channels) })
   monitoring.overview.alertsFiring = alerting.alertsFiring
   const webhooks = wireWebhooks(ctx, identity, fleet, monitoring, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
@@ -60,6 +61,16 @@ export function compose(deps: AppDeps) {
 }
 
 export type Modules = ReturnType<typeof compose>['modules']
+
+/** Which of these ids are not the client's channels: rules and routing name only channels that exist. */
+function channelLookup(channels: ChannelsModules) {
+  return {
+    unknown: (clientId: string, ids: string[]) => {
+      const mine = new Set(listChannels(channels.channels, clientId).map((c) => c.id))
+      return ids.filter((id) => !mine.has(id))
+    },
+  }
+}
 
 /**
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run

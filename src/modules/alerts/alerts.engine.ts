@@ -351,26 +351,32 @@ export function createAlertsEngine(deps: AlertsEngineDeps) {
     const severity = first.alert.severity as Severity
     const channels = [...new Set([...first.rule.channelIds, ...(cr.routing[severity] ?? [])])]
     const n = buildNotice(items, now, deps.siteUrl)
+    // the timeline tells what was queued, not what was meant: the count comes back from the queue
+    let queued = 0
+    let why = `no channel is chosen for this rule or for ${severity} alerts`
+    if (channels.length) {
+      try {
+        queued = deps.notify(first.alert.client_id, channels, n)
+        why = `none of its ${channels.length} channel(s) is enabled and takes ${severity} notices`
+      } catch (err) {
+        why = 'it could not be queued (the log has the error)'
+        deps.logger.error('alert notice failed', { client_id: first.alert.client_id, error: (err as Error).message })
+      }
+    }
+    const grouped = items.length > 1 ? ` (grouped with ${items.length - 1} more)` : ''
     store.transaction(() => {
       for (const i of items) {
         if (i.kind === 'firing' || i.kind === 'repeat') i.alert.last_notified_at = now
         if (i.kind === 'resolved') i.alert.recovery_due_at = null
         store.updateAlert(i.alert)
-        // with no channel chosen nothing was sent: the timeline does not say otherwise
-        if (channels.length)
-          event(i.alert, 'notified', now, {
-            note: `${i.kind} notice${items.length > 1 ? ` (grouped with ${items.length - 1} more)` : ''} to ${channels.length} channel(s)`,
-          })
+        if (queued > 0) event(i.alert, 'notified', now, { note: `${i.kind} notice${grouped} queued for ${queued} channel(s)` })
+        // with no channel chosen at all, the first notice says so; its repeats and recovery would only echo it
+        else if (channels.length || i.kind === 'firing') event(i.alert, 'not_notified', now, { note: `no ${i.kind} notice was sent: ${why}` })
       }
     })
     for (const i of items) {
       held.delete(i.alert.id)
       if (i.alert.state === 'resolved' && i.alert.recovery_due_at === null) open.delete(i.alert.id)
-    }
-    try {
-      if (channels.length) deps.notify(first.alert.client_id, channels, n)
-    } catch (err) {
-      deps.logger.error('alert notice failed', { client_id: first.alert.client_id, error: (err as Error).message })
     }
   }
 

@@ -81,6 +81,9 @@ export const Rule = t.Object({
   kind: t.UnionEnum(RULE_KINDS),
   ...ruleFields,
   builtin: t.Nullable(t.String({ description: 'the default rule this was made from, else null' })),
+  scope_device_missing: t.Boolean({
+    description: 'true when the rule is scoped to one device that no longer exists: it watches nothing until its scope is changed',
+  }),
   overrides: t.Array(Override),
   created_at: t.String({ format: 'date-time' }),
   updated_at: t.String({ format: 'date-time' }),
@@ -97,8 +100,13 @@ export const AlertView = t.Object({
   state: t.UnionEnum(STATES),
   value: t.Nullable(t.Number()),
   threshold: t.Nullable(t.Number()),
-  started_at: t.String({ format: 'date-time' }),
-  fired_at: t.Nullable(t.String({ format: 'date-time' })),
+  started_at: t.String({
+    format: 'date-time',
+    description: 'pending since: when the value first crossed the threshold (the same instant as fired_at for a rule without for_seconds)',
+  }),
+  fired_at: t.Nullable(
+    t.String({ format: 'date-time', description: 'when the alert fired: notices say "since" this time and count durations from it; null while pending' }),
+  ),
   resolved_at: t.Nullable(t.String({ format: 'date-time' })),
   acknowledged: t.Nullable(t.Object({ by: t.String(), at: t.String({ format: 'date-time' }), note: t.String() })),
   silenced: t.Boolean(),
@@ -108,7 +116,10 @@ export const AlertView = t.Object({
 })
 export const TimelineEvent = t.Object({
   at: t.String({ format: 'date-time' }),
-  type: t.String({ description: 'pending, firing, resolved, reopened, acknowledged, notified, silenced, suppressed' }),
+  type: t.String({
+    description:
+      'pending, firing, resolved, reopened, acknowledged, silenced, suppressed, unsuppressed; notified (the note says how many channels the notice was queued for) or not_notified (the note says why no notice was queued)',
+  }),
   value: t.Nullable(t.Number()),
   by: t.Nullable(t.String()),
   note: t.Nullable(t.String()),
@@ -116,9 +127,9 @@ export const TimelineEvent = t.Object({
 export const AlertDetail = t.Object({ ...AlertView.properties, timeline: t.Array(TimelineEvent) })
 export const AlertPage = t.Object({ items: t.Array(AlertView), limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() })
 
-const DateTime = t.String({ format: 'date-time' })
+const DateTime = t.String({ format: 'date-time', maxLength: 40 })
 export const AlertsQuery = t.Object({
-  state: t.Optional(t.String({ pattern: '^(pending|firing|resolved)$', description: 'pending, firing or resolved' })),
+  state: t.Optional(t.String({ pattern: '^(pending|firing|resolved)$', maxLength: 8, description: 'pending, firing or resolved' })),
   device_id: t.Optional(Id),
   rule_id: t.Optional(Id),
   since: t.Optional(DateTime),
@@ -186,11 +197,11 @@ export const DefaultRule = t.Object({
 })
 export const DefaultList = t.Object({ items: t.Array(DefaultRule) })
 
-export const RuleParams = t.Object({ rule_id: t.String() })
-export const OverrideParams = t.Object({ rule_id: t.String(), device_id: t.String() })
-export const AlertParams = t.Object({ alert_id: t.String() })
-export const SilenceParams = t.Object({ silence_id: t.String() })
-export const DeviceParams = t.Object({ device_id: t.String() })
+export const RuleParams = t.Object({ rule_id: Id })
+export const OverrideParams = t.Object({ rule_id: Id, device_id: Id })
+export const AlertParams = t.Object({ alert_id: Id })
+export const SilenceParams = t.Object({ silence_id: Id })
+export const DeviceParams = t.Object({ device_id: Id })
 
 export type RuleIn = Static<typeof RuleIn>
 export type RulePatch = Static<typeof RulePatch>

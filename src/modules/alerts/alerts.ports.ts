@@ -24,7 +24,8 @@ export interface AlertMetrics {
   diskTrend(clientId: string, deviceId: string, hours: number): { t: number; avg: number }[]
 }
 
-export type Notify = (clientId: string, channelIds: string[], n: AlertNotification) => void
+/** Queues a notice for these channels; answers how many channels it was queued for (disabled ones and those above their severity are skipped). */
+export type Notify = (clientId: string, channelIds: string[], n: AlertNotification) => number
 
 export interface AlertsEngineDeps {
   store: AlertsStore

@@ -37,7 +37,17 @@ export function alertsRoutes(deps: S.AlertsDeps, auth: Authenticator) {
           set.status = 201
           return S.createRule(deps, user.clientId, ruleIn.read(body))
         },
-        { user: managers, response: { 201: M.Rule }, detail: { ...ruleIn.doc, tags, summary: 'Create a rule (threshold, offline or disk_forecast)' } },
+        {
+          user: managers,
+          response: { 201: M.Rule },
+          detail: {
+            ...ruleIn.doc,
+            ...routeErrors('conflict'),
+            tags,
+            summary: 'Create a rule (threshold, offline or disk_forecast)',
+            description: `An account may have ${S.MAX_RULES} rules (409 conflict beyond). channel_ids must name channels of this account (422 otherwise).`,
+          },
+        },
       )
       .get('/rules/:rule_id', ({ user, params }) => S.getRule(deps, user.clientId, params.rule_id), {
         user: true,
@@ -97,7 +107,7 @@ export function alertsRoutes(deps: S.AlertsDeps, auth: Authenticator) {
       .post('/defaults/restore', ({ user }) => S.restoreDefaults(deps, user.clientId), {
         user: managers,
         response: { 200: M.DefaultList },
-        detail: { tags, summary: 'Make again the default rules that were deleted' },
+        detail: { ...routeErrors('conflict'), tags, summary: 'Make again the default rules that were deleted' },
       })
       // ---- alerts ----
       .get('', ({ user, request }) => A.listAlerts(deps, user.clientId, alertsQuery.read(request)), {
@@ -135,7 +145,13 @@ export function alertsRoutes(deps: S.AlertsDeps, auth: Authenticator) {
         {
           user: managers,
           response: { 201: M.Silence },
-          detail: { ...silenceIn.doc, tags, summary: 'Create a silence: one-off (starts_at, ends_at) or recurring (cron, duration_seconds, timezone)' },
+          detail: {
+            ...silenceIn.doc,
+            ...routeErrors('conflict'),
+            tags,
+            summary: 'Create a silence: one-off (starts_at, ends_at) or recurring (cron, duration_seconds, timezone)',
+            description: `An account may have ${W.MAX_SILENCES} silences (409 conflict beyond).`,
+          },
         },
       )
       .get('/silences/:silence_id', ({ user, params }) => W.getSilence(deps, user.clientId, params.silence_id), {

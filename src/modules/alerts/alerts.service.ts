@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors'
+import { AppError, notFound } from '../../http/errors'
 import { RequestValidationError } from '../../http/input'
 import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
@@ -17,9 +17,12 @@ export interface AlertsDeps {
   devices: AlertDevices
   /** who acknowledged, in words (an email); null leaves the user id */
   users: { emailOf(userId: string): string | null }
-  /** channel ids of this client that do not exist; absent: ids are taken as given */
-  channels?: { unknown(clientId: string, ids: string[]): string[] }
+  /** the channels module's answer to "which of these ids are not this client's channels" */
+  channels: { unknown(clientId: string, ids: string[]): string[] }
 }
+
+/** Per account: enough for every device class and metric, few enough that the ingest path stays cheap. */
+export const MAX_RULES = 200
 
 export const invalid = (loc: (string | number)[], msg: string) => new RequestValidationError([{ loc: ['body', ...loc], msg, type: 'value_error' }])
 
@@ -33,8 +36,9 @@ function checkScope(deps: AlertsDeps, clientId: string, scope: ScopeIn, loc: str
 }
 
 function checkChannels(deps: AlertsDeps, clientId: string, ids: string[], loc: (string | number)[]) {
-  const unknown = deps.channels?.unknown(clientId, ids) ?? []
-  if (unknown.length) throw invalid(loc, `unknown channel ${unknown.join(', ')}`)
+  if (!ids.length) return
+  const unknown = deps.channels.unknown(clientId, [...new Set(ids)])
+  if (unknown.length) throw invalid(loc, `no such channel in this account: ${unknown.join(', ')}`)
 }
 
 // ---- rules ----
@@ -118,7 +122,7 @@ function checkRule(deps: AlertsDeps, r: RuleRow, patchOrBody: RuleIn | RulePatch
   if (patchOrBody.channel_ids) checkChannels(deps, r.client_id, patchOrBody.channel_ids, ['channel_ids'])
 }
 
-export function toRule(r: RuleRow, overrides: OverrideRow[]): Rule {
+export function toRule(r: RuleRow, overrides: OverrideRow[], scopeDeviceMissing: boolean): Rule {
   return {
     id: r.id,
     kind: r.kind as Rule['kind'],
@@ -138,6 +142,7 @@ export function toRule(r: RuleRow, overrides: OverrideRow[]): Rule {
     notify_recovery: r.notify_recovery === 1,
     recovery_delay_seconds: r.recovery_delay_seconds,
     builtin: r.builtin,
+    scope_device_missing: scopeDeviceMissing,
     overrides: overrides
       .filter((o) => o.rule_id === r.id)
       .map((o) => ({
@@ -153,20 +158,31 @@ export function toRule(r: RuleRow, overrides: OverrideRow[]): Rule {
   }
 }
 
+/** A rule scoped to one device that was deleted since: it watches nothing until its scope changes. */
+const scopeDeviceMissing = (deps: AlertsDeps, r: RuleRow) =>
+  r.scope_type === 'device' && (r.scope_value === null || !deps.devices.find(r.client_id, r.scope_value))
+
 export function listRules(deps: AlertsDeps, clientId: string): Rule[] {
   ensureDefaults(deps, clientId)
   const overrides = deps.store.overridesOf(clientId)
-  return deps.store.rulesOf(clientId).map((r) => toRule(r, overrides))
+  return deps.store.rulesOf(clientId).map((r) => toRule(r, overrides, scopeDeviceMissing(deps, r)))
 }
 
 export function getRule(deps: AlertsDeps, clientId: string, ruleId: string): Rule {
   const row = deps.store.rule(clientId, ruleId)
   if (!row) throw notFound('Rule')
-  return toRule(row, deps.store.overridesOf(clientId))
+  return toRule(row, deps.store.overridesOf(clientId), scopeDeviceMissing(deps, row))
+}
+
+function checkRoom(deps: AlertsDeps, clientId: string, adding: number) {
+  if (deps.store.ruleCount(clientId) + adding > MAX_RULES) {
+    throw new AppError('conflict', `An account may have ${MAX_RULES} alert rules; delete or reuse one first`)
+  }
 }
 
 export function createRule(deps: AlertsDeps, clientId: string, body: RuleIn): Rule {
   ensureDefaults(deps, clientId)
+  checkRoom(deps, clientId, 1)
   const row = toRow(clientId, body, deps.clock.now())
   checkRule(deps, row, body)
   deps.store.insertRule(row)
@@ -264,7 +280,9 @@ export function restoreDefaults(deps: AlertsDeps, clientId: string) {
   const now = deps.clock.now()
   deps.store.transaction(() => {
     const rules = deps.store.rulesOf(clientId)
-    for (const d of DEFAULT_RULES) if (!rules.some((r) => r.builtin === d.key)) deps.store.insertRule(toRow(clientId, d.rule, now, d.key))
+    const missing = DEFAULT_RULES.filter((d) => !rules.some((r) => r.builtin === d.key))
+    checkRoom(deps, clientId, missing.length)
+    for (const d of missing) deps.store.insertRule(toRow(clientId, d.rule, now, d.key))
   })
   deps.engine.reload(clientId)
   return listDefaults(deps, clientId)

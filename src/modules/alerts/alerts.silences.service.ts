@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors'
+import { AppError, notFound } from '../../http/errors'
 import { toIso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Silence, SilenceIn } from './alerts.model'
@@ -6,6 +6,9 @@ import { toSilenceSpec } from './alerts.rules'
 import { invalid, type AlertsDeps } from './alerts.service'
 import { checkRecurrence, silenceActive, validTimeZone } from './alerts.silences'
 import type { SilenceRow } from './alerts.store'
+
+/** Per account: recurring windows and one-offs kept for the record; each is checked for every notice. */
+export const MAX_SILENCES = 500
 
 function toSilence(r: SilenceRow, now: number): Silence {
   return {
@@ -77,6 +80,9 @@ export function getSilence(deps: AlertsDeps, clientId: string, id: string): Sile
 }
 
 export function createSilence(deps: AlertsDeps, clientId: string, userId: string, body: SilenceIn): Silence {
+  if (deps.store.silenceCount(clientId) >= MAX_SILENCES) {
+    throw new AppError('conflict', `An account may have ${MAX_SILENCES} silences; lift the ones that are over first`)
+  }
   const now = deps.clock.now()
   const row: SilenceRow = {
     id: newId('sil'),

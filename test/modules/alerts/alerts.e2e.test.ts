@@ -3,11 +3,17 @@ import type { AlertNotification } from '../../../src/modules/alerts/alerts.model
 import { testApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'
 import { createTenant } from '../../helpers/fixtures'
+import { insertChannel } from './channel-rows'
 import { hardwareSample } from '../../helpers/samples'
 
 function setup() {
   const sent: { clientId: string; channels: string[]; n: AlertNotification }[] = []
-  const t = testApp({ notify: (clientId, channels, n) => sent.push({ clientId, channels, n }) })
+  const t = testApp({
+    notify: (clientId, channels, n) => {
+      sent.push({ clientId, channels, n })
+      return channels.length
+    },
+  })
   const events: { type: string; data: any }[] = []
   t.ctx.events.subscribeAll((e) => events.push({ type: e.type, data: e.data }))
   return { t, sent, events }
@@ -18,14 +24,15 @@ describe('alerts end to end', () => {
     const { t, sent, events } = setup()
     const tenant = await createTenant(t)
     const deviceId = insertDevice(t, tenant.clientId, { hostname: 'web-1' })
+    const [pager, slack] = [insertChannel(t, tenant.clientId), insertChannel(t, tenant.clientId)]
     const settings = await t.request('PATCH', '/v1/alerts/settings', {
       headers: tenant.userHeaders,
-      body: { routing: { warning: [], critical: ['chn_pager'] } },
+      body: { routing: { warning: [], critical: [pager] } },
     })
     expect(settings.status).toBe(200)
     const rule = await t.request('POST', '/v1/alerts/rules', {
       headers: tenant.userHeaders,
-      body: { name: 'CPU busy', metric: 'cpu_percent', operator: '>', threshold: 90, recovery_threshold: 80, severity: 'critical', channel_ids: ['chn_slack'] },
+      body: { name: 'CPU busy', metric: 'cpu_percent', operator: '>', threshold: 90, recovery_threshold: 80, severity: 'critical', channel_ids: [slack] },
     })
     expect(rule.status).toBe(201)
     expect(rule.body.kind).toBe('threshold')
@@ -52,7 +59,7 @@ describe('alerts end to end', () => {
     })
     expect(alert.context.sample.values.cpu_percent).toBe(95)
     expect(sent).toHaveLength(1)
-    expect(sent[0]!.channels.sort()).toEqual(['chn_pager', 'chn_slack'])
+    expect(sent[0]!.channels.sort()).toEqual([pager, slack].sort())
     expect(sent[0]!.n).toMatchObject({ event: 'firing', severity: 'critical', devices: [{ id: deviceId, name: 'web-1' }], alert_ids: [alert.id] })
     expect(sent[0]!.n.title).toBe('CRITICAL: cpu_percent above 90 on web-1')
 

@@ -7,12 +7,18 @@ import { createSilence, setDependency } from '../../../src/modules/alerts/alerts
 import { testApp, type TestApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'
 import { createTenant } from '../../helpers/fixtures'
+import { insertChannel } from './channel-rows'
 
 const MIN = 60_000
 
 /** An app whose alerts engine is driven by hand: samples into the observer, ticks of the job, the clock moved. */
 async function harness(
-  t: TestApp = testApp({ notify: (c, ch, n) => sent.push({ clientId: c, channels: ch, n }) }),
+  t: TestApp = testApp({
+    notify: (c, ch, n) => {
+      sent.push({ clientId: c, channels: ch, n })
+      return ch.length
+    },
+  }),
   sent: { clientId: string; channels: string[]; n: AlertNotification }[] = [],
 ) {
   const events: { type: string; alert: any }[] = []
@@ -23,6 +29,7 @@ async function harness(
   for (const r of listRules(deps, tenant.clientId)) deleteRule(deps, tenant.clientId, r.id)
   updateSettings(deps, tenant.clientId, { group_window_seconds: 60 })
   const device = (name: string) => insertDevice(t, tenant.clientId, { hostname: name, lastSeenAt: null })
+  const channel = insertChannel(t, tenant.clientId)
   return {
     t,
     sent,
@@ -30,7 +37,8 @@ async function harness(
     tenant,
     deps,
     device,
-    rule: (body: Partial<RuleIn>) => createRule(deps, tenant.clientId, { name: 'r', channel_ids: ['chn_1'], ...body } as RuleIn),
+    channel,
+    rule: (body: Partial<RuleIn>) => createRule(deps, tenant.clientId, { name: 'r', channel_ids: [channel], ...body } as RuleIn),
     sample: (deviceId: string, values: Record<string, unknown>, kind: MetricKind = 'hardware') =>
       observeSample(deps, { clientId: tenant.clientId, deviceId, kind, ts: t.clock.now(), values }),
     tick: () => t.modules.alertsTick(),
@@ -276,7 +284,14 @@ describe('grouping, repeats, acknowledge, recovery', () => {
     const d = h.device('web')
     h.rule({ metric: 'cpu_percent', threshold: 90 })
     h.sample(d, { cpu_percent: 99 })
-    const again = testApp({ db: h.t.db, clock: h.t.clock, notify: (c, ch, n) => sent.push({ clientId: c, channels: ch, n }) })
+    const again = testApp({
+      db: h.t.db,
+      clock: h.t.clock,
+      notify: (c, ch, n) => {
+        sent.push({ clientId: c, channels: ch, n })
+        return ch.length
+      },
+    })
     const events: string[] = []
     again.ctx.events.subscribeAll((e) => events.push(e.type))
     observeSample(again.modules.alerts, { clientId: h.tenant.clientId, deviceId: d, kind: 'hardware', ts: h.t.clock.now(), values: { cpu_percent: 99 } })

@@ -28,13 +28,16 @@ async function withPorts() {
     clock: t.clock,
     logger: memoryLogger().logger,
     events: t.ctx.events,
-    notify: (_c, _ch, n) => sent.push(n),
+    notify: (_c, ch, n) => {
+      sent.push(n)
+      return ch.length
+    },
     siteUrl: 'https://vigil.example',
     devices: { find: (_c, id) => devices.get(id) ?? null, list: () => [...devices.values()] },
     metrics: { diskTrend: (_c, id) => trends.get(id) ?? [] },
   })
   engine.boot()
-  const deps: AlertsDeps = { store, clock: t.clock, engine, devices: engine.deps.devices, users: { emailOf: () => null } }
+  const deps: AlertsDeps = { store, clock: t.clock, engine, devices: engine.deps.devices, users: { emailOf: () => null }, channels: { unknown: () => [] } }
   const add = (name: string, tags: string[]) => {
     const id = insertDevice(t, tenant.clientId, { hostname: name })
     devices.set(id, { id, name, tags, lastSeenAt: t.clock.now() })

@@ -103,7 +103,7 @@ describe('rules API', () => {
     expect(ack.status).toBe(200)
     expect(ack.body.acknowledged.note).toBe('looking')
     const history = await t.request('GET', `/v1/alerts/history?device_id=${dev}`, { headers: m.headers })
-    expect(history.body.items.map((e: { type: string }) => e.type)).toEqual(['acknowledged', 'firing', 'pending'])
+    expect(history.body.items.map((e: { type: string }) => e.type)).toEqual(['acknowledged', 'not_notified', 'firing', 'pending'])
   })
 })
 
