@@ -191,25 +191,66 @@ function plain(metric: string, kind: MetricKind | null, read: (v: Record<string,
   return { metric, kind, wildcard: false, read, each: () => [] }
 }
 
-/** Words for a notice: "disk /home", "temperature coretemp", "cpu_percent". */
-export function describeMetric(metric: string, series: string): string {
-  const [family, ...rest] = metric.split(':')
-  const key = series || (FIELDED.has(family!) ? rest.slice(0, -1).join(':') : rest.join(':'))
+/** A metric as a person reads it: its label and the unit its values are given in (with its leading space). */
+export interface MetricWords {
+  label: string
+  unit: string
+}
+
+const PCT = ' %'
+const TOP_WORDS: Record<string, [string, string]> = {
+  cpu_percent: ['CPU used', PCT],
+  ram_percent: ['Memory used', PCT],
+  swap_percent: ['Swap used', PCT],
+  ram_used_gb: ['Memory used', ' GB'],
+  ram_available_gb: ['Memory available', ' GB'],
+  swap_used_gb: ['Swap used', ' GB'],
+  cpu_temp_c: ['CPU temperature', ' °C'],
+  cpu_freq_current: ['CPU frequency', ' MHz'],
+  gpu_load: ['GPU load', PCT],
+  disk_used_percent: ['Fullest disk used', PCT],
+  upload_mbps: ['Upload', ' Mbit/s'],
+  download_mbps: ['Download', ' Mbit/s'],
+  latency_avg_ms: ['Latency', ' ms'],
+  latency_min_ms: ['Lowest latency', ' ms'],
+  latency_max_ms: ['Highest latency', ' ms'],
+  packet_loss_percent: ['Packet loss', PCT],
+  dns_resolve_ms: ['DNS resolve time', ' ms'],
+  jitter_ms: ['Jitter', ' ms'],
+  errin: ['Receive errors', ''],
+  errout: ['Send errors', ''],
+  dropin: ['Received packets dropped', ''],
+  dropout: ['Sent packets dropped', ''],
+}
+const FIELD_UNITS: Record<string, string> = { download_mbps: ' Mbit/s', upload_mbps: ' Mbit/s', load_percent: PCT, signal_dbm: ' dBm', temperature_c: ' °C' }
+const fieldWords = (field: string) => field.replace(/_(percent|mbps|dbm|c)$/, '').replace(/_/g, ' ')
+
+/** "CPU used" (%), "Disk /home used" (%), "Temperature coretemp" (°C), "Interface eth0 download" (Mbit/s); a field of its own as it is named. */
+export function metricWords(metric: string, series: string): MetricWords {
+  const [family = '', ...rest] = metric.split(':')
+  const top = TOP_WORDS[family]
+  if (rest.length === 0) return top ? { label: top[0], unit: top[1] } : { label: series ? `${metric} ${series}` : metric, unit: '' }
+  const field = FIELDED.has(family) || FIELD_ONLY.has(family) ? rest.at(-1)! : null
+  const named = FIELDED.has(family) ? rest.slice(0, -1).join(':') : rest.join(':')
+  const key = series || named
   switch (family) {
     case 'disk_partitions':
-      return `disk ${key}`
-    case 'disk_used_percent':
-      return 'disk (fullest partition)'
+      return { label: `Disk ${key} used`, unit: PCT }
     case 'temperatures':
-      return `temperature ${key}`
+      return { label: `Temperature ${key}`, unit: ' °C' }
     case 'fans':
-      return `fan ${key}`
+      return { label: `Fan ${key}`, unit: ' rpm' }
     case 'cpu_per_core':
-      return `CPU core ${key}`
-    case 'interfaces':
+      return { label: `CPU core ${key} used`, unit: PCT }
     case 'gpus':
-      return `${family === 'gpus' ? 'GPU' : 'interface'} ${key} ${rest.at(-1)}`
+      return { label: `GPU ${key} ${fieldWords(field!)}`, unit: FIELD_UNITS[field!] ?? '' }
+    case 'interfaces':
+      return { label: field === 'is_up' ? `Interface ${key} up (1) or down (0)` : `Interface ${key} ${fieldWords(field!)}`, unit: FIELD_UNITS[field!] ?? '' }
+    case 'disk_io':
+      return { label: `Disk I/O ${fieldWords(field!)}`, unit: '' }
+    case 'wifi':
+      return { label: `Wi-Fi ${fieldWords(field!)}`, unit: FIELD_UNITS[field!] ?? '' }
     default:
-      return series ? `${metric} ${series}` : metric
+      return { label: series ? `${metric} ${series}` : metric, unit: '' }
   }
 }

@@ -1,7 +1,8 @@
 import { toIso } from '../../lib/clock'
-import { describeMetric } from './alerts.metric'
+import { recovered, type Operator } from './alerts.evaluator'
+import { metricWords } from './alerts.metric'
 import type { AlertNotification, Severity } from './alerts.model'
-import type { CompiledRule } from './alerts.rules'
+import { paramsFor, type CompiledRule } from './alerts.rules'
 import type { AlertRow } from './alerts.store'
 
 export type NoticeKind = 'firing' | 'repeat' | 'resolved' | 'acknowledged'
@@ -16,23 +17,52 @@ export interface NoticeItem {
   behind: string[]
 }
 
-const round = (n: number | null) => (n === null ? '—' : String(Math.round(n * 10) / 10))
-const WORD: Record<string, string> = { '>': 'above', '>=': 'at or above', '<': 'below', '<=': 'at or below' }
+const round = (n: number) => String(Math.round(n * 10) / 10)
+const WORD: Record<Operator, string> = { '>': 'above', '>=': 'at or above', '<': 'below', '<=': 'at or below' }
+/** the healthy side of each operator, as `recovered` reads it: `> 80` is back at 80 or below */
+const BACK: Record<Operator, string> = { '>': 'at or below', '>=': 'below', '<': 'at or above', '<=': 'above' }
 
-/** "disk / above 90" / "offline" / "disk full within 48 h": what the rule says, for one alert. */
+/** "CPU used above 90 %" / "offline" / "disk predicted full within 48 h": what the rule says, for one alert. */
 export function condition(rule: CompiledRule, alert: Pick<AlertRow, 'series' | 'threshold'>): string {
   if (rule.kind === 'offline') return 'offline'
-  if (rule.kind === 'disk_forecast') return `disk full within ${rule.forecastHours} h`
-  return `${describeMetric(rule.metric ?? '', alert.series)} ${WORD[rule.params.operator]} ${round(alert.threshold)}`
+  if (rule.kind === 'disk_forecast') return `disk predicted full within ${rule.forecastHours} h`
+  const w = metricWords(rule.metric ?? '', alert.series)
+  return `${w.label} ${WORD[rule.params.operator]} ${alert.threshold === null ? '—' : round(alert.threshold) + w.unit}`
+}
+
+/** "CPU used back at or below 80 % (now 52.8 %)": a recovery in words, with the recovery threshold when the rule has one. */
+function recoveredWords(item: NoticeItem): string {
+  const { rule, alert: a } = item
+  if (rule.kind === 'offline') return 'reporting again'
+  if (rule.kind === 'disk_forecast') return `no disk predicted full within ${round(rule.forecastHours * 1.5)} h any more`
+  const w = metricWords(rule.metric ?? '', a.series)
+  const p = paramsFor(rule, a.device_id)
+  // closed without a healthy value: the series stopped being reported, or the rule changed
+  if (a.value === null || !recovered(p, a.value)) return `${w.label}: closed without a recovered value (no longer reported, or the rule changed)`
+  return `${w.label} back ${BACK[p.operator]} ${round(p.recovery)}${w.unit} (now ${round(a.value)}${w.unit})`
+}
+
+function firingWords(item: NoticeItem): string {
+  const { rule, alert: a } = item
+  if (rule.kind === 'offline') return `offline (no data since ${toIso(contextNumber(a, 'last_seen_at') ?? a.fired_at ?? a.started_at)})`
+  if (rule.kind === 'disk_forecast')
+    return `${condition(rule, a)} (${a.value === null ? 'it is full' : `${round(a.value)} h left at the trend of the last day`})`
+  const unit = metricWords(rule.metric ?? '', a.series).unit
+  return `${condition(rule, a)} (now ${a.value === null ? '—' : round(a.value) + unit})`
 }
 
 function line(item: NoticeItem, now: number): string {
   const a = item.alert
+  // durations count from the firing, as the API's fired_at: a pending period is not part of the outage
   const since = a.fired_at ?? a.started_at
-  const value = item.rule.kind === 'offline' ? `no data since ${toIso(contextNumber(a, 'last_seen_at') ?? since)}` : `value ${round(a.value)}`
-  const parts = [`${item.device.name}: ${condition(item.rule, a)} (${value})`]
-  if (item.kind === 'resolved') parts.push(`resolved at ${toIso(a.resolved_at ?? now)}, after ${minutes((a.resolved_at ?? now) - since)}`)
-  else parts.push(`since ${toIso(since)}`)
+  const parts: string[] = []
+  if (item.kind === 'resolved') {
+    parts.push(`${item.device.name}: ${recoveredWords(item)}`)
+    parts.push(`resolved at ${toIso(a.resolved_at ?? now)}, ${minutes((a.resolved_at ?? now) - since)} after it fired`)
+  } else {
+    parts.push(`${item.device.name}: ${firingWords(item)}`)
+    parts.push(`firing since ${toIso(since)}`)
+  }
   if (item.behind.length) parts.push(`${item.behind.length} device(s) behind it are unreachable too: ${item.behind.join(', ')}`)
   return parts.join('; ')
 }
@@ -58,8 +88,8 @@ export function buildNotice(items: NoticeItem[], now: number, siteUrl: string | 
   const severity = first.alert.severity as Severity
   const head = HEAD[first.kind](severity)
   const base = siteUrl ? siteUrl.replace(/\/$/, '') : null
-  const title =
-    items.length === 1 ? `${head}: ${condition(first.rule, first.alert)} on ${first.device.name}` : `${head}: ${first.rule.name} on ${items.length} devices`
+  const what = first.kind === 'resolved' ? recoveredWords(first) : condition(first.rule, first.alert)
+  const title = items.length === 1 ? `${head}: ${what} on ${first.device.name}` : `${head}: ${first.rule.name} on ${items.length} devices`
   const body = [`Rule: ${first.rule.name} (${severity})`, ...items.map((i) => line(i, now))]
   if (first.kind === 'acknowledged' && first.alert.ack_by)
     body.push(`Acknowledged by ${first.alert.ack_by}${first.alert.ack_note ? `: ${first.alert.ack_note}` : ''}`)

@@ -61,7 +61,8 @@ describe('alerts end to end', () => {
     expect(sent).toHaveLength(1)
     expect(sent[0]!.channels.sort()).toEqual([pager, slack].sort())
     expect(sent[0]!.n).toMatchObject({ event: 'firing', severity: 'critical', devices: [{ id: deviceId, name: 'web-1' }], alert_ids: [alert.id] })
-    expect(sent[0]!.n.title).toBe('CRITICAL: cpu_percent above 90 on web-1')
+    expect(sent[0]!.n.title).toBe('CRITICAL: CPU used above 90 % on web-1')
+    expect(sent[0]!.n.body).toBe(`Rule: CPU busy (critical)\nweb-1: CPU used above 90 % (now 95 %); firing since ${alert.fired_at}`)
 
     // still above the recovery threshold (hysteresis): nothing changes
     t.clock.advance(10_000)
@@ -71,11 +72,17 @@ describe('alerts end to end', () => {
     await post(70)
     expect(events.filter((e) => e.type === 'alert.resolved')).toHaveLength(1)
     expect(sent.map((s) => s.n.event)).toEqual(['firing', 'resolved'])
+    // the recovery in words, with the recovery threshold of the rule and the value that crossed it
+    expect(sent[1]!.n.title).toBe('RESOLVED: CPU used back at or below 80 % (now 70 %) on web-1')
+    expect(sent[1]!.n.body.split('\n')[1]).toBe(
+      `web-1: CPU used back at or below 80 % (now 70 %); resolved at ${new Date(t.clock.now()).toISOString()}, 20 s after it fired`,
+    )
 
     const one = await t.request('GET', `/v1/alerts/${alert.id}`, { headers: tenant.userHeaders })
     expect(one.status).toBe(200)
     expect(one.body.state).toBe('resolved')
     expect(one.body.timeline.map((e: { type: string }) => e.type)).toEqual(['pending', 'firing', 'notified', 'resolved', 'notified'])
+    expect(one.body.timeline[2].note).toBe('firing notice queued for 2 channel(s)')
 
     const list = await t.request('GET', `/v1/alerts?state=resolved&device_id=${deviceId}`, { headers: tenant.userHeaders })
     expect(list.body.total).toBe(1)

@@ -62,7 +62,7 @@ describe('durations and hysteresis through the engine', () => {
     h.tick()
     expect(h.types()).toEqual(['alert.firing'])
     expect(h.events[0]!.alert).toMatchObject({ state: 'firing', value: 98, device: { name: 'db-1' } })
-    expect(h.titles()).toEqual(['CRITICAL: ram_percent above 95 on db-1'])
+    expect(h.titles()).toEqual(['CRITICAL: Memory used above 95 % on db-1'])
   })
 
   test('a pending alert that clears before its duration leaves nothing behind', async () => {
@@ -191,7 +191,7 @@ describe('silences', () => {
     expect(h.sent).toHaveLength(0)
     h.advance(MIN)
     h.tick()
-    expect(h.titles()).toEqual(['WARNING: cpu_percent above 90 on web'])
+    expect(h.titles()).toEqual(['WARNING: CPU used above 90 % on web'])
   })
 
   test('a recurring window in a named time zone: nightly 02:00–03:00 Paris time', async () => {
@@ -244,7 +244,7 @@ describe('grouping, repeats, acknowledge, recovery', () => {
     expect(h.sent).toHaveLength(1)
     h.advance(MIN)
     h.tick()
-    expect(h.titles()).toEqual(['WARNING: cpu_percent above 90 on web', 'STILL WARNING: cpu_percent above 90 on web'])
+    expect(h.titles()).toEqual(['WARNING: CPU used above 90 % on web', 'STILL WARNING: CPU used above 90 % on web'])
     const id = h.events[0]!.alert.id
     const acked = acknowledge(h.deps, h.tenant.clientId, id, h.tenant.userId, 'on it')
     expect(acked.acknowledged).toMatchObject({ by: h.tenant.email, note: 'on it' })

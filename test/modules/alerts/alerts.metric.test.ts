@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { compileSelector, describeMetric, type Selector } from '../../../src/modules/alerts/alerts.metric'
+import { compileSelector, metricWords, type Selector } from '../../../src/modules/alerts/alerts.metric'
 import { hardwareSample, networkSample } from '../../helpers/samples'
 
 const sel = (m: string) => {
@@ -77,9 +77,12 @@ describe('metric selectors read the sample as the collector sends it', () => {
   for (const m of bad) test(`refused: "${m}"`, () => expect('error' in compileSelector(m)).toBe(true))
 
   test('words for notices', () => {
-    expect(describeMetric('disk_partitions:*', '/home')).toBe('disk /home')
-    expect(describeMetric('disk_partitions:/', '')).toBe('disk /')
-    expect(describeMetric('interfaces:*:is_up', 'eth0')).toBe('interface eth0 is_up')
-    expect(describeMetric('cpu_percent', '')).toBe('cpu_percent')
+    expect(metricWords('disk_partitions:*', '/home')).toEqual({ label: 'Disk /home used', unit: ' %' })
+    expect(metricWords('disk_partitions:/', '')).toEqual({ label: 'Disk / used', unit: ' %' })
+    expect(metricWords('interfaces:*:is_up', 'eth0')).toEqual({ label: 'Interface eth0 up (1) or down (0)', unit: '' })
+    expect(metricWords('interfaces:eth0:download_mbps', '')).toEqual({ label: 'Interface eth0 download', unit: ' Mbit/s' })
+    expect(metricWords('cpu_percent', '')).toEqual({ label: 'CPU used', unit: ' %' })
+    expect(metricWords('cpu_temp_c', '')).toEqual({ label: 'CPU temperature', unit: ' °C' })
+    expect(metricWords('my_queue_depth', '')).toEqual({ label: 'my_queue_depth', unit: '' })
   })
 })

@@ -74,7 +74,7 @@ test('a disk predicted full within the window fires from the hourly trend, with 
   p.tick()
   expect(p.events.map((e) => [e.alert.device.name, e.alert.state, e.alert.value])).toEqual([['nas', 'firing', 27]])
   expect(p.events[0].alert.context).toMatchObject({ hours_left: 27, slope_percent_per_hour: 1, disk_used_percent: 73 })
-  expect(p.sent.map((n) => n.title)).toEqual(['WARNING: disk full within 48 h on nas'])
+  expect(p.sent.map((n) => n.title)).toEqual(['WARNING: disk predicted full within 48 h on nas'])
   // the trend flattens: read again after 10 minutes, and resolved
   p.trends.set(
     nas,
