@@ -38,7 +38,7 @@ export interface AppDeps {
   /** argon2id cost; tests pass a cheap one */
   passwordCost?: PasswordCost
   /** where alert notices go (the channels module); default: logged only */
-  notify?: import('./modules/alerts/alerts.engine').Notify
+  notify?: import('./modules/alerts/alerts.ports').Notify
   /** the one-time token the operator's registration needs when the service listens beyond loopback */
   setupToken?: string | null
   /** the SMTP transport factory of email channels; default nodemailer's */

@@ -162,13 +162,13 @@ async function observerCost(rules: number, batches: number) {
   const { createTenant } = await import('../../test/helpers/fixtures')
   const { insertDevice } = await import('../../test/helpers/devices')
   const { hardwareSample, networkSample } = await import('../../test/helpers/samples')
-  const { observeSample } = await import('../../src/modules/alerts/alerts.service')
+  const { observeSample } = await import('../../src/modules/alerts/alerts.rules.service')
   const setup = async (n: number) => {
     const t = testApp()
     const a = await createTenant(t)
     const d = insertDevice(t, a.clientId)
     seedAlertRules(t.db.sqlite, [a.clientId], n, t.clock.now())
-    t.modules.alerts.engine.boot()
+    t.modules.alerts.runtime.boot()
     const hw = hardwareSample(1)
     const net = networkSample(1)
     return () => {

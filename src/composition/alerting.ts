@@ -8,15 +8,17 @@ import { createDeliveryWorker } from '../modules/channels/channels.worker'
 import { isOperatorClient } from '../modules/users/users.service'
 import { VERSION } from '../version'
 import type { IdentityModules } from './identity'
-import { createAlertsEngine, type AlertDevice, type Notify } from '../modules/alerts/alerts.engine'
 import { firingCounts } from '../modules/alerts/alerts.instances.service'
-import { observeSample, type AlertsDeps } from '../modules/alerts/alerts.service'
+import type { AlertDevice, AlertDevices, AlertsDeps, Notify } from '../modules/alerts/alerts.ports'
+import { observeSample } from '../modules/alerts/alerts.rules.service'
 import { createAlertsStore } from '../modules/alerts/alerts.store'
-import { createTicker } from '../modules/alerts/alerts.tick'
+import { createAlertRuntime } from '../modules/alerts/runtime/alerts.runtime'
+import { compileSelector } from '../modules/alerts/runtime/alerts.selectors'
 import { deviceSummaries, findDevice, parseTags } from '../modules/devices/devices.service'
 import { fieldSeries } from '../modules/metrics/metrics.service'
 import { emailOfUser } from '../modules/users/users.service'
 import type { FleetModules } from './fleet'
+import type { Hooks } from './hooks'
 import type { MonitoringModules } from './monitoring'
 
 /** How long one delivery attempt may take, connection to answer. */
@@ -72,15 +74,16 @@ export interface AlertingPorts {
 }
 
 /**
- * Alert rules: the engine hears every stored sample (pushed into the monitoring group's
- * sampleObservers) and the `alerts.evaluate` job; it publishes alert.* events on the bus and
- * hands grouped notices to `notify`.
+ * Alert rules: the runtime hears every stored sample (the sampleStored hook) and the
+ * `alerts.evaluate` job; it publishes alert.* events on the bus and hands grouped notices to
+ * `notify`.
  */
 export function wireAlerts(
   ctx: AppContext,
   identity: IdentityModules,
   fleet: FleetModules,
   monitoring: MonitoringModules,
+  hooks: Hooks,
   { notify, channels }: AlertingPorts,
 ) {
   const devices = fleet.devices
@@ -90,38 +93,39 @@ export function wireAlerts(
     tags: d.tags,
     lastSeenAt: d.lastSeenAt,
   })
+  const alertDevices: AlertDevices = {
+    find: (clientId, deviceId) => {
+      const row = findDevice(devices, clientId, deviceId)
+      return row ? toAlertDevice({ ...row, tags: parseTags(row.tags), lastSeenAt: row.last_seen_at }) : null
+    },
+    list: (clientId) => deviceSummaries(devices, clientId).map(toAlertDevice),
+  }
   const store = createAlertsStore(ctx.db.sqlite)
-  const engine = createAlertsEngine({
+  const runtime = createAlertRuntime({
     store,
     clock: ctx.clock,
     logger: ctx.logger,
     events: ctx.events,
     notify,
     siteUrl: ctx.config.siteUrl,
-    devices: {
-      find: (clientId, deviceId) => {
-        const row = findDevice(devices, clientId, deviceId)
-        return row ? toAlertDevice({ ...row, tags: parseTags(row.tags), lastSeenAt: row.last_seen_at }) : null
-      },
-      list: (clientId) => deviceSummaries(devices, clientId).map(toAlertDevice),
-    },
+    devices: alertDevices,
     metrics: { diskTrend: (clientId, deviceId, hours) => fieldSeries(monitoring.metrics, clientId, deviceId, 'disk_used_percent', hours) },
+    selectors: compileSelector,
   })
-  engine.boot()
-  const alerts: AlertsDeps & { logger: AppContext['logger'] } = {
+  runtime.boot()
+  const alerts: AlertsDeps = {
     store,
     clock: ctx.clock,
     logger: ctx.logger,
-    engine,
-    devices: engine.deps.devices,
+    runtime,
+    devices: alertDevices,
     users: { emailOf: (userId) => emailOfUser(identity.users, userId) },
     channels,
   }
-  monitoring.sampleObservers.push((sample) => observeSample(alerts, sample))
-  const tick = createTicker(engine)
+  hooks.sampleStored.listen((sample) => observeSample(alerts, sample))
   return {
     alerts,
-    alertsTick: tick,
+    alertsTick: runtime.tick,
     /** for the fleet overview: firing alerts per device */
     alertsFiring: (clientId: string) => firingCounts(alerts, clientId),
   }

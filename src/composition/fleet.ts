@@ -7,28 +7,32 @@ import { createEnrolmentsStore } from '../modules/enrolments/enrolments.store'
 import { hubPin } from './hub-pin'
 import { apiKeyVerifier } from '../modules/api-keys/api-keys.verifier'
 import type { Plan } from '../modules/billing/billing.catalog'
-import type { BillingDeps } from '../modules/billing/billing.service'
+import { subscriptionOf, type BillingDeps } from '../modules/billing/billing.service'
 import { createBillingStore } from '../modules/billing/billing.store'
 import { stripeClient } from '../modules/billing/billing.stripe'
 import { applyBillingPlan, findClient, maxDevicesOf } from '../modules/clients/clients.service'
 import { findDevice, registerDevice, type DevicesDeps } from '../modules/devices/devices.service'
 import { createDevicesStore } from '../modules/devices/devices.store'
+import type { EventBus } from '../lib/event-bus'
+import type { Hooks } from './hooks'
 import type { IdentityModules } from './identity'
+import type { Filled } from './ports'
 
 /**
  * Devices, API keys and billing: what a tenant runs and pays for. Built before the context, whose
  * Authenticator checks API keys with the verifier made here.
  */
-export function wireFleet(deps: AppDeps, plans: () => Plan[], identity: IdentityModules) {
+export function wireFleet(deps: AppDeps, plans: () => Plan[], identity: IdentityModules, { events, hooks }: { events: EventBus; hooks: Hooks }) {
   const { config, clock, logger } = deps
   const sqlite = deps.db.sqlite
   const { clients } = identity
   const keysStore = createApiKeysStore(sqlite)
 
   // devices and keys ask each other (a key's device must exist; a deleted device revokes its keys)
-  const devices: DevicesDeps = {
+  const devices: Filled<DevicesDeps, 'events'> = {
     store: createDevicesStore(sqlite),
     clock,
+    events: { registered: hooks.deviceRegistered.call, deleted: hooks.deviceDeleted.call },
     clients: { maxDevices: (clientId) => maxDevicesOf(clients, clientId) },
     keys: { revokeForDevice: (clientId, deviceId) => revokeDeviceKeys(apiKeys, clientId, deviceId) },
   }
@@ -56,7 +60,7 @@ export function wireFleet(deps: AppDeps, plans: () => Plan[], identity: Identity
     pin: hubPin(config.tlsCert, logger),
   }
 
-  const billing: BillingDeps = {
+  const billing: Filled<BillingDeps, 'subscriptionUpdated'> = {
     store: createBillingStore(deps.db),
     clock,
     logger,
@@ -67,6 +71,12 @@ export function wireFleet(deps: AppDeps, plans: () => Plan[], identity: Identity
       find: (clientId) => findClient(clients, clientId),
       applyPlan: (clientId, plan) => applyBillingPlan(clients, clientId, plan),
     },
+    // where subscription.updated is born: the bus carries it to webhooks and the live stream
+    subscriptionUpdated: (clientId) =>
+      void events.publish(clientId, 'subscription.updated', {
+        subscription: subscriptionOf(billing, clientId),
+        plan_type: billing.clients.find(clientId)?.plan_type ?? null,
+      }),
   }
 
   return { devices, apiKeys, enrolments, billing }

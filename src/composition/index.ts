@@ -3,7 +3,7 @@ import type { AppContext, AppDeps } from '../context'
 import { backupStats } from '../db/backup-schedule'
 import type { Authenticator } from '../http/principal'
 import type { Job } from '../jobs/scheduler'
-import { createEventBus } from '../lib/event-bus'
+import { createEventBus, type EventBus } from '../lib/event-bus'
 import { systemResolver } from '../lib/outbound/outbound.fetch'
 import { localAddresses } from '../lib/outbound/outbound.policy'
 import { resolveSecretKey } from '../lib/secret-box'
@@ -32,6 +32,8 @@ import { enqueueNotification } from '../modules/channels/channels.delivery'
 import { listChannels } from '../modules/channels/channels.service'
 import { timedJobs, wireObservability } from './observability'
 import { wireLive, type LiveModules } from './live'
+import { createHooks } from './hooks'
+import { wireOverview } from './overview'
 import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
 
 /**
@@ -42,22 +44,26 @@ import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
 export function compose(deps: AppDeps) {
   const planList = deps.plans ?? loadPlans(deps.config.plansFile)
   const plans = () => planList
-  // each group takes what the groups before it provide; none reaches back
+  // each group takes what the groups before it provide; none reaches back. What a group tells
+  // later ones goes through the bus or a hook, both made first: every port is filled when its
+  // group is built
+  const events = createEventBus({ clock: deps.clock })
+  const hooks = createHooks()
   const identity = wireIdentity(deps, plans)
-  const fleet = wireFleet(deps, plans, identity)
-  const ctx = createContext(deps, plans, identity, fleet)
-  const monitoring = wireMonitoring(ctx, identity, fleet, { metricsSource: deps.metricsSource })
-  const live = wireLive(ctx, fleet, monitoring, deps.timers)
+  const fleet = wireFleet(deps, plans, identity, { events, hooks })
+  const ctx = createContext(deps, plans, identity, fleet, events)
+  const monitoring = wireMonitoring(ctx, identity, fleet, hooks, { metricsSource: deps.metricsSource })
+  const live = wireLive(ctx, fleet, monitoring, hooks, deps.timers)
   const channels = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
   // alert notices go to the channels' durable queue unless a test listens instead
   const notify = deps.notify ?? ((clientId, channelIds, n) => enqueueNotification(channels.channels, clientId, channelIds, n).length)
-  const alerting = wireAlerts(ctx, identity, fleet, monitoring, { notify, channels: channelLookup(channels) })
-  monitoring.overview.alertsFiring = alerting.alertsFiring
+  const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels) })
+  const overview = wireOverview(ctx, fleet, monitoring, alerting)
   const webhooks = wireWebhooks(ctx, identity, fleet, monitoring, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
-  const observability = wireObservability(ctx, identity, fleet, monitoring)
-  const modules = { ...identity, ...fleet, ...monitoring, ...live, ...channels, ...alerting, ...webhooks, admin, observability }
-  return { ctx, modules, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
+  const observability = wireObservability(ctx, identity, fleet, monitoring, hooks)
+  const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...webhooks, admin, observability }
+  return { ctx, modules, hooks, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
 export type Modules = ReturnType<typeof compose>['modules']
@@ -148,7 +154,7 @@ function instanceSettings(config: Config): InstanceSettingsResponse {
 }
 
 /** The cross-cutting dependencies; the credential checks come from the identity and fleet modules. */
-function createContext(deps: AppDeps, plans: () => Plan[], identity: IdentityModules, fleet: FleetModules): AppContext {
+function createContext(deps: AppDeps, plans: () => Plan[], identity: IdentityModules, fleet: FleetModules, events: EventBus): AppContext {
   const auth: Authenticator = {
     verifyAccessToken: (token) => identity.users.tokens.verify(token),
     verifyApiKey: (key) => fleet.apiKeys.verifier.verify(key),
@@ -165,6 +171,6 @@ function createContext(deps: AppDeps, plans: () => Plan[], identity: IdentityMod
     auth,
     plans,
     secretKey: resolveSecretKey(deps.secretKey, deps.config.secretKey, deps.logger),
-    events: createEventBus({ clock: deps.clock }),
+    events,
   }
 }

@@ -10,6 +10,7 @@ import { streamSlots } from '../modules/live/live.slots'
 import { deviceIntervals } from '../modules/metrics/metrics.fleet'
 import { hotValues } from '../modules/metrics/metrics.rows'
 import type { FleetModules } from './fleet'
+import type { Hooks } from './hooks'
 import type { MonitoringModules } from './monitoring'
 
 /**
@@ -17,7 +18,7 @@ import type { MonitoringModules } from './monitoring'
  * removed, and each device's status as it changes are published on the app's event bus, which
  * GET /v1/events reads. The ingest path pays a map lookup and one small object per sample here.
  */
-export function wireLive(ctx: AppContext, fleet: FleetModules, monitoring: MonitoringModules, timers: Timers = systemTimers) {
+export function wireLive(ctx: AppContext, fleet: FleetModules, monitoring: MonitoringModules, hooks: Hooks, timers: Timers = systemTimers) {
   const { events, clock } = ctx
   const devices = fleet.devices
 
@@ -28,23 +29,22 @@ export function wireLive(ctx: AppContext, fleet: FleetModules, monitoring: Monit
     changed: (clientId, change) => events.publish(clientId, 'device.status', change),
   })
 
-  devices.events = {
-    // Registration may run inside a caller's transaction (enrolment): told once it has committed,
-    // and only if the device is there (the transaction could still have rolled back).
-    registered: (clientId, device) =>
-      queueMicrotask(() => {
-        if (!findDevice(devices, clientId, device.device_id)) return
-        presence.registered(clientId, device.device_id)
-        events.publish(clientId, 'device.registered', { device })
-      }),
-    deleted: (clientId, deviceId) => {
-      presence.deleted(deviceId)
-      events.publish(clientId, 'device.deleted', { device_id: deviceId })
-    },
-  }
+  // Registration may run inside a caller's transaction (enrolment): told once it has committed,
+  // and only if the device is there (the transaction could still have rolled back).
+  hooks.deviceRegistered.listen((clientId, device) =>
+    queueMicrotask(() => {
+      if (!findDevice(devices, clientId, device.device_id)) return
+      presence.registered(clientId, device.device_id)
+      events.publish(clientId, 'device.registered', { device })
+    }),
+  )
+  hooks.deviceDeleted.listen((clientId, deviceId) => {
+    presence.deleted(deviceId)
+    events.publish(clientId, 'device.deleted', { device_id: deviceId })
+  })
 
-  // status first: a device coming back is online before its sample arrives
-  monitoring.sampleObservers.push((s) => {
+  // status first: a device coming back is online before its sample arrives (this group listens before the alerts')
+  hooks.sampleStored.listen((s) => {
     presence.seen(s.clientId, s.deviceId)
     events.publish(s.clientId, 'sample', { device_id: s.deviceId, kind: s.kind, recorded_at: toIso(s.ts), values: hotValues(s.kind, s.values) })
   })

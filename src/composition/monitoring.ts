@@ -2,30 +2,21 @@ import type { AppContext } from '../context'
 import type { MetricsSource } from '../modules/ai/ai.metrics-source'
 import type { AiDeps } from '../modules/ai/ai.service'
 import { createAiStore } from '../modules/ai/ai.store'
-import {
-  clientsWithDevices,
-  deviceIdsOf,
-  deviceSummaries,
-  deviceRef,
-  deviceSeqs,
-  findDevice,
-  markDeviceSeen,
-  resolveDevice,
-} from '../modules/devices/devices.service'
+import { clientsWithDevices, deviceIdsOf, deviceRef, deviceSeqs, findDevice, markDeviceSeen, resolveDevice } from '../modules/devices/devices.service'
 import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
 import { createRollupStore } from '../modules/metrics/metrics.rollup-store'
-import { fieldSeries, summarizeDevice, type MetricsDeps, type StoredSample } from '../modules/metrics/metrics.service'
+import { fieldSeries, summarizeDevice, type MetricsDeps } from '../modules/metrics/metrics.service'
 import { createMetricsStore } from '../modules/metrics/metrics.store'
 import { createSeriesStore } from '../modules/metrics/metrics.series-store'
 import { retentionMs } from '../modules/metrics/metrics.jobs'
 import { createMetricWriter } from '../modules/metrics/metrics.writer'
-import { fleetFigures } from '../modules/metrics/metrics.fleet'
-import type { OverviewDeps } from '../modules/overview/overview.service'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
 import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
 import { isOperatorClient } from '../modules/users/users.service'
 import type { FleetModules } from './fleet'
+import type { Hooks } from './hooks'
 import type { IdentityModules } from './identity'
+import type { Filled } from './ports'
 
 /** What a test may swap in this group. */
 export interface MonitoringOverrides {
@@ -34,18 +25,16 @@ export interface MonitoringOverrides {
 }
 
 /** Metrics, recommendations and the AI engine: what the devices report and what it means. */
-export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, overrides: MonitoringOverrides = {}) {
+export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, hooks: Hooks, overrides: MonitoringOverrides = {}) {
   const sqlite = ctx.db.sqlite
   const devices = fleet.devices
 
   // the only writer of the metric tables: ingest, the rollup job and the checkpointer share its queue
   const writer = createMetricWriter(sqlite, ctx.clock, { markSeen: (seq, at) => markDeviceSeen(devices, seq, at) })
-  /** who hears of each newly stored sample (the live stream, alert rules): later groups add themselves */
-  const sampleObservers: ((sample: StoredSample) => void)[] = []
-  const metrics: MetricsDeps = {
-    stored: (sample) => {
-      for (const observe of sampleObservers) observe(sample)
-    },
+  // who hears of each newly stored sample (the live stream, alert rules) and counts them (/metrics) listens on the hooks
+  const metrics: Filled<MetricsDeps, 'stored' | 'ingested'> = {
+    stored: hooks.sampleStored.call,
+    ingested: hooks.samplesIngested.call,
     store: createMetricsStore(sqlite),
     series: createSeriesStore(sqlite),
     retentionMs: retentionMs(ctx.config.metricsRetention),
@@ -66,20 +55,15 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     logger: ctx.logger,
   }
 
-  // the dashboard's fleet overview; the composition root fills alertsFiring from the alerts module
-  const overview: OverviewDeps = {
-    clock: ctx.clock,
-    devices: { list: (clientId) => deviceSummaries(devices, clientId) },
-    metrics: { figures: (seqs, now) => fleetFigures(metrics, seqs, now) },
-  }
-
-  const recommendations: RecommendationsDeps = {
+  const recommendations: Filled<RecommendationsDeps, 'created'> = {
     store: createRecommendationsStore(sqlite),
     clock: ctx.clock,
     devices: {
       exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null,
       resolve: (key, named) => resolveDevice(devices, key, named).id,
     },
+    // where recommendation.created is born: the bus carries it to webhooks and the live stream
+    created: (clientId, recommendation) => void ctx.events.publish(clientId, 'recommendation.created', { recommendation }),
   }
 
   const ai: AiDeps = {
@@ -105,7 +89,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     },
   }
 
-  return { metrics, metricsJobs, overview, recommendations, ai, sampleObservers }
+  return { metrics, metricsJobs, recommendations, ai }
 }
 
 export type MonitoringModules = ReturnType<typeof wireMonitoring>

@@ -7,17 +7,24 @@ import { latestValues } from '../modules/metrics/metrics.service'
 import { createRegistry, type Registry } from '../modules/observability/observability.registry'
 import type { ObservabilityDeps } from '../modules/observability/observability.service'
 import type { FleetModules } from './fleet'
+import type { Hooks } from './hooks'
 import type { IdentityModules } from './identity'
 import type { MonitoringModules } from './monitoring'
 
 /**
- * GET /metrics, after every group: its counters are fed by the ingest path (filled in here, the
- * metrics deps' `ingested` port), the request pipeline (createApp hands it the registry) and the
+ * GET /metrics, after every group: its counters are fed by the ingest path (the samplesIngested
+ * hook, which the metrics deps call), the request pipeline (createApp hands it the registry) and the
  * job list (timedJobs); its fleet part reads devices and their newest samples through their services.
  */
-export function wireObservability(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, monitoring: MonitoringModules): ObservabilityDeps {
+export function wireObservability(
+  ctx: AppContext,
+  identity: IdentityModules,
+  fleet: FleetModules,
+  monitoring: MonitoringModules,
+  hooks: Hooks,
+): ObservabilityDeps {
   const registry = createRegistry()
-  monitoring.metrics.ingested = (kind, samples) => registry.ingested(kind, samples)
+  hooks.samplesIngested.listen((kind, samples) => registry.ingested(kind, samples))
   return {
     registry,
     clock: ctx.clock,

@@ -2,7 +2,6 @@ import type { AppContext } from '../context'
 import type { Job } from '../jobs/scheduler'
 import type { OutboundPolicy } from '../lib/outbound/outbound.policy'
 import { systemTimers, type Timers } from '../lib/timers'
-import { subscriptionOf } from '../modules/billing/billing.service'
 import { findDevice } from '../modules/devices/devices.service'
 import { isOperatorClient } from '../modules/users/users.service'
 import { pruneDeliveries } from '../modules/webhooks/webhooks.deliveries'
@@ -29,8 +28,8 @@ const DISABLE_AFTER_MS = 5 * 86400_000
 /**
  * Outbound webhooks: the endpoints, the outbox the bus listener writes, and the delivery worker
  * (started by `serve`, not here: tests and tools build the app without sending anything).
- * Also fills the ports where two of the events are born: stored recommendations and applied
- * subscriptions are published on the bus, which the listener (and the live stream) hears.
+ * Stored recommendations and applied subscriptions are published on the bus where they are
+ * born (wireMonitoring, wireFleet); the listener hears them there.
  */
 export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, monitoring: MonitoringModules, overrides: WebhookOverrides = {}) {
   const sqlite = ctx.db.sqlite
@@ -88,14 +87,6 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
     random: overrides.random,
   })
   ctx.events.subscribeAll(listener.listener)
-
-  // where recommendation.created and subscription.updated are born
-  monitoring.recommendations.created = (clientId, recommendation) => void ctx.events.publish(clientId, 'recommendation.created', { recommendation })
-  fleet.billing.subscriptionUpdated = (clientId) =>
-    void ctx.events.publish(clientId, 'subscription.updated', {
-      subscription: subscriptionOf(fleet.billing, clientId),
-      plan_type: fleet.billing.clients.find(clientId)?.plan_type ?? null,
-    })
 
   return { webhooks, webhookWorker: worker }
 }

@@ -1,25 +1,18 @@
 import { AppError, notFound } from '../../http/errors'
 import { toIso } from '../../lib/clock'
 import type { AlertDetail, AlertsQuery, AlertView, HistoryQuery } from './alerts.model'
-import type { AlertsDeps } from './alerts.service'
-import type { AlertRow } from './alerts.store'
-import { view } from './alerts.view'
+import type { AlertsDeps } from './alerts.ports'
 
 function dateOf(raw: string | undefined): number | null {
   return raw === undefined ? null : Date.parse(raw)
-}
-
-function alertView(deps: AlertsDeps, clientId: string, row: AlertRow): AlertView {
-  const { engine } = deps
-  const cr = engine.clients.get(clientId)
-  return view(row, engine.ruleRef(clientId, row.rule_id), engine.deviceRef(clientId, row.device_id), cr ? engine.isSilenced(cr, row) : false)
 }
 
 export function listAlerts(deps: AlertsDeps, clientId: string, q: AlertsQuery) {
   const f = { state: q.state ?? null, deviceId: q.device_id ?? null, ruleId: q.rule_id ?? null, since: dateOf(q.since), until: dateOf(q.until) }
   const rows = deps.store.alertsPage(clientId, f, q.limit, q.offset)
   return {
-    items: rows.map((r) => alertView(deps, clientId, deps.engine.open.get(r.id) ?? r)),
+    // every change of an alert is written before it is announced: the stored row is the current one
+    items: rows.map((r): AlertView => deps.runtime.present(r)),
     limit: q.limit,
     offset: q.offset,
     total: deps.store.alertsCount(clientId, f),
@@ -30,17 +23,17 @@ const timelineOf = (deps: AlertsDeps, alertId: string) =>
   deps.store.eventsOf(alertId).map((e) => ({ at: toIso(e.at), type: e.type, value: e.value, by: e.by, note: e.note }))
 
 export function getAlert(deps: AlertsDeps, clientId: string, alertId: string): AlertDetail {
-  const row = deps.engine.open.get(alertId) ?? deps.store.alert(clientId, alertId)
-  if (!row || row.client_id !== clientId) throw notFound('Alert')
-  return { ...alertView(deps, clientId, row), timeline: timelineOf(deps, alertId) }
+  const row = deps.runtime.current(clientId, alertId)
+  if (!row) throw notFound('Alert')
+  return { ...deps.runtime.present(row), timeline: timelineOf(deps, alertId) }
 }
 
 export function acknowledge(deps: AlertsDeps, clientId: string, alertId: string, userId: string, note: string | undefined): AlertDetail {
-  const row = deps.engine.open.get(alertId) ?? deps.store.alert(clientId, alertId)
-  if (!row || row.client_id !== clientId) throw notFound('Alert')
+  const row = deps.runtime.current(clientId, alertId)
+  if (!row) throw notFound('Alert')
   if (row.state === 'resolved') throw new AppError('conflict', 'This alert is resolved: there is nothing left to acknowledge')
   const by = deps.users.emailOf(userId) ?? userId
-  deps.engine.acknowledge(row, by, note ?? '')
+  deps.runtime.acknowledge(clientId, alertId, by, note ?? '')
   return getAlert(deps, clientId, alertId)
 }
 
@@ -51,8 +44,8 @@ export function history(deps: AlertsDeps, clientId: string, q: HistoryQuery) {
     const key = kind + id
     let v = names.get(key)
     if (!v) {
-      const full = kind === 'r' ? deps.engine.ruleRef(clientId, id) : deps.engine.deviceRef(clientId, id)
-      names.set(key, (v = { id: full.id, name: full.name }))
+      const name = kind === 'r' ? deps.runtime.ruleRef(clientId, id).name : (deps.devices.find(clientId, id)?.name ?? id)
+      names.set(key, (v = { id, name }))
     }
     return v
   }

@@ -1,8 +1,8 @@
 import type { Clock } from '../../lib/clock'
-import type { EventBus } from '../../lib/event-bus'
 import type { Logger } from '../../lib/logger'
 import type { AlertNotification } from './alerts.model'
 import type { AlertsStore } from './alerts.store'
+import type { AlertRuntime } from './runtime/alerts.runtime'
 
 /** A device as the alerts module needs it from the devices module. */
 export interface AlertDevice {
@@ -27,14 +27,15 @@ export interface AlertMetrics {
 /** Queues a notice for these channels; answers how many channels it was queued for (disabled ones and those above their severity are skipped). */
 export type Notify = (clientId: string, channelIds: string[], n: AlertNotification) => number
 
-export interface AlertsEngineDeps {
+/** What the alerts services need: the store, the runtime, and the other domains through their ports. */
+export interface AlertsDeps {
   store: AlertsStore
   clock: Clock
   logger: Logger
-  events: Pick<EventBus, 'publish'>
-  notify: Notify
+  runtime: AlertRuntime
   devices: AlertDevices
-  metrics: AlertMetrics
-  /** the portal's address for links in notices; null leaves them out */
-  siteUrl: string | null
+  /** who acknowledged, in words (an email); null leaves the user id */
+  users: { emailOf(userId: string): string | null }
+  /** the channels module's answer to "which of these ids are not this client's channels" */
+  channels: { unknown(clientId: string, ids: string[]): string[] }
 }

@@ -5,7 +5,8 @@ import { routeErrors } from '../../http/openapi-errors'
 import type { Authenticator } from '../../http/principal'
 import * as M from './alerts.model'
 import * as A from './alerts.instances.service'
-import * as S from './alerts.service'
+import type { AlertsDeps } from './alerts.ports'
+import * as S from './alerts.rules.service'
 import * as W from './alerts.silences.service'
 
 const tags = ['alerts']
@@ -21,7 +22,7 @@ const alertsQuery = queryInput(M.AlertsQuery)
 const historyQuery = queryInput(M.HistoryQuery)
 
 /** Alert rules, alerts, silences and their settings: reads for every member, writes for owners and admins. */
-export function alertsRoutes(deps: S.AlertsDeps, auth: Authenticator) {
+export function alertsRoutes(deps: AlertsDeps, auth: Authenticator) {
   return (
     new Elysia({ prefix: '/v1/alerts' })
       .use(authGuards(auth))

@@ -2,9 +2,10 @@ import { AppError, notFound } from '../../http/errors'
 import { toIso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Silence, SilenceIn } from './alerts.model'
-import { toSilenceSpec } from './alerts.rules'
-import { invalid, type AlertsDeps } from './alerts.service'
-import { checkRecurrence, silenceActive, validTimeZone } from './alerts.silences'
+import type { AlertsDeps } from './alerts.ports'
+import { invalid } from './alerts.rules.service'
+import { toSilenceSpec } from './runtime/alerts.compiled-rules'
+import { checkRecurrence, silenceActive, validTimeZone } from './runtime/alerts.silence-windows'
 import type { SilenceRow } from './alerts.store'
 
 /** Per account: recurring windows and one-offs kept for the record; each is checked for every notice. */
@@ -104,7 +105,7 @@ export function createSilence(deps: AlertsDeps, clientId: string, userId: string
   if (row.cron === null && row.starts_at === null && row.ends_at !== null) row.starts_at = Math.min(now, row.ends_at - 1)
   check(deps, clientId, row)
   deps.store.insertSilence(row)
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
   return toSilence(row, now)
 }
 
@@ -114,13 +115,13 @@ export function updateSilence(deps: AlertsDeps, clientId: string, id: string, bo
   apply(row, body)
   check(deps, clientId, row)
   deps.store.updateSilence(row)
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
   return toSilence(row, deps.clock.now())
 }
 
 export function deleteSilence(deps: AlertsDeps, clientId: string, id: string): void {
   if (!deps.store.deleteSilence(clientId, id)) throw notFound('Silence')
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
 }
 
 // ---- dependencies (gateways) ----
@@ -139,11 +140,11 @@ export function setDependency(deps: AlertsDeps, clientId: string, deviceId: stri
     if (at === deviceId) throw invalid(['parent_device_id'], 'that would make a circle of gateways')
   }
   deps.store.setDependency({ device_id: deviceId, client_id: clientId, parent_device_id: parent })
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
   return { device_id: deviceId, parent_device_id: parent }
 }
 
 export function deleteDependency(deps: AlertsDeps, clientId: string, deviceId: string): void {
   if (!deps.store.deleteDependency(clientId, deviceId)) throw notFound('Dependency')
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
 }

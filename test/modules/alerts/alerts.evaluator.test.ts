@@ -11,7 +11,7 @@ import {
   type Decision,
   type SeriesState,
   type ThresholdParams,
-} from '../../../src/modules/alerts/alerts.evaluator'
+} from '../../../src/modules/alerts/runtime/alerts.evaluator'
 
 const P = (over: Partial<ThresholdParams> = {}): ThresholdParams => ({ operator: '>', threshold: 90, recovery: 90, forMs: 0, ...over })
 const S = (state: 'pending' | 'firing', since = 0, over: Partial<SeriesState> = {}): SeriesState => ({

@@ -3,7 +3,7 @@ import { Cron } from 'croner'
 /** Who a rule or a silence applies to. */
 export type Scope = { type: 'all'; value: null } | { type: 'tag'; value: string } | { type: 'device'; value: string }
 
-/** A silence as the engine holds it: its window and what it covers. */
+/** A silence as the runtime holds it: its window and what it covers. */
 export interface SilenceSpec {
   id: string
   scope: Scope

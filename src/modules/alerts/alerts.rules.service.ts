@@ -1,25 +1,14 @@
 import { AppError, notFound } from '../../http/errors'
 import { RequestValidationError } from '../../http/input'
-import { toIso, type Clock } from '../../lib/clock'
+import { toIso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { StoredSample } from '../metrics/metrics.service'
 import { DEFAULT_RULES } from './alerts.defaults'
-import type { AlertDevices, AlertsEngine } from './alerts.engine'
-import { compileSelector } from './alerts.metric'
 import type { OverrideIn, Rule, RuleIn, RulePatch, ScopeIn, Settings, SettingsPatch } from './alerts.model'
-import { DEFAULT_GROUP_WINDOW_S } from './alerts.rules'
-import type { AlertsStore, OverrideRow, RuleRow } from './alerts.store'
-
-export interface AlertsDeps {
-  store: AlertsStore
-  clock: Clock
-  engine: AlertsEngine
-  devices: AlertDevices
-  /** who acknowledged, in words (an email); null leaves the user id */
-  users: { emailOf(userId: string): string | null }
-  /** the channels module's answer to "which of these ids are not this client's channels" */
-  channels: { unknown(clientId: string, ids: string[]): string[] }
-}
+import type { AlertsDeps } from './alerts.ports'
+import type { OverrideRow, RuleRow } from './alerts.store'
+import { DEFAULT_GROUP_WINDOW_S } from './runtime/alerts.compiled-rules'
+import { compileSelector } from './runtime/alerts.selectors'
 
 /** Per account: enough for every device class and metric, few enough that the ingest path stays cheap. */
 export const MAX_RULES = 200
@@ -44,8 +33,8 @@ function checkChannels(deps: AlertsDeps, clientId: string, ids: string[], loc: (
 // ---- rules ----
 
 /** The default rules, made once per client (the first report of one of its devices, or the first look at its rules). */
-export function ensureDefaults(deps: Pick<AlertsDeps, 'store' | 'clock' | 'engine'>, clientId: string): void {
-  deps.engine.ensureDefaults(clientId, () => {
+export function ensureDefaults(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runtime'>, clientId: string): void {
+  deps.runtime.ensureDefaults(clientId, () => {
     const now = deps.clock.now()
     deps.store.transaction(() => {
       const settings = deps.store.settings(clientId)
@@ -63,11 +52,11 @@ export function ensureDefaults(deps: Pick<AlertsDeps, 'store' | 'clock' | 'engin
   })
 }
 
-/** The ingest observer: ensures the defaults on a client's first report, then evaluates. Never throws into ingest. */
-export function observeSample(deps: AlertsDeps & { logger: { error(msg: string, f?: Record<string, unknown>): void } }, s: StoredSample): void {
+/** The ingest observer: ensures the defaults on a client's first report, then evaluates the sample. Never throws into ingest. */
+export function observeSample(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runtime' | 'logger'>, s: StoredSample): void {
   try {
     ensureDefaults(deps, s.clientId)
-    deps.engine.observe(s.clientId, s.deviceId, s.kind, s.ts, s.values)
+    deps.runtime.observe({ clientId: s.clientId, deviceId: s.deviceId, source: s.kind, ts: s.ts, values: s.values })
   } catch (err) {
     deps.logger.error('alert evaluation failed', { client_id: s.clientId, device_id: s.deviceId, error: (err as Error).message })
   }
@@ -186,7 +175,7 @@ export function createRule(deps: AlertsDeps, clientId: string, body: RuleIn): Ru
   const row = toRow(clientId, body, deps.clock.now())
   checkRule(deps, row, body)
   deps.store.insertRule(row)
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
   return getRule(deps, clientId, row.id)
 }
 
@@ -216,17 +205,17 @@ export function updateRule(deps: AlertsDeps, clientId: string, ruleId: string, p
   checkRule(deps, next, patch)
   // a rule switched off, or watching something else now, closes what it had open
   const retire = next.enabled === 0 || next.metric !== row.metric || next.scope_type !== row.scope_type || next.scope_value !== row.scope_value
-  if (retire) deps.engine.retire(clientId, ruleId, 'the rule was changed or disabled')
+  if (retire) deps.runtime.retire(clientId, ruleId, 'the rule was changed or disabled')
   deps.store.updateRule(next)
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
   return getRule(deps, clientId, ruleId)
 }
 
 export function deleteRule(deps: AlertsDeps, clientId: string, ruleId: string): void {
   if (!deps.store.rule(clientId, ruleId)) throw notFound('Rule')
-  deps.engine.retire(clientId, ruleId, 'the rule was deleted')
+  deps.runtime.retire(clientId, ruleId, 'the rule was deleted')
   deps.store.deleteRule(clientId, ruleId)
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
 }
 
 export function putOverride(deps: AlertsDeps, clientId: string, ruleId: string, deviceId: string, body: OverrideIn): Rule {
@@ -250,15 +239,15 @@ export function putOverride(deps: AlertsDeps, clientId: string, ruleId: string, 
     const up = rule.operator === '>' || rule.operator === '>='
     if (up ? row.recovery_threshold > t : row.recovery_threshold < t) throw invalid(['recovery_threshold'], 'must be on the healthy side of the threshold')
   }
-  if (row.enabled === 0) deps.engine.retire(clientId, ruleId, 'the rule was disabled for this device', deviceId)
+  if (row.enabled === 0) deps.runtime.retire(clientId, ruleId, 'the rule was disabled for this device', deviceId)
   deps.store.upsertOverride(row)
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
   return getRule(deps, clientId, ruleId)
 }
 
 export function deleteOverride(deps: AlertsDeps, clientId: string, ruleId: string, deviceId: string): void {
   if (!deps.store.deleteOverride(clientId, ruleId, deviceId)) throw notFound('Override')
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
 }
 
 export function listDefaults(deps: AlertsDeps, clientId: string) {
@@ -284,7 +273,7 @@ export function restoreDefaults(deps: AlertsDeps, clientId: string) {
     checkRoom(deps, clientId, missing.length)
     for (const d of missing) deps.store.insertRule(toRow(clientId, d.rule, now, d.key))
   })
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
   return listDefaults(deps, clientId)
 }
 
@@ -313,6 +302,6 @@ export function updateSettings(deps: AlertsDeps, clientId: string, patch: Settin
     group_window_seconds: next.group_window_seconds,
     defaults_created_at: row?.defaults_created_at ?? null,
   })
-  deps.engine.reload(clientId)
+  deps.runtime.reload(clientId)
   return next
 }

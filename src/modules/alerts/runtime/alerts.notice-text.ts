@@ -1,9 +1,9 @@
-import { toIso } from '../../lib/clock'
+import { toIso } from '../../../lib/clock'
+import type { AlertNotification, Severity } from '../alerts.model'
+import type { AlertRow } from '../alerts.store'
+import { paramsFor, type CompiledRule } from './alerts.compiled-rules'
 import { recovered, type Operator } from './alerts.evaluator'
-import { metricWords } from './alerts.metric'
-import type { AlertNotification, Severity } from './alerts.model'
-import { paramsFor, type CompiledRule } from './alerts.rules'
-import type { AlertRow } from './alerts.store'
+import { metricWords } from './alerts.selectors'
 
 export type NoticeKind = 'firing' | 'repeat' | 'resolved' | 'acknowledged'
 

@@ -1,9 +1,8 @@
-import type { MetricKind } from '../metrics/metrics.fields'
+import type { RuleKind, Severity } from '../alerts.model'
+import type { OverrideRow, RuleRow, SettingsRow, SilenceRow } from '../alerts.store'
 import type { Operator, ThresholdParams } from './alerts.evaluator'
-import { compileSelector, type Selector } from './alerts.metric'
-import type { RuleKind, Severity } from './alerts.model'
-import { inScope, type Scope, type ScopedDevice, type SilenceSpec } from './alerts.silences'
-import type { OverrideRow, RuleRow, SettingsRow, SilenceRow } from './alerts.store'
+import { METRIC_SOURCES, type Selector, type SelectorCompiler } from './alerts.selectors'
+import { inScope, type Scope, type ScopedDevice, type SilenceSpec } from './alerts.silence-windows'
 
 /** One device's changes to a rule, merged with the rule's own values. */
 interface Effective {
@@ -12,7 +11,7 @@ interface Effective {
   severity: Severity
 }
 
-/** A rule as the engine evaluates it: parsed once when rules change, never per sample. */
+/** A rule as the runtime evaluates it: parsed once when rules change, never per sample. */
 export interface CompiledRule {
   id: string
   clientId: string
@@ -32,7 +31,7 @@ export interface CompiledRule {
   overrides: Map<string, Effective>
 }
 
-/** Threshold rules that watch the same metric: its value is read once per sample for all of them. */
+/** Threshold rules that watch the same metric: its value is read once per observation for all of them. */
 export interface MetricGroup {
   selector: Selector
   rules: CompiledRule[]
@@ -40,8 +39,8 @@ export interface MetricGroup {
 
 /** A client's rules and settings, indexed for the ingest path. */
 export interface ClientRules {
-  /** threshold rules per sample kind, grouped by metric (a rule on a collector's own field is in both kinds) */
-  byKind: Record<MetricKind, MetricGroup[]>
+  /** threshold rules per observation source, grouped by metric (a rule on a collector's own field is under every metric source) */
+  bySource: Map<string, MetricGroup[]>
   offline: CompiledRule[]
   forecast: CompiledRule[]
   byId: Map<string, CompiledRule>
@@ -57,10 +56,10 @@ export interface ClientRules {
 export const scopeOf = (type: string, value: string | null): Scope =>
   type === 'tag' ? { type: 'tag', value: value ?? '' } : type === 'device' ? { type: 'device', value: value ?? '' } : { type: 'all', value: null }
 
-export function compileRule(r: RuleRow, overrides: OverrideRow[]): CompiledRule | null {
+export function compileRule(r: RuleRow, overrides: OverrideRow[], compile: SelectorCompiler): CompiledRule | null {
   let selector: Selector | null = null
   if (r.kind === 'threshold') {
-    const s = r.metric ? compileSelector(r.metric) : null
+    const s = r.metric ? compile(r.metric) : null
     if (!s || 'error' in s) return null
     selector = s
   }
@@ -139,9 +138,10 @@ export function indexClient(
   settings: SettingsRow | null,
   silences: SilenceRow[],
   parents: Map<string, string>,
+  compile: SelectorCompiler,
 ): ClientRules {
   const cr: ClientRules = {
-    byKind: { hardware: [], network: [] },
+    bySource: new Map(),
     offline: [],
     forecast: [],
     byId: new Map(),
@@ -156,6 +156,7 @@ export function indexClient(
     const rule = compileRule(
       row,
       overrides.filter((o) => o.rule_id === row.id),
+      compile,
     )
     if (!rule) continue
     cr.byId.set(rule.id, rule)
@@ -163,9 +164,10 @@ export function indexClient(
     if (rule.kind === 'offline') cr.offline.push(rule)
     else if (rule.kind === 'disk_forecast') cr.forecast.push(rule)
     else {
-      const kinds: MetricKind[] = rule.selector!.kind ? [rule.selector!.kind] : ['hardware', 'network']
-      for (const kind of kinds) {
-        const groups = cr.byKind[kind]
+      const sources = rule.selector!.source ? [rule.selector!.source] : METRIC_SOURCES
+      for (const source of sources) {
+        let groups = cr.bySource.get(source)
+        if (!groups) cr.bySource.set(source, (groups = []))
         const g = groups.find((x) => x.selector.metric === rule.metric)
         if (g) g.rules.push(rule)
         else groups.push({ selector: rule.selector!, rules: [rule] })

@@ -1,4 +1,4 @@
-import type { MetricKind } from '../metrics/metrics.fields'
+import type { MetricKind } from '../../metrics/metrics.fields'
 
 /**
  * What a threshold rule watches, as written in its `metric`:
@@ -12,8 +12,8 @@ import type { MetricKind } from '../metrics/metrics.fields'
  */
 export interface Selector {
   metric: string
-  /** the sample kind that carries it; null: either (a collector's own field) */
-  kind: MetricKind | null
+  /** the observation source that carries it; null: any metric sample (a collector's own field) */
+  source: string | null
   /** true when the rule expands into one series per part */
   wildcard: boolean
   /** the value of a plain or named selector, null when the sample lacks it */
@@ -21,6 +21,12 @@ export interface Selector {
   /** every part of a wildcard selector as [series, value] */
   each(values: Record<string, unknown>): [string, number][]
 }
+
+/** How a rule's `metric` is read: a selector, or why it cannot be read. */
+export type SelectorCompiler = (metric: string) => Selector | { error: string }
+
+/** The sources a selector without one of its own listens to: the collector's metric samples. */
+export const METRIC_SOURCES: readonly MetricKind[] = ['hardware', 'network']
 
 /** Filesystem images that are full by design (snaps, CDs): never a "disk full". */
 const READ_ONLY_IMAGES = new Set(['squashfs', 'iso9660', 'udf', 'erofs', 'cramfs'])
@@ -171,7 +177,7 @@ export function compileSelector(metric: string): Selector | { error: string } {
   if (key === '*') {
     return {
       metric,
-      kind,
+      source: kind,
       wildcard: true,
       read: () => null,
       each(values) {
@@ -187,8 +193,8 @@ export function compileSelector(metric: string): Selector | { error: string } {
   return plain(metric, kind, (values) => partValue(family, findPart(family, values, key), field))
 }
 
-function plain(metric: string, kind: MetricKind | null, read: (v: Record<string, unknown>) => number | null): Selector {
-  return { metric, kind, wildcard: false, read, each: () => [] }
+function plain(metric: string, source: MetricKind | null, read: (v: Record<string, unknown>) => number | null): Selector {
+  return { metric, source, wildcard: false, read, each: () => [] }
 }
 
 /** A metric as a person reads it: its label and the unit its values are given in (with its leading space). */

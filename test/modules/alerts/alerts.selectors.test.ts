@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { compileSelector, metricWords, type Selector } from '../../../src/modules/alerts/alerts.metric'
+import { compileSelector, metricWords, type Selector } from '../../../src/modules/alerts/runtime/alerts.selectors'
 import { hardwareSample, networkSample } from '../../helpers/samples'
 
 const sel = (m: string) => {
@@ -52,7 +52,7 @@ describe('metric selectors read the sample as the collector sends it', () => {
     test(`${metric} → ${want}`, () => {
       const s = sel(metric)
       expect(s.wildcard).toBe(false)
-      expect(s.kind).toBe(kind as never)
+      expect(s.source).toBe(kind as never)
       expect(s.read(values)).toBe(want)
     })
   }

@@ -1,6 +1,6 @@
 /**
  * The alert state machine, pure: what one series of one rule on one device does with a new
- * sample or with the passing of time. The engine applies the decisions (writes, events,
+ * sample or with the passing of time. The runtime applies the decisions (writes, events,
  * notices); nothing here reads a clock or a table.
  */
 
@@ -15,7 +15,7 @@ export interface ThresholdParams {
   forMs: number
 }
 
-/** What the engine remembers of a series that is not at rest. */
+/** What the runtime remembers of a series that is not at rest. */
 export interface SeriesState {
   state: 'pending' | 'firing'
   alertId: string

@@ -1,0 +1,44 @@
+import type { DeviceResponse } from '../modules/devices/devices.model'
+import type { MetricKind } from '../modules/metrics/metrics.fields'
+import type { StoredSample } from '../modules/metrics/metrics.service'
+
+/**
+ * Where one group tells the groups built after it that something happened. Each hook is made
+ * before any group (compose), handed as a filled port to the group that calls it and to the
+ * groups that listen, so no group's dependencies are changed after it was built.
+ */
+export interface Hook<A extends unknown[]> {
+  /** tells every listener, in the order they were added */
+  readonly call: (...args: A) => void
+  listen(fn: (...args: A) => void): void
+  /** how many listen: a hook nobody hears is a wiring mistake (the composition test checks) */
+  readonly listeners: number
+}
+
+export function hook<A extends unknown[]>(): Hook<A> {
+  const fns: ((...args: A) => void)[] = []
+  return {
+    call: (...args) => {
+      for (const fn of fns) fn(...args)
+    },
+    listen: (fn) => void fns.push(fn),
+    get listeners() {
+      return fns.length
+    },
+  }
+}
+
+/** The app's hooks: made first, then handed to the groups. */
+export function createHooks() {
+  return {
+    /** a sample was stored (after its commit): the live stream first (a device coming back is online before its sample), then the alert runtime */
+    sampleStored: hook<[StoredSample]>(),
+    /** samples counted for GET /metrics */
+    samplesIngested: hook<[MetricKind, number]>(),
+    /** a device was registered (possibly inside the caller's transaction) or deleted: the live stream and device presence */
+    deviceRegistered: hook<[string, DeviceResponse]>(),
+    deviceDeleted: hook<[string, string]>(),
+  }
+}
+
+export type Hooks = ReturnType<typeof createHooks>
