@@ -112,7 +112,13 @@ export const AlertView = t.Object({
   silenced: t.Boolean(),
   suppressed_by: t.Nullable(t.String({ description: 'the gateway device whose outage hides this alert' })),
   context: t.Nullable(t.Record(t.String(), t.Unknown(), { description: 'what explains it: the sample that crossed, the top processes' })),
-  last_notified_at: t.Nullable(t.String({ format: 'date-time' })),
+  last_notified_at: t.Nullable(
+    t.String({
+      format: 'date-time',
+      description:
+        'when the last firing or repeat notice was handled: queued for its channels, or none took it (the timeline says which: notified or not_notified); null before the first',
+    }),
+  ),
 })
 export const TimelineEvent = t.Object({
   at: t.String({ format: 'date-time' }),
