@@ -11,7 +11,7 @@ import { insertChannel } from './channel-rows'
 
 const MIN = 60_000
 
-/** An app whose alerts engine is driven by hand: samples into the observer, ticks of the job, the clock moved. */
+/** An app whose alert runtime is driven by hand: samples into the observer, ticks of the job, the clock moved. */
 async function harness(
   t: TestApp = testApp({
     notify: (c, ch, n) => {
@@ -48,7 +48,7 @@ async function harness(
   }
 }
 
-describe('durations and hysteresis through the engine', () => {
+describe('durations and hysteresis through the runtime', () => {
   test('a pending alert fires when its duration elapses on a tick, with no new sample', async () => {
     const h = await harness()
     const d = h.device('db-1')
