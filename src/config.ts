@@ -1,7 +1,14 @@
 import { Cron } from 'croner'
-import { ConfigError } from './cli/errors'
 import type { LogFormat, LogLevel } from './lib/logger'
-import type { Synchronous } from './db/connection'
+import { parseCidr, type Cidr } from './lib/cidr'
+
+/**
+ * A bad option, environment variable or argument: one line on stderr and exit 2. Named, so
+ * `vigil`'s entry can tell it apart without loading this module (the collector never does).
+ */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
 
 /** One typed configuration: flags win over environment, environment over defaults. */
 export interface Config {
@@ -13,6 +20,11 @@ export interface Config {
   logLevel: LogLevel
   logFormat: LogFormat
   trustProxy: boolean
+  /**
+   * VIGIL_TRUSTED_PROXIES: the proxies whose X-Forwarded-For entries are believed, besides the
+   * socket's peer (which is trusted when trustProxy is on and this list is empty)
+   */
+  trustedProxies: Cidr[]
   /** the hub publishes its own executable as the collectors' version at start (VIGIL_PUBLISH_SELF, default on) */
   publishSelf: boolean
   rateLimits: { free: number; pro: number; enterprise: number; anonymous: number }
@@ -22,7 +34,8 @@ export interface Config {
   tlsCert: string | null
   tlsKey: string | null
   corsOrigins: string[]
-  synchronous: Synchronous
+  /** PRAGMA synchronous (db/connection.ts) */
+  synchronous: 'NORMAL' | 'FULL'
   refreshTtlSeconds: number
   stripe: { secretKey: string | null; webhookSecret: string | null; apiBase: string | null }
   plansFile: string | null
@@ -67,8 +80,6 @@ export interface AiDefaults {
   dailyBudget: number
   timeoutMs: number
 }
-
-export { ConfigError }
 
 type Env = Record<string, string | undefined>
 
@@ -164,6 +175,7 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
     logLevel: oneOf('VIGIL_LOG_LEVEL', e.VIGIL_LOG_LEVEL, 'info', ['debug', 'info', 'warn', 'error'] as const),
     logFormat: oneOf('VIGIL_LOG_FORMAT', e.VIGIL_LOG_FORMAT, process.stdout.isTTY ? 'pretty' : 'json', ['json', 'pretty'] as const),
     trustProxy: bool('VIGIL_TRUST_PROXY', e.VIGIL_TRUST_PROXY),
+    trustedProxies: trustedProxies(e.VIGIL_TRUSTED_PROXIES, bool('VIGIL_TRUST_PROXY', e.VIGIL_TRUST_PROXY)),
     publishSelf: e.VIGIL_PUBLISH_SELF === undefined || bool('VIGIL_PUBLISH_SELF', e.VIGIL_PUBLISH_SELF),
     rateLimits: {
       free: int('VIGIL_RATE_LIMIT_FREE', e.VIGIL_RATE_LIMIT_FREE, 60, 1, 10_000_000),
@@ -180,7 +192,7 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       .map((s) => s.trim())
       .filter(Boolean)
       .map((o) => url('VIGIL_CORS_ORIGINS', o)),
-    synchronous: oneOf('VIGIL_DB_SYNCHRONOUS', e.VIGIL_DB_SYNCHRONOUS?.toLowerCase(), 'normal', ['normal', 'full'] as const).toUpperCase() as Synchronous,
+    synchronous: oneOf('VIGIL_DB_SYNCHRONOUS', e.VIGIL_DB_SYNCHRONOUS?.toLowerCase(), 'normal', ['normal', 'full'] as const).toUpperCase() as 'NORMAL' | 'FULL',
     refreshTtlSeconds: parseDuration('VIGIL_REFRESH_TTL', e.VIGIL_REFRESH_TTL, 30 * 86400),
     stripe: {
       secretKey: e.STRIPE_SECRET_KEY || null,
@@ -248,6 +260,41 @@ function backupSchedule(raw: string | undefined): string | null {
     throw new ConfigError(`VIGIL_BACKUP_SCHEDULE must be a cron pattern such as "47 3 * * *" (daily at 03:47 UTC) or "off", got "${raw}"`)
   }
   return pattern
+}
+
+/** Comma-separated addresses or CIDRs; only meaningful behind a proxy, so set alone it is a mistake worth saying. */
+function trustedProxies(raw: string | undefined, trustProxy: boolean): Cidr[] {
+  const items = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  if (items.length && !trustProxy) throw new ConfigError('VIGIL_TRUSTED_PROXIES is set but VIGIL_TRUST_PROXY is off: set VIGIL_TRUST_PROXY=true too')
+  if (items.length > 100) throw new ConfigError('VIGIL_TRUSTED_PROXIES takes at most 100 entries')
+  return items.map((item) => {
+    const cidr = parseCidr(item)
+    if (!cidr) throw new ConfigError(`VIGIL_TRUSTED_PROXIES must list IP addresses or CIDRs (10.0.0.0/8, ::1), got "${item}"`)
+    return cidr
+  })
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '::1', '[::1]'])
+/** 127.0.0.0/8, ::1 and localhost: reachable from this machine only. */
+export const isLoopbackHost = (host: string) => LOOPBACK_NAMES.has(host.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+
+/** Other machines can reach the service: it listens beyond loopback, or a proxy in front forwards to it. */
+export const listenerExposed = (config: Pick<Config, 'host' | 'trustProxy'>) => !isLoopbackHost(config.host) || config.trustProxy
+
+/**
+ * Links in notices, invitations and `doc_url` are built from VIGIL_SITE_URL. A loopback address
+ * there while other machines reach the service makes every such link point at the reader's own
+ * computer: worth a warning at start and on the operator's instance page.
+ */
+export function siteUrlWarning(config: Pick<Config, 'host' | 'trustProxy' | 'siteUrl'>): string | null {
+  if (!listenerExposed(config)) return null
+  const host = new URL(config.siteUrl).hostname
+  if (!isLoopbackHost(host)) return null
+  const reach = isLoopbackHost(config.host) ? 'through a proxy (VIGIL_TRUST_PROXY)' : `on ${config.host}`
+  return `VIGIL_SITE_URL is ${config.siteUrl}, a loopback address, while the service is reached ${reach}: links in notices, invitations and error answers point at the reader's own machine. Set VIGIL_SITE_URL (or --site-url) to the address people use, e.g. https://vigil.example.com`
 }
 
 /** Long enough not to be guessed, and free of what a bearer header cannot carry. */

@@ -39,7 +39,7 @@ export interface AppDeps {
   passwordCost?: PasswordCost
   /** where alert notices go (the channels module); default: logged only */
   notify?: import('./modules/alerts/alerts.ports').Notify
-  /** the one-time token the operator's registration needs when the service listens beyond loopback */
+  /** the one-time token the operator's registration needs when it may come from another machine (users.signup.ts) */
   setupToken?: string | null
   /** the SMTP transport factory of email channels; default nodemailer's */
   mail?: MailTransport

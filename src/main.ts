@@ -1,6 +1,5 @@
 #!/usr/bin/env bun
 import type { Config } from './config'
-import { ConfigError, StartupError } from './cli/errors'
 import type { InstallOptions } from './cli/install'
 import { VERSION } from './version'
 import { AGENT_HELP } from './agent/agent.help'
@@ -43,7 +42,7 @@ Checks FILE (a backup "vigil backup" wrote, sound, not from a newer vigil), then
 dir's database and secrets aside into before-restore-<time>/ and puts the backup's in place.
 Refuses while the service runs: stop it first. Signed-in users stay signed in, and stored
 provider keys stay readable, because the secrets come back with the database.`,
-  healthcheck: `Usage: vigil healthcheck [--port N] [--host ADDR]\n\nExits 0 when GET /health on the local service answers 200 within 3 s, else 1. Prints nothing.`,
+  healthcheck: `Usage: vigil healthcheck [--port N] [--host ADDR]\n\nExits 0 when GET /health on the local service answers 200 within 3 s. Otherwise exits 1 and\nsays on stderr which address it tried: give it the service's own VIGIL_PORT (and VIGIL_HOST,\nVIGIL_TLS_CERT) or --port and --host.`,
   install: `Usage: vigil install [--now] [--unit-dir DIR] [--env-file FILE] [--bin FILE] [--user NAME]
 
 As root: installs this executable as /usr/local/bin/vigil (--bin), writes a hardened systemd
@@ -98,12 +97,21 @@ export async function main(argv: string[]): Promise<number> {
     return await run(command, args)
   } catch (err) {
     // a mistyped option: say where the right ones are listed
-    if (err instanceof ConfigError && /^(unknown option|unexpected argument|--\S+ needs a value)/.test(err.message) && !err.message.includes('--help')) {
-      throw new ConfigError(`${err.message}; run "vigil ${command} --help" for its options`)
+    if (isConfigError(err) && /^(unknown option|unexpected argument|--\S+ needs a value)/.test(err.message) && !err.message.includes('--help')) {
+      err.message = `${err.message}; run "vigil ${command} --help" for its options`
     }
     throw err
   }
 }
+
+/**
+ * The errors a command reports as one line (exit 2), told by name: ConfigError lives beside the
+ * configuration (src/config.ts) and StartupError in src/cli/errors.ts, and importing either class
+ * here would load the hub's modules into the collector too.
+ */
+const isConfigError = (err: unknown): err is Error => err instanceof Error && err.name === 'ConfigError'
+const isOneLineError = (err: unknown): err is Error => isConfigError(err) || (err instanceof Error && err.name === 'StartupError')
+const configError = async (message: string) => new (await import('./config')).ConfigError(message)
 
 /**
  * Commands load their modules when run, and the build puts each in chunks of its own: `vigil
@@ -149,7 +157,7 @@ async function run(command: string, args: string[]): Promise<number> {
         now: args.includes('--now'),
       }
       const rest = args.filter((a) => a !== '--now')
-      if (rest.length) throw new ConfigError(`unexpected argument "${rest[0]}"; run "vigil ${command} --help"`)
+      if (rest.length) throw await configError(`unexpected argument "${rest[0]}"; run "vigil ${command} --help"`)
       return command === 'install' ? installCommand(o, systemIo) : uninstallCommand(o, systemIo)
     }
     case 'healthcheck':
@@ -166,7 +174,7 @@ async function run(command: string, args: string[]): Promise<number> {
       // loaded on demand: the collector must not pay for the hub's module graph
       return (await import('./agent/agent.command')).agentCommand(args)
     default:
-      throw new ConfigError(`unknown command "${command}"; run "vigil --help"`)
+      throw await configError(`unknown command "${command}"; run "vigil --help"`)
   }
 }
 
@@ -174,7 +182,7 @@ if (import.meta.main) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err) => {
-      if (err instanceof ConfigError || err instanceof StartupError) {
+      if (isOneLineError(err)) {
         console.error(`vigil: ${err.message}`)
         process.exit(2)
       }

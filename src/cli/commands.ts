@@ -43,17 +43,28 @@ export function migrateCommand(config: Config, sub: string | undefined): number 
   return 0
 }
 
-/** Exit code only: 0 when /health answers 200 within 3 s. For container and systemd health checks. */
-export async function healthcheckCommand(config: Config): Promise<number> {
+/**
+ * 0 when /health answers 200 within 3 s, for container and systemd health checks. A failure
+ * says on stderr which address was tried: a health check run without the service's own
+ * VIGIL_PORT (another shell, a container's HEALTHCHECK) asks port 8080 and fails for that alone.
+ */
+export async function healthcheckCommand(config: Config, report: (line: string) => void = (l) => console.error(l)): Promise<number> {
   const scheme = config.tlsCert ? 'https' : 'http'
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
+  const url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${config.port}/health`
+  let problem: string
   try {
-    const res = await fetch(`${scheme}://${host}:${config.port}/health`, {
+    const res = await fetch(url, {
       signal: AbortSignal.timeout(3000),
       tls: { rejectUnauthorized: false },
     } as RequestInit)
-    return res.status === 200 ? 0 : 1
-  } catch {
-    return 1
+    if (res.status === 200) return 0
+    problem = `answered ${res.status}`
+  } catch (err) {
+    problem = (err as Error).name === 'TimeoutError' ? 'did not answer within 3 s' : `could not be reached (${(err as Error).message})`
   }
+  report(
+    `vigil healthcheck: ${url} ${problem}; if the service listens elsewhere, give this command its settings: VIGIL_PORT and VIGIL_HOST (or --port and --host), and VIGIL_TLS_CERT for https`,
+  )
+  return 1
 }

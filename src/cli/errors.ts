@@ -1,11 +1,11 @@
 /**
- * The errors a command prints as one line without a stack (exit 2). Their own small module:
- * `vigil` imports them before it knows the command, and the collector must not load the hub's
- * configuration or database code to recognise them.
+ * What a command raises when it cannot start, printed as one line without a stack (exit 2).
+ * Its own small module: `vigil` recognises it before it knows the command (by name, see
+ * main.ts), and the collector must not load the hub's code to do so. A bad setting is the
+ * configuration's own ConfigError (src/config.ts).
  */
 
-/** A bad option, environment variable or argument. */
-export class ConfigError extends Error {}
-
-/** A command could not start (data dir locked, database unreadable, …). */
-export class StartupError extends Error {}
+/** A command could not start (data dir locked, database unreadable, port taken, …). */
+export class StartupError extends Error {
+  override name = 'StartupError'
+}

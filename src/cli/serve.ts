@@ -1,5 +1,5 @@
 import { createApp } from '../app'
-import type { Config } from '../config'
+import { isLoopbackHost, listenerExposed, siteUrlWarning, type Config } from '../config'
 import { systemClock } from '../lib/clock'
 import { createLogger } from '../lib/logger'
 import { startScheduler } from '../jobs/scheduler'
@@ -9,11 +9,11 @@ import { dataDirSecret } from '../db/data-dir'
 import { deriveSecretKey } from '../lib/secret-box'
 import { lockForService, openAndMigrate } from './open'
 import { StartupError } from './errors'
+import { portHeldMessage, probePort } from './port-holder'
 import { shrink, startMemoryReducer } from '../lib/memory'
 import { startCheckpointer } from '../db/checkpointer'
 import { publishSelf } from '../modules/versions/versions.self'
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
 /** a quiet spell this long after requests lets the memory reducer give memory back */
 const QUIET_MS = 5_000
 /** how long after start the hub publishes itself as the collectors' version */
@@ -25,6 +25,8 @@ const CHECKPOINT_EVERY_MS = 1_000
 export async function serve(config: Config): Promise<void> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat })
   const clock = systemClock
+  // before anything is created: a port another program holds must not leave a new database behind
+  if (config.port !== 0 && !probePort(config.host, config.port)) throw new StartupError(portHeldMessage(config.host, config.port))
   const lock = lockForService(config, clock.now(), 'stop it first, or give this one its own --data-dir')
   const db = openAndMigrate(config, logger, clock.now())
   const jwtSecret = config.jwtSecret ?? dataDirSecret(config, 'jwt-secret')
@@ -32,8 +34,10 @@ export async function serve(config: Config): Promise<void> {
   // made now (the data dir must be writable at start) and derived into a key on first use
   const secretFile = config.secretKey ? undefined : dataDirSecret(config, 'secret.key')
   const secretKey = secretFile === undefined ? undefined : () => deriveSecretKey(secretFile)
-  // beyond loopback, whoever registers first would become the operator: that takes this token
-  const setupToken = LOOPBACK.has(config.host) ? null : newSetupToken()
+  // Whoever registers first becomes the operator: while nobody has, a registration that may come
+  // from another machine takes this token (users.signup.ts decides per request). Made whatever
+  // the address: behind a proxy on this machine, strangers arrive from loopback too.
+  const setupToken = newSetupToken()
   const { app, jobs, modules, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey, setupToken })
   const tls = config.tlsCert && config.tlsKey ? { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) } : undefined
 
@@ -94,14 +98,19 @@ export async function serve(config: Config): Promise<void> {
   }
   if (setupPending(modules.users)) {
     // in the message: the logger redacts fields named like secrets, and this one is meant to be read
+    const when = listenerExposed(config)
+      ? ''
+      : ' when it comes through a proxy (a Forwarded, X-Forwarded-For or X-Real-IP header; a request straight to this loopback address needs none)'
     logger.warn(
-      `no operator yet: the first registration needs the setup token ${setupToken} (header x-setup-token); it works until the operator exists, a restart makes a new one`,
+      `no operator yet: the first registration needs the setup token ${setupToken} (header x-setup-token)${when}; it works until the operator exists, a restart makes a new one, and "vigil admin create" makes the operator without it`,
       {
         register: `POST ${config.siteUrl}/v1/auth/register`,
       },
     )
   }
-  if (!tls && !LOOPBACK.has(config.host)) {
+  const siteWarning = siteUrlWarning(config)
+  if (siteWarning) logger.warn(siteWarning, { site_url: config.siteUrl, host: config.host, trust_proxy: config.trustProxy })
+  if (!tls && !isLoopbackHost(config.host)) {
     logger.warn('serving plain HTTP on a non-loopback address: put a TLS-terminating proxy in front, or set VIGIL_TLS_CERT and VIGIL_TLS_KEY', {
       host: config.host,
     })
@@ -136,10 +145,7 @@ function listenOrExplain(listen: () => void, config: Config, undo: () => void) {
   } catch (err) {
     undo()
     const e = err as NodeJS.ErrnoException
-    if (e.code === 'EADDRINUSE')
-      throw new StartupError(
-        `port ${config.port} on ${config.host} is already in use (another vigil, or another program); choose another with --port or VIGIL_PORT`,
-      )
+    if (e.code === 'EADDRINUSE') throw new StartupError(portHeldMessage(config.host, config.port))
     throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${e.message}`)
   }
 }

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { AppDeps } from '../context'
+import { listenerExposed } from '../config'
 import { integrityScan } from '../db/integrity'
 import type { Clock } from '../lib/clock'
 import { tierOf, type Plan } from '../modules/billing/billing.catalog'
@@ -9,7 +10,7 @@ import { createClientsStore } from '../modules/clients/clients.store'
 import { actingClient, memberRole, membershipsOf } from '../modules/clients/members.service'
 import { createMembersStore } from '../modules/clients/members.store'
 import { joinOnRegistration } from '../modules/clients/invitations.service'
-import { signupPolicyOf } from '../modules/users/users.signup'
+import { setupTokenRequired, signupPolicyOf } from '../modules/users/users.signup'
 import type { HealthDeps } from '../modules/health/health.service'
 import { createHealthStore } from '../modules/health/health.store'
 import { DEFAULT_PASSWORD_COST, passwords, type Passwords } from '../modules/users/users.passwords'
@@ -68,7 +69,7 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[]) {
     tokens: accessTokens(deps.jwtSecret, clock, (userId) => currentRole({ store: usersStore }, userId), sessionRevocations(sessions, clock)),
     refreshTtlSeconds: config.refreshTtlSeconds,
     throttle: { account: loginThrottle(clock, ACCOUNT_POLICY), address: loginThrottle(clock, ADDRESS_POLICY) },
-    signup: { policy: signupPolicyOf(config.instance), setupToken: deps.setupToken ?? null },
+    signup: { policy: signupPolicyOf(config.instance), setupToken: deps.setupToken ?? null, exposed: listenerExposed(config) },
   }
 
   const versions: VersionsDeps = { store: createVersionsStore(sqlite), clock }
@@ -81,6 +82,7 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[]) {
     logger,
     startedAt: clock.now(),
     instance: { mode: config.instance.mode, signup: signupPolicyOf(config.instance) },
+    setupTokenRequired: (headers) => setupTokenRequired(users, headers),
   }
 
   return { users, clients, versions, health }

@@ -12,7 +12,7 @@ import { findPlan, freePlan, loadPlans, type Plan } from '../modules/billing/bil
 import type { AdminDeps } from '../modules/admin/admin.service'
 import type { InstanceSettingsResponse } from '../modules/admin/admin.model'
 import { signupPolicyOf } from '../modules/users/users.signup'
-import type { Config } from '../config'
+import { siteUrlWarning, type Config } from '../config'
 import { activeKeyCount, apiKeyStats } from '../modules/api-keys/api-keys.service'
 import { clientsPage, clientStats, getClient, setPlanAndLimits, toOperatorView } from '../modules/clients/clients.service'
 import { deviceCount, deviceStats } from '../modules/devices/devices.service'
@@ -147,6 +147,7 @@ function instanceSettings(config: Config): InstanceSettingsResponse {
     signup_configured: config.instance.signup !== null,
     billing_configured: config.stripe.secretKey !== null,
     site_url: config.siteUrl,
+    site_url_warning: siteUrlWarning(config),
     own_limits: mode === 'own' ? { max_devices: own.maxDevices, max_users: own.maxUsers, rate_limit: own.rateLimit } : null,
     outbound_allow_private: config.outbound.allowPrivate,
     ai_default_provider: config.ai.provider,

@@ -1,4 +1,5 @@
 import { Database } from 'bun:sqlite'
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { storageHealth, type StorageHealth } from './storage-health'
 import { newBackupStatus, type BackupStatus } from './backup-schedule'
@@ -36,6 +37,7 @@ export type Synchronous = 'NORMAL' | 'FULL'
  * (the file is never corrupted). synchronous=FULL adds an fsync per commit to cover that too.
  */
 export function openDatabase(path: string, opts: { synchronous?: Synchronous; create?: boolean } = {}): DbHandle {
+  if (path !== ':memory:') ownerOnly(path, opts.create ?? true)
   const sqlite = new Database(path, { create: opts.create ?? true, readwrite: true, strict: true })
   // Must precede the first table; on an existing file it is a no-op, which is what we want.
   sqlite.run('PRAGMA auto_vacuum = INCREMENTAL')
@@ -69,6 +71,23 @@ export function openDatabase(path: string, opts: { synchronous?: Synchronous; cr
         } catch {}
       }
     },
+  }
+}
+
+/**
+ * The database holds password hashes, key digests and encrypted provider keys: readable by its
+ * owner only (0600), whatever the umask or the data directory's mode. Made empty with that mode
+ * before SQLite opens it, and tightened when it exists (a file from an older version). SQLite
+ * gives its -wal and -shm files the database file's mode; ones left from before are tightened too.
+ */
+function ownerOnly(path: string, create: boolean) {
+  if (create && !existsSync(path)) closeSync(openSync(path, 'a', 0o600))
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      chmodSync(file, 0o600)
+    } catch {
+      // missing, or owned by someone else: SQLite's own open reports what matters
+    }
   }
 }
 

@@ -24,10 +24,25 @@ export async function readBodyText(request: Request, max: number): Promise<strin
 
 export const tooLarge = (max: number) => new AppError('payload_too_large', `The request body is larger than ${max} bytes`)
 
+/** `application/json`, with parameters (`; charset=utf-8`) or none, in any case. */
+export const isJsonType = (contentType: string) => /^application\/json\s*(;|$)/i.test(contentType.trim())
+
+const unsupported = (contentType: string | null) =>
+  new AppError(
+    'unsupported_media_type',
+    contentType
+      ? `Unsupported content type "${contentType.slice(0, 100)}"; send the body as JSON with Content-Type: application/json`
+      : 'The request has a body but no Content-Type; send it as JSON with Content-Type: application/json',
+    'content-type',
+  )
+
 /**
- * A request body as the routes see it: JSON (any `application/json` or `+json` type, or none
- * given), read within `max` bytes. A bodyless request without a content type is `undefined`,
- * which a route's schema may accept; any other content type is a 422.
+ * A request body as the routes see it: JSON, read within `max` bytes. A request without a body
+ * and without a content type is `undefined`, which a route's schema may accept. Every other body
+ * must say `Content-Type: application/json`, or it is a 415 before it is read: a browser lets any
+ * page send a cross-site form or text/plain POST without asking first (a "simple" request), and
+ * reading those as JSON let other sites register accounts, sign people in and redeem enrolment
+ * tokens on their visitors' behalf. application/json needs the CORS preflight this service refuses.
  */
 export async function parseRequestBody(
   request: Request,
@@ -35,12 +50,14 @@ export async function parseRequestBody(
   max: number,
   keepRaw?: (text: string) => void,
 ): Promise<unknown> {
+  if (contentType && !isJsonType(contentType)) throw unsupported(contentType)
   const text = await readBodyText(request, max)
   keepRaw?.(text)
-  if (!contentType || contentType.startsWith('application/json') || contentType.endsWith('+json')) {
-    return text === '' && !contentType ? undefined : parseJson(text)
+  if (!contentType) {
+    if (text === '') return undefined
+    throw unsupported(null)
   }
-  throw new BodyParseError(`Unsupported content type "${contentType}"; send application/json`, 'content_type')
+  return parseJson(text)
 }
 
 export function parseJson(text: string): unknown {

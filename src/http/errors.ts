@@ -23,7 +23,7 @@ export const ERROR_CODES = {
   setup_token_required: {
     status: 403,
     description:
-      "The instance has no operator yet and listens beyond loopback: the first registration needs the setup token printed on the server's console (header x-setup-token or body setup_token).",
+      "The instance has no operator yet and this registration may come from another machine (the service listens beyond loopback or trusts a proxy, or the request carries a forwarded header): the first registration needs the setup token printed on the server's console (header x-setup-token or body setup_token), or create the operator with `vigil admin create`.",
   },
   invalid_invitation: { status: 403, description: 'The invitation_token is unknown, used, expired, or was sent to another email; ask for a new invitation.' },
   insufficient_scope: { status: 403, description: 'The API key lacks the scope this endpoint needs; `param` names the scope.' },
@@ -37,7 +37,11 @@ export const ERROR_CODES = {
   no_customer: { status: 409, description: 'The client has no payment-provider customer yet (never checked out).' },
   last_owner: { status: 409, description: 'The last owner of a client cannot be removed or demoted.' },
   payload_too_large: { status: 413, description: 'The request body is larger than the configured limit.' },
-  unsupported_media_type: { status: 415, description: 'The request body is not of a supported content type.' },
+  unsupported_media_type: {
+    status: 415,
+    description:
+      'The request has a body that is not sent as `Content-Type: application/json` (parameters such as `; charset=utf-8` are fine); no body is read otherwise.',
+  },
   device_required: { status: 422, description: 'The metric names no device and the key is bound to none; send x-device-id or device_id.' },
   unsafe_base_url: {
     status: 422,

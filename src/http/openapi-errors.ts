@@ -83,8 +83,9 @@ export function errorCodesOf(method: string, op: Operation): ErrorCode[] {
   if (params.some((p) => p.in === 'path')) codes.add('not_found')
   if (params.length || op.requestBody) codes.add('validation_error')
   if (BODY_METHODS.has(method)) {
-    // any body is read and size-checked, even where the route takes none
+    // any body is read and size-checked, even where the route takes none, and must be JSON
     codes.add('payload_too_large')
+    codes.add('unsupported_media_type')
     codes.add('validation_error')
   }
   for (const code of (op[ERRORS_DOC] as ErrorCode[] | undefined) ?? []) codes.add(code)

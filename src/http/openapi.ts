@@ -3,10 +3,11 @@ import { openapi } from '@elysiajs/openapi'
 import { VERSION } from '../version'
 import { BODY_DOC, QUERY_DOC } from './input'
 import { completeDocument, ERROR_SCHEMAS } from './openapi-errors'
+import { docsPage } from './docs-page'
 
 /**
  * /openapi.json generated from the route schemas, and /docs, a Swagger UI whose script and
- * styles are served by this binary: an appliance on a LAN may have no internet.
+ * styles are served by this binary (docs-page.ts): an appliance on a LAN may have no internet.
  * `directPaths` documents the routes Bun's router serves directly. Every operation is completed
  * from what its route declares (openapi-errors.ts): query, body, credential, error answers.
  */
@@ -14,8 +15,8 @@ export function openapiDocs(directPaths: Record<string, Record<string, unknown>>
   const docs = openapi({
     path: '/docs',
     specPath: '/openapi.json',
-    provider: 'swagger-ui',
-    swagger: { cdn: '/docs/assets/swagger-ui-bundle.js', theme: '/docs/assets/swagger-ui.css', version: '5' },
+    // the page is ours (docs-page.ts): the plugin's has an inline script a strict CSP refuses
+    provider: null,
     documentation: {
       info: {
         title: 'Vigil API',
@@ -44,4 +45,5 @@ export function openapiDocs(directPaths: Record<string, Record<string, unknown>>
       completed.add(response)
     })
     .use(docs)
+    .use(docsPage())
 }

@@ -4,6 +4,7 @@ import siteCss from '../../web/site.css' with { type: 'text' }
 import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import { ERROR_CODES } from './errors'
+import { PAGE_CSP, securityHeaders } from './security-headers'
 
 // bun-types types every .html import as a bundle; with type 'text' it is the file's text.
 const landing = landingHtml as unknown as string
@@ -25,7 +26,7 @@ ${rows}
 </tbody></table><p><a href="/">Vigil</a> · <a href="/docs">API reference</a></p></body></html>`
 }
 
-const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8', ...securityHeaders(PAGE_CSP) } })
 const immutable = { 'cache-control': 'public, max-age=86400' }
 
 /** The landing page, the error-code reference and the docs assets, all embedded in the binary. */

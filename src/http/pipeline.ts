@@ -12,6 +12,7 @@ import { BodyParseError, tooLarge } from './body'
 import { storageFaultError } from './storage-fault'
 import type { StorageHealth } from '../db/storage-health'
 import { RequestValidationError } from './input'
+import { API_HEADERS } from './security-headers'
 
 export interface PipelineDeps {
   config: Config
@@ -78,10 +79,11 @@ export function requestPipeline(deps: PipelineDeps) {
     const h = request.headers
     const id = requestIdFrom(h.get('x-request-id'))
     // the socket address is costly to ask for: only anonymous buckets, login throttling and logs need it
-    const state = new RequestState(id, clock.now(), () => clientIp(h.get('x-forwarded-for'), peer?.requestIP(request)?.address, config.trustProxy))
+    const state = new RequestState(id, clock.now(), () => clientIp(h.get('x-forwarded-for'), peer?.requestIP(request)?.address, config))
     setRequestState(request, state)
     if (observer) state.admittedAt = observer.now()
     headers['x-request-id'] = id
+    Object.assign(headers, API_HEADERS)
     if (tls) headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains'
 
     if (cors.size) {

@@ -1,3 +1,4 @@
+import { addressGroups, inCidr, type Cidr } from '../lib/cidr'
 import type { CredentialFailure, MemberRole, Principal } from './principal'
 
 /** Per-request facts gathered on admission and read by later hooks and handlers. */
@@ -39,11 +40,41 @@ export function requestIdFrom(header: string | null): string {
   return header && SAFE_REQUEST_ID.test(header) ? header : crypto.randomUUID()
 }
 
-/** The client address: the socket's, or with a trusted proxy the first X-Forwarded-For hop. */
-export function clientIp(forwardedFor: string | null, socketIp: string | undefined, trustProxy: boolean): string {
-  if (trustProxy && forwardedFor) {
-    const first = forwardedFor.split(',')[0]?.trim()
-    if (first) return first
+/** Who may speak for the client's address: VIGIL_TRUST_PROXY and VIGIL_TRUSTED_PROXIES. */
+export interface ProxyTrust {
+  trustProxy: boolean
+  /** empty: the socket's peer alone is the proxy */
+  trustedProxies: Cidr[]
+}
+
+/** an address is at most 45 characters written out; anything longer in the header is not one */
+const MAX_ADDRESS = 64
+
+/**
+ * The client address: the socket's peer, or behind a trusted proxy the right-most
+ * X-Forwarded-For entry that is not a trusted proxy. Each proxy appends the address it got the
+ * request from (nginx's $proxy_add_x_forwarded_for), so everything left of that entry is what
+ * the client itself wrote: reading from the left let a client pick a new address per request
+ * and walk past every per-address limit. Without VIGIL_TRUSTED_PROXIES the peer is the one
+ * proxy; with it, the peer must be in the list (else the header is ignored), and listed
+ * addresses are skipped from the right.
+ */
+export function clientIp(forwardedFor: string | null, socketIp: string | undefined, trust: ProxyTrust): string {
+  const peer = socketIp ?? 'unknown'
+  if (!trust.trustProxy || !forwardedFor) return peer
+  const listed = trust.trustedProxies
+  const trusted = (address: string) => {
+    const groups = addressGroups(address)
+    return groups !== null && listed.some((cidr) => inCidr(groups, cidr))
   }
-  return socketIp ?? 'unknown'
+  if (listed.length && !trusted(peer)) return peer
+  const hops = forwardedFor.split(',')
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i]!.trim()
+    if (!hop) continue
+    // a chain of trusted proxies all the way: the left-most is as near the client as it gets
+    if (i > 0 && listed.length && trusted(hop)) continue
+    return hop.slice(0, MAX_ADDRESS)
+  }
+  return peer
 }

@@ -3,8 +3,9 @@ import { join } from 'node:path'
 import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
 
 /**
- * dist/vigil listening beyond loopback (0.0.0.0; the requests still go to 127.0.0.1) with no
- * operator: it prints a one-time setup token, and the first registration needs it.
+ * dist/vigil with no operator prints a one-time setup token, and the first registration needs it
+ * whenever it may come from another machine: the service listens beyond loopback (0.0.0.0; the
+ * requests still go to 127.0.0.1), trusts a proxy, or the request carries a forwarded header.
  */
 const json = { 'content-type': 'application/json' }
 const account = { email: 'ops@example.test', password: 'correct horse battery' }
@@ -46,13 +47,17 @@ function output(stream: ReadableStream<Uint8Array>) {
 const register = (base: string, headers: Record<string, string> = {}, extra: Record<string, string> = {}) =>
   fetch(`${base}/v1/auth/register`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify({ ...account, ...extra }) })
 
-describe('the setup token of an exposed instance', () => {
+describe('the setup token of an instance without an operator', () => {
   test('printed once at start; the operator registers with it, nobody without it', async () => {
     const cwd = tempDir('vigil-setup-')
     const server = await startBinary({ cwd, env: { VIGIL_DATA_DIR: join(cwd, 'data'), VIGIL_HOST: '0.0.0.0' } })
     running.push(server.proc)
-    const line = JSON.parse(await output(server.proc.stdout).line(/setup token/))
+    const log = output(server.proc.stdout)
+    const line = JSON.parse(await log.line(/setup token/))
     expect(line.level).toBe('warn')
+    expect(line.msg).toMatch(/^no operator yet: the first registration needs the setup token vst_\S+ \(header x-setup-token\);/)
+    // listening beyond loopback with the default site URL: links would point at localhost
+    expect(JSON.parse(await log.line(/VIGIL_SITE_URL is/)).msg).toContain('on 0.0.0.0')
     const token = /setup token (vst_[A-Za-z0-9_-]+)/.exec(line.msg)![1]!
     expect(line.register).toContain('/v1/auth/register')
 
@@ -68,7 +73,7 @@ describe('the setup token of an exposed instance', () => {
     expect(((await next.json()) as any).error.code).toBe('signup_closed')
   })
 
-  test('none with an operator created from the shell, and none on loopback', async () => {
+  test('none with an operator created from the shell', async () => {
     const cwd = tempDir('vigil-setup-')
     const dataDir = join(cwd, 'data')
     const create = Bun.spawn([ensureBinary(), 'admin', 'create', '--email', 'ops@example.test', '--password-stdin'], {
@@ -85,12 +90,40 @@ describe('the setup token of an exposed instance', () => {
     expect(JSON.parse(await log.line(/vigil listening/)).signup).toBe('invite')
     exposed.proc.kill()
     expect(await log.all()).not.toContain('setup token')
+  })
 
-    const fresh = tempDir('vigil-setup-')
-    const loopback = await startBinary({ cwd: fresh, env: { VIGIL_DATA_DIR: join(fresh, 'data') } })
-    running.push(loopback.proc)
-    expect((await register(loopback.base)).status).toBe(201)
-    loopback.proc.kill()
-    expect(await output(loopback.proc.stdout).all()).not.toContain('setup token')
+  test('behind a proxy on loopback (VIGIL_HOST=127.0.0.1 VIGIL_TRUST_PROXY=true) a stranger cannot claim the instance', async () => {
+    const cwd = tempDir('vigil-setup-')
+    const server = await startBinary({ cwd, env: { VIGIL_DATA_DIR: join(cwd, 'data'), VIGIL_TRUST_PROXY: 'true' } })
+    running.push(server.proc)
+    const log = output(server.proc.stdout)
+    const token = /setup token (vst_[A-Za-z0-9_-]+)/.exec(JSON.parse(await log.line(/setup token/)).msg)![1]!
+    const health = async (headers: Record<string, string> = {}) =>
+      ((await (await fetch(`${server.base}/health`, { headers })).json()) as any).setup_token_required
+    expect(await health()).toBe(true)
+    const stranger = await register(server.base, { 'x-forwarded-for': '203.0.113.9' })
+    expect(stranger.status).toBe(403)
+    expect(((await stranger.json()) as any).error.code).toBe('setup_token_required')
+    expect((await register(server.base, { 'x-forwarded-for': '203.0.113.9', 'x-setup-token': token })).status).toBe(201)
+    expect(await health()).toBe(false)
+    // the site URL is still the default loopback one: the log says so, and which setting to change
+    const warning = JSON.parse(await log.line(/VIGIL_SITE_URL is/))
+    expect(warning.level).toBe('warn')
+    expect(warning.msg).toContain('through a proxy')
+  })
+
+  test('on loopback without a trusted proxy: a forwarded request needs the token, one straight to the socket does not', async () => {
+    const cwd = tempDir('vigil-setup-')
+    const server = await startBinary({ cwd, env: { VIGIL_DATA_DIR: join(cwd, 'data') } })
+    running.push(server.proc)
+    const line = JSON.parse(await output(server.proc.stdout).line(/setup token/))
+    expect(line.msg).toMatch(/^no operator yet: the first registration needs the setup token vst_\S+ \(header x-setup-token\) when it comes through a proxy/)
+    const health = async (headers: Record<string, string> = {}) =>
+      ((await (await fetch(`${server.base}/health`, { headers })).json()) as any).setup_token_required
+    expect(await health({ 'x-real-ip': '203.0.113.9' })).toBe(true)
+    expect(await health()).toBe(false)
+    const proxied: Record<string, string>[] = [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }, { 'x-real-ip': '203.0.113.9' }]
+    for (const forwarded of proxied) expect((await register(server.base, forwarded)).status).toBe(403)
+    expect((await register(server.base)).status).toBe(201)
   })
 })

@@ -70,8 +70,13 @@ describe('direct (hot path) routes over a real socket', () => {
     expect(((await typed.json()) as { detail: { loc: unknown[] }[] }).detail[0]!.loc).toEqual(['body', 'cpu_percent'])
 
     const xml = await fetch(`${base}/v1/metrics/hardware`, { method: 'POST', headers: { ...a.keyHeaders, 'content-type': 'application/xml' }, body: '<a/>' })
-    expect(xml.status).toBe(422)
-    expect(((await xml.json()) as { detail: { type: string }[] }).detail[0]!.type).toBe('content_type')
+    expect(xml.status).toBe(415)
+    expect(((await xml.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type')
+    // the collector's own type, with its charset, is JSON; a body with no type at all is not
+    const charset = await post({ ...a.keyHeaders, 'content-type': 'application/json; charset=utf-8' }, JSON.stringify({ cpu_percent: 1 }))
+    expect(charset.status).toBe(201)
+    const untyped = await fetch(`${base}/v1/metrics/hardware`, { method: 'POST', headers: a.keyHeaders, body: new Blob([JSON.stringify({ cpu_percent: 1 })]) })
+    expect(untyped.status).toBe(415)
   })
 
   test('rate limit, body cap and CORS apply on the hot path too', async () => {

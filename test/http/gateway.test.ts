@@ -67,10 +67,19 @@ describe('422 validation shape', () => {
     expect(res.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' })
   })
 
-  test('wrong content type', async () => {
-    const res = await probeApp().request('POST', '/probe/body', { raw: 'name=xy', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
-    expect(res.status).toBe(422)
-    expect(res.body.detail[0]).toMatchObject({ loc: ['body'], type: 'content_type' })
+  test('a body that is not sent as application/json is 415, whatever it holds', async () => {
+    const t = probeApp()
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain;charset=UTF-8', 'multipart/form-data; boundary=x', 'application/merge-patch+json']) {
+      const res = await t.request('POST', '/probe/body', { raw: '{"name":"xy"}', headers: { 'content-type': type } })
+      expect(res.status).toBe(415)
+      expect(res.body.error).toMatchObject({ code: 'unsupported_media_type', param: 'content-type' })
+    }
+    const untyped = await t.request('POST', '/probe/body', { raw: '{"name":"xy"}' })
+    expect(untyped.status).toBe(415)
+    expect(untyped.body.error.message).toContain('no Content-Type')
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8']) {
+      expect((await t.request('POST', '/probe/body', { raw: '{"name":"xy"}', headers: { 'content-type': type } })).status).toBe(200)
+    }
   })
 
   test('query and path', async () => {
@@ -220,8 +229,15 @@ describe('rate limit', () => {
     expect((await untrusted.request('GET', '/health', { headers: { 'x-forwarded-for': '10.0.0.3' } })).status).toBe(429)
     const trusted = probeApp({ config: { trustProxy: true, rateLimits: { free: 3, pro: 30, enterprise: 300, anonymous: 2 } } })
     for (let i = 0; i < 5; i++) {
-      expect((await trusted.request('GET', '/health', { headers: { 'x-forwarded-for': `10.0.0.${i}, 192.168.1.1` } })).status).toBe(200)
+      expect((await trusted.request('GET', '/health', { headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status).toBe(200)
     }
+  })
+
+  test('behind a proxy that appends, the address is the right-most hop: a made-up first hop changes nothing', async () => {
+    const trusted = probeApp({ config: { trustProxy: true, rateLimits: { free: 3, pro: 30, enterprise: 300, anonymous: 2 } } })
+    const statuses = []
+    for (let i = 0; i < 4; i++) statuses.push((await trusted.request('GET', '/health', { headers: { 'x-forwarded-for': `10.0.0.${i}, 192.168.1.1` } })).status)
+    expect(statuses).toEqual([200, 200, 429, 429])
   })
 })
 

@@ -45,6 +45,17 @@ describe('/openapi.json says what can go wrong', () => {
     }
   })
 
+  test('every operation that reads a body documents 415 for one not sent as application/json; /health its setup_token_required', async () => {
+    const doc = await documentOf()
+    for (const o of operationsOf(doc).filter((o) => ['post', 'put', 'patch', 'delete'].includes(o.method.toLowerCase()))) {
+      expect({ op: `${o.method} ${o.path}`, has415: '415' in o.op.responses }).toEqual({ op: `${o.method} ${o.path}`, has415: true })
+    }
+    expect(doc.paths['/v1/auth/register'].post.responses['415'].description).toContain('application/json')
+    const health = doc.paths['/health'].get.responses['200'].content['application/json'].schema
+    expect(health.required).toContain('setup_token_required')
+    expect(health.properties.setup_token_required.type).toBe('boolean')
+  })
+
   test('deletes and logout document their 204; error responses refer to the two error shapes', async () => {
     const doc = await documentOf()
     for (const o of operationsOf(doc).filter((o) => o.method === 'DELETE' || o.path === '/v1/auth/logout')) expect(Object.keys(o.op.responses)).toContain('204')

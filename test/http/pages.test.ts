@@ -39,6 +39,32 @@ describe('public pages', () => {
     for (const op of bodies) expect(op.requestBody.content['application/json'].schema).toBeDefined()
   })
 
+  test('every page and every API answer carries a CSP suited to it, X-Frame-Options DENY and nosniff', async () => {
+    const t = testApp()
+    const csp: Record<string, RegExp> = {
+      '/': /^default-src 'none'; style-src 'self';/,
+      '/docs/errors': /^default-src 'none'; style-src 'self';/,
+      '/docs': /^default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self';/,
+      '/health': /^default-src 'none'; frame-ancestors 'none'$/,
+      '/openapi.json': /^default-src 'none'; frame-ancestors 'none'$/,
+      '/v1/auth/me': /^default-src 'none'; frame-ancestors 'none'$/,
+      '/v1/no-such-route': /^default-src 'none'; frame-ancestors 'none'$/,
+    }
+    for (const [path, policy] of Object.entries(csp)) {
+      const res = await t.request('GET', path)
+      expect(res.headers.get('content-security-policy')).toMatch(policy)
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+      expect(res.headers.get('x-frame-options')).toBe('DENY')
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    }
+  })
+
+  test('/docs has no inline script or style and names no other origin', async () => {
+    const page = await testApp().request('GET', '/docs')
+    expect(page.text).not.toMatch(/<script>|<style|style="|https?:\/\//)
+    expect(page.text).toContain('/docs/assets/docs.js')
+  })
+
   test('/docs/errors lists every error code with an anchor', async () => {
     const res = await testApp().request('GET', '/docs/errors')
     for (const code of Object.keys(ERROR_CODES)) expect(res.text).toContain(`id="${code}"`)

@@ -65,6 +65,12 @@ export const InstanceSettingsResponse = t.Object({
   /** STRIPE_SECRET_KEY is set: checkout, the customer portal and webhooks can work */
   billing_configured: t.Boolean(),
   site_url: t.String(),
+  site_url_warning: t.Nullable(
+    t.String({
+      description:
+        "set when VIGIL_SITE_URL is a loopback address while other machines reach the service (it listens beyond loopback or trusts a proxy): links in notices and invitations would point at the reader's own machine; says which setting to change",
+    }),
+  ),
   /** what a client on the free plan gets in own mode (VIGIL_OWN_MAX_DEVICES, _MAX_USERS, _RATE_LIMIT); null in service mode */
   own_limits: t.Nullable(t.Object({ max_devices: Type.Integer(), max_users: Type.Integer(), rate_limit: Type.Integer() })),
   /** VIGIL_OUTBOUND_ALLOW_PRIVATE: tenants' model and webhook URLs may point at private addresses */

@@ -9,6 +9,10 @@ export const HealthResponse = t.Object({
   mode: t.Union([t.Literal('own'), t.Literal('service')]),
   /** who may register: anyone, only with an invitation, or nobody (VIGIL_SIGNUP, else what the mode implies) */
   signup: t.Union([t.Literal('open'), t.Literal('invite'), t.Literal('closed')]),
+  setup_token_required: t.Boolean({
+    description:
+      "true while the instance has no operator and a registration sent as this request was would need the setup token printed on the server's console (header x-setup-token): the service listens beyond loopback or trusts a proxy, or this request carries a forwarded header",
+  }),
   database: t.Object({
     ok: t.Boolean(),
     // only when not ok: what is wrong, SQLite's words for it, and since when

@@ -19,6 +19,8 @@ export interface HealthDeps {
   startedAt: number
   /** what the portal adapts to before anyone signs in: billing shown or not, sign-up offered or not */
   instance: { mode: InstanceMode; signup: SignupPolicy }
+  /** whether a registration with these headers would need the setup token (the users domain decides) */
+  setupTokenRequired(headers: Headers): boolean
 }
 
 type DatabaseState = Static<typeof HealthResponse>['database']
@@ -37,7 +39,7 @@ function databaseState(deps: HealthDeps): DatabaseState {
   return fault ? { ok: false, fault: fault.kind, message: fault.message, since: new Date(fault.at).toISOString() } : { ok: true }
 }
 
-export function healthReport(deps: HealthDeps): Static<typeof HealthResponse> {
+export function healthReport(deps: HealthDeps, headers: Headers): Static<typeof HealthResponse> {
   const database = databaseState(deps)
   return {
     status: database.ok ? 'ok' : 'degraded',
@@ -45,6 +47,7 @@ export function healthReport(deps: HealthDeps): Static<typeof HealthResponse> {
     uptime_seconds: Math.floor((deps.clock.now() - deps.startedAt) / 1000),
     mode: deps.instance.mode,
     signup: deps.instance.signup,
+    setup_token_required: deps.setupTokenRequired(headers),
     database,
   }
 }

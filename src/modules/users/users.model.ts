@@ -22,14 +22,14 @@ export const UserRegister = t.Object({
       }),
     ),
   ),
-  /** the first registration on an instance exposed beyond loopback (or header x-setup-token) */
+  /** the first registration when it may come from another machine (or header x-setup-token) */
   setup_token: t.Optional(
     t.Nullable(
       t.String({
         minLength: 1,
         maxLength: 200,
         description:
-          "the one-time token printed on the server's console, for the first registration when the instance listens beyond loopback (or send header x-setup-token)",
+          "the one-time token printed on the server's console, for the first registration when it may come from another machine: the service listens beyond loopback, trusts a proxy, or the request carries a forwarded header (GET /health says so in setup_token_required; or send header x-setup-token)",
       }),
     ),
   ),
@@ -89,8 +89,13 @@ export interface SignupRules {
   policy: SignupPolicy
   /**
    * The one-time token the first registration needs, so nobody else claims an exposed instance
-   * (null: none needed, on loopback). Kept in memory only: a restart makes a new one and an old
-   * one found in the logs is useless.
+   * (null: none, e.g. an operator already exists at start). Kept in memory only: a restart makes
+   * a new one and an old one found in the logs is useless.
    */
   setupToken: string | null
+  /**
+   * The listener is reachable from other machines: it binds beyond loopback, or trusts a proxy
+   * (VIGIL_TRUST_PROXY). Otherwise only requests with a forwarded header need the token.
+   */
+  exposed: boolean
 }

@@ -22,7 +22,7 @@ export function usersRoutes(deps: UsersDeps, auth: Authenticator) {
     .post(
       '/register',
       async ({ body, set, request }) => {
-        const user = await registerAccount(deps, register.read(body), request.headers.get('x-setup-token'))
+        const user = await registerAccount(deps, register.read(body), request.headers)
         deps.logger.info('user registered', { user_id: user.id, client_id: user.client_id, role: user.role })
         set.status = 201
         return toUserResponse(user)

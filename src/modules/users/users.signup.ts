@@ -13,6 +13,20 @@ export const newSetupToken = () => `vst_${randomToken(24)}`
 /** Whether the instance still waits for its operator's registration with the setup token. */
 export const setupPending = (deps: Pick<UsersDeps, 'store' | 'signup'>) => deps.signup.setupToken !== null && deps.store.count() === 0
 
+/** Headers a reverse proxy adds: a request carrying one came from somewhere else, whatever the socket says. */
+const FORWARDED = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const
+export const cameThroughProxy = (headers: Headers) => FORWARDED.some((name) => headers.has(name))
+
+/**
+ * Whether this request's registration would need the setup token: only the first one, and only
+ * when it may come from somebody other than the person at the server's console. A socket on
+ * loopback is not enough to tell: behind a proxy on the same machine every stranger arrives
+ * from 127.0.0.1, so a trusted proxy or any forwarded header counts as exposed too.
+ */
+export function setupTokenRequired(deps: Pick<UsersDeps, 'store' | 'signup'>, headers: Headers): boolean {
+  return setupPending(deps) && (deps.signup.exposed || cameThroughProxy(headers))
+}
+
 export interface Registration extends NewAccount {
   invitation_token?: string | null
   setup_token?: string | null
@@ -21,14 +35,21 @@ export interface Registration extends NewAccount {
 /** Compared as digests, in constant time: the token's length and content leak nothing. */
 const tokenMatches = (given: string, expected: string) => safeEqual(sha256Hex(given), sha256Hex(expected))
 
+interface Given {
+  invitation: boolean
+  setupToken: string | null
+  /** the request came through a proxy (a forwarded header) */
+  proxied: boolean
+}
+
 /** Throws unless this registration may go ahead; `first`: no account exists yet (it becomes the operator). */
-function admit(rules: SignupRules, first: boolean, given: { invitation: boolean; setupToken: string | null }) {
+function admit(rules: SignupRules, first: boolean, given: Given) {
   if (first) {
-    if (rules.setupToken === null) return
+    if (rules.setupToken === null || !(rules.exposed || given.proxied)) return
     if (given.setupToken === null) {
       throw new AppError(
         'setup_token_required',
-        "This instance has no operator yet: register with the setup token printed on the server's console (header x-setup-token)",
+        'This instance has no operator yet and this request may come from another machine: register with the setup token printed on the server\'s console (header x-setup-token), or create the operator with "vigil admin create"',
         'setup_token',
       )
     }
@@ -53,8 +74,12 @@ function admit(rules: SignupRules, first: boolean, given: { invitation: boolean;
  * in with a client of their own, `invite` only with an invitation (the account joins the
  * inviting client), `closed` nobody (the operator uses `vigil admin create`).
  */
-export async function register(deps: UsersDeps, input: Registration, headerToken: string | null): Promise<UserRow> {
-  const given = { invitation: !!input.invitation_token, setupToken: headerToken ?? input.setup_token ?? null }
+export async function register(deps: UsersDeps, input: Registration, headers: Headers): Promise<UserRow> {
+  const given: Given = {
+    invitation: !!input.invitation_token,
+    setupToken: headers.get('x-setup-token') ?? input.setup_token ?? null,
+    proxied: cameThroughProxy(headers),
+  }
   // refused before the password's slow hash; decided again inside the transaction, where it holds
   admit(deps.signup, deps.store.count() === 0, given)
   return createAccount(deps, input, undefined, { admit: (first) => admit(deps.signup, first, given), invitationToken: input.invitation_token ?? null })

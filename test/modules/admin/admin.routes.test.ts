@@ -94,7 +94,7 @@ describe('GET /v1/admin/instance', () => {
   const own = { maxDevices: 20, maxUsers: 5, rateLimit: 600 }
 
   test('shows the mode, the sign-up policy and where they come from, read-only', async () => {
-    const t = testApp()
+    const t = testApp({ config: { host: '127.0.0.1' } })
     const op = await createTenant(t, { role: 'admin' })
     const res = await t.request('GET', '/v1/admin/instance', { headers: op.userHeaders })
     expect(res.status).toBe(200)
@@ -104,6 +104,7 @@ describe('GET /v1/admin/instance', () => {
       signup_configured: false,
       billing_configured: false,
       site_url: 'http://localhost:8080',
+      site_url_warning: null,
       own_limits: null,
       outbound_allow_private: false,
       ai_default_provider: 'rules',
@@ -131,5 +132,17 @@ describe('GET /v1/admin/instance', () => {
     const t = testApp()
     const u = await createTenant(t)
     expect((await t.request('GET', '/v1/admin/instance', { headers: u.userHeaders })).status).toBe(403)
+  })
+
+  test('a loopback site URL while others reach the service is flagged, with the setting to change', async () => {
+    for (const listener of [{ host: '0.0.0.0' }, { host: '127.0.0.1', trustProxy: true }]) {
+      const t = testApp({ config: { ...listener, siteUrl: 'http://localhost:8080' } })
+      const op = await createTenant(t, { role: 'admin' })
+      const res = await t.request('GET', '/v1/admin/instance', { headers: op.userHeaders })
+      expect(res.body.site_url_warning).toContain('VIGIL_SITE_URL')
+    }
+    const public_ = testApp({ config: { host: '0.0.0.0', siteUrl: 'https://vigil.example.com' } })
+    const op = await createTenant(public_, { role: 'admin' })
+    expect((await public_.request('GET', '/v1/admin/instance', { headers: op.userHeaders })).body.site_url_warning).toBeNull()
   })
 })

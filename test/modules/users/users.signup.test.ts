@@ -6,9 +6,9 @@ import { testConfig } from '../../../src/config'
 const PASSWORD = 'correct horse battery'
 
 /** An app in the given mode and sign-up policy (null: the mode's default). */
-function instance(mode: 'own' | 'service', signup: SignupPolicy | null = null, setupToken?: string) {
+function instance(mode: 'own' | 'service', signup: SignupPolicy | null = null, setupToken?: string, listener: Partial<Config> = {}) {
   const base = testConfig().instance
-  const config: Partial<Config> = { instance: { ...base, mode, signup } }
+  const config: Partial<Config> = { instance: { ...base, mode, signup }, ...listener }
   return testApp({ config, setupToken })
 }
 
@@ -162,8 +162,35 @@ describe('the setup token', () => {
     expect(res.body.error.code).toBe('signup_closed')
   })
 
-  test('without one (loopback), the first registration needs none', async () => {
+  test('without one, the first registration needs none', async () => {
     await operator(instance('own'))
+  })
+
+  test('on loopback it is asked of requests that came through a proxy, and /health says so per request', async () => {
+    const t = instance('own', null, TOKEN, { host: '127.0.0.1' })
+    const health = async (headers: Record<string, string> = {}) => (await t.request('GET', '/health', { headers })).body.setup_token_required
+    const proxied: Record<string, string>[] = [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }, { 'x-real-ip': '203.0.113.9' }]
+    for (const forwarded of proxied) {
+      const res = await register(t, { email: 'stranger@example.test' }, forwarded)
+      expect(res.status).toBe(403)
+      expect(res.body.error.code).toBe('setup_token_required')
+      expect(await health(forwarded)).toBe(true)
+    }
+    expect(await health()).toBe(false)
+    expect(accountCount(t)).toBe(0)
+    // straight to the loopback socket: the person at the server's console
+    await operator(t)
+    expect(await health({ 'x-forwarded-for': '203.0.113.9' })).toBe(false)
+  })
+
+  test('on loopback behind a trusted proxy every first registration needs it, as beyond loopback', async () => {
+    for (const listener of [{ host: '127.0.0.1', trustProxy: true }, { host: '0.0.0.0' }]) {
+      const t = instance('own', null, TOKEN, listener)
+      expect((await t.request('GET', '/health')).body.setup_token_required).toBe(true)
+      expect((await register(t, { email: 'stranger@example.test' })).body.error.code).toBe('setup_token_required')
+      await operator(t, { 'x-setup-token': TOKEN })
+      expect((await t.request('GET', '/health')).body.setup_token_required).toBe(false)
+    }
   })
 
   test('an operator created from the shell needs no token, and the instance is then invite-only', async () => {
