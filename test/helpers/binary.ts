@@ -10,7 +10,8 @@ function newestSource(): number {
   let newest = 0
   for (const dir of ['src', 'web', 'migrations']) {
     for (const entry of readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })) {
-      if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs)
+      // generated files are rewritten by the build itself (web-assets.gen.ts after the executable is written)
+      if (entry.isFile() && !entry.name.endsWith('.gen.ts')) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs)
     }
   }
   return Math.max(newest, statSync(join(ROOT, 'package.json')).mtimeMs, statSync(join(ROOT, 'bun.lock')).mtimeMs)
