@@ -58,9 +58,10 @@ describe('webhook endpoints', () => {
     const t = (app = webhookApp({ allowPrivate: false, allowLocal: false }))
     const a = await createTenant(t)
     const cases: [string, string][] = [
-      ['http://127.0.0.1:9/hook', 'url points at this server (a loopback address)'],
-      ['http://[::ffff:169.254.169.254]/', 'url points at a cloud-metadata address'],
-      ['http://10.0.0.5/hook', 'url points at a private network address'],
+      // a tenant is told the address is not allowed, never which setting would allow it
+      ['http://127.0.0.1:9/hook', 'url points at a loopback address (this server), which is not allowed'],
+      ['http://[::ffff:169.254.169.254]/', 'url points at a cloud-metadata address, which is not allowed'],
+      ['http://10.0.0.5/hook', 'url points at a private network address, which is not allowed'],
       ['ftp://example.com/hook', 'url must use http or https'],
       ['https://user:pw@example.com/hook', 'url must not carry credentials'],
       ['not a url', 'url must be an absolute http(s) URL'],
@@ -78,6 +79,24 @@ describe('webhook endpoints', () => {
     expect(ok.status).toBe(201)
     const patched = await t.request('PATCH', `/v1/webhooks/endpoints/${ok.body.id}`, { headers: a.userHeaders, body: { url: 'http://localhost:8080/' } })
     expect(patched.body.error.code).toBe('unsafe_url')
+    expect(JSON.stringify(patched.body)).not.toContain('VIGIL_OUTBOUND')
+  })
+
+  test("the operator's own account is told which setting allows a loopback address", async () => {
+    const t = (app = webhookApp({ allowPrivate: false, allowLocal: false }))
+    const operator = await createTenant(t, { role: 'admin' })
+    const res = await t.request('POST', '/v1/webhooks/endpoints', {
+      headers: operator.userHeaders,
+      body: { url: 'http://127.0.0.1:9/hook', event_types: ['alert.firing'] },
+    })
+    expect(res.status).toBe(422)
+    expect(res.body.error.message).toBe('url points at a loopback address (this server), which is not allowed unless VIGIL_OUTBOUND_ALLOW_LOCAL=true is set')
+    // the LAN is the operator's already; metadata stays refused for everyone, with no setting named
+    const meta = await t.request('POST', '/v1/webhooks/endpoints', {
+      headers: operator.userHeaders,
+      body: { url: 'http://169.254.169.254/', event_types: ['alert.firing'] },
+    })
+    expect(meta.body.error.message).toBe('url points at a cloud-metadata address, which is not allowed')
   })
 
   test("another tenant's endpoints and deliveries are 404, never 403", async () => {
