@@ -12,7 +12,13 @@ afterEach(async () => {
   app = null
 })
 
-function setup(answer?: (r: Received, n: number) => Response) {
+function receiver(answer?: (r: Received, n: number) => Response | Promise<Response>) {
+  const r = webhookReceiver(answer)
+  receivers.push(r)
+  return r
+}
+
+function setup(answer?: (r: Received, n: number) => Response | Promise<Response>) {
   app = webhookApp()
   const r = webhookReceiver(answer)
   receivers.push(r)
@@ -167,5 +173,34 @@ describe('delivery', () => {
     const all = (await deliveries(t, h)).items.map((d) => d.id)
     expect(page.items.map((d) => d.id)).toEqual(all.slice(1, 3))
     expect((await t.request('GET', '/v1/webhooks/deliveries?endpoint_id=whe_nope', { headers: h })).status).toBe(404)
+  })
+
+  test("an endpoint deleted while its delivery is in flight: the result is dropped, and every account's deliveries go on", async () => {
+    let release = () => {}
+    let arrived = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve))
+    const { t, r } = setup(async (_, n) => {
+      if (n === 1) {
+        arrived()
+        await held // the first request waits until its endpoint is gone
+      }
+      return new Response('ok')
+    })
+    const a = await tenantWithEndpoint(t, r.url)
+    const test1 = await t.request('POST', `/v1/webhooks/endpoints/${a.endpoint.id}/test`, { headers: a.tenant.userHeaders })
+    expect(test1.status).toBe(202)
+    await inFlight
+    expect((await t.request('DELETE', `/v1/webhooks/endpoints/${a.endpoint.id}`, { headers: a.tenant.userHeaders })).status).toBe(204)
+    release()
+    await t.settle()
+    const other = receiver()
+    const b = await tenantWithEndpoint(t, other.url)
+    await t.request('POST', `/v1/webhooks/endpoints/${b.endpoint.id}/test`, { headers: b.tenant.userHeaders })
+    await t.settle()
+    expect(other.requests).toHaveLength(1)
+    expect((await deliveries(t, b.tenant.userHeaders)).items[0]).toMatchObject({ status: 'succeeded', attempts: 1 })
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM webhook_attempts WHERE delivery_id = ?').get(test1.body.id)).toEqual({ n: 0 })
+    expect(t.logs.some((l) => l.includes('not written') || l.includes('not recorded'))).toBe(false)
   })
 })
