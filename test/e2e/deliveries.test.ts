@@ -29,7 +29,15 @@ function within(r: ReturnType<typeof webhookReceiver>, until: () => boolean, wha
 /** accepts every request and never answers: each holds a delivery slot until the sender's deadline */
 function tarpit() {
   let arrived = 0
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, idleTimeout: 0, fetch: () => (arrived++, new Promise<Response>(() => {})) })
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    idleTimeout: 0,
+    fetch() {
+      arrived++
+      return new Promise<Response>(() => {})
+    },
+  })
   stops.push(() => server.stop(true))
   return { url: (path: string) => `http://127.0.0.1:${server.port}${path}`, arrived: () => arrived }
 }
