@@ -54,6 +54,32 @@ describe('webhook endpoints', () => {
     expect(query.status).toBe(422)
   })
 
+  test('an account may have at most 20 endpoints: the next is 409 conflict', async () => {
+    const { t } = setup()
+    const a = await createTenant(t)
+    const make = () =>
+      t.request('POST', '/v1/webhooks/endpoints', { headers: a.userHeaders, body: { url: 'https://hooks.example.com/x', event_types: ['alert.firing'] } })
+    for (let i = 0; i < 20; i++) expect((await make()).status).toBe(201)
+    const over = await make()
+    expect(over.status).toBe(409)
+    expect(over.body.error).toMatchObject({ code: 'conflict', message: 'An account may have at most 20 webhook endpoints; delete one first' })
+  })
+
+  test('test sends and resends are limited per account: 30 a minute together, then 429 with Retry-After', async () => {
+    const { t, r } = setup()
+    const { tenant, endpoint } = await tenantWithEndpoint(t, r.url)
+    const sent = await t.request('POST', `/v1/webhooks/endpoints/${endpoint.id}/test`, { headers: tenant.userHeaders })
+    await t.settle()
+    for (let i = 0; i < 29; i++)
+      expect((await t.request('POST', `/v1/webhooks/endpoints/${endpoint.id}/test`, { headers: tenant.userHeaders })).status).toBe(202)
+    const resend = await t.request('POST', `/v1/webhooks/deliveries/${sent.body.id}/resend`, { headers: tenant.userHeaders })
+    expect(resend.status).toBe(429)
+    expect(resend.body.error).toMatchObject({ code: 'rate_limited', param: '' })
+    expect(Number(resend.headers.get('retry-after'))).toBeGreaterThan(0)
+    const other = await tenantWithEndpoint(t, r.url)
+    expect((await t.request('POST', `/v1/webhooks/endpoints/${other.endpoint.id}/test`, { headers: other.tenant.userHeaders })).status).toBe(202)
+  })
+
   test('URLs are checked against the outbound policy when saved, with the reason', async () => {
     const t = (app = webhookApp({ allowPrivate: false, allowLocal: false }))
     const a = await createTenant(t)
