@@ -45,7 +45,7 @@ export interface ChannelsOverrides {
  * app or a CLI command never sends on its own.
  */
 export function wireChannels(ctx: AppContext, identity: IdentityModules, overrides: ChannelsOverrides = {}) {
-  let wake = () => {}
+  let wake: ChannelsDeps['wake'] = () => {}
   const channels: ChannelsDeps = {
     store: createChannelsStore(ctx.db.sqlite),
     clock: ctx.clock,
@@ -62,7 +62,7 @@ export function wireChannels(ctx: AppContext, identity: IdentityModules, overrid
     allowLocal: ctx.config.outbound.allowLocal,
     isOperatorClient: (clientId) => isOperatorClient(identity.users, clientId),
     env: { version: VERSION, apiBase: overrides.apiBase ?? {} },
-    wake: () => wake(),
+    wake: (clientId, channelIds) => wake(clientId, channelIds),
     maxChannels: MAX_CHANNELS,
     sendNow: createSendNowLimit(ctx.clock),
   }
@@ -71,7 +71,7 @@ export function wireChannels(ctx: AppContext, identity: IdentityModules, overrid
     caps: CHANNEL_CAPS,
     transaction: ctx.db.sqlite.transaction(<T>(fn: () => T) => fn()) as <T>(fn: () => T) => T,
   })
-  wake = worker.wake
+  wake = (account, destinations) => worker.wake({ account, destinations })
   return { channels, channelsWorker: worker }
 }
 

@@ -62,7 +62,7 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
     clock: ctx.clock,
     logger: ctx.logger,
     deviceName: (clientId, deviceId) => findDevice(fleet.devices, clientId, deviceId)?.hostname ?? null,
-    wake: () => worker.wake(),
+    wake: (account, destinations) => worker.wake({ account, destinations }),
   })
   const webhooks: WebhooksDeps = {
     endpoints,
@@ -74,7 +74,7 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
     policyFor,
     isOperator,
     subscriptionsChanged: listener.invalidate,
-    wake: () => worker.wake(),
+    wake: (account, destinations) => worker.wake({ account, destinations }),
     // no e-mail on this instance yet: the owners hear it as an event (their other endpoints, the live stream) and the log has it
     notifyDisabled: (clientId, notice: EndpointDisabledNotice) => void ctx.events.publish(clientId, 'endpoint.disabled', notice),
     maxEndpoints: MAX_ENDPOINTS,

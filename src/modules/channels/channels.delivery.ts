@@ -43,7 +43,10 @@ export function enqueueNotification(deps: ChannelsDeps, clientId: string, channe
     created_at: now,
   }))
   deps.store.addDeliveries(rows)
-  deps.wake()
+  deps.wake(
+    clientId,
+    targets.map((c) => c.id),
+  )
   return rows.map((r) => r.id)
 }
 

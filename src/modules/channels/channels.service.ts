@@ -25,7 +25,7 @@ export interface ChannelsDeps {
   isOperatorClient: (clientId: string) => boolean
   env: RenderEnv
   /** tells the delivery worker that rows were queued (a no-op until it runs) */
-  wake: () => void
+  wake: (clientId: string, channelIds: string[]) => void
   /** channels one account may have */
   maxChannels: number
   /** takes one of the account's "send now" tokens (test), or throws 429 (deliveries/deliveries.limit) */

@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { dueQueries } from '../deliveries/deliveries.due'
 
 export interface ChannelRow {
   id: string
@@ -60,15 +61,7 @@ export function createChannelsStore(sqlite: Database) {
     'INSERT INTO channel_deliveries (id, client_id, channel_id, event, severity, notification, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)',
   )
   const delivery = sqlite.query<DeliveryRow, [string]>('SELECT * FROM channel_deliveries WHERE id = ?')
-  const dueAccounts = sqlite.query<{ client_id: string }, [number]>(
-    "SELECT DISTINCT client_id FROM channel_deliveries WHERE status = 'pending' AND next_attempt_at <= ?",
-  )
-  // channels at their in-flight cap are passed over in the query, not row by row
-  const dueOf = sqlite.query<{ id: string; destination: string }, [string, number, string, number]>(
-    `SELECT id, channel_id AS destination FROM channel_deliveries
-      WHERE client_id = ? AND status = 'pending' AND next_attempt_at <= ? AND channel_id NOT IN (SELECT value FROM json_each(?))
-      ORDER BY next_attempt_at, id LIMIT ?`,
-  )
+  const due = dueQueries(sqlite, 'channel_deliveries', 'channel_id')
   const nextDue = sqlite.query<{ at: number | null }, []>("SELECT MIN(next_attempt_at) AS at FROM channel_deliveries WHERE status = 'pending'")
   const claim = sqlite.query<DeliveryRow, [string]>("UPDATE channel_deliveries SET status = 'sending' WHERE id = ? AND status = 'pending' RETURNING *")
   // only a row this process holds: a delivery deleted with its channel meanwhile is left alone
@@ -113,10 +106,9 @@ export function createChannelsStore(sqlite: Database) {
     },
     delivery: (id: string) => delivery.get(id),
     /** the clients with a delivery due at `now` */
-    dueAccounts: (now: number) => dueAccounts.all(now).map((r) => r.client_id),
+    dueAccounts: due.dueAccounts,
     /** up to `limit` of a client's due deliveries, oldest first, none to the channels in `skip` */
-    dueOf: (clientId: string, now: number, skip: string[], limit: number) =>
-      dueOf.all(clientId, now, JSON.stringify(skip), limit).map((r) => ({ ...r, account: clientId })),
+    dueOf: due.dueOf,
     nextDueAt: () => nextDue.get()?.at ?? null,
     /** the row, now sending, when this worker took it (it was still pending); else null */
     claim: (id: string) => claim.get(id),

@@ -1,25 +1,19 @@
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import type { Timers } from '../../lib/timers'
-import { createSlots, rotate, type SlotCaps } from './deliveries.slots'
+import { createClaimer, RESCAN_MS } from './deliveries.claim'
+import type { Candidate, DueAccount, Job } from './deliveries.due'
+import { createSlots, type SlotCaps } from './deliveries.slots'
 
-/** A claimed delivery: whose it is and where it goes (what the caps count). */
-export interface Job {
-  id: string
-  account: string
-  destination: string
-}
-
-/** A due row as the claim scan sees it: enough to apply the caps without reading the row. */
-export type Candidate = Job
+export type { Candidate, Job } from './deliveries.due'
 
 /**
  * A durable delivery queue as the core works it; each domain keeps its own table. Rows are
  * pending (due at a time), sending (claimed) or finished; what finished means is the domain's.
  */
 export interface DeliveryQueue<J extends Job, R> {
-  /** the accounts with a pending row due at `now` */
-  dueAccounts(now: number): string[]
+  /** the accounts with a pending row due at `now`, with the destinations of those rows */
+  dueAccounts(now: number): DueAccount[]
   /** up to `limit` of an account's due rows, oldest first, none for the destinations listed */
   dueOf(account: string, now: number, skip: string[], limit: number): Candidate[]
   /** marks a due row sending and returns what sending it needs; null when it cannot go now */
@@ -70,10 +64,10 @@ interface Finished<J, R> {
  */
 export function createDeliveryWorker<J extends Job, R>(deps: WorkerDeps<J, R>) {
   const slots = createSlots(deps.caps)
+  const claimer = createClaimer(deps.queue, slots, deps.caps)
   let running = false
   let scheduled = false
   let lastTick = Number.NEGATIVE_INFINITY
-  let lastServed: string | null = null
   const active = new Set<Promise<void>>()
   const finished: Finished<J, R>[] = []
   let sleeping: { at: number; cancel: () => void } | null = null
@@ -111,7 +105,7 @@ export function createDeliveryWorker<J extends Job, R>(deps: WorkerDeps<J, R>) {
     try {
       deps.transaction(() => {
         for (const f of batch) record(f, after)
-        if (claiming) claimed = claim(now)
+        if (claiming) claimed = claimer.claim(now)
       })
     } catch (err) {
       // the database refused the commit (disk full, I/O): keep the results and try again shortly
@@ -125,65 +119,29 @@ export function createDeliveryWorker<J extends Job, R>(deps: WorkerDeps<J, R>) {
     if (claiming) sleepUntilDue()
   }
 
-  /** round-robin over the accounts with due rows: one row each per round, within the caps */
-  function claim(now: number): J[] {
-    if (slots.free() <= 0) return []
-    const fetch = (account: string) => deps.queue.dueOf(account, now, slots.fullDestinations(account), slots.accountFree(account) * deps.caps.perDestination)
-    const queues = new Map<string, { list: Candidate[]; refetches: number }>()
-    for (const account of rotate(deps.queue.dueAccounts(now), lastServed)) {
-      if (slots.accountFree(account) > 0) queues.set(account, { list: fetch(account), refetches: 0 })
-    }
-    /** the account's next row that fits the caps, marked sending; null when it has none now */
-    const next = (account: string, q: { list: Candidate[]; refetches: number }): J | null => {
-      while (slots.accountFree(account) > 0) {
-        let skipped = false
-        while (q.list.length) {
-          const c = q.list.shift()!
-          if (slots.destinationFree(account, c.destination) <= 0) skipped = true
-          else {
-            const job = deps.queue.take(c.id)
-            if (job) return job
-          }
-        }
-        // rows passed over for a destination that filled up meanwhile: look again past it
-        if (!skipped || q.refetches++ >= deps.caps.perAccount) return null
-        q.list = fetch(account)
-      }
-      return null
-    }
-    const out: J[] = []
-    while (queues.size && slots.free() > 0) {
-      for (const [account, q] of queues) {
-        const job = next(account, q)
-        if (job) {
-          slots.take(job.account, job.destination)
-          out.push(job)
-          lastServed = account
-        } else queues.delete(account)
-        if (slots.free() <= 0) break
-      }
-    }
-    return out
-  }
-
   function sleepFor(ms: number) {
     const at = deps.clock.now() + ms
     if (sleeping && sleeping.at <= at) return
     sleeping?.cancel()
     const cancel = deps.timers.after(ms, () => {
       sleeping = null
+      claimer.rescanSoon()
       schedule()
     })
     sleeping = { at, cancel }
   }
 
-  /** one timer, at the earliest pending row; rows held back by the caps go when an attempt ends (which ticks) */
+  /**
+   * One timer, at the earliest pending row. Rows held back by the caps go when an attempt ends
+   * (which ticks); meanwhile the queue is asked again every RESCAN_MS for accounts whose rows
+   * came due.
+   */
   function sleepUntilDue() {
     const now = deps.clock.now()
     const next = deps.queue.nextDueAt()
     if (next === null) sleepFor(MAX_SLEEP_MS)
     else if (next > now) sleepFor(Math.min(next - now, MAX_SLEEP_MS))
-    else sleepFor(slots.inFlight() ? MAX_SLEEP_MS : 1000)
+    else sleepFor(RESCAN_MS)
   }
 
   function begin(job: J) {
@@ -203,12 +161,17 @@ export function createDeliveryWorker<J extends Job, R>(deps: WorkerDeps<J, R>) {
   }
 
   return {
-    /** there may be new rows: look now (a no-op before start) */
-    wake: schedule,
+    /** there may be new rows (for this account and these destinations, when given): look now (a no-op before start) */
+    wake(rows?: { account: string; destinations: string[] }) {
+      if (rows) claimer.told(rows.account, rows.destinations)
+      else claimer.rescanSoon() // whose rows, only the queue knows
+      schedule()
+    },
     /** what a stopped process had claimed is pending again, then the queue is worked */
     start() {
       if (running) return
       running = true
+      claimer.rescanSoon()
       stopper = new AbortController()
       deps.queue.releaseClaims()
       schedule()

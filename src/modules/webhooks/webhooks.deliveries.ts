@@ -63,7 +63,7 @@ export function sendTest(deps: WebhooksDeps, clientId: string, endpointId: strin
     created_at: now,
   }
   deps.outbox.enqueue([row])
-  deps.wake()
+  deps.wake(clientId, [endpointId])
   return toDeliveryView(deps.outbox.byId(clientId, row.id)!)
 }
 
@@ -87,7 +87,7 @@ export function resendDelivery(deps: WebhooksDeps, clientId: string, deliveryId:
   deps.sendNow('webhooks', clientId)
   const updated = deps.outbox.resend(clientId, deliveryId, deps.clock.now())
   if (!updated) throw new AppError('conflict', 'The delivery is being sent right now; look again in a moment')
-  deps.wake()
+  deps.wake(clientId, [row.endpoint_id])
   return toDeliveryView(updated)
 }
 

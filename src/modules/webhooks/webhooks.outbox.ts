@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { dueQueries } from '../deliveries/deliveries.due'
 
 /**
  * pending: waiting for its next attempt; sending: claimed by the worker (pending again after a
@@ -65,15 +66,7 @@ export function createOutboxStore(sqlite: Database) {
     `INSERT INTO webhook_deliveries (id, client_id, endpoint_id, message_id, event_type, payload, status, next_attempt_at, created_at)
      VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
   )
-  const dueAccounts = sqlite.query<{ client_id: string }, [number]>(
-    "SELECT DISTINCT client_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?",
-  )
-  // endpoints at their in-flight cap are passed over in the query, not row by row
-  const dueOf = sqlite.query<{ id: string; destination: string }, [string, number, string, number]>(
-    `SELECT id, endpoint_id AS destination FROM webhook_deliveries
-      WHERE client_id = ? AND status = 'pending' AND next_attempt_at <= ? AND endpoint_id NOT IN (SELECT value FROM json_each(?))
-      ORDER BY next_attempt_at LIMIT ?`,
-  )
+  const due = dueQueries(sqlite, 'webhook_deliveries', 'endpoint_id')
   const claimed = sqlite.query<ClaimedDelivery, [string]>(
     `SELECT d.id, d.client_id, d.endpoint_id, d.message_id, d.payload, d.attempts, d.schedule_from,
             e.url, e.secret_enc, e.previous_secret_enc, e.previous_expires_at, e.failing_since
@@ -114,10 +107,9 @@ export function createOutboxStore(sqlite: Database) {
       for (const r of rows) insert.run(r.id, r.client_id, r.endpoint_id, r.message_id, r.event_type, r.payload, r.created_at, r.created_at)
     }),
     /** the clients with a delivery due at `now` */
-    dueAccounts: (now: number) => dueAccounts.all(now).map((r) => r.client_id),
+    dueAccounts: due.dueAccounts,
     /** up to `limit` of a client's due deliveries, oldest due first, none to the endpoints in `skip` */
-    dueOf: (clientId: string, now: number, skip: string[], limit: number) =>
-      dueOf.all(clientId, now, JSON.stringify(skip), limit).map((r) => ({ ...r, account: clientId })),
+    dueOf: due.dueOf,
     /** marks a due delivery sending; null when it is gone, no longer pending, or its endpoint was disabled */
     take(id: string): ClaimedDelivery | null {
       const d = claimed.get(id)

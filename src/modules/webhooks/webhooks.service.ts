@@ -33,7 +33,7 @@ export interface WebhooksDeps {
   /** the bus listener's cached subscriptions of the client are stale */
   subscriptionsChanged: (clientId: string) => void
   /** rows were written to the outbox: the worker sends them now */
-  wake: () => void
+  wake: (clientId: string, endpointIds: string[]) => void
   /** tells the client's owners (an endpoint.disabled event, an email when wired) */
   notifyDisabled: (clientId: string, notice: EndpointDisabledNotice) => void
   maxEndpoints: number
@@ -128,7 +128,7 @@ export function updateEndpoint(deps: WebhooksDeps, clientId: string, endpointId:
   deps.endpoints.update(clientId, endpointId, changes)
   if (changes.enabled === 1) {
     deps.outbox.unhold(endpointId, now)
-    deps.wake()
+    deps.wake(clientId, [endpointId])
   }
   if (changes.enabled === 0) deps.outbox.hold(endpointId)
   deps.subscriptionsChanged(clientId)

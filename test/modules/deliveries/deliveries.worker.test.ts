@@ -3,6 +3,7 @@ import { manualClock } from '../../../src/lib/clock'
 import { createLogger } from '../../../src/lib/logger'
 import { createDeliveryWorker, type DeliveryQueue, type Job } from '../../../src/modules/deliveries/deliveries.worker'
 import { rotate } from '../../../src/modules/deliveries/deliveries.slots'
+
 import { manualTimers } from '../../helpers/timers'
 
 /** An in-memory queue: rows due at once, claimed in order, results kept. */
@@ -10,9 +11,17 @@ function memoryQueue(rows: Job[], opts: { failComplete?: (job: Job) => boolean }
   const pending = [...rows]
   const sending = new Set<string>()
   const done: string[] = []
+  const reads: string[] = []
   const queue: DeliveryQueue<Job, string> = {
-    dueAccounts: () => [...new Set(pending.map((r) => r.account))],
-    dueOf: (account, _now, skip, limit) => pending.filter((r) => r.account === account && !skip.includes(r.destination)).slice(0, limit),
+    dueAccounts: () =>
+      [...new Set(pending.map((r) => r.account))].map((account) => ({
+        account,
+        destinations: [...new Set(pending.filter((r) => r.account === account).map((r) => r.destination))],
+      })),
+    dueOf: (account, _now, skip, limit) => {
+      reads.push(account)
+      return pending.filter((r) => r.account === account && !skip.includes(r.destination)).slice(0, limit)
+    },
     take(id) {
       const i = pending.findIndex((r) => r.id === id)
       if (i < 0) return null
@@ -27,7 +36,7 @@ function memoryQueue(rows: Job[], opts: { failComplete?: (job: Job) => boolean }
     nextDueAt: () => (pending.length ? 0 : null),
     releaseClaims: () => {},
   }
-  return { queue, done, pending, sending }
+  return { queue, done, pending, sending, reads }
 }
 
 const rowsOf = (account: string, n: number, destinations = 1) =>
@@ -111,6 +120,15 @@ describe('the delivery core', () => {
     for (let i = 0; i < 20 && done.length < 3; i++) await w.idle()
     expect(done.toSorted()).toEqual(['b-0:ok', 'b-1:ok', 'b-2:ok'])
     expect(logs.some((l) => l.includes('test result not recorded') && l.includes('FOREIGN KEY'))).toBe(true)
+  })
+
+  test('an account whose only busy destination is full costs no read while others are served', async () => {
+    const { queue, reads } = memoryQueue([...rowsOf('a', 100, 1), ...rowsOf('b', 50, 50)])
+    worker(queue, (job, stop) => (job.account === 'a' ? tarpit(job, stop) : Promise.resolve('ok')), { total: 8, perAccount: 4, perDestination: 2 })
+    for (let i = 0; i < 50 && reads.filter((r) => r === 'b').length < 10; i++) await new Promise((r) => setTimeout(r, 3))
+    // b's attempts end and tick again and again; a, with its one endpoint full, is not read each time
+    expect(reads.filter((r) => r === 'b').length).toBeGreaterThanOrEqual(10)
+    expect(reads.filter((r) => r === 'a').length).toBeLessThanOrEqual(2)
   })
 
   test('accounts are served in turn, starting after the last one served', () => {
