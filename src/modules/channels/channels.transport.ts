@@ -123,7 +123,8 @@ async function sendHttp(deps: TransportDeps, scope: SendScope, req: HttpRequest)
     return failure('rate_limited', 'the service answered HTTP 429 (too many requests)', { status, excerpt, retry: true, retryAfterMs: r.retryAfterMs })
   }
   // a server error or a timeout on its side may pass; a 4xx says the request itself is wrong
-  return failure('http_error', `the service answered HTTP ${status}`, { status, excerpt, retry: status >= 500 || status === 408 })
+  const retry = status >= 500 || status === 408
+  return failure('http_error', `the service answered HTTP ${status}`, { status, excerpt, retry, retryAfterMs: retry ? r.retryAfterMs : null })
 }
 
 /** The SMTP server's addresses, each checked against the policy as safeFetch checks a URL's. */

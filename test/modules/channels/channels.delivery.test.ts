@@ -85,6 +85,19 @@ describe('retries', () => {
     await t.worker.stop()
   })
 
+  test('503 with Retry-After waits for it too, as webhooks do', async () => {
+    const t = channelsTestApp()
+    const { tenant, id } = await withChannel(t)
+    t.worker.start()
+    fake.answer({ status: 503, headers: { 'retry-after': '600' } })
+    enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+    await t.worker.idle()
+    const page = await log(t, tenant, id)
+    expect(page.items[0]!.attempts[0]!.outcome).toBe('http_error')
+    expect(page.items[0]!.next_attempt_at).toBe(new Date(t.clock.now() + 600_000).toISOString())
+    await t.worker.stop()
+  })
+
   test('the schedule spent, the delivery fails; a 4xx fails at once', async () => {
     const t = channelsTestApp()
     const { tenant, id } = await withChannel(t)
