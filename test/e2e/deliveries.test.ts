@@ -29,17 +29,26 @@ function within(r: ReturnType<typeof webhookReceiver>, until: () => boolean, wha
 /** accepts every request and never answers: each holds a delivery slot until the sender's deadline */
 function tarpit() {
   let arrived = 0
+  let open = 0
+  let mostOpen = 0
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
     idleTimeout: 0,
-    fetch() {
+    fetch(req) {
       arrived++
+      mostOpen = Math.max(mostOpen, ++open)
+      req.signal.addEventListener('abort', () => open--) // the sender gave up (its deadline)
       return new Promise<Response>(() => {})
     },
   })
   stops.push(() => server.stop(true))
-  return { url: (path: string) => `http://127.0.0.1:${server.port}${path}`, arrived: () => arrived }
+  return {
+    url: (path: string) => `http://127.0.0.1:${server.port}${path}`,
+    arrived: () => arrived,
+    /** the most requests held open at once: what one account's share of the slots allows */
+    mostOpen: () => mostOpen,
+  }
 }
 
 function receiver() {
@@ -141,7 +150,7 @@ test("one account's thousand test sends at a tarpit leave another account's test
   const epB = await b.api('POST', '/v1/webhooks/endpoints', { url: other.url, event_types: ['device.registered'] })
   expect((await b.api('POST', `/v1/webhooks/endpoints/${epB.body.id}/test`)).status).toBe(202)
   await within(other, () => other.requests.length === 1, "account B's test delivery")
-  expect(pit.arrived()).toBe(16) // the per-account cap: A's other deliveries wait for its own slots
+  expect(pit.mostOpen()).toBe(16) // the per-account cap: A's other deliveries wait for its own slots
 }, 60_000)
 
 test("one account's 400 notices to channels at a tarpit leave another account's notice its way out", async () => {
@@ -177,5 +186,5 @@ test("one account's 400 notices to channels at a tarpit leave another account's 
   await postB()
   await within(other, () => other.requests.length >= 1, "account B's notice")
   expect(JSON.parse(other.requests[0]!.body)).toMatchObject({ event: 'firing' })
-  expect(pit.arrived()).toBe(8) // the per-account cap
+  expect(pit.mostOpen()).toBe(8) // the per-account cap
 }, 60_000)
