@@ -4,7 +4,8 @@ import type { RenderEnv } from '../modules/channels/channels.kind'
 import type { ChannelsDeps } from '../modules/channels/channels.service'
 import { createChannelsStore } from '../modules/channels/channels.store'
 import { nodemailerTransport, type MailTransport } from '../modules/channels/channels.transport'
-import { createDeliveryWorker } from '../modules/channels/channels.worker'
+import { createChannelsWorker } from '../modules/channels/channels.worker'
+import { createSendNowLimit } from '../modules/deliveries/deliveries.limit'
 import { isOperatorClient } from '../modules/users/users.service'
 import { VERSION } from '../version'
 import type { IdentityModules } from './identity'
@@ -23,6 +24,13 @@ import type { MonitoringModules } from './monitoring'
 
 /** How long one delivery attempt may take, connection to answer. */
 const CHANNEL_TIMEOUT_MS = 10_000
+/** notification channels one account may have */
+const MAX_CHANNELS = 100
+/**
+ * Channel deliveries in flight: 32 in all, 8 per account, 4 per channel. An account whose
+ * services never answer holds at most its 8 slots for the deadline; everyone else's go out beside it.
+ */
+const CHANNEL_CAPS = { total: 32, perAccount: 8, perDestination: 4 }
 
 /** What a test may swap in the channels module. */
 export interface ChannelsOverrides {
@@ -39,7 +47,7 @@ export interface ChannelsOverrides {
  * app or a CLI command never sends on its own.
  */
 export function wireChannels(ctx: AppContext, identity: IdentityModules, overrides: ChannelsOverrides = {}) {
-  let wake = () => {}
+  let wake: ChannelsDeps['wake'] = () => {}
   const channels: ChannelsDeps = {
     store: createChannelsStore(ctx.db.sqlite),
     clock: ctx.clock,
@@ -56,10 +64,16 @@ export function wireChannels(ctx: AppContext, identity: IdentityModules, overrid
     allowLocal: ctx.config.outbound.allowLocal,
     isOperatorClient: (clientId) => isOperatorClient(identity.users, clientId),
     env: { version: VERSION, apiBase: overrides.apiBase ?? {} },
-    wake: () => wake(),
+    wake: (clientId, channelIds) => wake(clientId, channelIds),
+    maxChannels: MAX_CHANNELS,
+    sendNow: createSendNowLimit(ctx.clock),
   }
-  const worker = createDeliveryWorker(channels, overrides.timers ?? systemTimers)
-  wake = worker.wake
+  const worker = createChannelsWorker(channels, {
+    timers: overrides.timers ?? systemTimers,
+    caps: CHANNEL_CAPS,
+    transaction: ctx.db.sqlite.transaction(<T>(fn: () => T) => fn()) as <T>(fn: () => T) => T,
+  })
+  wake = (account, destinations) => worker.wake({ account, destinations })
   return { channels, channelsWorker: worker }
 }
 

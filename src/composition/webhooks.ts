@@ -4,12 +4,13 @@ import type { OutboundPolicy } from '../lib/outbound/outbound.policy'
 import { systemTimers, type Timers } from '../lib/timers'
 import { findDevice } from '../modules/devices/devices.service'
 import { isOperatorClient } from '../modules/users/users.service'
+import { createSendNowLimit } from '../modules/deliveries/deliveries.limit'
 import { pruneDeliveries } from '../modules/webhooks/webhooks.deliveries'
 import { createOutboxListener } from '../modules/webhooks/webhooks.listener'
 import { createOutboxStore } from '../modules/webhooks/webhooks.outbox'
 import { disableEndpoint, type EndpointDisabledNotice, type WebhooksDeps } from '../modules/webhooks/webhooks.service'
 import { createEndpointsStore } from '../modules/webhooks/webhooks.store'
-import { createDeliveryWorker } from '../modules/webhooks/webhooks.worker'
+import { createWebhookWorker } from '../modules/webhooks/webhooks.worker'
 import type { FleetModules } from './fleet'
 import type { IdentityModules } from './identity'
 import type { MonitoringModules } from './monitoring'
@@ -22,6 +23,13 @@ export interface WebhookOverrides {
 
 /** how long one delivery may take, connection to last byte read */
 const DELIVERY_TIMEOUT_MS = 15_000
+/** webhook endpoints one account may have */
+const MAX_ENDPOINTS = 20
+/**
+ * Deliveries in flight: 64 in all, 16 per account, 8 per endpoint. An account whose receivers
+ * never answer holds at most its 16 slots for the deadline; everyone else's go out beside it.
+ */
+const DELIVERY_CAPS = { total: 64, perAccount: 16, perDestination: 8 }
 /** an endpoint whose every delivery failed for this long is disabled */
 const DISABLE_AFTER_MS = 5 * 86400_000
 
@@ -53,7 +61,7 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
     clock: ctx.clock,
     logger: ctx.logger,
     deviceName: (clientId, deviceId) => findDevice(fleet.devices, clientId, deviceId)?.hostname ?? null,
-    wake: () => worker.wake(),
+    wake: (account, destinations) => worker.wake({ account, destinations }),
   })
   const webhooks: WebhooksDeps = {
     endpoints,
@@ -63,13 +71,15 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
     secretKey: ctx.secretKey,
     selfAddresses: ctx.outbound.selfAddresses,
     policyFor,
+    isOperator,
     subscriptionsChanged: listener.invalidate,
-    wake: () => worker.wake(),
+    wake: (account, destinations) => worker.wake({ account, destinations }),
     // no e-mail on this instance yet: the owners hear it as an event (their other endpoints, the live stream) and the log has it
     notifyDisabled: (clientId, notice: EndpointDisabledNotice) => void ctx.events.publish(clientId, 'endpoint.disabled', notice),
-    maxEndpoints: 20,
+    maxEndpoints: MAX_ENDPOINTS,
+    sendNow: createSendNowLimit(ctx.clock),
   }
-  const worker = createDeliveryWorker({
+  const worker = createWebhookWorker({
     outbox,
     endpoints,
     transaction: <T>(fn: () => T) => inTransaction(fn) as T,
@@ -79,9 +89,9 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
     outbound: ctx.outbound,
     secretKey: ctx.secretKey,
     policyFor,
+    isOperator,
     disable: (clientId, endpointId, reason) => disableEndpoint(webhooks, clientId, endpointId, reason),
-    concurrency: 64,
-    perEndpoint: 16,
+    caps: DELIVERY_CAPS,
     timeoutMs: DELIVERY_TIMEOUT_MS,
     disableAfterMs: DISABLE_AFTER_MS,
     random: overrides.random,

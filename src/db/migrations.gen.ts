@@ -10,6 +10,7 @@ import m7 from '../../migrations/0007_device_name_tags.sql' with { type: 'text' 
 import m8 from '../../migrations/0008_notification_channels.sql' with { type: 'text' }
 import m9 from '../../migrations/0009_alerts.sql' with { type: 'text' }
 import m10 from '../../migrations/0010_webhooks.sql' with { type: 'text' }
+import m11 from '../../migrations/0011_delivery_account_due.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -28,4 +29,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0008_notification_channels', sql: m8 },
   { tag: '0009_alerts', sql: m9 },
   { tag: '0010_webhooks', sql: m10 },
+  { tag: '0011_delivery_account_due', sql: m11 },
 ]

@@ -20,6 +20,8 @@ export class OutboundRefused extends Error {
     /** 'host': the URL as written; 'resolved': an address its name resolved to */
     readonly stage: 'host' | 'resolved',
     message: string,
+    /** the host as the URL names it */
+    readonly host = '',
   ) {
     super(message)
   }
@@ -57,7 +59,7 @@ function errorDetail(err: unknown, signal?: AbortSignal | null): string {
 async function checkedAddresses(deps: OutboundDeps, url: URL, policy: OutboundPolicy): Promise<{ addresses: string[]; byName: boolean }> {
   const host = url.hostname.replace(/^\[|\]$/g, '')
   const literal = hostRefusal(host, policy, deps.selfAddresses)
-  if (literal) throw new OutboundRefused(literal, 'host', `the URL points at ${describeRefusal(literal)}`)
+  if (literal) throw new OutboundRefused(literal, 'host', `the URL points at ${describeRefusal(literal)}`, host)
   if (classifyIp(host) !== null) return { addresses: [host], byName: false }
   let addresses: string[]
   try {
@@ -69,7 +71,7 @@ async function checkedAddresses(deps: OutboundDeps, url: URL, policy: OutboundPo
   // All of them, not the first: a name may answer a safe address and a forbidden one.
   for (const ip of addresses) {
     const refusal = addressRefusal(ip, policy, deps.selfAddresses)
-    if (refusal) throw new OutboundRefused(refusal, 'resolved', `${host} resolves to an address this server may not call`)
+    if (refusal) throw new OutboundRefused(refusal, 'resolved', `${host} resolves to an address this server may not call`, host)
   }
   return { addresses, byName: true }
 }

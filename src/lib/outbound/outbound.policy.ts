@@ -96,8 +96,12 @@ const REFUSAL_TEXT: Record<Refusal, string> = {
 
 export const describeRefusal = (r: Refusal) => REFUSAL_TEXT[r]
 
-/** Why a URL someone wants the server to call is refused when it is saved, or null if acceptable. */
-export function urlProblem(raw: string, policy: OutboundPolicy, self: SelfAddresses, field = 'url'): string | null {
+/**
+ * Why a URL someone wants the server to call is refused when it is saved, or null if acceptable.
+ * With `words`, a refused host is worded for its reader (outbound.words: the operator is told
+ * which setting allows it).
+ */
+export function urlProblem(raw: string, policy: OutboundPolicy, self: SelfAddresses, field = 'url', words?: (r: Refusal) => string): string | null {
   let u: URL
   try {
     u = new URL(raw)
@@ -108,5 +112,5 @@ export function urlProblem(raw: string, policy: OutboundPolicy, self: SelfAddres
   if (u.username || u.password) return `${field} must not carry credentials`
   if (u.search || u.hash) return `${field} must not have a query or fragment`
   const refusal = hostRefusal(u.hostname, policy, self)
-  return refusal ? `${field} points at ${describeRefusal(refusal)}` : null
+  return refusal ? `${field} points at ${words ? words(refusal) : describeRefusal(refusal)}` : null
 }

@@ -1,19 +1,13 @@
 import { notFound } from '../../http/errors'
 import { toIso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { SEVERITY_RANK, type KindSpec, type OutboundRequest, type Settings } from './channels.kind'
+import { completeDelivery, sendDelivery } from './channels.attempt'
+import { SEVERITY_RANK } from './channels.kind'
 import type { ChannelNotification, DeliveryView, Severity, TestResult } from './channels.model'
-import { channelPolicy, kindOf, settingsOf, type ChannelsDeps } from './channels.service'
-import type { AttemptRow, ChannelRow, DeliveryRow } from './channels.store'
-import { failure, sendRequest, type SendResult } from './channels.transport'
+import type { ChannelsDeps } from './channels.service'
+import type { AttemptRow, DeliveryRow } from './channels.store'
 
-/**
- * After the first attempt (at once), three more: 30 s, 5 min and 30 min later, so a service
- * that is down for a restart or a short outage still gets the alert while it matters.
- */
-export const RETRY_DELAYS_MS = [30_000, 5 * 60_000, 30 * 60_000]
-/** A Retry-After longer than this is not waited for: the alert would be stale. */
-const MAX_RETRY_AFTER_MS = 60 * 60_000
+export { RETRY_DELAYS_MS } from './channels.attempt'
 
 const rankOf = (s: string) => SEVERITY_RANK[s as Severity] ?? 0
 
@@ -49,107 +43,18 @@ export function enqueueNotification(deps: ChannelsDeps, clientId: string, channe
     created_at: now,
   }))
   deps.store.addDeliveries(rows)
-  deps.wake()
-  return rows.map((r) => r.id)
-}
-
-/**
- * What to scrub from anything logged or shown: each secret field's value and its parts that
- * are secret on their own, since an answer may echo only a part (a webhook URL's token path
- * segment or sig= parameter, the half of a bot token after the colon).
- */
-function secretValues(kind: KindSpec, s: Settings): string[] {
-  const out = new Set<string>()
-  for (const f of kind.fields) {
-    const v = s[f.name]
-    if (!f.secret || typeof v !== 'string') continue
-    out.add(v)
-    const parts = v.split(':')
-    if (URL.canParse(v) && /^https?:/.test(v)) {
-      const u = new URL(v)
-      parts.push(...u.pathname.split('/'), ...u.searchParams.values())
-    }
-    // long, not just digits: a token, not "webhooks" or a numeric ID that is no secret on its own
-    for (const p of parts) if (p.length >= 16 && !/^\d+$/.test(p)) out.add(p)
-  }
-  // longest first, so a whole value goes before the parts it contains
-  return [...out].sort((a, b) => b.length - a.length)
-}
-
-const refusedLocally = (error: string): SendResult => failure('invalid', error)
-
-async function sendTo(deps: ChannelsDeps, channel: ChannelRow | null, n: ChannelNotification): Promise<SendResult> {
-  if (!channel) return refusedLocally('the channel no longer exists')
-  const settings = settingsOf(deps, channel)
-  if (settings === null) return refusedLocally("the channel's secrets cannot be read with this server's key: enter them again")
-  const kind = kindOf(channel)
-  let request: OutboundRequest
-  try {
-    request = kind.render(settings, n, deps.env)
-  } catch (err) {
-    deps.logger.error('channel could not render a notification', { channel_id: channel.id, kind: kind.id, error: (err as Error).message })
-    return refusedLocally('the notification could not be prepared for this channel')
-  }
-  return sendRequest(deps.transport, channelPolicy(deps, channel.client_id), request, secretValues(kind, settings))
-}
-
-/**
- * One attempt at a delivery this worker holds, then its new state: delivered; pending again
- * at the next step of the schedule (or later, when the service said Retry-After); or failed
- * when the answer says retrying cannot help or the schedule is spent.
- */
-export async function attemptDelivery(deps: ChannelsDeps, row: DeliveryRow, opts: { retries: boolean } = { retries: true }): Promise<SendResult> {
-  const channel = deps.store.channel(row.client_id, row.channel_id) ?? null
-  const n = JSON.parse(row.notification) as ChannelNotification
-  const at = deps.clock.now()
-  const started = performance.now()
-  const result =
-    channel && channel.enabled !== 1 && n.event !== 'test'
-      ? refusedLocally('the channel was disabled before the notification went out')
-      : await sendTo(deps, channel, n)
-  const attempts = row.attempts + 1
-  const now = deps.clock.now()
-  const delay = RETRY_DELAYS_MS[attempts - 1]
-  let status = result.ok ? 'delivered' : 'failed'
-  let nextAttemptAt: number | null = null
-  if (!result.ok && result.retry && opts.retries && delay !== undefined) {
-    status = 'pending'
-    nextAttemptAt = now + Math.max(delay, Math.min(result.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS))
-  }
-  deps.store.settle(
-    row.id,
-    { status, attempts, nextAttemptAt, finishedAt: status === 'pending' ? null : now },
-    {
-      id: newId('dla'),
-      delivery_id: row.id,
-      attempt: attempts,
-      at,
-      duration_ms: Math.round(performance.now() - started),
-      http_status: result.status,
-      outcome: result.outcome,
-      error: result.error,
-      excerpt: result.excerpt,
-    },
+  deps.wake(
+    clientId,
+    targets.map((c) => c.id),
   )
-  if (!result.ok) {
-    deps.logger.warn('channel delivery attempt failed', {
-      delivery_id: row.id,
-      channel_id: row.channel_id,
-      kind: channel?.kind ?? null,
-      attempt: attempts,
-      outcome: result.outcome,
-      http_status: result.status,
-      detail: result.detail,
-      next: status,
-    })
-  }
-  return result
+  return rows.map((r) => r.id)
 }
 
 /** "Send test": a `test` notification to this channel now, whatever its severity filter, logged like any delivery. */
 export async function sendTest(deps: ChannelsDeps, clientId: string, channelId: string, siteUrl: string): Promise<TestResult> {
   const channel = deps.store.channel(clientId, channelId)
   if (!channel) throw notFound('Channel')
+  deps.sendNow('channels', clientId)
   const now = deps.clock.now()
   const n: ChannelNotification = {
     event: 'test',
@@ -178,14 +83,16 @@ export async function sendTest(deps: ChannelsDeps, clientId: string, channelId: 
   }
   deps.store.addDeliveries([row])
   const started = performance.now()
-  const result = await attemptDelivery(deps, row, { retries: false })
+  const result = await sendDelivery(deps, row)
+  const durationMs = Math.round(performance.now() - started)
+  completeDelivery(deps, row, result, { at: now, durationMs }, { retries: false })
   return {
     ok: result.ok,
     delivery_id: row.id,
     http_status: result.status,
     outcome: result.outcome,
     error: result.error,
-    duration_ms: Math.round(performance.now() - started),
+    duration_ms: durationMs,
   }
 }
 

@@ -43,7 +43,8 @@ export type ChannelNotification = Static<typeof ChannelNotification>
 /** One value of a channel's settings; which names and types a kind takes is in GET /v1/channels/kinds. */
 const ConfigValue = t.Union([t.String({ maxLength: 4000 }), t.Number(), t.Boolean(), t.Array(t.String({ maxLength: 320 }), { maxItems: 20 }), t.Null()])
 const ConfigInput = t.Record(t.String({ maxLength: 64 }), ConfigValue, {
-  description: "the kind's fields by name (GET /v1/channels/kinds); secret fields are write-only, null removes an optional one",
+  maxProperties: 64,
+  description: "the kind's fields by name (GET /v1/channels/kinds), at most 64; secret fields are write-only, null removes an optional one",
 })
 
 export const KindField = t.Object({

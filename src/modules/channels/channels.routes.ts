@@ -19,6 +19,7 @@ import {
 } from './channels.model'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel, type ChannelsDeps } from './channels.service'
 import { exportShoutrrr, importShoutrrr } from './channels.shoutrrr'
+import { SEND_NOW_PER_MINUTE } from '../deliveries/deliveries.limit'
 
 const create = jsonInput(ChannelCreate)
 const patch = jsonInput(ChannelPatch)
@@ -28,7 +29,8 @@ const deliveryQuery = queryInput(DeliveryQuery)
 export function channelsRoutes(deps: ChannelsDeps, auth: Authenticator, siteUrl: string) {
   const tags = ['channels']
   const managers = { roles: ['owner', 'admin'] as ('owner' | 'admin')[] }
-  const configErrors = routeErrors('invalid_channel_config', 'unsafe_url')
+  const configErrors = routeErrors('invalid_channel_config', 'unsafe_url', 'conflict')
+  const cap = `An account may have at most ${deps.maxChannels} channels; beyond it 409 conflict.`
   return new Elysia({ prefix: '/v1/channels' })
     .use(authGuards(auth))
     .get('/kinds', () => KIND_CATALOGUE, {
@@ -50,7 +52,7 @@ export function channelsRoutes(deps: ChannelsDeps, auth: Authenticator, siteUrl:
       {
         user: managers,
         response: { 201: ChannelView },
-        detail: { ...configErrors, ...create.doc, tags, summary: 'Create a channel (owner/admin); secret fields are write-only' },
+        detail: { ...configErrors, ...create.doc, tags, summary: 'Create a channel (owner/admin); secret fields are write-only', description: cap },
       },
     )
     .post(
@@ -63,9 +65,10 @@ export function channelsRoutes(deps: ChannelsDeps, auth: Authenticator, siteUrl:
         user: managers,
         response: { 201: ChannelView },
         detail: {
-          ...routeErrors('invalid_shoutrrr_url', 'invalid_channel_config', 'unsafe_url'),
+          ...routeErrors('invalid_shoutrrr_url', 'invalid_channel_config', 'unsafe_url', 'conflict'),
           ...shoutrrrImport.doc,
           tags,
+          description: cap,
           summary: 'Create a channel from a Shoutrrr URL (ntfy, gotify, discord, slack, telegram, teams, pushover, smtp, generic; owner/admin)',
         },
       },
@@ -103,7 +106,12 @@ export function channelsRoutes(deps: ChannelsDeps, auth: Authenticator, siteUrl:
       user: managers,
       params: ChannelParams,
       response: { 200: TestResult },
-      detail: { tags, summary: 'Send a test notification now and answer how it went (logged with the deliveries; owner/admin)' },
+      detail: {
+        ...routeErrors('not_found'),
+        tags,
+        summary: 'Send a test notification now and answer how it went (logged with the deliveries; owner/admin)',
+        description: `At most ${SEND_NOW_PER_MINUTE} test sends per minute per account; beyond it 429 rate_limited with Retry-After. The attempt has the same deadline as any delivery (10 s).`,
+      },
     })
     .post('/:channel_id/export', ({ user, params }) => exportShoutrrr(deps, user.clientId, params.channel_id, user.userId), {
       user: managers,

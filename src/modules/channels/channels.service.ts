@@ -2,7 +2,8 @@ import { AppError, notFound } from '../../http/errors'
 import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/logger'
-import { hostRefusal, describeRefusal, type OutboundPolicy } from '../../lib/outbound/outbound.policy'
+import { hostRefusal, type OutboundPolicy } from '../../lib/outbound/outbound.policy'
+import { refusedHostText } from '../../lib/outbound/outbound.words'
 import { maskSecret, openSecret, sealSecret } from '../../lib/secret-box'
 import type { KindSpec, RenderEnv, Settings } from './channels.kind'
 import { KINDS } from './channels.kinds'
@@ -24,7 +25,11 @@ export interface ChannelsDeps {
   isOperatorClient: (clientId: string) => boolean
   env: RenderEnv
   /** tells the delivery worker that rows were queued (a no-op until it runs) */
-  wake: () => void
+  wake: (clientId: string, channelIds: string[]) => void
+  /** channels one account may have */
+  maxChannels: number
+  /** takes one of the account's "send now" tokens (test), or throws 429 (deliveries/deliveries.limit) */
+  sendNow: (scope: 'channels', clientId: string) => void
 }
 
 /**
@@ -85,9 +90,10 @@ function checkTargets(deps: ChannelsDeps, clientId: string, kind: KindSpec, s: S
   const self = deps.transport.outbound.selfAddresses
   const hosts = kind.targets(s, deps.env).map((u) => new URL(u).hostname)
   if (kind.id === 'email') hosts.push(String(s.host))
+  const audience = deps.isOperatorClient(clientId) ? 'operator' : 'tenant'
   for (const host of hosts) {
     const refusal = hostRefusal(host, policy, self)
-    if (refusal) throw new AppError('unsafe_url', `the channel points at ${describeRefusal(refusal)}`, 'config')
+    if (refusal) throw new AppError('unsafe_url', `the channel points at ${refusedHostText(refusal, audience)}`, 'config')
   }
 }
 
@@ -101,6 +107,9 @@ export const listChannels = (deps: ChannelsDeps, clientId: string) => deps.store
 export const getChannel = (deps: ChannelsDeps, clientId: string, id: string) => presentChannel(deps, rowOf(deps, clientId, id))
 
 export function createChannel(deps: ChannelsDeps, clientId: string, input: ChannelCreate): ChannelView {
+  if (deps.store.count(clientId) >= deps.maxChannels) {
+    throw new AppError('conflict', `An account may have at most ${deps.maxChannels} notification channels; delete one first`)
+  }
   const kind = KINDS[input.kind]
   const settings = applySettings(kind, input.config)
   checkTargets(deps, clientId, kind, settings)

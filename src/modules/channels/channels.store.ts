@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { dueQueries } from '../deliveries/deliveries.due'
 
 export interface ChannelRow {
   id: string
@@ -53,18 +54,20 @@ export function createChannelsStore(sqlite: Database) {
     'UPDATE channels SET name = ?, config = ?, secrets_enc = ?, enabled = ?, min_severity = ?, updated_at = ? WHERE id = ? AND client_id = ?',
   )
   const remove = sqlite.query('DELETE FROM channels WHERE id = ? AND client_id = ?')
+  const countChannels = sqlite.query<{ n: number }, [string]>('SELECT count(*) AS n FROM channels WHERE client_id = ?')
   const someOf = sqlite.query<ChannelRow, [string, string]>('SELECT c.* FROM json_each(?) j JOIN channels c ON c.id = j.value WHERE c.client_id = ?')
 
   const addDelivery = sqlite.query(
     'INSERT INTO channel_deliveries (id, client_id, channel_id, event, severity, notification, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)',
   )
   const delivery = sqlite.query<DeliveryRow, [string]>('SELECT * FROM channel_deliveries WHERE id = ?')
-  const due = sqlite.query<DeliveryRow, [number, number]>(
-    "SELECT * FROM channel_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
-  )
+  const due = dueQueries(sqlite, 'channel_deliveries', 'channel_id')
   const nextDue = sqlite.query<{ at: number | null }, []>("SELECT MIN(next_attempt_at) AS at FROM channel_deliveries WHERE status = 'pending'")
-  const claim = sqlite.query("UPDATE channel_deliveries SET status = 'sending' WHERE id = ? AND status = 'pending'")
-  const settle = sqlite.query('UPDATE channel_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, finished_at = ? WHERE id = ?')
+  const claim = sqlite.query<DeliveryRow, [string]>("UPDATE channel_deliveries SET status = 'sending' WHERE id = ? AND status = 'pending' RETURNING *")
+  // only a row this process holds: a delivery deleted with its channel meanwhile is left alone
+  const settle = sqlite.query(
+    "UPDATE channel_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, finished_at = ? WHERE id = ? AND status = 'sending'",
+  )
   const unclaimAll = sqlite.query("UPDATE channel_deliveries SET status = 'pending' WHERE status = 'sending' AND next_attempt_at IS NOT NULL")
   // a test send has no due time: cut short by a stop, it is not sent again later
   const abandonTests = sqlite.query("UPDATE channel_deliveries SET status = 'failed', finished_at = ? WHERE status = 'sending' AND next_attempt_at IS NULL")
@@ -93,6 +96,7 @@ export function createChannelsStore(sqlite: Database) {
       update.run(r.name, r.config, r.secrets_enc, r.enabled, r.min_severity, r.updated_at, r.id, r.client_id)
     },
     deleteChannel: (clientId: string, id: string) => remove.run(id, clientId).changes > 0,
+    count: (clientId: string) => countChannels.get(clientId)!.n,
 
     /** all of them or none: a notification is queued for every channel it goes to in one transaction */
     addDeliveries(rows: NewDelivery[]) {
@@ -101,19 +105,24 @@ export function createChannelsStore(sqlite: Database) {
       })()
     },
     delivery: (id: string) => delivery.get(id),
-    due: (now: number, limit: number) => due.all(now, limit),
+    /** the clients with a delivery due at `now` */
+    dueAccounts: due.dueAccounts,
+    /** up to `limit` of a client's due deliveries, oldest first, none to the channels in `skip` */
+    dueOf: due.dueOf,
     nextDueAt: () => nextDue.get()?.at ?? null,
-    /** true when this worker took the row (it was still pending) */
-    claim: (id: string) => claim.run(id).changes === 1,
+    /** the row, now sending, when this worker took it (it was still pending); else null */
+    claim: (id: string) => claim.get(id),
     /** rows a stopped process was sending go back to the queue: sent at least once, maybe twice */
     unclaimAll(now: number) {
       abandonTests.run(now)
       return unclaimAll.run().changes
     },
+    /** an attempt's result on the row this process is sending; false (nothing written) when the row is gone */
     settle(id: string, r: { status: string; attempts: number; nextAttemptAt: number | null; finishedAt: number | null }, attempt: AttemptRow & { id: string }) {
-      sqlite.transaction(() => {
+      return sqlite.transaction(() => {
+        if (!settle.run(r.status, r.attempts, r.nextAttemptAt, r.finishedAt, id).changes) return false
         addAttempt.run(attempt.id, id, attempt.attempt, attempt.at, attempt.duration_ms, attempt.http_status, attempt.outcome, attempt.error, attempt.excerpt)
-        settle.run(r.status, r.attempts, r.nextAttemptAt, r.finishedAt, id)
+        return true
       })()
     },
     deliveries(clientId: string, channelId: string, status: string | null, limit: number, offset: number) {

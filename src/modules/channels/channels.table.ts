@@ -50,7 +50,12 @@ export const channelDeliveries = sqliteTable(
     createdAt: integer('created_at').notNull(),
     finishedAt: integer('finished_at'),
   },
-  (t) => [index('channel_deliveries_due').on(t.status, t.nextAttemptAt), index('channel_deliveries_channel').on(t.channelId, t.createdAt)],
+  (t) => [
+    index('channel_deliveries_due').on(t.status, t.nextAttemptAt),
+    index('channel_deliveries_channel').on(t.channelId, t.createdAt),
+    // one account's due rows without passing over anyone else's (the delivery core claims per account)
+    index('channel_deliveries_account_due').on(t.clientId, t.status, t.nextAttemptAt, t.channelId),
+  ],
 )
 
 /** Every attempt at a delivery: what the service answered, or why no answer came. */

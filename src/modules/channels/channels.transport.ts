@@ -1,7 +1,9 @@
 import type SMTPTransport from 'nodemailer/lib/smtp-transport'
 import { classifyIp } from '../../lib/outbound/outbound.address'
-import { OutboundRedirect, OutboundRefused, OutboundUnreachable, safeFetch, type OutboundDeps } from '../../lib/outbound/outbound.fetch'
-import { addressRefusal, describeRefusal, hostRefusal, type OutboundPolicy } from '../../lib/outbound/outbound.policy'
+import type { OutboundDeps } from '../../lib/outbound/outbound.fetch'
+import { addressRefusal, hostRefusal, type OutboundPolicy } from '../../lib/outbound/outbound.policy'
+import { refusedHostText, unsentText, type Audience } from '../../lib/outbound/outbound.words'
+import { sendHttp as postOnce } from '../deliveries/deliveries.http'
 import type { HttpRequest, MailRequest, OutboundRequest } from './channels.kind'
 
 /** How much of an answer is kept in the delivery log. */
@@ -83,9 +85,17 @@ export const failure = (outcome: Outcome, error: string, extra: Partial<SendResu
   ...extra,
 })
 
+/** Where a send goes and whose it is: the policy, and what a refusal may tell (lib/outbound/outbound.words). */
+export interface SendScope {
+  policy: OutboundPolicy
+  audience: Audience
+  /** aborts an HTTP attempt when the service stops */
+  stop?: AbortSignal
+}
+
 /** Sends one request under the policy; never throws. */
-export async function sendRequest(deps: TransportDeps, policy: OutboundPolicy, req: OutboundRequest, secrets: string[]): Promise<SendResult> {
-  const result = req.transport === 'http' ? await sendHttp(deps, policy, req) : await sendMail(deps, policy, req)
+export async function sendRequest(deps: TransportDeps, scope: SendScope, req: OutboundRequest, secrets: string[]): Promise<SendResult> {
+  const result = req.transport === 'http' ? await sendHttp(deps, scope, req) : await sendMail(deps, scope, req)
   return {
     ...result,
     error: result.error && scrub(result.error, secrets),
@@ -94,80 +104,51 @@ export async function sendRequest(deps: TransportDeps, policy: OutboundPolicy, r
   }
 }
 
-/** The first bytes of an answer, the rest cancelled. */
-async function readHead(res: Response): Promise<string> {
-  if (!res.body) return ''
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  while (size < READ_BYTES) {
-    const { done, value } = await reader.read()
-    if (done) break
-    chunks.push(value)
-    size += value.byteLength
+/**
+ * One HTTP request through the delivery core's sender (deliveries/deliveries.http). A refused
+ * address reads to a tenant as an unreachable one, and is retried like one, so the log cannot
+ * tell which internal names resolve; the operator's own client is told which setting allows it.
+ */
+async function sendHttp(deps: TransportDeps, scope: SendScope, req: HttpRequest): Promise<SendResult> {
+  const r = await postOnce(deps, { ...req, policy: scope.policy, audience: scope.audience, excerptBytes: READ_BYTES, stop: scope.stop })
+  if (r.kind === 'aborted') return failure('error', 'the service stopped during the attempt', { retry: true })
+  if (r.kind === 'redirect') return failure('redirect', r.error)
+  if (r.kind === 'unsent') {
+    const refused = r.refused && scope.audience === 'operator'
+    return failure(refused ? 'refused' : 'unreachable', r.error, { retry: !refused, detail: r.detail })
   }
-  if (size >= READ_BYTES) await reader.cancel().catch(() => {})
-  return Buffer.concat(chunks).subarray(0, READ_BYTES).toString('utf8')
-}
-
-/** Retry-After as seconds or an HTTP date, in ms; null when absent or unreadable. */
-export function retryAfterMs(header: string | null, now: number): number | null {
-  if (!header) return null
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000
-  const at = Date.parse(header)
-  return Number.isNaN(at) ? null : Math.max(0, at - now)
-}
-
-async function sendHttp(deps: TransportDeps, policy: OutboundPolicy, req: HttpRequest): Promise<SendResult> {
-  const signal = AbortSignal.timeout(deps.timeoutMs)
-  let res: Response
-  try {
-    res = await safeFetch(deps.outbound, req.url, { method: req.method, headers: req.headers, body: req.body, signal }, policy)
-  } catch (err) {
-    if (err instanceof OutboundRefused) return failure('refused', err.message, { detail: `${err.stage}: ${err.refusal}` })
-    if (err instanceof OutboundRedirect) return failure('redirect', err.message)
-    const detail = err instanceof OutboundUnreachable ? err.detail : String((err as Error)?.message ?? err).slice(0, 200)
-    return failure('unreachable', `could not reach the service (the connection failed or no answer came within ${deps.timeoutMs} ms)`, { retry: true, detail })
-  }
-  let excerpt: string | null = null
-  try {
-    excerpt = await readHead(res)
-  } catch {
-    excerpt = null // the status is what counts; a body cut short by the deadline is no failure
-  }
-  const status = res.status
+  const { status, excerpt } = r
   if (status >= 200 && status < 300) return { ok: true, outcome: 'ok', status, error: null, excerpt, retry: false, retryAfterMs: null, detail: null }
   if (status === 429) {
-    return failure('rate_limited', 'the service answered HTTP 429 (too many requests)', {
-      status,
-      excerpt,
-      retry: true,
-      retryAfterMs: retryAfterMs(res.headers.get('retry-after'), deps.now()),
-    })
+    return failure('rate_limited', 'the service answered HTTP 429 (too many requests)', { status, excerpt, retry: true, retryAfterMs: r.retryAfterMs })
   }
   // a server error or a timeout on its side may pass; a 4xx says the request itself is wrong
-  return failure('http_error', `the service answered HTTP ${status}`, { status, excerpt, retry: status >= 500 || status === 408 })
+  const retry = status >= 500 || status === 408
+  return failure('http_error', `the service answered HTTP ${status}`, { status, excerpt, retry, retryAfterMs: retry ? r.retryAfterMs : null })
 }
 
 /** The SMTP server's addresses, each checked against the policy as safeFetch checks a URL's. */
-async function mailAddresses(deps: TransportDeps, policy: OutboundPolicy, host: string): Promise<{ addresses: string[]; byName: boolean } | SendResult> {
+async function mailAddresses(deps: TransportDeps, scope: SendScope, host: string): Promise<{ addresses: string[]; byName: boolean } | SendResult> {
+  const { policy, audience } = scope
   const bare = host.replace(/^\[|\]$/g, '')
   const literal = hostRefusal(bare, policy, deps.outbound.selfAddresses)
-  if (literal) return failure('refused', `the SMTP host is ${describeRefusal(literal)}`, { detail: `host: ${literal}` })
+  if (literal) return failure('refused', `the SMTP host is ${refusedHostText(literal, audience)}`, { detail: `host: ${literal}` })
+  const unsent = (detail: string, refused: Parameters<typeof unsentText>[2] = null) =>
+    failure(refused && audience === 'operator' ? 'refused' : 'unreachable', unsentText(audience, deps.timeoutMs, refused), {
+      retry: !(refused && audience === 'operator'),
+      detail,
+    })
   if (classifyIp(bare) !== null) return { addresses: [bare], byName: false }
   let addresses: string[]
   try {
     addresses = await deps.outbound.resolve(bare.replace(/\.$/, ''))
   } catch (err) {
-    return failure('unreachable', `could not resolve the SMTP host`, {
-      retry: true,
-      detail: `dns: ${(err as { code?: string }).code ?? (err as Error).message}`,
-    })
+    return unsent(`dns: ${(err as { code?: string }).code ?? (err as Error).message}`)
   }
-  if (!addresses.length) return failure('unreachable', 'could not resolve the SMTP host', { retry: true, detail: 'dns: no addresses' })
+  if (!addresses.length) return unsent('dns: no addresses')
   for (const ip of addresses) {
     const refusal = addressRefusal(ip, policy, deps.outbound.selfAddresses)
-    if (refusal) return failure('refused', `${bare} resolves to an address this server may not call`, { detail: `resolved: ${refusal}` })
+    if (refusal) return unsent(`resolved: ${refusal}`, { host: bare, refusal })
   }
   return { addresses, byName: true }
 }
@@ -180,8 +161,8 @@ const CONNECTION_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS',
  * nodemailer connects to the address with the name kept for TLS (SNI and certificate
  * verification against the name), so it never resolves the name again.
  */
-async function sendMail(deps: TransportDeps, policy: OutboundPolicy, req: MailRequest): Promise<SendResult> {
-  const target = await mailAddresses(deps, policy, req.host)
+async function sendMail(deps: TransportDeps, scope: SendScope, req: MailRequest): Promise<SendResult> {
+  const target = await mailAddresses(deps, scope, req.host)
   if ('ok' in target) return target
   let last: SendResult | null = null
   for (const ip of target.addresses.slice(0, 3)) {
@@ -216,7 +197,7 @@ async function sendMail(deps: TransportDeps, policy: OutboundPolicy, req: MailRe
         })
       }
       if (e.code && CONNECTION_CODES.has(e.code)) {
-        last = failure('unreachable', `could not reach the SMTP server (the connection failed or no answer came within ${deps.timeoutMs} ms)`, {
+        last = failure('unreachable', unsentText(scope.audience, deps.timeoutMs, null), {
           retry: true,
           detail: `${e.code}: ${String(e.message).slice(0, 200)}`,
         })

@@ -51,6 +51,7 @@ function requireEnabled(deps: WebhooksDeps, clientId: string, endpointId: string
 /** A webhook.test event to this endpoint only, sent at once like any other delivery. */
 export function sendTest(deps: WebhooksDeps, clientId: string, endpointId: string): DeliveryResponse {
   requireEnabled(deps, clientId, endpointId)
+  deps.sendNow('webhooks', clientId)
   const now = deps.clock.now()
   const row = {
     id: newId('whd'),
@@ -62,7 +63,7 @@ export function sendTest(deps: WebhooksDeps, clientId: string, endpointId: strin
     created_at: now,
   }
   deps.outbox.enqueue([row])
-  deps.wake()
+  deps.wake(clientId, [endpointId])
   return toDeliveryView(deps.outbox.byId(clientId, row.id)!)
 }
 
@@ -83,9 +84,10 @@ export function resendDelivery(deps: WebhooksDeps, clientId: string, deliveryId:
   const row = deps.outbox.byId(clientId, deliveryId)
   if (!row) throw notFound('Webhook delivery')
   requireEnabled(deps, clientId, row.endpoint_id)
+  deps.sendNow('webhooks', clientId)
   const updated = deps.outbox.resend(clientId, deliveryId, deps.clock.now())
   if (!updated) throw new AppError('conflict', 'The delivery is being sent right now; look again in a moment')
-  deps.wake()
+  deps.wake(clientId, [row.endpoint_id])
   return toDeliveryView(updated)
 }
 

@@ -14,7 +14,8 @@ export interface ListenerDeps {
   /** a device's name, null when it is gone */
   deviceName: (clientId: string, deviceId: string) => string | null
   /** tells the delivery worker that rows were written */
-  wake: () => void
+  /** rows were written for this client: the worker looks now */
+  wake: (clientId: string, endpointIds: string[]) => void
 }
 
 interface Subscription {
@@ -76,7 +77,10 @@ export function createOutboxListener(deps: ListenerDeps) {
       deps.logger.error('webhook event not stored', { client_id: event.client_id, type, error: (err as Error).message })
       return
     }
-    deps.wake()
+    deps.wake(
+      event.client_id,
+      targets.map((s) => s.endpointId),
+    )
   }
 
   return {

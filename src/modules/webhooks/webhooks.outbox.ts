@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { dueQueries } from '../deliveries/deliveries.due'
 
 /**
  * pending: waiting for its next attempt; sending: claimed by the worker (pending again after a
@@ -65,16 +66,12 @@ export function createOutboxStore(sqlite: Database) {
     `INSERT INTO webhook_deliveries (id, client_id, endpoint_id, message_id, event_type, payload, status, next_attempt_at, created_at)
      VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
   )
-  // the candidates come from the index alone (status, next_attempt_at, endpoint_id): passing over
-  // the rows of a busy endpoint costs no table reads, let alone their payloads
-  const due = sqlite.query<{ id: string; endpoint_id: string }, [number]>(
-    "SELECT id, endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at",
-  )
+  const due = dueQueries(sqlite, 'webhook_deliveries', 'endpoint_id')
   const claimed = sqlite.query<ClaimedDelivery, [string]>(
     `SELECT d.id, d.client_id, d.endpoint_id, d.message_id, d.payload, d.attempts, d.schedule_from,
             e.url, e.secret_enc, e.previous_secret_enc, e.previous_expires_at, e.failing_since
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.id = ? AND e.enabled = 1`,
+      WHERE d.id = ? AND d.status = 'pending' AND e.enabled = 1`,
   )
   const markSending = sqlite.query<never, [string]>("UPDATE webhook_deliveries SET status = 'sending' WHERE id = ?")
   const nextDue = sqlite.query<{ at: number | null }, []>("SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'")
@@ -109,33 +106,32 @@ export function createOutboxStore(sqlite: Database) {
     enqueue: sqlite.transaction((rows: NewDelivery[]) => {
       for (const r of rows) insert.run(r.id, r.client_id, r.endpoint_id, r.message_id, r.event_type, r.payload, r.created_at, r.created_at)
     }),
-    /**
-     * Due deliveries, oldest due first, each marked `sending` if `decide` takes it; `skip` passes
-     * over one (its endpoint is busy; it stays pending), `stop` ends the scan. Held deliveries
-     * are never due. Call inside a transaction.
-     */
-    claim(now: number, decide: (endpointId: string) => 'take' | 'skip' | 'stop'): ClaimedDelivery[] {
-      const out: ClaimedDelivery[] = []
-      for (const c of due.iterate(now)) {
-        const verdict = decide(c.endpoint_id)
-        if (verdict === 'stop') break
-        if (verdict === 'skip') continue
-        const d = claimed.get(c.id)
-        if (!d) continue // its endpoint was disabled a moment ago
-        markSending.run(c.id)
-        out.push(d)
-      }
-      return out
+    /** the clients with a delivery due at `now` */
+    dueAccounts: due.dueAccounts,
+    /** up to `limit` of a client's due deliveries, oldest due first, none to the endpoints in `skip` */
+    dueOf: due.dueOf,
+    /** marks a due delivery sending; null when it is gone, no longer pending, or its endpoint was disabled */
+    take(id: string): ClaimedDelivery | null {
+      const d = claimed.get(id)
+      if (!d) return null
+      markSending.run(id)
+      return d
     },
     /** when the next pending delivery is due, or null when none is pending */
     nextDueAt: () => nextDue.get()?.at ?? null,
     /** at start: what the previous process had claimed is pending again (it may have been sent: receivers deduplicate on webhook-id) */
     releaseClaims: () => void releaseAll.run(),
-    /** an attempt's result on its delivery, and the attempt in the log (call inside a transaction) */
-    record(deliveryId: string, o: AttemptOutcome) {
+    /**
+     * An attempt's result on its delivery, and the attempt in the log (call inside a
+     * transaction). False when the delivery is gone (its endpoint was deleted while the
+     * attempt was in flight) or no longer claimed: then nothing is written, since an attempt
+     * row for a deleted delivery would break its foreign key and, with it, the whole commit.
+     */
+    record(deliveryId: string, o: AttemptOutcome): boolean {
       const a = o.attempt
-      finish.run(o.status, a.attempt, o.nextAttemptAt, a.at, a.status_code, a.error, deliveryId, 'sending')
+      if (!finish.run(o.status, a.attempt, o.nextAttemptAt, a.at, a.status_code, a.error, deliveryId, 'sending').changes) return false
       insertAttempt.run(a.id, deliveryId, a.attempt, a.at, a.status_code, a.duration_ms, a.error, a.response_excerpt)
+      return true
     },
     byId: (clientId: string, id: string) => byId.get(clientId, id),
     attempts: (deliveryId: string) => attempts.all(deliveryId),

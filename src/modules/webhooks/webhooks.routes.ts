@@ -18,6 +18,7 @@ import {
   RotateSecret,
 } from './webhooks.model'
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint, type WebhooksDeps } from './webhooks.service'
+import { SEND_NOW_PER_MINUTE } from '../deliveries/deliveries.limit'
 
 const tags = ['webhooks']
 const managers = { roles: ['owner' as const, 'admin' as const] }
@@ -25,6 +26,7 @@ const endpointCreate = jsonInput(EndpointCreate)
 const endpointPatch = jsonInput(EndpointPatch)
 const rotate = jsonInput(RotateSecret)
 const deliveryQuery = queryInput(DeliveryQuery)
+const SEND_NOW = `At most ${SEND_NOW_PER_MINUTE} test sends and resends per minute per account (channels and webhooks counted apart); beyond it 429 rate_limited with Retry-After.`
 
 /** Outbound webhooks: any member reads; owners and admins change endpoints and resend. */
 export function webhooksRoutes(deps: WebhooksDeps, auth: Authenticator) {
@@ -54,6 +56,7 @@ export function webhooksRoutes(deps: WebhooksDeps, auth: Authenticator) {
           ...endpointCreate.doc,
           tags,
           summary: 'Create a webhook endpoint (its whsec_ signing secret is shown once, in this answer)',
+          description: `An account may have at most ${deps.maxEndpoints} webhook endpoints; beyond it 409 conflict.`,
         },
       },
     )
@@ -107,7 +110,12 @@ export function webhooksRoutes(deps: WebhooksDeps, auth: Authenticator) {
         user: managers,
         params: EndpointParams,
         response: { 202: DeliveryResponse },
-        detail: { ...routeErrors('not_found', 'conflict'), tags, summary: 'Send a webhook.test event to this endpoint now (follow it in its deliveries)' },
+        detail: {
+          ...routeErrors('not_found', 'conflict'),
+          tags,
+          summary: 'Send a webhook.test event to this endpoint now (follow it in its deliveries)',
+          description: SEND_NOW,
+        },
       },
     )
     .get('/deliveries', ({ user, request }) => listDeliveries(deps, user.clientId, deliveryQuery.read(request)), {
@@ -131,7 +139,7 @@ export function webhooksRoutes(deps: WebhooksDeps, auth: Authenticator) {
         user: managers,
         params: DeliveryParams,
         response: { 202: DeliveryResponse },
-        detail: { ...routeErrors('not_found', 'conflict'), tags, summary: 'Send a delivery again now, with the same webhook-id' },
+        detail: { ...routeErrors('not_found', 'conflict'), tags, summary: 'Send a delivery again now, with the same webhook-id', description: SEND_NOW },
       },
     )
 }

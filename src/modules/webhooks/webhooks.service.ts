@@ -3,6 +3,7 @@ import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/logger'
 import { urlProblem, type OutboundPolicy, type SelfAddresses } from '../../lib/outbound/outbound.policy'
+import { refusedHostText } from '../../lib/outbound/outbound.words'
 import { maskSecret, openSecret, sealSecret } from '../../lib/secret-box'
 import type { EndpointCreate, EndpointPatch, EndpointResponse, RotateSecret } from './webhooks.model'
 import type { OutboxStore } from './webhooks.outbox'
@@ -27,13 +28,17 @@ export interface WebhooksDeps {
   selfAddresses: SelfAddresses
   /** where this client's endpoints may be (docs/outbound.md) */
   policyFor: (clientId: string) => OutboundPolicy
+  /** the operator's own client is told which setting allows a refused address */
+  isOperator: (clientId: string) => boolean
   /** the bus listener's cached subscriptions of the client are stale */
   subscriptionsChanged: (clientId: string) => void
   /** rows were written to the outbox: the worker sends them now */
-  wake: () => void
+  wake: (clientId: string, endpointIds: string[]) => void
   /** tells the client's owners (an endpoint.disabled event, an email when wired) */
   notifyDisabled: (clientId: string, notice: EndpointDisabledNotice) => void
   maxEndpoints: number
+  /** takes one of the account's "send now" tokens (test, resend), or throws 429 (deliveries/deliveries.limit) */
+  sendNow: (scope: 'webhooks', clientId: string) => void
 }
 
 const DISABLE_TEXT = {
@@ -68,7 +73,8 @@ export function requireEndpoint(deps: Pick<WebhooksDeps, 'endpoints'>, clientId:
 
 function checkUrl(deps: WebhooksDeps, clientId: string, url: string): string {
   const trimmed = url.trim()
-  const problem = urlProblem(trimmed, deps.policyFor(clientId), deps.selfAddresses, 'url')
+  const audience = deps.isOperator(clientId) ? 'operator' : 'tenant'
+  const problem = urlProblem(trimmed, deps.policyFor(clientId), deps.selfAddresses, 'url', (r) => refusedHostText(r, audience))
   if (problem) throw new AppError('unsafe_url', problem, 'url')
   return trimmed
 }
@@ -82,7 +88,7 @@ export const getEndpoint = (deps: WebhooksDeps, clientId: string, endpointId: st
 /** A new endpoint; its whsec_ secret is in this answer only. */
 export function createEndpoint(deps: WebhooksDeps, clientId: string, body: EndpointCreate): EndpointResponse {
   if (deps.endpoints.count(clientId) >= deps.maxEndpoints) {
-    throw new AppError('conflict', `An account may have ${deps.maxEndpoints} webhook endpoints; delete one first`)
+    throw new AppError('conflict', `An account may have at most ${deps.maxEndpoints} webhook endpoints; delete one first`)
   }
   const url = checkUrl(deps, clientId, body.url)
   const now = deps.clock.now()
@@ -122,7 +128,7 @@ export function updateEndpoint(deps: WebhooksDeps, clientId: string, endpointId:
   deps.endpoints.update(clientId, endpointId, changes)
   if (changes.enabled === 1) {
     deps.outbox.unhold(endpointId, now)
-    deps.wake()
+    deps.wake(clientId, [endpointId])
   }
   if (changes.enabled === 0) deps.outbox.hold(endpointId)
   deps.subscriptionsChanged(clientId)

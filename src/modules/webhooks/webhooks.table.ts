@@ -66,6 +66,8 @@ export const webhookDeliveries = sqliteTable(
   (t) => [
     // covers the worker's scan for due rows (endpoint_id included: no table read to pass over a busy endpoint)
     index('webhook_deliveries_due').on(t.status, t.nextAttemptAt, t.endpointId),
+    // one account's due rows without passing over anyone else's (the delivery core claims per account)
+    index('webhook_deliveries_account_due').on(t.clientId, t.status, t.nextAttemptAt, t.endpointId),
     index('webhook_deliveries_client').on(t.clientId, t.createdAt),
     index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt),
   ],

@@ -39,7 +39,11 @@ describe('retries', () => {
     enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
     await t.worker.idle()
     let page = await log(t, tenant, id)
-    expect(page.items[0]!).toMatchObject({ status: 'pending', next_attempt_at: new Date(t.clock.now() + RETRY_DELAYS_MS[0]!).toISOString() })
+    expect(page.items[0]!).toMatchObject({ status: 'pending' })
+    // full jitter: somewhere in the first step, never sooner than a second
+    const wait = Date.parse(page.items[0]!.next_attempt_at!) - t.clock.now()
+    expect(wait).toBeGreaterThanOrEqual(1000)
+    expect(wait).toBeLessThanOrEqual(RETRY_DELAYS_MS[0]!)
     expect(page.items[0]!.attempts[0]).toMatchObject({
       attempt: 1,
       http_status: 500,
@@ -48,10 +52,11 @@ describe('retries', () => {
       excerpt: 'upstream exploded',
     })
     // nothing happens before it is due
+    t.clock.advance(wait - 1)
     t.timers.fire()
     await t.worker.idle()
     expect(fake.received).toHaveLength(1)
-    t.clock.advance(RETRY_DELAYS_MS[0]!)
+    t.clock.advance(1)
     t.timers.fire()
     await t.worker.idle()
     expect(fake.received).toHaveLength(2)
@@ -77,6 +82,19 @@ describe('retries', () => {
     const page = await log(t, tenant, id)
     expect(page.items[0]!.attempts[0]!.outcome).toBe('rate_limited')
     expect(page.items[0]!.next_attempt_at).toBe(new Date(t.clock.now() + 120_000).toISOString())
+    await t.worker.stop()
+  })
+
+  test('503 with Retry-After waits for it too, as webhooks do', async () => {
+    const t = channelsTestApp()
+    const { tenant, id } = await withChannel(t)
+    t.worker.start()
+    fake.answer({ status: 503, headers: { 'retry-after': '600' } })
+    enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+    await t.worker.idle()
+    const page = await log(t, tenant, id)
+    expect(page.items[0]!.attempts[0]!.outcome).toBe('http_error')
+    expect(page.items[0]!.next_attempt_at).toBe(new Date(t.clock.now() + 600_000).toISOString())
     await t.worker.stop()
   })
 
@@ -107,14 +125,45 @@ describe('retries', () => {
 })
 
 describe('the outbound policy applies to every send', () => {
-  test('a name that resolves to a private address is refused for a tenant, and nothing is sent', async () => {
-    const t = channelsTestApp({ names: { 'lan.example.test': ['192.168.1.20'] } })
+  test('a name that resolves to a private address is refused for a tenant, nothing is sent, and it reads exactly as an unreachable one', async () => {
+    const t = channelsTestApp({ names: { 'lan.example.test': ['192.168.1.20'], 'gone.example.test': [] } })
     const { tenant, id } = await withChannel(t)
-    await t.request('PATCH', `/v1/channels/${id}`, { headers: tenant.userHeaders, body: { config: { url: `http://lan.example.test:${fake.port}/x` } } })
+    const testAt = async (host: string) => {
+      await t.request('PATCH', `/v1/channels/${id}`, { headers: tenant.userHeaders, body: { config: { url: `http://${host}:${fake.port}/x` } } })
+      const res = await t.request('POST', `/v1/channels/${id}/test`, { headers: tenant.userHeaders })
+      const { ok, outcome, error, http_status } = res.body
+      return { ok, outcome, error, http_status }
+    }
     fake.received.length = 0
-    const res = await t.request('POST', `/v1/channels/${id}/test`, { headers: tenant.userHeaders })
-    expect(res.body).toMatchObject({ ok: false, outcome: 'refused', error: 'lan.example.test resolves to an address this server may not call' })
+    const refused = await testAt('lan.example.test')
+    expect(refused).toMatchObject({ ok: false, outcome: 'unreachable' })
+    expect(refused.error).toStartWith('not allowed or not reachable')
+    expect(refused.error).not.toContain('192.168')
+    expect(refused.error).not.toContain('private')
     expect(fake.received).toHaveLength(0)
+    // a name that does not resolve at all: the same words, the same outcome
+    expect(await testAt('gone.example.test')).toEqual(refused)
+  })
+
+  test("the operator's own account is told the address kind and the setting that allows it", async () => {
+    const t = channelsTestApp({ names: { 'relay.example.test': ['127.0.0.1'] } })
+    const operator = await createTenant(t, { role: 'admin' })
+    const created = await t.request('POST', '/v1/channels', {
+      headers: operator.userHeaders,
+      body: { name: 'relay', kind: 'webhook', config: { url: `http://relay.example.test:${fake.port}/x` } },
+    })
+    const res = await t.request('POST', `/v1/channels/${created.body.id}/test`, { headers: operator.userHeaders })
+    expect(res.body).toMatchObject({
+      ok: false,
+      outcome: 'refused',
+      error: 'relay.example.test resolves to a loopback address (this server), which is not allowed unless VIGIL_OUTBOUND_ALLOW_LOCAL=true is set',
+    })
+    const literal = await t.request('POST', '/v1/channels', {
+      headers: operator.userHeaders,
+      body: { name: 'relay', kind: 'webhook', config: { url: 'http://127.0.0.1:9/x' } },
+    })
+    expect(literal.status).toBe(422)
+    expect(literal.body.error.message).toContain('VIGIL_OUTBOUND_ALLOW_LOCAL=true')
   })
 
   test('a redirect is not followed and not retried', async () => {

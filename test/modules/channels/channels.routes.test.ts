@@ -116,6 +116,59 @@ describe('CRUD', () => {
     }
   })
 
+  test('every string and the settings object are bounded: 422 with the detail list beyond them', async () => {
+    const { create } = await setup()
+    const tooMany = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']))
+    for (const body of [
+      { name: 'x'.repeat(101), kind: 'ntfy', config: { topic: 't' } },
+      { name: 'x', kind: 'ntfy', config: { topic: 't'.repeat(4001) } },
+      { name: 'x', kind: 'ntfy', config: tooMany },
+      { name: 'x', kind: 'email', config: { host: 'mail.example.com', from: 'a@example.com', to: ['b'.repeat(321)] } },
+    ]) {
+      const res = await create(body)
+      expect([JSON.stringify(body).slice(0, 40), res.status, Array.isArray(res.body.detail)]).toEqual([JSON.stringify(body).slice(0, 40), 422, true])
+    }
+    // a long key is no field of any kind: 422 naming it
+    expect((await create({ name: 'x', kind: 'ntfy', config: { ['k'.repeat(65)]: 't' } })).body.error.code).toBe('invalid_channel_config')
+  })
+
+  test('an account may have at most 100 channels: the next is 409 conflict, another account is not affected', async () => {
+    const { t, owner, create } = await setup()
+    // 99 written straight to the store (the API's own rate limit is not what is tested), the 100th through the API
+    const now = t.clock.now()
+    for (let i = 0; i < 99; i++) {
+      t.channels.store.insertChannel({
+        ...{ id: `chn_${i}`, client_id: owner.clientId, name: `c${i}`, kind: 'ntfy', config: '{"topic":"t"}', secrets_enc: null },
+        ...{ enabled: 1, min_severity: 'info', created_at: now, updated_at: now },
+      })
+    }
+    expect((await create({ name: 'c99', kind: 'ntfy', config: { topic: 't99' } })).status).toBe(201)
+    const over = await create({ name: 'one more', kind: 'ntfy', config: { topic: 'more' } })
+    expect(over.status).toBe(409)
+    expect(over.body.error).toMatchObject({ code: 'conflict', message: 'An account may have at most 100 notification channels; delete one first' })
+    const other = await createTenant(t)
+    const theirs = await t.request('POST', '/v1/channels', { headers: other.userHeaders, body: { name: 'x', kind: 'ntfy', config: { topic: 'x' } } })
+    expect(theirs.status).toBe(201)
+  })
+
+  test('test sends are limited per account: 30 a minute, then 429 with Retry-After; another account is not affected', async () => {
+    const { t, owner, create } = await setup()
+    const id = (await create({ name: 'hook', kind: 'webhook', config: { url: `http://hooks.example.test:${fake.port}/hook` } })).body.id
+    for (let i = 0; i < 30; i++) expect((await t.request('POST', `/v1/channels/${id}/test`, { headers: owner.userHeaders })).status).toBe(200)
+    const refused = await t.request('POST', `/v1/channels/${id}/test`, { headers: owner.userHeaders })
+    expect(refused.status).toBe(429)
+    expect(refused.body.error.code).toBe('rate_limited')
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+    const other = await createTenant(t)
+    const theirs = await t.request('POST', '/v1/channels', {
+      headers: other.userHeaders,
+      body: { name: 'x', kind: 'webhook', config: { url: `http://hooks.example.test:${fake.port}/x` } },
+    })
+    expect((await t.request('POST', `/v1/channels/${theirs.body.id}/test`, { headers: other.userHeaders })).status).toBe(200)
+    t.clock.advance(2_000) // a token back every 2 s
+    expect((await t.request('POST', `/v1/channels/${id}/test`, { headers: owner.userHeaders })).status).toBe(200)
+  })
+
   test("another tenant's channel is 404 on every route; enqueue skips it", async () => {
     const { t, create } = await setup()
     const id = (await create({ name: 'n', kind: 'ntfy', config: { topic: 'mine' } })).body.id

@@ -54,13 +54,40 @@ describe('webhook endpoints', () => {
     expect(query.status).toBe(422)
   })
 
+  test('an account may have at most 20 endpoints: the next is 409 conflict', async () => {
+    const { t } = setup()
+    const a = await createTenant(t)
+    const make = () =>
+      t.request('POST', '/v1/webhooks/endpoints', { headers: a.userHeaders, body: { url: 'https://hooks.example.com/x', event_types: ['alert.firing'] } })
+    for (let i = 0; i < 20; i++) expect((await make()).status).toBe(201)
+    const over = await make()
+    expect(over.status).toBe(409)
+    expect(over.body.error).toMatchObject({ code: 'conflict', message: 'An account may have at most 20 webhook endpoints; delete one first' })
+  })
+
+  test('test sends and resends are limited per account: 30 a minute together, then 429 with Retry-After', async () => {
+    const { t, r } = setup()
+    const { tenant, endpoint } = await tenantWithEndpoint(t, r.url)
+    const sent = await t.request('POST', `/v1/webhooks/endpoints/${endpoint.id}/test`, { headers: tenant.userHeaders })
+    await t.settle()
+    for (let i = 0; i < 29; i++)
+      expect((await t.request('POST', `/v1/webhooks/endpoints/${endpoint.id}/test`, { headers: tenant.userHeaders })).status).toBe(202)
+    const resend = await t.request('POST', `/v1/webhooks/deliveries/${sent.body.id}/resend`, { headers: tenant.userHeaders })
+    expect(resend.status).toBe(429)
+    expect(resend.body.error).toMatchObject({ code: 'rate_limited', param: '' })
+    expect(Number(resend.headers.get('retry-after'))).toBeGreaterThan(0)
+    const other = await tenantWithEndpoint(t, r.url)
+    expect((await t.request('POST', `/v1/webhooks/endpoints/${other.endpoint.id}/test`, { headers: other.tenant.userHeaders })).status).toBe(202)
+  })
+
   test('URLs are checked against the outbound policy when saved, with the reason', async () => {
     const t = (app = webhookApp({ allowPrivate: false, allowLocal: false }))
     const a = await createTenant(t)
     const cases: [string, string][] = [
-      ['http://127.0.0.1:9/hook', 'url points at this server (a loopback address)'],
-      ['http://[::ffff:169.254.169.254]/', 'url points at a cloud-metadata address'],
-      ['http://10.0.0.5/hook', 'url points at a private network address'],
+      // a tenant is told the address is not allowed, never which setting would allow it
+      ['http://127.0.0.1:9/hook', 'url points at a loopback address (this server), which is not allowed'],
+      ['http://[::ffff:169.254.169.254]/', 'url points at a cloud-metadata address, which is not allowed'],
+      ['http://10.0.0.5/hook', 'url points at a private network address, which is not allowed'],
       ['ftp://example.com/hook', 'url must use http or https'],
       ['https://user:pw@example.com/hook', 'url must not carry credentials'],
       ['not a url', 'url must be an absolute http(s) URL'],
@@ -78,6 +105,24 @@ describe('webhook endpoints', () => {
     expect(ok.status).toBe(201)
     const patched = await t.request('PATCH', `/v1/webhooks/endpoints/${ok.body.id}`, { headers: a.userHeaders, body: { url: 'http://localhost:8080/' } })
     expect(patched.body.error.code).toBe('unsafe_url')
+    expect(JSON.stringify(patched.body)).not.toContain('VIGIL_OUTBOUND')
+  })
+
+  test("the operator's own account is told which setting allows a loopback address", async () => {
+    const t = (app = webhookApp({ allowPrivate: false, allowLocal: false }))
+    const operator = await createTenant(t, { role: 'admin' })
+    const res = await t.request('POST', '/v1/webhooks/endpoints', {
+      headers: operator.userHeaders,
+      body: { url: 'http://127.0.0.1:9/hook', event_types: ['alert.firing'] },
+    })
+    expect(res.status).toBe(422)
+    expect(res.body.error.message).toBe('url points at a loopback address (this server), which is not allowed unless VIGIL_OUTBOUND_ALLOW_LOCAL=true is set')
+    // the LAN is the operator's already; metadata stays refused for everyone, with no setting named
+    const meta = await t.request('POST', '/v1/webhooks/endpoints', {
+      headers: operator.userHeaders,
+      body: { url: 'http://169.254.169.254/', event_types: ['alert.firing'] },
+    })
+    expect(meta.body.error.message).toBe('url points at a cloud-metadata address, which is not allowed')
   })
 
   test("another tenant's endpoints and deliveries are 404, never 403", async () => {

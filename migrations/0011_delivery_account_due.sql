@@ -1,0 +1,2 @@
+CREATE INDEX `channel_deliveries_account_due` ON `channel_deliveries` (`client_id`,`status`,`next_attempt_at`,`channel_id`);--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_account_due` ON `webhook_deliveries` (`client_id`,`status`,`next_attempt_at`,`endpoint_id`);
