@@ -64,6 +64,8 @@ export function createApp(deps: AppDeps) {
         execPath: process.execPath,
         platform: { os: process.platform, arch: process.arch },
         compiled: IS_COMPILED,
+        configured: ctx.config.agentExecutable,
+        log: ctx.logger,
       }),
     )
     .use(authGuards(ctx.auth))

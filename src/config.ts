@@ -27,6 +27,8 @@ export interface Config {
   trustedProxies: Cidr[]
   /** the hub publishes its own executable as the collectors' version at start (VIGIL_PUBLISH_SELF, default on) */
   publishSelf: boolean
+  /** a built vigil the hub serves collectors for its architecture (VIGIL_AGENT_EXECUTABLE), e.g. when it runs from source */
+  agentExecutable: string | null
   rateLimits: { free: number; pro: number; enterprise: number; anonymous: number }
   /** how long a refusal for the rate limit is held before it is sent (at most the wait it announces) */
   rateLimitDelayMs: number
@@ -177,6 +179,7 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
     trustProxy: bool('VIGIL_TRUST_PROXY', e.VIGIL_TRUST_PROXY),
     trustedProxies: trustedProxies(e.VIGIL_TRUSTED_PROXIES, bool('VIGIL_TRUST_PROXY', e.VIGIL_TRUST_PROXY)),
     publishSelf: e.VIGIL_PUBLISH_SELF === undefined || bool('VIGIL_PUBLISH_SELF', e.VIGIL_PUBLISH_SELF),
+    agentExecutable: e.VIGIL_AGENT_EXECUTABLE?.trim() || null,
     rateLimits: {
       free: int('VIGIL_RATE_LIMIT_FREE', e.VIGIL_RATE_LIMIT_FREE, 60, 1, 10_000_000),
       pro: int('VIGIL_RATE_LIMIT_PRO', e.VIGIL_RATE_LIMIT_PRO, 600, 1, 10_000_000),

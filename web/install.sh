@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs Vigil's collector from the hub that served this script, and nothing else:
 #   curl -fsSL http://hub:8080/install.sh | sudo sh -s -- --token vet_…
-# Downloads the hub's executable for this machine, checks its SHA-256, installs it, spends the
-# enrolment token (vigil agent enrol: a device and its own key) and starts the systemd unit.
+# Downloads the hub's executable for this machine (gzip-compressed when gzip is here), checks its
+# SHA-256, installs it, spends the enrolment token (vigil agent enrol: a device and its own key)
+# and starts the systemd unit. When the hub cannot serve it, prints what the hub says and stops.
 set -eu
 
 HUB='__VIGIL_HUB__'
@@ -69,18 +70,45 @@ fi
 # only the chain check, --pinnedpubkey still refuses any other key.
 fetch() {
 	if [ -n "$PIN" ]; then
-		curl -fsSL --retry 3 -k --pinnedpubkey "$PIN" "$@"
+		curl -sSL --retry 3 -k --pinnedpubkey "$PIN" "$@"
 	else
-		curl -fsSL --retry 3 "$@"
+		curl -sSL --retry 3 "$@"
 	fi
 }
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
+# Downloads a path of the hub into a file; prints the HTTP status (000: no answer). The body of a
+# refusal is kept in the file: the hub says there why, and what to do.
+download() {
+	fetch -o "$2" -w '%{http_code}' "$HUB$1" 2>"$TMP/curl.err" || true
+}
+
+refused() {
+	echo "vigil install: $HUB$1 answered $2:" >&2
+	if [ "$2" = 000 ]; then cat "$TMP/curl.err" >&2; else head -c 2000 "$3" >&2; fi
+	exit 1
+}
+
+# gzip is on every Linux; the compressed executable is about half the size
 echo "vigil install: downloading vigil-linux-$ARCH from $HUB"
-fetch -o "$TMP/vigil" "$HUB/download/vigil-linux-$ARCH" || die "could not download $HUB/download/vigil-linux-$ARCH"
-fetch -o "$TMP/vigil.sha256" "$HUB/download/vigil-linux-$ARCH.sha256" || die "could not download the checksum"
+CODE=503
+if command -v gzip >/dev/null 2>&1; then
+	CODE=$(download "/download/vigil-linux-$ARCH.gz" "$TMP/vigil.gz")
+	if [ "$CODE" = 200 ]; then
+		gzip -dc "$TMP/vigil.gz" >"$TMP/vigil" || die "the download is damaged: gzip could not unpack it"
+		rm -f "$TMP/vigil.gz"
+	elif [ "$CODE" != 503 ]; then
+		refused "/download/vigil-linux-$ARCH.gz" "$CODE" "$TMP/vigil.gz"
+	fi
+fi
+if [ "$CODE" != 200 ]; then
+	CODE=$(download "/download/vigil-linux-$ARCH" "$TMP/vigil")
+	[ "$CODE" = 200 ] || refused "/download/vigil-linux-$ARCH" "$CODE" "$TMP/vigil"
+fi
+CODE=$(download "/download/vigil-linux-$ARCH.sha256" "$TMP/vigil.sha256")
+[ "$CODE" = 200 ] || refused "/download/vigil-linux-$ARCH.sha256" "$CODE" "$TMP/vigil.sha256"
 EXPECTED=$(cut -d ' ' -f 1 <"$TMP/vigil.sha256")
 ACTUAL=$(sha256sum "$TMP/vigil" | cut -d ' ' -f 1)
 [ "$EXPECTED" = "$ACTUAL" ] || die "the download is damaged: SHA-256 $ACTUAL, the hub says $EXPECTED"

@@ -1,8 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../lib/logger'
 import type { Identity } from './readers/identity'
-import type { Fetch, HubTarget } from './agent.sender'
+import { type Fetch, type HubAnswer, type HubTarget, readAnswer } from './agent.sender'
 
 interface DeviceState {
   hub: string
@@ -37,17 +37,20 @@ export function fingerprintOf(identity: Identity, stateDir: string): string {
   return made
 }
 
+/** What registration came to: the device id; or the hub refused the key (401, 403); or try again later. */
+export type Registration = { id: string } | { refused: HubAnswer } | { retry: HubAnswer }
+
 /**
  * The device id this agent reports as: remembered in the state dir (device.json, 0600) once
  * the hub registered it, for that hub and fingerprint; else registered now. Registration is
- * idempotent per fingerprint on the hub, so a lost state dir finds the same device again.
- * Null while the hub cannot be reached or refuses (the caller keeps the samples and retries).
+ * idempotent per fingerprint on the hub, so a lost state dir finds the same device again, and
+ * a deleted device is registered anew (see forgetDevice).
  */
-export async function ensureDevice(target: HubTarget, identity: Identity, stateDir: string, deps: { fetch: Fetch; log: Logger }): Promise<string | null> {
+export async function ensureDevice(target: HubTarget, identity: Identity, stateDir: string, deps: { fetch: Fetch; log: Logger }): Promise<Registration> {
   const path = join(stateDir, 'device.json')
   const fingerprint = fingerprintOf(identity, stateDir)
   const kept = readJson<DeviceState>(path)
-  if (kept && kept.hub === target.hub && kept.fingerprint === fingerprint && kept.device_id) return kept.device_id
+  if (kept && kept.hub === target.hub && kept.fingerprint === fingerprint && kept.device_id) return { id: kept.device_id }
   let res: Response
   try {
     res = await deps.fetch(`${target.hub}/v1/clients/me/devices`, {
@@ -58,17 +61,21 @@ export async function ensureDevice(target: HubTarget, identity: Identity, stateD
     })
   } catch (err) {
     deps.log.debug('agent: hub unreachable for registration', { error: (err as Error).message })
-    return null
+    return { retry: { status: null, message: (err as Error).message } }
   }
-  const text = await res.text().catch(() => '')
   if (!res.ok) {
-    deps.log.warn('agent: the hub refused to register this device', { status: res.status, detail: text.slice(0, 500) })
-    return null
+    const answer = await readAnswer(res)
+    if (res.status === 401 || res.status === 403) return { refused: answer }
+    deps.log.warn('agent: the hub did not register this device; trying again later', { ...answer })
+    return { retry: answer }
   }
-  const deviceId = (JSON.parse(text) as { device_id?: string }).device_id
-  if (!deviceId) return null
+  const deviceId = ((await res.json().catch(() => ({}))) as { device_id?: string }).device_id
+  if (!deviceId) return { retry: { status: res.status, message: 'no device_id in the answer' } }
   const state: DeviceState = { hub: target.hub, device_id: deviceId, fingerprint }
   writeFileSync(path, `${JSON.stringify(state)}\n`, { mode: 0o600 })
   deps.log.info('agent: device registered', { device_id: deviceId, hostname: identity.hostname })
-  return deviceId
+  return { id: deviceId }
 }
+
+/** Forgets the remembered device (the hub deleted it): the next ensureDevice registers this machine again. */
+export const forgetDevice = (stateDir: string) => rmSync(join(stateDir, 'device.json'), { force: true })

@@ -5,6 +5,7 @@ import { createApiKey } from '../modules/api-keys/api-keys.service'
 import type { EnrolmentsDeps } from '../modules/enrolments/enrolments.service'
 import { createEnrolmentsStore } from '../modules/enrolments/enrolments.store'
 import { hubPin } from './hub-pin'
+import { hubExecutables } from '../modules/versions/versions.executables'
 import { apiKeyVerifier } from '../modules/api-keys/api-keys.verifier'
 import type { Plan } from '../modules/billing/billing.catalog'
 import { subscriptionOf, type BillingDeps } from '../modules/billing/billing.service'
@@ -58,6 +59,7 @@ export function wireFleet(deps: AppDeps, plans: () => Plan[], identity: Identity
       },
     },
     pin: hubPin(config.tlsCert, logger),
+    install: () => hubExecutables(config).install(),
   }
 
   const billing: Filled<BillingDeps, 'subscriptionUpdated'> = {

@@ -22,6 +22,7 @@ import { ACCOUNT_POLICY, ADDRESS_POLICY, loginThrottle } from '../modules/users/
 import { accessTokens } from '../modules/users/users.tokens'
 import type { VersionsDeps } from '../modules/versions/versions.service'
 import { createVersionsStore } from '../modules/versions/versions.store'
+import { hubExecutables } from '../modules/versions/versions.executables'
 
 /** The users domain's view of the clients domain. */
 const tenancyOf = (clients: Pick<ClientsDeps, 'store' | 'members' | 'clock'>): Tenancy => ({
@@ -72,7 +73,7 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[]) {
     signup: { policy: signupPolicyOf(config.instance), setupToken: deps.setupToken ?? null, exposed: listenerExposed(config) },
   }
 
-  const versions: VersionsDeps = { store: createVersionsStore(sqlite), clock }
+  const versions: VersionsDeps = { store: createVersionsStore(sqlite), clock, served: hubExecutables(config), siteUrl: config.siteUrl }
 
   const health: HealthDeps = {
     store: createHealthStore(sqlite),

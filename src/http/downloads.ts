@@ -1,59 +1,20 @@
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
 import { Elysia } from 'elysia'
 import installScript from '../../web/install.sh' with { type: 'text' }
+import type { Logger } from '../lib/logger'
 import { firstCertificate } from '../lib/tls-pin'
+import { compressedCache, type Encoding, negotiate } from '../modules/versions/versions.compressed'
+import { AGENT_ARCHES, agentExecutables, type ExecutablesOptions, fileSha256, IS_COMPILED } from '../modules/versions/versions.executables'
 
-export interface DownloadOptions {
-  dataDir: string
+export interface DownloadOptions extends ExecutablesOptions {
   tlsCert: string | null
-  /** the running executable (process.execPath); served for its own platform when it is a built vigil */
-  execPath: string
-  platform: { os: string; arch: string }
-  /** whether this is the built executable; from source, execPath is bun itself */
-  compiled: boolean
+  log?: Logger
 }
 
-/** A built executable's modules live in Bun's embedded file system. */
-export const IS_COMPILED = import.meta.path.startsWith('/$bunfs/') || import.meta.path.startsWith('B:/~BUN/')
-
-export const AGENT_ARCHES = ['x64', 'arm64'] as const
-
-/**
- * Which file serves vigil-linux-<arch>: the running executable for the hub's own platform (the
- * collector then runs the hub's version), else one the operator dropped into DATA_DIR/agents
- * (e.g. the arm64 build of `bun run release`). Never `bun` itself, when the hub runs from source.
- */
-export function agentExecutable(o: DownloadOptions, arch: string): string | null {
-  if (o.platform.os === 'linux' && o.platform.arch === arch && o.compiled) return o.execPath
-  const dropped = join(o.dataDir, 'agents', `vigil-linux-${arch}`)
-  return existsSync(dropped) ? dropped : null
-}
-
-/** SHA-256 of a file, remembered while its size and mtime stay the same (an executable is ~100 MB). */
-function checksums() {
-  const memo = new Map<string, { key: string; hex: string }>()
-  return async (path: string) => {
-    const s = statSync(path)
-    const key = `${s.size}:${s.mtimeMs}`
-    const hit = memo.get(path)
-    if (hit?.key === key) return hit.hex
-    const hasher = new Bun.CryptoHasher('sha256')
-    for await (const chunk of Bun.file(path).stream()) hasher.update(chunk)
-    const hex = hasher.digest('hex')
-    memo.set(path, { key, hex })
-    return hex
-  }
-}
+export { AGENT_ARCHES, IS_COMPILED }
 
 const text = (body: string, status = 200, type = 'text/plain; charset=utf-8') =>
   new Response(body, { status, headers: { 'content-type': type, 'cache-control': 'no-store' } })
-
-const missing = (arch: string, dataDir: string) =>
-  text(
-    `vigil-linux-${arch} is not available on this hub: it serves its own executable for its own platform, and any other from ${join(dataDir, 'agents', `vigil-linux-${arch}`)} (copy it there from "bun run release" output: dist/release/vigil-linux-${arch}).\n`,
-    404,
-  )
 
 /** A hub URL safe to put between single quotes in a shell script. */
 const shellSafe = (origin: string) => (/^https?:\/\/[A-Za-z0-9.:[\]_-]+$/.test(origin) ? origin : 'http://hub:8080')
@@ -64,8 +25,25 @@ const shellSafe = (origin: string) => (/^https?:\/\/[A-Za-z0-9.:[\]_-]+$/.test(o
  * its certificate (a machine keeps it only if its public key matches the pin it was given).
  */
 export function downloads(o: DownloadOptions) {
-  const sha = checksums()
+  const files = agentExecutables(o)
+  const cache = compressedCache({ dataDir: o.dataDir, log: o.log })
   const hide = { detail: { hide: true } }
+
+  /** The executable as it is, or its compressed copy: with Content-Encoding when negotiated, as a .gz file when asked for one. */
+  async function serve(path: string, arch: string, encoding: Encoding | null, asFile: boolean): Promise<Response> {
+    const copy = encoding ? await cache.get(path, encoding) : null
+    const name = `vigil-linux-${arch}${asFile ? '.gz' : ''}`
+    const headers: Record<string, string> = {
+      'content-type': asFile ? 'application/gzip' : 'application/octet-stream',
+      'content-disposition': `attachment; filename="${name}"`,
+      'cache-control': 'no-store',
+      vary: 'accept-encoding',
+    }
+    if (asFile && !copy) return text(`${name} could not be made on this hub (see its log); download vigil-linux-${arch} instead\n`, 503)
+    if (copy && !asFile) headers['content-encoding'] = encoding!
+    return new Response(Bun.file(copy ?? path), { headers })
+  }
+
   return new Elysia({ name: 'downloads' })
     .get(
       '/install.sh',
@@ -82,20 +60,16 @@ export function downloads(o: DownloadOptions) {
     )
     .get(
       '/download/:file',
-      async ({ params }) => {
-        const m = /^vigil-linux-(x64|arm64)(\.sha256)?$/.exec(params.file)
-        if (!m) return text(`no such download; there are ${AGENT_ARCHES.map((a) => `vigil-linux-${a}`).join(', ')} and their .sha256\n`, 404)
+      async ({ params, request }) => {
+        const m = /^vigil-linux-(x64|arm64)(\.sha256|\.gz)?$/.exec(params.file)
+        if (!m) return text(`no such download; there are ${AGENT_ARCHES.map((a) => `vigil-linux-${a}`).join(', ')}, their .gz and their .sha256\n`, 404)
         const arch = m[1]!
-        const path = agentExecutable(o, arch)
-        if (!path) return missing(arch, o.dataDir)
-        if (m[2]) return text(`${await sha(path)}  vigil-linux-${arch}\n`)
-        return new Response(Bun.file(path), {
-          headers: {
-            'content-type': 'application/octet-stream',
-            'content-disposition': `attachment; filename="vigil-linux-${arch}"`,
-            'cache-control': 'no-store',
-          },
-        })
+        const path = files.path(arch)
+        if (!path) return text(`vigil-linux-${arch} is not available: ${files.unavailable(arch)}\n`, 404)
+        // the checksum is the executable's own, however it travels
+        if (m[2] === '.sha256') return text(`${await fileSha256(path)}  vigil-linux-${arch}\n`)
+        if (m[2] === '.gz') return serve(path, arch, 'gzip', true)
+        return serve(path, arch, negotiate(request.headers.get('accept-encoding')), false)
       },
       hide,
     )

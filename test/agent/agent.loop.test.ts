@@ -1,57 +1,26 @@
-import { afterEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { startAgent, type Agent, type AgentOptions } from '../../src/agent/agent.main'
 import { openQueue, queuedSamples } from '../../src/agent/agent.queue'
-import { classify, createBackoff } from '../../src/agent/agent.sender'
+import { backoffCapMs, classify, createBackoff } from '../../src/agent/agent.sender'
 import { manualClock } from '../../src/lib/clock'
 import { memoryLogger } from '../../src/lib/logger'
-import { manualTimers } from '../helpers/timers'
 import { freePort } from '../helpers/binary'
-import { tempDirs } from '../helpers/temp-dirs'
-import { countingSampler, fakeHub } from './fake-hub'
-
-const INTERVAL = 10_000
-const tempDir = tempDirs('vigil-agent-')
-const identity = { hostname: 'box-1', os: 'linux', os_version: 'test', arch: 'x86_64', fingerprint: 'fp-box-1' }
-const hubs: ReturnType<typeof fakeHub>[] = []
-const agents: Agent[] = []
-afterEach(async () => {
-  for (const a of agents.splice(0)) await a.stop().catch(() => {})
-  for (const h of hubs.splice(0)) h.server.stop(true)
-})
-
-function setup(opts: Partial<AgentOptions> & { random?: () => number } = {}) {
-  const hub = fakeHub()
-  hubs.push(hub)
-  const clock = manualClock()
-  const m = manualTimers()
-  const { logger, lines } = memoryLogger()
-  const stateDir = opts.stateDir ?? tempDir()
-  const sampler = countingSampler(clock)
-  const start = (over: Partial<AgentOptions> = {}) => {
-    const agent = startAgent(
-      { hub: hub.url, key: 'vk_test', intervalMs: INTERVAL, stateDir, ...opts, ...over },
-      { sampler, clock, timers: m.timers, fetch: (u, i) => fetch(u, i), log: logger, identity, random: opts.random ?? (() => 0) },
-    )
-    agents.push(agent)
-    return agent
-  }
-  const agent = start()
-  /** one interval passes: the tick runs to its end */
-  const tick = async (a: Agent = agent) => {
-    clock.advance(INTERVAL)
-    expect(m.fire()).toBe(1)
-    await a.settled()
-  }
-  return { hub, agent, clock, tick, lines, stateDir, start, m, sampler }
-}
+import { setup, tempDir } from './loop-harness'
 
 describe('sender answers', () => {
-  test('2xx sent; 429, 5xx, 408 and the key refused (401/403) retried; any other 4xx dropped', () => {
+  test('2xx sent; 429, 5xx, 408 retried; 401/403 the key refused; 404 the device gone; any other 4xx dropped', () => {
     expect([200, 201, 204].map(classify)).toEqual(['sent', 'sent', 'sent'])
-    expect([429, 500, 502, 503, 408, 401, 403].map(classify)).toEqual(Array(7).fill('retry'))
-    expect([400, 404, 409, 413, 422].map(classify)).toEqual(Array(5).fill('dropped'))
+    expect([429, 500, 502, 503, 408].map(classify)).toEqual(Array(5).fill('retry'))
+    expect([401, 403].map(classify)).toEqual(['refused', 'refused'])
+    expect(classify(404)).toBe('gone')
+    expect([400, 409, 413, 422].map(classify)).toEqual(Array(4).fill('dropped'))
+  })
+
+  test("the backoff's cap: 5 minutes, or one interval when that is longer", () => {
+    expect(backoffCapMs(1_000)).toBe(300_000)
+    expect(backoffCapMs(10_000)).toBe(300_000)
+    expect(backoffCapMs(3_600_000)).toBe(3_600_000)
   })
 
   test('backoff doubles up to its cap, with full jitter, and resets on success', () => {

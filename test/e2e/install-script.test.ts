@@ -16,11 +16,24 @@ mkdirSync(join(dataDir, 'agents'))
 // the tests run under bun, so the hub serves the dropped file (as an arm64 build would be)
 symlinkSync(ensureBinary(), join(dataDir, 'agents', `vigil-linux-${process.arch}`))
 const t = testApp({ clock: systemClock, config: { dataDir } })
-const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => t.handle(req) })
+/** each download the hub answered: its path, status and the bytes its body carried */
+const served: { path: string; status: number; bytes: number }[] = []
+const server = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  async fetch(req) {
+    const res = await t.handle(req)
+    const path = new URL(req.url).pathname
+    if (!path.startsWith('/download/')) return res
+    const body = await res.arrayBuffer()
+    served.push({ path, status: res.status, bytes: body.byteLength })
+    return new Response(body, { status: res.status, headers: res.headers })
+  },
+})
 const hub = `http://127.0.0.1:${server.port}`
 afterAll(() => server.stop(true))
 
-test('install.sh: download, checksum, install, enrol; then the agent reports', async () => {
+test('install.sh: download (gzip-compressed), checksum, install, enrol; then the agent reports', async () => {
   const a = await createTenant(t, { maxDevices: 5 })
   const made = await fetch(`${hub}/v1/enrolments`, { method: 'POST', headers: { ...a.userHeaders, 'content-type': 'application/json' }, body: '{}' })
   const { install_command, token } = (await made.json()) as { install_command: string; token: string }
@@ -36,6 +49,14 @@ test('install.sh: download, checksum, install, enrol; then the agent reports', a
   expect(await run.exited, `${out}\n${err}`).toBe(0)
   expect(out).toContain('enrolled')
   expect(statSync(bin).mode & 0o777).toBe(0o755)
+  // the executable travelled gzip-compressed, about half its size, and was unpacked to the same bytes
+  const size = statSync(ensureBinary()).size
+  const download = served.filter((d) => d.path.startsWith(`/download/vigil-linux-${process.arch}`) && !d.path.endsWith('.sha256'))
+  expect(download.map((d) => [d.path, d.status])).toEqual([[`/download/vigil-linux-${process.arch}.gz`, 200]])
+  expect(download[0]!.bytes).toBeLessThan(size * 0.6)
+  expect(new Bun.CryptoHasher('sha256').update(readFileSync(bin)).digest('hex')).toBe(
+    new Bun.CryptoHasher('sha256').update(readFileSync(ensureBinary())).digest('hex'),
+  )
   expect(statSync(join(state, 'key')).mode & 0o777).toBe(0o600)
   const { device_id } = JSON.parse(readFileSync(join(state, 'device.json'), 'utf8')) as { device_id: string }
 

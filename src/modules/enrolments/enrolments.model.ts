@@ -22,6 +22,16 @@ export const EnrolmentCreated = t.Object({
   pin: t.Nullable(t.String()),
   /** run it as root on the machine to monitor */
   install_command: t.String(),
+  install_available: t.Boolean({
+    description:
+      'Whether this hub has a collector executable to serve (its own when it is a built vigil, VIGIL_AGENT_EXECUTABLE, or one in DATA_DIR/agents). When false, install_command downloads nothing and install_unavailable_reason says why and what to do.',
+  }),
+  install_unavailable_reason: t.Nullable(
+    t.String({
+      description:
+        'Why the hub cannot serve the collector, and what to do (e.g. a hub run from source: build it and start dist/vigil, or set VIGIL_AGENT_EXECUTABLE); null when install_available is true.',
+    }),
+  ),
 })
 export type EnrolmentCreated = Static<typeof EnrolmentCreated>
 

@@ -14,6 +14,8 @@ export interface EnrolmentsDeps {
   keys: EnrolKeys
   /** the hub's TLS public-key pin when its certificate is self-signed, else null */
   pin: () => string | null
+  /** whether the hub has a collector executable to serve, and if not why (the install command would download nothing) */
+  install: () => { install_available: boolean; install_unavailable_reason: string | null }
 }
 
 /** What enrolment needs of the devices domain: register (or find by fingerprint), limits applied. Runs inside the redeem transaction. */
@@ -51,7 +53,7 @@ export function createEnrolment(deps: EnrolmentsDeps, clientId: string, userId: 
   deps.logger.info('enrolment created', { enrolment_id: id, client_id: clientId, user_id: userId })
   const hub = (input.hub_url ?? requestOrigin).replace(/\/+$/, '')
   const pin = hub.startsWith('https:') ? deps.pin() : null
-  return { enrolment_id: id, token, expires_at: toIso(expiresAt), pin, install_command: installCommand(hub, token, pin) }
+  return { enrolment_id: id, token, expires_at: toIso(expiresAt), pin, install_command: installCommand(hub, token, pin), ...deps.install() }
 }
 
 /**

@@ -13,8 +13,15 @@ export const VersionCreate = t.Object({
   release_notes: t.Optional(t.Nullable(t.String({ maxLength: 20_000 }))),
   // http(s) only: collectors and the portal follow it, so javascript:, data:, file: and the like are refused
   download_url: t.Optional(t.Nullable(t.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]', maxLength: 2048 }))),
-  // required with download_url (the service says so): a collector installs nothing it cannot verify
-  sha256: t.Optional(t.Nullable(t.String({ pattern: SHA256_PATTERN }))),
+  sha256: t.Optional(
+    t.Nullable(
+      t.String({
+        pattern: SHA256_PATTERN,
+        description:
+          "The executable's SHA-256 (64 hex characters). Collectors install only a version they can verify: without it, the hub computes it when download_url is its own /download/vigil-linux-<arch>; otherwise the version is listed but never installed automatically (auto_install false).",
+      }),
+    ),
+  ),
   is_mandatory: t.Optional(t.Boolean({ default: false })),
 })
 export type VersionCreate = Static<typeof VersionCreate>
@@ -28,6 +35,10 @@ export const VersionResponse = t.Object({
   download_url: t.Nullable(t.String()),
   sha256: t.Nullable(t.String()),
   is_mandatory: t.Boolean(),
+  auto_install: t.Boolean({
+    description:
+      'Whether collectors install this version by themselves: it has a download_url and a sha256. A version without a checksum is listed, never installed.',
+  }),
   created_at: t.String({ format: 'date-time' }),
 })
 export type VersionResponse = Static<typeof VersionResponse>

@@ -15,10 +15,16 @@ export function versionsRoutes(deps: VersionsDeps, auth: Authenticator) {
   return (
     new Elysia({ prefix: '/v1/versions' })
       .use(authGuards(auth))
-      .post('', ({ user, body }) => publishVersion(deps, versionCreate.read(body), user.userId), {
+      .post('', ({ user, body, request }) => publishVersion(deps, versionCreate.read(body), user.userId, new URL(request.url).origin), {
         user: { operator: true },
         response: { 200: VersionResponse },
-        detail: { ...routeErrors('conflict'), ...versionCreate.doc, tags, summary: 'Publish a collector version (operator only)' },
+        detail: {
+          ...routeErrors('conflict'),
+          ...versionCreate.doc,
+          tags,
+          summary:
+            "Publish a collector version (operator only); without sha256 it is computed for the hub's own download, else the version is not installed automatically",
+        },
       })
       .get('', ({ request }) => listVersions(deps, versionsQuery.read(request)), {
         user: { operator: true },

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../../lib/logger'
+import { fileSha256 } from './versions.executables'
 import { compareSemver } from './versions.semver'
 import { publishVersion, type VersionsDeps } from './versions.service'
 
@@ -18,30 +19,24 @@ export interface SelfRelease {
   dataDir: string
 }
 
-async function fileSha256(path: string): Promise<string> {
-  const hasher = new Bun.CryptoHasher('sha256')
-  for await (const chunk of Bun.file(path).stream()) hasher.update(chunk)
-  return hasher.digest('hex')
-}
-
 /**
  * At start, the hub publishes itself as the collectors' version: its own executable for its
- * platform, and the other architecture's when `vigil-linux-<arch>` of the same release is in the
- * data dir. Upgrading the hub then upgrades the fleet, within the window. Not mandatory; never
+ * platform, and the other architecture's when `vigil-linux-<arch>` of the same release is in
+ * DATA_DIR/agents, where the hub serves it from. Upgrading the hub then upgrades the fleet, within the window. Not mandatory; never
  * over a version an operator published (same version is kept, a higher one stays the latest).
  * Returns the platforms it published.
  */
 export async function publishSelf(deps: VersionsDeps, release: SelfRelease, log: Logger): Promise<string[]> {
   const candidates = ARCHES.map((arch) => ({
     platform: `linux-${arch}`,
-    file: arch === release.arch ? release.execPath : join(release.dataDir, `vigil-linux-${arch}`),
+    file: arch === release.arch ? release.execPath : join(release.dataDir, 'agents', `vigil-linux-${arch}`),
   })).filter((c) => existsSync(c.file))
   const published: string[] = []
   for (const { platform, file } of candidates) {
     const existing = deps.store.ofPlatform(platform)
     if (existing.some((r) => compareSemver(r.version, release.version) >= 0)) continue
     const sha256 = await fileSha256(file)
-    publishVersion(deps, { platform, version: release.version, download_url: selfDownloadPath(platform), sha256, is_mandatory: false }, null)
+    await publishVersion(deps, { platform, version: release.version, download_url: selfDownloadPath(platform), sha256, is_mandatory: false }, null)
     published.push(platform)
   }
   if (published.length) log.info('collector version published from this hub', { version: release.version, platforms: published })

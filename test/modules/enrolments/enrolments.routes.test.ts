@@ -1,4 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { testApp, type TestApp } from '../../helpers/app'
 import { addMember, createTenant } from '../../helpers/fixtures'
 import { hardwareSample } from '../../helpers/samples'
@@ -33,6 +36,25 @@ describe('POST /v1/enrolments', () => {
     const rows = t.db.sqlite.query<{ token_hash: string }, []>('SELECT token_hash FROM enrolments').all()
     expect(rows).toHaveLength(1)
     expect(rows[0]!.token_hash).not.toContain(e.token)
+  })
+
+  test('install_available and its reason: false with what to do on a hub with no executable to serve, true once it has one; both in the OpenAPI', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'vigil-enrol-'))
+    const t = testApp({ config: { dataDir } })
+    const a = await createTenant(t)
+    const none = (await t.request('POST', '/v1/enrolments', { body: {}, headers: a.userHeaders })).body
+    expect(none.install_available).toBe(false)
+    expect(none.install_unavailable_reason).toContain('bun run build')
+    mkdirSync(join(dataDir, 'agents'))
+    writeFileSync(join(dataDir, 'agents', 'vigil-linux-arm64'), 'an arm64 build')
+    const some = (await t.request('POST', '/v1/enrolments', { body: {}, headers: a.userHeaders })).body
+    expect(some).toMatchObject({ install_available: true, install_unavailable_reason: null })
+
+    const doc = (await t.request('GET', '/openapi.json')).body
+    const schema = doc.paths['/v1/enrolments'].post.responses['201'].content['application/json'].schema
+    const props = schema.properties ?? doc.components.schemas[schema.$ref.split('/').at(-1)].properties
+    expect(props.install_available.description).toContain('install_unavailable_reason says why')
+    expect(props.install_unavailable_reason.description).toContain('VIGIL_AGENT_EXECUTABLE')
   })
 
   test('hub_url and expires_in_minutes are taken', async () => {

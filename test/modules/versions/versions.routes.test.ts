@@ -35,11 +35,12 @@ describe('POST /v1/versions', () => {
       download_url: 'https://example.test/c.tar.gz',
       sha256: 'ab'.repeat(32),
       is_mandatory: true,
+      auto_install: true,
       created_at: expect.any(String),
     })
     expect((await publish(t, op.userHeaders, { platform: 'linux', version: '1.2.3' })).status).toBe(409)
     const minimal = await publish(t, op.userHeaders, { platform: 'windows', version: '0.1.0' })
-    expect(minimal.body).toMatchObject({ build_number: null, release_notes: null, download_url: null, sha256: null, is_mandatory: false })
+    expect(minimal.body).toMatchObject({ build_number: null, release_notes: null, download_url: null, sha256: null, is_mandatory: false, auto_install: false })
     for (const body of [
       { platform: 'linux', version: 'latest' },
       { platform: 'linux' },

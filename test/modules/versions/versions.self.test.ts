@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfig } from '../../../src/config'
 import { publishSelf } from '../../../src/modules/versions/versions.self'
@@ -14,11 +14,12 @@ function release(version: string, withArm64: boolean) {
   const dir = tempDir()
   const execPath = join(dir, 'vigil')
   writeFileSync(execPath, `x64 ${version}`)
-  if (withArm64) writeFileSync(join(dir, 'vigil-linux-arm64'), `arm64 ${version}`)
+  mkdirSync(join(dir, 'agents'))
+  if (withArm64) writeFileSync(join(dir, 'agents', 'vigil-linux-arm64'), `arm64 ${version}`)
   return { version, execPath, arch: 'x64', dataDir: dir }
 }
 
-test('the hub publishes its own executable, and the other architecture placed in the data dir, with their SHA-256', async () => {
+test('the hub publishes its own executable, and the other architecture placed in DATA_DIR/agents (where it is served from), with their SHA-256', async () => {
   const t = testApp()
   const c = await createTenant(t)
   expect(await publishSelf(t.modules.versions, release('1.4.0', true), t.ctx.logger)).toEqual(['linux-x64', 'linux-arm64'])
