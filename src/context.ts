@@ -13,7 +13,7 @@ import type { SecretKeySource } from './lib/secret-box'
 import type { OutboundDeps, Resolver } from './lib/outbound/outbound.fetch'
 import type { EventBus } from './lib/event-bus'
 import type { MailTransport } from './modules/channels/channels.transport'
-import type { RenderEnv } from './modules/channels/channels.kind'
+import type { RenderEnv } from './modules/channels/channels.kind-spec'
 
 /** What the outside world hands the app: swap any of these in tests. */
 export interface AppDeps {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context'
 import { systemTimers, type Timers } from '../lib/timers'
-import type { RenderEnv } from '../modules/channels/channels.kind'
+import type { RenderEnv } from '../modules/channels/channels.kind-spec'
 import type { ChannelsDeps } from '../modules/channels/channels.service'
 import { createChannelsStore } from '../modules/channels/channels.store'
 import { nodemailerTransport, type MailTransport } from '../modules/channels/channels.transport'

@@ -1,6 +1,6 @@
 import { newId } from '../../lib/ids'
 import { retryDelay } from '../deliveries/deliveries.schedule'
-import type { KindSpec, OutboundRequest, Settings } from './channels.kind'
+import type { KindSpec, OutboundRequest, Settings } from './channels.kind-spec'
 import type { ChannelNotification } from './channels.model'
 import { channelPolicy, kindOf, settingsOf, type ChannelsDeps } from './channels.service'
 import type { ChannelRow, DeliveryRow } from './channels.store'

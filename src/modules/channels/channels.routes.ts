@@ -4,7 +4,7 @@ import { jsonInput, queryInput } from '../../http/input'
 import { routeErrors } from '../../http/openapi-errors'
 import type { Authenticator } from '../../http/principal'
 import { deliveriesPage, sendTest } from './channels.delivery'
-import { KIND_CATALOGUE } from './channels.kinds'
+import { KIND_CATALOGUE } from './channels.kind-catalogue'
 import {
   ChannelCreate,
   ChannelParams,

@@ -1,5 +1,5 @@
 import { AppError } from '../../http/errors'
-import { EMAIL, type FieldSpec, type KindSpec, type SettingValue, type Settings } from './channels.kind'
+import { EMAIL, type FieldSpec, type KindSpec, type SettingValue, type Settings } from './channels.kind-spec'
 
 const MAX_STRING = 2000
 

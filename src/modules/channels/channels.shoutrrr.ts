@@ -1,6 +1,6 @@
 import { AppError } from '../../http/errors'
-import { ShoutrrrError, type KindSpec, type Settings } from './channels.kind'
-import { KINDS, kindOfScheme } from './channels.kinds'
+import { ShoutrrrError, type KindSpec, type Settings } from './channels.kind-spec'
+import { KINDS, kindOfScheme } from './channels.kind-catalogue'
 import type { ChannelView, ShoutrrrImport } from './channels.model'
 import { createChannel, getChannel, kindOf, settingsOf, type ChannelsDeps } from './channels.service'
 

@@ -4,7 +4,7 @@ import type { OutboundDeps } from '../../lib/outbound/outbound.fetch'
 import { addressRefusal, hostRefusal, type OutboundPolicy } from '../../lib/outbound/outbound.policy'
 import { refusedHostText, unsentText, type Audience } from '../../lib/outbound/outbound.words'
 import { sendHttp as postOnce } from '../deliveries/deliveries.http'
-import type { HttpRequest, MailRequest, OutboundRequest } from './channels.kind'
+import type { HttpRequest, MailRequest, OutboundRequest } from './channels.kind-spec'
 
 /** How much of an answer is kept in the delivery log. */
 export const EXCERPT_CHARS = 256

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { AppError } from '../../../src/http/errors'
-import type { Settings } from '../../../src/modules/channels/channels.kind'
+import type { Settings } from '../../../src/modules/channels/channels.kind-spec'
 import { applySettings } from '../../../src/modules/channels/channels.settings'
 import { parseShoutrrr } from '../../../src/modules/channels/channels.shoutrrr'
 

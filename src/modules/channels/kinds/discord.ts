@@ -1,4 +1,4 @@
-import { type KindSpec, query, queryOf, ShoutrrrError, str } from '../channels.kind'
+import { type KindSpec, query, queryOf, ShoutrrrError, str } from '../channels.kind-spec'
 import { contextLine, SEVERITY_COLOR, truncate } from '../channels.render'
 
 const HOOK_PATH = /\/api\/webhooks\/(\d+)\/([\w-]+)\/?$/

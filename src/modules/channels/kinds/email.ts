@@ -1,4 +1,4 @@
-import { EMAIL, type KindSpec, list, num, query, queryOf, ShoutrrrError, shoutrrrBool, type SmtpSecurity, str } from '../channels.kind'
+import { EMAIL, type KindSpec, list, num, query, queryOf, ShoutrrrError, shoutrrrBool, type SmtpSecurity, str } from '../channels.kind-spec'
 import { contextLine, escapeHtml, truncate } from '../channels.render'
 
 const SECURITY: SmtpSecurity[] = ['starttls', 'tls', 'none']

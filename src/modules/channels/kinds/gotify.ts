@@ -1,4 +1,4 @@
-import { type KindSpec, num, query, queryOf, ShoutrrrError, shoutrrrBool, str } from '../channels.kind'
+import { type KindSpec, num, query, queryOf, ShoutrrrError, shoutrrrBool, str } from '../channels.kind-spec'
 import type { Severity } from '../channels.model'
 import { truncate } from '../channels.render'
 

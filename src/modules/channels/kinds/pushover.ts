@@ -1,4 +1,4 @@
-import { type KindSpec, num, query, queryOf, type RenderEnv, ShoutrrrError, str } from '../channels.kind'
+import { type KindSpec, num, query, queryOf, type RenderEnv, ShoutrrrError, str } from '../channels.kind-spec'
 import type { Severity } from '../channels.model'
 import { truncate } from '../channels.render'
 

@@ -1,4 +1,4 @@
-import { type KindSpec, ShoutrrrError, str } from '../channels.kind'
+import { type KindSpec, ShoutrrrError, str } from '../channels.kind-spec'
 import { contextLine, truncate } from '../channels.render'
 
 /** Shoutrrr's Slack token: type (hook, xoxb, xoxp), then three parts joined by -, / or ,. */

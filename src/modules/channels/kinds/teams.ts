@@ -1,4 +1,4 @@
-import { type KindSpec, queryOf, ShoutrrrError, str } from '../channels.kind'
+import { type KindSpec, queryOf, ShoutrrrError, str } from '../channels.kind-spec'
 import type { Severity } from '../channels.model'
 import { truncate } from '../channels.render'
 

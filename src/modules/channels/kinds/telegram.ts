@@ -1,4 +1,4 @@
-import { bool, type KindSpec, query, queryOf, type RenderEnv, ShoutrrrError, shoutrrrBool, str } from '../channels.kind'
+import { bool, type KindSpec, query, queryOf, type RenderEnv, ShoutrrrError, shoutrrrBool, str } from '../channels.kind-spec'
 import { contextLine, escapeHtml, truncate } from '../channels.render'
 
 const TOKEN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/

@@ -1,4 +1,4 @@
-import { type KindSpec, query, queryOf, ShoutrrrError, shoutrrrBool, str } from '../channels.kind'
+import { type KindSpec, query, queryOf, ShoutrrrError, shoutrrrBool, str } from '../channels.kind-spec'
 
 /** Shoutrrr's own keys on a generic URL: they shape Shoutrrr's payload, which ours replaces. */
 const SHOUTRRR_KEYS = new Set(['contenttype', 'disabletls', 'template', 'title', 'titlekey', 'messagekey', 'method'])

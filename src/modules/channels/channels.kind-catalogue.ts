@@ -1,4 +1,4 @@
-import type { KindSpec } from './channels.kind'
+import type { KindSpec } from './channels.kind-spec'
 import type { KindId } from './channels.model'
 import { discord } from './kinds/discord'
 import { email } from './kinds/email'
