@@ -1,7 +1,7 @@
 import type { Clock } from '../../../lib/clock'
 import type { EventBus } from '../../../lib/event-bus'
 import type { Logger } from '../../../lib/logger'
-import type { AlertDevices, AlertMetrics, Notify } from '../alerts.ports'
+import type { AlertDevices, AlertMetrics, Notify } from './alerts.runtime-ports'
 import type { AlertRow, AlertsStore } from '../alerts.store'
 import type { ClientRules } from './alerts.compiled-rules'
 import type { SeriesState } from './alerts.evaluator'

@@ -1,5 +1,5 @@
 import { toIso } from '../../../lib/clock'
-import type { AlertDevice } from '../alerts.ports'
+import type { AlertDevice } from './alerts.runtime-ports'
 import { applies, paramsFor, type ClientRules, type CompiledRule } from './alerts.compiled-rules'
 import { dispatch, flushGroups } from './alerts.dispatch'
 import { DEFAULT_INTERVAL_MS, forecastDecision, forecastDiskFull, isOffline, onTick } from './alerts.evaluator'
