@@ -21,13 +21,16 @@ export function wireLive(ctx: AppContext, fleet: FleetModules, monitoring: Monit
   const { events, clock } = ctx
   const devices = fleet.devices
 
+  // one measure of each device's interval for its status everywhere: device answers, presence, fleet overview
+  devices.intervals = (seqs) => deviceIntervals(monitoring.metrics, seqs, clock.now())
   const presence = devicePresence({
     clock,
     devices: () => devicesLastSeen(devices),
-    intervals: (seqs) => deviceIntervals(monitoring.metrics, seqs, clock.now()),
+    intervals: devices.intervals,
     changed: (clientId, change) => events.publish(clientId, 'device.status', change),
   })
 
+  devices.seen = presence.lastSeen
   devices.events = {
     // Registration may run inside a caller's transaction (enrolment): told once it has committed,
     // and only if the device is there (the transaction could still have rolled back).
