@@ -5,8 +5,7 @@ import { systemTimers, type Timers } from '../lib/timers'
 import { devicePresence } from '../modules/devices/devices.presence'
 import { devicesLastSeen, findDevice } from '../modules/devices/devices.service'
 import type { LiveDeps } from '../modules/live/live.service'
-import { STREAMS_PER_USER } from '../modules/live/live.service'
-import { streamSlots } from '../modules/live/live.slots'
+import { slotLimits, streamSlots } from '../modules/live/live.slots'
 import { deviceIntervals } from '../modules/metrics/metrics.fleet'
 import { hotValues } from '../modules/metrics/metrics.rows'
 import type { FleetModules } from './fleet'
@@ -56,9 +55,7 @@ export function wireLive(ctx: AppContext, fleet: FleetModules, monitoring: Monit
     events,
     clock,
     timers,
-    slots: streamSlots({ perUser: STREAMS_PER_USER, total: ctx.config.liveMaxStreams }),
-    // where the bus stands: the id a `reset` event carries
-    cursor: () => events.position(),
+    slots: streamSlots(slotLimits(ctx.config.liveMaxStreams)),
     devices: { exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null },
     async stillValid(token: string, principal: UserPrincipal) {
       const now = await ctx.auth.verifyAccessToken(token)
