@@ -74,6 +74,7 @@ function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & Moni
     // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices
     { name: 'alerts.evaluate', cron: '*/15 * * * * *', run: () => modules.alertsTick() },
     { name: 'ai.recommendations', cron: '0 * * * * *', run: () => runDueGenerations(modules.ai).then(() => undefined) },
+    { name: 'ai.hub-alive', cron: '30 * * * * *', run: () => modules.ai.hubRuns?.beat() },
     { name: 'billing.prune-events', cron: '0 17 3 * * *', run: () => pruneBillingEvents(modules.billing) },
     { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens(modules.users) },
     // each device's status against its own interval; a change goes out on the live stream

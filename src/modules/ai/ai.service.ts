@@ -4,6 +4,7 @@ import { AppError, notFound } from '../../http/errors'
 import type { NewRecommendation, Recommendation } from '../recommendations/recommendations.model'
 import { effectiveConfig, providerPolicy, type AiConfigDeps, type EffectiveConfig } from './ai.config.service'
 import { ProviderCallError } from './ai.http'
+import type { HubRuns } from './ai.hub-runs'
 import type { MetricsSource } from './ai.metrics-source'
 import type { GenerateResult, TestResult, UsageEntry } from './ai.model'
 import { InvalidOutput, parseModelAnswer } from './ai.parse'
@@ -41,6 +42,8 @@ export interface AiDeps extends AiConfigDeps {
   timeoutMs: number
   /** response cap override for tests; default MAX_RESPONSE_BYTES */
   maxResponseBytes?: number
+  /** the hub's own runs: its restarts are not a device's packet loss (absent: none known) */
+  hubRuns?: Pick<HubRuns, 'gaps' | 'beat'>
 }
 
 const DAY_MS = 86_400_000
@@ -160,6 +163,7 @@ export async function generateForDevice(
     device: { hostname: device.hostname, createdAt: device.created_at, lastSeenAt: device.last_seen_at },
     summary,
     series: (field, hours) => deps.metrics.series(clientId, deviceId, field, hours),
+    hubGaps: (from, to) => deps.hubRuns?.gaps(from, to) ?? [],
   })
   const rules = deps.findings.store(
     clientId,
