@@ -99,6 +99,15 @@ function tell(listener: BusListener, event: BusEvent) {
   }
 }
 
+/** the data as JSON; what cannot be written (a cycle, a BigInt) must not stop the publisher, and is kept as null */
+function toJson(data: unknown): string {
+  try {
+    return JSON.stringify(data) ?? 'null'
+  } catch {
+    return 'null'
+  }
+}
+
 const newEpoch = () => crypto.randomUUID().replaceAll('-', '').slice(0, 12)
 
 /**
@@ -163,7 +172,7 @@ export function createEventBus({ clock, keep = KEEP_EVENTS, keepBytes = KEEP_BYT
     publish(clientId, type, data) {
       const now = clock.now()
       const ring = ringOf(clientId)
-      const json = JSON.stringify(data) ?? 'null'
+      const json = toJson(data)
       const event: BusEvent<typeof data> = { seq: ++ring.seq, client_id: clientId, type, timestamp: toIso(now), data, json }
       const size = json.length + type.length + EVENT_OVERHEAD
       ring.events.push({ seq: event.seq, type, timestamp: event.timestamp, json, bytes: size })

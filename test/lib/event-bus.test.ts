@@ -128,3 +128,14 @@ describe('event bus', () => {
     expect(bus.since('c19', bus.position('c19').epoch, 0)!.length).toBe(10)
   })
 })
+
+test('data that cannot be written as JSON does not stop the publisher: listeners still get it, a resuming reader gets null', () => {
+  const bus = createEventBus({ clock: manualClock() })
+  const cyclic: Record<string, unknown> = {}
+  cyclic.self = cyclic
+  const heard: unknown[] = []
+  bus.subscribe('a', (e) => heard.push(e.data))
+  expect(() => bus.publish('a', 'odd', cyclic)).not.toThrow()
+  expect(heard).toEqual([cyclic])
+  expect(bus.since('a', bus.position('a').epoch, 0)!.map((e) => e.data)).toEqual([null])
+})
