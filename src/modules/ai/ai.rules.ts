@@ -31,10 +31,10 @@ export const SUMMARY_HOURS = 24
 export const TREND_HOURS = 168
 export const SILENT_AFTER_MS = 15 * 60_000
 /**
- * A finding about a window's figures needs at least this much of it: samples spanning an hour
- * (first to last), and 12 of them (one every 5 minutes). Less says too little to advise on.
+ * A finding about a window's figures needs at least this much of it: samples spanning half an
+ * hour (first to last), and 12 of them. Less says too little to advise on.
  */
-export const MIN_SPAN_MS = 3600_000
+export const MIN_SPAN_MS = 30 * 60_000
 export const MIN_SAMPLES = 12
 /** samples this close to a hub restart are left out of the loss: the collector probes the hub, and it was away */
 export const RESTART_MARGIN_MS = 5 * 60_000
@@ -75,8 +75,12 @@ function coverage(section: MetricsSummary['hardware'], asked: number): Coverage 
 }
 
 const minute = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ')
-/** the window in words, as it was covered: "the 3.5 hours from 2026-01-01 09:00 to 12:30 UTC" */
-const span = (c: Coverage) => `the ${r1((c.to - c.from) / HOUR_MS)} hours from ${minute(c.from)} to ${minute(c.to)} UTC`
+/** the window in words, as it was covered: "the 3.5 hours from 2026-01-01 09:00 to 2026-01-01 12:30 UTC" */
+function span(c: Coverage): string {
+  const ms = c.to - c.from
+  const length = ms < 2 * HOUR_MS ? `${Math.round(ms / 60_000)} minutes` : `${r1(ms / HOUR_MS)} hours`
+  return `the ${length} from ${minute(c.from)} to ${minute(c.to)} UTC`
+}
 const window = (c: Coverage) => ({
   window_hours: c.asked,
   from: new Date(c.from).toISOString(),

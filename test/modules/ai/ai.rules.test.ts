@@ -156,8 +156,11 @@ describe('findings state the window their data covers, and need enough of it', (
     expect(keys(input(spanning(90_000, 9, { cpu_percent: 99.4 })))).toEqual([])
   })
 
-  test('too few samples over a long span is no finding either', () => {
+  test('too few samples over a long span is no finding either; 29 minutes of many samples neither', () => {
     expect(keys(input(spanning(5 * 3600_000, 11, { cpu_percent: 99.4 })))).toEqual([])
+    expect(keys(input(spanning(29 * 60_000, 174, { cpu_percent: 99.4 })))).toEqual([])
+    const [f] = runRules(input(spanning(59 * 60_000, 60, { cpu_percent: 99.4 })))
+    expect(f!.recommendation).toContain('over the 59 minutes from 2025-12-31 23:01 to 2026-01-01 00:00 UTC')
   })
 
   test('three hours of data: the finding says those three hours, first sample to last, not "the last 24 hours"', () => {
