@@ -88,6 +88,15 @@ const window = (c: Coverage) => ({
   covered_hours: r1((c.to - c.from) / HOUR_MS),
   samples: c.samples,
 })
+/**
+ * What the summary's data covers, for a language model's prompt and its findings' evidence: the
+ * widest of its sections that has enough data to judge, or null when none has (no model call then).
+ */
+export function coveredWindow(s: MetricsSummary): { from: string; to: string; hours: number } | null {
+  const c = [coverage(s.hardware, s.hours), coverage(s.network, s.hours)].filter((x) => x !== null).sort((a, b) => b.to - b.from - (a.to - a.from))[0]
+  return c ? { from: new Date(c.from).toISOString(), to: new Date(c.to).toISOString(), hours: r1((c.to - c.from) / HOUR_MS) } : null
+}
+
 const hwCover = (s: MetricsSummary) => coverage(s.hardware, s.hours)
 const netCover = (s: MetricsSummary) => coverage(s.network, s.hours)
 const hw = (s: MetricsSummary, f: string): FieldStats | undefined => (hwCover(s) ? s.hardware.fields[f] : undefined)

@@ -10,7 +10,7 @@ import type { GenerateResult, TestResult, UsageEntry } from './ai.model'
 import { InvalidOutput, parseModelAnswer } from './ai.parse'
 import { compactSummary, renderPrompt, SYSTEM_PROMPT } from './ai.prompt'
 import { chat, type ChatRequest, type ChatResult, type Connection } from './ai.providers'
-import { runRules, SUMMARY_HOURS } from './ai.rules'
+import { coveredWindow, runRules, SUMMARY_HOURS } from './ai.rules'
 
 /** The facts about a device the engine reads (prompt, availability rule). */
 export interface AiDevice {
@@ -181,9 +181,10 @@ export async function generateForDevice(
   let skipped = rules.skipped
   let llm: GenerateResult['llm'] = null
 
-  // Without metrics there is nothing for a model to read; do not spend a call on it.
-  if (eff.connection && summary) {
-    const outcome = await llmRun(deps, clientId, deviceId, eff, device, summary, opts.onBudget)
+  // Without enough metrics (the rules' minimum) there is nothing a model could fairly judge; do not spend a call on it.
+  const covered = summary ? coveredWindow(summary) : null
+  if (eff.connection && summary && covered) {
+    const outcome = await llmRun(deps, clientId, deviceId, eff, device, summary, covered.hours, opts.onBudget)
     if (outcome) {
       llm = { provider: eff.provider, model: eff.connection.model, status: outcome.status, error: outcome.error }
       if (outcome.items.length) {
@@ -195,7 +196,7 @@ export async function generateForDevice(
             category: i.category,
             severity: i.severity,
             source: eff.provider,
-            evidence: { window_hours: SUMMARY_HOURS, model: eff.connection!.model },
+            evidence: { window_hours: SUMMARY_HOURS, from: covered.from, to: covered.to, covered_hours: covered.hours, model: eff.connection!.model },
             // the same sentence from the model is the same advice
             dedupeKey: `${eff.provider}:${Bun.hash(i.recommendation.toLowerCase().replace(/\s+/g, ' ')).toString(36)}`,
           })),
@@ -215,12 +216,13 @@ async function llmRun(
   eff: EffectiveConfig,
   device: AiDevice,
   summary: NonNullable<ReturnType<MetricsSource['summary']>>,
+  coveredHours: number,
   onBudget: 'throw' | 'skip',
 ) {
   const user = renderPrompt(eff.prompt, {
     hostname: device.hostname ?? 'unknown',
     os: [device.os, device.os_version].filter(Boolean).join(' ') || 'unknown',
-    hours: String(summary.hours),
+    hours: String(coveredHours),
     summary: compactSummary(summary),
   })
   let parsed: ReturnType<typeof parseModelAnswer> = []
