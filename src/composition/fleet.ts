@@ -15,7 +15,7 @@ import { applyBillingPlan, findClient, maxDevicesOf } from '../modules/clients/c
 import { findDevice, registerDevice, type DevicesDeps } from '../modules/devices/devices.service'
 import { createDevicesStore } from '../modules/devices/devices.store'
 import type { EventBus } from '../lib/event-bus'
-import type { Hooks } from './hooks'
+import type { Hooks, Lookups } from './hooks'
 import type { IdentityModules } from './identity'
 import type { Filled } from './ports'
 
@@ -23,16 +23,24 @@ import type { Filled } from './ports'
  * Devices, API keys and billing: what a tenant runs and pays for. Built before the context, whose
  * Authenticator checks API keys with the verifier made here.
  */
-export function wireFleet(deps: AppDeps, plans: () => Plan[], identity: IdentityModules, { events, hooks }: { events: EventBus; hooks: Hooks }) {
+export function wireFleet(
+  deps: AppDeps,
+  plans: () => Plan[],
+  identity: IdentityModules,
+  { events, hooks, lookups }: { events: EventBus; hooks: Hooks; lookups: Lookups },
+) {
   const { config, clock, logger } = deps
   const sqlite = deps.db.sqlite
   const { clients } = identity
   const keysStore = createApiKeysStore(sqlite)
 
   // devices and keys ask each other (a key's device must exist; a deleted device revokes its keys)
-  const devices: Filled<DevicesDeps, 'events'> = {
+  const devices: Filled<DevicesDeps, 'events' | 'intervals' | 'seen'> = {
     store: createDevicesStore(sqlite),
     clock,
+    // answered by the groups that know (metrics, presence), once they are built
+    intervals: lookups.deviceIntervals.ask,
+    seen: lookups.deviceLastSeen.ask,
     events: { registered: hooks.deviceRegistered.call, deleted: hooks.deviceDeleted.call },
     clients: { maxDevices: (clientId) => maxDevicesOf(clients, clientId) },
     keys: { revokeForDevice: (clientId, deviceId) => revokeDeviceKeys(apiKeys, clientId, deviceId) },

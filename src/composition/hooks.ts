@@ -42,3 +42,44 @@ export function createHooks() {
 }
 
 export type Hooks = ReturnType<typeof createHooks>
+
+/**
+ * A question a group built early asks of a group built later (the devices ask the metrics for
+ * each device's interval): made up front and handed to the asker at construction, answered once
+ * by the group that knows, so the asker's dependencies are never changed after it was built.
+ */
+export interface Lookup<A extends unknown[], R> {
+  readonly ask: (...args: A) => R
+  answer(fn: (...args: A) => R): void
+  /** a lookup nobody answers is a wiring mistake (the composition test checks) */
+  readonly answered: boolean
+}
+
+export function lookup<A extends unknown[], R>(name: string): Lookup<A, R> {
+  let impl: ((...args: A) => R) | null = null
+  return {
+    ask: (...args) => {
+      if (impl === null) throw new Error(`${name} was asked before the composition root answered it`)
+      return impl(...args)
+    },
+    answer: (fn) => {
+      if (impl !== null) throw new Error(`${name} is answered twice`)
+      impl = fn
+    },
+    get answered() {
+      return impl !== null
+    },
+  }
+}
+
+/** The app's lookups: made first, then handed to the groups that ask and the ones that answer. */
+export function createLookups() {
+  return {
+    /** each device's reporting interval by seq, as the metrics measure it (answered by the live group) */
+    deviceIntervals: lookup<[number[]], Map<number, number | null>>('deviceIntervals'),
+    /** when this process last saw a device report (answered by device presence) */
+    deviceLastSeen: lookup<[string], number | null>('deviceLastSeen'),
+  }
+}
+
+export type Lookups = ReturnType<typeof createLookups>

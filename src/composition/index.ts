@@ -32,7 +32,7 @@ import { enqueueNotification } from '../modules/channels/channels.delivery'
 import { listChannels } from '../modules/channels/channels.service'
 import { timedJobs, wireObservability } from './observability'
 import { wireLive, type LiveModules } from './live'
-import { createHooks } from './hooks'
+import { createHooks, createLookups } from './hooks'
 import { wireOverview } from './overview'
 import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
 
@@ -49,11 +49,12 @@ export function compose(deps: AppDeps) {
   // group is built
   const events = createEventBus({ clock: deps.clock })
   const hooks = createHooks()
+  const lookups = createLookups()
   const identity = wireIdentity(deps, plans)
-  const fleet = wireFleet(deps, plans, identity, { events, hooks })
+  const fleet = wireFleet(deps, plans, identity, { events, hooks, lookups })
   const ctx = createContext(deps, plans, identity, fleet, events)
   const monitoring = wireMonitoring(ctx, identity, fleet, hooks, { metricsSource: deps.metricsSource })
-  const live = wireLive(ctx, fleet, monitoring, hooks, deps.timers)
+  const live = wireLive(ctx, fleet, monitoring, { hooks, lookups }, deps.timers)
   const channels = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
   // alert notices go to the channels' durable queue unless a test listens instead
   const notify = deps.notify ?? ((clientId, channelIds, n) => enqueueNotification(channels.channels, clientId, channelIds, n).length)
@@ -63,7 +64,7 @@ export function compose(deps: AppDeps) {
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring, hooks)
   const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...webhooks, admin, observability }
-  return { ctx, modules, hooks, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
+  return { ctx, modules, hooks, lookups, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
 export type Modules = ReturnType<typeof compose>['modules']
@@ -91,6 +92,7 @@ function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & Moni
     // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices
     { name: 'alerts.evaluate', cron: '*/15 * * * * *', run: () => modules.alertsTick() },
     { name: 'ai.recommendations', cron: '0 * * * * *', run: () => runDueGenerations(modules.ai).then(() => undefined) },
+    { name: 'ai.hub-alive', cron: '30 * * * * *', run: () => modules.ai.hubRuns?.beat() },
     { name: 'billing.prune-events', cron: '0 17 3 * * *', run: () => pruneBillingEvents(modules.billing) },
     { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens(modules.users) },
     // each device's status against its own interval; a change goes out on the live stream

@@ -5,12 +5,11 @@ import { systemTimers, type Timers } from '../lib/timers'
 import { devicePresence } from '../modules/devices/devices.presence'
 import { devicesLastSeen, findDevice } from '../modules/devices/devices.service'
 import type { LiveDeps } from '../modules/live/live.service'
-import { STREAMS_PER_USER } from '../modules/live/live.service'
-import { streamSlots } from '../modules/live/live.slots'
+import { slotLimits, streamSlots } from '../modules/live/live.slots'
 import { deviceIntervals } from '../modules/metrics/metrics.fleet'
 import { hotValues } from '../modules/metrics/metrics.rows'
 import type { FleetModules } from './fleet'
-import type { Hooks } from './hooks'
+import type { Hooks, Lookups } from './hooks'
 import type { MonitoringModules } from './monitoring'
 
 /**
@@ -18,16 +17,25 @@ import type { MonitoringModules } from './monitoring'
  * removed, and each device's status as it changes are published on the app's event bus, which
  * GET /v1/events reads. The ingest path pays a map lookup and one small object per sample here.
  */
-export function wireLive(ctx: AppContext, fleet: FleetModules, monitoring: MonitoringModules, hooks: Hooks, timers: Timers = systemTimers) {
+export function wireLive(
+  ctx: AppContext,
+  fleet: FleetModules,
+  monitoring: MonitoringModules,
+  { hooks, lookups }: { hooks: Hooks; lookups: Lookups },
+  timers: Timers = systemTimers,
+) {
   const { events, clock } = ctx
   const devices = fleet.devices
 
+  // one measure of each device's interval for its status everywhere: device answers, presence, fleet overview
+  lookups.deviceIntervals.answer((seqs) => deviceIntervals(monitoring.metrics, seqs, clock.now()))
   const presence = devicePresence({
     clock,
     devices: () => devicesLastSeen(devices),
-    intervals: (seqs) => deviceIntervals(monitoring.metrics, seqs, clock.now()),
+    intervals: lookups.deviceIntervals.ask,
     changed: (clientId, change) => events.publish(clientId, 'device.status', change),
   })
+  lookups.deviceLastSeen.answer(presence.lastSeen)
 
   // Registration may run inside a caller's transaction (enrolment): told once it has committed,
   // and only if the device is there (the transaction could still have rolled back).
@@ -53,9 +61,7 @@ export function wireLive(ctx: AppContext, fleet: FleetModules, monitoring: Monit
     events,
     clock,
     timers,
-    slots: streamSlots({ perUser: STREAMS_PER_USER, total: ctx.config.liveMaxStreams }),
-    // where the bus stands: the id a `reset` event carries
-    cursor: () => events.position(),
+    slots: streamSlots(slotLimits(ctx.config.liveMaxStreams)),
     devices: { exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null },
     async stillValid(token: string, principal: UserPrincipal) {
       const now = await ctx.auth.verifyAccessToken(token)

@@ -68,7 +68,7 @@ export const ERROR_CODES = {
   too_many_streams: {
     status: 429,
     description:
-      'Too many live streams (GET /v1/events) are open: 20 per user (close another tab or window), or the instance maximum (VIGIL_LIVE_MAX_STREAMS); retry after Retry-After seconds.',
+      "Too many live streams (GET /v1/events) are open: 20 per user (close another tab or window), the account's share (a tenth of VIGIL_LIVE_MAX_STREAMS), or the instance's (its last quarter is kept for accounts opening their first 2); retry after Retry-After seconds.",
   },
   budget_exceeded: { status: 429, description: 'The daily budget of language-model calls is spent.' },
   internal_error: { status: 500, description: 'Something failed on our side; the request id identifies it in the logs.' },

@@ -3,8 +3,8 @@ import { toIso } from './clock'
 
 /**
  * One event of a client's live stream: a new sample, a device's status change, an alert.
- * `seq` grows by one per event across the whole process; with `boot` (new at every start) it
- * names a point in the stream a reader can resume from.
+ * `seq` grows by one per event of that client only (so no client learns another's volume from
+ * the gaps); with the client's `epoch` it names a point in its stream a reader can resume from.
  */
 export interface BusEvent<T = unknown> {
   seq: number
@@ -12,37 +12,83 @@ export interface BusEvent<T = unknown> {
   type: string
   timestamp: string
   data: T
+  /** `data` as JSON, made once when published (a stream sends it as is); absent on hand-made events */
+  json?: string
 }
 
 export type BusListener = (event: BusEvent) => void
 
+/** Where a client's stream stands: the newest seq within the current epoch. */
+export interface StreamPoint {
+  /** new each time the client's stream starts (the hub started, or its idle stream was let go): a point of another epoch cannot be honoured */
+  epoch: string
+  /** the seq of the client's newest event (0 before the first) */
+  seq: number
+}
+
 export interface EventBus {
-  /** differs at every start: a resume point from another run cannot be honoured */
-  readonly boot: string
   /** Tells the client's subscribers now (synchronously) and keeps the event for resuming readers. */
   publish<T>(clientId: string, type: string, data: T): BusEvent<T>
   /** Called for each of the client's events until the returned function is called. */
   subscribe(clientId: string, listener: BusListener): () => void
   /**
-   * The client's kept events after `seq`, oldest first; null when events after `seq` were
-   * already dropped (the reader missed some and must reload what it shows).
+   * The client's kept events after `seq` of `epoch`, oldest first; null when that point cannot be
+   * resumed from: another epoch, a seq this epoch never reached, or events after it already dropped
+   * (the reader missed some and must reload what it shows).
    */
-  since(clientId: string, seq: number): BusEvent[] | null
+  since(clientId: string, epoch: string, seq: number): BusEvent[] | null
   /**
    * Called for every client's events until the returned function is called (outbound webhooks:
    * a listener that must be durable writes the event to its own table before returning).
    */
   subscribeAll(listener: BusListener): () => void
-  /** the seq of the newest event published (0 before the first): where a reader stands once it has caught up */
-  position(): number
+  /** where the client's stream stands: where a reader stands once it has caught up */
+  position(clientId: string): StreamPoint
   /** how many listeners are subscribed, over all clients */
   listenerCount(): number
+  /** the clients' kept events: how many rings and their approximate bytes (the JSON kept) */
+  kept(): { rings: number; events: number; bytes: number }
 }
 
 export interface EventBusOptions {
   clock: Clock
   /** events kept per client for readers that reconnect */
   keep?: number
+  /** and at most this many bytes of them per client */
+  keepBytes?: number
+  /** a client with no listener and no new event for this long has its kept events let go */
+  idleMs?: number
+  /** all clients' kept events together; past it, the rings nobody listens to go first, least recently used */
+  totalBytes?: number
+}
+
+export const KEEP_EVENTS = 500
+export const KEEP_BYTES = 256 * 1024
+export const IDLE_MS = 10 * 60_000
+export const TOTAL_BYTES = 64 * 1024 * 1024
+/** what a kept event costs beyond its JSON: the object, its type and timestamp */
+const EVENT_OVERHEAD = 96
+
+interface Kept {
+  seq: number
+  type: string
+  timestamp: string
+  json: string
+  bytes: number
+}
+
+/** One client's stream: its seq counter, its kept events and who listens. */
+interface Ring {
+  epoch: string
+  seq: number
+  events: Kept[]
+  /** index of the oldest kept event in `events` (dropped ones are spliced off in chunks) */
+  head: number
+  bytes: number
+  /** the seq of the newest event let go (0: none) */
+  dropped: number
+  listeners: Set<BusListener>
+  lastUsed: number
 }
 
 function tell(listener: BusListener, event: BusEvent) {
@@ -53,42 +99,104 @@ function tell(listener: BusListener, event: BusEvent) {
   }
 }
 
+/** the data as JSON; what cannot be written (a cycle, a BigInt) must not stop the publisher, and is kept as null */
+function toJson(data: unknown): string {
+  try {
+    return JSON.stringify(data) ?? 'null'
+  } catch {
+    return 'null'
+  }
+}
+
+const newEpoch = () => crypto.randomUUID().replaceAll('-', '').slice(0, 12)
+
 /**
  * In-process publish/subscribe, per client. Nothing here is durable: a listener that must not
  * miss an event across a restart (outbound webhooks) writes it to its own table when told.
- * A listener that throws does not stop the others: its error is swallowed.
+ * A listener that throws does not stop the others: its error is swallowed. Memory is bounded
+ * over any number of clients: each keeps at most `keep` events and `keepBytes`, a client idle
+ * (no listener, nothing new) for `idleMs` is let go, and all together stay under `totalBytes`.
  */
-export function createEventBus({ clock, keep = 500 }: EventBusOptions): EventBus {
-  const boot = crypto.randomUUID().slice(0, 8)
-  const listeners = new Map<string, Set<BusListener>>()
+export function createEventBus({ clock, keep = KEEP_EVENTS, keepBytes = KEEP_BYTES, idleMs = IDLE_MS, totalBytes = TOTAL_BYTES }: EventBusOptions): EventBus {
+  /** in order of last use, least recent first (a use moves a ring to the end) */
+  const rings = new Map<string, Ring>()
   const everyClient = new Set<BusListener>()
-  /** per client, a ring of its last `keep` events */
-  const kept = new Map<string, BusEvent[]>()
-  /** per client, the seq of the newest event pushed out of its ring */
-  const dropped = new Map<string, number>()
-  let seq = 0
   let count = 0
+  let bytes = 0
+  let events = 0
+  let lastSweep = clock.now()
+
+  /** marks the ring used now: to the end of the map, which stays in order of last use */
+  function touch(clientId: string, ring: Ring) {
+    rings.delete(clientId)
+    ring.lastUsed = clock.now()
+    rings.set(clientId, ring)
+  }
+
+  function ringOf(clientId: string): Ring {
+    const ring = rings.get(clientId) ?? { epoch: newEpoch(), seq: 0, events: [], head: 0, bytes: 0, dropped: 0, listeners: new Set<BusListener>(), lastUsed: 0 }
+    touch(clientId, ring)
+    return ring
+  }
+
+  function dropOldest(ring: Ring) {
+    const e = ring.events[ring.head++]!
+    ring.bytes -= e.bytes
+    bytes -= e.bytes
+    events--
+    ring.dropped = e.seq
+    // splice in chunks: one shift per event would copy the array each time
+    if (ring.head >= 64 && ring.head * 2 >= ring.events.length) {
+      ring.events.splice(0, ring.head)
+      ring.head = 0
+    }
+  }
+
+  function letGo(clientId: string, ring: Ring) {
+    rings.delete(clientId)
+    bytes -= ring.bytes
+    events -= ring.events.length - ring.head
+  }
+
+  /** lets go of idle rings; past the total, of the least recently used ones nobody listens to */
+  function sweep(now: number, force: boolean, keepRing?: Ring) {
+    if (!force && now - lastSweep < idleMs / 4) return
+    lastSweep = now
+    for (const [id, ring] of rings) {
+      if (bytes <= totalBytes && now - ring.lastUsed < idleMs) break // the rest were used later
+      if (ring.listeners.size === 0 && ring !== keepRing) letGo(id, ring)
+    }
+  }
 
   return {
-    boot,
     publish(clientId, type, data) {
-      const event = { seq: ++seq, client_id: clientId, type, timestamp: toIso(clock.now()), data }
-      let ring = kept.get(clientId)
-      if (!ring) kept.set(clientId, (ring = []))
-      ring.push(event)
-      if (ring.length > keep) dropped.set(clientId, ring.splice(0, ring.length - keep).at(-1)!.seq)
+      const now = clock.now()
+      const ring = ringOf(clientId)
+      const json = toJson(data)
+      const event: BusEvent<typeof data> = { seq: ++ring.seq, client_id: clientId, type, timestamp: toIso(now), data, json }
+      const size = json.length + type.length + EVENT_OVERHEAD
+      ring.events.push({ seq: event.seq, type, timestamp: event.timestamp, json, bytes: size })
+      ring.bytes += size
+      bytes += size
+      events++
+      while (ring.events.length - ring.head > keep || (ring.bytes > keepBytes && ring.events.length - ring.head > 1)) dropOldest(ring)
+      sweep(now, bytes > totalBytes, ring)
+      // still past the total with every ring listened to: this client keeps no more than its share
+      if (bytes > totalBytes) while (ring.bytes > totalBytes / rings.size && ring.events.length - ring.head > 1) dropOldest(ring)
       for (const listener of everyClient) tell(listener, event)
-      for (const listener of listeners.get(clientId) ?? []) tell(listener, event)
+      for (const listener of ring.listeners) tell(listener, event)
       return event
     },
     subscribe(clientId, listener) {
-      let set = listeners.get(clientId)
-      if (!set) listeners.set(clientId, (set = new Set()))
-      set.add(listener)
+      const ring = ringOf(clientId)
+      ring.listeners.add(listener)
       count++
+      sweep(clock.now(), false)
       return () => {
-        if (set.delete(listener)) count--
-        if (set.size === 0) listeners.delete(clientId)
+        if (!ring.listeners.delete(listener)) return
+        count--
+        // the idle clock starts when the last reader leaves
+        if (ring.listeners.size === 0 && rings.get(clientId) === ring) touch(clientId, ring)
       }
     },
     subscribeAll(listener) {
@@ -98,11 +206,24 @@ export function createEventBus({ clock, keep = 500 }: EventBusOptions): EventBus
         if (everyClient.delete(listener)) count--
       }
     },
-    since(clientId, after) {
-      if ((dropped.get(clientId) ?? 0) > after) return null
-      return (kept.get(clientId) ?? []).filter((e) => e.seq > after)
+    since(clientId, epoch, after) {
+      const ring = rings.get(clientId)
+      if (!ring || ring.epoch !== epoch || after > ring.seq || after < ring.dropped) return null
+      const out: BusEvent[] = []
+      for (let i = ring.head; i < ring.events.length; i++) {
+        const k = ring.events[i]!
+        if (k.seq > after) out.push({ seq: k.seq, client_id: clientId, type: k.type, timestamp: k.timestamp, data: JSON.parse(k.json), json: k.json })
+      }
+      return out
     },
-    position: () => seq,
+    position(clientId) {
+      const ring = ringOf(clientId)
+      return { epoch: ring.epoch, seq: ring.seq }
+    },
     listenerCount: () => count,
+    kept() {
+      sweep(clock.now(), false)
+      return { rings: rings.size, events, bytes }
+    },
   }
 }

@@ -80,4 +80,12 @@ describe('the composition root fills every port when it builds a group', () => {
     // the live stream hears a sample before the alerts do: a device coming back is online first
     expect(hooks.sampleStored.listeners).toBe(2)
   })
+
+  test('every lookup made up front is answered: no group asks into the void', () => {
+    const { lookups } = composed()
+    const unanswered = Object.entries(lookups)
+      .filter(([, l]) => !l.answered)
+      .map(([name]) => name)
+    expect(unanswered).toEqual([])
+  })
 })

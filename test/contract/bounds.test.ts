@@ -51,9 +51,12 @@ function wrongTypes(schema: any): unknown[] {
   return out
 }
 
+/** the schema itself, or the member of a nullable union that is not null */
+const nonNull = (schema: any) => (Array.isArray(schema?.anyOf) ? schema.anyOf.find((m: any) => m.type !== 'null') : schema)
+
 /** Values of the right type just past the schema's bounds. */
 function pastBounds(schema: any): unknown[] {
-  const s = Array.isArray(schema?.anyOf) ? schema.anyOf.find((m: any) => m.type !== 'null') : schema
+  const s = nonNull(schema)
   if (!s) return []
   const out: unknown[] = []
   if (s.minimum !== undefined) out.push(s.minimum - 1)
@@ -62,7 +65,32 @@ function pastBounds(schema: any): unknown[] {
   if (s.maxLength !== undefined) out.push('x'.repeat(s.maxLength + 1))
   if (s.format === 'date-time') out.push(...DATE_NOISE)
   if (s.format === 'email') out.push('not-an-email')
+  if (s.maxItems !== undefined) out.push(Array.from({ length: s.maxItems + 1 }, () => validValue(s.items)))
+  if (s.maxProperties !== undefined) out.push(Object.fromEntries(Array.from({ length: s.maxProperties + 1 }, (_, i) => [`k${i}`, 1])))
   return out
+}
+
+type Path = (string | number)[]
+
+/** The fields nested in a body's fields (object properties, array items), with the path to each. */
+function nestedFields(schema: any, path: Path = [], depth = 0): { path: Path; schema: any }[] {
+  const s = nonNull(schema)
+  if (!s || depth > 4) return []
+  if (s.type === 'array' && s.items) return nestedFields(s.items, [...path, 0], depth + 1)
+  if (s.type !== 'object') return []
+  return Object.entries<any>(s.properties ?? {}).flatMap(([name, prop]) => [
+    { path: [...path, name], schema: prop },
+    ...nestedFields(prop, [...path, name], depth + 1),
+  ])
+}
+
+/** A valid value of `schema` with `bad` at `path` (each level around it as small as it may be). */
+function place(schema: any, path: Path, bad: unknown): unknown {
+  if (!path.length) return bad
+  const s = nonNull(schema)
+  const [head, ...rest] = path
+  if (typeof head === 'number') return [place(s.items, rest, bad)]
+  return { ...(validValue(s) as Record<string, unknown>), [head!]: place(s.properties[head!], rest, bad) }
 }
 
 function queryProbes(o: Operation, world: World): Probe[] {
@@ -89,6 +117,12 @@ function bodyProbes(o: Operation, world: World): Probe[] {
     for (const bad of [...wrongTypes(prop), ...pastBounds(prop)])
       probes.push(raw(`body ${name}=${JSON.stringify(bad)?.slice(0, 40)}`, JSON.stringify({ ...base, [name]: bad })))
   }
+  // inside the nested parts: each inner field's bounds
+  for (const { path, schema: inner } of nestedFields(schema)) {
+    if (path.length < 2) continue
+    for (const bad of pastBounds(inner))
+      probes.push(raw(`body ${path.join('.')}=${JSON.stringify(bad)?.slice(0, 40)}`, JSON.stringify(place(schema, path, bad))))
+  }
   for (const name of schema.required ?? []) {
     if (schema.properties?.[name]?.default !== undefined) continue // an absent field takes its default
     const { [name]: _gone, ...rest } = base
@@ -97,6 +131,24 @@ function bodyProbes(o: Operation, world: World): Probe[] {
   if (schema.additionalProperties === false) probes.push(raw('body with an undeclared property', JSON.stringify({ ...base, not_a_field: 1 })))
   return probes
 }
+
+/** Where a request's strings and lists declare no bound (a format or a fixed set counts as one). */
+function unbounded(schema: any, where: string, depth = 0): string[] {
+  if (!schema || typeof schema !== 'object' || depth > 8) return []
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.flatMap((m: any) => unbounded(m, where, depth + 1))
+  const out: string[] = []
+  if (schema.type === 'string' && schema.maxLength === undefined && !schema.format && !schema.enum && schema.const === undefined) out.push(where)
+  if (schema.type === 'array') {
+    if (schema.maxItems === undefined) out.push(`${where} (list)`)
+    out.push(...unbounded(schema.items, `${where}[]`, depth + 1))
+  }
+  for (const [name, prop] of Object.entries<any>(schema.type === 'object' ? (schema.properties ?? {}) : {}))
+    out.push(...unbounded(prop, `${where}.${name}`, depth + 1))
+  return out
+}
+
+/** The API's parts whose every input is bounded: devices, samples, recommendations, keys, the account, billing, AI settings, the live stream. */
+const BOUNDED_PREFIXES = ['/v1/clients/me', '/v1/invitations', '/v1/metrics', '/v1/recommendations', '/v1/auth/api-keys', '/v1/billing', '/v1/ai', '/v1/events']
 
 /** What must be equal between the two targets: ids and clocks differ, the verdict may not. */
 function verdict(a: { status: number; json: any }) {
@@ -124,6 +176,19 @@ describe('declared bounds and types, on the executable and the source', () => {
     const fromSource = (await src.send('GET', '/openapi.json')).json
     const fromExe = (await exe.send('GET', '/openapi.json')).json
     expect(fromExe).toEqual(fromSource)
+  })
+
+  test('every string and list in a request of the bounded parts declares its bound', () => {
+    const found: string[] = []
+    let checked = 0
+    for (const o of ops) {
+      if (!BOUNDED_PREFIXES.some((p) => o.path.startsWith(p))) continue
+      checked++
+      for (const p of o.op.parameters ?? []) found.push(...unbounded(p.schema, `${o.method} ${o.path} ${p.in} ${p.name}`))
+      found.push(...unbounded(o.op.requestBody?.content['application/json']?.schema, `${o.method} ${o.path} body`))
+    }
+    expect(checked).toBeGreaterThan(30)
+    expect(found).toEqual([])
   })
 
   test('every value outside a query bound or type is 422 with a detail entry naming the parameter', async () => {

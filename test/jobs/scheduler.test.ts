@@ -61,6 +61,7 @@ describe('the job list', () => {
       expect(job.cron.split(' ')).toHaveLength(6)
     }
     expect(names.sort()).toEqual([
+      'ai.hub-alive',
       'ai.recommendations',
       'alerts.evaluate',
       'billing.prune-events',

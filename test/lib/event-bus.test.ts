@@ -12,9 +12,21 @@ describe('event bus', () => {
     bus.publish('a', 'z', {})
     stop()
     bus.publish('a', 'after', {})
-    expect(heard).toEqual(['x:1', 'z:3'])
-    expect(bus.position()).toBe(4)
+    expect(heard).toEqual(['x:1', 'z:2'])
+    expect(bus.position('a').seq).toBe(3)
     expect(bus.listenerCount()).toBe(0)
+  })
+
+  test("each client's events are counted on their own: another client's volume leaves no gap", () => {
+    const bus = createEventBus({ clock: manualClock() })
+    const a = bus.publish('a', 'x', {})
+    for (let i = 0; i < 50; i++) bus.publish('b', 'y', { i })
+    const a2 = bus.publish('a', 'x', {})
+    expect([a.seq, a2.seq]).toEqual([1, 2])
+    expect(bus.position('b').seq).toBe(50)
+    // and the clients' epochs differ, so a point of one is no point of the other
+    expect(bus.position('a').epoch).not.toBe(bus.position('b').epoch)
+    expect(bus.since('a', bus.position('b').epoch, 0)).toBeNull()
   })
 
   test('subscribeAll hears every client', () => {
@@ -39,16 +51,91 @@ describe('event bus', () => {
     expect(heard).toBe(1)
   })
 
-  test('since replays kept events after a point, and says null once some were dropped', () => {
+  test('since replays kept events after a point, and says null once some were dropped, for another epoch or a point never reached', () => {
     const bus = createEventBus({ clock: manualClock(), keep: 3 })
     for (let i = 0; i < 3; i++) bus.publish('a', 'e', { i })
     bus.publish('b', 'other', {})
-    expect(bus.since('a', 1)!.map((e) => e.seq)).toEqual([2, 3])
-    expect(bus.since('a', 0)!.map((e) => e.seq)).toEqual([1, 2, 3])
-    bus.publish('a', 'e', { i: 3 }) // seq 5 pushes seq 1 out
-    expect(bus.since('a', 0)).toBeNull()
-    expect(bus.since('a', 2)!.map((e) => e.seq)).toEqual([3, 5])
-    expect(bus.since('a', 5)).toEqual([])
-    expect(bus.since('nobody', 0)).toEqual([])
+    const { epoch } = bus.position('a')
+    expect(bus.since('a', epoch, 1)!.map((e) => e.seq)).toEqual([2, 3])
+    expect(bus.since('a', epoch, 0)!.map((e) => [e.seq, e.data])).toEqual([
+      [1, { i: 0 }],
+      [2, { i: 1 }],
+      [3, { i: 2 }],
+    ])
+    bus.publish('a', 'e', { i: 3 }) // seq 4 pushes seq 1 out
+    expect(bus.since('a', epoch, 0)).toBeNull()
+    expect(bus.since('a', epoch, 2)!.map((e) => e.seq)).toEqual([3, 4])
+    expect(bus.since('a', epoch, 4)).toEqual([])
+    expect(bus.since('a', epoch, 5)).toBeNull()
+    expect(bus.since('a', 'another', 2)).toBeNull()
+    expect(bus.since('nobody', epoch, 0)).toBeNull()
   })
+
+  test("a client's kept events are bounded in bytes as well as in number", () => {
+    const bus = createEventBus({ clock: manualClock(), keep: 500, keepBytes: 10_000 })
+    for (let i = 0; i < 100; i++) bus.publish('a', 'big', { text: 'x'.repeat(1000) })
+    const kept = bus.kept()
+    expect(kept.bytes).toBeLessThanOrEqual(10_000)
+    expect(kept.events).toBeLessThan(10)
+    const { epoch, seq } = bus.position('a')
+    expect(bus.since('a', epoch, seq - 2)!.map((e) => e.seq)).toEqual([99, 100])
+  })
+
+  test('as tenants come and go, the rings and their bytes stay bounded: an idle one (no listener, nothing new) is let go', () => {
+    const clock = manualClock()
+    const idleMs = 10 * 60_000
+    const bus = createEventBus({ clock, keep: 50, keepBytes: 20_000, idleMs, totalBytes: 2_000_000 })
+    const listened = bus.subscribe('steady', () => {})
+    let most = { rings: 0, bytes: 0 }
+    // 5,000 tenants, 20 new ones a minute, each busy for a few minutes and then gone
+    for (let minute = 0; minute < 250; minute++) {
+      for (let n = 0; n < 20; n++) {
+        const tenant = `t${minute * 20 + n}`
+        for (let i = 0; i < 30; i++) bus.publish(tenant, 'sample', { device_id: 'd', values: { cpu_percent: i, note: 'y'.repeat(300) } })
+      }
+      bus.publish('steady', 'sample', { minute })
+      clock.advance(60_000)
+      const k = bus.kept()
+      most = { rings: Math.max(most.rings, k.rings), bytes: Math.max(most.bytes, k.bytes) }
+    }
+    // at most the tenants of the last idle window (plus the one listened to), never all 5,000
+    expect(most.rings).toBeLessThanOrEqual(20 * (idleMs / 60_000 + idleMs / 4 / 60_000 + 1) + 1)
+    expect(most.bytes).toBeLessThanOrEqual(2_000_000)
+    // the one with a listener is kept however long it is quiet, and resumes within its epoch
+    const { epoch } = bus.position('steady')
+    clock.advance(idleMs * 3)
+    expect(bus.kept().rings).toBe(1)
+    expect(bus.since('steady', epoch, 249)!.map((e) => e.data)).toEqual([{ minute: 249 }])
+    listened()
+    clock.advance(idleMs)
+    expect(bus.kept()).toEqual({ rings: 0, events: 0, bytes: 0 })
+    // a client let go starts a new epoch: an old point is not resumed from
+    expect(bus.position('steady').epoch).not.toBe(epoch)
+  })
+
+  test('past the total, the least recently used rings nobody listens to go first', () => {
+    const clock = manualClock()
+    const bus = createEventBus({ clock, keep: 100, keepBytes: 50_000, totalBytes: 100_000 })
+    bus.subscribe('watched', () => {})
+    for (let i = 0; i < 20; i++) bus.publish('watched', 'e', { text: 'w'.repeat(1000) })
+    for (let c = 0; c < 20; c++) {
+      clock.advance(1000)
+      for (let i = 0; i < 10; i++) bus.publish(`c${c}`, 'e', { text: 'z'.repeat(1000) })
+    }
+    const k = bus.kept()
+    expect(k.bytes).toBeLessThanOrEqual(100_000)
+    expect(bus.since('watched', bus.position('watched').epoch, 0)!.length).toBe(20)
+    expect(bus.since('c19', bus.position('c19').epoch, 0)!.length).toBe(10)
+  })
+})
+
+test('data that cannot be written as JSON does not stop the publisher: listeners still get it, a resuming reader gets null', () => {
+  const bus = createEventBus({ clock: manualClock() })
+  const cyclic: Record<string, unknown> = {}
+  cyclic.self = cyclic
+  const heard: unknown[] = []
+  bus.subscribe('a', (e) => heard.push(e.data))
+  expect(() => bus.publish('a', 'odd', cyclic)).not.toThrow()
+  expect(heard).toEqual([cyclic])
+  expect(bus.since('a', bus.position('a').epoch, 0)!.map((e) => e.data)).toEqual([null])
 })

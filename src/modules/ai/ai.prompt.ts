@@ -4,7 +4,7 @@ import type { MetricsSummary } from '../metrics/metrics.summary.model'
 export const PROMPT_VARIABLES = {
   hostname: "the device's hostname",
   os: 'operating system and version',
-  hours: 'the length of the summarised window in hours',
+  hours: 'the hours the summarised samples cover, first to last (at most the window asked for)',
   summary: 'the aggregated metrics summary as compact JSON (averages, minima, maxima, p95, last values; no raw samples)',
 } as const
 export type PromptVariable = keyof typeof PROMPT_VARIABLES
@@ -13,7 +13,7 @@ export const MAX_PROMPT_CHARS = 8000
 export const MAX_ITEMS = 5
 
 export const DEFAULT_PROMPT = `You review the health of the machine "{{hostname}}" ({{os}}).
-Here is the aggregated summary of its metrics over the last {{hours}} hours:
+Here is the aggregated summary of its metrics over the {{hours}} hours its samples cover:
 {{summary}}
 
 Give at most ${MAX_ITEMS} concrete, actionable recommendations an administrator can act on, each based on the numbers above. Skip anything that looks healthy; an empty list is a fine answer.`
@@ -46,7 +46,7 @@ export function renderPrompt(template: string, values: Record<PromptVariable, st
 
 const round = (v: number | null) => (v === null ? null : Math.round(v * 100) / 100)
 
-/** The summary as the model sees it: statistics only, rounded, without ids or timestamps of samples. */
+/** The summary as the model sees it: statistics only, rounded, with the span each part's samples cover, without ids. */
 export function compactSummary(s: MetricsSummary | null): string {
   if (!s) return '{"note":"no metrics in this window"}'
   const section = (sec: MetricsSummary['hardware']) =>
@@ -55,9 +55,11 @@ export function compactSummary(s: MetricsSummary | null): string {
     )
   return JSON.stringify({
     hours: s.hours,
-    hardware: { samples: s.hardware.samples, fields: section(s.hardware) },
+    hardware: { samples: s.hardware.samples, from: s.hardware.first_at, to: s.hardware.last_at, fields: section(s.hardware) },
     network: {
       samples: s.network.samples,
+      from: s.network.first_at,
+      to: s.network.last_at,
       fields: section(s.network),
       bytes_sent_delta: s.network.bytes_sent_delta,
       bytes_recv_delta: s.network.bytes_recv_delta,

@@ -1,4 +1,5 @@
 import type { FieldStats, MetricsSummary } from '../metrics/metrics.summary.model'
+import type { Gap } from './ai.hub-runs'
 import type { Category, Severity } from '../recommendations/recommendations.model'
 import type { SeriesPoint } from './ai.metrics-source'
 
@@ -22,13 +23,21 @@ export interface RulesInput {
   summary: MetricsSummary | null
   /** hourly points of a field over the last `hours` */
   series(field: string, hours: number): SeriesPoint[]
+  /** when the hub itself was not running within [from, to]: a collector measures loss against the hub, so those are not the network's */
+  hubGaps?(from: number, to: number): Gap[]
 }
 
 export const SUMMARY_HOURS = 24
 export const TREND_HOURS = 168
 export const SILENT_AFTER_MS = 15 * 60_000
-/** below this many samples, averages say too little to advise on */
-const MIN_SAMPLES = 3
+/**
+ * A finding about a window's figures needs at least this much of it: samples spanning half an
+ * hour (first to last), and 12 of them. Less says too little to advise on.
+ */
+export const MIN_SPAN_MS = 30 * 60_000
+export const MIN_SAMPLES = 12
+/** samples this close to a hub restart are left out of the loss: the collector probes the hub, and it was away */
+export const RESTART_MARGIN_MS = 5 * 60_000
 
 export const THRESHOLDS = {
   cpuAvg: [85, 95],
@@ -46,9 +55,52 @@ export const THRESHOLDS = {
 } as const
 
 const r1 = (v: number) => Math.round(v * 10) / 10
-const hw = (s: MetricsSummary, f: string): FieldStats | undefined => (s.hardware.samples >= MIN_SAMPLES ? s.hardware.fields[f] : undefined)
-const net = (s: MetricsSummary, f: string): FieldStats | undefined => (s.network.samples >= MIN_SAMPLES ? s.network.fields[f] : undefined)
-const window = (s: MetricsSummary) => ({ window_hours: s.hours, from: s.from, to: s.to })
+const HOUR_MS = 3600_000
+
+/** The stretch a summary's section really covers: its first sample to its last. */
+interface Coverage {
+  from: number
+  to: number
+  samples: number
+  /** the hours asked for (the summary's window) */
+  asked: number
+}
+
+/** What a section covers, or null when it is too little to judge (see MIN_SPAN_MS, MIN_SAMPLES). */
+function coverage(section: MetricsSummary['hardware'], asked: number): Coverage | null {
+  if (section.samples < MIN_SAMPLES || !section.first_at || !section.last_at) return null
+  const from = Date.parse(section.first_at)
+  const to = Date.parse(section.last_at)
+  return to - from >= MIN_SPAN_MS ? { from, to, samples: section.samples, asked } : null
+}
+
+const minute = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ')
+/** the window in words, as it was covered: "the 3.5 hours from 2026-01-01 09:00 to 2026-01-01 12:30 UTC" */
+function span(c: Coverage): string {
+  const ms = c.to - c.from
+  const length = ms < 2 * HOUR_MS ? `${Math.round(ms / 60_000)} minutes` : `${r1(ms / HOUR_MS)} hours`
+  return `the ${length} from ${minute(c.from)} to ${minute(c.to)} UTC`
+}
+const window = (c: Coverage) => ({
+  window_hours: c.asked,
+  from: new Date(c.from).toISOString(),
+  to: new Date(c.to).toISOString(),
+  covered_hours: r1((c.to - c.from) / HOUR_MS),
+  samples: c.samples,
+})
+/**
+ * What the summary's data covers, for a language model's prompt and its findings' evidence: the
+ * widest of its sections that has enough data to judge, or null when none has (no model call then).
+ */
+export function coveredWindow(s: MetricsSummary): { from: string; to: string; hours: number } | null {
+  const c = [coverage(s.hardware, s.hours), coverage(s.network, s.hours)].filter((x) => x !== null).sort((a, b) => b.to - b.from - (a.to - a.from))[0]
+  return c ? { from: new Date(c.from).toISOString(), to: new Date(c.to).toISOString(), hours: r1((c.to - c.from) / HOUR_MS) } : null
+}
+
+const hwCover = (s: MetricsSummary) => coverage(s.hardware, s.hours)
+const netCover = (s: MetricsSummary) => coverage(s.network, s.hours)
+const hw = (s: MetricsSummary, f: string): FieldStats | undefined => (hwCover(s) ? s.hardware.fields[f] : undefined)
+const net = (s: MetricsSummary, f: string): FieldStats | undefined => (netCover(s) ? s.network.fields[f] : undefined)
 
 /** Least-squares slope of avg over time, in units per hour. */
 export function slopePerHour(points: SeriesPoint[]): number | null {
@@ -96,7 +148,8 @@ function availability(i: RulesInput): Finding[] {
 
 function disk(i: RulesInput): Finding[] {
   const points = i.series('disk_used_percent', TREND_HOURS)
-  const current = points.at(-1)?.avg ?? (i.summary ? (hw(i.summary, 'disk_used_percent')?.last ?? null) : null)
+  // how full it is now is a fact from the newest sample, not an average: no window needed
+  const current = points.at(-1)?.avg ?? i.summary?.hardware.fields.disk_used_percent?.last ?? null
   if (current === null || current === undefined) return []
   const slope = points.length >= 6 ? slopePerHour(points) : null
   if (slope !== null && slope > 0 && current < 100) {
@@ -108,10 +161,12 @@ function disk(i: RulesInput): Finding[] {
           key: 'rules:disk:fill',
           category: 'disk',
           severity: days <= crit ? 'critical' : 'warning',
-          recommendation: `The disk is ${r1(current)}% full and grows ${r1(slope * 24)} points a day: at this rate it is full in about ${r1(days)} days. Free space (old logs, caches, backups) or grow the volume before then.`,
+          recommendation: `The disk is ${r1(current)}% full and grew ${r1(slope * 24)} points a day over the last ${Math.round((points.at(-1)!.t - points[0]!.t) / HOUR_MS) + 1} hours: at this rate it is full in about ${r1(days)} days. Free space (old logs, caches, backups) or grow the volume before then.`,
           evidence: {
             field: 'disk_used_percent',
             window_hours: TREND_HOURS,
+            from: new Date(points[0]!.t).toISOString(),
+            to: new Date(points.at(-1)!.t + HOUR_MS).toISOString(),
             points: points.length,
             current_percent: r1(current),
             slope_percent_per_day: r1(slope * 24),
@@ -138,13 +193,14 @@ function cpu(s: MetricsSummary): Finding[] {
   const f = hw(s, 'cpu_percent')
   const [warn, crit] = THRESHOLDS.cpuAvg
   if (!f || f.avg === null || f.avg < warn) return []
+  const c = hwCover(s)!
   return [
     {
       key: 'rules:cpu:sustained',
       category: 'cpu',
       severity: f.avg >= crit ? 'critical' : 'warning',
-      recommendation: `CPU use averaged ${r1(f.avg)}% over the last ${s.hours} hours (p95 ${r1(f.p95 ?? f.avg)}%). Find the busiest processes, and add cores or spread the load if this is the normal workload.`,
-      evidence: { field: 'cpu_percent', avg: r1(f.avg), p95: f.p95, max: f.max, samples: s.hardware.samples, ...window(s) },
+      recommendation: `CPU use averaged ${r1(f.avg)}% over ${span(c)} (p95 ${r1(f.p95 ?? f.avg)}%). Find the busiest processes, and add cores or spread the load if this is the normal workload.`,
+      evidence: { field: 'cpu_percent', avg: r1(f.avg), p95: f.p95, max: f.max, ...window(c) },
     },
   ]
 }
@@ -158,8 +214,8 @@ function memory(s: MetricsSummary): Finding[] {
       key: 'rules:memory:pressure',
       category: 'memory',
       severity: ram.avg >= crit ? 'critical' : 'warning',
-      recommendation: `Memory use averaged ${r1(ram.avg)}% over the last ${s.hours} hours. Look for a process that grows, lower cache sizes, or add RAM before the kernel starts killing processes.`,
-      evidence: { field: 'ram_percent', avg: r1(ram.avg), p95: ram.p95, max: ram.max, ...window(s) },
+      recommendation: `Memory use averaged ${r1(ram.avg)}% over ${span(hwCover(s)!)}. Look for a process that grows, lower cache sizes, or add RAM before the kernel starts killing processes.`,
+      evidence: { field: 'ram_percent', avg: r1(ram.avg), p95: ram.p95, max: ram.max, ...window(hwCover(s)!) },
     })
   }
   const swap = hw(s, 'swap_percent')
@@ -170,8 +226,8 @@ function memory(s: MetricsSummary): Finding[] {
         key: 'rules:memory:swap',
         category: 'memory',
         severity: 'warning',
-        recommendation: `Swap is in active use (avg ${r1(swap.avg)}%, moving between ${r1(swap.min)}% and ${r1(swap.max)}% in ${s.hours} hours): the machine is short of RAM and slows down when it swaps. Reduce memory use or add RAM.`,
-        evidence: { field: 'swap_percent', avg: r1(swap.avg), min: swap.min, max: swap.max, ...window(s) },
+        recommendation: `Swap is in active use (avg ${r1(swap.avg)}%, moving between ${r1(swap.min)}% and ${r1(swap.max)}% over ${span(hwCover(s)!)}): the machine is short of RAM and slows down when it swaps. Reduce memory use or add RAM.`,
+        evidence: { field: 'swap_percent', avg: r1(swap.avg), min: swap.min, max: swap.max, ...window(hwCover(s)!) },
       })
     }
   }
@@ -187,42 +243,76 @@ function thermal(s: MetricsSummary): Finding[] {
       key: 'rules:thermal:cpu',
       category: 'thermal',
       severity: f.p95 >= crit ? 'critical' : 'warning',
-      recommendation: `The CPU runs hot: ${r1(f.p95)} °C at p95 (max ${r1(f.max ?? f.p95)} °C) over ${s.hours} hours. Clean the fans and heatsink, check airflow and thermal paste; hot CPUs throttle.`,
-      evidence: { field: 'cpu_temp_c', p95: f.p95, max: f.max, avg: f.avg, ...window(s) },
+      recommendation: `The CPU runs hot: ${r1(f.p95)} °C at p95 (max ${r1(f.max ?? f.p95)} °C) over ${span(hwCover(s)!)}. Clean the fans and heatsink, check airflow and thermal paste; hot CPUs throttle.`,
+      evidence: { field: 'cpu_temp_c', p95: f.p95, max: f.max, avg: f.avg, ...window(hwCover(s)!) },
     },
   ]
 }
 
-function networkQuality(s: MetricsSummary): Finding[] {
+/**
+ * The loss over the covered window without the hours around the hub's own restarts: a collector
+ * measures loss by connecting to the hub, so while the hub was away every probe failed. From the
+ * hourly points, an hour touching a restart (with RESTART_MARGIN_MS either side) left out; null
+ * when no restart falls in the window (the summary's figures stand), or nothing is left.
+ */
+function lossWithoutRestarts(i: RulesInput, s: MetricsSummary, c: Coverage) {
+  const gaps = i.hubGaps?.(c.from - RESTART_MARGIN_MS, c.to) ?? []
+  if (!gaps.length) return null
+  const near = (t: number) => gaps.some((g) => t < g.to + RESTART_MARGIN_MS && t + HOUR_MS > g.from - RESTART_MARGIN_MS)
+  const points = i.series('packet_loss_percent', s.hours).filter((p) => p.t + HOUR_MS > c.from && p.t <= c.to)
+  const kept = points.filter((p) => !near(p.t))
+  const restarts = gaps.map((g) => ({ from: new Date(g.from).toISOString(), to: new Date(g.to).toISOString() }))
+  if (!kept.length) return { avg: null, max: null, kept: 0, restarts }
+  return { avg: kept.reduce((a, p) => a + p.avg, 0) / kept.length, max: Math.max(...kept.map((p) => p.avg)), kept: kept.length, restarts }
+}
+
+function networkQuality(i: RulesInput, s: MetricsSummary): Finding[] {
   const out: Finding[] = []
-  const rule = (field: string, key: string, [warn, crit]: readonly [number, number], text: (avg: number, p95: number) => string) => {
-    const f = net(s, field)
+  const c = netCover(s)
+  if (!c) return out
+  const rule = (
+    field: string,
+    key: string,
+    [warn, crit]: readonly [number, number],
+    text: (avg: number, p95: number, over: string) => string,
+    f: FieldStats | undefined = net(s, field),
+    extra: Record<string, unknown> = {},
+  ) => {
     if (!f || f.avg === null || f.avg < warn) return
     out.push({
       key: `rules:network:${key}`,
       category: 'network',
       severity: f.avg >= crit ? 'critical' : 'warning',
-      recommendation: text(r1(f.avg), r1(f.p95 ?? f.avg)),
-      evidence: { field, avg: r1(f.avg), p95: f.p95, max: f.max, threshold: warn, ...window(s) },
+      recommendation: text(r1(f.avg), r1(f.p95 ?? f.avg), span(c)),
+      evidence: { field, avg: r1(f.avg), p95: f.p95, max: f.max, threshold: warn, ...window(c), ...extra },
     })
   }
+  const loss = net(s, 'packet_loss_percent')
+  const adjusted = loss && loss.avg !== null && loss.avg >= THRESHOLDS.lossAvg[0] ? lossWithoutRestarts(i, s, c) : null
   rule(
     'packet_loss_percent',
     'loss',
     THRESHOLDS.lossAvg,
-    (a) => `Packet loss averaged ${a}% over ${s.hours} hours. Check cabling or Wi-Fi signal, the switch port and the uplink.`,
+    (a, _p, over) =>
+      adjusted
+        ? `Packet loss averaged ${a}% over ${over}, leaving out the ${adjusted.restarts.length === 1 ? 'hub restart' : `${adjusted.restarts.length} hub restarts`} in it (${adjusted.kept} hourly averages counted). Check cabling or Wi-Fi signal, the switch port and the uplink.`
+        : `Packet loss averaged ${a}% over ${over}. Check cabling or Wi-Fi signal, the switch port and the uplink.`,
+    adjusted ? { avg: adjusted.avg, max: adjusted.max, p95: null, min: null, last: null } : loss,
+    adjusted ? { hub_restarts_left_out: adjusted.restarts, hours_counted: adjusted.kept } : {},
   )
   rule(
     'latency_avg_ms',
     'latency',
     THRESHOLDS.latencyAvg,
-    (a, p) => `Network latency averaged ${a} ms (p95 ${p} ms) over ${s.hours} hours. Look for a saturated uplink, bufferbloat or a congested Wi-Fi channel.`,
+    (a, p, over) => `Network latency averaged ${a} ms (p95 ${p} ms) over ${over}. Look for a saturated uplink, bufferbloat or a congested Wi-Fi channel.`,
   )
-  rule('dns_resolve_ms', 'dns', THRESHOLDS.dnsAvg, (a) => `DNS lookups took ${a} ms on average over ${s.hours} hours. Use a closer or local caching resolver.`)
+  rule('dns_resolve_ms', 'dns', THRESHOLDS.dnsAvg, (a, _p, over) => `DNS lookups took ${a} ms on average over ${over}. Use a closer or local caching resolver.`)
   return out
 }
 
 function interfaceErrors(i: RulesInput, s: MetricsSummary): Finding[] {
+  const c = netCover(s)
+  if (!c) return []
   const growth = (field: string) => {
     const g = counterGrowth(i.series(field, s.hours))
     if (g !== null) return g
@@ -242,8 +332,8 @@ function interfaceErrors(i: RulesInput, s: MetricsSummary): Finding[] {
       key: 'rules:network:interface_errors',
       category: 'network',
       severity: ratio !== null && ratio >= crit ? 'critical' : 'warning',
-      recommendation: `The network interfaces counted ${Math.round(errors)} errors and ${Math.round(drops)} dropped packets in ${s.hours} hours${ratio !== null ? ` (${r1(ratio * 100)}% of packets)` : ''}. Check the cable and switch port, duplex settings and the NIC driver.`,
-      evidence: { errors: Math.round(errors), drops: Math.round(drops), packets: packets > 0 ? Math.round(packets) : null, ratio, ...window(s) },
+      recommendation: `The network interfaces counted ${Math.round(errors)} errors and ${Math.round(drops)} dropped packets over ${span(c)}${ratio !== null ? ` (${r1(ratio * 100)}% of packets)` : ''}. Check the cable and switch port, duplex settings and the NIC driver.`,
+      evidence: { errors: Math.round(errors), drops: Math.round(drops), packets: packets > 0 ? Math.round(packets) : null, ratio, ...window(c) },
     },
   ]
 }
@@ -251,5 +341,5 @@ function interfaceErrors(i: RulesInput, s: MetricsSummary): Finding[] {
 /** Runs every rule; the result holds at most one finding per rule key. */
 export function runRules(i: RulesInput): Finding[] {
   const s = i.summary
-  return [...availability(i), ...disk(i), ...(s ? [...cpu(s), ...memory(s), ...thermal(s), ...networkQuality(s), ...interfaceErrors(i, s)] : [])]
+  return [...availability(i), ...disk(i), ...(s ? [...cpu(s), ...memory(s), ...thermal(s), ...networkQuality(i, s), ...interfaceErrors(i, s)] : [])]
 }

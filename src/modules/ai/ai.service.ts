@@ -4,12 +4,13 @@ import { AppError, notFound } from '../../http/errors'
 import type { NewRecommendation, Recommendation } from '../recommendations/recommendations.model'
 import { effectiveConfig, providerPolicy, type AiConfigDeps, type EffectiveConfig } from './ai.config.service'
 import { ProviderCallError } from './ai.http'
+import type { HubRuns } from './ai.hub-runs'
 import type { MetricsSource } from './ai.metrics-source'
 import type { GenerateResult, TestResult, UsageEntry } from './ai.model'
 import { InvalidOutput, parseModelAnswer } from './ai.parse'
 import { compactSummary, renderPrompt, SYSTEM_PROMPT } from './ai.prompt'
 import { chat, type ChatRequest, type ChatResult, type Connection } from './ai.providers'
-import { runRules, SUMMARY_HOURS } from './ai.rules'
+import { coveredWindow, runRules, SUMMARY_HOURS } from './ai.rules'
 
 /** The facts about a device the engine reads (prompt, availability rule). */
 export interface AiDevice {
@@ -41,6 +42,8 @@ export interface AiDeps extends AiConfigDeps {
   timeoutMs: number
   /** response cap override for tests; default MAX_RESPONSE_BYTES */
   maxResponseBytes?: number
+  /** the hub's own runs: its restarts are not a device's packet loss (absent: none known) */
+  hubRuns?: Pick<HubRuns, 'gaps' | 'beat'>
 }
 
 const DAY_MS = 86_400_000
@@ -160,6 +163,7 @@ export async function generateForDevice(
     device: { hostname: device.hostname, createdAt: device.created_at, lastSeenAt: device.last_seen_at },
     summary,
     series: (field, hours) => deps.metrics.series(clientId, deviceId, field, hours),
+    hubGaps: (from, to) => deps.hubRuns?.gaps(from, to) ?? [],
   })
   const rules = deps.findings.store(
     clientId,
@@ -177,9 +181,10 @@ export async function generateForDevice(
   let skipped = rules.skipped
   let llm: GenerateResult['llm'] = null
 
-  // Without metrics there is nothing for a model to read; do not spend a call on it.
-  if (eff.connection && summary) {
-    const outcome = await llmRun(deps, clientId, deviceId, eff, device, summary, opts.onBudget)
+  // Without enough metrics (the rules' minimum) there is nothing a model could fairly judge; do not spend a call on it.
+  const covered = summary ? coveredWindow(summary) : null
+  if (eff.connection && summary && covered) {
+    const outcome = await llmRun(deps, clientId, deviceId, eff, device, summary, covered.hours, opts.onBudget)
     if (outcome) {
       llm = { provider: eff.provider, model: eff.connection.model, status: outcome.status, error: outcome.error }
       if (outcome.items.length) {
@@ -191,7 +196,7 @@ export async function generateForDevice(
             category: i.category,
             severity: i.severity,
             source: eff.provider,
-            evidence: { window_hours: SUMMARY_HOURS, model: eff.connection!.model },
+            evidence: { window_hours: SUMMARY_HOURS, from: covered.from, to: covered.to, covered_hours: covered.hours, model: eff.connection!.model },
             // the same sentence from the model is the same advice
             dedupeKey: `${eff.provider}:${Bun.hash(i.recommendation.toLowerCase().replace(/\s+/g, ' ')).toString(36)}`,
           })),
@@ -211,12 +216,13 @@ async function llmRun(
   eff: EffectiveConfig,
   device: AiDevice,
   summary: NonNullable<ReturnType<MetricsSource['summary']>>,
+  coveredHours: number,
   onBudget: 'throw' | 'skip',
 ) {
   const user = renderPrompt(eff.prompt, {
     hostname: device.hostname ?? 'unknown',
     os: [device.os, device.os_version].filter(Boolean).join(' ') || 'unknown',
-    hours: String(summary.hours),
+    hours: String(coveredHours),
     summary: compactSummary(summary),
   })
   let parsed: ReturnType<typeof parseModelAnswer> = []

@@ -1,12 +1,24 @@
 import { t, type Static } from 'elysia'
 
+/**
+ * What a collector tells of its machine. Each field is bounded far above what a real machine
+ * reports (a hostname is at most 253 characters, a MAC 17) so that a device's row, its answers
+ * and its live events stay small; the same bounds as an enrolment's (enrolments.model.ts).
+ */
 export const DeviceRegister = t.Object({
-  hostname: t.String(),
-  os: t.String(),
-  os_version: t.String(),
-  arch: t.String(),
+  hostname: t.String({ maxLength: 255 }),
+  os: t.String({ maxLength: 100 }),
+  os_version: t.String({ maxLength: 255 }),
+  arch: t.String({ maxLength: 50 }),
   fingerprint: t.String({ minLength: 1, maxLength: 256 }),
-  mac_address: t.Optional(t.Nullable(t.String())),
+  mac_address: t.Optional(t.Nullable(t.String({ maxLength: 50 }))),
+})
+
+/** online within 2× its own interval since it was last seen, stale within 5×, else offline; never without a sample */
+export const DeviceStatus = t.Union([t.Literal('online'), t.Literal('stale'), t.Literal('offline'), t.Literal('never')], {
+  description:
+    "by the device's own reporting interval (measured from its samples; 60 s until known): online when last seen within 2 intervals, " +
+    'stale within 5, offline beyond, never before its first sample — the same rule as the fleet overview and the live stream',
 })
 
 export const DeviceResponse = t.Object({
@@ -22,8 +34,7 @@ export const DeviceResponse = t.Object({
   updated_at: t.Nullable(t.String({ format: 'date-time' })),
   /** when the device last sent metrics (server time), null if never */
   last_seen_at: t.Nullable(t.String({ format: 'date-time' })),
-  /** online when it sent metrics within the last ONLINE_WINDOW_MS */
-  status: t.Union([t.Literal('online'), t.Literal('offline')]),
+  status: DeviceStatus,
   /** the name the account gave it; null shows the hostname */
   name: t.Nullable(t.String()),
   /** the account's labels, for grouping and filtering */
@@ -47,11 +58,8 @@ export const DevicePatch = t.Object({
   tags: t.Optional(t.Array(DeviceTag, { maxItems: MAX_TAGS, uniqueItems: true })),
 })
 
-export const DeviceParams = t.Object({ device_id: t.String() })
+export const DeviceParams = t.Object({ device_id: t.String({ minLength: 1, maxLength: 100 }) })
 
 export type DeviceRegister = Static<typeof DeviceRegister>
 export type DeviceResponse = Static<typeof DeviceResponse>
 export type DevicePatch = Static<typeof DevicePatch>
-
-/** A collector posts every ~10 s; five missed minutes means it is gone. */
-export const ONLINE_WINDOW_MS = 5 * 60_000

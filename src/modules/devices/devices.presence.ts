@@ -115,6 +115,8 @@ export function devicePresence(deps: PresenceDeps) {
       for (const id of entries.keys()) if (!present.has(id)) entries.delete(id)
       loaded = true
     },
+    /** server time of the device's last report as this process saw it (the stored last_seen_at lags it by up to a few seconds) */
+    lastSeen: (deviceId: string): number | null => entries.get(deviceId)?.lastSeen ?? null,
     /** the device's reporting interval in ms as the last sweep measured it (null: not known) */
     intervalMs: (deviceId: string): number | null => entries.get(deviceId)?.intervalMs ?? null,
     status: (deviceId: string): DeviceStatus | null => entries.get(deviceId)?.status ?? null,

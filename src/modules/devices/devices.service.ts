@@ -1,7 +1,8 @@
 import { AppError, notFound } from '../../http/errors'
 import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { ONLINE_WINDOW_MS, type DevicePatch, type DeviceRegister, type DeviceResponse } from './devices.model'
+import type { DevicePatch, DeviceRegister, DeviceResponse } from './devices.model'
+import { deviceStatus } from './devices.status'
 import type { DeviceRef, DeviceRow, DevicesStore } from './devices.store'
 
 export interface DevicesDeps {
@@ -11,6 +12,24 @@ export interface DevicesDeps {
   keys: DeviceKeys
   /** told after a device is made or removed (the live stream); filled by the composition root */
   events?: DeviceEvents
+  /**
+   * each device's reporting interval in ms by its seq (null: not known yet), as the metrics
+   * measure it: the one the fleet overview and the live stream use, so a device's `status`
+   * reads the same everywhere. Filled by the composition root; without it 60 s is assumed.
+   */
+  intervals?: (seqs: number[]) => Map<number, number | null>
+  /**
+   * when this process last saw the device report (null: not since start): the stored
+   * last_seen_at is written at most every few seconds, which is longer than a fast device's interval
+   */
+  seen?: (deviceId: string) => number | null
+}
+
+/** The device's last report: the newer of the stored one and the one this process saw. */
+function lastSeenOf(deps: Pick<DevicesDeps, 'seen'>, row: Pick<DeviceRow, 'id' | 'last_seen_at'>): number | null {
+  const seen = deps.seen?.(row.id) ?? null
+  if (seen === null) return row.last_seen_at
+  return row.last_seen_at === null ? seen : Math.max(seen, row.last_seen_at)
 }
 
 /** Who hears of devices coming and going, after the change is committed. */
@@ -36,7 +55,8 @@ export interface DeviceCaller {
   deviceId: string | null
 }
 
-export function toDeviceResponse(row: DeviceRow, now: number): DeviceResponse {
+/** A device row as the API answers it, last seen at `lastSeen` and reporting every `intervalMs` (null: not known). */
+export function toDeviceResponse(row: DeviceRow, now: number, lastSeen: number | null, intervalMs: number | null): DeviceResponse {
   return {
     device_id: row.id,
     client_id: row.client_id,
@@ -48,11 +68,18 @@ export function toDeviceResponse(row: DeviceRow, now: number): DeviceResponse {
     mac_address: row.mac_address,
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
-    last_seen_at: row.last_seen_at === null ? null : toIso(row.last_seen_at),
-    status: row.last_seen_at !== null && now - row.last_seen_at <= ONLINE_WINDOW_MS ? 'online' : 'offline',
+    last_seen_at: lastSeen === null ? null : toIso(lastSeen),
+    status: deviceStatus(lastSeen, intervalMs, now),
     name: row.name,
     tags: parseTags(row.tags),
   }
+}
+
+/** Each row as answered, the intervals read at once for all of them. */
+function responses(deps: Pick<DevicesDeps, 'intervals' | 'seen' | 'clock'>, rows: DeviceRow[]): DeviceResponse[] {
+  const now = deps.clock.now()
+  const intervals = deps.intervals?.(rows.map((r) => r.seq))
+  return rows.map((r) => toDeviceResponse(r, now, lastSeenOf(deps, r), intervals?.get(r.seq) ?? null))
 }
 
 /** The stored tags column (a JSON array); anything else reads as no tags. */
@@ -95,21 +122,20 @@ export function registerDevice(deps: DevicesDeps, caller: DeviceCaller, body: De
     return { id, created: true }
   })
   if (result.created) store.forget(caller.clientId)
-  const device = toDeviceResponse(store.byId(caller.clientId, result.id)!, now)
+  const [device] = responses(deps, [store.byId(caller.clientId, result.id)!]) as [DeviceResponse]
   if (result.created) deps.events?.registered(caller.clientId, device)
   return { device, created: result.created }
 }
 
 export function listDevices(deps: DevicesDeps, clientId: string): DeviceResponse[] {
-  const now = deps.clock.now()
-  return deps.store.listForClient(clientId).map((r) => toDeviceResponse(r, now))
+  return responses(deps, deps.store.listForClient(clientId))
 }
 
 /** A device of this client (with last_seen_at and status); 404 for unknown ids and other tenants' devices. */
 export function getDevice(deps: DevicesDeps, clientId: string, deviceId: string): DeviceResponse {
   const row = deps.store.byId(clientId, deviceId)
   if (!row) throw notFound('Device')
-  return toDeviceResponse(row, deps.clock.now())
+  return responses(deps, [row])[0]!
 }
 
 /** Renames and/or retags a device of this client; a field left out is unchanged. 404 for other tenants' devices. */
@@ -122,7 +148,7 @@ export function updateDevice(deps: DevicesDeps, clientId: string, deviceId: stri
     if (patch.tags !== undefined) store.setTags(clientId, deviceId, patch.tags, now)
     return store.byId(clientId, deviceId)!
   })
-  return toDeviceResponse(row, now)
+  return responses(deps, [row])[0]!
 }
 
 /** A device row of this client, or null: for domains that need its facts (hostname, last_seen_at). */
@@ -131,7 +157,7 @@ export function findDevice(deps: DevicesDeps, clientId: string, deviceId: string
 }
 
 /** The account's devices, oldest first, with the seq their metrics are keyed on: for the fleet overview. */
-export function deviceSummaries(deps: Pick<DevicesDeps, 'store'>, clientId: string) {
+export function deviceSummaries(deps: Pick<DevicesDeps, 'store' | 'seen'>, clientId: string) {
   return deps.store.listForClient(clientId).map((r) => ({
     id: r.id,
     seq: r.seq,
@@ -141,7 +167,7 @@ export function deviceSummaries(deps: Pick<DevicesDeps, 'store'>, clientId: stri
     os_version: r.os_version,
     arch: r.arch,
     tags: parseTags(r.tags),
-    lastSeenAt: r.last_seen_at,
+    lastSeenAt: lastSeenOf(deps, r),
   }))
 }
 

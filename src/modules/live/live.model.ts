@@ -19,7 +19,7 @@ export const LIVE_EVENT_TYPES = [
 /** OpenAPI for the 200 answer: a stream, not a JSON body. */
 export const EVENT_STREAM_RESPONSE = {
   description:
-    'A text/event-stream that stays open: each event is `id: <boot>-<seq>`, `event: <type>`, `data: <JSON {type, timestamp, data}>`; ' +
+    "A text/event-stream that stays open: each event is `id: <epoch>-<seq>` (seq counts this account's events only), `event: <type>`, `data: <JSON {type, timestamp, data}>`; " +
     `types ${LIVE_EVENT_TYPES.join(', ')}; a \`: ping\` comment every 15 s. It ends when the access token expires.`,
   content: { 'text/event-stream': { schema: { type: 'string' as const } } },
 }

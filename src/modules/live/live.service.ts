@@ -4,7 +4,7 @@ import { toIso, type Clock } from '../../lib/clock'
 import type { BusEvent, EventBus } from '../../lib/event-bus'
 import type { Timers } from '../../lib/timers'
 import { deviceOf, eventFrame, OPENING, PING, resetFrame, resumePoint, type ResetReason } from './live.format'
-import type { StreamSlots } from './live.slots'
+import type { SlotLimits, SlotRefusal, StreamSlots } from './live.slots'
 
 /** a comment every this often: proxies and Bun's idle timer see traffic, and a vanished reader is noticed */
 export const PING_MS = 15_000
@@ -13,16 +13,12 @@ export const PING_MS = 15_000
  * rather than buffered for: it reconnects with Last-Event-ID and replays what it missed.
  */
 export const MAX_QUEUED_BYTES = 1024 * 1024
-/** open streams one user may hold (tabs, windows); the total is VIGIL_LIVE_MAX_STREAMS */
-export const STREAMS_PER_USER = 20
 
 export interface LiveDeps {
   events: EventBus
   clock: Clock
   timers: Timers
   slots: StreamSlots
-  /** the seq of the newest event published so far (any client): where a reset stream stands */
-  cursor(): number
   devices: { exists(clientId: string, deviceId: string): boolean }
   /** whether the stream's credential still holds: the token not revoked, the user still a member */
   stillValid(token: string, principal: UserPrincipal): Promise<boolean>
@@ -38,15 +34,13 @@ export interface StreamRequest {
   lastEventId: string | null
 }
 
-const tooMany = (why: 'user' | 'total', limit: number) =>
-  new AppError(
-    'too_many_streams',
-    why === 'user'
-      ? `You have ${limit} live streams open (other tabs or windows); close one first`
-      : `This instance serves at most ${limit} live streams at once; retry later`,
-    undefined,
-    { 'retry-after': '15' },
-  )
+const REFUSALS: Record<SlotRefusal, (limits: SlotLimits) => string> = {
+  user: (l) => `You have ${l.perUser} live streams open (other tabs or windows); close one first`,
+  account: (l) => `Your account has ${l.perAccount} live streams open (its share of this instance); close one first`,
+  total: () => 'This instance is serving all the live streams it can; retry later',
+}
+
+const tooMany = (why: SlotRefusal, limits: SlotLimits) => new AppError('too_many_streams', REFUSALS[why](limits), undefined, { 'retry-after': '15' })
 
 /**
  * A client's live events as a byte stream of text/event-stream frames, until the reader goes
@@ -59,10 +53,9 @@ export function openStream(deps: LiveDeps, req: StreamRequest): ReadableStream<U
   const { principal } = req
   const clientId = principal.clientId
   if (req.deviceId !== null && !deps.devices.exists(clientId, req.deviceId)) throw notFound('Device')
-  const slot = deps.slots.take(principal.userId)
-  if ('refused' in slot) throw tooMany(slot.refused, slot.refused === 'user' ? deps.slots.limits.perUser : deps.slots.limits.total)
+  const slot = deps.slots.take(clientId, principal.userId)
+  if ('refused' in slot) throw tooMany(slot.refused, deps.slots.limits)
 
-  const { boot } = deps.events
   // tokens without exp do not verify; the fallback only keeps the type honest
   const expiresAt = principal.expiresAt ?? deps.clock.now()
   const wanted = (e: BusEvent) => req.deviceId === null || deviceOf(e) === req.deviceId
@@ -111,10 +104,12 @@ export function openStream(deps: LiveDeps, req: StreamRequest): ReadableStream<U
       start(c) {
         controller = c
         send(OPENING)
-        if (req.lastEventId !== null) replay(req.lastEventId)
+        // the client's stream is kept (not let go as idle) while this reader listens: its epoch holds
+        const { epoch } = deps.events.position(clientId)
         unsubscribe = deps.events.subscribe(clientId, (e) => {
-          if (wanted(e)) send(eventFrame(boot, e))
+          if (wanted(e)) send(eventFrame(epoch, e))
         })
+        if (req.lastEventId !== null) replay(req.lastEventId, epoch)
         schedule()
       },
       cancel: close,
@@ -122,16 +117,17 @@ export function openStream(deps: LiveDeps, req: StreamRequest): ReadableStream<U
     new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
   )
 
-  function replay(lastEventId: string) {
-    const point = resumePoint(lastEventId, boot)
+  function replay(lastEventId: string, epoch: string) {
+    const at = deps.events.position(clientId)
+    const point = resumePoint(lastEventId, epoch)
     let reason: ResetReason | null = 'reset' in point ? point.reset : null
     let missed: BusEvent[] | null = null
     if ('seq' in point) {
-      // a point beyond the newest event was never handed out by this run
-      missed = point.seq <= deps.cursor() ? deps.events.since(clientId, point.seq) : null
-      if (missed === null) reason = point.seq <= deps.cursor() ? 'too_old' : 'malformed'
+      missed = deps.events.since(clientId, epoch, point.seq)
+      // a point beyond the newest event was never handed out by this stream
+      if (missed === null) reason = point.seq <= at.seq ? 'too_old' : 'malformed'
     }
-    if (reason !== null) return send(resetFrame(boot, deps.cursor(), toIso(deps.clock.now()), reason))
-    for (const e of missed ?? []) if (wanted(e)) send(eventFrame(boot, e))
+    if (reason !== null) return send(resetFrame(epoch, at.seq, toIso(deps.clock.now()), reason))
+    for (const e of missed ?? []) if (wanted(e)) send(eventFrame(epoch, e))
   }
 }

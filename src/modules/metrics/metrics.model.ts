@@ -58,17 +58,46 @@ const networkFields = {
 
 /** Beyond the spec's fields: which device (else resolved from key/header) and when (buffered samples). */
 const envelope = {
-  device_id: str(),
+  device_id: nullable(t.String({ maxLength: 100 })),
   recorded_at: nullable(t.String({ format: 'date-time' })),
 }
 
 /** A sample may carry fields beyond these (a collector's extensions): they are stored and returned as sent. */
 const OPEN = { additionalProperties: true }
-export const HardwareMetricIn = t.Object({ ...hardwareFields, ...envelope }, OPEN)
-export const NetworkMetricIn = t.Object({ ...networkFields, ...envelope }, OPEN)
+
+/**
+ * What a sample may hold at most, far beyond any real machine (a path is at most 4096 bytes on
+ * Linux, an interface name 15): the input's bounds only, so that rows stored before them are
+ * still answered. The nested parts stay free-form; these are their known text fields and lists.
+ */
+const text = (maxLength: number) => nullable(t.String({ maxLength }))
+const list = <T extends TSchema>(item: T, maxItems: number) => nullable(t.Array(item, { maxItems }))
+const part = (fields: Record<string, TSchema>, maxItems: number) => list(t.Object(fields, OPEN), maxItems)
+const named = (maxProperties: number) => nullable(t.Object({}, { ...OPEN, maxProperties }))
+const topProcess = t.Object({ name: text(256) }, OPEN)
+const hardwareBounds = {
+  cpu_per_core: list(t.Number(), 4096),
+  cpu_brand: text(256),
+  gpu_name: text(256),
+  gpus: part({ name: text(256), vendor: text(256) }, 64),
+  disk_partitions: part({ device: text(4096), mountpoint: text(4096), fstype: text(64), opts: text(4096) }, 512),
+  disk_io: named(1024),
+  temperatures: named(256),
+  fans: named(256),
+  /** the collector's top processes by CPU and by memory */
+  top_processes: nullable(t.Object({ cpu: list(topProcess, 100), memory: list(topProcess, 100) }, OPEN)),
+}
+const networkBounds = {
+  wifi: nullable(t.Object({ interface: text(64), ssid: text(256) }, { ...OPEN, maxProperties: 64 })),
+  connections: list(t.Object({}, OPEN), 10_000),
+  interfaces: part({ name: text(64), mac: text(64) }, 1024),
+}
+
+export const HardwareMetricIn = t.Object({ ...hardwareFields, ...hardwareBounds, ...envelope }, OPEN)
+export const NetworkMetricIn = t.Object({ ...networkFields, ...networkBounds, ...envelope }, OPEN)
 export const BatchMetricIn = t.Object({
-  hardware: nullable(t.Object({ ...hardwareFields, recorded_at: envelope.recorded_at }, OPEN)),
-  network: nullable(t.Object({ ...networkFields, recorded_at: envelope.recorded_at }, OPEN)),
+  hardware: nullable(t.Object({ ...hardwareFields, ...hardwareBounds, recorded_at: envelope.recorded_at }, OPEN)),
+  network: nullable(t.Object({ ...networkFields, ...networkBounds, recorded_at: envelope.recorded_at }, OPEN)),
   ...envelope,
 })
 
@@ -82,7 +111,7 @@ const BulkItem = t.Object({
   recorded_at: t.String({ format: 'date-time' }),
 })
 export const BulkMetricIn = t.Object({
-  device_id: str(),
+  device_id: text(100),
   items: t.Array(BulkItem, { minItems: 1, maxItems: MAX_BULK_ITEMS }),
 })
 
@@ -127,7 +156,7 @@ export const HistoryQuery = t.Object({
   end_date: t.Optional(t.Nullable(t.String({ format: 'date-time' }))),
 })
 export const SummaryQuery = t.Object({ hours: Type.Integer({ minimum: 1, maximum: 168, default: 24 }) })
-export const DeviceParams = t.Object({ device_id: t.String() })
+export const DeviceParams = t.Object({ device_id: t.String({ maxLength: 100 }) })
 
 export type HardwareMetricIn = Static<typeof HardwareMetricIn>
 export type NetworkMetricIn = Static<typeof NetworkMetricIn>

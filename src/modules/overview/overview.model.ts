@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox'
 
 const figure = () => t.Nullable(t.Number())
 
-export const DeviceStatus = t.Union([t.Literal('online'), t.Literal('stale'), t.Literal('offline'), t.Literal('never')])
+/** one rule for a device's status: the devices domain's */
+import { DeviceStatus } from '../devices/devices.model'
 
 export const FleetDevice = t.Object({
   id: t.String(),
@@ -39,6 +40,5 @@ export const FleetOverview = t.Object({
   devices: t.Array(FleetDevice),
 })
 
-export type DeviceStatus = Static<typeof DeviceStatus>
 export type FleetDevice = Static<typeof FleetDevice>
 export type FleetOverview = Static<typeof FleetOverview>

@@ -117,6 +117,30 @@ describe('POST /v1/ai/generate/{device_id}', () => {
     expect(user).toStartWith('CUSTOM for db-7 (linux 6.8) over 24h: {"hours":24')
   })
 
+  test('the model is told the hours the samples cover, and is not asked at all about too little data', async () => {
+    const fake = server('openai')
+    // three hours of samples in the 24 asked for
+    const three = summaryOf({ cpu_percent: 50 }, {}, { samples: 1080 })
+    three.hardware.first_at = new Date(Date.parse(three.to) - 3 * 3600_000).toISOString()
+    const { t, a, device } = await setup({ metricsSource: seededSource(three) })
+    await useProvider(t, a.userHeaders, 'openai', fake.baseUrl)
+    const res = await t.request('POST', `/v1/ai/generate/${device}`, { headers: a.userHeaders })
+    expect(res.body.llm).toMatchObject({ status: 'ok' })
+    const user = fake.requests.at(-1)!.body.messages[1].content as string
+    expect(user).toContain('over the 3 hours its samples cover')
+    expect(res.body.items.find((r: any) => r.source === 'openai').evidence).toMatchObject({ window_hours: 24, covered_hours: 3, to: three.to })
+
+    // 90 seconds of samples: no call, no finding
+    const thin = summaryOf({ cpu_percent: 99 }, {}, { samples: 9 })
+    thin.hardware.first_at = new Date(Date.parse(thin.to) - 90_000).toISOString()
+    const other = await setup({ metricsSource: seededSource(thin) })
+    await useProvider(other.t, other.a.userHeaders, 'openai', fake.baseUrl)
+    const calls = fake.requests.length
+    const none = await other.t.request('POST', `/v1/ai/generate/${other.device}`, { headers: other.a.userHeaders })
+    expect(none.body).toMatchObject({ items: [], llm: null })
+    expect(fake.requests.length).toBe(calls)
+  })
+
   test('invalid model output is logged as a failed call and nothing of it is stored', async () => {
     const fake = server('ollama')
     const { t, a, device } = await setup()

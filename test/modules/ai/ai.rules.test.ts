@@ -143,3 +143,48 @@ describe('rules engine', () => {
     expect(counterGrowth(hourly(4, (i) => [10, 20, 5, 15][i]!))).toBe(10 + 5 + 10)
   })
 })
+
+describe('findings state the window their data covers, and need enough of it', () => {
+  /** a summary whose samples span only [to - spanMs, to] of the 24 hours asked */
+  function spanning(spanMs: number, samples: number, hardware: Parameters<typeof summaryOf>[0], network: Parameters<typeof summaryOf>[1] = {}) {
+    const s = summaryOf(hardware, network, { samples })
+    for (const section of [s.hardware, s.network]) section.first_at = new Date(NOW - spanMs).toISOString()
+    return s
+  }
+
+  test('90 seconds after the first sample, a 99% CPU average is no finding', () => {
+    expect(keys(input(spanning(90_000, 9, { cpu_percent: 99.4 })))).toEqual([])
+  })
+
+  test('too few samples over a long span is no finding either; 29 minutes of many samples neither', () => {
+    expect(keys(input(spanning(5 * 3600_000, 11, { cpu_percent: 99.4 })))).toEqual([])
+    expect(keys(input(spanning(29 * 60_000, 174, { cpu_percent: 99.4 })))).toEqual([])
+    const [f] = runRules(input(spanning(59 * 60_000, 60, { cpu_percent: 99.4 })))
+    expect(f!.recommendation).toContain('over the 59 minutes from 2025-12-31 23:01 to 2026-01-01 00:00 UTC')
+  })
+
+  test('three hours of data: the finding says those three hours, first sample to last, not "the last 24 hours"', () => {
+    const [f] = runRules(input(spanning(3 * 3600_000, 1080, { cpu_percent: 99.4 })))
+    expect(f!.key).toBe('rules:cpu:sustained')
+    expect(f!.recommendation).toContain('over the 3 hours from 2025-12-31 21:00 to 2026-01-01 00:00 UTC')
+    expect(f!.recommendation).not.toContain('24 hours')
+    expect(f!.evidence).toMatchObject({ window_hours: 24, from: '2025-12-31T21:00:00.000Z', to: '2026-01-01T00:00:00.000Z', covered_hours: 3, samples: 1080 })
+  })
+
+  test("packet loss while the hub itself restarted is left out: the collector's probes of the hub failed, not the network", () => {
+    // loss 0 all day but the hour of the restart, when every probe failed: a 4.2% average
+    const series = { packet_loss_percent: hourly(24, (i) => (i === 12 ? 100 : 0)) }
+    const restartAt = NOW - 10 * 3600_000 - 30 * 60_000 // within the hour of index 12
+    const summary = summaryOf({}, { packet_loss_percent: 4.2 })
+    const withGap = (gaps: { from: number; to: number }[]) => ({ ...input(summary, series), hubGaps: () => gaps })
+    expect(keys(withGap([]))).toEqual(['rules:network:loss'])
+    expect(keys(withGap([{ from: restartAt, to: restartAt + 90_000 }]))).toEqual([])
+
+    // real loss besides the restart is still found, and says what was left out
+    const lossy = { packet_loss_percent: hourly(24, (i) => (i === 12 ? 100 : 5)) }
+    const [f] = runRules({ ...input(summaryOf({}, { packet_loss_percent: 8.9 }), lossy), hubGaps: () => [{ from: restartAt, to: restartAt + 90_000 }] })
+    expect(f).toMatchObject({ key: 'rules:network:loss', severity: 'warning', evidence: { avg: 5, hours_counted: 23 } })
+    expect(f!.evidence.hub_restarts_left_out).toEqual([{ from: new Date(restartAt).toISOString(), to: new Date(restartAt + 90_000).toISOString() }])
+    expect(f!.recommendation).toContain('leaving out the hub restart')
+  })
+})

@@ -31,7 +31,7 @@ describe('POST /v1/clients/me/devices', () => {
       arch: 'arm64',
       mac_address: 'aa:bb',
       last_seen_at: null,
-      status: 'offline',
+      status: 'never',
     })
     expect(r.body.device_id).toStartWith('dev_')
     expect(r.body.created_at).toBe('2026-01-01T00:00:00.000Z')

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { BusEvent } from '../../../src/lib/event-bus'
 import { deviceOf, eventFrame, resumePoint } from '../../../src/modules/live/live.format'
-import { streamSlots } from '../../../src/modules/live/live.slots'
+import { slotLimits, streamSlots } from '../../../src/modules/live/live.slots'
 
 const event = (data: unknown, type = 'x'): BusEvent => ({ seq: 7, client_id: 'c', type, timestamp: '2026-01-01T00:00:00.000Z', data })
 
@@ -39,18 +39,44 @@ describe('live stream frames', () => {
 })
 
 describe('stream slots', () => {
-  test('per user and in total; a slot given back twice counts once', () => {
-    const slots = streamSlots({ perUser: 2, total: 3 })
-    const a1 = slots.take('a')
-    slots.take('a')
-    expect(slots.take('a')).toEqual({ refused: 'user' })
-    slots.take('b')
-    expect(slots.take('c')).toEqual({ refused: 'total' })
+  const limits = { perUser: 2, perAccount: 3, total: 8, first: 1, reserved: 2 }
+
+  test('per user, per account and in total; a slot given back twice counts once', () => {
+    const slots = streamSlots(limits)
+    const a1 = slots.take('A', 'a1')
+    slots.take('A', 'a1')
+    expect(slots.take('A', 'a1')).toEqual({ refused: 'user' })
+    slots.take('A', 'a2')
+    // a third user of the same account: the account's share is used up
+    expect(slots.take('A', 'a3')).toEqual({ refused: 'account' })
     if (!('release' in a1)) throw new Error('refused')
     a1.release()
     a1.release()
     expect(slots.open()).toBe(2)
-    expect('release' in slots.take('c')).toBe(true)
-    expect(slots.take('d')).toEqual({ refused: 'total' })
+    expect('release' in slots.take('A', 'a3')).toBe(true)
+  })
+
+  test("the reserve: past the shared part only an account's first streams are let in, until the total", () => {
+    const slots = streamSlots(limits)
+    for (const [c, u] of [
+      ['A', 'a'],
+      ['A', 'a'],
+      ['A', 'b'],
+      ['B', 'b1'],
+      ['B', 'b1'],
+      ['B', 'b2'],
+    ])
+      expect('release' in slots.take(c!, u!)).toBe(true)
+    // 6 of 8 open: the last 2 are for accounts with fewer than their first stream
+    expect(slots.take('C', 'c')).toMatchObject({ release: expect.any(Function) })
+    expect(slots.take('C', 'c')).toEqual({ refused: 'total' })
+    expect(slots.take('D', 'd')).toMatchObject({ release: expect.any(Function) })
+    expect(slots.take('E', 'e')).toEqual({ refused: 'total' })
+  })
+
+  test('from the instance total: a tenth per account, 20 per user at most, a quarter kept for first streams', () => {
+    expect(slotLimits(1000)).toEqual({ perUser: 20, perAccount: 100, total: 1000, first: 2, reserved: 250 })
+    expect(slotLimits(40)).toEqual({ perUser: 4, perAccount: 4, total: 40, first: 2, reserved: 10 })
+    expect(slotLimits(1)).toEqual({ perUser: 1, perAccount: 1, total: 1, first: 2, reserved: 0 })
   })
 })

@@ -44,7 +44,7 @@ describe('GET /v1/events', () => {
     const deviceId = await registerDevice(t, a)
     const registered = (await sse.event())!
     expect(registered.event).toBe('device.registered')
-    expect(registered.id).toMatch(new RegExp(`^${t.ctx.events.boot}-\\d+$`))
+    expect(registered.id).toBe(`${t.ctx.events.position(a.clientId).epoch}-1`)
     expect(registered.data).toMatchObject({ type: 'device.registered', timestamp: '2026-01-01T00:00:00.000Z' })
     expect(registered.data.data.device).toMatchObject({ device_id: deviceId, hostname: 'host-fp-1', last_seen_at: null })
 
@@ -197,7 +197,7 @@ describe('GET /v1/events', () => {
     const cases: [string, string][] = [
       ['zz99zz99-1', 'other_boot'],
       ['garbage', 'malformed'],
-      [`${t.ctx.events.boot}-999999`, 'malformed'],
+      [`${t.ctx.events.position(a.clientId).epoch}-999999`, 'malformed'],
     ]
     for (const [lastEventId, reason] of cases) {
       const { sse } = await open(t, { ...a.userHeaders, 'last-event-id': lastEventId })
@@ -212,12 +212,14 @@ describe('GET /v1/events', () => {
     const point = (await before.event())!.id!
     await before.cancel()
     for (let i = 0; i < 600; i++) marker(t, a.clientId, 100 + i)
-    marker(t, b.clientId, 9) // another client's event: the newest on the bus
+    marker(t, b.clientId, 9) // another client's event: it moves nothing of a's stream
     const { sse } = await open(t, { ...a.userHeaders, 'last-event-id': point })
     const reset = (await sse.event())!
     expect(reset.data.data).toEqual({ reason: 'too_old' })
-    // the reset's id is where the bus stands: resuming from it misses nothing and replays nothing old
-    expect(reset.id).toBe(`${t.ctx.events.boot}-${t.ctx.events.since(b.clientId, 0)!.at(-1)!.seq}`)
+    // the reset's id is where the client's stream stands: resuming from it misses nothing and replays nothing old
+    const at = t.ctx.events.position(a.clientId)
+    expect(reset.id).toBe(`${at.epoch}-${at.seq}`)
+    expect(at.seq).toBe(602)
     await sse.cancel()
     marker(t, a.clientId, 7)
     const resumed = await open(t, { ...a.userHeaders, 'last-event-id': reset.id! })
@@ -309,27 +311,34 @@ describe('GET /v1/events', () => {
     expect(await sse.ended()).toBe(true)
   })
 
-  test('at most 20 streams per user (429 too_many_streams), and the instance total', async () => {
-    const t = testApp({ config: { liveMaxStreams: 25 } })
+  test("at most 20 streams per user and the account's share (429 too_many_streams); another account is not held back", async () => {
+    // a tenth per account: 40
+    const t = testApp({ config: { liveMaxStreams: 400 } })
     const a = await createTenant(t)
     const m = await addMember(t, a.clientId, 'member')
+    const m2 = await addMember(t, a.clientId, 'member')
     const mine = []
     for (let i = 0; i < 20; i++) mine.push(await open(t, a.userHeaders))
     const refused = await t.request('GET', '/v1/events', { headers: a.userHeaders })
     expect(refused.status).toBe(429)
     expect(refused.body.error.code).toBe('too_many_streams')
+    expect(refused.body.error.message).toContain('You have 20 live streams open')
     expect(refused.headers.get('retry-after')).toBe('15')
-    // another user of the same client is not held back by the first one's streams
+    // another user of the same client is not held back by the first one's streams, up to the account's share
     const theirs = []
-    for (let i = 0; i < 5; i++) theirs.push(await open(t, m.headers))
+    for (let i = 0; i < 20; i++) theirs.push(await open(t, m.headers))
     for (const s of theirs) expect(s.res.status).toBe(200)
-    const full = await t.request('GET', '/v1/events', { headers: m.headers })
+    const full = await t.request('GET', '/v1/events', { headers: m2.headers })
     expect(full.status).toBe(429)
-    expect(full.body.error.message).toContain('at most 25')
+    expect(full.body.error.message).toContain('Your account has 40 live streams open')
+    // another account opens its own
+    const b = await createTenant(t)
+    const other = await open(t, b.userHeaders)
+    expect(other.res.status).toBe(200)
     await mine.pop()!.sse.cancel()
-    const again = await open(t, a.userHeaders)
+    const again = await open(t, m2.headers)
     expect(again.res.status).toBe(200)
-    for (const s of [...mine, ...theirs, again]) await s.sse.cancel()
+    for (const s of [...mine, ...theirs, again, other]) await s.sse.cancel()
     expect(t.modules.live.slots.open()).toBe(0)
   })
 })

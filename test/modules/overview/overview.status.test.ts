@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import type { DeviceStatus } from '../../../src/modules/overview/overview.model'
+import type { DeviceStatus } from '../../../src/modules/devices/devices.status'
 import { statusOf } from '../../../src/modules/overview/overview.status'
 
 const NOW = Date.parse('2026-01-01T12:00:00Z')
