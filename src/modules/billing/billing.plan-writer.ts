@@ -25,7 +25,7 @@ export interface PlanWriterDeps {
   /** the clients domain's side of BillingDeps['clients'] */
   clients: { applyPlan(clientId: string, plan: { planType: string; subscriptionStatus: string; maxDevices: number; maxUsers: number }): void }
   /** told after a subscription state was applied (the composition root publishes subscription.updated) */
-  subscriptionUpdated?: (clientId: string) => void
+  subscriptionUpdated: (clientId: string) => void
 }
 
 export interface ApplyOptions {
@@ -63,7 +63,7 @@ export function applySubscription(deps: PlanWriterDeps, clientId: string, snap: 
   })
   if (outcome === 'applied') {
     deps.logger.info('subscription applied', { client_id: clientId, subscription: snap?.id ?? null, status: snap?.status ?? 'none' })
-    deps.subscriptionUpdated?.(clientId)
+    deps.subscriptionUpdated(clientId)
   }
   return outcome
 

@@ -20,7 +20,7 @@ export interface BillingDeps {
   stripe: Stripe | null
   clients: BillingClients
   /** told after a subscription state was applied (the composition root publishes subscription.updated) */
-  subscriptionUpdated?: (clientId: string) => void
+  subscriptionUpdated: (clientId: string) => void
 }
 
 /** What billing reads of a client. */

@@ -11,23 +11,23 @@ export interface DevicesDeps {
   clients: DeviceLimits
   keys: DeviceKeys
   /** told after a device is made or removed (the live stream); filled by the composition root */
-  events?: DeviceEvents
+  events: DeviceEvents
   /**
    * each device's reporting interval in ms by its seq (null: not known yet), as the metrics
    * measure it: the one the fleet overview and the live stream use, so a device's `status`
-   * reads the same everywhere. Filled by the composition root; without it 60 s is assumed.
+   * reads the same everywhere. Filled by the composition root.
    */
-  intervals?: (seqs: number[]) => Map<number, number | null>
+  intervals: (seqs: number[]) => Map<number, number | null>
   /**
    * when this process last saw the device report (null: not since start): the stored
    * last_seen_at is written at most every few seconds, which is longer than a fast device's interval
    */
-  seen?: (deviceId: string) => number | null
+  seen: (deviceId: string) => number | null
 }
 
 /** The device's last report: the newer of the stored one and the one this process saw. */
 function lastSeenOf(deps: Pick<DevicesDeps, 'seen'>, row: Pick<DeviceRow, 'id' | 'last_seen_at'>): number | null {
-  const seen = deps.seen?.(row.id) ?? null
+  const seen = deps.seen(row.id)
   if (seen === null) return row.last_seen_at
   return row.last_seen_at === null ? seen : Math.max(seen, row.last_seen_at)
 }
@@ -78,8 +78,8 @@ export function toDeviceResponse(row: DeviceRow, now: number, lastSeen: number |
 /** Each row as answered, the intervals read at once for all of them. */
 function responses(deps: Pick<DevicesDeps, 'intervals' | 'seen' | 'clock'>, rows: DeviceRow[]): DeviceResponse[] {
   const now = deps.clock.now()
-  const intervals = deps.intervals?.(rows.map((r) => r.seq))
-  return rows.map((r) => toDeviceResponse(r, now, lastSeenOf(deps, r), intervals?.get(r.seq) ?? null))
+  const intervals = deps.intervals(rows.map((r) => r.seq))
+  return rows.map((r) => toDeviceResponse(r, now, lastSeenOf(deps, r), intervals.get(r.seq) ?? null))
 }
 
 /** The stored tags column (a JSON array); anything else reads as no tags. */
@@ -123,7 +123,7 @@ export function registerDevice(deps: DevicesDeps, caller: DeviceCaller, body: De
   })
   if (result.created) store.forget(caller.clientId)
   const [device] = responses(deps, [store.byId(caller.clientId, result.id)!]) as [DeviceResponse]
-  if (result.created) deps.events?.registered(caller.clientId, device)
+  if (result.created) deps.events.registered(caller.clientId, device)
   return { device, created: result.created }
 }
 
@@ -188,7 +188,7 @@ export function deleteDevice(deps: DevicesDeps, clientId: string, deviceId: stri
     return keys
   })
   store.forget(clientId, deviceId)
-  deps.events?.deleted(clientId, deviceId)
+  deps.events.deleted(clientId, deviceId)
   return revoked
 }
 

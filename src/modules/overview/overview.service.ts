@@ -32,7 +32,7 @@ export interface OverviewDeps {
   devices: { list(clientId: string): OverviewDevice[] }
   metrics: { figures(seqs: number[], now: number): Map<number, OverviewFigures> }
   /** alerts firing per device id; absent until the alerts module is wired (0 for every device) */
-  alertsFiring?: (clientId: string) => Map<string, number>
+  alertsFiring: (clientId: string) => Map<string, number>
 }
 
 const NO_SPARK: (number | null)[] = new Array(60).fill(null)
@@ -43,7 +43,7 @@ export function fleetOverview(deps: OverviewDeps, clientId: string): FleetOvervi
   const devices = deps.devices.list(clientId)
   const seqs = devices.flatMap((d) => (d.seq === null ? [] : [d.seq]))
   const figures = deps.metrics.figures(seqs, now)
-  const firing = deps.alertsFiring?.(clientId)
+  const firing = deps.alertsFiring(clientId)
   return {
     generated_at: toIso(now),
     devices: devices.map((d): FleetDevice => {

@@ -17,7 +17,7 @@ export interface RecommendationsDeps {
   devices: DeviceLookup
   clock: Clock
   /** told of each stored recommendation, after it is stored (the composition root publishes recommendation.created) */
-  created?: (clientId: string, recommendation: Recommendation) => void
+  created: (clientId: string, recommendation: Recommendation) => void
 }
 
 /** An engine finding is not stored again for the same device while an equivalent one is younger than this. */
@@ -43,7 +43,7 @@ export function createFromCollector(deps: RecommendationsDeps, key: KeyPrincipal
     },
     deps.clock.now(),
   )
-  deps.created?.(key.clientId, stored)
+  deps.created(key.clientId, stored)
   return stored
 }
 
