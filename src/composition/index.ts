@@ -60,7 +60,7 @@ export function compose(deps: AppDeps) {
   const notify = deps.notify ?? ((clientId, channelIds, n) => enqueueNotification(channels.channels, clientId, channelIds, n).length)
   const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels) })
   const overview = wireOverview(ctx, fleet, monitoring, alerting)
-  const webhooks = wireWebhooks(ctx, identity, fleet, monitoring, { timers: deps.timers })
+  const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring, hooks)
   const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...webhooks, admin, observability }

@@ -13,7 +13,6 @@ import { createEndpointsStore } from '../modules/webhooks/webhooks.store'
 import { createWebhookWorker } from '../modules/webhooks/webhooks.worker'
 import type { FleetModules } from './fleet'
 import type { IdentityModules } from './identity'
-import type { MonitoringModules } from './monitoring'
 
 /** What a test or the bench may set for the delivery worker. */
 export interface WebhookOverrides {
@@ -39,7 +38,7 @@ const DISABLE_AFTER_MS = 5 * 86400_000
  * Stored recommendations and applied subscriptions are published on the bus where they are
  * born (wireMonitoring, wireFleet); the listener hears them there.
  */
-export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, monitoring: MonitoringModules, overrides: WebhookOverrides = {}) {
+export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, overrides: WebhookOverrides = {}) {
   const sqlite = ctx.db.sqlite
   const endpoints = createEndpointsStore(sqlite)
   const outbox = createOutboxStore(sqlite)

@@ -37,7 +37,11 @@ export function webhookReceiver(answer: (r: Received, n: number) => Response | P
         if (processed.has(r.id)) duplicates++
         else processed.set(r.id, r)
       }
-      waiters = waiters.filter((w) => (w.until() ? (w.resolve(), false) : true))
+      waiters = waiters.filter((w) => {
+        if (!w.until()) return true
+        w.resolve()
+        return false
+      })
       return res
     },
   })
