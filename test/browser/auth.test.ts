@@ -310,6 +310,8 @@ describeBrowser('portal: accounts and the session', () => {
       expect(await page.evaluate(() => document.activeElement?.id)).toBe('main')
       await page.getByRole('link', { name: 'Dashboard' }).click()
       await page.waitForURL('**/dashboard')
+      // the URL changes at the click, the page a render later: the title comes with the page's heading
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor()
       expect(await page.title()).toBe('Dashboard · Vigil')
       await page.goBack() // to /settings/account#main, where the skip link had gone
       await page.waitForFunction(() => document.location.pathname === '/settings/account')
