@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import {
   apiToken,
   checkA11y,
+  DESKTOP,
   describeBrowser,
   launchBrowser,
   newAccount,
@@ -64,10 +65,32 @@ describeBrowser('portal: accounts and the session', () => {
     return a
   }
 
+  /**
+   * A page whose GET /health answer passes through `patch` first: the hub's own answer, with a
+   * field set or removed, to show the form both as an older hub (no setup_token_required) and as
+   * one that says it.
+   */
+  async function freshWithHealth(path: string, patch: (body: Record<string, unknown>) => void) {
+    const context = await browser.newContext({ baseURL: vigil.base, viewport: DESKTOP, colorScheme: 'light' })
+    await context.route('**/health', async (route) => {
+      const res = await route.fetch()
+      const body = (await res.json()) as Record<string, unknown>
+      patch(body)
+      await route.fulfill({ response: res, json: body })
+    })
+    const opened = await openPage(browser, vigil, path, { context })
+    contexts.push(context)
+    return opened
+  }
+
+  const LOG_LINE = 'no operator yet: the first registration needs the setup token vst_…'
+
   test(
-    'first run: the operator signs up through the page with the setup token from the console',
+    'first run on a hub whose /health does not say it: the form asks for the setup token after the server wants it',
     async () => {
-      const { page, problems } = await fresh('/signup')
+      const { page, problems } = await freshWithHealth('/signup', (body) => delete body.setup_token_required)
+      await page.getByLabel('Email').waitFor()
+      expect(await page.getByLabel('Setup token').count()).toBe(0)
       await page.getByLabel('Email').fill(operator.email)
       await page.getByLabel('Password', { exact: true }).fill(operator.password)
       await page.getByRole('button', { name: 'Create account' }).click()
@@ -75,10 +98,32 @@ describeBrowser('portal: accounts and the session', () => {
       const tokenField = page.getByLabel('Setup token')
       await tokenField.waitFor()
       expect(await tokenField.evaluate((el) => el === document.activeElement)).toBe(true)
+      await page.getByText(LOG_LINE).waitFor()
+      expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'first run: /health says the setup token is needed, so the sign-up form asks for it from the start, quoting the hub’s log line',
+    async () => {
+      // the hub's own answer; a hub that does not send the field yet is made to say what it means here (no operator, listening beyond loopback)
+      const { page, problems } = await freshWithHealth('/signup', (body) => {
+        body.setup_token_required ??= true
+      })
+      const tokenField = page.getByLabel('Setup token')
+      await tokenField.waitFor()
       await page.getByText('it becomes this instance’s operator').waitFor()
+      // the sentence quotes the hub's log line as the hub writes it
+      const logged = /no operator yet: the first registration needs the setup token vst_/.exec(vigil.logs())?.[0]
+      expect(logged).toBeDefined()
+      expect(LOG_LINE.startsWith(logged!)).toBe(true)
+      await page.getByText(LOG_LINE).waitFor()
       await checkA11y(page)
       await shoot(page, 'signup-setup-token')
 
+      await page.getByLabel('Email').fill(operator.email)
+      await page.getByLabel('Password', { exact: true }).fill(operator.password)
       const token = setupToken()
       expect(token).toBeDefined()
       await tokenField.fill('vst_wrong')

@@ -28,6 +28,11 @@ export const me = signal<Me | null>(null)
 export const memberships = signal<Membership[]>([])
 /** 'own': somebody's own instance; 'service': a hosted service with plans (from /health when it says so). */
 export const mode = signal<'own' | 'service'>('own')
+/**
+ * The instance waits for its operator's registration with the setup token (from /health; an older
+ * hub that does not say stays false, and the sign-up form still asks once the server wants it).
+ */
+export const setupTokenRequired = signal(false)
 /** false until the first attempt to restore the session through the cookie has finished */
 export const ready = signal(false)
 
@@ -66,8 +71,9 @@ export async function restoreSession(): Promise<void> {
 }
 
 async function loadMode(): Promise<void> {
-  const health = await api.get<{ mode?: string }>('/health', undefined, { anonymous: true }).catch(() => null)
+  const health = await api.get<{ mode?: string; setup_token_required?: boolean }>('/health', undefined, { anonymous: true }).catch(() => null)
   if (health?.mode === 'service' || health?.mode === 'own') mode.value = health.mode
+  setupTokenRequired.value = health?.setup_token_required === true
 }
 
 async function sessionRequest(path: string, body: unknown, headers: Record<string, string> = {}): Promise<void> {
