@@ -144,6 +144,35 @@ describeBrowser('portal: accounts and the session', () => {
   )
 
   test(
+    'a next= naming another site, however it is spelled, lands on the dashboard after sign-in or sign-up',
+    async () => {
+      const user = await account()
+      const here = new URL(vigil.base).host
+      const { page, problems } = await fresh('/signin?next=%2F%09%2Fevil.example%2Fphish')
+      await signInUI(page, user, { goto: false })
+      expect(new URL(page.url()).host).toBe(here)
+      expect(new URL(page.url()).pathname).toBe('/dashboard')
+      await accountButton(page).waitFor()
+      // signed in, the sign-in page forwards to its next= at once
+      for (const next of ['%2F%0A%2Fevil.example%2Fphish', '%2F%0D%2Fevil.example%2Fphish', '%2F%5Cevil.example', 'https%3A%2F%2Fevil.example%2F']) {
+        await page.goto(`/signin?next=${next}`)
+        await page.waitForURL((u) => u.pathname === '/dashboard')
+        expect(new URL(page.url()).host).toBe(here)
+      }
+      // a path of this site is still honoured
+      await page.goto('/signin?next=%2Falerts')
+      await page.waitForURL((u) => u.pathname === '/alerts')
+
+      const other = await fresh('/signup?next=%2F%0A%2Fevil.example%2Fphish')
+      await signUpUI(other.page, newAccount(), { path: null })
+      expect(new URL(other.page.url()).host).toBe(here)
+      expect(new URL(other.page.url()).pathname).toBe('/dashboard')
+      expect([...problems, ...other.problems]).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
     'sign in: wrong password and malformed email are explained; a reload keeps the session; sign out ends it',
     async () => {
       const user = await account()

@@ -6,7 +6,7 @@ import { Banner, Field, Form, PageHeader } from '../ui'
 
 export default function SignIn(_props: { params: Record<string, string> }) {
   const search = useSearch()
-  const next = safeNext(search.get('next'))
+  const next = safeNext(search.get('next'), window.location.origin)
   const returning = search.has('next')
   const expired = search.get('reason') === 'expired'
   useEffect(() => {

@@ -5,7 +5,7 @@ import { me, ready } from '../lib/session'
 import { PageHeader } from '../ui'
 
 export default function SignUp(_props: { params: Record<string, string> }) {
-  const next = safeNext(useSearch().get('next'))
+  const next = safeNext(useSearch().get('next'), window.location.origin)
   useEffect(() => {
     if (ready.value && me.value) navigate(next, { replace: true })
   }, [ready.value, me.value])
