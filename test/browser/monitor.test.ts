@@ -184,8 +184,13 @@ describeBrowser('portal: monitoring', () => {
   test('deleting the device asks first, then returns to the dashboard', async () => {
     await page.goto(`/devices/${deviceId}`)
     await page.getByRole('button', { name: 'Delete' }).click()
-    await page.getByRole('dialog').getByText('every API key bound to it is revoked').waitFor()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByText('Deleting removes the device and its history').waitFor()
+    // a collector with a key that still works comes back: the dialog says how to stop it
+    await dialog.getByText('comes back as a new device').waitFor()
+    expect(await dialog.getByRole('link', { name: 'Settings → API keys' }).getAttribute('href')).toBe('/settings/keys')
     await checkA11y(page)
+    await shoot(page, 'monitor-device-delete')
     await page.getByRole('button', { name: 'Delete the device' }).click()
     await page.waitForURL('**/dashboard')
     await page.getByText('No devices yet').waitFor()

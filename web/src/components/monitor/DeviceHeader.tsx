@@ -169,8 +169,12 @@ export function DeviceHeader({
       </dl>
       <ConfirmDialog open={deleting} title={`Delete ${title}?`} confirmLabel="Delete the device" danger onConfirm={remove} onClose={() => setDeleting(false)}>
         <p>
-          Its metrics, recommendations and alerts are deleted with it, and every API key bound to it is revoked. A collector still running there registers it
-          again as a new device.
+          Deleting removes the device and its history: metrics, recommendations and alerts. The API keys bound to it are revoked, so a collector installed with
+          its own key stops.
+        </p>
+        <p>
+          A collector or script still running with another key that works comes back as a new device at its next report. To stop it, revoke its key under{' '}
+          <Link href="/settings/keys">Settings → API keys</Link> or uninstall the collector from the machine.
         </p>
       </ConfirmDialog>
     </>
