@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { hardwareSample, networkSample } from '../helpers/samples'
-import { checkA11y, describeBrowser, launchBrowser, newAccount, openPage, registerApi, shoot, signInUI, startVigil, type Vigil } from './helpers'
+import { apiToken, checkA11y, describeBrowser, launchBrowser, newAccount, openPage, registerApi, shoot, signInUI, startVigil, type Vigil } from './helpers'
 
 // page.evaluate callbacks run in the browser (this program has no DOM types)
 declare const document: any
@@ -60,15 +60,36 @@ describeBrowser('portal: monitoring', () => {
     await page.waitForURL('**/devices/new')
   })
 
-  test('Add a device shows the key once and the commands; the curl example registers a device the page then announces', async () => {
-    await page.getByLabel('Name').fill('web server key')
+  /** The account's API keys, as the API lists them. */
+  async function keyCount(): Promise<number> {
+    const res = await fetch(`${vigil.base}/v1/auth/api-keys`, { headers: { authorization: `Bearer ${await apiToken(vigil, account)}` } })
+    expect(res.status).toBe(200)
+    return ((await res.json()) as unknown[]).length
+  }
+
+  test('Add a device: the install command makes no API key; the key for scripts is made once, when asked; the curl example registers a device the page then announces', async () => {
+    const keysBefore = await keyCount()
     await page.getByRole('button', { name: 'Create the install command' }).click()
     const install = page.locator('.secret').filter({ hasText: 'Install command' }).locator('.secret-value')
     await install.waitFor()
-    expect(await install.textContent()).toMatch(new RegExp(`^curl -fsSL ${vigil.base}/install.sh \\| sudo sh -s -- --token vet_`))
-    apiKey = (await page.locator('.secret').filter({ hasText: 'API key' }).locator('.secret-value').textContent())!.trim()
-    expect(apiKey).toMatch(/^vk_/)
+    const first = (await install.textContent())!
+    expect(first).toMatch(new RegExp(`^curl -fsSL ${vigil.base}/install.sh \\| sudo sh -s -- --token vet_`))
+    // another command is another single-use token, still no key
+    await page.getByRole('button', { name: 'Make another install command' }).click()
+    await page.waitForFunction((old) => document.querySelector('.secret-value')?.textContent !== old, first)
+    expect(await keyCount()).toBe(keysBefore)
+    expect(await page.locator('.secret').filter({ hasText: 'API key' }).count()).toBe(0)
     await page.getByText('Waiting for the device to register').waitFor()
+
+    await page.getByLabel('Key name').fill('web server key')
+    await page.getByRole('button', { name: 'Create an API key' }).click()
+    const key = page.locator('.secret').filter({ hasText: 'API key' }).locator('.secret-value')
+    await key.waitFor()
+    apiKey = (await key.textContent())!.trim()
+    expect(apiKey).toMatch(/^vk_/)
+    expect(await keyCount()).toBe(keysBefore + 1)
+    // the key stays for this visit: no form to make another one
+    expect(await page.getByRole('button', { name: 'Create an API key' }).count()).toBe(0)
     await checkA11y(page)
     await shoot(page, 'monitor-add-device')
 
@@ -81,6 +102,32 @@ describeBrowser('portal: monitoring', () => {
     await page.getByText('is reporting: its first sample arrived').waitFor()
     await shoot(page, 'monitor-add-device-arrived')
     await page.getByRole('link', { name: 'Open the device' }).waitFor()
+  })
+
+  test('a hub with no collector to serve says why instead of offering the install command', async () => {
+    const other = await openPage(browser, vigil, '/signin', {
+      context: await browser.newContext({ baseURL: vigil.base, viewport: { width: 1280, height: 800 } }),
+    })
+    // the hub's own answer, as a hub started from source gives it
+    await other.context.route('**/v1/enrolments', async (route) => {
+      const res = await route.fetch()
+      const body = (await res.json()) as Record<string, unknown>
+      await route.fulfill({
+        response: res,
+        json: { ...body, install_available: false, install_unavailable_reason: 'the hub runs from source and has no executable to serve' },
+      })
+    })
+    await signInUI(other.page, account, { goto: false })
+    await other.page.goto('/devices/new')
+    await other.page.getByRole('button', { name: 'Create the install command' }).click()
+    await other.page.getByText('This hub cannot serve the collector: the hub runs from source and has no executable to serve').waitFor()
+    expect(await other.page.locator('.secret').filter({ hasText: 'Install command' }).count()).toBe(0)
+    expect(await other.page.getByRole('button', { name: /install command/ }).count()).toBe(0)
+    await checkA11y(other.page)
+    expect(await other.page.getByText('Waiting for the device to register').count()).toBe(0)
+    await shoot(other.page, 'monitor-add-device-unavailable')
+    expect(other.problems).toEqual([])
+    await other.context.close()
   })
 
   test('the dashboard shows the device and its figures change as samples arrive, without a reload', async () => {
