@@ -109,6 +109,7 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
       await item.getByText(`by ${operator.email}`).waitFor()
       await item.getByText('On it: a runaway job').waitFor()
       const alerts = await api('GET', '/v1/alerts?state=firing')
+      const firing = alerts.body.items[0] as { fired_at: string; started_at: string }
       expect(alerts.body.items[0].acknowledged).toMatchObject({ by: operator.email, note: 'On it: a runaway job' })
 
       // its own page: the timeline and what it kept
@@ -116,6 +117,15 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
       await page.getByRole('heading', { name: 'CPU busy (test) on web-1' }).waitFor()
       await page.locator('.timeline').getByText('Acknowledged').waitFor()
       await page.getByText('The hardware sample that crossed').waitFor()
+      // each time is labelled as what it is: the fired time as "Firing since", the pending one as "Pending from"
+      const fact = (label: string) =>
+        page
+          .locator('dl.facts dt', { hasText: new RegExp(`^${label}$`) })
+          .locator('xpath=following-sibling::dd[1]')
+          .locator('time')
+      expect(await fact('Firing since').getAttribute('datetime')).toBe(firing.fired_at)
+      expect(await fact('Pending from').getAttribute('datetime')).toBe(firing.started_at)
+      expect(await page.locator('dl.facts dt', { hasText: /^Started$/ }).count()).toBe(0)
       await checkA11y(page)
       await shoot(page, 'alert-detail')
 
@@ -127,7 +137,11 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
       await page.locator('.topbar .nav-link .count').waitFor({ state: 'detached', timeout: 15_000 })
       // the history keeps it, filtered by the URL
       await page.goto(`/alerts?state=resolved&device=${deviceId}`)
-      await page.getByRole('row').filter({ hasText: 'CPU busy (test)' }).getByText('Resolved').waitFor()
+      const historyRow = page.getByRole('row').filter({ hasText: 'CPU busy (test)' })
+      await historyRow.getByText('Resolved').waitFor()
+      // the history names the same moment the same way: it fired then
+      expect(await historyRow.locator('.alert-since').textContent()).toStartWith('Fired ')
+      expect(await historyRow.locator('.alert-since time').getAttribute('datetime')).toBe(firing.fired_at)
       await page.reload()
       expect(await page.getByLabel('State').inputValue()).toBe('resolved')
       await checkA11y(page)
@@ -188,6 +202,47 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
       await ntfy.waitFor()
       await ntfy.getByRole('button', { name: /^Export / }).click()
       await page.locator('.secret-value').filter({ hasText: 'ntfy://' }).waitFor()
+      expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'a rule whose one device was deleted says so on the rules list and on its own page',
+    async () => {
+      const gone = await api(
+        'POST',
+        '/v1/clients/me/devices',
+        { hostname: 'gone-1', os: 'linux', os_version: '6.8', arch: 'x86_64', fingerprint: 'fp-gone-1' },
+        keyHeaders,
+      )
+      const goneId = gone.body.device_id as string
+      const rule = await api('POST', '/v1/alerts/rules', {
+        name: 'Gone box CPU',
+        metric: 'cpu_percent',
+        operator: '>',
+        threshold: 90,
+        scope: { type: 'device', value: goneId },
+      })
+      expect(rule.status).toBe(201)
+      expect((await api('DELETE', `/v1/clients/me/devices/${goneId}`)).status).toBe(204)
+      // the hub's own answer; a hub that does not send the field yet is told what it would say
+      await context.route('**/v1/alerts/rules**', async (route) => {
+        const res = await route.fetch()
+        const body = (await res.json()) as any
+        for (const r of body.items ?? [body]) r.scope_device_missing ??= r.scope?.type === 'device' && r.scope.value === goneId
+        await route.fulfill({ response: res, json: body })
+      })
+      await page.goto('/alerts/rules')
+      const row = page.getByRole('row').filter({ hasText: 'Gone box CPU' })
+      await row.getByText('Device deleted').waitFor()
+      // the others are not marked
+      expect(await page.getByRole('row').filter({ hasText: 'CPU busy (test)' }).getByText('Device deleted').count()).toBe(0)
+      await checkA11y(page)
+      await shoot(page, 'alert-rules-device-deleted')
+      await row.getByRole('link', { name: 'Gone box CPU', exact: true }).click()
+      await page.getByText('The device this rule watches was deleted').waitFor()
+      await context.unroute('**/v1/alerts/rules**')
       expect(problems).toEqual([])
     },
     STEP,

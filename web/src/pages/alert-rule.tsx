@@ -34,6 +34,11 @@ export default function RulePage({ params }: { params: Record<string, string> })
       <AlertsTabs />
       <div class="alert-stack">
         {!admin && <Banner tone="info">You can read this rule; an owner or admin of this account can change it.</Banner>}
+        {rule.data?.scope_device_missing && (
+          <Banner tone="warning">
+            The device this rule watches was deleted, so the rule checks nothing. Pick another device (or all devices, or a tag) below, or delete the rule.
+          </Banner>
+        )}
         {error ? <LoadError error={error} retry={() => void Promise.all([rule.reload(), devices.reload(), channels.reload()])} /> : null}
         {!ready && !error && <Skeleton lines={8} height={36} label="Loading the rule" />}
         {ready && (

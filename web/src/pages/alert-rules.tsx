@@ -75,7 +75,13 @@ export default function Rules(_props: { params: Record<string, string> }) {
       label: 'Devices',
       render: (r) => (
         <span>
-          {scopeWords(r.scope, deviceName)}
+          {r.scope_device_missing ? (
+            <>
+              <span class="pill pill-warning">Device deleted</span> <span class="muted small">checks nothing: pick another device or delete the rule</span>
+            </>
+          ) : (
+            scopeWords(r.scope, deviceName)
+          )}
           {r.overrides.length > 0 && (
             <span class="muted small">
               {' '}

@@ -107,10 +107,18 @@ export default function AlertPage({ params }: { params: Record<string, string> }
               <dd>
                 <Link href={`/alerts/rules/${encodeURIComponent(a.rule.id)}`}>{a.rule.name}</Link>
               </dd>
-              <dt>Started</dt>
+              <dt>{a.state === 'pending' ? 'Pending since' : 'Pending from'}</dt>
               <dd>
                 <Time iso={a.started_at} />
               </dd>
+              {a.fired_at && (
+                <>
+                  <dt>{a.state === 'firing' ? 'Firing since' : 'Fired'}</dt>
+                  <dd>
+                    <Time iso={a.fired_at} />
+                  </dd>
+                </>
+              )}
               {a.resolved_at && (
                 <>
                   <dt>Resolved</dt>

@@ -136,7 +136,7 @@ export default function Alerts(_props: { params: Record<string, string> }) {
             <Field name="rule" label="Rule" control={(p) => <Select {...p} selected={q.get('rule') ?? ''} onChange={filter('rule')} options={ruleOptions} />} />
             <Field
               name="range"
-              label="Started"
+              label="Active within"
               control={(p) => (
                 <Select {...p} selected={q.get('range') ?? '7d'} onChange={filter('range')} options={RANGES.map((r) => ({ value: r.value, label: r.label }))} />
               )}

@@ -1,7 +1,7 @@
 import { duration } from '../../lib/format'
 import { Link, setSearch } from '../../lib/router'
 import { Button, DataTable, EmptyState, Skeleton, StatusBadge, Time, type Column } from '../../ui'
-import { alertSeconds } from './alert-list'
+import { alertSeconds, alertSince } from './alert-list'
 import { LoadError } from './LoadError'
 import { alertSubject, valueVsThreshold } from './metrics'
 import type { AlertView, Page } from './types'
@@ -11,7 +11,18 @@ import type { Loaded } from '../../lib/use-load'
 export function AlertHistory({ history, pageSize, page }: { history: Loaded<Page<AlertView>>; pageSize: number; page: number }) {
   const now = Date.now()
   const columns: Column<AlertView>[] = [
-    { key: 'started', label: 'Started', render: (a) => <Time iso={a.fired_at ?? a.started_at} /> },
+    {
+      key: 'since',
+      label: 'Since',
+      render: (a) => {
+        const since = alertSince(a)
+        return (
+          <span class="alert-since">
+            <span class="muted small">{since.label}</span> <Time iso={since.iso} />
+          </span>
+        )
+      },
+    },
     { key: 'severity', label: 'Severity', render: (a) => <StatusBadge status={a.rule.severity} /> },
     {
       key: 'rule',

@@ -2,12 +2,14 @@ import { useState } from 'preact/hooks'
 import { Link } from '../../lib/router'
 import { Button, StatusBadge, Time } from '../../ui'
 import { AckForm } from './AckForm'
+import { alertSince } from './alert-list'
 import { alertSubject, valueVsThreshold } from './metrics'
 import type { AlertView } from './types'
 
 /** One alert open now: how bad, where, what against what, since when, who took it. */
 export function AlertItem({ alert: a, fresh, onChange }: { alert: AlertView; fresh?: boolean; onChange: (a: AlertView) => void }) {
   const { value, threshold } = valueVsThreshold(a)
+  const since = alertSince(a)
   const label = `${a.rule.name} on ${a.device.name}`
   const [acking, setAcking] = useState(false)
   return (
@@ -26,8 +28,7 @@ export function AlertItem({ alert: a, fresh, onChange }: { alert: AlertView; fre
             <strong>{value}</strong> (threshold {threshold})
           </span>
           <span>
-            {a.state === 'pending' ? 'pending, started ' : 'started '}
-            <Time iso={a.fired_at ?? a.started_at} relative />
+            {since.label.toLowerCase()} <Time iso={since.iso} relative />
           </span>
           {a.silenced && <span class="pill">Silenced</span>}
           {a.suppressed_by && <span class="pill">Held behind its gateway</span>}

@@ -47,6 +47,15 @@ export function historyQuery(q: URLSearchParams, now: number, pageSize: number):
   return out
 }
 
+/**
+ * The moment an alert is known by and the words for it, one rule for every page: since it fired
+ * (fired_at), or, while it has not fired, since it went pending (started_at).
+ */
+export function alertSince(a: Pick<AlertView, 'state' | 'started_at' | 'fired_at'>): { label: string; iso: string } {
+  if (a.fired_at) return { label: a.state === 'firing' ? 'Firing since' : 'Fired', iso: a.fired_at }
+  return { label: a.state === 'pending' ? 'Pending since' : 'Pending from', iso: a.started_at }
+}
+
 /** How long an alert lasted (or has lasted): seconds from when it started to when it resolved (or now). */
 export function alertSeconds(a: Pick<AlertView, 'started_at' | 'fired_at' | 'resolved_at'>, now: number): number {
   const from = Date.parse(a.fired_at ?? a.started_at)

@@ -42,6 +42,8 @@ export interface Rule {
   recovery_delay_seconds: number
   builtin: string | null
   overrides: RuleOverride[]
+  /** the one device the rule watches was deleted: it checks nothing (absent on an older hub) */
+  scope_device_missing?: boolean
   created_at: string
   updated_at: string
 }
