@@ -196,8 +196,21 @@ describeBrowser('portal: settings, billing and the operator', () => {
   test('operator: figures, settings, a client limit set by hand, collector versions', async () => {
     const someone = newAccount('tenant')
     await registerApi(vigil, someone)
+    // the hub's own answer; where it has no warning to give, one is put in, to see it shown
+    let warning = ''
+    await page.context().route('**/v1/admin/instance', async (route) => {
+      const res = await route.fetch()
+      const body = (await res.json()) as { site_url_warning?: string | null }
+      body.site_url_warning ??= 'VIGIL_SITE_URL is plain http: links in mail and checkout go over an unencrypted connection'
+      warning = body.site_url_warning
+      await route.fulfill({ response: res, json: body })
+    })
     await page.goto('/admin')
     await page.getByText('Open: anyone who reaches the site').waitFor()
+    await page
+      .locator('.banner')
+      .filter({ hasText: `Site address: ${warning}` })
+      .waitFor()
     const row = page.getByRole('row', { name: new RegExp(someone.email) })
     await row.getByRole('button', { name: /Edit limits/ }).click()
     const dialog = page.getByRole('dialog')

@@ -1,5 +1,5 @@
 import { bytes, number } from '../../lib/format'
-import { Card, Skeleton, Time } from '../../ui'
+import { Banner, Card, Skeleton, Time } from '../../ui'
 import { LoadError } from './SettingsHeader'
 import type { InstanceSettings } from './types'
 import type { Loaded } from '../../lib/use-load'
@@ -67,6 +67,12 @@ export function InstanceCard({ instance }: { instance: Loaded<InstanceSettings> 
         )
       ) : (
         <>
+          {i.site_url_warning && (
+            <>
+              <Banner tone="warning">Site address: {i.site_url_warning}</Banner>
+              <div class="stack-gap" />
+            </>
+          )}
           <dl class="facts">
             <dt>Mode</dt>
             <dd>{i.mode === 'own' ? 'Own instance: no billing, you set each client’s limits' : 'Service: plans and billing apply'}</dd>

@@ -200,6 +200,8 @@ export interface InstanceSettings {
   signup_configured: boolean
   billing_configured: boolean
   site_url: string
+  /** what is wrong with site_url as configured (links in mail and checkout would not reach here); absent on an older hub */
+  site_url_warning?: string | null
   own_limits: { max_devices: number; max_users: number; rate_limit: number } | null
   outbound_allow_private: boolean
   ai_default_provider: string
