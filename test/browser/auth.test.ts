@@ -19,7 +19,7 @@ import {
 } from './helpers'
 
 // page.evaluate callbacks run in the browser (this program has no DOM types)
-declare const document: any
+declare const document: any, window: any
 
 /** a browser step takes seconds, not the default 5 */
 const STEP = 60_000
@@ -364,6 +364,36 @@ describeBrowser('portal: accounts and the session', () => {
       await accountButton(page).waitFor()
       expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
       expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'the icon: /favicon.ico answers an SVG cached like the other assets, and the portal and the landing page point at it',
+    async () => {
+      const icon = await fetch(`${vigil.base}/favicon.ico`)
+      expect(icon.status).toBe(200)
+      expect(icon.headers.get('content-type')).toBe('image/svg+xml')
+      expect(await icon.text()).toStartWith('<svg')
+      const css = await fetch(`${vigil.base}/assets/site.css`)
+      expect(icon.headers.get('cache-control')).toBe(css.headers.get('cache-control'))
+      for (const path of ['/signin', '/']) {
+        const { page, problems } = await fresh(path)
+        const href = await page.locator('link[rel="icon"]').getAttribute('href')
+        expect(href).toBe('/favicon.ico')
+        // the browser loads it without a fault (the portal's CSP allows this origin's images)
+        const loaded = await page.evaluate(
+          () =>
+            new Promise((resolve) => {
+              const img = new (window as any).Image()
+              img.onload = () => resolve(img.naturalWidth > 0)
+              img.onerror = () => resolve(false)
+              img.src = '/favicon.ico'
+            }),
+        )
+        expect(loaded).toBe(true)
+        expect(problems).toEqual([])
+      }
     },
     STEP,
   )
