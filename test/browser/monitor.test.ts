@@ -152,6 +152,36 @@ describeBrowser('portal: monitoring', () => {
     await shoot(page, 'monitor-dashboard')
   })
 
+  test('a card’s status and its "seen" agree: both come from the last report and the device’s own interval', async () => {
+    // the page's clock stands still (timers still run), so "seen" and the status are read at one known moment
+    const other = await openPage(browser, vigil, '/signin', {
+      context: await browser.newContext({ baseURL: vigil.base, viewport: { width: 1280, height: 800 } }),
+    })
+    const now = Date.now()
+    await other.page.clock.setFixedTime(now)
+    await signInUI(other.page, account, { goto: false })
+    // the hub's overview of a 2 s device, its status from a moment before its latest sample
+    let quietFor = 0
+    await other.context.route('**/v1/clients/me/fleet', async (route) => {
+      const res = await route.fetch()
+      const body = (await res.json()) as { devices: Record<string, unknown>[] }
+      for (const d of body.devices)
+        Object.assign(d, { interval_seconds: 2, status: quietFor ? 'online' : 'stale', last_seen_at: new Date(now - quietFor).toISOString() })
+      await route.fulfill({ response: res, json: body })
+    })
+    const card = other.page.locator('.vg-device-card').filter({ has: other.page.getByRole('heading') })
+    await other.page.goto('/dashboard')
+    await card.getByText('Seen just now').waitFor()
+    expect(await card.locator('.badge').textContent()).toContain('Online')
+    // quiet for 7 s, three and a half intervals: stale, whatever the overview said
+    quietFor = 7_000
+    await other.page.reload()
+    await card.getByText('Seen 7 s ago').waitFor()
+    expect(await card.locator('.badge').textContent()).toContain('Stale')
+    expect(other.problems).toEqual([])
+    await other.context.close()
+  })
+
   test('the device page draws its charts and appends live samples', async () => {
     await card().getByRole('link').first().click()
     await page.waitForURL(`**/devices/${deviceId}`)

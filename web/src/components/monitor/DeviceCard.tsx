@@ -3,8 +3,8 @@ import { memo } from 'preact/compat'
 import { Sparkline } from '../../charts/Sparkline'
 import { celsius, mbps, ms, percent } from '../../lib/format'
 import { Link } from '../../lib/router'
-import { Icon, Skeleton, StatusBadge } from '../../ui'
-import { Ago } from './Ago'
+import { Icon, Skeleton } from '../../ui'
+import { Ago, PresenceBadge } from './Ago'
 import { displayName, LOSS, PRESSURE, type FleetDevice } from './fleet'
 
 /** A figure with its label; `high` adds a word and an icon (never colour alone). */
@@ -48,7 +48,7 @@ export const DeviceCard = memo(function DeviceCard({ device: d }: { device: Flee
         <h2 id={headingId} class="vg-device-name">
           <Link href={`/devices/${encodeURIComponent(d.id)}`}>{displayName(d)}</Link>
         </h2>
-        <StatusBadge status={d.status} />
+        <PresenceBadge lastSeen={d.last_seen_at} intervalSeconds={d.interval_seconds} />
       </header>
       <p class="vg-device-meta">
         <span>{platform(d)}</span>

@@ -4,7 +4,7 @@ import { bytes, duration } from '../../lib/format'
 import { Link, navigate } from '../../lib/router'
 import { Button, ConfirmDialog, Field, Form, Icon, PageHeader, StatusBadge } from '../../ui'
 import { displayName, type FleetDevice } from './fleet'
-import { Ago } from './Ago'
+import { Ago, PresenceBadge } from './Ago'
 
 /** GET /v1/clients/me/devices/{id} */
 export interface Device {
@@ -81,7 +81,8 @@ export function DeviceHeader({
       <PageHeader
         title={
           <span class="vg-device-title">
-            {title} <StatusBadge status={overview?.status ?? device.status} />
+            {title}{' '}
+            {overview ? <PresenceBadge lastSeen={device.last_seen_at} intervalSeconds={overview.interval_seconds} /> : <StatusBadge status={device.status} />}
           </span>
         }
         docTitle={title}
