@@ -208,6 +208,34 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
   )
 
   test(
+    'the rule form marks the device list when the server refuses the scope’s device (a 422 on scope.value)',
+    async () => {
+      const doomed = await api(
+        'POST',
+        '/v1/clients/me/devices',
+        { hostname: 'doomed-1', os: 'linux', os_version: '6.8', arch: 'x86_64', fingerprint: 'fp-doomed-1' },
+        keyHeaders,
+      )
+      const doomedId = doomed.body.device_id as string
+      await page.goto('/alerts/rules/new')
+      await page.getByLabel('Name', { exact: true }).fill('Doomed CPU')
+      await page.getByLabel('Threshold', { exact: true }).fill('95')
+      await page.getByLabel('One device').check()
+      await page.getByLabel('Device', { exact: true }).selectOption(doomedId)
+      // deleted while the form is open: the server refuses the device it names
+      expect((await api('DELETE', `/v1/clients/me/devices/${doomedId}`)).status).toBe(204)
+      await page.getByRole('button', { name: 'Create rule' }).click()
+      await page.locator('#field-scope_device-error').getByText('No such device in this account').waitFor()
+      expect(await page.getByLabel('Device', { exact: true }).getAttribute('aria-invalid')).toBe('true')
+      await page.getByText('Check the marked fields below.').waitFor()
+      await checkA11y(page)
+      await shoot(page, 'alert-rule-scope-error')
+      expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
     'a rule whose one device was deleted says so on the rules list and on its own page',
     async () => {
       const gone = await api(

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks'
+import { onFormFields } from '../../lib/errors'
 import { Link } from '../../lib/router'
-import { Field, Form } from '../../ui'
+import { Field, Form, GroupError } from '../../ui'
 import { METRIC_CHOICES, splitMetric } from './metrics'
-import { ruleFromForm, splitSeconds, UNITS } from './rule-form'
+import { ruleFromForm, scopedField, splitSeconds, UNITS } from './rule-form'
 import { Select } from './Select'
 import type { Channel, DeviceRef, Rule, RuleKind } from './types'
 
@@ -54,7 +55,11 @@ export function RuleForm({
 
   const submit = async (d: FormData) => {
     const body = ruleFromForm(d, kind)
-    await onSave(isNew ? { ...body, kind } : body)
+    try {
+      await onSave(isNew ? { ...body, kind } : body)
+    } catch (err) {
+      throw onFormFields(err, (path) => scopedField(path, scope))
+    }
   }
 
   return (
@@ -174,6 +179,7 @@ export function RuleForm({
             </label>
           ))}
         </div>
+        <GroupError name="scope" />
         {scope === 'tag' && (
           <Field
             name="scope_tag"
@@ -214,6 +220,7 @@ export function RuleForm({
                 {!c.enabled && <span class="muted"> (disabled)</span>}
               </label>
             ))}
+            <GroupError name="channel_ids" />
           </div>
         ) : (
           <p class="hint">

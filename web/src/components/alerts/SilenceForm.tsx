@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks'
 import { api } from '../../lib/api'
+import { onFormFields } from '../../lib/errors'
 import { timeZone } from '../../lib/format'
-import { Field, Form } from '../../ui'
-import { UNITS } from './rule-form'
+import { Field, Form, GroupError } from '../../ui'
+import { scopedField, UNITS } from './rule-form'
 import { isoToLocal, silenceFromForm } from './silence-form'
 import { Select } from './Select'
 import type { DeviceRef, Rule, Silence } from './types'
@@ -21,7 +22,13 @@ export function SilenceForm({
 }) {
   const [mode, setMode] = useState<'once' | 'recurring'>('once')
   const [scope, setScope] = useState<'all' | 'tag' | 'device'>('all')
-  const submit = async (d: FormData) => onSaved(await api.post<Silence>('/v1/alerts/silences', silenceFromForm(d)))
+  const submit = async (d: FormData) => {
+    try {
+      onSaved(await api.post<Silence>('/v1/alerts/silences', silenceFromForm(d)))
+    } catch (err) {
+      throw onFormFields(err, (path) => scopedField(path, scope))
+    }
+  }
   const later = Date.now() + 2 * 3_600_000
   return (
     <Form
@@ -98,6 +105,7 @@ export function SilenceForm({
             </label>
           ))}
         </div>
+        <GroupError name="scope" />
         {scope === 'tag' && <Field name="scope_tag" label="Tag" />}
         {scope === 'device' && (
           <Field

@@ -15,7 +15,7 @@ export function splitSeconds(s: number): { amount: number; unit: string } {
   return { amount: s, unit: '1' }
 }
 
-const num = (v: FormDataEntryValue | null): number | null => {
+const num = (v: unknown): number | null => {
   const t = String(v ?? '').trim()
   if (!t) return null
   const n = Number(t)
@@ -55,6 +55,18 @@ export function ruleFromForm(d: FormData, kind: RuleKind): Record<string, unknow
   if (kind === 'offline') body.offline_intervals = num(d.get('offline_intervals'))
   if (kind === 'disk_forecast') body.forecast_hours = num(d.get('forecast_hours'))
   return body
+}
+
+/**
+ * The rule or silence form's input for a path of the API's body: scope.value (or the scope itself)
+ * is the tag box or the device list, whichever the scope chosen shows; a list's item (channel_ids.1)
+ * is the list; any other field is the input of its name.
+ */
+export function scopedField(path: (string | number)[], scope: 'all' | 'tag' | 'device'): string | null {
+  const head = path[0]
+  if (typeof head !== 'string') return null
+  if (head === 'scope') return scope === 'tag' ? 'scope_tag' : scope === 'device' ? 'scope_device' : 'scope'
+  return head
 }
 
 /** A new rule's starting values: a CPU threshold for every device. */
