@@ -182,6 +182,41 @@ describeBrowser('portal: monitoring', () => {
     await other.context.close()
   })
 
+  test('at 1280 px a card’s Network and Latency figures stay apart, however wide the numbers', async () => {
+    await context.route('**/v1/clients/me/fleet', async (route) => {
+      const res = await route.fetch()
+      const body = (await res.json()) as { devices: Record<string, unknown>[] }
+      for (const d of body.devices) Object.assign(d, { download_mbps: 9876.5, upload_mbps: 1234.5, latency_avg_ms: 1234.5, packet_loss_percent: 12.5 })
+      await route.fulfill({ response: res, json: body })
+    })
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await page.reload()
+    const figure = (label: string) =>
+      card()
+        .locator('.vg-figure')
+        .filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) })
+    await figure('Network')
+      .getByText(/9.?877 Mbps/)
+      .waitFor()
+    const boxes = await card()
+      .locator('.vg-figure')
+      .evaluateAll((els: any[]) =>
+        els.map((el) => {
+          const own = el.getBoundingClientRect()
+          // the widest of its text: every line's right edge (a line may be wider than its box when it cannot wrap)
+          const right = Math.max(...[...el.querySelectorAll('dt, dd, .vg-line')].map((x: any) => x.getBoundingClientRect().left + x.scrollWidth))
+          return { label: el.querySelector('dt').textContent, left: own.left, right: Math.max(own.right, right) }
+        }),
+      )
+    const network = boxes.find((b) => b.label === 'Network')!
+    const latency = boxes.find((b) => b.label === 'Latency')!
+    expect(network.right).toBeLessThanOrEqual(latency.left)
+    expect(await figure('Latency').textContent()).toMatch(/13 ?% loss/)
+    await shoot(page, 'monitor-dashboard-wide-figures')
+    await context.unroute('**/v1/clients/me/fleet')
+    await page.reload()
+  })
+
   test('the device page draws its charts and appends live samples', async () => {
     await card().getByRole('link').first().click()
     await page.waitForURL(`**/devices/${deviceId}`)

@@ -78,12 +78,12 @@ export const DeviceCard = memo(function DeviceCard({ device: d }: { device: Flee
         </Figure>
         <Figure label="Network">
           <span class="vg-line">
-            <span aria-hidden="true">↓ </span>
+            <span aria-hidden="true">↓ </span>
             <span class="visually-hidden">down </span>
             {mbps(d.download_mbps)}
           </span>
           <span class="vg-line">
-            <span aria-hidden="true">↑ </span>
+            <span aria-hidden="true">↑ </span>
             <span class="visually-hidden">up </span>
             {mbps(d.upload_mbps)}
           </span>
