@@ -1,6 +1,21 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { apiToken, checkA11y, describeBrowser, launchBrowser, newAccount, openPage, registerApi, shoot, signInUI, startVigil, type Vigil } from './helpers'
+import {
+  apiToken,
+  checkA11y,
+  DESKTOP,
+  describeBrowser,
+  launchBrowser,
+  newAccount,
+  openPage,
+  PHONE_390,
+  reachableAcross,
+  registerApi,
+  shoot,
+  signInUI,
+  startVigil,
+  type Vigil,
+} from './helpers'
 
 /** a browser step takes seconds, not the default 5 */
 const STEP = 90_000
@@ -90,6 +105,20 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
       await page.getByRole('row').filter({ hasText: 'Device offline' }).getByText('Default').waitFor()
       await checkA11y(page)
       await shoot(page, 'alert-rules')
+      // on a phone each rule's actions stay on screen, and the page is still a table to a screen reader
+      await page.setViewportSize(PHONE_390)
+      for (const name of ['Disable CPU busy (test)', 'Edit CPU busy (test)', 'Delete CPU busy (test)']) {
+        expect(
+          await reachableAcross(
+            page
+              .getByRole('row')
+              .filter({ hasText: 'CPU busy (test)' })
+              .getByRole(name.startsWith('Edit') ? 'link' : 'button', { name }),
+          ),
+        ).toBe(true)
+      }
+      await checkA11y(page)
+      await page.setViewportSize(DESKTOP)
 
       await page.goto('/alerts')
       await page.getByText('All clear').waitFor()
@@ -144,6 +173,11 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
       expect(await historyRow.locator('.alert-since time').getAttribute('datetime')).toBe(firing.fired_at)
       await page.reload()
       expect(await page.getByLabel('State').inputValue()).toBe('resolved')
+      // on a phone the history's rows keep their links on screen
+      await page.setViewportSize(PHONE_390)
+      expect(await reachableAcross(historyRow.getByRole('link', { name: 'CPU busy (test)' }))).toBe(true)
+      expect(await reachableAcross(historyRow.getByRole('link', { name: 'web-1' }))).toBe(true)
+      await page.setViewportSize(DESKTOP)
       await checkA11y(page)
       expect(problems).toEqual([])
     },

@@ -2,7 +2,21 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { fakeLlm } from '../helpers/fake-llm'
 import { FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET, fakeStripe } from '../helpers/fake-stripe'
-import { apiToken, checkA11y, describeBrowser, launchBrowser, newAccount, openPage, registerApi, shoot, signUpUI, startVigil, type Vigil } from './helpers'
+import {
+  apiToken,
+  checkA11y,
+  describeBrowser,
+  launchBrowser,
+  newAccount,
+  openPage,
+  PHONE_390,
+  reachableAcross,
+  registerApi,
+  shoot,
+  signUpUI,
+  startVigil,
+  type Vigil,
+} from './helpers'
 
 /** The address the operator configured: Stripe is told to send people back there. */
 const SITE = 'http://vigil.example.test'
@@ -86,6 +100,10 @@ describeBrowser('portal: settings, billing and the operator', () => {
     expect(await row.getByText('metrics:read').count()).toBe(1)
     expect(await row.getByText('recommendations:write').count()).toBe(0)
     await look('settings-keys')
+    // on a phone the row's Revoke stays on screen (no sideways scroll to find it)
+    await page.setViewportSize(PHONE_390)
+    expect(await reachableAcross(page.getByRole('button', { name: 'Revoke prometheus' }))).toBe(true)
+    await page.setViewportSize({ width: 1280, height: 800 })
 
     await row.getByRole('button', { name: 'Revoke prometheus' }).click()
     const dialog = page.getByRole('dialog')
