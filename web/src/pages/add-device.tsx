@@ -3,6 +3,8 @@ import '../components/monitor/monitor.css'
 import { CommandBlock } from '../components/monitor/CommandBlock'
 import { curlExample } from '../components/monitor/examples'
 import type { RegisteredEvent, SampleEvent } from '../components/monitor/live-types'
+import type { EnrolmentCreated } from '../../../src/modules/enrolments/enrolments.model'
+import type { ApiKey } from '../components/settings/types'
 import { api } from '../lib/api'
 import { describeError } from '../lib/errors'
 import { dateTime, timeZone } from '../lib/format'
@@ -11,22 +13,8 @@ import { Link } from '../lib/router'
 import { canAdmin } from '../lib/session'
 import { Banner, Button, ButtonLink, Card, Field, Form, Icon, PageHeader, SecretBox } from '../ui'
 
-interface Enrolment {
-  enrolment_id: string
-  token: string
-  expires_at: string
-  pin: string | null
-  install_command: string
-  /** false when this hub has no collector executable to serve (started from source); absent on an older hub: available */
-  install_available?: boolean
-  install_unavailable_reason?: string | null
-}
-
-interface CreatedKey {
-  key_id: string
-  name: string
-  api_key: string | null
-}
+/** POST /v1/enrolments; install_available and its reason: declared by newer hubs (absent on an older one: available) */
+type Enrolment = EnrolmentCreated & { install_available?: boolean; install_unavailable_reason?: string | null }
 
 interface Arrival {
   deviceId: string
@@ -97,7 +85,7 @@ export default function Page(_props: { params: Record<string, string> }) {
   const [enrolling, setEnrolling] = useState(false)
   const [enrolError, setEnrolError] = useState<string | null>(null)
   // one key per visit: made only when asked for, then shown and reused, never made again on a click
-  const [key, setKey] = useState<CreatedKey | null>(null)
+  const [key, setKey] = useState<ApiKey | null>(null)
   const hub = window.location.origin
   const available = enrolment !== null && enrolment.install_available !== false
   const arrival = useArrival(key !== null || available)
@@ -118,7 +106,7 @@ export default function Page(_props: { params: Record<string, string> }) {
   const createKey = async (form: FormData) => {
     if (key) return
     const name = String(form.get('name') ?? '').trim()
-    setKey(await api.post<CreatedKey>('/v1/auth/api-keys', { name }))
+    setKey(await api.post<ApiKey>('/v1/auth/api-keys', { name }))
   }
 
   if (!canAdmin.value) {

@@ -9,7 +9,7 @@ import { useLoad } from '../lib/use-load'
 
 const deviceLabel = (devices: DeviceRef[], id: string | null) => {
   if (id === null) return 'All devices'
-  const d = devices.find((x) => x.id === id)
+  const d = devices.find((x) => x.device_id === id)
   return d ? (d.name ?? d.hostname) : id
 }
 

@@ -5,20 +5,9 @@ import { Link, navigate } from '../../lib/router'
 import { Button, ConfirmDialog, Field, Form, Icon, PageHeader, StatusBadge } from '../../ui'
 import { displayName, type FleetDevice } from './fleet'
 import { Ago, PresenceBadge } from './Ago'
+import type { Device } from './device-types'
 
-/** GET /v1/clients/me/devices/{id} */
-export interface Device {
-  device_id: string
-  hostname: string | null
-  name: string | null
-  tags: string[]
-  os: string | null
-  os_version: string | null
-  arch: string | null
-  created_at: string | null
-  last_seen_at: string | null
-  status: string
-}
+export type { Device } from './device-types'
 
 /** The facts of the newest hardware sample the header shows. */
 export interface HardwareFacts {

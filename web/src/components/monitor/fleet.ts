@@ -1,35 +1,10 @@
 /** The dashboard's model: the fleet overview, its order, its search, and live patches. Pure. */
 
-export type DeviceStatus = 'online' | 'stale' | 'offline' | 'never'
+import type { DeviceStatus, FleetDevice, FleetOverview } from '../../../../src/modules/overview/overview.model'
 
-/** One device of GET /v1/clients/me/fleet */
-export interface FleetDevice {
-  id: string
-  name: string | null
-  hostname: string | null
-  os: string | null
-  os_version: string | null
-  arch: string | null
-  tags: string[]
-  status: DeviceStatus
-  interval_seconds: number | null
-  last_seen_at: string | null
-  cpu_percent: number | null
-  ram_percent: number | null
-  disk_used_percent: number | null
-  cpu_temp_c: number | null
-  download_mbps: number | null
-  upload_mbps: number | null
-  latency_avg_ms: number | null
-  packet_loss_percent: number | null
-  cpu_spark: (number | null)[]
-  alerts_firing: number
-}
-
-export interface Fleet {
-  generated_at: string
-  devices: FleetDevice[]
-}
+// GET /v1/clients/me/fleet, as the server's model declares it (type-only: nothing of it is bundled)
+export type { DeviceStatus, FleetDevice }
+export type Fleet = FleetOverview
 
 export const displayName = (d: { name: string | null; hostname: string | null; id: string }) => d.name || d.hostname || d.id
 

@@ -1,30 +1,13 @@
-/** A recommendation as the API gives it (GET /v1/recommendations/{device_id}). */
-export interface Recommendation {
-  id: string
-  client_id: string
-  device_id: string | null
-  recommendation: string
-  category: string
-  severity: 'info' | 'warning' | 'critical'
-  source: string
-  evidence: Record<string, unknown> | null
-  created_at: string
-}
+import type { Static } from '@sinclair/typebox'
+import type { GenerateResult } from '../../../../src/modules/ai/ai.model'
+import type { Recommendation, RecommendationPage as PageSchema } from '../../../../src/modules/recommendations/recommendations.model'
 
-export interface RecommendationPage {
-  items: Recommendation[]
-  limit: number
-  offset: number
-  total: number
-}
-
+// As the server's models declare them (type-only: nothing of the server is bundled)
+/** A recommendation (GET /v1/recommendations/{device_id}) */
+export type { Recommendation }
+export type RecommendationPage = Static<typeof PageSchema>
 /** POST /v1/ai/generate/{device_id} */
-export interface GenerateResult {
-  device_id: string
-  items: Recommendation[]
-  skipped_duplicates: number
-  llm: { provider: string; model: string | null; status: string; error: string | null } | null
-}
+export type { GenerateResult }
 
 export const SEVERITIES = ['critical', 'warning', 'info'] as const
 export const SEVERITY_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 }

@@ -78,7 +78,7 @@ export function KeyCreateForm({ devices, onCreated, onCancel }: { devices: Devic
               <select {...p}>
                 <option value="">All devices of the account</option>
                 {devices.map((d) => (
-                  <option key={d.id} value={d.id}>
+                  <option key={d.device_id} value={d.device_id}>
                     {d.name ?? d.hostname}
                   </option>
                 ))}
