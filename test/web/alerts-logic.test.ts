@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
-import { alertSince } from '../../web/src/components/alerts/alert-list'
-import { channelTarget, configFromForm, describeTest, splitList } from '../../web/src/components/alerts/channel-form'
-import { formatValue, joinMetric, metricLabel, ruleSummary, splitMetric, valueVsThreshold } from '../../web/src/components/alerts/metrics'
-import type { Channel, KindField } from '../../web/src/components/alerts/types'
+import { alertSince } from '../../web/src/alerts/alert-list'
+import { channelTarget, configFromForm, describeTest, splitList } from '../../web/src/alerts/channel-form'
+import { formatValue, joinMetric, metricLabel, ruleSummary, splitMetric, valueVsThreshold } from '../../web/src/alerts/metrics'
+import type { Channel, KindField } from '../../web/src/alerts/types'
 import { metricWatches, thresholdsForSeries, thresholdsOf } from '../../web/src/lib/alerts'
 
 const field = (name: string, type: KindField['type'], extra: Partial<KindField> = {}): KindField => ({

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { RuleIn, SilenceIn } from '../../src/modules/alerts/alerts.model'
-import { scopedField } from '../../web/src/components/alerts/rule-form'
+import { scopedField } from '../../web/src/alerts/rule-form'
 import { ApiError } from '../../web/src/lib/api'
 import { fieldErrors, onFormFields } from '../../web/src/lib/errors'
 
-const WEB = join(import.meta.dir, '../../web/src/components/alerts')
+const WEB = join(import.meta.dir, '../../web/src/alerts')
 /** The input names a form renders (name="…" in its source). */
 async function inputsOf(file: string): Promise<Set<string>> {
   const source = await Bun.file(join(WEB, file)).text()

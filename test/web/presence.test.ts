@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { deviceStatus } from '../../src/modules/devices/devices.status'
-import { nowFor, presenceStatus } from '../../web/src/components/monitor/presence'
+import { nowFor, presenceStatus } from '../../web/src/devices/presence'
 
 describe('presenceStatus: the hub’s rule, from one clock', () => {
   const t0 = Date.parse('2026-11-27T10:00:00.000Z')

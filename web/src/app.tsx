@@ -8,7 +8,7 @@ import { notFound, routes, type PageModule, type Route } from './routes'
 import { TopBar } from './layout/TopBar'
 import { Banner } from './ui/Banner'
 import { Skeleton } from './ui/Skeleton'
-import { CheckoutReturn } from './components/settings/CheckoutReturn'
+import { CheckoutReturn } from './settings/CheckoutReturn'
 
 export function resolve(path: string): { route: Route; params: Record<string, string> } {
   for (const route of routes) {
