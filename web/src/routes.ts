@@ -53,14 +53,3 @@ export const routes: Route[] = [
 
 /** Where an unknown URL lands (the server answered it 404). */
 export const notFound: Route = { path: '*', load: () => import('./layout/not-found'), title: 'Page not found' }
-
-/** The settings sections, as tabs on every settings page. */
-export const settingsTabs = [
-  { href: '/settings/keys', label: 'API keys' },
-  { href: '/settings/members', label: 'Members' },
-  { href: '/settings/billing', label: 'Billing' },
-  { href: '/settings/ai', label: 'AI' },
-  { href: '/settings/channels', label: 'Channels' },
-  { href: '/settings/webhooks', label: 'Webhooks' },
-  { href: '/settings/account', label: 'Your account' },
-]

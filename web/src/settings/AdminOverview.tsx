@@ -1,6 +1,6 @@
 import { bytes, number } from '../lib/format'
 import { Banner, Card, Skeleton, Time } from '../ui'
-import { LoadError } from './SettingsHeader'
+import { LoadError } from '../ui/LoadError'
 import type { InstanceSettings } from './types'
 import type { Loaded } from '../lib/use-load'
 

@@ -1,7 +1,7 @@
 import { number, ms } from '../lib/format'
 import { Card, DataTable, EmptyState, Skeleton, StatusBadge, Time, type Column } from '../ui'
 import { Pager } from './Pager'
-import { LoadError } from './SettingsHeader'
+import { LoadError } from '../ui/LoadError'
 import type { AiUsage, AiUsageEntry } from './types'
 import type { Loaded } from '../lib/use-load'
 

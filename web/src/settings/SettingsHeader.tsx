@@ -1,8 +1,7 @@
 import type { ComponentChildren } from 'preact'
-import { settingsTabs } from '../routes'
+import { settingsTabs } from './tabs'
 import { mode } from '../lib/session'
-import { describeError } from '../lib/errors'
-import { Banner, Button, PageHeader, Tabs } from '../ui'
+import { Banner, PageHeader, Tabs } from '../ui'
 
 /** The settings sections this instance has: billing only where plans are sold (service mode). */
 export const visibleSettingsTabs = () => settingsTabs.filter((t) => mode.value === 'service' || t.href !== '/settings/billing')
@@ -14,18 +13,6 @@ export function SettingsHeader({ title, subtitle, actions }: { title: string; su
       <PageHeader title={title} subtitle={subtitle} actions={actions} />
       <Tabs items={visibleSettingsTabs()} label="Settings sections" />
     </>
-  )
-}
-
-/** A read that failed: what happened, and a way to try again. */
-export function LoadError({ error, retry }: { error: unknown; retry: () => void }) {
-  return (
-    <Banner tone="error">
-      {describeError(error)}{' '}
-      <Button small onClick={retry}>
-        Try again
-      </Button>
-    </Banner>
   )
 }
 

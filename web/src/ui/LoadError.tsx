@@ -1,5 +1,6 @@
 import { describeError } from '../lib/errors'
-import { Banner, Button } from '.'
+import { Banner } from './Banner'
+import { Button } from './Button'
 
 /** A read that failed: what happened, and a way to try again. */
 export function LoadError({ error, retry }: { error: unknown; retry: () => void }) {

@@ -6,7 +6,7 @@ import { InstanceCard, StatsCard } from '../AdminOverview'
 import { subscriptionWords } from '../billing-status'
 import { EditLimitsDialog } from '../EditLimitsDialog'
 import { Pager, pageFromSearch } from '../Pager'
-import { LoadError } from '../SettingsHeader'
+import { LoadError } from '../../ui/LoadError'
 import type { AdminClient, CollectorVersion, InstanceSettings, Page, Plan } from '../types'
 import { useLoad } from '../../lib/use-load'
 

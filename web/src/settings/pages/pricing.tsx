@@ -7,7 +7,7 @@ import { Banner, Button, ButtonLink, EmptyState, PageHeader, Skeleton, StatusBad
 import { Icon } from '../../ui/Icon'
 import { money } from '../money'
 import { extraFeatures } from '../plans'
-import { LoadError } from '../SettingsHeader'
+import { LoadError } from '../../ui/LoadError'
 import type { Client, Plan, Subscription } from '../types'
 import { useLoad } from '../../lib/use-load'
 
