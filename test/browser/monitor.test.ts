@@ -218,8 +218,23 @@ describeBrowser('portal: monitoring', () => {
   })
 
   test('the device page draws its charts and appends live samples', async () => {
+    // the device page reads its own device, not the whole fleet
+    await card().first().waitFor()
+    const asked: string[] = []
+    // only what is asked once the device page is the page (the dashboard's own reads before it are the dashboard's)
+    const listen = (r: { url(): string }) => {
+      if (new URL(page.url()).pathname.startsWith('/devices/')) asked.push(new URL(r.url()).pathname)
+    }
+    page.on('request', listen)
     await card().getByRole('link').first().click()
     await page.waitForURL(`**/devices/${deviceId}`)
+    await page
+      .locator('.vg-device-page')
+      .getByText(/alerts? firing/)
+      .waitFor()
+    page.off('request', listen)
+    expect(asked).not.toContain('/v1/clients/me/fleet')
+    expect(asked).toContain(`/v1/clients/me/devices/${deviceId}`)
     const cpu = page.locator('figure.vg-chart').filter({ hasText: 'CPU usage' })
     await cpu.locator('canvas').waitFor()
     for (const title of ['CPU per core', 'Memory and swap', 'Disk /', 'Temperatures', 'Network throughput', 'Latency and DNS time']) {

@@ -2,12 +2,18 @@ import { useState } from 'preact/hooks'
 import { api } from '../lib/api'
 import { bytes, duration } from '../lib/format'
 import { Link, navigate } from '../lib/router'
-import { Button, ConfirmDialog, Field, Form, Icon, PageHeader, StatusBadge } from '../ui'
-import { displayName, type FleetDevice } from './fleet'
+import { Button, ConfirmDialog, Field, Form, Icon, PageHeader } from '../ui'
+import { displayName } from './fleet'
 import { Ago, PresenceBadge } from './Ago'
 import type { Device } from './device-types'
 
 export type { Device } from './device-types'
+
+/** What the header shows beside the device: how often it reports and its alerts firing. */
+export interface DeviceFacts {
+  interval_seconds: number | null
+  alerts_firing: number
+}
 
 /** The facts of the newest hardware sample the header shows. */
 export interface HardwareFacts {
@@ -36,14 +42,14 @@ export const parseTags = (s: string) => [...new Set(s.split(/[\s,]+/).filter(Boo
 export function DeviceHeader({
   device,
   hardware,
-  overview,
+  facts,
   canEdit,
   onChange,
 }: {
   device: Device
   hardware: HardwareFacts | null
-  /** the device's line of the fleet overview: status by its own interval, the interval, alerts firing */
-  overview: Pick<FleetDevice, 'status' | 'interval_seconds' | 'alerts_firing'> | null
+  /** its reporting interval (null until measured) and its alerts firing; null while they load */
+  facts: DeviceFacts | null
   canEdit: boolean
   onChange: (d: Device) => void
 }) {
@@ -70,8 +76,7 @@ export function DeviceHeader({
       <PageHeader
         title={
           <span class="vg-device-title">
-            {title}{' '}
-            {overview ? <PresenceBadge lastSeen={device.last_seen_at} intervalSeconds={overview.interval_seconds} /> : <StatusBadge status={device.status} />}
+            {title} <PresenceBadge lastSeen={device.last_seen_at} intervalSeconds={facts?.interval_seconds ?? null} />
           </span>
         }
         docTitle={title}
@@ -111,10 +116,10 @@ export function DeviceHeader({
           />
         </Form>
       )}
-      {overview && overview.alerts_firing > 0 && (
+      {facts && facts.alerts_firing > 0 && (
         <p class="vg-alerts-firing">
           <Link href={`/alerts?device=${id}`}>
-            <Icon name="bell" size={14} /> {overview.alerts_firing} {overview.alerts_firing === 1 ? 'alert' : 'alerts'} firing
+            <Icon name="bell" size={14} /> {facts.alerts_firing} {facts.alerts_firing === 1 ? 'alert' : 'alerts'} firing
           </Link>
         </p>
       )}
@@ -154,7 +159,7 @@ export function DeviceHeader({
         </div>
         <div>
           <dt>Reports every</dt>
-          <dd>{overview?.interval_seconds ? duration(overview.interval_seconds) : '—'}</dd>
+          <dd>{facts?.interval_seconds ? duration(facts.interval_seconds) : '—'}</dd>
         </div>
       </dl>
       <ConfirmDialog open={deleting} title={`Delete ${title}?`} confirmLabel="Delete the device" danger onConfirm={remove} onClose={() => setDeleting(false)}>

@@ -4,7 +4,9 @@ import { parseRange, parseZoom } from '../../charts/range'
 import { DeviceCharts } from '../DeviceCharts'
 import { DeviceHeader, type Device, type HardwareFacts } from '../DeviceHeader'
 import { DeviceRecommendations } from '../DeviceRecommendations'
-import type { Fleet, FleetDevice } from '../fleet'
+import type { Page as AlertPage, AlertView } from '../../alerts/types'
+import type { SeriesResponse } from '../../charts/series'
+import type { DeviceFacts } from '../DeviceHeader'
 import type { DeletedEvent, SampleEvent, StatusEvent } from '../live-types'
 import { RangePicker } from '../RangePicker'
 import { chartThresholds, deviceThresholds, type ThresholdLine } from '../../lib/alerts'
@@ -22,7 +24,7 @@ export default function Page({ params }: { params: Record<string, string> }) {
   const zoom = parseZoom(search.get('from'), search.get('to'))
   const [device, setDevice] = useState<Device | null>(null)
   const [hardware, setHardware] = useState<HardwareFacts | null>(null)
-  const [overview, setOverview] = useState<FleetDevice | null>(null)
+  const [facts, setFacts] = useState<DeviceFacts | null>(null)
   const [error, setError] = useState<unknown>(null)
   // the alert rules watching this device, drawn as lines on the charts of their series
   const [lines, setLines] = useState<ThresholdLine[]>([])
@@ -53,20 +55,35 @@ export default function Page({ params }: { params: Record<string, string> }) {
       .get<HardwareFacts>(`/v1/metrics/hardware/${id}/latest`)
       .then((h) => live && setHardware(h))
       .catch(() => live && setHardware(null))
-    // the status as the dashboard has it (by the device's own interval), and its alerts
-    const loadOverview = () =>
+    // this device's own figures, not the whole fleet's: its reporting interval (the raw series'
+    // step is the median gap of its recent samples, as the dashboard measures it) and its alerts firing
+    const loadInterval = () =>
       api
-        .get<Fleet>('/v1/clients/me/fleet')
-        .then((f) => live && setOverview(f.devices.find((d) => d.id === deviceId) ?? null))
+        .get<SeriesResponse>(`/v1/metrics/series/${id}`, {
+          kind: 'hardware',
+          fields: 'cpu_percent',
+          resolution: 'raw',
+          start: new Date(Date.now() - 60_000).toISOString(),
+        })
+        .then((r) => live && setFacts((f) => ({ alerts_firing: f?.alerts_firing ?? 0, interval_seconds: r.step_seconds > 0 ? r.step_seconds : null })))
         .catch(() => undefined)
-    void loadOverview()
+    const loadAlerts = () =>
+      api
+        .get<AlertPage<AlertView>>('/v1/alerts', { device_id: deviceId, state: 'firing', limit: 1 })
+        .then((p) => live && setFacts((f) => ({ interval_seconds: f?.interval_seconds ?? null, alerts_firing: p.total })))
+        .catch(() => undefined)
+    void loadInterval()
+    void loadAlerts()
     const offs = [
       onLive<StatusEvent>('device.status', ({ data }) => {
         if (data.device_id !== deviceId) return
         setDevice((d) => d && { ...d, last_seen_at: data.last_seen_at ?? d.last_seen_at })
-        setOverview((o) => o && { ...o, status: data.status })
+        // back from a silence: its interval may be measured now
       }),
-      ...['alert.firing', 'alert.resolved', 'reset'].map((type) => onLive(type, () => void loadOverview())),
+      onLive<StatusEvent>('device.status', ({ data }) => {
+        if (data.device_id === deviceId && data.status === 'online') void loadInterval()
+      }),
+      ...['alert.firing', 'alert.resolved', 'reset'].map((type) => onLive(type, () => void loadAlerts())),
       onLive<SampleEvent>('sample', ({ data }) => {
         if (data.device_id !== deviceId) return
         setDevice((d) => d && { ...d, last_seen_at: data.recorded_at })
@@ -101,7 +118,7 @@ export default function Page({ params }: { params: Record<string, string> }) {
   return (
     <div class="vg-device-page">
       {device ? (
-        <DeviceHeader device={device} hardware={hardware} overview={overview} canEdit={canAdmin.value} onChange={setDevice} />
+        <DeviceHeader device={device} hardware={hardware} facts={facts} canEdit={canAdmin.value} onChange={setDevice} />
       ) : (
         <div class="vg-device-header-skeleton">
           <Skeleton height={36} width="40%" label="Loading the device" />
