@@ -242,6 +242,38 @@ describeBrowser('portal: settings, billing and the operator', () => {
     await page.getByRole('heading', { name: 'Collector versions' }).waitFor()
     await look('admin')
   }, 90_000)
+
+  // last: the device it registers would change what the tests before it count
+  test('API keys: a key bound to one device is bound to the device chosen in the form', async () => {
+    const token = await apiToken(vigil, operator)
+    const scripts = await fetch(`${vigil.base}/v1/auth/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ name: 'register' }),
+    })
+    const registered = await fetch(`${vigil.base}/v1/clients/me/devices`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ((await scripts.json()) as { api_key: string }).api_key },
+      body: JSON.stringify({ hostname: 'db-1', os: 'linux', os_version: '6.8', arch: 'x86_64', fingerprint: 'fp-db-1' }),
+    })
+    const deviceId = ((await registered.json()) as { device_id: string }).device_id
+    await page.goto('/settings/keys')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    await page.getByLabel('Name').fill('db-1 collector')
+    await page.getByLabel('Device', { exact: true }).selectOption({ label: 'db-1' })
+    await page.getByRole('button', { name: 'Create key' }).last().click()
+    await page.locator('.secret-value').waitFor()
+    await page
+      .getByRole('row', { name: /db-1 collector/ })
+      .getByText('db-1', { exact: true })
+      .waitFor()
+    const keys = (await (await fetch(`${vigil.base}/v1/auth/api-keys`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      name: string
+      device_id: string | null
+    }[]
+    expect(keys.find((k) => k.name === 'db-1 collector')?.device_id).toBe(deviceId)
+    expect(problems).toEqual([])
+  }, 90_000)
 })
 
 /** An own instance sells nothing: billing is neither in the settings tabs nor reachable as a page. */
