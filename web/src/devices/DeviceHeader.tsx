@@ -6,6 +6,7 @@ import { Button, ConfirmDialog, Field, Form, Icon, PageHeader } from '../ui'
 import { displayName } from './fleet'
 import { Ago, PresenceBadge } from './Ago'
 import type { Device } from './device-types'
+import type { HardwareRecord } from '../../../src/modules/metrics/metrics.model'
 
 export type { Device } from './device-types'
 
@@ -16,13 +17,7 @@ export interface DeviceFacts {
 }
 
 /** The facts of the newest hardware sample the header shows. */
-export interface HardwareFacts {
-  cpu_brand?: string | null
-  cpu_count_physical?: number | null
-  cpu_count_logical?: number | null
-  ram_total_gb?: number | null
-  swap_total_gb?: number | null
-}
+export type HardwareFacts = Partial<Pick<HardwareRecord, 'cpu_brand' | 'cpu_count_physical' | 'cpu_count_logical' | 'ram_total_gb' | 'swap_total_gb'>>
 
 const GIB = 1024 ** 3
 

@@ -1,27 +1,13 @@
 import { computed, signal } from '@preact/signals'
 import { ApiError, api, currentToken, onSessionLost, refreshSession, setTokens, toApiError, type TokenResponse } from './api'
 import { currentHref, navigate } from './router'
+import type { Static } from '@sinclair/typebox'
+import type { MembershipResponse, UserResponse } from '../../../src/modules/users/users.model'
 
-/** GET /v1/auth/me */
-export interface Me {
-  user_id: string
-  email: string
-  first_name: string | null
-  last_name: string | null
-  client_id: string | null
-  /** the instance role: 'admin' is the operator */
-  role: string
-}
-
+/** GET /v1/auth/me (role 'admin' is the instance's operator) */
+export type Me = UserResponse
 /** GET /v1/auth/memberships */
-export interface Membership {
-  member_id: string
-  client_id: string
-  client_name: string | null
-  role: 'owner' | 'admin' | 'member' | string
-  status: string
-  current: boolean
-}
+export type Membership = Static<typeof MembershipResponse>
 
 /** The signed-in user, null when signed out (or not known yet: see `ready`). */
 export const me = signal<Me | null>(null)

@@ -3,12 +3,9 @@ import { SignupForm } from '../SignupForm'
 import { ApiError, api } from '../../lib/api'
 import { describeError } from '../../lib/errors'
 import { Link, navigate } from '../../lib/router'
+import type { Member } from '../../settings/types'
 import { me, ready, signOut, switchClient } from '../../lib/session'
 import { Banner, Button, PageHeader, Skeleton } from '../../ui'
-
-interface Member {
-  client_id: string
-}
 
 /** /invite/:token — the link an invitation hands out: join as a new account, or accept signed in. */
 export default function Invite({ params }: { params: Record<string, string> }) {

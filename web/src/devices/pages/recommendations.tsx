@@ -8,12 +8,7 @@ import { describeError } from '../../lib/errors'
 import { setSearch, useSearch } from '../../lib/router'
 import { canAdmin } from '../../lib/session'
 import { Banner, Button, ButtonLink, EmptyState, PageHeader, Skeleton } from '../../ui'
-
-interface DeviceRef {
-  device_id: string
-  name: string | null
-  hostname: string | null
-}
+import type { DeviceRef } from '../device-types'
 
 /** Per device, the newest this many: enough for a page that reads newest first across devices. */
 const PER_DEVICE = 50
