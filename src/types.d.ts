@@ -20,3 +20,7 @@ declare module '*/web/site.css' {
   const text: string
   export default text
 }
+declare module '*/web/favicon.svg' {
+  const text: string
+  export default text
+}

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import landingHtml from '../../web/index.html' with { type: 'text' }
 import siteCss from '../../web/site.css' with { type: 'text' }
+import favicon from '../../web/favicon.svg' with { type: 'text' }
 import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import { ERROR_CODES } from './errors'
@@ -29,19 +30,27 @@ ${rows}
 const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8', ...securityHeaders(PAGE_CSP) } })
 const immutable = { 'cache-control': 'public, max-age=86400' }
 
-/** The landing page, the error-code reference and the docs assets, all embedded in the binary. */
+/** The landing page, the error-code reference, the icon and the docs assets, all embedded in the binary. */
 export function pages() {
   const errors = errorsPage()
-  return new Elysia({ name: 'pages' })
-    .get('/', () => html(landing), { detail: { hide: true } })
-    .get('/docs/errors', () => html(errors), { detail: { hide: true } })
-    .get('/assets/site.css', () => new Response(siteCss, { headers: { 'content-type': 'text/css; charset=utf-8', ...immutable } }), { detail: { hide: true } })
-    .get(
-      '/docs/assets/swagger-ui-bundle.js',
-      () => new Response(Bun.file(swaggerBundle), { headers: { 'content-type': 'text/javascript; charset=utf-8', ...immutable } }),
-      { detail: { hide: true } },
-    )
-    .get('/docs/assets/swagger-ui.css', () => new Response(Bun.file(swaggerCss), { headers: { 'content-type': 'text/css; charset=utf-8', ...immutable } }), {
-      detail: { hide: true },
-    })
+  return (
+    new Elysia({ name: 'pages' })
+      .get('/', () => html(landing), { detail: { hide: true } })
+      .get('/docs/errors', () => html(errors), { detail: { hide: true } })
+      // browsers ask /favicon.ico on their own (a bookmark, a tab, the landing page): an SVG is what they get
+      .get('/favicon.ico', () => new Response(favicon, { headers: { 'content-type': 'image/svg+xml', 'x-content-type-options': 'nosniff', ...immutable } }), {
+        detail: { hide: true },
+      })
+      .get('/assets/site.css', () => new Response(siteCss, { headers: { 'content-type': 'text/css; charset=utf-8', ...immutable } }), {
+        detail: { hide: true },
+      })
+      .get(
+        '/docs/assets/swagger-ui-bundle.js',
+        () => new Response(Bun.file(swaggerBundle), { headers: { 'content-type': 'text/javascript; charset=utf-8', ...immutable } }),
+        { detail: { hide: true } },
+      )
+      .get('/docs/assets/swagger-ui.css', () => new Response(Bun.file(swaggerCss), { headers: { 'content-type': 'text/css; charset=utf-8', ...immutable } }), {
+        detail: { hide: true },
+      })
+  )
 }

@@ -33,13 +33,9 @@ const SHELL_HEADERS = {
 }
 const IMMUTABLE = 'public, max-age=31536000, immutable'
 
-// An inline SVG favicon (img-src allows data:): the browser would otherwise ask /favicon.ico and get the shell.
-const FAVICON =
-  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Ccircle cx='8' cy='8' r='6' fill='none' stroke='%232563eb' stroke-width='3'/%3E%3C/svg%3E"
-
 function shellHtml(bundle: WebBundle): string {
   const styles = bundle.styles.map((s) => `<link rel="stylesheet" href="/app/${s}">`).join('')
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>Vigil</title><link rel="icon" href="${FAVICON}">${styles}<script type="module" src="/app/${bundle.entry}"></script></head><body><noscript>The Vigil portal needs JavaScript. The API is documented at <a href="/docs">/docs</a>.</noscript><div id="app"></div></body></html>`
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>Vigil</title><link rel="icon" href="/favicon.ico" type="image/svg+xml">${styles}<script type="module" src="/app/${bundle.entry}"></script></head><body><noscript>The Vigil portal needs JavaScript. The API is documented at <a href="/docs">/docs</a>.</noscript><div id="app"></div></body></html>`
 }
 
 function fromEmbedded(web: EmbeddedWeb): WebBundle {

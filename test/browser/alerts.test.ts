@@ -1,6 +1,21 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { apiToken, checkA11y, describeBrowser, launchBrowser, newAccount, openPage, registerApi, shoot, signInUI, startVigil, type Vigil } from './helpers'
+import {
+  apiToken,
+  checkA11y,
+  DESKTOP,
+  describeBrowser,
+  launchBrowser,
+  newAccount,
+  openPage,
+  PHONE_390,
+  reachableAcross,
+  registerApi,
+  shoot,
+  signInUI,
+  startVigil,
+  type Vigil,
+} from './helpers'
 
 /** a browser step takes seconds, not the default 5 */
 const STEP = 90_000
@@ -90,6 +105,20 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
       await page.getByRole('row').filter({ hasText: 'Device offline' }).getByText('Default').waitFor()
       await checkA11y(page)
       await shoot(page, 'alert-rules')
+      // on a phone each rule's actions stay on screen, and the page is still a table to a screen reader
+      await page.setViewportSize(PHONE_390)
+      for (const name of ['Disable CPU busy (test)', 'Edit CPU busy (test)', 'Delete CPU busy (test)']) {
+        expect(
+          await reachableAcross(
+            page
+              .getByRole('row')
+              .filter({ hasText: 'CPU busy (test)' })
+              .getByRole(name.startsWith('Edit') ? 'link' : 'button', { name }),
+          ),
+        ).toBe(true)
+      }
+      await checkA11y(page)
+      await page.setViewportSize(DESKTOP)
 
       await page.goto('/alerts')
       await page.getByText('All clear').waitFor()
@@ -109,6 +138,7 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
       await item.getByText(`by ${operator.email}`).waitFor()
       await item.getByText('On it: a runaway job').waitFor()
       const alerts = await api('GET', '/v1/alerts?state=firing')
+      const firing = alerts.body.items[0] as { fired_at: string; started_at: string }
       expect(alerts.body.items[0].acknowledged).toMatchObject({ by: operator.email, note: 'On it: a runaway job' })
 
       // its own page: the timeline and what it kept
@@ -116,6 +146,15 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
       await page.getByRole('heading', { name: 'CPU busy (test) on web-1' }).waitFor()
       await page.locator('.timeline').getByText('Acknowledged').waitFor()
       await page.getByText('The hardware sample that crossed').waitFor()
+      // each time is labelled as what it is: the fired time as "Firing since", the pending one as "Pending from"
+      const fact = (label: string) =>
+        page
+          .locator('dl.facts dt', { hasText: new RegExp(`^${label}$`) })
+          .locator('xpath=following-sibling::dd[1]')
+          .locator('time')
+      expect(await fact('Firing since').getAttribute('datetime')).toBe(firing.fired_at)
+      expect(await fact('Pending from').getAttribute('datetime')).toBe(firing.started_at)
+      expect(await page.locator('dl.facts dt', { hasText: /^Started$/ }).count()).toBe(0)
       await checkA11y(page)
       await shoot(page, 'alert-detail')
 
@@ -127,9 +166,18 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
       await page.locator('.topbar .nav-link .count').waitFor({ state: 'detached', timeout: 15_000 })
       // the history keeps it, filtered by the URL
       await page.goto(`/alerts?state=resolved&device=${deviceId}`)
-      await page.getByRole('row').filter({ hasText: 'CPU busy (test)' }).getByText('Resolved').waitFor()
+      const historyRow = page.getByRole('row').filter({ hasText: 'CPU busy (test)' })
+      await historyRow.getByText('Resolved').waitFor()
+      // the history names the same moment the same way: it fired then
+      expect(await historyRow.locator('.alert-since').textContent()).toStartWith('Fired ')
+      expect(await historyRow.locator('.alert-since time').getAttribute('datetime')).toBe(firing.fired_at)
       await page.reload()
       expect(await page.getByLabel('State').inputValue()).toBe('resolved')
+      // on a phone the history's rows keep their links on screen
+      await page.setViewportSize(PHONE_390)
+      expect(await reachableAcross(historyRow.getByRole('link', { name: 'CPU busy (test)' }))).toBe(true)
+      expect(await reachableAcross(historyRow.getByRole('link', { name: 'web-1' }))).toBe(true)
+      await page.setViewportSize(DESKTOP)
       await checkA11y(page)
       expect(problems).toEqual([])
     },
@@ -188,6 +236,75 @@ describeBrowser('portal: alerts, channels and webhooks', () => {
       await ntfy.waitFor()
       await ntfy.getByRole('button', { name: /^Export / }).click()
       await page.locator('.secret-value').filter({ hasText: 'ntfy://' }).waitFor()
+      expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'the rule form marks the device list when the server refuses the scope’s device (a 422 on scope.value)',
+    async () => {
+      const doomed = await api(
+        'POST',
+        '/v1/clients/me/devices',
+        { hostname: 'doomed-1', os: 'linux', os_version: '6.8', arch: 'x86_64', fingerprint: 'fp-doomed-1' },
+        keyHeaders,
+      )
+      const doomedId = doomed.body.device_id as string
+      await page.goto('/alerts/rules/new')
+      await page.getByLabel('Name', { exact: true }).fill('Doomed CPU')
+      await page.getByLabel('Threshold', { exact: true }).fill('95')
+      await page.getByLabel('One device').check()
+      await page.getByLabel('Device', { exact: true }).selectOption(doomedId)
+      // deleted while the form is open: the server refuses the device it names
+      expect((await api('DELETE', `/v1/clients/me/devices/${doomedId}`)).status).toBe(204)
+      await page.getByRole('button', { name: 'Create rule' }).click()
+      await page.locator('#field-scope_device-error').getByText('No such device in this account').waitFor()
+      expect(await page.getByLabel('Device', { exact: true }).getAttribute('aria-invalid')).toBe('true')
+      await page.getByText('Check the marked fields below.').waitFor()
+      await checkA11y(page)
+      await shoot(page, 'alert-rule-scope-error')
+      expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'a rule whose one device was deleted says so on the rules list and on its own page',
+    async () => {
+      const gone = await api(
+        'POST',
+        '/v1/clients/me/devices',
+        { hostname: 'gone-1', os: 'linux', os_version: '6.8', arch: 'x86_64', fingerprint: 'fp-gone-1' },
+        keyHeaders,
+      )
+      const goneId = gone.body.device_id as string
+      const rule = await api('POST', '/v1/alerts/rules', {
+        name: 'Gone box CPU',
+        metric: 'cpu_percent',
+        operator: '>',
+        threshold: 90,
+        scope: { type: 'device', value: goneId },
+      })
+      expect(rule.status).toBe(201)
+      expect((await api('DELETE', `/v1/clients/me/devices/${goneId}`)).status).toBe(204)
+      // the hub's own answer; a hub that does not send the field yet is told what it would say
+      await context.route('**/v1/alerts/rules**', async (route) => {
+        const res = await route.fetch()
+        const body = (await res.json()) as any
+        for (const r of body.items ?? [body]) r.scope_device_missing ??= r.scope?.type === 'device' && r.scope.value === goneId
+        await route.fulfill({ response: res, json: body })
+      })
+      await page.goto('/alerts/rules')
+      const row = page.getByRole('row').filter({ hasText: 'Gone box CPU' })
+      await row.getByText('Device deleted').waitFor()
+      // the others are not marked
+      expect(await page.getByRole('row').filter({ hasText: 'CPU busy (test)' }).getByText('Device deleted').count()).toBe(0)
+      await checkA11y(page)
+      await shoot(page, 'alert-rules-device-deleted')
+      await row.getByRole('link', { name: 'Gone box CPU', exact: true }).click()
+      await page.getByText('The device this rule watches was deleted').waitFor()
+      await context.unroute('**/v1/alerts/rules**')
       expect(problems).toEqual([])
     },
     STEP,

@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import {
   apiToken,
   checkA11y,
+  DESKTOP,
   describeBrowser,
   launchBrowser,
   newAccount,
@@ -18,7 +19,7 @@ import {
 } from './helpers'
 
 // page.evaluate callbacks run in the browser (this program has no DOM types)
-declare const document: any
+declare const document: any, window: any
 
 /** a browser step takes seconds, not the default 5 */
 const STEP = 60_000
@@ -64,10 +65,32 @@ describeBrowser('portal: accounts and the session', () => {
     return a
   }
 
+  /**
+   * A page whose GET /health answer passes through `patch` first: the hub's own answer, with a
+   * field set or removed, to show the form both as an older hub (no setup_token_required) and as
+   * one that says it.
+   */
+  async function freshWithHealth(path: string, patch: (body: Record<string, unknown>) => void) {
+    const context = await browser.newContext({ baseURL: vigil.base, viewport: DESKTOP, colorScheme: 'light' })
+    await context.route('**/health', async (route) => {
+      const res = await route.fetch()
+      const body = (await res.json()) as Record<string, unknown>
+      patch(body)
+      await route.fulfill({ response: res, json: body })
+    })
+    const opened = await openPage(browser, vigil, path, { context })
+    contexts.push(context)
+    return opened
+  }
+
+  const LOG_LINE = 'no operator yet: the first registration needs the setup token vst_…'
+
   test(
-    'first run: the operator signs up through the page with the setup token from the console',
+    'first run on a hub whose /health does not say it: the form asks for the setup token after the server wants it',
     async () => {
-      const { page, problems } = await fresh('/signup')
+      const { page, problems } = await freshWithHealth('/signup', (body) => delete body.setup_token_required)
+      await page.getByLabel('Email').waitFor()
+      expect(await page.getByLabel('Setup token').count()).toBe(0)
       await page.getByLabel('Email').fill(operator.email)
       await page.getByLabel('Password', { exact: true }).fill(operator.password)
       await page.getByRole('button', { name: 'Create account' }).click()
@@ -75,10 +98,32 @@ describeBrowser('portal: accounts and the session', () => {
       const tokenField = page.getByLabel('Setup token')
       await tokenField.waitFor()
       expect(await tokenField.evaluate((el) => el === document.activeElement)).toBe(true)
+      await page.getByText(LOG_LINE).waitFor()
+      expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'first run: /health says the setup token is needed, so the sign-up form asks for it from the start, quoting the hub’s log line',
+    async () => {
+      // the hub's own answer; a hub that does not send the field yet is made to say what it means here (no operator, listening beyond loopback)
+      const { page, problems } = await freshWithHealth('/signup', (body) => {
+        body.setup_token_required ??= true
+      })
+      const tokenField = page.getByLabel('Setup token')
+      await tokenField.waitFor()
       await page.getByText('it becomes this instance’s operator').waitFor()
+      // the sentence quotes the hub's log line as the hub writes it
+      const logged = /no operator yet: the first registration needs the setup token vst_/.exec(vigil.logs())?.[0]
+      expect(logged).toBeDefined()
+      expect(LOG_LINE.startsWith(logged!)).toBe(true)
+      await page.getByText(LOG_LINE).waitFor()
       await checkA11y(page)
       await shoot(page, 'signup-setup-token')
 
+      await page.getByLabel('Email').fill(operator.email)
+      await page.getByLabel('Password', { exact: true }).fill(operator.password)
       const token = setupToken()
       expect(token).toBeDefined()
       await tokenField.fill('vst_wrong')
@@ -94,6 +139,35 @@ describeBrowser('portal: accounts and the session', () => {
       await checkA11y(page)
       await shoot(page, 'dashboard-placeholder')
       expect(problems).toEqual([])
+    },
+    STEP,
+  )
+
+  test(
+    'a next= naming another site, however it is spelled, lands on the dashboard after sign-in or sign-up',
+    async () => {
+      const user = await account()
+      const here = new URL(vigil.base).host
+      const { page, problems } = await fresh('/signin?next=%2F%09%2Fevil.example%2Fphish')
+      await signInUI(page, user, { goto: false })
+      expect(new URL(page.url()).host).toBe(here)
+      expect(new URL(page.url()).pathname).toBe('/dashboard')
+      await accountButton(page).waitFor()
+      // signed in, the sign-in page forwards to its next= at once
+      for (const next of ['%2F%0A%2Fevil.example%2Fphish', '%2F%0D%2Fevil.example%2Fphish', '%2F%5Cevil.example', 'https%3A%2F%2Fevil.example%2F']) {
+        await page.goto(`/signin?next=${next}`)
+        await page.waitForURL((u) => u.pathname === '/dashboard')
+        expect(new URL(page.url()).host).toBe(here)
+      }
+      // a path of this site is still honoured
+      await page.goto('/signin?next=%2Falerts')
+      await page.waitForURL((u) => u.pathname === '/alerts')
+
+      const other = await fresh('/signup?next=%2F%0A%2Fevil.example%2Fphish')
+      await signUpUI(other.page, newAccount(), { path: null })
+      expect(new URL(other.page.url()).host).toBe(here)
+      expect(new URL(other.page.url()).pathname).toBe('/dashboard')
+      expect([...problems, ...other.problems]).toEqual([])
     },
     STEP,
   )
@@ -295,6 +369,36 @@ describeBrowser('portal: accounts and the session', () => {
   )
 
   test(
+    'the icon: /favicon.ico answers an SVG cached like the other assets, and the portal and the landing page point at it',
+    async () => {
+      const icon = await fetch(`${vigil.base}/favicon.ico`)
+      expect(icon.status).toBe(200)
+      expect(icon.headers.get('content-type')).toBe('image/svg+xml')
+      expect(await icon.text()).toStartWith('<svg')
+      const css = await fetch(`${vigil.base}/assets/site.css`)
+      expect(icon.headers.get('cache-control')).toBe(css.headers.get('cache-control'))
+      for (const path of ['/signin', '/']) {
+        const { page, problems } = await fresh(path)
+        const href = await page.locator('link[rel="icon"]').getAttribute('href')
+        expect(href).toBe('/favicon.ico')
+        // the browser loads it without a fault (the portal's CSP allows this origin's images)
+        const loaded = await page.evaluate(
+          () =>
+            new Promise((resolve) => {
+              const img = new (window as any).Image()
+              img.onload = () => resolve(img.naturalWidth > 0)
+              img.onerror = () => resolve(false)
+              img.src = '/favicon.ico'
+            }),
+        )
+        expect(loaded).toBe(true)
+        expect(problems).toEqual([])
+      }
+    },
+    STEP,
+  )
+
+  test(
     'the skip link leads to the content, and the page titles follow the route',
     async () => {
       const user = await account()
@@ -310,6 +414,8 @@ describeBrowser('portal: accounts and the session', () => {
       expect(await page.evaluate(() => document.activeElement?.id)).toBe('main')
       await page.getByRole('link', { name: 'Dashboard' }).click()
       await page.waitForURL('**/dashboard')
+      // the URL changes at the click, the page a render later: the title comes with the page's heading
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor()
       expect(await page.title()).toBe('Dashboard · Vigil')
       await page.goBack() // to /settings/account#main, where the skip link had gone
       await page.waitForFunction(() => document.location.pathname === '/settings/account')

@@ -11,7 +11,7 @@
 import { describe } from 'bun:test'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { ROOT, startBinary, tempDir } from '../helpers/binary'
 
 // what page.evaluate callbacks see: they run in the browser (this program has no DOM types)
@@ -106,6 +106,27 @@ export async function openPage(browser: Browser, vigil: Vigil, path = '/', opts:
 
 export const DESKTOP = { width: 1280, height: 800 }
 export const PHONE = { width: 375, height: 740 }
+/** A common phone today (the width the portal's tables are checked at) */
+export const PHONE_390 = { width: 390, height: 844 }
+
+/**
+ * Whether an element is on screen across: inside the viewport's width and not inside a box that
+ * must be scrolled sideways to reach it (a table wider than the phone).
+ */
+export async function reachableAcross(target: Locator): Promise<boolean> {
+  await target.scrollIntoViewIfNeeded()
+  const box = await target.boundingBox()
+  const width = target.page().viewportSize()?.width ?? DESKTOP.width
+  if (!box || box.x < 0 || box.x + box.width > width) return false
+  return target.evaluate((el: any) => {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const r = p.getBoundingClientRect()
+      const b = el.getBoundingClientRect()
+      if (p.scrollWidth > p.clientWidth + 1 && (b.left < r.left || b.right > r.right)) return false
+    }
+    return true
+  })
+}
 
 /**
  * Screenshots of the page as it is: desktop and phone, light and dark, under

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { hardwareSample, networkSample } from '../helpers/samples'
-import { checkA11y, describeBrowser, launchBrowser, newAccount, openPage, registerApi, shoot, signInUI, startVigil, type Vigil } from './helpers'
+import { apiToken, checkA11y, describeBrowser, launchBrowser, newAccount, openPage, registerApi, shoot, signInUI, startVigil, type Vigil } from './helpers'
 
 // page.evaluate callbacks run in the browser (this program has no DOM types)
 declare const document: any
@@ -60,15 +60,36 @@ describeBrowser('portal: monitoring', () => {
     await page.waitForURL('**/devices/new')
   })
 
-  test('Add a device shows the key once and the commands; the curl example registers a device the page then announces', async () => {
-    await page.getByLabel('Name').fill('web server key')
+  /** The account's API keys, as the API lists them. */
+  async function keyCount(): Promise<number> {
+    const res = await fetch(`${vigil.base}/v1/auth/api-keys`, { headers: { authorization: `Bearer ${await apiToken(vigil, account)}` } })
+    expect(res.status).toBe(200)
+    return ((await res.json()) as unknown[]).length
+  }
+
+  test('Add a device: the install command makes no API key; the key for scripts is made once, when asked; the curl example registers a device the page then announces', async () => {
+    const keysBefore = await keyCount()
     await page.getByRole('button', { name: 'Create the install command' }).click()
     const install = page.locator('.secret').filter({ hasText: 'Install command' }).locator('.secret-value')
     await install.waitFor()
-    expect(await install.textContent()).toMatch(new RegExp(`^curl -fsSL ${vigil.base}/install.sh \\| sudo sh -s -- --token vet_`))
-    apiKey = (await page.locator('.secret').filter({ hasText: 'API key' }).locator('.secret-value').textContent())!.trim()
-    expect(apiKey).toMatch(/^vk_/)
+    const first = (await install.textContent())!
+    expect(first).toMatch(new RegExp(`^curl -fsSL ${vigil.base}/install.sh \\| sudo sh -s -- --token vet_`))
+    // another command is another single-use token, still no key
+    await page.getByRole('button', { name: 'Make another install command' }).click()
+    await page.waitForFunction((old) => document.querySelector('.secret-value')?.textContent !== old, first)
+    expect(await keyCount()).toBe(keysBefore)
+    expect(await page.locator('.secret').filter({ hasText: 'API key' }).count()).toBe(0)
     await page.getByText('Waiting for the device to register').waitFor()
+
+    await page.getByLabel('Key name').fill('web server key')
+    await page.getByRole('button', { name: 'Create an API key' }).click()
+    const key = page.locator('.secret').filter({ hasText: 'API key' }).locator('.secret-value')
+    await key.waitFor()
+    apiKey = (await key.textContent())!.trim()
+    expect(apiKey).toMatch(/^vk_/)
+    expect(await keyCount()).toBe(keysBefore + 1)
+    // the key stays for this visit: no form to make another one
+    expect(await page.getByRole('button', { name: 'Create an API key' }).count()).toBe(0)
     await checkA11y(page)
     await shoot(page, 'monitor-add-device')
 
@@ -81,6 +102,32 @@ describeBrowser('portal: monitoring', () => {
     await page.getByText('is reporting: its first sample arrived').waitFor()
     await shoot(page, 'monitor-add-device-arrived')
     await page.getByRole('link', { name: 'Open the device' }).waitFor()
+  })
+
+  test('a hub with no collector to serve says why instead of offering the install command', async () => {
+    const other = await openPage(browser, vigil, '/signin', {
+      context: await browser.newContext({ baseURL: vigil.base, viewport: { width: 1280, height: 800 } }),
+    })
+    // the hub's own answer, as a hub started from source gives it
+    await other.context.route('**/v1/enrolments', async (route) => {
+      const res = await route.fetch()
+      const body = (await res.json()) as Record<string, unknown>
+      await route.fulfill({
+        response: res,
+        json: { ...body, install_available: false, install_unavailable_reason: 'the hub runs from source and has no executable to serve' },
+      })
+    })
+    await signInUI(other.page, account, { goto: false })
+    await other.page.goto('/devices/new')
+    await other.page.getByRole('button', { name: 'Create the install command' }).click()
+    await other.page.getByText('This hub cannot serve the collector: the hub runs from source and has no executable to serve').waitFor()
+    expect(await other.page.locator('.secret').filter({ hasText: 'Install command' }).count()).toBe(0)
+    expect(await other.page.getByRole('button', { name: /install command/ }).count()).toBe(0)
+    await checkA11y(other.page)
+    expect(await other.page.getByText('Waiting for the device to register').count()).toBe(0)
+    await shoot(other.page, 'monitor-add-device-unavailable')
+    expect(other.problems).toEqual([])
+    await other.context.close()
   })
 
   test('the dashboard shows the device and its figures change as samples arrive, without a reload', async () => {
@@ -105,9 +152,89 @@ describeBrowser('portal: monitoring', () => {
     await shoot(page, 'monitor-dashboard')
   })
 
+  test('a card’s status and its "seen" agree: both come from the last report and the device’s own interval', async () => {
+    // the page's clock stands still (timers still run), so "seen" and the status are read at one known moment
+    const other = await openPage(browser, vigil, '/signin', {
+      context: await browser.newContext({ baseURL: vigil.base, viewport: { width: 1280, height: 800 } }),
+    })
+    const now = Date.now()
+    await other.page.clock.setFixedTime(now)
+    await signInUI(other.page, account, { goto: false })
+    // the hub's overview of a 2 s device, its status from a moment before its latest sample
+    let quietFor = 0
+    await other.context.route('**/v1/clients/me/fleet', async (route) => {
+      const res = await route.fetch()
+      const body = (await res.json()) as { devices: Record<string, unknown>[] }
+      for (const d of body.devices)
+        Object.assign(d, { interval_seconds: 2, status: quietFor ? 'online' : 'stale', last_seen_at: new Date(now - quietFor).toISOString() })
+      await route.fulfill({ response: res, json: body })
+    })
+    const card = other.page.locator('.vg-device-card').filter({ has: other.page.getByRole('heading') })
+    await other.page.goto('/dashboard')
+    await card.getByText('Seen just now').waitFor()
+    expect(await card.locator('.badge').textContent()).toContain('Online')
+    // quiet for 7 s, three and a half intervals: stale, whatever the overview said
+    quietFor = 7_000
+    await other.page.reload()
+    await card.getByText('Seen 7 s ago').waitFor()
+    expect(await card.locator('.badge').textContent()).toContain('Stale')
+    expect(other.problems).toEqual([])
+    await other.context.close()
+  })
+
+  test('at 1280 px a card’s Network and Latency figures stay apart, however wide the numbers', async () => {
+    await context.route('**/v1/clients/me/fleet', async (route) => {
+      const res = await route.fetch()
+      const body = (await res.json()) as { devices: Record<string, unknown>[] }
+      for (const d of body.devices) Object.assign(d, { download_mbps: 9876.5, upload_mbps: 1234.5, latency_avg_ms: 1234.5, packet_loss_percent: 12.5 })
+      await route.fulfill({ response: res, json: body })
+    })
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await page.reload()
+    const figure = (label: string) =>
+      card()
+        .locator('.vg-figure')
+        .filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) })
+    await figure('Network')
+      .getByText(/9.?877 Mbps/)
+      .waitFor()
+    const boxes = await card()
+      .locator('.vg-figure')
+      .evaluateAll((els: any[]) =>
+        els.map((el) => {
+          const own = el.getBoundingClientRect()
+          // the widest of its text: every line's right edge (a line may be wider than its box when it cannot wrap)
+          const right = Math.max(...[...el.querySelectorAll('dt, dd, .vg-line')].map((x: any) => x.getBoundingClientRect().left + x.scrollWidth))
+          return { label: el.querySelector('dt').textContent, left: own.left, right: Math.max(own.right, right) }
+        }),
+      )
+    const network = boxes.find((b) => b.label === 'Network')!
+    const latency = boxes.find((b) => b.label === 'Latency')!
+    expect(network.right).toBeLessThanOrEqual(latency.left)
+    expect(await figure('Latency').textContent()).toMatch(/13 ?% loss/)
+    await shoot(page, 'monitor-dashboard-wide-figures')
+    await context.unroute('**/v1/clients/me/fleet')
+    await page.reload()
+  })
+
   test('the device page draws its charts and appends live samples', async () => {
+    // the device page reads its own device, not the whole fleet
+    await card().first().waitFor()
+    const asked: string[] = []
+    // only what is asked once the device page is the page (the dashboard's own reads before it are the dashboard's)
+    const listen = (r: { url(): string }) => {
+      if (new URL(page.url()).pathname.startsWith('/devices/')) asked.push(new URL(r.url()).pathname)
+    }
+    page.on('request', listen)
     await card().getByRole('link').first().click()
     await page.waitForURL(`**/devices/${deviceId}`)
+    await page
+      .locator('.vg-device-page')
+      .getByText(/alerts? firing/)
+      .waitFor()
+    page.off('request', listen)
+    expect(asked).not.toContain('/v1/clients/me/fleet')
+    expect(asked).toContain(`/v1/clients/me/devices/${deviceId}`)
     const cpu = page.locator('figure.vg-chart').filter({ hasText: 'CPU usage' })
     await cpu.locator('canvas').waitFor()
     for (const title of ['CPU per core', 'Memory and swap', 'Disk /', 'Temperatures', 'Network throughput', 'Latency and DNS time']) {
@@ -184,8 +311,13 @@ describeBrowser('portal: monitoring', () => {
   test('deleting the device asks first, then returns to the dashboard', async () => {
     await page.goto(`/devices/${deviceId}`)
     await page.getByRole('button', { name: 'Delete' }).click()
-    await page.getByRole('dialog').getByText('every API key bound to it is revoked').waitFor()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByText('Deleting removes the device and its history').waitFor()
+    // a collector with a key that still works comes back: the dialog says how to stop it
+    await dialog.getByText('comes back as a new device').waitFor()
+    expect(await dialog.getByRole('link', { name: 'Settings → API keys' }).getAttribute('href')).toBe('/settings/keys')
     await checkA11y(page)
+    await shoot(page, 'monitor-device-delete')
     await page.getByRole('button', { name: 'Delete the device' }).click()
     await page.waitForURL('**/dashboard')
     await page.getByText('No devices yet').waitFor()

@@ -2,7 +2,21 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { fakeLlm } from '../helpers/fake-llm'
 import { FAKE_SECRET_KEY, FAKE_WEBHOOK_SECRET, fakeStripe } from '../helpers/fake-stripe'
-import { apiToken, checkA11y, describeBrowser, launchBrowser, newAccount, openPage, registerApi, shoot, signUpUI, startVigil, type Vigil } from './helpers'
+import {
+  apiToken,
+  checkA11y,
+  describeBrowser,
+  launchBrowser,
+  newAccount,
+  openPage,
+  PHONE_390,
+  reachableAcross,
+  registerApi,
+  shoot,
+  signUpUI,
+  startVigil,
+  type Vigil,
+} from './helpers'
 
 /** The address the operator configured: Stripe is told to send people back there. */
 const SITE = 'http://vigil.example.test'
@@ -86,6 +100,10 @@ describeBrowser('portal: settings, billing and the operator', () => {
     expect(await row.getByText('metrics:read').count()).toBe(1)
     expect(await row.getByText('recommendations:write').count()).toBe(0)
     await look('settings-keys')
+    // on a phone the row's Revoke stays on screen (no sideways scroll to find it)
+    await page.setViewportSize(PHONE_390)
+    expect(await reachableAcross(page.getByRole('button', { name: 'Revoke prometheus' }))).toBe(true)
+    await page.setViewportSize({ width: 1280, height: 800 })
 
     await row.getByRole('button', { name: 'Revoke prometheus' }).click()
     const dialog = page.getByRole('dialog')
@@ -196,8 +214,21 @@ describeBrowser('portal: settings, billing and the operator', () => {
   test('operator: figures, settings, a client limit set by hand, collector versions', async () => {
     const someone = newAccount('tenant')
     await registerApi(vigil, someone)
+    // the hub's own answer; where it has no warning to give, one is put in, to see it shown
+    let warning = ''
+    await page.context().route('**/v1/admin/instance', async (route) => {
+      const res = await route.fetch()
+      const body = (await res.json()) as { site_url_warning?: string | null }
+      body.site_url_warning ??= 'VIGIL_SITE_URL is plain http: links in mail and checkout go over an unencrypted connection'
+      warning = body.site_url_warning
+      await route.fulfill({ response: res, json: body })
+    })
     await page.goto('/admin')
     await page.getByText('Open: anyone who reaches the site').waitFor()
+    await page
+      .locator('.banner')
+      .filter({ hasText: `Site address: ${warning}` })
+      .waitFor()
     const row = page.getByRole('row', { name: new RegExp(someone.email) })
     await row.getByRole('button', { name: /Edit limits/ }).click()
     const dialog = page.getByRole('dialog')
@@ -210,6 +241,38 @@ describeBrowser('portal: settings, billing and the operator', () => {
     expect(me.max_devices).toBe(5)
     await page.getByRole('heading', { name: 'Collector versions' }).waitFor()
     await look('admin')
+  }, 90_000)
+
+  // last: the device it registers would change what the tests before it count
+  test('API keys: a key bound to one device is bound to the device chosen in the form', async () => {
+    const token = await apiToken(vigil, operator)
+    const scripts = await fetch(`${vigil.base}/v1/auth/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ name: 'register' }),
+    })
+    const registered = await fetch(`${vigil.base}/v1/clients/me/devices`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ((await scripts.json()) as { api_key: string }).api_key },
+      body: JSON.stringify({ hostname: 'db-1', os: 'linux', os_version: '6.8', arch: 'x86_64', fingerprint: 'fp-db-1' }),
+    })
+    const deviceId = ((await registered.json()) as { device_id: string }).device_id
+    await page.goto('/settings/keys')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    await page.getByLabel('Name').fill('db-1 collector')
+    await page.getByLabel('Device', { exact: true }).selectOption({ label: 'db-1' })
+    await page.getByRole('button', { name: 'Create key' }).last().click()
+    await page.locator('.secret-value').waitFor()
+    await page
+      .getByRole('row', { name: /db-1 collector/ })
+      .getByText('db-1', { exact: true })
+      .waitFor()
+    const keys = (await (await fetch(`${vigil.base}/v1/auth/api-keys`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      name: string
+      device_id: string | null
+    }[]
+    expect(keys.find((k) => k.name === 'db-1 collector')?.device_id).toBe(deviceId)
+    expect(problems).toEqual([])
   }, 90_000)
 })
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
-import { channelTarget, configFromForm, describeTest, splitList } from '../../web/src/components/alerts/channel-form'
-import { formatValue, joinMetric, metricLabel, ruleSummary, splitMetric, valueVsThreshold } from '../../web/src/components/alerts/metrics'
-import type { Channel, KindField } from '../../web/src/components/alerts/types'
+import { alertSince } from '../../web/src/alerts/alert-list'
+import { channelTarget, configFromForm, describeTest, splitList } from '../../web/src/alerts/channel-form'
+import { formatValue, joinMetric, metricLabel, ruleSummary, splitMetric, valueVsThreshold } from '../../web/src/alerts/metrics'
+import type { Channel, KindField } from '../../web/src/alerts/types'
 import { metricWatches, thresholdsForSeries, thresholdsOf } from '../../web/src/lib/alerts'
 
 const field = (name: string, type: KindField['type'], extra: Partial<KindField> = {}): KindField => ({
@@ -189,4 +190,29 @@ describe('thresholds for the monitoring pages', () => {
     const lines = thresholdsOf([rule({ id: 'disk', metric: 'disk_partitions:*' }), rule({ id: 'cpu' })], dev)
     expect(thresholdsForSeries(lines, 'disk_partitions:/home').map((l) => l.rule_id)).toEqual(['disk'])
   })
+})
+
+describe('alertSince: the label always names the time shown', () => {
+  const started = '2026-11-27T10:00:00.000Z'
+  const fired = '2026-11-27T10:05:00.000Z'
+  const cases: [Parameters<typeof alertSince>[0], { label: string; iso: string }][] = [
+    [
+      { state: 'pending', started_at: started, fired_at: null },
+      { label: 'Pending since', iso: started },
+    ],
+    [
+      { state: 'firing', started_at: started, fired_at: fired },
+      { label: 'Firing since', iso: fired },
+    ],
+    [
+      { state: 'resolved', started_at: started, fired_at: fired },
+      { label: 'Fired', iso: fired },
+    ],
+    // went pending, cleared before it fired
+    [
+      { state: 'resolved', started_at: started, fired_at: null },
+      { label: 'Pending from', iso: started },
+    ],
+  ]
+  for (const [alert, want] of cases) test(`${alert.state}, ${alert.fired_at ? 'fired' : 'never fired'}`, () => expect(alertSince(alert)).toEqual(want))
 })

@@ -13,6 +13,7 @@ function response(kind: 'hardware' | 'network', values: SeriesResponse['values']
     values,
     min: {},
     max: {},
+    raw_from: null,
     ...extra,
   }
 }

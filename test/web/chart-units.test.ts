@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { binaryBytes, fixed, formatTick, formatUnit, unitOf, type Unit } from '../../web/src/charts/units'
+import { binaryBytes, fixed, formatTick, formatTicks, formatUnit, unitOf, type Unit } from '../../web/src/charts/units'
 
 describe('chart units', () => {
   test.each([
@@ -79,4 +79,36 @@ describe('axis ticks', () => {
     ['percent', 50, '50%'],
     ['percent', null, ''],
   ])('formatTick(%p, %p) = %p', (unit, v, out) => expect(formatTick(unit, v)).toBe(out))
+})
+
+describe('formatTicks: an axis never repeats a label', () => {
+  const cases: [Unit, number[]][] = [
+    ['mbps', [0, 0.0005, 0.001, 0.0015, 0.002]],
+    ['mbps', [1.2, 1.2025, 1.205, 1.2075]],
+    ['bytes_per_s', [1024, 1034.24, 1044.48, 1054.72]],
+    ['bytes_per_s', [0, 0.25, 0.5, 0.75, 1]],
+    ['ms', [12.3, 12.32, 12.34, 12.36]],
+    ['percent', [50, 50.01, 50.02]],
+    ['dbm', [-53.5, -53.25, -53, -52.75]],
+    ['rpm', [1200, 1200.5, 1201]],
+    ['count', [0.001, 0.002, 0.003]],
+  ]
+  for (const [unit, splits] of cases) {
+    test(`${unit}: ${splits.join(', ')}`, () => {
+      const labels = formatTicks(unit, splits)
+      expect(new Set(labels).size).toBe(splits.length)
+      // and they keep the unit's words
+      for (const l of labels) expect(l).toBe(l.trim())
+    })
+  }
+
+  test('ticks already distinct keep formatTick’s words', () => {
+    const splits = [0, 250, 500, 750, 1000]
+    expect(formatTicks('mbps', splits)).toEqual(splits.map((v) => formatTick('mbps', v)))
+    expect(formatTicks('bytes_per_s', [0, 1024, 2048])).toEqual(['0 B/s', '1 KiB/s', '2 KiB/s'])
+  })
+
+  test('a missing split stays empty', () => {
+    expect(formatTicks('mbps', [null, 0.001, 0.002])).toEqual(['', '0.001 Mbps', '0.002 Mbps'])
+  })
 })

@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
-import { curlExample } from '../../web/src/components/monitor/examples'
+import { curlExample } from '../../web/src/devices/examples'
 import { testApp } from '../helpers/app'
 import { createTenant } from '../helpers/fixtures'
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { applySample, attentionRank, displayName, matches, parseSort, pushSpark, sortDevices, type FleetDevice } from '../../web/src/components/monitor/fleet'
+import { applySample, attentionRank, displayName, matches, parseSort, pushSpark, sortDevices, type FleetDevice } from '../../web/src/devices/fleet'
 
 function device(id: string, over: Partial<FleetDevice> = {}): FleetDevice {
   return {

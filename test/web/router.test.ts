@@ -21,16 +21,48 @@ describe('matchPath', () => {
 })
 
 describe('safeNext: only paths on this origin', () => {
+  const origin = 'https://vigil.example:8443'
   const cases: [string | null, string][] = [
     [null, '/dashboard'],
     ['', '/dashboard'],
     ['/devices/x?range=24h', '/devices/x?range=24h'],
+    ['/alerts#rules', '/alerts#rules'],
+    ['https://vigil.example:8443/settings/keys', '/settings/keys'],
+    // another host, however it is spelled: the browser resolves all of these off-site
     ['//evil.example/', '/dashboard'],
     ['/\\evil.example', '/dashboard'],
+    ['\\\\evil.example', '/dashboard'],
+    ['/\t/evil.example/phish', '/dashboard'],
+    ['/\n/evil.example/phish', '/dashboard'],
+    ['/\r/evil.example/phish', '/dashboard'],
+    ['\t//evil.example', '/dashboard'],
+    ['/\t\\evil.example', '/dashboard'],
+    [' //evil.example', '/dashboard'],
     ['https://evil.example/', '/dashboard'],
+    ['https:evil.example', '/evil.example'], // same scheme: a relative path on this origin
+    ['http:evil.example', '/dashboard'],
+    ['http://vigil.example:8443/', '/dashboard'],
+    ['https://vigil.example/', '/dashboard'],
+    ['https://vigil.example:8443@evil.example/', '/dashboard'],
+    ['https://vigil.example.evil.example/', '/dashboard'],
     ['javascript:alert(1)', '/dashboard'],
+    ['java\tscript:alert(1)', '/dashboard'],
+    ['JAVASCRIPT:alert(1)', '/dashboard'],
+    ['data:text/html,<script>alert(1)</script>', '/dashboard'],
+    ['vbscript:msgbox(1)', '/dashboard'],
+    ['blob:https://evil.example/x', '/dashboard'],
+    ['http://[::1', '/dashboard'],
+    [`/${'a'.repeat(3000)}`, '/dashboard'],
   ]
-  for (const [next, want] of cases) test(String(next), () => expect(safeNext(next)).toBe(want))
+  for (const [next, want] of cases) test(JSON.stringify(next).slice(0, 60), () => expect(safeNext(next, origin)).toBe(want))
+
+  test('the answer is the resolved path, never the raw text (no tab or newline survives)', () => {
+    expect(safeNext('/a\tb/../c\n?x=1', origin)).toBe('/c?x=1')
+  })
+  test('a bad origin falls back rather than throwing', () => {
+    expect(safeNext('/dashboard', 'not a url')).toBe('/dashboard')
+    expect(safeNext('/alerts', 'not a url', '/signin')).toBe('/signin')
+  })
 })
 
 describe('parseBlock (text/event-stream)', () => {

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test'
-import { draftOf, patchOf, type Draft } from '../../web/src/components/settings/ai-draft'
-import { expiryOf } from '../../web/src/components/settings/expiry'
-import { limitsPatch } from '../../web/src/components/settings/limits'
-import { invitationLink } from '../../web/src/components/settings/links'
-import { money } from '../../web/src/components/settings/money'
-import { pageFromSearch } from '../../web/src/components/settings/paging'
-import { extraFeatures } from '../../web/src/components/settings/plans'
-import type { AdminClient, AiConfig, Plan } from '../../web/src/components/settings/types'
+import { draftOf, patchOf, type Draft } from '../../web/src/settings/ai-draft'
+import { expiryOf } from '../../web/src/settings/expiry'
+import { limitsPatch } from '../../web/src/settings/limits'
+import { invitationLink } from '../../web/src/settings/links'
+import { money } from '../../web/src/settings/money'
+import { pageFromSearch } from '../../web/src/settings/paging'
+import { extraFeatures } from '../../web/src/settings/plans'
+import type { AdminClient, AiConfig, Plan } from '../../web/src/settings/types'
 
 const config = (over: Partial<AiConfig> = {}): AiConfig => ({
   provider: 'openai',

@@ -1,5 +1,5 @@
 import type { ComponentType } from 'preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { describeError } from './lib/errors'
 import { location, matchPath, navigate, ParamsContext } from './lib/router'
 import { me, ready, isOperator, requireSignIn } from './lib/session'
@@ -8,7 +8,7 @@ import { notFound, routes, type PageModule, type Route } from './routes'
 import { TopBar } from './layout/TopBar'
 import { Banner } from './ui/Banner'
 import { Skeleton } from './ui/Skeleton'
-import { CheckoutReturn } from './components/settings/CheckoutReturn'
+import { CheckoutReturn } from './settings/CheckoutReturn'
 
 export function resolve(path: string): { route: Route; params: Record<string, string> } {
   for (const route of routes) {
@@ -64,7 +64,9 @@ export function App() {
     else if (ready.value && route.auth && !signedIn) requireSignIn()
   }, [route, signedIn, ready.value])
 
-  useEffect(() => setPageTitle(route.title), [route])
+  // During the render that shows the route (not in an effect after paint), so the tab's title never
+  // lags the page; and before the page's own PageHeader, whose more precise title then wins.
+  useMemo(() => setPageTitle(route.title), [route])
 
   const shown = refused ? notFound : route
   const bare = shown.bare || (shown === notFound && !signedIn)

@@ -21,46 +21,35 @@ export interface Route {
 
 /**
  * Every URL of the portal, first match wins (so '/devices/new' before '/devices/:id'). Each page
- * lives in web/src/pages/<name>.tsx. Keep src/http/portal.ts's PORTAL_ROUTE in step: it answers
+ * lives in web/src/<domain>/pages/<name>.tsx. Keep src/http/portal.ts's PORTAL_ROUTE in step: it answers
  * these paths 200 and others 404 (with this app's not-found page).
  */
 export const routes: Route[] = [
-  { path: '/signin', load: () => import('./pages/signin'), title: 'Sign in', bare: true },
-  { path: '/signup', load: () => import('./pages/signup'), title: 'Create an account', bare: true },
-  { path: '/invite/:token', load: () => import('./pages/invite'), title: 'Invitation', bare: true },
-  { path: '/dashboard', load: () => import('./pages/dashboard'), auth: true, title: 'Dashboard' },
-  { path: '/devices/new', load: () => import('./pages/add-device'), auth: true, title: 'Add a device' },
-  { path: '/devices/:id', load: () => import('./pages/device'), auth: true, title: 'Device' },
+  { path: '/signin', load: () => import('./auth/pages/signin'), title: 'Sign in', bare: true },
+  { path: '/signup', load: () => import('./auth/pages/signup'), title: 'Create an account', bare: true },
+  { path: '/invite/:token', load: () => import('./auth/pages/invite'), title: 'Invitation', bare: true },
+  { path: '/dashboard', load: () => import('./devices/pages/dashboard'), auth: true, title: 'Dashboard' },
+  { path: '/devices/new', load: () => import('./devices/pages/add-device'), auth: true, title: 'Add a device' },
+  { path: '/devices/:id', load: () => import('./devices/pages/device'), auth: true, title: 'Device' },
   { path: '/devices', redirect: '/dashboard', title: 'Devices' },
-  { path: '/recommendations', load: () => import('./pages/recommendations'), auth: true, title: 'Recommendations' },
-  { path: '/alerts', load: () => import('./pages/alerts'), auth: true, title: 'Alerts' },
-  { path: '/alerts/rules', load: () => import('./pages/alert-rules'), auth: true, title: 'Alert rules' },
-  { path: '/alerts/rules/new', load: () => import('./pages/alert-rule'), auth: true, title: 'New alert rule' },
-  { path: '/alerts/rules/:id', load: () => import('./pages/alert-rule'), auth: true, title: 'Alert rule' },
-  { path: '/alerts/silences', load: () => import('./pages/alert-silences'), auth: true, title: 'Silences' },
-  { path: '/alerts/:id', load: () => import('./pages/alert'), auth: true, title: 'Alert' },
+  { path: '/recommendations', load: () => import('./devices/pages/recommendations'), auth: true, title: 'Recommendations' },
+  { path: '/alerts', load: () => import('./alerts/pages/alerts'), auth: true, title: 'Alerts' },
+  { path: '/alerts/rules', load: () => import('./alerts/pages/alert-rules'), auth: true, title: 'Alert rules' },
+  { path: '/alerts/rules/new', load: () => import('./alerts/pages/alert-rule'), auth: true, title: 'New alert rule' },
+  { path: '/alerts/rules/:id', load: () => import('./alerts/pages/alert-rule'), auth: true, title: 'Alert rule' },
+  { path: '/alerts/silences', load: () => import('./alerts/pages/alert-silences'), auth: true, title: 'Silences' },
+  { path: '/alerts/:id', load: () => import('./alerts/pages/alert'), auth: true, title: 'Alert' },
   { path: '/settings', redirect: '/settings/keys', title: 'Settings' },
-  { path: '/settings/keys', load: () => import('./pages/keys'), auth: true, title: 'API keys' },
-  { path: '/settings/members', load: () => import('./pages/members'), auth: true, title: 'Members' },
-  { path: '/settings/billing', load: () => import('./pages/billing'), auth: true, title: 'Billing' },
-  { path: '/settings/ai', load: () => import('./pages/ai'), auth: true, title: 'AI' },
-  { path: '/settings/account', load: () => import('./pages/account'), auth: true, title: 'Your account' },
-  { path: '/settings/channels', load: () => import('./pages/channels'), auth: true, title: 'Notification channels' },
-  { path: '/settings/webhooks', load: () => import('./pages/webhooks'), auth: true, title: 'Webhooks' },
-  { path: '/pricing', load: () => import('./pages/pricing'), title: 'Pricing' },
-  { path: '/admin', load: () => import('./pages/admin'), auth: true, operator: true, title: 'Operator' },
+  { path: '/settings/keys', load: () => import('./settings/pages/keys'), auth: true, title: 'API keys' },
+  { path: '/settings/members', load: () => import('./settings/pages/members'), auth: true, title: 'Members' },
+  { path: '/settings/billing', load: () => import('./settings/pages/billing'), auth: true, title: 'Billing' },
+  { path: '/settings/ai', load: () => import('./settings/pages/ai'), auth: true, title: 'AI' },
+  { path: '/settings/account', load: () => import('./settings/pages/account'), auth: true, title: 'Your account' },
+  { path: '/settings/channels', load: () => import('./alerts/pages/channels'), auth: true, title: 'Notification channels' },
+  { path: '/settings/webhooks', load: () => import('./alerts/pages/webhooks'), auth: true, title: 'Webhooks' },
+  { path: '/pricing', load: () => import('./settings/pages/pricing'), title: 'Pricing' },
+  { path: '/admin', load: () => import('./settings/pages/admin'), auth: true, operator: true, title: 'Operator' },
 ]
 
 /** Where an unknown URL lands (the server answered it 404). */
-export const notFound: Route = { path: '*', load: () => import('./pages/not-found'), title: 'Page not found' }
-
-/** The settings sections, as tabs on every settings page. */
-export const settingsTabs = [
-  { href: '/settings/keys', label: 'API keys' },
-  { href: '/settings/members', label: 'Members' },
-  { href: '/settings/billing', label: 'Billing' },
-  { href: '/settings/ai', label: 'AI' },
-  { href: '/settings/channels', label: 'Channels' },
-  { href: '/settings/webhooks', label: 'Webhooks' },
-  { href: '/settings/account', label: 'Your account' },
-]
+export const notFound: Route = { path: '*', load: () => import('./layout/not-found'), title: 'Page not found' }

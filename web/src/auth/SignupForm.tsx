@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { ApiError, api } from '../lib/api'
-import { signIn } from '../lib/session'
+import { setupTokenRequired, signIn } from '../lib/session'
 import { Banner } from '../ui/Banner'
 import { Field } from '../ui/Field'
 import { Form } from '../ui/Form'
@@ -12,10 +12,12 @@ const text = (d: FormData, k: string) => {
 
 /**
  * POST /v1/auth/register, then a session. The first account of an instance becomes its operator;
- * when the server wants the setup token it printed on its console, the form asks for it.
+ * when the hub wants the setup token it logged, the form asks for it: from the start when /health
+ * says so, else once the server answers setup_token_required.
  */
 export function SignupForm({ invitationToken, onDone }: { invitationToken?: string; onDone: () => void }) {
-  const [setupNeeded, setSetupNeeded] = useState(false)
+  const [asked, setAsked] = useState(false)
+  const setupNeeded = asked || (setupTokenRequired.value && !invitationToken)
   const submit = async (d: FormData) => {
     const email = text(d, 'email') ?? ''
     const password = (d.get('password') as string | null) ?? ''
@@ -32,7 +34,7 @@ export function SignupForm({ invitationToken, onDone }: { invitationToken?: stri
     } catch (err) {
       if (err instanceof ApiError && err.code === 'setup_token_required' && !setupNeeded) {
         // not a mistake of the person's: the form asks for the token, explained, and waits
-        setSetupNeeded(true)
+        setAsked(true)
         return
       }
       throw err
@@ -45,8 +47,8 @@ export function SignupForm({ invitationToken, onDone }: { invitationToken?: stri
       {setupNeeded && (
         <>
           <Banner tone="info">
-            You are creating the first account: it becomes this instance’s operator. The server printed a one-time setup token on its console at its latest
-            start (a line starting “setup token”).
+            You are creating the first account: it becomes this instance’s operator. Enter the setup token from the hub’s log, on the line that begins “no
+            operator yet: the first registration needs the setup token vst_…”. Each start of the hub prints a new one.
           </Banner>
           <Field name="setup_token" label="Setup token" required autocomplete="off" spellcheck={false} hint="Starts with vst_." class="field-mono" autoFocus />
         </>

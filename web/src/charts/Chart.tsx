@@ -4,7 +4,7 @@ import './charts.css'
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
 import { toAligned, type ChartSpec } from './series'
 import { chartTheme, useThemeVersion, withAlpha, type ChartTheme } from './theme'
-import { formatTick, formatUnit } from './units'
+import { formatTicks, formatUnit } from './units'
 import { ChartTable } from './ChartTable'
 
 /** A line across a chart at a value an alert rule watches. */
@@ -167,7 +167,7 @@ function options(
           // at least Y_AXIS_MIN, so the plots of one column line up unless a label needs more
           return Math.max(Y_AXIS_MIN, Math.ceil(widest) + 18)
         },
-        values: (_u, splits) => splits.map((v) => formatTick(chart.unit, v)),
+        values: (_u, splits) => formatTicks(chart.unit, splits),
       },
     ],
     plugins: [thresholdPlugin(live.thresholds, theme)],

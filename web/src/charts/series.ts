@@ -1,18 +1,9 @@
 import { unitOf, type Unit } from './units'
 
-/** The answer of GET /v1/metrics/series/{device_id} (times in unix seconds, as uPlot takes them). */
-export interface SeriesResponse {
-  device_id: string
-  kind: 'hardware' | 'network'
-  resolution: string
-  step_seconds: number
-  start: string
-  end: string
-  t: number[]
-  values: Record<string, (number | null)[]>
-  min: Record<string, (number | null)[]>
-  max: Record<string, (number | null)[]>
-}
+import type { SeriesResponse } from '../../../src/modules/metrics/metrics.series.model'
+
+/** The answer of GET /v1/metrics/series/{device_id} (times in unix seconds, as uPlot takes them), as the server's model declares it. */
+export type { SeriesResponse }
 
 export type Column = (number | null)[]
 

@@ -23,8 +23,11 @@ function trimZeros(s: string): string {
   return s.includes('.') ? s.replace(/\.?0+$/, '') : s
 }
 
+/** How a number is written: `fixed` by default; an axis whose ticks are close asks for more digits. */
+type Digits = (v: number, max?: number) => string
+
 /** 1536 → "1.5 KiB"; binary steps (1024), as operating systems report memory and disks */
-export function binaryBytes(v: number | null | undefined, suffix = ''): string {
+export function binaryBytes(v: number | null | undefined, suffix = '', num: Digits = fixed): string {
   if (!finite(v)) return DASH
   const sign = v < 0 ? '-' : ''
   let n = Math.abs(v)
@@ -33,36 +36,37 @@ export function binaryBytes(v: number | null | undefined, suffix = ''): string {
     n /= 1024
     i++
   }
-  return `${sign}${i === 0 ? Math.round(n) : fixed(n)} ${BINARY[i]}${suffix}`
+  return `${sign}${i === 0 && num === fixed ? Math.round(n) : num(n)} ${BINARY[i]}${suffix}`
 }
 
-export function formatUnit(unit: Unit, v: number | null | undefined): string {
+export function formatUnit(unit: Unit, v: number | null | undefined, num: Digits = fixed): string {
   if (!finite(v)) return DASH
+  const whole = (x: number) => (num === fixed ? String(Math.round(x)) : num(x))
   switch (unit) {
     case 'percent':
-      return `${fixed(v, 1)}%`
+      return `${num(v, 1)}%`
     case 'bytes':
-      return binaryBytes(v)
+      return binaryBytes(v, '', num)
     case 'mib':
-      return binaryBytes(v * 1024 * 1024)
+      return binaryBytes(v * 1024 * 1024, '', num)
     case 'bytes_per_s':
-      return binaryBytes(v, '/s')
+      return binaryBytes(v, '/s', num)
     case 'per_s':
-      return `${fixed(v)}/s`
+      return `${num(v)}/s`
     case 'celsius':
-      return `${fixed(v, 1)} °C`
+      return `${num(v, 1)} °C`
     case 'mbps':
-      return `${fixed(v)} Mbps`
+      return `${num(v)} Mbps`
     case 'ms':
-      return v >= 1000 ? `${fixed(v / 1000)} s` : `${fixed(v, 1)} ms`
+      return v >= 1000 ? `${num(v / 1000)} s` : `${num(v, 1)} ms`
     case 'rpm':
-      return `${Math.round(v)} rpm`
+      return `${whole(v)} rpm`
     case 'dbm':
-      return `${Math.round(v)} dBm`
+      return `${whole(v)} dBm`
     case 'mhz':
-      return v >= 1000 ? `${fixed(v / 1000)} GHz` : `${Math.round(v)} MHz`
+      return v >= 1000 ? `${num(v / 1000)} GHz` : `${whole(v)} MHz`
     case 'count':
-      return fixed(v)
+      return num(v)
   }
 }
 
@@ -97,4 +101,27 @@ export function formatTick(unit: Unit, v: number | null | undefined): string {
   if (unit === 'dbm') return `${fixed(v)} dBm`
   if (unit === 'rpm') return `${fixed(v)} rpm`
   return formatUnit(unit, v)
+}
+
+/**
+ * An axis's tick labels, each one different: as formatTick writes them, and where two come out the
+ * same (0.0012 and 0.0014 Mbps both "0 Mbps"), with as many decimals as it takes to tell them apart.
+ */
+export function formatTicks(unit: Unit, splits: (number | null)[]): string[] {
+  const plain = splits.map((v) => formatTick(unit, v))
+  if (distinct(plain)) return plain
+  for (let digits = 1; digits <= 8; digits++) {
+    const num: Digits = (x) => {
+      const s = trimZeros(x.toFixed(digits))
+      return s === '-0' ? '0' : s
+    }
+    const labels = splits.map((v) => (finite(v) ? formatUnit(unit, v, num) : ''))
+    if (distinct(labels)) return labels
+  }
+  return plain
+}
+
+const distinct = (labels: string[]) => {
+  const shown = labels.filter(Boolean)
+  return new Set(shown).size === shown.length
 }

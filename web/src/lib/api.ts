@@ -5,6 +5,8 @@
  * that fails too, the session is over and the page asks to sign in again (next= back here).
  */
 
+import type { SessionTokenResponse } from '../../../src/modules/users/users.model'
+
 export interface ErrorDetail {
   loc: (string | number)[]
   msg: string
@@ -23,11 +25,8 @@ export class ApiError extends Error {
   }
 }
 
-export interface TokenResponse {
-  access_token: string
-  token_type: 'bearer'
-  expires_in: number
-}
+/** A browser session's tokens (the refresh token stays in the cookie) */
+export type TokenResponse = SessionTokenResponse
 
 type Query = Record<string, string | number | boolean | null | undefined>
 

@@ -59,6 +59,28 @@ export function fieldErrors(err: unknown): Record<string, string> {
   return out
 }
 
+/**
+ * The same error with each 422 `loc` moved onto the form's own input (a form whose inputs are not
+ * named as the API's fields: scope.value is the tag box or the device list, by the scope chosen).
+ * `field` gets the path inside the body and answers the input's name, or null to leave it.
+ */
+export function onFormFields(err: unknown, field: (path: (string | number)[]) => string | null): unknown {
+  if (!(err instanceof ApiError)) return err
+  const move = (loc: (string | number)[]) => {
+    const inBody = loc[0] === 'body' ? loc.slice(1) : loc
+    const name = field(inBody)
+    return name === null ? loc : ['body', name]
+  }
+  const param = err.param === null ? null : (field(err.param.split('.')) ?? err.param)
+  return new ApiError(
+    err.status,
+    err.code,
+    err.message,
+    param,
+    err.detail.map((d) => ({ ...d, loc: move(d.loc) })),
+  )
+}
+
 function sentenceFor(msg: string, type: string): string {
   if (/'email' format/.test(msg)) return 'Enter a valid email address.'
   const min = type === 'string_too_short' && /(\d+)/.exec(msg)

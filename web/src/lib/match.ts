@@ -1,8 +1,24 @@
 // Pure URL helpers of the router (no window), so tests can run them anywhere.
 
-/** A `next` parameter taken only when it is a path on this origin (never an open redirect). */
-export function safeNext(next: string | null, fallback = '/dashboard'): string {
-  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : fallback
+/**
+ * Where a `next` parameter may send the browser after sign-in or sign-up: only a path on this
+ * origin, else the fallback. The value is resolved the way the browser itself would (URL drops tabs
+ * and newlines, turns backslashes into slashes: "/\t/evil.example" is "//evil.example", another
+ * host), and only then compared with the page's origin, so no spelling of another site passes.
+ * The answer is the resolved path, query and hash, never the raw text.
+ */
+export function safeNext(next: string | null, origin: string, fallback = '/dashboard'): string {
+  if (!next || next.length > 2048) return fallback
+  let here: URL
+  let target: URL
+  try {
+    here = new URL(origin)
+    target = new URL(next, here)
+  } catch {
+    return fallback
+  }
+  if (target.origin !== here.origin || !target.pathname.startsWith('/')) return fallback
+  return target.pathname + target.search + target.hash
 }
 
 /** Matches '/devices/:id' (or a trailing '/*', which lands in params['*']) against a path. */

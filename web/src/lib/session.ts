@@ -1,33 +1,24 @@
 import { computed, signal } from '@preact/signals'
 import { ApiError, api, currentToken, onSessionLost, refreshSession, setTokens, toApiError, type TokenResponse } from './api'
 import { currentHref, navigate } from './router'
+import type { Static } from '@sinclair/typebox'
+import type { MembershipResponse, UserResponse } from '../../../src/modules/users/users.model'
 
-/** GET /v1/auth/me */
-export interface Me {
-  user_id: string
-  email: string
-  first_name: string | null
-  last_name: string | null
-  client_id: string | null
-  /** the instance role: 'admin' is the operator */
-  role: string
-}
-
+/** GET /v1/auth/me (role 'admin' is the instance's operator) */
+export type Me = UserResponse
 /** GET /v1/auth/memberships */
-export interface Membership {
-  member_id: string
-  client_id: string
-  client_name: string | null
-  role: 'owner' | 'admin' | 'member' | string
-  status: string
-  current: boolean
-}
+export type Membership = Static<typeof MembershipResponse>
 
 /** The signed-in user, null when signed out (or not known yet: see `ready`). */
 export const me = signal<Me | null>(null)
 export const memberships = signal<Membership[]>([])
 /** 'own': somebody's own instance; 'service': a hosted service with plans (from /health when it says so). */
 export const mode = signal<'own' | 'service'>('own')
+/**
+ * The instance waits for its operator's registration with the setup token (from /health; an older
+ * hub that does not say stays false, and the sign-up form still asks once the server wants it).
+ */
+export const setupTokenRequired = signal(false)
 /** false until the first attempt to restore the session through the cookie has finished */
 export const ready = signal(false)
 
@@ -66,8 +57,9 @@ export async function restoreSession(): Promise<void> {
 }
 
 async function loadMode(): Promise<void> {
-  const health = await api.get<{ mode?: string }>('/health', undefined, { anonymous: true }).catch(() => null)
+  const health = await api.get<{ mode?: string; setup_token_required?: boolean }>('/health', undefined, { anonymous: true }).catch(() => null)
   if (health?.mode === 'service' || health?.mode === 'own') mode.value = health.mode
+  setupTokenRequired.value = health?.setup_token_required === true
 }
 
 async function sessionRequest(path: string, body: unknown, headers: Record<string, string> = {}): Promise<void> {

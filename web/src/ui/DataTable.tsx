@@ -67,7 +67,7 @@ export function DataTable<T>({ columns, rows, rowKey, caption, empty, sort: cont
           {sorted.map((row) => (
             <tr key={rowKey(row)}>
               {columns.map((c) => (
-                <td key={c.key} class={c.numeric || c.align === 'right' ? 'num' : undefined}>
+                <td key={c.key} class={c.numeric || c.align === 'right' ? 'num' : undefined} data-label={typeof c.label === 'string' ? c.label : undefined}>
                   {c.render ? c.render(row) : String((row as Record<string, unknown>)[c.key] ?? '—')}
                 </td>
               ))}

@@ -49,3 +49,17 @@ export function Field({ name, label, hint, error, control, optional, class: cls,
     </div>
   )
 }
+
+/**
+ * The error of a group of inputs with no Field of their own (radios, checkboxes): a 422 whose
+ * `loc` names the group shows here, in the group, instead of only as the form's banner.
+ */
+export function GroupError({ name }: { name: string }) {
+  const message = useFormState().errors[name]
+  if (!message) return null
+  return (
+    <p class="error" id={`field-${name.replace(/[^a-zA-Z0-9_-]/g, '-')}-error`} role="alert">
+      {message}
+    </p>
+  )
+}

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import { useEffect } from 'preact/hooks'
+import { useLayoutEffect } from 'preact/hooks'
 import { setPageTitle } from '../lib/title'
 
 /** The page's h1 (and the browser tab's title), with its actions on the right. */
@@ -15,7 +15,8 @@ export function PageHeader({
   docTitle?: string
 }) {
   const text = docTitle ?? (typeof title === 'string' ? title : null)
-  useEffect(() => {
+  // in the same commit as the heading (not after paint), so the tab's title never lags the page shown
+  useLayoutEffect(() => {
     if (text) setPageTitle(text)
   }, [text])
   return (
