@@ -61,5 +61,6 @@ export const DevicePatch = t.Object({
 export const DeviceParams = t.Object({ device_id: t.String({ minLength: 1, maxLength: 100 }) })
 
 export type DeviceRegister = Static<typeof DeviceRegister>
+export type DeviceStatus = Static<typeof DeviceStatus>
 export type DeviceResponse = Static<typeof DeviceResponse>
 export type DevicePatch = Static<typeof DevicePatch>

@@ -7,7 +7,7 @@ import { ruleFromForm, scopedField, splitSeconds, UNITS } from './rule-form'
 import { Select } from '../ui/Select'
 import type { Channel, DeviceRef, Rule, RuleKind } from './types'
 
-type RuleDraft = Omit<Rule, 'id' | 'created_at' | 'updated_at'>
+type RuleDraft = Omit<Rule, 'id' | 'created_at' | 'updated_at' | 'scope_device_missing'>
 
 const KINDS: { value: RuleKind; label: string }[] = [
   { value: 'threshold', label: 'A metric crosses a threshold' },

@@ -70,7 +70,7 @@ export function scopedField(path: (string | number)[], scope: 'all' | 'tag' | 'd
 }
 
 /** A new rule's starting values: a CPU threshold for every device. */
-export const NEW_RULE: Omit<Rule, 'id' | 'created_at' | 'updated_at'> = {
+export const NEW_RULE: Omit<Rule, 'id' | 'created_at' | 'updated_at' | 'scope_device_missing'> = {
   kind: 'threshold',
   name: '',
   enabled: true,

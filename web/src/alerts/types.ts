@@ -13,8 +13,7 @@ export type Operator = (typeof AlertsModel.OPERATORS)[number]
 
 export type Scope = Static<typeof AlertsModel.ScopeSchema>
 export type RuleOverride = Static<typeof AlertsModel.Override>
-/** scope_device_missing: declared by newer hubs (absent on an older one: read as false) */
-export type Rule = Static<typeof AlertsModel.Rule> & { scope_device_missing?: boolean }
+export type Rule = Static<typeof AlertsModel.Rule>
 
 /**
  * What the engine kept when the alert fired: the sample that crossed and the top processes. The

@@ -1,6 +1,7 @@
 /** The dashboard's model: the fleet overview, its order, its search, and live patches. Pure. */
 
-import type { DeviceStatus, FleetDevice, FleetOverview } from '../../../src/modules/overview/overview.model'
+import type { DeviceStatus } from '../../../src/modules/devices/devices.model'
+import type { FleetDevice, FleetOverview } from '../../../src/modules/overview/overview.model'
 
 // GET /v1/clients/me/fleet, as the server's model declares it (type-only: nothing of it is bundled)
 export type { DeviceStatus, FleetDevice }

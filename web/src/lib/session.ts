@@ -2,6 +2,7 @@ import { computed, signal } from '@preact/signals'
 import { ApiError, api, currentToken, onSessionLost, refreshSession, setTokens, toApiError, type TokenResponse } from './api'
 import { currentHref, navigate } from './router'
 import type { Static } from '@sinclair/typebox'
+import type { HealthResponse } from '../../../src/modules/health/health.model'
 import type { MembershipResponse, UserResponse } from '../../../src/modules/users/users.model'
 
 /** GET /v1/auth/me (role 'admin' is the instance's operator) */
@@ -57,8 +58,8 @@ export async function restoreSession(): Promise<void> {
 }
 
 async function loadMode(): Promise<void> {
-  const health = await api.get<{ mode?: string; setup_token_required?: boolean }>('/health', undefined, { anonymous: true }).catch(() => null)
-  if (health?.mode === 'service' || health?.mode === 'own') mode.value = health.mode
+  const health = await api.get<Static<typeof HealthResponse>>('/health', undefined, { anonymous: true }).catch(() => null)
+  if (health) mode.value = health.mode
   setupTokenRequired.value = health?.setup_token_required === true
 }
 

@@ -44,5 +44,4 @@ export type AiTestResult = Ai.TestResult
 
 export type AdminClient = Static<typeof Admin.AdminClient>
 export type CollectorVersion = Versions.VersionResponse
-/** site_url_warning: declared by newer hubs (absent on an older one: no warning) */
-export type InstanceSettings = Admin.InstanceSettingsResponse & { site_url_warning?: string | null }
+export type InstanceSettings = Admin.InstanceSettingsResponse

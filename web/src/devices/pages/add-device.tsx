@@ -13,8 +13,8 @@ import { Link } from '../../lib/router'
 import { canAdmin } from '../../lib/session'
 import { Banner, Button, ButtonLink, Card, Field, Form, Icon, PageHeader, SecretBox } from '../../ui'
 
-/** POST /v1/enrolments; install_available and its reason: declared by newer hubs (absent on an older one: available) */
-type Enrolment = EnrolmentCreated & { install_available?: boolean; install_unavailable_reason?: string | null }
+/** POST /v1/enrolments */
+type Enrolment = EnrolmentCreated
 
 interface Arrival {
   deviceId: string
