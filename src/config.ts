@@ -300,6 +300,17 @@ export function siteUrlWarning(config: Pick<Config, 'host' | 'trustProxy' | 'sit
   return `VIGIL_SITE_URL is ${config.siteUrl}, a loopback address, while the service is reached ${reach}: links in notices, invitations and error answers point at the reader's own machine. Set VIGIL_SITE_URL (or --site-url) to the address people use, e.g. https://vigil.example.com`
 }
 
+/**
+ * VIGIL_TRUST_PROXY without VIGIL_TRUSTED_PROXIES trusts the socket's peer to name the client. On
+ * a listener beyond loopback the peer may be anybody who reaches the port directly instead of
+ * through the proxy, and its X-Forwarded-For then picks its address per request, past every
+ * per-address limit: worth a warning at start.
+ */
+export function proxyTrustWarning(config: Pick<Config, 'host' | 'trustProxy' | 'trustedProxies'>): string | null {
+  if (!config.trustProxy || config.trustedProxies.length > 0 || isLoopbackHost(config.host)) return null
+  return `VIGIL_TRUST_PROXY is on while the service listens on ${config.host} with no VIGIL_TRUSTED_PROXIES: whoever connects to it directly, not through the proxy, is trusted to say its own address in X-Forwarded-For and so escapes the per-address limits. List the proxy's address in VIGIL_TRUSTED_PROXIES, or listen on 127.0.0.1 behind a proxy on this machine`
+}
+
 /** Long enough not to be guessed, and free of what a bearer header cannot carry. */
 function metricsToken(raw: string | undefined): string | null {
   const v = raw?.trim()

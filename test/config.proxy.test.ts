@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { ConfigError, isLoopbackHost, listenerExposed, loadConfig, siteUrlWarning } from '../src/config'
+import { ConfigError, isLoopbackHost, listenerExposed, loadConfig, proxyTrustWarning, siteUrlWarning } from '../src/config'
 
 describe('VIGIL_TRUSTED_PROXIES', () => {
   test('addresses and CIDRs, IPv4 and IPv6; empty by default', () => {
@@ -35,5 +35,17 @@ describe('who can reach the service', () => {
     expect(exposed).toContain('on 0.0.0.0')
     const proxied = siteUrlWarning({ host: '127.0.0.1', trustProxy: true, siteUrl: 'http://127.0.0.1:8080' })
     expect(proxied).toContain('through a proxy')
+  })
+
+  test('trusting a proxy on a listener beyond loopback with no list of proxies is worth a warning', () => {
+    const at = (env: Record<string, string>) => proxyTrustWarning(loadConfig(env))
+    // whoever connects to 0.0.0.0 directly would be the trusted peer and could name its own address
+    const open = at({ VIGIL_HOST: '0.0.0.0', VIGIL_TRUST_PROXY: 'true' })
+    expect(open).toContain('VIGIL_TRUSTED_PROXIES')
+    expect(open).toContain('on 0.0.0.0')
+    // only the proxy on this machine can connect, the proxies are listed, or no proxy is trusted
+    expect(at({ VIGIL_HOST: '127.0.0.1', VIGIL_TRUST_PROXY: 'true' })).toBeNull()
+    expect(at({ VIGIL_HOST: '0.0.0.0', VIGIL_TRUST_PROXY: 'true', VIGIL_TRUSTED_PROXIES: '10.0.0.0/8' })).toBeNull()
+    expect(at({ VIGIL_HOST: '0.0.0.0' })).toBeNull()
   })
 })

@@ -1,5 +1,5 @@
 import { createApp } from '../app'
-import { isLoopbackHost, listenerExposed, siteUrlWarning, type Config } from '../config'
+import { isLoopbackHost, listenerExposed, proxyTrustWarning, siteUrlWarning, type Config } from '../config'
 import { systemClock } from '../lib/clock'
 import { createLogger } from '../lib/logger'
 import { startScheduler } from '../jobs/scheduler'
@@ -110,6 +110,8 @@ export async function serve(config: Config): Promise<void> {
   }
   const siteWarning = siteUrlWarning(config)
   if (siteWarning) logger.warn(siteWarning, { site_url: config.siteUrl, host: config.host, trust_proxy: config.trustProxy })
+  const proxyWarning = proxyTrustWarning(config)
+  if (proxyWarning) logger.warn(proxyWarning, { host: config.host })
   if (!tls && !isLoopbackHost(config.host)) {
     logger.warn('serving plain HTTP on a non-loopback address: put a TLS-terminating proxy in front, or set VIGIL_TLS_CERT and VIGIL_TLS_KEY', {
       host: config.host,

@@ -112,6 +112,17 @@ describe('the setup token of an instance without an operator', () => {
     expect(warning.msg).toContain('through a proxy')
   })
 
+  test('trusting a proxy while listening beyond loopback with no VIGIL_TRUSTED_PROXIES is warned about at start', async () => {
+    const cwd = tempDir('vigil-setup-')
+    const server = await startBinary({ cwd, env: { VIGIL_DATA_DIR: join(cwd, 'data'), VIGIL_HOST: '0.0.0.0', VIGIL_TRUST_PROXY: 'true' } })
+    running.push(server.proc)
+    // whoever reaches 0.0.0.0 directly is taken for the proxy and may name its own address
+    const warning = JSON.parse(await output(server.proc.stdout).line(/VIGIL_TRUST_PROXY is on/))
+    expect(warning.level).toBe('warn')
+    expect(warning.msg).toContain('no VIGIL_TRUSTED_PROXIES')
+    expect(warning.msg).toContain('listen on 127.0.0.1')
+  })
+
   test('on loopback without a trusted proxy: a forwarded request needs the token, one straight to the socket does not', async () => {
     const cwd = tempDir('vigil-setup-')
     const server = await startBinary({ cwd, env: { VIGIL_DATA_DIR: join(cwd, 'data') } })

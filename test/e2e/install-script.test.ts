@@ -132,7 +132,9 @@ test('an architecture the hub has no executable for is a 404 saying where to put
   const other = process.arch === 'x64' ? 'arm64' : 'x64'
   const res = await fetch(`${hub}/download/vigil-linux-${other}`)
   expect(res.status).toBe(404)
-  expect(await res.text()).toContain(join(dataDir, 'agents', `vigil-linux-${other}`))
+  const why = await res.text()
+  expect(why).toContain(join(dataDir, 'agents', `vigil-linux-${other}`))
+  expect(why).toContain(`set VIGIL_AGENT_EXECUTABLE to an ${other} build`)
   expect((await fetch(`${hub}/download/vigil-linux-${other}.sha256`)).status).toBe(404)
   expect((await fetch(`${hub}/download/hub-certificate.pem`)).status).toBe(404)
   const sum = await (await fetch(`${hub}/download/vigil-linux-${process.arch}.sha256`)).text()

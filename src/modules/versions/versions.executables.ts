@@ -74,7 +74,7 @@ export function agentExecutables(o: ExecutablesOptions) {
       return `VIGIL_AGENT_EXECUTABLE names ${o.configured}, which does not exist: point it at a built vigil (dist/vigil after \`bun run build\`), or ${drop}`
     if (ownArch === arch && !o.compiled)
       return `this hub runs from source and has no executable to serve: run \`bun run build\` and start dist/vigil, or set VIGIL_AGENT_EXECUTABLE to a built vigil (e.g. dist/vigil), or ${drop}`
-    return `this hub has no vigil-linux-${arch}: it serves its own executable for its own platform only; set VIGIL_AGENT_EXECUTABLE to a ${arch} build (\`bun run release\` makes dist/release/vigil-linux-${arch}), or ${drop}`
+    return `this hub has no vigil-linux-${arch}: it serves its own executable for its own platform only; set VIGIL_AGENT_EXECUTABLE to an ${arch} build (\`bun run release\` makes dist/release/vigil-linux-${arch}), or ${drop}`
   }
 
   return {

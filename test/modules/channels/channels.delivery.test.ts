@@ -209,6 +209,45 @@ describe('the queue', () => {
     expect(enqueueNotification(t.channels, tenant.clientId, [], FIRING)).toEqual([])
   })
 
+  test("a channel deleted while its delivery is in flight: the result is dropped, and every account's notices go on", async () => {
+    let release = () => {}
+    let arrived = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve))
+    const slow = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      async fetch() {
+        arrived()
+        await held // the attempt ends only after its channel is gone
+        return new Response('ok')
+      },
+    })
+    try {
+      const t = channelsTestApp()
+      const a = await withChannel(t, { config: { url: `http://hooks.example.test:${slow.port}/x` } })
+      t.worker.start()
+      const [gone] = enqueueNotification(t.channels, a.tenant.clientId, [a.id], FIRING)
+      await inFlight
+      expect((await t.request('DELETE', `/v1/channels/${a.id}`, { headers: a.tenant.userHeaders })).status).toBe(204)
+      release()
+      await t.worker.idle()
+
+      fake.received.length = 0
+      const b = await withChannel(t)
+      enqueueNotification(t.channels, b.tenant.clientId, [b.id], FIRING)
+      await t.worker.idle()
+      expect(fake.received).toHaveLength(1)
+      expect((await log(t, b.tenant, b.id)).items[0]).toMatchObject({ status: 'delivered' })
+      expect(t.db.sqlite.query('SELECT count(*) AS n FROM channel_attempts WHERE delivery_id = ?').get(gone!)).toEqual({ n: 0 })
+      // dropped as expected, not written and failed (the worker's last resort for a result it cannot write)
+      expect(t.logs.filter((l) => l.includes('not recorded') || l.includes('not written'))).toEqual([])
+      await t.worker.stop()
+    } finally {
+      slow.stop(true)
+    }
+  })
+
   const dirs = tempDirs('vigil-channels-')
   test('a new app on the same database file sends what the last one left queued, including rows it was sending', async () => {
     const path = join(dirs(), 'vigil.db')
