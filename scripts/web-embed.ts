@@ -39,7 +39,7 @@ function generated(bundle: WebBundle, files: Awaited<ReturnType<typeof writeFile
   const rows = files.map((f) => `    { name: '${f.name}', path: ${ref(f.path)}, gzip: ${ref(f.gzip)}, br: ${ref(f.br)} },`)
   return `// Written by scripts/build.ts for this compile; put back to the committed version after it.
 // @ts-nocheck
-import type { EmbeddedWeb } from './portal'
+import type { EmbeddedWeb } from './web-bundle'
 ${imports.join('\n')}
 
 export const EMBEDDED_WEB: EmbeddedWeb | null = {

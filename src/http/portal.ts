@@ -1,14 +1,7 @@
 import { Elysia } from 'elysia'
 import { AppError } from './errors'
-import { bundleWeb, contentType, type WebAsset, type WebBundle } from './web-bundle'
+import { bundleWeb, contentType, type EmbeddedWeb, type WebAsset, type WebBundle } from './web-bundle'
 import { EMBEDDED_WEB } from './web-assets.gen'
-
-/** The bundle as scripts/build.ts embeds it: file paths inside the executable. */
-export interface EmbeddedWeb {
-  entry: string
-  styles: string[]
-  files: { name: string; path: string; gzip: string | null; br: string | null }[]
-}
 
 /**
  * The portal's policy: nothing but this origin's own files; no inline script or style, no

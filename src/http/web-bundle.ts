@@ -1,6 +1,13 @@
 import { brotliCompressSync, constants as zlib } from 'node:zlib'
 import { join } from 'node:path'
 
+/** The bundle as scripts/build.ts embeds it: file paths inside the executable. */
+export interface EmbeddedWeb {
+  entry: string
+  styles: string[]
+  files: { name: string; path: string; gzip: string | null; br: string | null }[]
+}
+
 /** One file of the portal's bundle, as the server sends it: its bytes and the precompressed forms worth sending. */
 export interface WebAsset {
   /** the hashed file name, served as /app/<name> */
