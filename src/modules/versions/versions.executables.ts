@@ -69,9 +69,10 @@ export function agentExecutables(o: ExecutablesOptions) {
   /** Why vigil-linux-<arch> cannot be served, and what the operator can do; null when it can. */
   function unavailable(arch: string): string | null {
     if (path(arch)) return null
-    const drop = `copy one to ${dropped(arch)}`
+    // named relative to the data dir: this text also answers anonymous downloads, which learn no local path
+    const drop = `copy one to DATA_DIR/agents/vigil-linux-${arch} (the hub's data directory)`
     if (o.configured && !existsSync(o.configured))
-      return `VIGIL_AGENT_EXECUTABLE names ${o.configured}, which does not exist: point it at a built vigil (dist/vigil after \`bun run build\`), or ${drop}`
+      return `the file VIGIL_AGENT_EXECUTABLE names does not exist: point it at a built vigil (dist/vigil after \`bun run build\`), or ${drop}`
     if (ownArch === arch && !o.compiled)
       return `this hub runs from source and has no executable to serve: run \`bun run build\` and start dist/vigil, or set VIGIL_AGENT_EXECUTABLE to a built vigil (e.g. dist/vigil), or ${drop}`
     return `this hub has no vigil-linux-${arch}: it serves its own executable for its own platform only; set VIGIL_AGENT_EXECUTABLE to an ${arch} build (\`bun run release\` makes dist/release/vigil-linux-${arch}), or ${drop}`
