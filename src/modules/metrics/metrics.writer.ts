@@ -51,6 +51,11 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
     `INSERT INTO ${RAW_TABLE} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ON CONFLICT (device_seq, ts) DO NOTHING`,
   )
   const existing = sqlite.prepare<{ id: number; kinds: number }, [number, number]>(`SELECT id, kinds FROM ${RAW_TABLE} WHERE device_seq = ? AND ts = ?`)
+  // the first free millisecond after a taken one, found inside SQLite in one statement
+  const nextFree = sqlite.prepare<{ t: number }, [number, number]>(
+    `SELECT s.ts + 1 AS t FROM ${RAW_TABLE} s WHERE s.device_seq = ?1 AND s.ts >= ?2
+       AND NOT EXISTS (SELECT 1 FROM ${RAW_TABLE} x WHERE x.device_seq = ?1 AND x.ts = s.ts + 1) ORDER BY s.ts LIMIT 1`,
+  )
   const addPart: Record<MetricKind, ReturnType<typeof sqlite.prepare>> = {
     hardware: sqlite.prepare(
       `UPDATE ${RAW_TABLE} SET kinds = kinds | ${KIND_BIT.hardware}, ${[...hw, 'hw_rest'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
@@ -70,6 +75,13 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
 
   /** when each device's last_seen_at was last written (a rolled-back group may leave it a little early; harmless) */
   const lastTouched = new Map<number, number>()
+  /**
+   * Per device, the last time the hub stamped on a sample of its own (no recorded_at). A sample
+   * stamped in a millisecond already used takes the next one straight away, so a burst costs one
+   * INSERT per request instead of a walk over every millisecond the burst has taken; the times run
+   * ahead of the clock only by the burst's excess and fall back to the clock once it passes them.
+   */
+  const lastStamp = new Map<number, number>()
   let queue: Pending[] = []
   let scheduled = false
   /** while above zero, groups wait (the checkpointer is copying the WAL's tail; see db/checkpointer.ts) */
@@ -91,6 +103,10 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
       const n = s.kind === 'network' ? s : j === -1 ? null : samples[j]!
       const kinds = (h ? KIND_BIT.hardware : 0) | (n ? KIND_BIT.network : 0)
       let ts = s.ts
+      if (!s.stamped) {
+        const last = lastStamp.get(seq)
+        if (last !== undefined && ts <= last) ts = last + 1
+      }
       let id: number
       for (;;) {
         const r = insert.run(seq, ts, kinds, ...(h?.values ?? noHw), ...(n?.values ?? noNet), h?.rest ?? null, n?.rest ?? null)
@@ -100,7 +116,8 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
         }
         const e = existing.get(seq, ts)!
         if (!s.stamped && e.kinds & kinds) {
-          ts++ // the hub's own clock gave two samples one millisecond: both are kept
+          // the hub's own clock gave two samples one millisecond (a sent time holds it, or the hub restarted): both are kept
+          ts = nextFree.get(seq, ts)!.t
           continue
         }
         // the row exists: add the parts it lacks, recognise the ones it has
@@ -114,6 +131,7 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
       }
       ids[i] = id
       if (j !== -1) ids[j] = id
+      if (!s.stamped && ts > (lastStamp.get(seq) ?? Number.NEGATIVE_INFINITY)) lastStamp.set(seq, ts)
       for (const x of [h, n]) {
         if (!x || duplicate?.[x === s ? i : j]) continue
         const o = oldestWritten[x.kind]
