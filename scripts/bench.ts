@@ -44,8 +44,6 @@
  * `--agent-only` runs the collector's figures (scripts/bench/agent.ts: footprint beside node_exporter,
  * one sample, a day's replay, a thousand agents back at once); not part of the full run (its
  * footprint window alone is 10 minutes).
- * `--storage-only` runs scripts/bench/storage.ts: bytes kept per sample as rows and sealed, bytes
- * written per sample, reads over both (docs/storage.md); not part of the full run.
  * The sections live in scripts/bench/run-*.ts, what they share in scripts/bench/common.ts.
  * Everything runs on loopback; only processes started here are stopped.
  */
