@@ -8,7 +8,7 @@ import { hardwareSample, networkSample } from '../../test/helpers/samples'
 import { cpuMs, freePort, memoryMb, runJson } from './proc'
 import { insertSamples, seedAccounts, seedSamples } from './seed'
 import { rollupAll } from '../../src/modules/metrics/metrics.rollup'
-import { createRollupStore } from '../../src/modules/metrics/metrics.rollup-store'
+import { createRollupStore } from '../../src/modules/metrics/metrics.rollup.store'
 
 export const args = new Set(process.argv.slice(2))
 export const quick = args.has('--quick')

@@ -9,7 +9,7 @@ import { newId } from '../../src/lib/ids'
 import { generateApiKey, keyPrefixOf } from '../../src/modules/api-keys/api-keys.format'
 import { FIELDS, RAW_TABLE } from '../../src/modules/metrics/metrics.fields'
 import { rollupAll } from '../../src/modules/metrics/metrics.rollup'
-import { createRollupStore } from '../../src/modules/metrics/metrics.rollup-store'
+import { createRollupStore } from '../../src/modules/metrics/metrics.rollup.store'
 import { toSampleRow } from '../../src/modules/metrics/metrics.rows'
 import { hardwareSample, networkSample } from '../../test/helpers/samples'
 

@@ -1,7 +1,7 @@
 import { medianGap } from './metrics.buckets'
 import { MINUTE_MS } from './metrics.fields'
 import type { MetricsDeps } from './metrics.service'
-import type { SeriesStore, SparkMinutes } from './metrics.series-store'
+import type { SeriesStore, SparkMinutes } from './metrics.series.store'
 
 /** One value per minute over the last hour, the current minute last. */
 export const SPARK_MINUTES = 60

@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import { LEVEL, TIERS, levelName, type LevelName, type MetricKind } from './metrics.fields'
 import { rollupAll } from './metrics.rollup'
-import { PRUNE_BATCH, type RollupStore } from './metrics.rollup-store'
+import { PRUNE_BATCH, type RollupStore } from './metrics.rollup.store'
 import type { MetricDevices } from './metrics.service'
 import type { MetricWriter } from './metrics.writer'
 

@@ -1,5 +1,5 @@
 import { COUNTER_FIELDS, counterStep, FIELDS, LEVEL, TIERS, type MetricKind } from './metrics.fields'
-import type { RollupStore, SourceRow } from './metrics.rollup-store'
+import type { RollupStore, SourceRow } from './metrics.rollup.store'
 
 /** Samples may arrive a little late (network, group commit): a bucket is final GRACE_MS after it ends. */
 export const GRACE_MS = 30_000

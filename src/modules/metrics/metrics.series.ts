@@ -16,7 +16,7 @@ import {
 import { FIELDS, HOUR_MS, LEVEL, levelName, TIERS, type MetricKind } from './metrics.fields'
 import { extractFamily, MAX_KEYS_PER_FAMILY, NESTED_FAMILIES } from './metrics.nested'
 import type { SeriesQuery, SeriesResponse } from './metrics.series.model'
-import type { SeriesStore } from './metrics.series-store'
+import type { SeriesStore } from './metrics.series.store'
 import type { MetricsDeps } from './metrics.service'
 
 /**

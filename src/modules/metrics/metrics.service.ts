@@ -7,7 +7,7 @@ import { FIELDS, HOUR_MS, levelName, type LevelName, type MetricKind } from './m
 import type { BatchMetricIn, HardwareRecord, HistoryQuery, NetworkRecord } from './metrics.model'
 import { recordedAt, toRecord, toSampleRow, writePage, type SampleRow } from './metrics.rows'
 import type { MetricsStore } from './metrics.store'
-import type { SeriesStore } from './metrics.series-store'
+import type { SeriesStore } from './metrics.series.store'
 import { levelForHours, summarizeKind } from './metrics.summary'
 import type { MetricsSummary } from './metrics.summary.model'
 import type { MetricWriter } from './metrics.writer'
