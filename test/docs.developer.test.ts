@@ -1,19 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync } from 'node:fs'
-import { basename, dirname, join, normalize, relative } from 'node:path'
+import { dirname, join, normalize, relative } from 'node:path'
 
 const ROOT = join(import.meta.dir, '..')
 const read = (path: string) => Bun.file(join(ROOT, path)).text()
 
 /** The developer documents: every file, folder and command they name must be real. */
 const DOCS = ['CONTRIBUTING.md', 'docs/architecture.md', 'docs/development.md']
-
-/**
- * Files docs/architecture.md names that arrive with work merged beside this document (the
- * delivery core, the sealed metric blocks). Once they exist this list must be emptied: the
- * last test below fails until it is, so no name stays excused after it is real.
- */
-const ARRIVING = new Set(['metrics.block-store.ts', 'docs/storage.md', 'storage.md'])
 
 const TOP = /^(?:\.ci|src|test|web|scripts|migrations|docs)\//
 const FILE = /\.(?:ts|tsx|md|sql|sh|json)$/
@@ -58,7 +51,7 @@ describe('the developer documents name what is there', () => {
 
   for (const doc of DOCS) {
     test(`${doc}: every file and folder it names exists`, async () => {
-      const missing = namedPaths(doc, await read(doc)).filter((p) => !ARRIVING.has(p) && !ARRIVING.has(basename(p)) && !exists(p, files))
+      const missing = namedPaths(doc, await read(doc)).filter((p) => !exists(p, files))
       expect(missing).toEqual([])
     })
   }
@@ -81,10 +74,5 @@ describe('the developer documents name what is there', () => {
     const steps = [...section.matchAll(/^\d+\. `([^`]+)`/gm)].map((m) => m[1]!)
     expect(steps.length).toBe(6)
     for (const step of steps) expect(ci).toContain(step)
-  })
-
-  test('no file is still excused as arriving once it exists', () => {
-    const arrived = [...ARRIVING].filter((p) => exists(p, files))
-    expect(arrived).toEqual([])
   })
 })
