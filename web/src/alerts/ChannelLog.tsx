@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
+import { useDeliveryPoll } from './use-delivery-poll'
 import { api } from '../lib/api'
 import { Button, Card, EmptyState, Skeleton, Time } from '../ui'
 import { DeliveryStatus } from './DeliveryStatus'
@@ -16,13 +17,7 @@ export function ChannelLog({ channel, version, onClose }: { channel: Channel; ve
     [channel.id, limit, version],
   )
   const items = log.data?.items ?? []
-  // while something is on its way, look again every few seconds (a retry's outcome shows by itself)
-  const inFlight = items.some((d) => ['pending', 'sending'].includes(d.status))
-  useEffect(() => {
-    if (!inFlight) return
-    const t = setTimeout(() => void log.reload(), 2000)
-    return () => clearTimeout(t)
-  }, [inFlight, log.data])
+  useDeliveryPoll(items, log.reload, log.data)
   return (
     <Card
       title={`Delivery log: ${channel.name}`}

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
+import { useDeliveryPoll } from './use-delivery-poll'
 import { api } from '../lib/api'
 import { describeError } from '../lib/errors'
 import { Banner, Button, Card, EmptyState, Skeleton, Time } from '../ui'
@@ -48,13 +49,7 @@ export function WebhookDeliveries({
     }
   }
   const items = log.data?.items ?? []
-  // while something is on its way, look again every few seconds (a retry's outcome shows by itself)
-  const inFlight = items.some((d) => ['pending', 'sending'].includes(d.status))
-  useEffect(() => {
-    if (!inFlight) return
-    const t = setTimeout(() => void log.reload(), 2000)
-    return () => clearTimeout(t)
-  }, [inFlight, log.data])
+  useDeliveryPoll(items, log.reload, log.data)
   return (
     <Card
       title={`Deliveries to ${endpoint.url}`}
