@@ -101,11 +101,22 @@ async function latency(spec: LatencySpec) {
   const watched = await register(tenant!.keys[0]!, 'watched')
   const busy = await register(tenant!.keys[1]!, 'busy')
   const token = await accessTokens(secret, systemClock).sign({ userId: tenant!.userId, clientId: tenant!.clientId, role: 'user' })
+  // a real channel of the account: a rule naming one that is not its own is refused (the notices
+  // themselves go to this bench's notify port, not out)
+  const channel = await app.handle(
+    new Request('http://localhost/v1/channels', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ name: 'bench', kind: 'ntfy', config: { topic: 'bench' } }),
+    }),
+  )
+  if (channel.status !== 201) throw new Error(`channel: ${channel.status} ${await channel.text()}`)
+  const channelId = ((await channel.json()) as { id: string }).id
   const rule = await app.handle(
     new Request('http://localhost/v1/alerts/rules', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ name: 'crossing', metric: 'cpu_percent', threshold: 90, severity: 'critical', channel_ids: ['chn_bench'] }),
+      body: JSON.stringify({ name: 'crossing', metric: 'cpu_percent', threshold: 90, severity: 'critical', channel_ids: [channelId] }),
     }),
   )
   if (rule.status !== 201) throw new Error(`rule: ${rule.status} ${await rule.text()}`)
