@@ -47,12 +47,17 @@ export interface Vigil {
 /**
  * Starts the executable. Its output is read as it comes (an unread pipe would stall a chatty
  * server). The anonymous rate limit is raised: a browser fetches the shell, its files and the
- * session refresh without a token, and a test reloads often from one address.
+ * session refresh without a token, and a test reloads often from one address. So is the free
+ * plan's: a suite reloads a page (session, account, alerts, the page's own reads) many times a
+ * minute on one account, far faster than a person does; the limits have their own tests.
  */
 export async function startVigil(env: Record<string, string> = {}): Promise<Vigil> {
   const cwd = tempDir('vigil-browser-')
   const dataDir = join(cwd, 'data')
-  const { proc, base } = await startBinary({ cwd, env: { VIGIL_DATA_DIR: dataDir, VIGIL_RATE_LIMIT_ANONYMOUS: '100000', ...env } })
+  const { proc, base } = await startBinary({
+    cwd,
+    env: { VIGIL_DATA_DIR: dataDir, VIGIL_RATE_LIMIT_ANONYMOUS: '100000', VIGIL_RATE_LIMIT_FREE: '100000', ...env },
+  })
   let out = ''
   const drain = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder()
