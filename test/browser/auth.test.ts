@@ -349,10 +349,11 @@ describeBrowser('portal: accounts and the session', () => {
       const nav = page.getByRole('navigation', { name: 'Main' })
       expect(await nav.isVisible()).toBe(false)
       await page.getByRole('button', { name: 'Menu' }).click()
-      expect(await nav.isVisible()).toBe(true)
+      await nav.waitFor({ state: 'visible' })
       await page.getByRole('link', { name: 'Recommendations' }).click()
       await page.waitForURL('**/recommendations')
-      expect(await nav.isVisible()).toBe(false)
+      // the menu folds as the new page renders, which may come a moment after the URL
+      await nav.waitFor({ state: 'hidden' })
       await shoot(page, 'phone-menu-closed')
 
       await accountButton(page).click()
