@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { AppError } from './errors'
+import { securityHeaders } from './security-headers'
 import { bundleWeb, contentType, type EmbeddedWeb, type WebAsset, type WebBundle } from './web-bundle'
 import { EMBEDDED_WEB } from './web-assets.gen'
 
@@ -19,10 +20,8 @@ const PORTAL_ROUTE = /^\/(dashboard|devices(\/[^/]+)?|recommendations|alerts(\/.
 const SHELL_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
-  'content-security-policy': PORTAL_CSP,
-  'x-content-type-options': 'nosniff',
+  ...securityHeaders(PORTAL_CSP),
   'referrer-policy': 'same-origin',
-  'x-frame-options': 'DENY',
 }
 const IMMUTABLE = 'public, max-age=31536000, immutable'
 
