@@ -1,5 +1,7 @@
-/** What a device's last report says about it: the portal's badge and the live stream's `device.status`. */
-export type DeviceStatus = 'online' | 'stale' | 'offline' | 'never'
+import type { DeviceStatus } from './devices.model'
+
+/** What a device's last report says about it (the portal's badge, the live stream's `device.status`): the model's schema is its one source. */
+export type { DeviceStatus }
 
 /** the interval assumed for a device whose own is not known yet (a collector's default is 10 s; this errs on the kind side) */
 export const DEFAULT_INTERVAL_MS = 60_000
