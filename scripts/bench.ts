@@ -132,7 +132,11 @@ try {
     const b = Bun.spawnSync([process.execPath, 'run', 'build'], { cwd: root, stdout: 'ignore', stderr: 'inherit' })
     if (b.exitCode !== 0) throw new Error('build failed')
   }
-  if (args.has('--agent-only')) agentOnly()
+  if (args.has('--storage-only')) {
+    // bytes kept per sample and reads, rows against the sealed form (scripts/bench/storage.ts)
+    const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/storage.ts'), join(root, 'dist/vigil')], { stdout: 'inherit', stderr: 'inherit' })
+    if (run.exitCode !== 0) throw new Error('storage bench failed')
+  } else if (args.has('--agent-only')) agentOnly()
   else if (args.has('--browser-only')) await browserOnly()
   else if (args.has('--portal-only')) await portalOnly()
   else if (args.has('--live-only')) await liveOnly()

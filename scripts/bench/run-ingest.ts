@@ -78,7 +78,7 @@ export async function ingestBench() {
     if (durability.stored < durability.acked) throw new Error(`kill -9 lost acknowledged batches: ${JSON.stringify(durability)}`)
     const check = openDatabase(join(dir, 'vigil.db'))
     check.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
-    const rows = check.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples WHERE kinds = 3').get()!.n
+    const rows = check.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples WHERE kinds & 3 = 3').get()!.n
     const bytes = check.sqlite
       .query<{ b: number }, []>("SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('metric_samples', 'metric_samples_device_ts')")
       .get()!.b

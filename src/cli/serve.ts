@@ -61,6 +61,8 @@ export async function serve(config: Config): Promise<void> {
     },
   )
   const scheduler = startScheduler(jobs, logger)
+  // samples an hour old (and all of a database from an earlier release) start to move into their long-lived form now
+  void scheduler.trigger('metrics.seal')
   // notification deliveries a previous run left queued go out now
   modules.channelsWorker.start()
   // outbound webhooks: what a previous run left pending goes out now

@@ -59,6 +59,7 @@ export function compose(deps: AppDeps) {
   // alert notices go to the channels' durable queue unless a test listens instead
   const notify = deps.notify ?? ((clientId, channelIds, n) => enqueueNotification(channels.channels, clientId, channelIds, n).length)
   const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels) })
+  identity.health.convertingDevices = () => monitoring.sealer.behind()
   const overview = wireOverview(ctx, fleet, monitoring, alerting)
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
@@ -87,6 +88,7 @@ function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & Moni
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
+    { name: 'metrics.seal', cron: '5 * * * * *', run: () => modules.sealer.run().then(() => undefined) },
     { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(modules.metricsJobs).then(() => undefined) },
     // each client's own cron pattern decides whether it is its turn
     // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices

@@ -11,6 +11,8 @@ import { createMetricsStore } from '../modules/metrics/metrics.store'
 import { createSeriesStore } from '../modules/metrics/metrics.series.store'
 import { retentionMs } from '../modules/metrics/metrics.jobs'
 import { createMetricWriter } from '../modules/metrics/metrics.writer'
+import { createBlockStore } from '../modules/metrics/metrics.block.store'
+import { createSealer } from '../modules/metrics/metrics.seal'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
 import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
 import { isOperatorClient } from '../modules/users/users.service'
@@ -47,8 +49,10 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
       seqs: () => deviceSeqs(devices),
     },
   }
+  const blocks = createBlockStore(sqlite)
   const metricsJobs: MetricsJobDeps = {
     rollups: createRollupStore(sqlite),
+    blocks,
     devices: metrics.devices,
     writer,
     clock: ctx.clock,
@@ -91,7 +95,9 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     },
   }
 
-  return { metrics, metricsJobs, recommendations, ai }
+  // samples an hour old move into their compact blocks (metrics.seal.ts)
+  const sealer = createSealer({ blocks, devices: metrics.devices, writer, clock: ctx.clock, logger: ctx.logger })
+  return { metrics, metricsJobs, sealer, recommendations, ai }
 }
 
 export type MonitoringModules = ReturnType<typeof wireMonitoring>

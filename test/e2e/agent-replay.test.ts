@@ -117,7 +117,7 @@ test('kill -9 during a replay and a hub outage: every sample stored once', async
   const db = new Database(join(cwd, 'data', 'vigil.db'), { readonly: true })
   const seq = db.query<{ seq: number }, [string]>('SELECT seq FROM devices WHERE id = ?').get(dev.device_id)!.seq
   const day = db.query<{ n: number; times: number; full: number }, [number, number, number]>(
-    'SELECT count(*) AS n, count(DISTINCT ts) AS times, sum(kinds = 3) AS full FROM metric_samples WHERE device_seq = ? AND ts >= ? AND ts < ?',
+    'SELECT count(*) AS n, count(DISTINCT ts) AS times, sum(kinds & 3 = 3) AS full FROM metric_samples WHERE device_seq = ? AND ts >= ? AND ts < ?',
   )
   expect(day.get(seq, start, start + DAY * 10_000)).toEqual({ n: DAY, times: DAY, full: DAY })
   const live = day.get(seq, start + DAY * 10_000, Date.now() + 60_000)!

@@ -69,6 +69,7 @@ describe('the job list', () => {
       'health.integrity-check',
       'metrics.retention',
       'metrics.rollup',
+      'metrics.seal',
       'users.purge-refresh-tokens',
       'webhooks.prune-deliveries',
     ])

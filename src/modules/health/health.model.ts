@@ -20,4 +20,13 @@ export const HealthResponse = t.Object({
     message: t.Optional(t.String()),
     since: t.Optional(t.String()),
   }),
+  /** samples moving into their long-lived form (docs/storage.md): devices with samples over an hour old still to convert */
+  storage: t.Optional(
+    t.Object({
+      converting_devices: Type.Integer({
+        description:
+          'devices whose samples older than an hour are still being converted into compact blocks (after an upgrade: the conversion in progress); 0 when caught up',
+      }),
+    }),
+  ),
 })

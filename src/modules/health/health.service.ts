@@ -21,6 +21,8 @@ export interface HealthDeps {
   instance: { mode: InstanceMode; signup: SignupPolicy }
   /** whether a registration with these headers would need the setup token (the users domain decides) */
   setupTokenRequired(headers: Headers): boolean
+  /** devices whose older samples are still being converted into the long-lived form (the metrics module) */
+  convertingDevices?: () => number
 }
 
 type DatabaseState = Static<typeof HealthResponse>['database']
@@ -49,6 +51,7 @@ export function healthReport(deps: HealthDeps, headers: Headers): Static<typeof 
     signup: deps.instance.signup,
     setup_token_required: deps.setupTokenRequired(headers),
     database,
+    ...(deps.convertingDevices ? { storage: { converting_devices: deps.convertingDevices() } } : {}),
   }
 }
 

@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import { LEVEL, TIERS, levelName, type LevelName, type MetricKind } from './metrics.fields'
 import { rollupAll } from './metrics.rollup'
+import type { BlockStore } from './metrics.block.store'
 import { PRUNE_BATCH, type RollupStore } from './metrics.rollup.store'
 import type { MetricDevices } from './metrics.service'
 import type { MetricWriter } from './metrics.writer'
@@ -11,6 +12,8 @@ type Retention = Config['metricsRetention']
 
 export interface MetricsJobDeps {
   rollups: RollupStore
+  /** the sealed blocks: dropped with the raw rows they belong to */
+  blocks?: Pick<BlockStore, 'prune'>
   devices: Pick<MetricDevices, 'seqs'>
   /** the late samples it has written since the last run */
   writer: Pick<MetricWriter, 'takeOldestWritten'>
@@ -65,6 +68,7 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
       }
     }
   }
+  total += deps.blocks?.prune(now - deps.retention.raw * 1000) ?? 0
   deps.rollups.optimize()
   for (let i = 0; i < MAX_BATCHES_PER_TABLE && deps.rollups.freePages() > 0; i++) {
     deps.rollups.vacuumStep()

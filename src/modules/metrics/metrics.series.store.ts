@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
+import { SEALED_BIT, createBlockStore, type BlockStore } from './metrics.block.store'
 import { KIND_BIT, RAW_TABLE, hasKind, restColumn, tierTable, type MetricKind, type TierName } from './metrics.fields'
 
 /** Prepared statements kept per field set; past this many the cache starts over (a client cannot grow it without bound). */
@@ -61,6 +62,7 @@ function build(sqlite: Database) {
     `SELECT device_seq, ts, cpu_percent FROM ${RAW_TABLE}
      WHERE device_seq IN (SELECT value FROM json_each(?1)) AND ts >= ?2 AND ts < ?3 AND ${hasKind('hardware')} AND cpu_percent IS NOT NULL`,
   )
+  const blocks = createBlockStore(sqlite)
   const sparks = new Map<number, SparkMinutes>()
   const intervals = new Map<number, { ms: number | null; at: number }>()
   return {
@@ -97,9 +99,13 @@ function build(sqlite: Database) {
       const s = prepared(`r|${kind}|${fields.join(',')}|${families.join(',')}`, () => {
         const rest = restColumn(kind)
         const cols = ['ts', ...fields, ...families.map((f) => `${rest} -> '$.${f}'`)]
+        // with families: the row id and whether its rest lives in its block, taken off again below
+        if (families.length) cols.push('id', `${rest} IS NULL AND (kinds & ${SEALED_BIT}) != 0`)
         return `SELECT ${cols.join(', ')} FROM ${RAW_TABLE} WHERE device_seq = ? AND ts >= ? AND ts < ? AND (kinds & ${KIND_BIT[kind]}) != 0 ORDER BY ts LIMIT ?`
       })
-      return s.values(seq, from, to, limit) as unknown[][]
+      const rows = s.values(seq, from, to, limit) as unknown[][]
+      if (families.length) sealedFamilies(rows, kind, fields.length, families, () => blocks.reader(seq))
+      return rows
     },
     /** the newest RECENT_TIMES sample times of a device (either kind), newest first */
     recentTimes: (seq: number) => (recent.values(seq) as number[][]).map((r) => r[0]!),
@@ -115,6 +121,25 @@ function build(sqlite: Database) {
     cpuMinutes: (seqs: number[], from: number, to: number) => sparkTier.values(JSON.stringify(seqs), from, to) as [number, number, number][],
     /** [seq, ts, cpu_percent] of raw samples in [from, to) */
     cpuSamples: (seqs: number[], from: number, to: number) => sparkRaw.values(JSON.stringify(seqs), from, to) as [number, number, number][],
+  }
+}
+
+/**
+ * Fills in the families of sealed rows from their blocks, as `->` gives them (the member's JSON
+ * text, null when absent), and takes the two trailing helper columns off every row.
+ */
+function sealedFamilies(rows: unknown[][], kind: MetricKind, fields: number, families: string[], reader: () => ReturnType<BlockStore['reader']>) {
+  let read: ReturnType<BlockStore['reader']> | undefined
+  for (const row of rows) {
+    const sealed = row.pop()
+    const id = row.pop() as number
+    if (!sealed) continue
+    const text = (read ??= reader())(id, row[0] as number, kind)
+    const rest = text === null ? {} : (JSON.parse(text) as Record<string, unknown>)
+    for (let f = 0; f < families.length; f++) {
+      const v = rest[families[f]!]
+      row[1 + fields + f] = v === undefined ? null : JSON.stringify(v)
+    }
   }
 }
 

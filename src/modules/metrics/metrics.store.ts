@@ -1,6 +1,7 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
 import { FIELDS, RAW_TABLE, TIERS, hasKind, restColumn, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
 import { perConnection } from '../../db/per-connection'
+import { SEALED_BIT, createBlockStore } from './metrics.block.store'
 
 /** A stored sample as an array in column order: id, ts, hot values..., rest (JSON text or null). */
 export type SampleValues = unknown[]
@@ -13,7 +14,8 @@ export type TierValues = (number | null)[]
 function kindReads(sqlite: Database, kind: MetricKind) {
   const raw = RAW_TABLE
   const has = hasKind(kind)
-  const rest = `${restColumn(kind)} AS rest`
+  // a sealed row's rest lives in its block: '' (never a stored rest, which is a JSON object) marks it for the lookup
+  const rest = `CASE WHEN ${restColumn(kind)} IS NULL AND (kinds & ${SEALED_BIT}) != 0 THEN '' ELSE ${restColumn(kind)} END AS rest`
   const hot = FIELDS[kind].map((f) => f.name)
   const tierCols = tierColumns(kind)
   const q = <R, P extends SQLQueryBindings[]>(sql: string) => sqlite.query<R, P>(sql)
@@ -66,17 +68,27 @@ function kindReads(sqlite: Database, kind: MetricKind) {
 function build(sqlite: Database) {
   const reads: Record<MetricKind, ReturnType<typeof kindReads>> = { hardware: kindReads(sqlite, 'hardware'), network: kindReads(sqlite, 'network') }
   const doneUntil = sqlite.query<{ tier: TierName; done_until: number }, [string]>('SELECT tier, done_until FROM metric_rollups WHERE kind = ?')
+  const blocks = createBlockStore(sqlite)
   return {
     /** one history page, newest first, as arrays (no object per row): see SampleValues */
-    page: (kind: MetricKind, seq: number, from: number, to: number, limit: number, offset: number) =>
-      reads[kind].page.values(seq, from, to, limit, offset) as SampleValues[],
+    page(kind: MetricKind, seq: number, from: number, to: number, limit: number, offset: number) {
+      const rows = reads[kind].page.values(seq, from, to, limit, offset) as SampleValues[]
+      const at = FIELDS[kind].length + 2
+      let read: ReturnType<typeof blocks.reader> | undefined
+      for (const row of rows) if (row[at] === '') row[at] = (read ??= blocks.reader(seq))(row[0] as number, row[1] as number, kind)
+      return rows
+    },
     /** raw samples in [from, to] */
     count: (kind: MetricKind, seq: number, from: number, to: number) => reads[kind].count.get(seq, from, to)!.n,
     /** samples in [from, to) as the hourly tier counted them: lets a wide total skip counting raw rows */
     hourlyCount: (kind: MetricKind, seq: number, from: number, to: number) => reads[kind].hourlyCount.get(seq, from, to)?.n ?? 0,
     oldestTs: (kind: MetricKind, seq: number): number | null => reads[kind].oldestTs.get(seq)?.ts ?? null,
     /** the newest sample as an object (id, ts, hot fields, rest) */
-    latest: (kind: MetricKind, seq: number) => reads[kind].latest.get(seq),
+    latest(kind: MetricKind, seq: number) {
+      const row = reads[kind].latest.get(seq)
+      if (row?.rest === '') row.rest = blocks.reader(seq)(row.id as number, row.ts as number, kind)
+      return row
+    },
     /** per device with a sample of the kind: [seq, ts, ...hot values] of its newest one, in one statement */
     latestOf: (kind: MetricKind, seqs: number[]) => reads[kind].latestOf.values(JSON.stringify(seqs)) as RawValues[],
     rawValues: (kind: MetricKind, seq: number, from: number, to: number) => reads[kind].rawValues.values(seq, from, to) as RawValues[],

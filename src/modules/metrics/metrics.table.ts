@@ -1,4 +1,4 @@
-import { integer, primaryKey, real, sqliteTable, text, uniqueIndex, type SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
+import { blob, integer, primaryKey, real, sqliteTable, text, uniqueIndex, type SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
 import { devices } from '../devices/devices.table'
 import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, tierTable, type MetricKind } from './metrics.fields'
 
@@ -78,4 +78,23 @@ export const metricRollups = sqliteTable(
     doneUntil: integer('done_until').notNull(),
   },
   (t) => [primaryKey({ columns: [t.kind, t.tier] })],
+)
+
+/**
+ * The long-lived form of the samples' nested fields (see metrics.block.ts): one compressed block
+ * per device and BLOCK_MS of time, holding the JSON "rest" of each part of every sealed row of
+ * that span. A sealed row keeps its time and hot columns; its rest columns are null and its
+ * `kinds` carries SEALED_BIT.
+ */
+export const metricBlocks = sqliteTable(
+  'metric_blocks',
+  {
+    deviceSeq: integer('device_seq')
+      .notNull()
+      .references(() => devices.seq, { onDelete: 'cascade' }),
+    /** the span's start (ms), a multiple of BLOCK_MS */
+    start: integer('start').notNull(),
+    data: blob('data', { mode: 'buffer' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceSeq, t.start] })],
 )

@@ -88,6 +88,8 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
   let holds = 0
   /** per kind, the oldest sample time stored since the rollup job last looked (late data) */
   const oldestWritten: Record<MetricKind, number | null> = { hardware: null, network: null }
+  /** per device, the oldest sample time stored since the sealing job last looked (late data, replays) */
+  let writtenSince = new Map<number, number>()
 
   /** one row per distinct time: a batch's two parts (same recorded_at) share a row and its id */
   function writeOne(p: Pending) {
@@ -136,6 +138,8 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
         if (!x || duplicate?.[x === s ? i : j]) continue
         const o = oldestWritten[x.kind]
         if (o === null || ts < o) oldestWritten[x.kind] = ts
+        const w = writtenSince.get(seq)
+        if (w === undefined || ts < w) writtenSince.set(seq, ts)
       }
       if (ts !== s.ts) {
         s.ts = ts
@@ -240,6 +244,12 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
     },
     /** requests waiting for the next group commit */
     queued: () => queue.length,
+    /** per device, the oldest sample time written since the last call (then forgotten) */
+    takeWrittenSince(): Map<number, number> {
+      const w = writtenSince
+      writtenSince = new Map()
+      return w
+    },
     /** the oldest sample time written since the last call, per kind (then forgotten) */
     takeOldestWritten(kind: MetricKind): number | null {
       const o = oldestWritten[kind]

@@ -1,0 +1,86 @@
+/**
+ * Bytes written to the disk per sample: dist/vigil on a fresh data dir, 100 devices registered
+ * through the API, each posting one sample a second (paced, not as fast as possible), then a
+ * wait long enough for the sealing job's next run and for the checkpoint thread to finish and
+ * stop. write_bytes of /proc/PID/io over all of it (WAL, checkpoints, sealing) divided by the
+ * samples. Samples sent with times of two hours ago are sealed within the window; samples of
+ * now are not (their rows stay), which gives the rows-only figure beside it.
+ */
+import { mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Database } from 'bun:sqlite'
+import { openDatabase } from '../../src/db/connection'
+import { migrate } from '../../src/db/migrate'
+import { freePort, stop, waitReady } from './proc'
+import { seedAccounts } from './seed'
+import { evolve, type Sample } from './storage-samples'
+
+const writeBytes = (pid: number) => Number(/write_bytes:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1])
+
+export async function writesBench(vigil: string, dir: string, base: Sample, opts: { devices: number; seconds: number; hoursAgo: number }) {
+  mkdirSync(dir, { recursive: true })
+  const db = openDatabase(join(dir, 'vigil.db'))
+  migrate(db.sqlite, Date.now())
+  const tenants = seedAccounts(db.sqlite, { tenants: Math.ceil(opts.devices / 10), keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now: Date.now() })
+  db.close()
+  const port = freePort()
+  const server = Bun.spawn([vigil, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dir], {
+    env: {
+      ...process.env,
+      VIGIL_RATE_LIMIT_FREE: '10000000',
+      VIGIL_RATE_LIMIT_ANONYMOUS: '10000000',
+      VIGIL_MODE: 'service',
+      VIGIL_LOG_LEVEL: 'warn',
+      VIGIL_RETENTION_RAW: '3650d',
+    },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  const url = `http://127.0.0.1:${port}`
+  try {
+    await waitReady(`${url}/health`, server)
+    const devices: { key: string; id: string }[] = []
+    for (const key of tenants.flatMap((t) => t.keys).slice(0, opts.devices)) {
+      const res = await fetch(`${url}/v1/clients/me/devices`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ hostname: `h-${devices.length}`, os: 'linux', os_version: '6.6', arch: 'arm64', fingerprint: `fp-${devices.length}` }),
+      })
+      devices.push({ key, id: ((await res.json()) as { device_id: string }).device_id })
+    }
+    // the run's samples end `hoursAgo` before now (10 s apart; never in the future, which ingest refuses)
+    const start = Date.now() - opts.hoursAgo * 3_600_000 - opts.seconds * 10_000
+    const bodies = evolve(base, opts.seconds, start, 10_000, 5).map((s) => JSON.stringify(s))
+    const before = writeBytes(server.pid)
+    let sent = 0
+    const t0 = performance.now()
+    for (let s = 0; s < opts.seconds; s++) {
+      const answers = await Promise.all(
+        devices.map((d) =>
+          fetch(`${url}/v1/metrics/batch`, {
+            method: 'POST',
+            headers: { 'x-api-key': d.key, 'x-device-id': d.id, 'content-type': 'application/json' },
+            body: bodies[s]!,
+          }),
+        ),
+      )
+      for (const a of answers) {
+        if (a.status === 201) sent++
+        else throw new Error(`ingest answered ${a.status}: ${await a.text()}`)
+      }
+      // paced: one sample per device per second of the run
+      const wait = t0 + (s + 1) * 1000 - performance.now()
+      if (wait > 0) await Bun.sleep(wait)
+    }
+    // the sealing job's next run (each minute at second 5), then the checkpoint thread's quiet 30 s
+    await Bun.sleep(100_000)
+    const written = writeBytes(server.pid) - before
+    await stop(server)
+    const check = new Database(join(dir, 'vigil.db'), { readonly: true })
+    const blocks = check.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n
+    check.close()
+    return { samples: sent, written, perSample: written / sent, blocks }
+  } finally {
+    await stop(server)
+  }
+}

@@ -1,0 +1,357 @@
+import type { MetricKind } from './metrics.fields'
+
+/**
+ * The long-lived form of a device's nested fields (each part's JSON "rest": per-core loads,
+ * partitions, disk I/O, interfaces, processes), one block per device and hour.
+ *
+ * A rest text is split into a template (the text with every number replaced by a NUL, which
+ * JSON text never holds raw) and its numbers. Consecutive samples mostly share their template,
+ * so a block keeps each distinct template once; each number is XORed with the same slot of the
+ * previous sample of the same template and kind (a slowly moving value leaves mostly zero bits),
+ * the 8 bytes of every number are laid out as 8 planes (the zeros line up), and the whole is
+ * compressed with zstd. Decoding gives back the very text that was stored: a number is cut out
+ * only when printing it again gives the same characters, and the encoder checks the round trip
+ * of the whole block, keeping the texts verbatim (still compressed) when anything differs.
+ */
+
+/** One stored rest text: the row it belongs to, and which part of the row. */
+export interface BlockEntry {
+  id: number
+  kind: MetricKind
+  text: string
+}
+
+const FORMAT_TEMPLATES = 1
+const FORMAT_VERBATIM = 2
+const SLOT = '\u0000'
+const ZSTD_LEVEL = 9
+const KIND_CODE: Record<MetricKind, number> = { hardware: 1, network: 2 }
+const CODE_KIND: Record<number, MetricKind> = { 1: 'hardware', 2: 'network' }
+
+const utf8 = new TextEncoder()
+const fromUtf8 = new TextDecoder()
+
+/** A growable byte buffer with LEB128 varints. */
+class Out {
+  buf = new Uint8Array(4096)
+  len = 0
+  private room(n: number) {
+    if (this.len + n <= this.buf.length) return
+    let size = this.buf.length * 2
+    while (size < this.len + n) size *= 2
+    const next = new Uint8Array(size)
+    next.set(this.buf.subarray(0, this.len))
+    this.buf = next
+  }
+  byte(b: number) {
+    this.room(1)
+    this.buf[this.len++] = b
+  }
+  varint(n: number) {
+    // ids and counts are non-negative safe integers: divide rather than shift (no 32-bit wrap)
+    this.room(8)
+    while (n >= 0x80) {
+      this.buf[this.len++] = (n % 0x80) | 0x80
+      n = Math.floor(n / 0x80)
+    }
+    this.buf[this.len++] = n
+  }
+  bytes(b: Uint8Array) {
+    this.room(b.length)
+    this.buf.set(b, this.len)
+    this.len += b.length
+  }
+  string(s: string) {
+    const b = utf8.encode(s)
+    this.varint(b.length)
+    this.bytes(b)
+  }
+}
+
+class In {
+  pos = 0
+  constructor(readonly buf: Uint8Array) {}
+  byte() {
+    if (this.pos >= this.buf.length) throw new Error('metric block truncated')
+    return this.buf[this.pos++]!
+  }
+  varint() {
+    let n = 0
+    let mul = 1
+    for (;;) {
+      const b = this.byte()
+      n += (b & 0x7f) * mul
+      if (b < 0x80) return n
+      mul *= 0x80
+    }
+  }
+  bytes(n: number) {
+    if (this.pos + n > this.buf.length) throw new Error('metric block truncated')
+    const b = this.buf.subarray(this.pos, this.pos + n)
+    this.pos += n
+    return b
+  }
+  string() {
+    return fromUtf8.decode(this.bytes(this.varint()))
+  }
+}
+
+const isNumberStart = (c: number) => c === 45 || (c >= 48 && c <= 57) // - 0-9
+const isNumberPart = (c: number) => (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69 // 0-9 - + . e E
+
+/** Splits a JSON text into its template and the numbers cut out of it. */
+export function splitNumbers(text: string): { template: string; numbers: number[] } {
+  const numbers: number[] = []
+  let template = ''
+  let from = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92)
+        i++ // a backslash escapes the next character
+      else if (c === 34) inString = false
+      continue
+    }
+    if (c === 34) {
+      inString = true
+      continue
+    }
+    if (!isNumberStart(c)) continue
+    let j = i + 1
+    while (j < text.length && isNumberPart(text.charCodeAt(j))) j++
+    const token = text.slice(i, j)
+    const value = Number(token)
+    // only a number that prints back as the same characters is cut out (1.0, 1e2 and -0 stay in the template)
+    if (String(value) === token) {
+      template += text.slice(from, i) + SLOT
+      numbers.push(value)
+      from = j
+    }
+    i = j - 1
+  }
+  return { template: template + text.slice(from), numbers }
+}
+
+/** The text back from its template (split at its slots) and numbers. */
+export function joinNumbers(parts: string[], numbers: Float64Array): string {
+  let out = parts[0]!
+  for (let k = 1; k < parts.length; k++) out += String(numbers[k - 1]) + parts[k]!
+  return out
+}
+
+function countSlots(template: string): number {
+  let n = 0
+  for (let i = template.indexOf(SLOT); i !== -1; i = template.indexOf(SLOT, i + 1)) n++
+  return n
+}
+
+/** Encodes a block's entries (any order; kept in id order). */
+export function encodeBlock(entries: BlockEntry[]): Uint8Array {
+  const sorted = [...entries].sort((a, b) => a.id - b.id || KIND_CODE[a.kind] - KIND_CODE[b.kind])
+  const plain = encodeTemplates(sorted)
+  if (roundTrips(plain, sorted)) return Bun.zstdCompressSync(plain, { level: ZSTD_LEVEL })
+  return Bun.zstdCompressSync(encodeVerbatim(sorted), { level: ZSTD_LEVEL })
+}
+
+function writeHeader(out: Out, format: number, sorted: BlockEntry[]) {
+  out.byte(format)
+  out.varint(sorted.length)
+  let prev = 0
+  for (const e of sorted) {
+    out.varint(e.id - prev)
+    prev = e.id
+    out.byte(KIND_CODE[e.kind])
+  }
+}
+
+function encodeVerbatim(sorted: BlockEntry[]): Uint8Array {
+  const out = new Out()
+  writeHeader(out, FORMAT_VERBATIM, sorted)
+  for (const e of sorted) out.string(e.text)
+  return out.buf.slice(0, out.len)
+}
+
+function encodeTemplates(sorted: BlockEntry[]): Uint8Array {
+  const templates = new Map<string, number>()
+  const which: number[] = []
+  const split = sorted.map((e) => splitNumbers(e.text))
+  let total = 0
+  for (const s of split) {
+    let t = templates.get(s.template)
+    if (t === undefined) templates.set(s.template, (t = templates.size))
+    which.push(t)
+    total += s.numbers.length
+  }
+  const out = new Out()
+  writeHeader(out, FORMAT_TEMPLATES, sorted)
+  out.varint(templates.size)
+  for (const t of templates.keys()) out.string(t)
+  for (const t of which) out.varint(t)
+  // each number against the same slot of the previous entry of its template and kind: the
+  // difference where that one is an integer (counters: the difference has mostly zero bits) and
+  // adding it back gives the very number, else the XOR of the bits (as 32-bit halves: 64-bit
+  // BigInt arithmetic is far slower). Where the difference does not add back, the number is
+  // listed as an exception and XORed.
+  const values = new Float64Array(total)
+  const bits = new Uint32Array(values.buffer)
+  const codedF = new Float64Array(total)
+  const coded = new Uint32Array(codedF.buffer)
+  const exceptions: number[] = []
+  const first = new Map<number, number>()
+  let at = 0
+  for (let i = 0; i < sorted.length; i++) {
+    const nums = split[i]!.numbers
+    const key = which[i]! * 4 + KIND_CODE[sorted[i]!.kind]
+    const ref = first.get(key)
+    for (let k = 0; k < nums.length; k++) values[at + k] = nums[k]!
+    for (let k = 0; k < nums.length; k++) {
+      const x = at + k
+      if (ref === undefined) codedF[x] = values[x]!
+      else {
+        const r = values[ref + k]!
+        const d = values[x]! - r
+        if (Number.isSafeInteger(r) && Object.is(r + d, values[x])) codedF[x] = d
+        else {
+          if (Number.isSafeInteger(r)) exceptions.push(x)
+          coded[2 * x] = bits[2 * x]! ^ bits[2 * (ref + k)]!
+          coded[2 * x + 1] = bits[2 * x + 1]! ^ bits[2 * (ref + k) + 1]!
+        }
+      }
+    }
+    first.set(key, at)
+    at += nums.length
+  }
+  out.varint(exceptions.length)
+  let last = 0
+  for (const x of exceptions) {
+    out.varint(x - last)
+    last = x
+  }
+  out.bytes(shuffle(new Uint8Array(coded.buffer)))
+  return out.buf.slice(0, out.len)
+}
+
+/** Byte planes: every number's byte 0, then every byte 1, ... (the XORs' zero bytes line up for zstd). */
+function shuffle(bytes: Uint8Array): Uint8Array {
+  const n = bytes.length / 8
+  const out = new Uint8Array(bytes.length)
+  for (let i = 0; i < n; i++) for (let b = 0; b < 8; b++) out[b * n + i] = bytes[i * 8 + b]!
+  return out
+}
+
+/** A decoded block: the texts are built only for the entries asked for. */
+export interface DecodedBlock {
+  /** the stored text of a row's part, or undefined when the block holds none */
+  text(id: number, kind: MetricKind): string | undefined
+  /** every entry, in id order */
+  entries(): BlockEntry[]
+}
+
+export function decodeBlock(data: Uint8Array): DecodedBlock {
+  return decodePayload(Bun.zstdDecompressSync(data))
+}
+
+function decodePayload(plain: Uint8Array): DecodedBlock {
+  const r = new In(plain)
+  const format = r.byte()
+  const n = r.varint()
+  const ids = new Array<number>(n)
+  const kinds = new Array<MetricKind>(n)
+  let prev = 0
+  for (let i = 0; i < n; i++) {
+    prev += r.varint()
+    ids[i] = prev
+    const kind = CODE_KIND[r.byte()]
+    if (!kind) throw new Error('metric block holds an unknown kind')
+    kinds[i] = kind
+  }
+  const index = new Map<string, number>()
+  for (let i = 0; i < n; i++) index.set(`${ids[i]}:${kinds[i]}`, i)
+  let textAt: (i: number) => string
+  if (format === FORMAT_VERBATIM) {
+    const texts = Array.from({ length: n }, () => r.string())
+    textAt = (i) => texts[i]!
+  } else if (format === FORMAT_TEMPLATES) {
+    const templates = Array.from({ length: r.varint() }, () => r.string())
+    const slots = templates.map(countSlots)
+    const which = Array.from({ length: n }, () => r.varint())
+    const starts = new Array<number>(n)
+    let total = 0
+    for (let i = 0; i < n; i++) {
+      starts[i] = total
+      const t = which[i]
+      if (t === undefined || t >= templates.length) throw new Error('metric block names an unknown template')
+      total += slots[t]!
+    }
+    const exceptions = new Set<number>()
+    for (let i = r.varint(), x = 0; i > 0; i--) exceptions.add((x += r.varint()))
+    const planes = r.bytes(total * 8)
+    // per entry, the entry its numbers are coded against (the previous of its template and kind), or -1
+    const ref = new Array<number>(n)
+    const previous = new Map<number, number>()
+    for (let i = 0; i < n; i++) {
+      const key = which[i]! * 4 + KIND_CODE[kinds[i]!]
+      ref[i] = previous.get(key) ?? -1
+      previous.set(key, i)
+    }
+    /** an entry's coded numbers out of the byte planes */
+    const coded = (i: number) => {
+      const s = starts[i]!
+      const m = slots[which[i]!]!
+      const out = new Uint8Array(m * 8)
+      for (let b = 0; b < 8; b++) for (let k = 0, p = b * total + s; k < m; k++) out[k * 8 + b] = planes[p + k]!
+      return new Float64Array(out.buffer)
+    }
+    // decoded on demand: an entry needs the chain of entries before it (at most a block's), each decoded once
+    const decoded = new Map<number, Float64Array>()
+    const valuesOf = (i: number): Float64Array => {
+      const chain: number[] = []
+      let e = i
+      while (e !== -1 && !decoded.has(e)) {
+        chain.push(e)
+        e = ref[e]!
+      }
+      for (let c = chain.length - 1; c >= 0; c--) {
+        const x = chain[c]!
+        const v = coded(x)
+        const f = ref[x]!
+        if (f !== -1) {
+          const k = decoded.get(f)!
+          const w = new Uint32Array(v.buffer)
+          const kw = new Uint32Array(k.buffer)
+          const s = starts[x]!
+          for (let j = 0; j < v.length; j++) {
+            if (Number.isSafeInteger(k[j]) && !exceptions.has(s + j)) v[j] = k[j]! + v[j]!
+            else {
+              w[2 * j] = w[2 * j]! ^ kw[2 * j]!
+              w[2 * j + 1] = w[2 * j + 1]! ^ kw[2 * j + 1]!
+            }
+          }
+        }
+        decoded.set(x, v)
+      }
+      return decoded.get(i)!
+    }
+    const parts = templates.map((t) => t.split(SLOT))
+    textAt = (i) => joinNumbers(parts[which[i]!]!, valuesOf(i))
+  } else throw new Error(`metric block format ${format} is unknown`)
+  return {
+    text(id, kind) {
+      const i = index.get(`${id}:${kind}`)
+      return i === undefined ? undefined : textAt(i)
+    },
+    entries: () => ids.map((id, i) => ({ id, kind: kinds[i]!, text: textAt(i) })),
+  }
+}
+
+/** The payload decodes to exactly these entries (a raw NUL in a text, for one, would not). */
+function roundTrips(plain: Uint8Array, sorted: BlockEntry[]): boolean {
+  let back: BlockEntry[]
+  try {
+    back = decodePayload(plain).entries()
+  } catch {
+    return false
+  }
+  return back.length === sorted.length && back.every((e, i) => e.id === sorted[i]!.id && e.kind === sorted[i]!.kind && e.text === sorted[i]!.text)
+}

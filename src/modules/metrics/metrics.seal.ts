@@ -1,0 +1,110 @@
+import type { Clock } from '../../lib/clock'
+import type { Logger } from '../../lib/logger'
+import { BLOCK_MS, blockStart, type BlockStore } from './metrics.block.store'
+import { HOUR_MS } from './metrics.fields'
+
+export interface SealDeps {
+  blocks: Pick<BlockStore, 'sealBlock' | 'firstUnsealed'>
+  devices: { seqs(): number[] }
+  /** per device the oldest sample time written since the last call (late data, replays) */
+  writer: { takeWrittenSince(): Map<number, number> }
+  clock: Clock
+  logger: Logger
+  pause?: () => Promise<void>
+  /** the wall time one run may take (ms); the next run goes on where it stopped */
+  budgetMs?: number
+  /** the clock the budget is measured on (default performance.now; not the service clock, which tests hold still) */
+  elapsed?: () => number
+}
+
+/**
+ * One run converts for at most this long: a database from an earlier release takes many runs
+ * (about a minute apart), and stopping the service never waits long for one.
+ */
+const RUN_BUDGET_MS = 20_000
+
+const yieldToRequests = () => new Promise<void>((r) => setImmediate(r))
+
+/**
+ * Moves samples into their long-lived form (see metrics.block.ts): a block is sealed once its
+ * first sample is an hour old, so the newest 50 to 60 minutes stay plain rows and the run after
+ * that (every minute) seals the rest. Each block is one short transaction with a pause between
+ * blocks, so a database from an earlier release converts in small steps while the hub serves;
+ * every read sees each sample throughout (in its row or in its block, never neither).
+ *
+ * Per device it remembers up to where everything is sealed, so a run only looks at what came
+ * since; a late sample or a replay lowers that mark to its block. After a restart the first run
+ * looks over every device's rows once (an index range each, stopping at the first unsealed row).
+ */
+export function createSealer(deps: SealDeps) {
+  const sealedUntil = new Map<number, number>()
+  const pause = deps.pause ?? yieldToRequests
+  let running = false
+  /**
+   * A run that runs out of time names the device after the one it stopped on: the next run starts
+   * there, so a large device (or account) being converted does not keep the others waiting.
+   */
+  let resumeAt: number | null = null
+  /** the work left at the last look: devices with blocks still to seal */
+  let behind = 0
+
+  async function run(): Promise<{ blocks: number; rows: number }> {
+    if (running) return { blocks: 0, rows: 0 }
+    running = true
+    try {
+      for (const [seq, ts] of deps.writer.takeWrittenSince()) {
+        const mark = sealedUntil.get(seq)
+        if (mark !== undefined && ts < mark) sealedUntil.set(seq, blockStart(ts))
+      }
+      // the blocks whose first sample is an hour old: every one starting at or before this
+      const limit = blockStart(deps.clock.now() - HOUR_MS) + BLOCK_MS
+      const seqs = deps.devices.seqs()
+      let blocks = 0
+      let rows = 0
+      const elapsed = deps.elapsed ?? (() => performance.now())
+      const until = elapsed() + (deps.budgetMs ?? RUN_BUDGET_MS)
+      const isBehind = (seq: number) => (sealedUntil.get(seq) ?? Number.MIN_SAFE_INTEGER) < limit
+      behind = seqs.filter(isBehind).length
+      const first = resumeAt === null ? -1 : seqs.indexOf(resumeAt)
+      const order = first > 0 ? [...seqs.slice(first), ...seqs.slice(0, first)] : seqs
+      resumeAt = null
+      for (const [i, seq] of order.entries()) {
+        let from = sealedUntil.get(seq) ?? Number.MIN_SAFE_INTEGER
+        let done = false
+        while (elapsed() < until) {
+          const ts = deps.blocks.firstUnsealed(seq, from, limit)
+          if (ts === null) {
+            done = true
+            break
+          }
+          const start = blockStart(ts)
+          rows += deps.blocks.sealBlock(seq, start)
+          blocks++
+          from = start + BLOCK_MS
+          await pause()
+        }
+        if (!done) {
+          // out of time: this device is done up to `from`; the next run goes on from there
+          sealedUntil.set(seq, from)
+          resumeAt = order[(i + 1) % order.length]!
+          break
+        }
+        if (isBehind(seq)) behind--
+        sealedUntil.set(seq, limit)
+      }
+      for (const seq of sealedUntil.keys()) if (!seqs.includes(seq)) sealedUntil.delete(seq)
+      if (blocks) deps.logger.info('metrics sealed', { blocks, rows, devices_behind: behind })
+      return { blocks, rows }
+    } finally {
+      running = false
+    }
+  }
+
+  return {
+    run,
+    /** devices whose older samples are still being converted (0 once caught up): progress for /health */
+    behind: () => behind,
+  }
+}
+
+export type Sealer = ReturnType<typeof createSealer>

@@ -1,0 +1,157 @@
+import { describe, expect, test } from 'bun:test'
+import { evolve, rng } from '../../../scripts/bench/storage-samples'
+import { memoryLogger } from '../../../src/lib/logger'
+import { createBlockStore } from '../../../src/modules/metrics/metrics.block.store'
+import { createSealer } from '../../../src/modules/metrics/metrics.seal'
+import { testApp, type TestApp } from '../../helpers/app'
+import { tenantWithDevices } from '../../helpers/metrics'
+import { hardwareSample, networkSample } from '../../helpers/samples'
+
+const T0 = Date.UTC(2026, 0, 1)
+const MIN = 60_000
+const HOUR = 60 * MIN
+
+/** Collector-like batches every 10 s from `start`, each with a random extra field (kept as sent, floats of any bits). */
+function batches(start: number, count: number, seed: number) {
+  const r = rng(seed)
+  const bits = new Uint32Array(2)
+  const anyFloat = () => {
+    bits[0] = r() * 2 ** 32
+    bits[1] = (r() * 0x7fe00000) >>> 0
+    return new Float64Array(bits.buffer)[0]!
+  }
+  return evolve({ hardware: hardwareSample(1), network: networkSample(1) } as never, count, start, 10_000, seed).map((s) => ({
+    ...s,
+    hardware: { ...s.hardware, vendor_extra: { values: [anyFloat(), anyFloat()], label: `x${Math.floor(r() * 5)}` } },
+  }))
+}
+
+async function post(t: TestApp, headers: Record<string, string>, items: unknown[]) {
+  for (let i = 0; i < items.length; i += 200) {
+    const r = await t.request('POST', '/v1/metrics/bulk', { body: { items: items.slice(i, i + 200) }, headers })
+    expect(r.status).toBe(201)
+  }
+}
+
+const unsealedRows = (t: TestApp) =>
+  t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples WHERE hw_rest IS NOT NULL OR net_rest IS NOT NULL').get()!.n
+const blockCount = (t: TestApp) => t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n
+
+/** Every read that shows the nested fields, as the bytes it answers (a fresh token: the tests move the clock). */
+async function reads(t: TestApp, deviceId: string, a: { userId: string; clientId: string }) {
+  const headers = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+  const paths = [
+    `/v1/metrics/hardware/${deviceId}?limit=1000`,
+    `/v1/metrics/network/${deviceId}?limit=1000`,
+    `/v1/metrics/hardware/${deviceId}?limit=120&offset=37`,
+    `/v1/metrics/network/${deviceId}?limit=5&start_date=${new Date(T0 + 10 * MIN).toISOString()}&end_date=${new Date(T0 + 20 * MIN).toISOString()}`,
+    `/v1/metrics/hardware/${deviceId}/latest`,
+    `/v1/metrics/network/${deviceId}/latest`,
+    `/v1/metrics/series/${deviceId}?kind=hardware&fields=cpu_per_core,disk_partitions,cpu_percent&start=${new Date(T0).toISOString()}&end=${new Date(T0 + HOUR).toISOString()}`,
+    `/v1/metrics/series/${deviceId}?kind=network&fields=interfaces&start=${new Date(T0).toISOString()}&end=${new Date(T0 + HOUR).toISOString()}`,
+  ]
+  const out: string[] = []
+  for (const p of paths) {
+    const r = await t.request('GET', p, { headers })
+    expect(r.status).toBe(200)
+    out.push(r.text)
+  }
+  return out
+}
+
+describe('sealing samples into their long-lived form', () => {
+  test('reads answer the same bytes before and after sealing, and every value reads back as it was sent', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    t.clock.set(T0 + 3 * HOUR)
+    const sent = batches(T0, 300, 3)
+    await post(t, a.keyHeaders, sent)
+    const before = await reads(t, a.deviceId, a)
+
+    await t.modules.sealer.run()
+    expect(unsealedRows(t)).toBe(0)
+    expect(blockCount(t)).toBe(5) // 50 minutes of samples, 10 minutes a block
+    expect(await reads(t, a.deviceId, a)).toEqual(before)
+
+    // what was posted is what is read: the extra field's floats bit for bit, nested objects equal
+    const page = JSON.parse((await reads(t, a.deviceId, a))[0]!).items as Record<string, unknown>[]
+    expect(page).toHaveLength(sent.length)
+    for (const [i, item] of page.reverse().entries()) {
+      for (const [k, v] of Object.entries(sent[i]!.hardware)) expect([k, item[k]]).toEqual([k, v])
+    }
+  })
+
+  test('only samples an hour old are sealed; a late sample and a late part join their block at the next run', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    t.clock.set(T0 + 110 * MIN + 30_000)
+    await post(t, a.keyHeaders, batches(T0 + 50 * MIN, 90, 5)) // 50 to 65 minutes past T0
+    await t.modules.sealer.run()
+    // the block from T0 + 50 min holds hour-old samples: sealed; the one from T0 + 60 min does not yet
+    expect(unsealedRows(t)).toBe(30)
+
+    // a replayed sample from inside a sealed block, and the network part of a sealed hardware-only time
+    const late = batches(T0 + 55 * MIN + 5_000, 1, 9)[0]!
+    await post(t, a.keyHeaders, [late, { recorded_at: new Date(T0 + 56 * MIN + 3_000).toISOString(), hardware: hardwareSample(3) }])
+    await t.modules.sealer.run()
+    const partAt = new Date(T0 + 56 * MIN + 3_000).toISOString()
+    await post(t, a.keyHeaders, [{ recorded_at: partAt, network: networkSample(4) }])
+    const before = await reads(t, a.deviceId, a)
+    t.clock.advance(10 * MIN)
+    await t.modules.sealer.run()
+    expect(unsealedRows(t)).toBe(0)
+    expect(await reads(t, a.deviceId, a)).toEqual(before)
+    const net = JSON.parse(before[1]!).items as Record<string, unknown>[]
+    expect(net.find((i) => i.recorded_at === partAt)).toMatchObject({ interfaces: networkSample(4).interfaces })
+  })
+
+  test('retention drops blocks with their rows', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    t.clock.set(T0 + 2 * HOUR)
+    await post(t, a.keyHeaders, batches(T0, 60, 2))
+    await t.modules.sealer.run()
+    expect(blockCount(t)).toBe(1)
+    t.clock.set(T0 + 60 * 24 * HOUR)
+    await t.jobs.find((j) => j.name === 'metrics.retention')!.run()
+    expect(blockCount(t)).toBe(0)
+  })
+
+  test('a run converts for a bounded time; the next goes on where it stopped, and /health shows the devices still converting', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t, 2)
+    t.clock.set(T0 + 3 * HOUR)
+    for (const d of a.deviceIds) await post(t, { ...a.keyHeaders, 'x-device-id': d }, batches(T0, 300, 4)) // 5 blocks each
+    // a budget clock that moves one "ms" per look: a run of budget 3 seals two blocks
+    let ms = 0
+    const { logger, lines } = memoryLogger()
+    const sealer = createSealer({
+      blocks: createBlockStore(t.db.sqlite),
+      devices: {
+        seqs: () =>
+          t.db.sqlite
+            .query<{ seq: number }, []>('SELECT seq FROM devices ORDER BY seq')
+            .all()
+            .map((r) => r.seq),
+      },
+      writer: { takeWrittenSince: () => new Map() },
+      clock: t.clock,
+      logger,
+      budgetMs: 3,
+      elapsed: () => ms++,
+    })
+    const runs: number[] = []
+    for (let i = 0; i < 20 && unsealedRows(t) > 0; i++) {
+      runs.push((await sealer.run()).blocks)
+      if (unsealedRows(t) > 0) expect(sealer.behind()).toBeGreaterThan(0)
+    }
+    expect(Math.max(...runs)).toBeLessThanOrEqual(2)
+    expect(runs.reduce((x, y) => x + y, 0)).toBe(10)
+    expect(unsealedRows(t)).toBe(0)
+    expect(lines.some((l) => l.includes('metrics sealed') && l.includes('devices_behind'))).toBe(true)
+
+    // the service's own sealer reports on /health
+    await t.modules.sealer.run()
+    expect((await t.request('GET', '/health')).body.storage).toEqual({ converting_devices: 0 })
+  })
+})

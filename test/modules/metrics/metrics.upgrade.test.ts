@@ -1,0 +1,160 @@
+import { Database } from 'bun:sqlite'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { evolve, rng } from '../../../scripts/bench/storage-samples'
+import { ROOT, ensureBinary, freePort, tempDir } from '../../helpers/binary'
+import { hardwareSample, networkSample } from '../../helpers/samples'
+
+/**
+ * Upgrading in place and crashing while converting, against the executables: a database is
+ * filled by the previous release (built from the commit before the one that added the blocks'
+ * migration), then the current dist/vigil starts on it and converts it in the background. It is
+ * killed with SIGKILL three times while it converts (each time after reading every page, which
+ * takes a fraction of the ~50 blocks' conversion) and started again; the file stays intact and
+ * every history page reads back, byte for byte, what the previous release answered, while
+ * converting and after.
+ */
+
+const git = (...args: string[]) => Bun.spawnSync(['git', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+const added = git('log', '-1', '--format=%H', '--diff-filter=A', '--', 'migrations/0012_metric_blocks.sql').stdout.toString().trim()
+const previous = added ? git('rev-parse', `${added}^`).stdout.toString().trim() : ''
+
+/** The previous release's executable, built once per commit into the temp dir. */
+function previousExecutable(): string {
+  const dir = join(tmpdir(), `vigil-previous-${previous}`)
+  const exe = join(dir, 'dist/vigil')
+  if (existsSync(exe)) return exe
+  mkdirSync(dir, { recursive: true })
+  const archive = Bun.spawnSync(['sh', '-c', `git archive ${previous} | tar -x -C '${dir}'`], { cwd: ROOT, stderr: 'pipe' })
+  if (archive.exitCode !== 0) throw new Error(`git archive failed: ${archive.stderr.toString()}`)
+  if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  const build = Bun.spawnSync([process.execPath, 'run', 'build', '--no-profile'], { cwd: dir, stdout: 'ignore', stderr: 'pipe' })
+  if (build.exitCode !== 0) throw new Error(`building the previous release failed: ${build.stderr.toString()}`)
+  return exe
+}
+
+async function start(exe: string, cwd: string, env: Record<string, string>) {
+  const port = freePort()
+  const proc = Bun.spawn([exe, 'serve'], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', VIGIL_PORT: String(port), VIGIL_HOST: '127.0.0.1', VIGIL_LOG_FORMAT: 'json', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const base = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 200; i++) {
+    if (proc.exitCode !== null) break
+    try {
+      if ((await fetch(`${base}/health`)).ok) return { proc, base }
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(50) // waiting for a process to listen, not for time to pass
+  }
+  proc.kill('SIGKILL')
+  throw new Error(`vigil did not start: ${await new Response(proc.stderr).text()}`)
+}
+
+/** Collector-like batches every 10 s, each with extra fields of random floats (any bits). */
+function batches(start: number, count: number) {
+  const r = rng(42)
+  const bits = new Uint32Array(2)
+  const anyFloat = () => {
+    bits[0] = r() * 2 ** 32
+    bits[1] = (r() * 0x7fe00000) >>> 0
+    return new Float64Array(bits.buffer)[0]!
+  }
+  return evolve({ hardware: hardwareSample(1), network: networkSample(1) } as never, count, start, 10_000, 42).map((s) => ({
+    ...s,
+    hardware: { ...s.hardware, vendor_extra: { v: [anyFloat(), anyFloat(), anyFloat()], tag: `t${Math.floor(r() * 9)}` } },
+    network: { ...s.network, probe: { rtt: anyFloat() } },
+  }))
+}
+
+const env = (dataDir: string) => ({
+  VIGIL_DATA_DIR: dataDir,
+  VIGIL_RATE_LIMIT_FREE: '1000000',
+  VIGIL_OWN_RATE_LIMIT: '1000000',
+  VIGIL_RATE_LIMIT_ANONYMOUS: '1000000',
+})
+
+beforeAll(() => void ensureBinary(), 120_000)
+
+describe('an instance of the previous release upgraded in place', () => {
+  test.skipIf(!previous)(
+    'converts in the background, survives kill -9 while converting, and reads every sample back as the previous release did',
+    async () => {
+      const cwd = tempDir('vigil-upgrade-')
+      const dataDir = join(cwd, 'data')
+      let server = await start(previousExecutable(), cwd, env(dataDir))
+      const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+        const res = await fetch(server.base + path, {
+          method,
+          headers: { 'content-type': 'application/json', ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+        return { status: res.status, text: await res.text() }
+      }
+      const json = async (...a: Parameters<typeof call>) => JSON.parse((await call(...a)).text)
+      await call('POST', '/v1/auth/register', { email: 'op@example.test', password: 'correct horse battery' })
+      const login = await json('POST', '/v1/auth/login', { email: 'op@example.test', password: 'correct horse battery' })
+      const user = { authorization: `Bearer ${login.access_token}` }
+      const key = await json('POST', '/v1/auth/api-keys', { name: 'collector' }, user)
+      const collector = { 'x-api-key': key.api_key }
+      const device = await json('POST', '/v1/clients/me/devices', { hostname: 'h', os: 'linux', os_version: '6', arch: 'x64', fingerprint: 'fp' }, collector)
+      const samples = batches(Date.now() - 10 * 3_600_000, 2_400)
+      for (let i = 0; i < samples.length; i += 100)
+        expect((await call('POST', '/v1/metrics/bulk', { items: samples.slice(i, i + 100) }, collector)).status).toBe(201)
+
+      const pages = async () => {
+        const out: string[] = []
+        for (const kind of ['hardware', 'network'])
+          for (let offset = 0; offset < samples.length; offset += 1000) {
+            const r = await call('GET', `/v1/metrics/${kind}/${device.device_id}?limit=1000&offset=${offset}`, undefined, user)
+            expect(r.status).toBe(200)
+            out.push(r.text)
+          }
+        return out
+      }
+      const before = await pages()
+      expect(JSON.parse(before[0]!).items).toHaveLength(1000)
+      server.proc.kill('SIGTERM')
+      await server.proc.exited
+
+      // the current release: killed three times while it converts, then left to finish
+      for (let round = 0; round < 3; round++) {
+        server = await start(ensureBinary(), cwd, env(dataDir))
+        // reads see every sample while the conversion runs
+        expect(await pages()).toEqual(before)
+        server.proc.kill('SIGKILL')
+        await server.proc.exited
+        const db = new Database(join(dataDir, 'vigil.db'))
+        expect(db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()!.integrity_check).toBe('ok')
+        db.close()
+      }
+      server = await start(ensureBinary(), cwd, env(dataDir))
+      // /health reports the conversion's progress; it is done when no device is behind
+      let converting = -1
+      for (let i = 0; i < 1200 && converting !== 0; i++) {
+        converting = (await json('GET', '/health')).storage.converting_devices
+        if (converting) await Bun.sleep(50) // waiting for the server's background work, not for time to pass
+      }
+      expect(converting).toBe(0)
+      expect(await pages()).toEqual(before)
+      server.proc.kill('SIGTERM')
+      await server.proc.exited
+
+      const db = new Database(join(dataDir, 'vigil.db'))
+      const unsealed = db.query<{ n: number }, [number]>(
+        'SELECT count(*) AS n FROM metric_samples WHERE (hw_rest IS NOT NULL OR net_rest IS NOT NULL) AND ts < ?',
+      )
+      // everything older than the newest hour and ten minutes is in its long-lived form
+      expect(unsealed.get(Date.now() - 70 * 60_000)!.n).toBe(0)
+      expect(db.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n).toBeGreaterThan(40)
+      db.close()
+    },
+    300_000,
+  )
+})
