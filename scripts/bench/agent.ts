@@ -22,6 +22,7 @@ import { createLogger } from '../../src/lib/logger'
 import { hardwareSample, networkSample } from '../../test/helpers/samples'
 import { cpuMs, freePort, median, memoryMb, stop, waitReady } from './proc'
 import { seedAccounts } from './seed'
+import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
 
 const quick = process.argv.includes('--quick')
 const root = join(import.meta.dir, '../..')
@@ -117,6 +118,7 @@ function sampleWallTime(): { p50: number; max: number } {
 const hubRows = (dataDir: string, since = 0) => {
   const db = new Database(join(dataDir, 'vigil.db'), { readonly: true })
   try {
+    createHotStore(db) // the samples not yet sealed are read from metric_hot
     return db.query<{ n: number }, [number]>('SELECT count(*) AS n FROM metric_samples WHERE ts >= ?').get(since)!.n
   } finally {
     db.close()

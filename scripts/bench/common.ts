@@ -9,6 +9,7 @@ import { cpuMs, freePort, memoryMb, runJson } from './proc'
 import { insertSamples, seedAccounts, seedSamples } from './seed'
 import { rollupAll } from '../../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../../src/modules/metrics/metrics.rollup.store'
+import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
 
 export const args = new Set(process.argv.slice(2))
 export const quick = args.has('--quick')
@@ -115,6 +116,7 @@ export type Run = Awaited<ReturnType<typeof drive>>
 export function countBatches(dir: string): number {
   const db = openDatabase(join(dir, 'vigil.db'))
   try {
+    createHotStore(db.sqlite) // the samples not yet sealed are read from metric_hot
     return db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples').get()!.n
   } finally {
     db.sqlite.close()

@@ -5,6 +5,7 @@ import { openDatabase } from '../../src/db/connection'
 import { freePort, median, memoryMb, stop, waitReady } from './proc'
 import { seedAccounts, type SeededTenant } from './seed'
 import { quick, P, DEVICES, CONNECTIONS, IDLE_AFTER_START_MS, root, tmp, log, body, startVigil, freshDb, drive, type Run, countBatches } from './common'
+import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
 
 /** Starts Vigil on a seeded data dir and registers the devices through the API, as collectors do. */
 export async function startIngestServer(dir: string, tenants: SeededTenant[]) {
@@ -78,9 +79,12 @@ export async function ingestBench() {
     if (durability.stored < durability.acked) throw new Error(`kill -9 lost acknowledged batches: ${JSON.stringify(durability)}`)
     const check = openDatabase(join(dir, 'vigil.db'))
     check.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+    createHotStore(check.sqlite) // the samples not yet sealed are read from metric_hot
     const rows = check.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples WHERE kinds & 3 = 3').get()!.n
     const bytes = check.sqlite
-      .query<{ b: number }, []>("SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('metric_samples', 'metric_samples_device_ts')")
+      .query<{ b: number }, []>(
+        "SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('metric_samples', 'metric_samples_device_ts', 'metric_hot_0', 'metric_hot_1', 'metric_hot_2', 'metric_hot_3')",
+      )
       .get()!.b
     const disk = {
       bytesPerBatch: Math.round(bytes / rows),

@@ -8,6 +8,7 @@ import { systemClock } from '../../src/lib/clock'
 import { memoryLogger } from '../../src/lib/logger'
 import { BINARY, startBinary, tempDir } from '../helpers/binary'
 import { hardwareSample, networkSample } from '../helpers/samples'
+import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
 
 const procs: { kill(signal?: number | NodeJS.Signals): void; exited: Promise<number> }[] = []
 afterAll(async () => {
@@ -115,6 +116,7 @@ test('kill -9 during a replay and a hub outage: every sample stored once', async
   await again.exited
 
   const db = new Database(join(cwd, 'data', 'vigil.db'), { readonly: true })
+  createHotStore(db) // the samples not yet sealed are read from metric_hot
   const seq = db.query<{ seq: number }, [string]>('SELECT seq FROM devices WHERE id = ?').get(dev.device_id)!.seq
   const day = db.query<{ n: number; times: number; full: number }, [number, number, number]>(
     'SELECT count(*) AS n, count(DISTINCT ts) AS times, sum(kinds & 3 = 3) AS full FROM metric_samples WHERE device_seq = ? AND ts >= ? AND ts < ?',

@@ -1,7 +1,8 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { decodeBlock, encodeBlock, type BlockEntry, type DecodedBlock } from './metrics.block'
-import { MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
+import { KIND_BIT, MINUTE_MS, type MetricKind } from './metrics.fields'
+import { HOT_BIT, RAW_MAIN, createHotStore } from './metrics.hot.store'
 
 /**
  * Ten minutes of a device's samples make one block (60 at the default 10 s). Longer blocks
@@ -12,6 +13,8 @@ import { MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
 export const BLOCK_MS = 10 * MINUTE_MS
 /** `kinds` bit of a row whose rest texts live in its block (a rest column still set wins: a part added later) */
 export const SEALED_BIT = 4
+/** a row whose rest texts are elsewhere: in its block, or in metric_hot (HOT_BIT) */
+export const PARKED_BITS = SEALED_BIT | HOT_BIT
 /**
  * Decoded blocks kept at hand between reads (a history page spans one or two; a chart of a day
  * asks 360 evenly spread samples, one query each, walking forward through 144 blocks).
@@ -19,6 +22,17 @@ export const SEALED_BIT = 4
 const READ_CACHE = 8
 
 export const blockStart = (ts: number) => Math.floor(ts / BLOCK_MS) * BLOCK_MS
+
+/** A block encoded and not yet written (see `prepare` and `commit`). */
+export interface PreparedBlock {
+  seq: number
+  start: number
+  /** what its samples held when it was encoded */
+  key: string
+  data: Uint8Array
+  rowIds: number[]
+  hotIds: number[]
+}
 
 /** A row the sealing job moves into its block. */
 interface UnsealedRow {
@@ -31,17 +45,23 @@ function build(sqlite: Database) {
   const get = sqlite.query<{ data: Uint8Array }, [number, number]>('SELECT data FROM metric_blocks WHERE device_seq = ? AND start = ?')
   const put = sqlite.query('INSERT OR REPLACE INTO metric_blocks (device_seq, start, data) VALUES (?, ?, ?)')
   const unsealed = sqlite.query<UnsealedRow, [number, number, number]>(
-    `SELECT id, hw_rest, net_rest FROM ${RAW_TABLE} WHERE device_seq = ? AND ts >= ? AND ts < ? AND (hw_rest IS NOT NULL OR net_rest IS NOT NULL)`,
+    `SELECT id, hw_rest, net_rest FROM ${RAW_MAIN} WHERE device_seq = ? AND ts >= ? AND ts < ? AND (hw_rest IS NOT NULL OR net_rest IS NOT NULL)`,
   )
-  const firstUnsealed = sqlite.query<{ ts: number }, [number, number, number]>(
-    `SELECT ts FROM ${RAW_TABLE} WHERE device_seq = ? AND ts >= ? AND ts < ? AND (hw_rest IS NOT NULL OR net_rest IS NOT NULL) ORDER BY ts LIMIT 1`,
+  const hotRows = sqlite.query<{ id: number; kinds: number }, [number, number, number]>(
+    'SELECT id, kinds FROM temp.metric_hot_rows WHERE device_seq = ? AND ts >= ? AND ts < ?',
+  )
+  // the oldest of: a row with a rest of its own (from an earlier release, or a part that came late), a hot sample
+  const firstUnsealed = sqlite.query<{ ts: number | null }, [number, number, number]>(
+    `SELECT min(ts) AS ts FROM (SELECT ts FROM ${RAW_MAIN} WHERE device_seq = ?1 AND ts >= ?2 AND ts < ?3 AND (hw_rest IS NOT NULL OR net_rest IS NOT NULL)
+       UNION ALL SELECT ts FROM temp.metric_hot_rows WHERE device_seq = ?1 AND ts >= ?2 AND ts < ?3)`,
   )
   const seal = sqlite.query(
-    `UPDATE ${RAW_TABLE} SET hw_rest = NULL, net_rest = NULL, kinds = kinds | ${SEALED_BIT} WHERE id IN (SELECT value FROM json_each(?))`,
+    `UPDATE ${RAW_MAIN} SET hw_rest = NULL, net_rest = NULL, kinds = kinds | ${SEALED_BIT} WHERE id IN (SELECT value FROM json_each(?))`,
   )
   const prune = sqlite.query<never, [number]>(`DELETE FROM metric_blocks WHERE start + ${BLOCK_MS} <= ?`)
   const stats = sqlite.query<{ n: number; bytes: number | null }, []>('SELECT count(*) AS n, sum(length(data)) AS bytes FROM metric_blocks')
 
+  const hot = createHotStore(sqlite)
   /** decoded blocks by device and start, each with the hash of the bytes it was decoded from */
   const cache = new Map<string, { hash: number | bigint; block: DecodedBlock }>()
   const decoded = (seq: number, start: number): DecodedBlock | null => {
@@ -62,10 +82,22 @@ function build(sqlite: Database) {
     return block
   }
 
-  /** Moves a block's unsealed rows into it, in one transaction; returns how many rows moved. */
-  const sealBlock = (seq: number, start: number): number => {
+  /** What a block is to be made of now: the rows with a rest of their own and the hot samples, with what they hold. */
+  const inputs = (seq: number, start: number) => {
     const rows = unsealed.all(seq, start, start + BLOCK_MS)
-    if (!rows.length) return 0
+    const hotOnes = hotRows.all(seq, start, start + BLOCK_MS)
+    // a part added to a hot sample adds a record: the count tells a sample that changed
+    const key = JSON.stringify([rows, hotOnes.map((r) => [r.id, r.kinds, hot.records(r.id)])])
+    return { rows, hotOnes, key }
+  }
+
+  /**
+   * Encodes a block's unsealed samples into it (no write yet; null when there are none). The
+   * write is `commit`, which may take many blocks in one transaction.
+   */
+  const prepare = (seq: number, start: number): PreparedBlock | null => {
+    const { rows, hotOnes, key } = inputs(seq, start)
+    if (!rows.length && !hotOnes.length) return null
     const entries = new Map<string, BlockEntry>()
     const old = get.get(seq, start)
     // late samples and parts join the block: what it already holds is decoded and encoded again with them
@@ -74,18 +106,51 @@ function build(sqlite: Database) {
       if (r.hw_rest !== null) entries.set(`${r.id}:hardware`, { id: r.id, kind: 'hardware', text: r.hw_rest })
       if (r.net_rest !== null) entries.set(`${r.id}:network`, { id: r.id, kind: 'network', text: r.net_rest })
     }
-    const data = encodeBlock([...entries.values()])
+    for (const r of hotOnes) {
+      for (const kind of ['hardware', 'network'] as const) {
+        if (!(r.kinds & KIND_BIT[kind])) continue
+        const text = hot.text(r.id, kind)
+        if (text) entries.set(`${r.id}:${kind}`, { id: r.id, kind, text })
+      }
+    }
+    return { seq, start, key, data: encodeBlock([...entries.values()]), rowIds: rows.map((r) => r.id), hotIds: hotOnes.map((r) => r.id) }
+  }
+
+  /**
+   * Writes prepared blocks in one transaction: many devices' blocks share their pages of the raw
+   * table and its index, which are then written once. A block whose samples changed since it was
+   * prepared (a late part arrived in between) is left out; returns those and the samples moved.
+   */
+  const commit = (blocks: PreparedBlock[]): { samples: number; stale: PreparedBlock[] } => {
+    let samples = 0
+    const stale: PreparedBlock[] = []
     sqlite.transaction(() => {
-      put.run(seq, start, data)
-      seal.run(JSON.stringify(rows.map((r) => r.id)))
+      for (const b of blocks) {
+        if (inputs(b.seq, b.start).key !== b.key) {
+          stale.push(b)
+          continue
+        }
+        put.run(b.seq, b.start, b.data)
+        if (b.rowIds.length) seal.run(JSON.stringify(b.rowIds))
+        if (b.hotIds.length) hot.seal(b.hotIds, SEALED_BIT)
+        samples += b.rowIds.length + b.hotIds.length
+      }
     })()
-    return rows.length
+    return { samples, stale }
   }
 
   return {
-    sealBlock,
+    prepare,
+    commit,
+    /** Moves a block's unsealed samples into it, in one transaction; returns how many moved. */
+    sealBlock(seq: number, start: number): number {
+      const b = prepare(seq, start)
+      return b ? commit([b]).samples : 0
+    },
     /** the time of the device's oldest row still to seal in [from, to), or null */
     firstUnsealed: (seq: number, from: number, to: number): number | null => firstUnsealed.get(seq, from, to)?.ts ?? null,
+    /** deletes the records of metric_hot whose samples are all sealed (whole segments) */
+    dropHot: () => hot.dropSealed(),
     /** drops the blocks wholly before `cutoff` (their rows are gone with raw retention) */
     prune: (cutoff: number) => prune.run(cutoff).changes,
     /** blocks stored and their bytes */
@@ -95,7 +160,10 @@ function build(sqlite: Database) {
     },
     /** For one read of a device: the rest text of a sealed row's part (null when it had none). */
     reader(seq: number) {
-      return (id: number, ts: number, kind: MetricKind): string | null => decoded(seq, blockStart(ts))?.text(id, kind) ?? null
+      return (id: number, ts: number, kind: MetricKind): string | null => {
+        const fresh = hot.text(id, kind)
+        return fresh !== undefined ? fresh : (decoded(seq, blockStart(ts))?.text(id, kind) ?? null)
+      }
     },
   }
 }

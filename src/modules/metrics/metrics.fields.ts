@@ -110,3 +110,7 @@ export function tierColumns(kind: MetricKind): string[] {
     ...COUNTER_FIELDS[kind].flatMap((c) => [`${c}_delta`, `${c}_first`, `${c}_last`]),
   ]
 }
+
+/** The tables of the newest samples' compact records, used in turn (see metrics.hot.store.ts). */
+export const HOT_TABLES = 4
+export const hotTable = (i: number) => `metric_hot_${i}`

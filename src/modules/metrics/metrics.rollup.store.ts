@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { FIELDS, LEVEL, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
 import { perConnection } from '../../db/per-connection'
+import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
 
 /** A source row handed to a fold: [device_seq, time, ...values] (see sourceSql). */
 export type SourceRow = (number | null)[]
@@ -40,10 +41,12 @@ function* rowArrays(rows: Iterable<unknown>): Generator<SourceRow> {
 
 /** The rollup tiers' writes and the retention deletes: what the metric jobs run. */
 function build(sqlite: Database) {
+  createHotStore(sqlite) // the raw table's view
   const source = {} as Record<MetricKind, Statement[]>
   const insert = {} as Record<MetricKind, Statement[]>
   const oldest = {} as Record<MetricKind, Statement<{ t: number | null }, [string]>[]>
   const prune = {} as Record<MetricKind, Statement[]>
+  let pruneHot: Statement | undefined
   for (const kind of KINDS) {
     const cols = ['device_seq', 'bucket', 'n', ...tierColumns(kind)]
     const levels = [LEVEL.raw, ...TIERS.map((_, i) => i + 1)]
@@ -53,17 +56,19 @@ function build(sqlite: Database) {
       sqlite.prepare(`INSERT OR REPLACE INTO ${tierTable(kind, t.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`),
     )
     // the oldest row of a level, found by one index seek per device
-    oldest[kind] = levels.map((level) =>
-      sqlite.prepare<{ t: number | null }, [string]>(
-        `SELECT min((SELECT ${levelTimeColumn(level)} FROM ${levelTable(kind, level)} WHERE device_seq = d.value${kindFilter(kind, level)} ORDER BY ${levelTimeColumn(level)} LIMIT 1)) AS t FROM json_each(?) d`,
-      ),
-    )
-    prune[kind] = levels.map((level) => {
-      const table = levelTable(kind, level)
-      return sqlite.prepare(
-        `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE device_seq IN (SELECT value FROM json_each(?2)) AND ${levelTimeColumn(level)} < ?1 LIMIT ${PRUNE_BATCH})`,
-      )
+    // (raw: the rows on disk and the hot ones each by their own index; a correlated subquery over their union scans both)
+    oldest[kind] = levels.map((level) => {
+      const first = (table: string) =>
+        `(SELECT ${levelTimeColumn(level)} FROM ${table} WHERE device_seq = d.value${kindFilter(kind, level)} ORDER BY ${levelTimeColumn(level)} LIMIT 1)`
+      const t = `min(${first(level === LEVEL.raw ? RAW_MAIN : levelTable(kind, level))})`
+      const both = level === LEVEL.raw ? `, min(${first(HOT_ROWS)}) AS h` : ''
+      return sqlite.prepare<{ t: number | null }, [string]>(`SELECT ${t} AS t${both} FROM json_each(?) d`)
     })
+    const pruneSql = (table: string, level: number) =>
+      `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE device_seq IN (SELECT value FROM json_each(?2)) AND ${levelTimeColumn(level)} < ?1 LIMIT ${PRUNE_BATCH})`
+    prune[kind] = levels.map((level) => sqlite.prepare(pruneSql(level === LEVEL.raw ? RAW_MAIN : levelTable(kind, level), level)))
+    // hot samples past raw retention (late data): out of the reads now; their records go with their segment
+    pruneHot = sqlite.prepare(pruneSql(HOT_ROWS, LEVEL.raw))
   }
   const getDone = sqlite.query<{ done_until: number }, [string, string]>('SELECT done_until FROM metric_rollups WHERE kind = ? AND tier = ?')
   const setDone = sqlite.query('INSERT OR REPLACE INTO metric_rollups (kind, tier, done_until) VALUES (?, ?, ?)')
@@ -81,14 +86,21 @@ function build(sqlite: Database) {
       sqlite.transaction(() => fold(rows, (r) => ins.run(...r)))()
     },
     /** the time of the oldest row of these devices stored at a level, or null when it holds none */
-    oldest: (kind: MetricKind, level: number, seqs: number[]) => oldest[kind][level]!.get(seqList(seqs))?.t ?? null,
+    oldest(kind: MetricKind, level: number, seqs: number[]): number | null {
+      const r = oldest[kind][level]!.get(seqList(seqs)) as { t: number | null; h?: number | null } | null
+      if (!r) return null
+      return r.h != null && (r.t === null || r.h < r.t) ? r.h : r.t
+    },
     doneUntil: (kind: MetricKind, tier: TierName) => getDone.get(kind, tier)?.done_until ?? null,
     setDone: (kind: MetricKind, tier: TierName, t: number) => void setDone.run(kind, tier, t),
     /**
      * Deletes up to PRUNE_BATCH rows of these devices older than `cutoff` at one level; returns
      * how many. Raw samples of both kinds share one table, so raw is pruned under 'hardware' only.
      */
-    pruneBatch: (kind: MetricKind, level: number, seqs: number[], cutoff: number) => prune[kind][level]!.run(cutoff, seqList(seqs)).changes,
+    pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number): number {
+      const n = prune[kind][level]!.run(cutoff, seqList(seqs)).changes
+      return level === LEVEL.raw && n < PRUNE_BATCH ? n + pruneHot!.run(cutoff, seqList(seqs)).changes : n
+    },
     /** lets SQLite refresh its statistics after large deletes */
     optimize: () => void sqlite.run('PRAGMA optimize'),
     freePages: () => freelist.get()!.freelist_count,

@@ -1,10 +1,10 @@
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
-import { BLOCK_MS, blockStart, type BlockStore } from './metrics.block.store'
+import { BLOCK_MS, blockStart, type BlockStore, type PreparedBlock } from './metrics.block.store'
 import { HOUR_MS } from './metrics.fields'
 
 export interface SealDeps {
-  blocks: Pick<BlockStore, 'sealBlock' | 'firstUnsealed'>
+  blocks: Pick<BlockStore, 'prepare' | 'commit' | 'firstUnsealed' | 'dropHot'>
   devices: { seqs(): number[] }
   /** per device the oldest sample time written since the last call (late data, replays) */
   writer: { takeWrittenSince(): Map<number, number> }
@@ -22,6 +22,12 @@ export interface SealDeps {
  * (about a minute apart), and stopping the service never waits long for one.
  */
 const RUN_BUDGET_MS = 20_000
+
+/**
+ * Blocks written per transaction: the rows of many devices' blocks lie side by side (ids are
+ * handed out in runs per device), so one transaction writes each of their pages once.
+ */
+const SEAL_BATCH = 64
 
 const yieldToRequests = () => new Promise<void>((r) => setImmediate(r))
 
@@ -68,6 +74,15 @@ export function createSealer(deps: SealDeps) {
       const first = resumeAt === null ? -1 : seqs.indexOf(resumeAt)
       const order = first > 0 ? [...seqs.slice(first), ...seqs.slice(0, first)] : seqs
       resumeAt = null
+      const pending: PreparedBlock[] = []
+      const flush = () => {
+        if (!pending.length) return
+        const r = deps.blocks.commit(pending)
+        rows += r.samples
+        // a block that changed while it waited is sealed again by the next run
+        for (const b of r.stale) sealedUntil.set(b.seq, Math.min(sealedUntil.get(b.seq) ?? b.start, b.start))
+        pending.length = 0
+      }
       for (const [i, seq] of order.entries()) {
         let from = sealedUntil.get(seq) ?? Number.MIN_SAFE_INTEGER
         let done = false
@@ -78,9 +93,13 @@ export function createSealer(deps: SealDeps) {
             break
           }
           const start = blockStart(ts)
-          rows += deps.blocks.sealBlock(seq, start)
-          blocks++
+          const b = deps.blocks.prepare(seq, start)
+          if (b) {
+            pending.push(b)
+            blocks++
+          }
           from = start + BLOCK_MS
+          if (pending.length >= SEAL_BATCH) flush()
           await pause()
         }
         if (!done) {
@@ -92,7 +111,10 @@ export function createSealer(deps: SealDeps) {
         if (isBehind(seq)) behind--
         sealedUntil.set(seq, limit)
       }
+      flush()
       for (const seq of sealedUntil.keys()) if (!seqs.includes(seq)) sealedUntil.delete(seq)
+      // the hot records whose samples are all sealed now go, a whole segment per statement
+      deps.blocks.dropHot()
       if (blocks) deps.logger.info('metrics sealed', { blocks, rows, devices_behind: behind })
       return { blocks, rows }
     } finally {

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
-import { SEALED_BIT, createBlockStore, type BlockStore } from './metrics.block.store'
+import { PARKED_BITS, createBlockStore, type BlockStore } from './metrics.block.store'
+import { createHotStore } from './metrics.hot.store'
 import { KIND_BIT, RAW_TABLE, hasKind, restColumn, tierTable, type MetricKind, type TierName } from './metrics.fields'
 
 /** Prepared statements kept per field set; past this many the cache starts over (a client cannot grow it without bound). */
@@ -28,6 +29,7 @@ export interface SparkMinutes {
  * against the field lists first; statements are prepared once per field set.
  */
 function build(sqlite: Database) {
+  createHotStore(sqlite) // the raw table's view
   const cache = new Map<string, Statement>()
   const prepared = (key: string, sql: () => string): Statement => {
     let s = cache.get(key)
@@ -42,18 +44,12 @@ function build(sqlite: Database) {
     return s
   }
   const recent = sqlite.query<never, [number]>(`SELECT ts FROM ${RAW_TABLE} WHERE device_seq = ? ORDER BY ts DESC LIMIT ${RECENT_TIMES}`)
-  // per device its RECENT_TIMES newest times, by one index range each (the lower bound is one seek)
-  const recentOf = sqlite.query<never, [string]>(
-    `SELECT d.value, s.ts FROM json_each(?1) d JOIN ${RAW_TABLE} s ON s.device_seq = d.value AND s.ts >= coalesce(
-       (SELECT ts FROM ${RAW_TABLE} WHERE device_seq = d.value ORDER BY ts DESC LIMIT 1 OFFSET ${RECENT_TIMES - 1}), -9007199254740991)`,
-  )
   // per device the newest sample of each kind (one index descent each; usually the same row), only the figures the overview shows
-  const newest = (bit: number) => `(SELECT id FROM ${RAW_TABLE} WHERE device_seq = d.value AND (kinds & ${bit}) != 0 ORDER BY ts DESC, id DESC LIMIT 1)`
-  const fleetLatest = sqlite.query<never, [string]>(
-    `SELECT d.value, h.ts, h.cpu_percent, h.ram_percent, h.disk_used_percent, h.cpu_temp_c,
-            n.ts, n.download_mbps, n.upload_mbps, n.latency_avg_ms, n.packet_loss_percent
-     FROM json_each(?1) d LEFT JOIN ${RAW_TABLE} h ON h.id = ${newest(KIND_BIT.hardware)} LEFT JOIN ${RAW_TABLE} n ON n.id = ${newest(KIND_BIT.network)}`,
-  )
+  const newest = (bit: number, cols: string) =>
+    sqlite.query<never, [number]>(`SELECT ts, ${cols} FROM ${RAW_TABLE} WHERE device_seq = ? AND (kinds & ${bit}) != 0 ORDER BY ts DESC, id DESC LIMIT 1`)
+  const newestHw = newest(KIND_BIT.hardware, 'cpu_percent, ram_percent, disk_used_percent, cpu_temp_c')
+  const newestNet = newest(KIND_BIT.network, 'download_mbps, upload_mbps, latency_avg_ms, packet_loss_percent')
+  const noHw = [null, null, null, null, null]
   const sparkTier = sqlite.query<never, [string, number, number]>(
     `SELECT device_seq, bucket, cpu_percent_avg FROM ${tierTable('hardware', '1m')}
      WHERE device_seq IN (SELECT value FROM json_each(?1)) AND bucket >= ?2 AND bucket < ?3 AND cpu_percent_n > 0`,
@@ -100,7 +96,7 @@ function build(sqlite: Database) {
         const rest = restColumn(kind)
         const cols = ['ts', ...fields, ...families.map((f) => `${rest} -> '$.${f}'`)]
         // with families: the row id and whether its rest lives in its block, taken off again below
-        if (families.length) cols.push('id', `${rest} IS NULL AND (kinds & ${SEALED_BIT}) != 0`)
+        if (families.length) cols.push('id', `${rest} IS NULL AND (kinds & ${PARKED_BITS}) != 0`)
         return `SELECT ${cols.join(', ')} FROM ${RAW_TABLE} WHERE device_seq = ? AND ts >= ? AND ts < ? AND (kinds & ${KIND_BIT[kind]}) != 0 ORDER BY ts LIMIT ?`
       })
       const rows = s.values(seq, from, to, limit) as unknown[][]
@@ -110,13 +106,18 @@ function build(sqlite: Database) {
     /** the newest RECENT_TIMES sample times of a device (either kind), newest first */
     recentTimes: (seq: number) => (recent.values(seq) as number[][]).map((r) => r[0]!),
     /** per device its newest RECENT_TIMES sample times, as [seq, ts] rows */
-    recentTimesOf: (seqs: number[]) => recentOf.values(JSON.stringify(seqs)) as [number, number][],
+    recentTimesOf(seqs: number[]): [number, number][] {
+      const out: [number, number][] = []
+      for (const seq of seqs) for (const r of recent.values(seq) as number[][]) out.push([seq, r[0]!])
+      return out
+    },
     /**
      * Per device [seq, hardware ts, cpu_percent, ram_percent, disk_used_percent, cpu_temp_c,
      * network ts, download_mbps, upload_mbps, latency_avg_ms, packet_loss_percent] of its newest
      * sample of each kind (nulls for a kind it never sent), in the order given.
      */
-    fleetLatest: (seqs: number[]) => fleetLatest.values(JSON.stringify(seqs)) as (number | null)[][],
+    fleetLatest: (seqs: number[]) =>
+      seqs.map((seq) => [seq, ...((newestHw.values(seq)[0] as (number | null)[]) ?? noHw), ...((newestNet.values(seq)[0] as (number | null)[]) ?? noHw)]),
     /** [seq, minute, cpu_percent average] of the 1m tier in [from, to) */
     cpuMinutes: (seqs: number[], from: number, to: number) => sparkTier.values(JSON.stringify(seqs), from, to) as [number, number, number][],
     /** [seq, ts, cpu_percent] of raw samples in [from, to) */

@@ -1,7 +1,8 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
 import { FIELDS, RAW_TABLE, TIERS, hasKind, restColumn, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
 import { perConnection } from '../../db/per-connection'
-import { SEALED_BIT, createBlockStore } from './metrics.block.store'
+import { PARKED_BITS, createBlockStore } from './metrics.block.store'
+import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
 
 /** A stored sample as an array in column order: id, ts, hot values..., rest (JSON text or null). */
 export type SampleValues = unknown[]
@@ -15,7 +16,7 @@ function kindReads(sqlite: Database, kind: MetricKind) {
   const raw = RAW_TABLE
   const has = hasKind(kind)
   // a sealed row's rest lives in its block: '' (never a stored rest, which is a JSON object) marks it for the lookup
-  const rest = `CASE WHEN ${restColumn(kind)} IS NULL AND (kinds & ${SEALED_BIT}) != 0 THEN '' ELSE ${restColumn(kind)} END AS rest`
+  const rest = `CASE WHEN ${restColumn(kind)} IS NULL AND (kinds & ${PARKED_BITS}) != 0 THEN '' ELSE ${restColumn(kind)} END AS rest`
   const hot = FIELDS[kind].map((f) => f.name)
   const tierCols = tierColumns(kind)
   const q = <R, P extends SQLQueryBindings[]>(sql: string) => sqlite.query<R, P>(sql)
@@ -23,7 +24,10 @@ function kindReads(sqlite: Database, kind: MetricKind) {
     page: q<Record<string, unknown>, [number, number, number, number, number]>(
       `SELECT id, ts, ${hot.join(', ')}, ${rest} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has} ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
     ),
-    count: q<{ n: number }, [number, number, number]>(`SELECT count(*) AS n FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has}`),
+    // counted in each table by its own index (a count over the union would read every row through it)
+    count: q<{ n: number }, [number, number, number]>(
+      `SELECT (SELECT count(*) FROM ${RAW_MAIN} WHERE device_seq = ?1 AND ts >= ?2 AND ts <= ?3 AND ${has}) + (SELECT count(*) FROM ${HOT_ROWS} WHERE device_seq = ?1 AND ts >= ?2 AND ts <= ?3 AND ${has}) AS n`,
+    ),
     hourlyCount: q<{ n: number | null }, [number, number, number]>(
       `SELECT sum(n) AS n FROM ${tierTable(kind, '1h')} WHERE device_seq = ? AND bucket >= ? AND bucket < ?`,
     ),
@@ -54,18 +58,17 @@ function kindReads(sqlite: Database, kind: MetricKind) {
         ),
       ]),
     ),
-    // each device's newest row of the kind by one descent of the (device_seq, ts) index
-    latestOf: q<never, [string]>(
-      `SELECT d.value, s.ts, ${hot.map((h) => `s.${h}`).join(', ')} FROM json_each(?1) d JOIN ${raw} s ON s.id = (SELECT id FROM ${raw} WHERE device_seq = d.value AND ${has} ORDER BY ts DESC, id DESC LIMIT 1)`,
-    ),
+    // a device's newest row of the kind by one descent of each (device_seq, ts) index
+    latestValues: q<never, [number]>(`SELECT ?1, ts, ${hot.join(', ')} FROM ${raw} WHERE device_seq = ?1 AND ${has} ORDER BY ts DESC, id DESC LIMIT 1`),
     recentCount: q<{ n: number | null }, [number, string]>(
-      `SELECT sum((SELECT count(*) FROM ${raw} WHERE device_seq = d.value AND ts >= ?1 AND ${has})) AS n FROM json_each(?2) d`,
+      `SELECT sum((SELECT count(*) FROM ${RAW_MAIN} WHERE device_seq = d.value AND ts >= ?1 AND ${has}) + (SELECT count(*) FROM ${HOT_ROWS} WHERE device_seq = d.value AND ts >= ?1 AND ${has})) AS n FROM json_each(?2) d`,
     ),
   }
 }
 
 /** The metric reads: history pages, latest sample, summaries, series and counts. */
 function build(sqlite: Database) {
+  createHotStore(sqlite) // the raw table's view
   const reads: Record<MetricKind, ReturnType<typeof kindReads>> = { hardware: kindReads(sqlite, 'hardware'), network: kindReads(sqlite, 'network') }
   const doneUntil = sqlite.query<{ tier: TierName; done_until: number }, [string]>('SELECT tier, done_until FROM metric_rollups WHERE kind = ?')
   const blocks = createBlockStore(sqlite)
@@ -90,7 +93,14 @@ function build(sqlite: Database) {
       return row
     },
     /** per device with a sample of the kind: [seq, ts, ...hot values] of its newest one, in one statement */
-    latestOf: (kind: MetricKind, seqs: number[]) => reads[kind].latestOf.values(JSON.stringify(seqs)) as RawValues[],
+    latestOf(kind: MetricKind, seqs: number[]): RawValues[] {
+      const out: RawValues[] = []
+      for (const seq of seqs) {
+        const row = reads[kind].latestValues.values(seq)[0] as RawValues | undefined
+        if (row) out.push(row)
+      }
+      return out
+    },
     rawValues: (kind: MetricKind, seq: number, from: number, to: number) => reads[kind].rawValues.values(seq, from, to) as RawValues[],
     /** the first and last raw sample time in [from, to) */
     firstTs: (kind: MetricKind, seq: number, from: number, to: number): number | null => reads[kind].firstTs.get(seq, from, to)?.ts ?? null,

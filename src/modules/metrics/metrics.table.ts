@@ -1,6 +1,6 @@
 import { blob, integer, primaryKey, real, sqliteTable, text, uniqueIndex, type SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
 import { devices } from '../devices/devices.table'
-import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, tierTable, type MetricKind } from './metrics.fields'
+import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, hotTable, tierTable, type MetricKind } from './metrics.fields'
 
 const hotColumns: Record<string, SQLiteColumnBuilderBase> = {}
 for (const f of [...FIELDS.hardware, ...FIELDS.network]) hotColumns[f.name] = f.integer ? integer(f.name) : real(f.name)
@@ -98,3 +98,29 @@ export const metricBlocks = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.deviceSeq, t.start] })],
 )
+
+/**
+ * The newest samples in their compact coded form (see metrics.hot.store.ts): HOT_TABLES tables
+ * used in turn, each append-only with the increasing rowid as its only key, so a group commit
+ * writes a few sequential pages instead of a row and an index leaf per device. A table is emptied
+ * whole once its samples are sealed, which frees its pages without writing them; a foreign key
+ * would make SQLite delete row by row, so there is none (a deleted device's records go then).
+ * `sample_id` is the id the sample keeps once sealed into the raw table.
+ */
+function hotTableDef(i: number) {
+  return sqliteTable(hotTable(i), {
+    id: integer('id').primaryKey(),
+    deviceSeq: integer('device_seq').notNull(),
+    sampleId: integer('sample_id').notNull(),
+    ts: integer('ts').notNull(),
+    /** the parts this record carries: 1 hardware, 2 network, 3 both */
+    kinds: integer('kinds').notNull(),
+    /** the segment of writing it belongs to (metrics.hot.store.ts) */
+    segment: integer('segment').notNull(),
+    data: blob('data', { mode: 'buffer' }).notNull(),
+  })
+}
+export const metricHot0 = hotTableDef(0)
+export const metricHot1 = hotTableDef(1)
+export const metricHot2 = hotTableDef(2)
+export const metricHot3 = hotTableDef(3)

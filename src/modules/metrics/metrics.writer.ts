@@ -2,6 +2,8 @@ import type { Database } from 'bun:sqlite'
 import { AppError } from '../../http/errors'
 import type { Clock } from '../../lib/clock'
 import { FIELDS, KIND_BIT, RAW_TABLE, type MetricKind } from './metrics.fields'
+import type { HotPart } from './metrics.hot'
+import { HOT_BIT, RAW_MAIN, createHotStore } from './metrics.hot.store'
 import type { SampleRow } from './metrics.rows'
 
 /** The devices domain's last_seen_at, written in the group's transaction (same connection). */
@@ -43,29 +45,23 @@ interface Pending {
  * samples or must hold writes (the checkpointer), so all of them share its queue.
  */
 export function createMetricWriter(sqlite: Database, clock: Clock, devices: DeviceSeen) {
+  const hot = createHotStore(sqlite)
   const hw = FIELDS.hardware.map((f) => f.name)
   const net = FIELDS.network.map((f) => f.name)
-  const cols = ['device_seq', 'ts', 'kinds', ...hw, ...net, 'hw_rest', 'net_rest']
-  // the unique (device_seq, ts) index makes a repeat a no-op instead of a second row
-  const insert = sqlite.prepare(
-    `INSERT INTO ${RAW_TABLE} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ON CONFLICT (device_seq, ts) DO NOTHING`,
-  )
+  // what the hot tables' missing foreign key would check (see metrics.table.ts): a device deleted
+  // between its lookup and this write is a 404, not a sample stored for nobody
+  const deviceExists = sqlite.prepare<{ one: number }, [number]>('SELECT 1 AS one FROM devices WHERE seq = ?')
+  // through the raw table's view: a sample already stored, sealed or hot
   const existing = sqlite.prepare<{ id: number; kinds: number }, [number, number]>(`SELECT id, kinds FROM ${RAW_TABLE} WHERE device_seq = ? AND ts = ?`)
-  // the first free millisecond after a taken one, found inside SQLite in one statement
-  const nextFree = sqlite.prepare<{ t: number }, [number, number]>(
-    `SELECT s.ts + 1 AS t FROM ${RAW_TABLE} s WHERE s.device_seq = ?1 AND s.ts >= ?2
-       AND NOT EXISTS (SELECT 1 FROM ${RAW_TABLE} x WHERE x.device_seq = ?1 AND x.ts = s.ts + 1) ORDER BY s.ts LIMIT 1`,
-  )
+  // a part added to a sample already sealed into the raw table (late data): its rest joins the block at the next sealing
   const addPart: Record<MetricKind, ReturnType<typeof sqlite.prepare>> = {
     hardware: sqlite.prepare(
-      `UPDATE ${RAW_TABLE} SET kinds = kinds | ${KIND_BIT.hardware}, ${[...hw, 'hw_rest'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
+      `UPDATE ${RAW_MAIN} SET kinds = kinds | ${KIND_BIT.hardware}, ${[...hw, 'hw_rest'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
     ),
     network: sqlite.prepare(
-      `UPDATE ${RAW_TABLE} SET kinds = kinds | ${KIND_BIT.network}, ${[...net, 'net_rest'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
+      `UPDATE ${RAW_MAIN} SET kinds = kinds | ${KIND_BIT.network}, ${[...net, 'net_rest'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
     ),
   }
-  const noHw: null[] = hw.map(() => null)
-  const noNet: null[] = net.map(() => null)
   const begin = sqlite.prepare('BEGIN IMMEDIATE')
   const commit = sqlite.prepare('COMMIT')
   const rollback = sqlite.prepare('ROLLBACK')
@@ -91,10 +87,11 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
   /** per device, the oldest sample time stored since the sealing job last looked (late data, replays) */
   let writtenSince = new Map<number, number>()
 
-  /** one row per distinct time: a batch's two parts (same recorded_at) share a row and its id */
-  function writeOne(p: Pending) {
+  /** one sample per distinct time: a batch's two parts (same recorded_at) share it and its id */
+  function writeOne(p: Pending, now: number) {
     const samples = p.job.samples
     const seq = p.job.deviceSeq
+    if (!deviceExists.get(seq)) throw new AppError('not_found', 'Device not found')
     const ids: number[] = new Array(samples.length)
     let duplicate: boolean[] | null = null
     for (let i = 0; i < samples.length; i++) {
@@ -109,27 +106,24 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
         const last = lastStamp.get(seq)
         if (last !== undefined && ts <= last) ts = last + 1
       }
+      let e = existing.get(seq, ts)
+      // the hub's own clock gave two samples one millisecond (a sent time holds it, or the hub restarted): both are kept
+      if (!s.stamped) while (e && e.kinds & kinds) e = existing.get(seq, ++ts)
       let id: number
-      for (;;) {
-        const r = insert.run(seq, ts, kinds, ...(h?.values ?? noHw), ...(n?.values ?? noNet), h?.rest ?? null, n?.rest ?? null)
-        if (r.changes) {
-          id = Number(r.lastInsertRowid)
-          break
-        }
-        const e = existing.get(seq, ts)!
-        if (!s.stamped && e.kinds & kinds) {
-          // the hub's own clock gave two samples one millisecond (a sent time holds it, or the hub restarted): both are kept
-          ts = nextFree.get(seq, ts)!.t
-          continue
-        }
-        // the row exists: add the parts it lacks, recognise the ones it has
+      if (!e) {
+        id = hot.takeId(seq)
+        const parts: HotPart[] = []
+        for (const x of [h, n]) if (x) parts.push({ kind: x.kind, values: x.values, rest: x.rest })
+        hot.append(seq, id, ts, parts, now, true)
+      } else {
+        // the sample exists: add the parts it lacks, recognise the ones it has
         id = e.id
         for (const k of j === -1 ? [i] : [i, j]) {
           const x = samples[k]!
           if (e.kinds & KIND_BIT[x.kind]) (duplicate ??= new Array<boolean>(samples.length).fill(false))[k] = true
+          else if (e.kinds & HOT_BIT) hot.append(seq, id, ts, [{ kind: x.kind, values: x.values, rest: x.rest }], now, false)
           else addPart[x.kind].run(...x.values, x.rest, id)
         }
-        break
       }
       ids[i] = id
       if (j !== -1) ids[j] = id
@@ -155,41 +149,38 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
     const batch = queue
     queue = []
     const touched = new Set<number>()
+    const now = clock.now()
     try {
       begin.run()
     } catch (err) {
       for (const p of batch) p.reject(err)
       return
     }
+    hot.begin()
     try {
       for (const p of batch) {
         if (batch.length === 1) {
           // alone in its group: the transaction itself is the request's all-or-nothing
           try {
-            writeOne(p)
+            writeOne(p, now)
           } catch (err) {
             if (sqlite.inTransaction) rollback.run() // a full disk makes SQLite roll back by itself
+            hot.end(false)
             p.reject(mapError(err))
             return
           }
-        } else if (isOneRow(p.job)) {
-          // one INSERT is atomic by itself: a failing statement undoes only itself
-          try {
-            writeOne(p)
-          } catch (err) {
-            if (!sqlite.inTransaction) throw err // SQLite rolled the whole group back (full disk): all of it fails
-            p.error = err
-            p.result = undefined
-          }
         } else {
+          // a sample is a few statements (its record, its row in the mirror): a failing request undoes only itself
+          const mark = hot.mark()
           savepoint.run()
           try {
-            writeOne(p)
+            writeOne(p, now)
             release.run()
           } catch (err) {
             if (!sqlite.inTransaction) throw err
             rollbackTo.run()
             release.run()
+            hot.undoTo(mark)
             p.error = err
             p.result = undefined
           }
@@ -205,10 +196,12 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
         lastTouched.set(seq, t)
       }
       commit.run()
+      hot.end(true)
     } catch (err) {
       try {
         if (sqlite.inTransaction) rollback.run()
       } catch {}
+      hot.end(false)
       for (const p of batch) p.reject(err)
       return
     }
@@ -270,10 +263,6 @@ function partnerOf(samples: SampleRow[], i: number, taken: number[]): number {
   if (samples.length <= 2) return -1
   return samples.findIndex((o, k) => k > i && taken[k] === undefined && o.ts === s.ts && o.kind !== s.kind)
 }
-
-/** A job that becomes a single row: one sample, or a batch whose two parts share their time. */
-const isOneRow = (job: WriteJob) =>
-  job.samples.length === 1 || (job.samples.length === 2 && job.samples[0]!.ts === job.samples[1]!.ts && job.samples[0]!.kind !== job.samples[1]!.kind)
 
 /** A device deleted between lookup and write fails its foreign key: that is a 404, not a 500. */
 function mapError(err: unknown): unknown {

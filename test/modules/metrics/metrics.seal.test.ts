@@ -34,7 +34,14 @@ async function post(t: TestApp, headers: Record<string, string>, items: unknown[
 }
 
 const unsealedRows = (t: TestApp) =>
-  t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples WHERE hw_rest IS NOT NULL OR net_rest IS NOT NULL').get()!.n
+  t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples WHERE hw_rest IS NOT NULL OR net_rest IS NOT NULL OR (kinds & 8) != 0').get()!
+    .n
+const hotRecords = (t: TestApp) =>
+  t.db.sqlite
+    .query<{ n: number }, []>(
+      'SELECT count(*) AS n FROM (SELECT * FROM metric_hot_0 UNION ALL SELECT * FROM metric_hot_1 UNION ALL SELECT * FROM metric_hot_2 UNION ALL SELECT * FROM metric_hot_3)',
+    )
+    .get()!.n
 const blockCount = (t: TestApp) => t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n
 
 /** Every read that shows the nested fields, as the bytes it answers (a fresh token: the tests move the clock). */
@@ -68,9 +75,12 @@ describe('sealing samples into their long-lived form', () => {
     await post(t, a.keyHeaders, sent)
     const before = await reads(t, a.deviceId, a)
 
+    expect(hotRecords(t)).toBeGreaterThan(0)
     await t.modules.sealer.run()
     expect(unsealedRows(t)).toBe(0)
     expect(blockCount(t)).toBe(5) // 50 minutes of samples, 10 minutes a block
+    // every sample sealed: their compact records from ingest are deleted
+    expect(hotRecords(t)).toBe(0)
     expect(await reads(t, a.deviceId, a)).toEqual(before)
 
     // what was posted is what is read: the extra field's floats bit for bit, nested objects equal

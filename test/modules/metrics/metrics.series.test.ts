@@ -172,8 +172,9 @@ describe('GET /v1/metrics/series/{device_id}', () => {
     const h = await userHeaders(t, a)
     await seed(t, a.keyHeaders, T0, 720, 30_000)
     await runRollup(t.modules.metricsJobs)
-    // raw samples before 03:00 pruned away; the tiers keep them
-    t.db.sqlite.run('DELETE FROM metric_samples WHERE ts < ?', [T0 + 3 * HOUR])
+    // raw samples before 03:00 pruned away (as the retention job does: sealed rows and hot ones); the tiers keep them
+    t.db.sqlite.run('DELETE FROM main.metric_samples WHERE ts < ?', [T0 + 3 * HOUR])
+    t.db.sqlite.run('DELETE FROM temp.metric_hot_rows WHERE ts < ?', [T0 + 3 * HOUR])
     const r = await get(t, a.deviceId, 'kind=hardware&fields=cpu_per_core,cpu_percent&start=2026-01-01T00:00:00Z&end=2026-01-01T06:00:00Z&resolution=1h', h)
     expect(r.body.raw_from).toBe('2026-01-01T03:00:00.000Z')
     expect(r.body.values.cpu_percent.every((v: number | null) => v !== null)).toBe(true)

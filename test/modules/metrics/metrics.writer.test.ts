@@ -76,7 +76,7 @@ describe('samples the hub stamps itself, many in one millisecond', () => {
     const start = clock.now()
     await post(0)
     // a sent time in the next millisecond: the following stamp lands after it
-    t.db.sqlite.run('INSERT INTO metric_samples (device_seq, ts, kinds) SELECT device_seq, ?, 1 FROM metric_samples LIMIT 1', [start + 1])
+    t.db.sqlite.run('INSERT INTO main.metric_samples (id, device_seq, ts, kinds) SELECT 1000, device_seq, ?, 1 FROM metric_samples LIMIT 1', [start + 1])
     await post(1)
     expect(times()).toEqual([start, start + 1, start + 2])
   })

@@ -1,0 +1,182 @@
+import { describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { rng } from '../../../scripts/bench/storage-samples'
+import { openDatabase } from '../../../src/db/connection'
+import { FIELDS, type MetricKind } from '../../../src/modules/metrics/metrics.fields'
+import { decodeHot, encodeHot, type HotPart, type HotRef } from '../../../src/modules/metrics/metrics.hot'
+import { testApp, type TestApp } from '../../helpers/app'
+import { tenantWithDevices } from '../../helpers/metrics'
+import { hardwareSample, networkSample } from '../../helpers/samples'
+
+const T0 = Date.UTC(2026, 0, 1)
+
+/** Random numbers of every sort: any bits (subnormals, huge, tiny), -0, integers large and small, decimals as collectors print them. */
+function numbers(seed: number) {
+  const r = rng(seed)
+  const bits = new Uint32Array(2)
+  return (): number => {
+    const pick = r()
+    if (pick < 0.05) return -0
+    if (pick < 0.3) return Math.floor(r() * 2 ** 53) * (r() < 0.5 ? -1 : 1)
+    if (pick < 0.6) return Math.round(r() * 10_000) / 100
+    for (;;) {
+      bits[0] = r() * 2 ** 32
+      bits[1] = r() * 2 ** 32
+      const v = new Float64Array(bits.buffer)[0]!
+      if (Number.isFinite(v)) return v
+    }
+  }
+}
+
+/** Random nested JSON: objects with odd keys and strings (quotes, escapes, digits in strings), arrays, numbers, booleans, null. */
+function nested(seed: number) {
+  const r = rng(seed)
+  const num = numbers(seed + 1)
+  const word = () => ['a', '1e5', '"q"', 'b\\c', '\u0001', 'ünï', '-3', '{x}', '[', ''][Math.floor(r() * 10)]!
+  const value = (depth: number): unknown => {
+    const p = r()
+    if (depth > 2 || p < 0.4) return num()
+    if (p < 0.5) return word()
+    if (p < 0.55) return r() < 0.5
+    if (p < 0.6) return null
+    if (p < 0.8) return Array.from({ length: Math.floor(r() * 5) }, () => value(depth + 1))
+    return Object.fromEntries(Array.from({ length: Math.floor(r() * 5) }, (_, i) => [`${word()}${i}`, value(depth + 1)]))
+  }
+  return () => value(0)
+}
+
+describe('the compact form of the newest samples (metrics.hot.ts)', () => {
+  test('lossless over many random records, each coded against the one before: floats bit for bit, texts equal', () => {
+    const num = numbers(7)
+    const any = nested(11)
+    const r = rng(3)
+    let encRef: HotRef | null = null
+    let decRef: HotRef | null = null
+    let prev: HotPart[] | null = null
+    for (let i = 0; i < 2_000; i++) {
+      // mostly the same shape as the record before with moved numbers (as a collector sends), sometimes another shape
+      const parts: HotPart[] =
+        prev && r() < 0.7
+          ? prev.map((p) => ({ ...p, values: p.values.map((v) => (v === null || r() < 0.2 ? v : num())) }))
+          : (['hardware', 'network'] as MetricKind[])
+              .filter(() => r() < 0.8)
+              .map((kind) => ({
+                kind,
+                values: FIELDS[kind].map(() => (r() < 0.2 ? null : num())),
+                rest: r() < 0.1 ? null : JSON.stringify({ extra: any(), more: any() }),
+              }))
+      const { data, ref } = encodeHot(parts, encRef)
+      encRef = ref
+      const back = decodeHot(data, decRef)
+      decRef = back.ref
+      expect(back.parts.length).toBe(parts.length)
+      for (const [k, p] of parts.entries()) {
+        const q = back.parts[k]!
+        expect(q.kind).toBe(p.kind)
+        expect(q.rest).toBe(p.rest)
+        // Object.is: -0 stays -0; every other float compares by value, which for finite numbers is bit for bit
+        expect(q.values.every((v, j) => Object.is(v, p.values[j]))).toBe(true)
+      }
+      prev = parts
+    }
+  })
+
+  test('a record of a collector sample takes a fraction of its JSON', () => {
+    const parts: HotPart[] = [
+      { kind: 'hardware', values: FIELDS.hardware.map((_, i) => i * 1.5), rest: JSON.stringify(hardwareSample(1)) },
+      { kind: 'network', values: FIELDS.network.map((_, i) => i * 2.25), rest: JSON.stringify(networkSample(1)) },
+    ]
+    const first = encodeHot(parts, null)
+    const moved = parts.map((p) => ({ ...p, values: p.values.map((v) => (v === null ? v : v + 0.5)) }))
+    const next = encodeHot(moved, first.ref)
+    const json = JSON.stringify(parts).length
+    expect(next.data.length).toBeLessThan(json / 4)
+    expect(decodeHot(next.data, first.ref).parts).toEqual(moved)
+  })
+})
+
+/** The history pages and latest answers of one device, as the bytes they answer (a fresh token: the tests move the clock). */
+async function reads(t: TestApp, deviceId: string, a: { userId: string; clientId: string }) {
+  const headers = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+  const out: string[] = []
+  for (const p of [`/v1/metrics/hardware/${deviceId}?limit=1000`, `/v1/metrics/network/${deviceId}?limit=1000`, `/v1/metrics/hardware/${deviceId}/latest`]) {
+    const r = await t.request('GET', p, { headers })
+    expect(r.status).toBe(200)
+    out.push(r.text)
+  }
+  return out
+}
+
+describe('the newest samples after a restart', () => {
+  test('the in-memory rows are rebuilt from metric_hot: every page reads the same bytes, and ids go on after the last one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-hot-'))
+    try {
+      const file = join(dir, 'vigil.db')
+      const any = nested(5)
+      const t = testApp({ db: openDatabase(file) })
+      t.clock.set(T0)
+      const a = await tenantWithDevices(t)
+      const items = Array.from({ length: 150 }, (_, i) => ({
+        recorded_at: new Date(T0 - 3_600_000 + i * 10_000).toISOString(),
+        hardware: { ...hardwareSample(i % 7), vendor_extra: any() },
+        // a part now and then arrives alone, its partner later (a replay)
+        ...(i % 10 === 3 ? {} : { network: networkSample(i % 5) }),
+      }))
+      const r = await t.request('POST', '/v1/metrics/bulk', { body: { items }, headers: a.keyHeaders })
+      expect(r.status).toBe(201)
+      const late = items.filter((_, i) => i % 10 === 3).map((it) => ({ recorded_at: it.recorded_at, network: networkSample(9) }))
+      expect((await t.request('POST', '/v1/metrics/bulk', { body: { items: late }, headers: a.keyHeaders })).status).toBe(201)
+      const before = await reads(t, a.deviceId, a)
+      // the file as a killed process leaves it: the WAL is not checkpointed
+      t.db.sqlite.close(false)
+
+      const again = testApp({ db: openDatabase(file), clock: t.clock })
+      expect(await reads(again, a.deviceId, a)).toEqual(before)
+      const next = await again.request('POST', '/v1/metrics/hardware', { body: { cpu_percent: 1 }, headers: a.keyHeaders })
+      expect(next.status).toBe(201)
+      const ids = (JSON.parse(before[0]!).items as { id: number }[]).map((i) => i.id)
+      expect(next.body.id).toBeGreaterThan(Math.max(...ids))
+      again.db.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test("the sealing job empties a segment's table once all its samples are sealed; the newest ones stay and read the same after a restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-hot-'))
+    try {
+      const file = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(file) })
+      const a = await tenantWithDevices(t)
+      const batch = (from: number, n: number) =>
+        Array.from({ length: n }, (_, i) => ({
+          recorded_at: new Date(from + i * 10_000).toISOString(),
+          hardware: hardwareSample(i % 3),
+          network: networkSample(i % 4),
+        }))
+      const post = async (items: unknown[]) =>
+        expect((await t.request('POST', '/v1/metrics/bulk', { body: { items }, headers: a.keyHeaders })).status).toBe(201)
+      // two segments of writing (a table each) whose samples are hours old, then one of samples of now
+      t.clock.set(T0)
+      await post(batch(T0 - 3 * 3_600_000, 60))
+      t.clock.set(T0 + 30 * 60_000)
+      await post(batch(T0 - 2 * 3_600_000, 60))
+      t.clock.set(T0 + 60 * 60_000)
+      await post(batch(T0 + 50 * 60_000, 60))
+      const records = () => [0, 1, 2, 3].map((i) => t.db.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM metric_hot_${i}`).get()!.n)
+      expect(records()).toEqual([60, 60, 60, 0])
+      const before = await reads(t, a.deviceId, a)
+      await t.modules.sealer.run()
+      expect(records()).toEqual([0, 0, 60, 0])
+      expect(await reads(t, a.deviceId, a)).toEqual(before)
+      t.db.sqlite.close(false)
+      const again = testApp({ db: openDatabase(file), clock: t.clock })
+      expect(await reads(again, a.deviceId, a)).toEqual(before)
+      again.db.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
