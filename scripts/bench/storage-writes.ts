@@ -52,6 +52,15 @@ export async function writesBench(vigil: string, dir: string, base: Sample, opts
     const start = Date.now() - opts.hoursAgo * 3_600_000 - opts.seconds * 10_000
     const bodies = evolve(base, opts.seconds, start, 10_000, 5).map((s) => JSON.stringify(s))
     const before = writeBytes(server.pid)
+    // with VIGIL_BENCH_TRACE set: the bytes written in each 5 s of the run, to see which part of it writes them
+    let last = before
+    const trace = process.env.VIGIL_BENCH_TRACE
+      ? setInterval(() => {
+          const now = writeBytes(server.pid)
+          console.error(`${new Date().toISOString().slice(14, 19)} write_bytes +${now - last}`)
+          last = now
+        }, 5_000)
+      : null
     let sent = 0
     const t0 = performance.now()
     for (let s = 0; s < opts.seconds; s++) {
@@ -75,6 +84,7 @@ export async function writesBench(vigil: string, dir: string, base: Sample, opts
     // the sealing job's next run (each minute at second 5), then the checkpoint thread's quiet 30 s
     await Bun.sleep(100_000)
     const written = writeBytes(server.pid) - before
+    if (trace) clearInterval(trace)
     await stop(server)
     const check = new Database(join(dir, 'vigil.db'), { readonly: true })
     const blocks = check.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n

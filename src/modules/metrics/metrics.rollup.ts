@@ -3,8 +3,14 @@ import type { RollupStore, SourceRow } from './metrics.rollup.store'
 
 /** Samples may arrive a little late (network, group commit): a bucket is final GRACE_MS after it ends. */
 export const GRACE_MS = 30_000
-/** Each run re-rolls this many of the last finished buckets, to pick up stragglers. */
-const LOOKBACK_BUCKETS = 2
+/**
+ * Each run re-rolls this many of the last finished minutes, to pick up stragglers the writer did
+ * not report (a sample written just before a restart). Later samples are reported (lateFrom) and
+ * each coarser tier re-rolls only the buckets whose finer ones changed: re-rolling settled
+ * buckets of every tier each minute rewrote every device's tier rows, most of the bytes the
+ * rollups wrote to the disk.
+ */
+const LOOKBACK_BUCKETS = 1
 /** At most this many buckets per statement, so one statement never holds the write lock long. */
 const BUCKETS_PER_STEP = 60
 
@@ -138,7 +144,7 @@ export async function rollupAll(s: RollupStore, opts: RollupOptions): Promise<vo
       if (done === null) {
         const first = s.oldest(kind, i, opts.devices)
         start = first === null ? end : floorTo(first, w)
-      } else start = Math.min(done, end) - LOOKBACK_BUCKETS * w
+      } else start = Math.min(done, end) - (i === 0 ? LOOKBACK_BUCKETS * w : 0)
       if (dirtyFrom !== null) start = Math.min(start, floorTo(dirtyFrom, w))
       for (let a = start; a < end; a += BUCKETS_PER_STEP * w) {
         const b = Math.min(end, a + BUCKETS_PER_STEP * w)
