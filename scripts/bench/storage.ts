@@ -16,6 +16,7 @@ import { tenantWithDevices } from '../../test/helpers/metrics'
 import { evolve, largeServer, realSample, type Sample } from './storage-samples'
 import { ingestVsGroupCommit } from './storage-ingest'
 import { writesBench } from './storage-writes'
+import { breakdown } from './storage-breakdown'
 
 const root = join(import.meta.dir, '../..')
 const vigil = process.argv[2] ?? join(root, 'dist/vigil')
@@ -89,6 +90,8 @@ try {
 } finally {
   rmSync(scratch, { recursive: true, force: true })
 }
+// the same bytes split by phase, in process (one group commit per round, a checkpoint after each)
+const phases = await breakdown(real, { devices: 100, rounds: 60, hoursAgo: 2 })
 const results = [
   await measure('real sample of this machine', real, 24, 200),
   await measure('large server (32 cores, 12 disks, 20 interfaces)', largeServer(real), 6, 50),
@@ -114,6 +117,13 @@ console.log(
   `| samples two hours old (sealed within the window) | ${Math.round(written.sealed.perSample)} B (${written.sealed.samples} samples, ${written.sealed.blocks} blocks) |`,
 )
 console.log(`| samples of now (rows only) | ${Math.round(written.rows.perSample)} B (${written.rows.samples} samples) |`)
+console.log(
+  `\n| bytes written per sample by phase, in process (real sample, 100 devices × 60 rounds; compact record ${phases.record} B) | ingest | rollup | sealing | emptying the hot table |`,
+)
+console.log('|---|---|---|---|---|')
+console.log(
+  `| write_bytes of /proc/self/io | ${Math.round(phases.ingest)} B | ${Math.round(phases.rollup)} B | ${Math.round(phases.seal)} B | ${Math.round(phases.dropHot)} B |`,
+)
 if (ingest) {
   console.log('\n| ingest of the real sample, 200 devices (medians of 3 alternating rounds of 5 s) | req/s | server CPU per request | p99 |')
   console.log('|---|---|---|---|')

@@ -112,8 +112,11 @@ function build(sqlite: Database) {
   let segmentSince = Number.NEGATIVE_INFINITY
   /** while a group is being written: how to take back what it did to the maps above */
   let journal: Undo[] | null = null
-  /** decoded chains at hand: per device and segment, each record's parts up to where it was read */
-  const decoded = new Map<string, { refs: HotRef[]; parts: HotPart[][] }>()
+  /**
+   * Decoded chains at hand: per device and segment, the reference after each record up to where it
+   * was read (a record decodes from the one before it; the parts themselves are not kept).
+   */
+  const decoded = new Map<string, HotRef[]>()
   const DECODED_CHAINS = 16
 
   function remember(rec: Record_, sampleId: number) {
@@ -128,21 +131,20 @@ function build(sqlite: Database) {
     const rec = records.get(key)
     if (!rec) return null
     const chainKey = `${rec.deviceSeq}:${rec.segment}`
-    let d = decoded.get(chainKey)
-    if (!d) {
+    let refs = decoded.get(chainKey)
+    if (!refs) {
       if (decoded.size >= DECODED_CHAINS) decoded.delete(decoded.keys().next().value!)
-      decoded.set(chainKey, (d = { refs: [], parts: [] }))
+      decoded.set(chainKey, (refs = []))
     }
-    if (rec.at >= d.parts.length) {
-      const keys = chains.get(chainKey)!.records
-      for (let i = d.parts.length; i <= rec.at; i++) {
-        const k = keys[i]!
-        const r = decodeHot(tables[k % HOT_TABLES]!.data.get(Math.floor(k / HOT_TABLES))!.data, i === 0 ? null : d.refs[i - 1]!)
-        d.refs.push(r.ref)
-        d.parts.push(r.parts)
-      }
+    const keys = chains.get(chainKey)!.records
+    const read = (i: number) => {
+      const k = keys[i]!
+      return decodeHot(tables[k % HOT_TABLES]!.data.get(Math.floor(k / HOT_TABLES))!.data, i === 0 ? null : refs[i - 1]!)
     }
-    return d.parts[rec.at]!
+    for (let i = refs.length; i < rec.at; i++) refs.push(read(i).ref)
+    const r = read(rec.at)
+    if (refs.length === rec.at) refs.push(r.ref)
+    return r.parts
   }
 
   function rebuild() {
