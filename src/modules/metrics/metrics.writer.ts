@@ -145,10 +145,7 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
 
   function flush() {
     scheduled = false
-    gathering = null
     if (holds > 0) return // the release schedules it again
-    lastFlush = performance.now()
-    lastSize = queue.length
     const batch = queue
     queue = []
     const touched = new Set<number>()
@@ -214,32 +211,10 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
     }
   }
 
-  /** when the last group began and how many requests it held, and the timer gathering the next one */
-  let lastFlush = Number.NEGATIVE_INFINITY
-  let lastSize = 0
-  let gathering: ReturnType<typeof setTimeout> | null = null
-
-  /**
-   * A group starts at once after a quiet spell, after a group of one (a lone client posting in
-   * turn never waits), or when GATHER_MAX requests wait; otherwise no sooner than GATHER_MS after
-   * the one before. Each group rewrites the last, partly filled page
-   * of the hot table and the pages above it: requests trickling in a few at a time made that
-   * cost more than the samples themselves.
-   */
   function schedule() {
-    if (holds > 0) return
-    if (scheduled) {
-      if (gathering && queue.length >= GATHER_MAX) {
-        clearTimeout(gathering)
-        gathering = null
-        setImmediate(flush)
-      }
-      return
-    }
+    if (scheduled || holds > 0) return
     scheduled = true
-    const wait = lastFlush + GATHER_MS - performance.now()
-    if (wait <= 0 || lastSize <= 1 || queue.length >= GATHER_MAX) setImmediate(flush)
-    else gathering = setTimeout(flush, wait)
+    setImmediate(flush)
   }
 
   return {
@@ -276,10 +251,6 @@ export function createMetricWriter(sqlite: Database, clock: Clock, devices: Devi
     },
   }
 }
-
-/** The shortest spacing of group commits while requests trickle in (ms), and the queue that starts one at once. */
-const GATHER_MS = 10
-const GATHER_MAX = 64
 
 /**
  * last_seen_at feeds an online/offline status with a 5-minute window: half a minute of precision
