@@ -1,0 +1,46 @@
+import { describe, expect, test } from 'bun:test'
+import { runRollup } from '../../../src/modules/metrics/metrics.jobs'
+import { testApp } from '../../helpers/app'
+import { tenantWithDevices } from '../../helpers/metrics'
+import { hardwareSample, networkSample } from '../../helpers/samples'
+
+const T0 = Date.UTC(2026, 0, 1)
+const MIN = 60_000
+
+/**
+ * The rollup job rewrites only what changed: each tier row it writes is a page of the disk
+ * written twice (log, checkpoint). Counted with temporary triggers on the tier tables.
+ */
+describe('rollup writes', () => {
+  test('a run after a quiet minute rewrites one row per tier: the last finished minute and the buckets holding it', async () => {
+    const t = testApp()
+    t.clock.set(T0)
+    const a = await tenantWithDevices(t)
+    const items = Array.from({ length: 3 * 60 * 6 }, (_, i) => ({
+      recorded_at: new Date(T0 - 3 * 60 * MIN + i * 10_000).toISOString(),
+      hardware: hardwareSample(i % 3),
+      network: networkSample(i % 2),
+    }))
+    for (let i = 0; i < items.length; i += 500) {
+      expect((await t.request('POST', '/v1/metrics/bulk', { body: { items: items.slice(i, i + 500) }, headers: a.keyHeaders })).status).toBe(201)
+    }
+    const tiers = ['metric_hw_1m', 'metric_hw_10m', 'metric_hw_1h', 'metric_hw_1d']
+    t.db.sqlite.run('CREATE TEMP TABLE writes (tier TEXT)')
+    for (const tier of tiers) {
+      t.db.sqlite.run(`CREATE TEMP TRIGGER count_${tier} AFTER INSERT ON main.${tier} BEGIN INSERT INTO temp.writes VALUES ('${tier}'); END`)
+    }
+    const writes = () => {
+      const rows = t.db.sqlite.query<{ tier: string; n: number }, []>('SELECT tier, count(*) AS n FROM temp.writes GROUP BY tier').all()
+      t.db.sqlite.run('DELETE FROM temp.writes')
+      return Object.fromEntries(rows.map((r) => [r.tier, r.n]))
+    }
+    t.clock.set(T0 + MIN)
+    await runRollup(t.modules.metricsJobs)
+    expect(writes().metric_hw_1h).toBeGreaterThan(0) // the first run rolls everything up
+    // a minute later, nothing new: the last finished minute is rolled again and, above it, only the bucket holding it
+    // (each tier re-rolled its last two settled buckets before)
+    t.clock.advance(MIN)
+    await runRollup(t.modules.metricsJobs)
+    expect(writes()).toEqual({ metric_hw_1m: 1, metric_hw_10m: 1, metric_hw_1h: 1, metric_hw_1d: 1 })
+  })
+})
