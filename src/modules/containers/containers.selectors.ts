@@ -1,4 +1,4 @@
-import type { Selector } from '../alerts/runtime/alerts.selectors'
+import type { MetricWords, Selector } from '../alerts/runtime/alerts.selectors'
 import type { ObservedContainer } from './containers.observe'
 
 export const CONTAINER_SOURCE = 'containers'
@@ -16,6 +16,20 @@ export function globMatcher(glob: string): (s: string) => boolean {
   )
   return (s) => re.test(s)
 }
+
+const WORDS: Record<Field, [string, string]> = {
+  running: ['running (1) or not (0)', ''],
+  unhealthy: ['unhealthy (1)', ''],
+  exit_code: ['exit code', ''],
+  restarts: ['restarts in 15 minutes', ''],
+  oom_killed: ['killed for want of memory (1)', ''],
+  missing: ['gone (1)', ''],
+  cpu_percent: ['CPU', ' %'],
+  memory_percent: ['memory used of its limit', ' %'],
+}
+
+/** "Container web exit code", "Container db CPU" (%) */
+const containerWords = (field: Field, series: string): MetricWords => ({ label: `Container ${series} ${WORDS[field][0]}`, unit: WORDS[field][1] })
 
 const LABEL = /^container\[([^=\]]{1,128})=([^\]]{0,512})\]:([a-z_]+)$/
 const NAMED = /^container:(.+):([a-z_]+)$/
@@ -44,6 +58,7 @@ export function compileContainerSelector(metric: string): Selector | { error: st
     source: CONTAINER_SOURCE,
     wildcard: true,
     read: () => null,
+    words: (series) => containerWords(field, series),
     each(values) {
       const list = values.containers as ObservedContainer[] | undefined
       const out: [string, number][] = []

@@ -1,10 +1,20 @@
-import type { Selector } from '../alerts/runtime/alerts.selectors'
+import type { MetricWords, Selector } from '../alerts/runtime/alerts.selectors'
 import { globMatcher } from '../containers/containers.selectors'
 import type { Disk } from './disks.model'
 
 export const DISK_SOURCE = 'disks'
 export const DISK_FIELDS = ['failing', 'reallocated_sectors', 'reallocated_growth', 'pending_sectors', 'nvme_percentage_used', 'temperature_c'] as const
 type Field = (typeof DISK_FIELDS)[number]
+
+const WORDS: Record<Field, [string, string]> = {
+  failing: ['failing S.M.A.R.T. (1)', ''],
+  reallocated_sectors: ['reallocated sectors', ''],
+  reallocated_growth: ['reallocated sectors gained in 7 days', ''],
+  pending_sectors: ['pending sectors', ''],
+  nvme_percentage_used: ['wear (NVMe percentage used)', ' %'],
+  temperature_c: ['temperature', ' °C'],
+}
+const diskWords = (field: Field, series: string): MetricWords => ({ label: `Disk ${series} ${WORDS[field][0]}`, unit: WORDS[field][1] })
 
 const NAMED = /^smart:(.+):([a-z_]+)$/
 
@@ -34,6 +44,7 @@ export function compileDiskSelector(metric: string): Selector | { error: string 
     source: DISK_SOURCE,
     wildcard: true,
     read: () => null,
+    words: (series) => diskWords(field, series),
     each(values) {
       const out: [string, number][] = []
       for (const d of (values.disks as Disk[] | undefined) ?? []) {
