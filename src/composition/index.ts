@@ -66,7 +66,7 @@ export function compose(deps: AppDeps) {
   const overview = wireOverview(ctx, fleet, monitoring, alerting)
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
-  const observability = wireObservability(ctx, identity, fleet, monitoring, hooks)
+  const observability = wireObservability(ctx, identity, fleet, monitoring, hooks, containers)
   const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...containers, ...webhooks, admin, observability }
   return { ctx, modules, hooks, lookups, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }

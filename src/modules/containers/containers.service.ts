@@ -1,6 +1,7 @@
 import { AppError } from '../../http/errors'
 import { toIso, type Clock } from '../../lib/clock'
 import type { Container, ContainerPage, FleetQuery } from './containers.model'
+import type { ScrapeContainer } from '../observability/observability.containers'
 import type { ContainerRow, ContainersStore, FleetRow } from './containers.store'
 
 /** What the containers need of the devices domain. */
@@ -119,4 +120,27 @@ export function containerEvents(deps: ContainersDeps, clientId: string, deviceId
     limit,
     offset,
   }
+}
+
+/** The containers a /metrics scrape shows: present at their device's newest block, seen since a time. */
+export function scrapeContainers(deps: Pick<ContainersDeps, 'store'>, clientId: string | null, since: number): ScrapeContainer[] {
+  return deps.store.present(clientId, since).map((r) => ({
+    name: r.name,
+    image: r.image,
+    deviceId: r.device_id,
+    clientId: r.client_id,
+    state: r.state,
+    health: r.health,
+    restartCount: r.restart_count,
+    startedAt: r.started_at,
+    lastSeenAt: r.last_seen_at,
+    cpuPercent: r.cpu_percent,
+    memoryUsedBytes: r.memory_used_bytes,
+    memoryLimitBytes: r.memory_limit_bytes,
+    netRx: r.net_rx,
+    netTx: r.net_tx,
+    blockRead: r.block_read,
+    blockWrite: r.block_write,
+    pids: r.pids,
+  }))
 }

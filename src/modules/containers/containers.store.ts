@@ -120,9 +120,9 @@ export function createContainersStore(sqlite: Database) {
     `SELECT COUNT(*) AS containers, COALESCE(SUM(state = 'running'), 0) AS running, COALESCE(SUM(attention), 0) AS attention
      FROM containers WHERE client_id = ?`,
   )
-  const all = sqlite.query<ContainerRow & { device_name: string }, []>(
-    `SELECT ${C_COLS}, COALESCE(d.name, d.hostname, d.id) AS device_name FROM containers c JOIN devices d ON d.id = c.device_id WHERE c.gone_at IS NULL`,
-  )
+  const present = `SELECT ${C_COLS}, COALESCE(d.name, d.hostname, d.id) AS device_name FROM containers c JOIN devices d ON d.id = c.device_id WHERE c.gone_at IS NULL`
+  const all = sqlite.query<FleetRow, [number]>(`${present} AND c.last_seen_at >= ?`)
+  const allOf = sqlite.query<FleetRow, [string, number]>(`${present} AND c.client_id = ? AND c.last_seen_at >= ?`)
 
   const replaceSeries = sqlite.query('INSERT OR REPLACE INTO container_series (device_seq, level, ts, data) VALUES (?, ?, ?, ?)')
   const lastAt = sqlite.query<{ ts: number | null }, [number, number]>('SELECT MAX(ts) AS ts FROM container_series WHERE device_seq = ? AND level = ?')
@@ -170,8 +170,8 @@ export function createContainersStore(sqlite: Database) {
     pruneGone: (before: number) => pruneGone.run(before).changes,
     pruneEvents: (before: number) => pruneEvents.run(before).changes,
     counts: (clientId: string) => counts.get(clientId)!,
-    /** every present container of every account, with its device's name: the /metrics exposition */
-    allPresent: () => all.all(),
+    /** the containers present and seen since a time, of one account or all (null), with their device's name: the /metrics exposition */
+    present: (clientId: string | null, since: number) => (clientId === null ? all.all(since) : allOf.all(clientId, since)),
     fleet(clientId: string, f: FleetFilter, sort: string, limit: number, offset: number): { rows: FleetRow[]; total: number } {
       const where = ['c.client_id = ?']
       const args: (string | number)[] = [clientId]
