@@ -49,5 +49,10 @@ export async function account(
     body: { hostname: `host-${email}`, os: 'linux', os_version: '6.8', arch: 'x86_64', fingerprint: `fp-${email}` },
     headers: collector,
   })
-  return { portal, collector, deviceId: device.body.device_id as string }
+  /** a fresh access token, for a test whose clock has moved past the token's 15 minutes */
+  const relogin = async () => {
+    const again = await t.request('POST', '/v1/auth/login', { body: { email, password } })
+    return { authorization: `Bearer ${again.body.access_token}` }
+  }
+  return { portal, collector, deviceId: device.body.device_id as string, relogin }
 }
