@@ -31,6 +31,8 @@ import { channelsRoutes } from './modules/channels/channels.routes'
 import { liveRoutes } from './modules/live/live.routes'
 import { alertsRoutes } from './modules/alerts/alerts.routes'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes'
+import { containersRoutes } from './modules/containers/containers.routes'
+import { disksRoutes } from './modules/disks/disks.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -84,6 +86,8 @@ export function createApp(deps: AppDeps) {
     .use(overviewRoutes(modules.overview, ctx.auth))
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
+    .use(containersRoutes(modules.containers, ctx.auth))
+    .use(disksRoutes(modules.disks, ctx.auth))
     .use(channelsRoutes(modules.channels, ctx.auth, ctx.config.siteUrl))
     .use(alertsRoutes(modules.alerts, ctx.auth))
     .use(webhooksRoutes(modules.webhooks, ctx.auth))

@@ -14,7 +14,9 @@ import type { AlertDevice, AlertDevices, AlertsDeps, Notify } from '../modules/a
 import { observeSample } from '../modules/alerts/alerts.rules.service'
 import { createAlertsStore } from '../modules/alerts/alerts.store'
 import { createAlertRuntime } from '../modules/alerts/runtime/alerts.runtime'
-import { compileSelector } from '../modules/alerts/runtime/alerts.selectors'
+import { compileSelector, type SelectorCompiler } from '../modules/alerts/runtime/alerts.selectors'
+import { compileContainerSelector } from '../modules/containers/containers.selectors'
+import { compileDiskSelector } from '../modules/disks/disks.selectors'
 import { deviceSummaries, findDevice, parseTags } from '../modules/devices/devices.service'
 import { fieldSeries } from '../modules/metrics/metrics.service'
 import { emailOfUser } from '../modules/users/users.service'
@@ -79,6 +81,9 @@ export function wireChannels(ctx: AppContext, identity: IdentityModules, overrid
 
 export type ChannelsModules = ReturnType<typeof wireChannels>
 
+/** How a rule's metric is read: the other sources' selectors first, each saying null when the metric is not theirs. */
+const selectors: SelectorCompiler = (metric) => compileContainerSelector(metric) ?? compileDiskSelector(metric) ?? compileSelector(metric)
+
 /** What the alerts module needs from the groups around it. */
 export interface AlertingPorts {
   /** where notices go: the channels' durable queue, or a test's listener */
@@ -124,7 +129,7 @@ export function wireAlerts(
     siteUrl: ctx.config.siteUrl,
     devices: alertDevices,
     metrics: { diskTrend: (clientId, deviceId, hours) => fieldSeries(monitoring.metrics, clientId, deviceId, 'disk_used_percent', hours) },
-    selectors: compileSelector,
+    selectors,
   })
   runtime.boot()
   const alerts: AlertsDeps = {
@@ -135,6 +140,7 @@ export function wireAlerts(
     devices: alertDevices,
     users: { emailOf: (userId) => emailOfUser(identity.users, userId) },
     channels,
+    selectors,
   }
   hooks.sampleStored.listen((sample) => observeSample(alerts, sample))
   return {

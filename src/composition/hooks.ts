@@ -1,6 +1,6 @@
 import type { DeviceResponse } from '../modules/devices/devices.model'
 import type { MetricKind } from '../modules/metrics/metrics.fields'
-import type { StoredSample } from '../modules/metrics/metrics.service'
+import type { BatchExtras, StoredSample } from '../modules/metrics/metrics.service'
 
 /**
  * Where one group tells the groups built after it that something happened. Each hook is made
@@ -33,6 +33,8 @@ export function createHooks() {
   return {
     /** a sample was stored (after its commit): the live stream first (a device coming back is online before its sample), then the alert runtime */
     sampleStored: hook<[StoredSample]>(),
+    /** a batch's parts beside its samples (containers, disks_smart): the containers and disks modules store them */
+    batchExtras: hook<[BatchExtras]>(),
     /** samples counted for GET /metrics */
     samplesIngested: hook<[MetricKind, number]>(),
     /** a device was registered (possibly inside the caller's transaction) or deleted: the live stream and device presence */

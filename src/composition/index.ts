@@ -35,6 +35,9 @@ import { wireLive, type LiveModules } from './live'
 import { createHooks, createLookups } from './hooks'
 import { wireOverview } from './overview'
 import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
+import { wireContainers, type ContainerModules } from './containers'
+import { pruneContainers } from '../modules/containers/containers.jobs'
+import { pruneDisks } from '../modules/disks/disks.service'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -59,11 +62,12 @@ export function compose(deps: AppDeps) {
   // alert notices go to the channels' durable queue unless a test listens instead
   const notify = deps.notify ?? ((clientId, channelIds, n) => enqueueNotification(channels.channels, clientId, channelIds, n).length)
   const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels) })
+  const containers = wireContainers(ctx, fleet, alerting, hooks)
   const overview = wireOverview(ctx, fleet, monitoring, alerting)
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
-  const observability = wireObservability(ctx, identity, fleet, monitoring, hooks)
-  const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...webhooks, admin, observability }
+  const observability = wireObservability(ctx, identity, fleet, monitoring, hooks, containers)
+  const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...containers, ...webhooks, admin, observability }
   return { ctx, modules, hooks, lookups, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
@@ -83,11 +87,20 @@ function channelLookup(channels: ChannelsModules) {
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run
  * at 03:17, off the hour when other machines' cron jobs start.
  */
-function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & WebhookModules): Job[] {
+function jobList(
+  ctx: AppContext,
+  modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & ContainerModules & WebhookModules,
+): Job[] {
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
     { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(modules.metricsJobs).then(() => undefined) },
+    { name: 'containers.rollup', cron: '40 * * * * *', run: () => void modules.containerRollups.run() },
+    {
+      name: 'containers.retention',
+      cron: '0 19 * * * *',
+      run: () => void (pruneContainers(modules.containerJobs) + pruneDisks(modules.disks, ctx.config.metricsRetention.raw)),
+    },
     // each client's own cron pattern decides whether it is its turn
     // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices
     { name: 'alerts.evaluate', cron: '*/15 * * * * *', run: () => modules.alertsTick() },

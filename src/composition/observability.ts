@@ -10,6 +10,8 @@ import type { FleetModules } from './fleet'
 import type { Hooks } from './hooks'
 import type { IdentityModules } from './identity'
 import type { MonitoringModules } from './monitoring'
+import type { ContainerModules } from './containers'
+import { scrapeContainers } from '../modules/containers/containers.service'
 
 /**
  * GET /metrics, after every group: its counters are fed by the ingest path (the samplesIngested
@@ -22,6 +24,7 @@ export function wireObservability(
   fleet: FleetModules,
   monitoring: MonitoringModules,
   hooks: Hooks,
+  containers: ContainerModules,
 ): ObservabilityDeps {
   const registry = createRegistry()
   hooks.samplesIngested.listen((kind, samples) => registry.ingested(kind, samples))
@@ -35,6 +38,7 @@ export function wireObservability(
     },
     devices: (clientId) => deviceLabels(fleet.devices, clientId),
     latest: (kind, seqs) => latestValues(monitoring.metrics, kind, seqs),
+    containers: (clientId, since) => scrapeContainers(containers.containers, clientId, since),
   }
 }
 

@@ -94,7 +94,7 @@ function toRow(clientId: string, r: RuleIn, now: number, builtin: string | null 
 function checkRule(deps: AlertsDeps, r: RuleRow, patchOrBody: RuleIn | RulePatch) {
   if (r.kind === 'threshold') {
     if (!r.metric) throw invalid(['metric'], 'a threshold rule needs a metric')
-    const sel = compileSelector(r.metric)
+    const sel = (deps.selectors ?? compileSelector)(r.metric)
     if ('error' in sel) throw invalid(['metric'], sel.error)
     if (r.threshold === null) throw invalid(['threshold'], 'a threshold rule needs a threshold')
     if (r.recovery_threshold !== null) {

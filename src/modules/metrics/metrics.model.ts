@@ -1,5 +1,7 @@
 import { t, type Static, type TSchema } from 'elysia'
 import { Type } from '@sinclair/typebox'
+import { ContainersBlock } from '../containers/containers.model'
+import { DisksSmartBlock } from '../disks/disks.model'
 
 /** null first: a wrong type is then reported against the real type ("Expected number"), not null */
 const nullable = <T extends TSchema>(s: T) => t.Optional(t.Union([t.Null(), s]))
@@ -98,6 +100,9 @@ export const NetworkMetricIn = t.Object({ ...networkFields, ...networkBounds, ..
 export const BatchMetricIn = t.Object({
   hardware: nullable(t.Object({ ...hardwareFields, ...hardwareBounds, recorded_at: envelope.recorded_at }, OPEN)),
   network: nullable(t.Object({ ...networkFields, ...networkBounds, recorded_at: envelope.recorded_at }, OPEN)),
+  /** what the collector saw beside the samples at the same moment: handed to their modules (see hooks.batchExtras) */
+  containers: nullable(ContainersBlock),
+  disks_smart: nullable(DisksSmartBlock),
   ...envelope,
 })
 
@@ -108,6 +113,8 @@ export const MAX_BULK_ITEMS = 500
 const BulkItem = t.Object({
   hardware: BatchMetricIn.properties.hardware,
   network: BatchMetricIn.properties.network,
+  containers: BatchMetricIn.properties.containers,
+  disks_smart: BatchMetricIn.properties.disks_smart,
   recorded_at: t.String({ format: 'date-time' }),
 })
 export const BulkMetricIn = t.Object({

@@ -2,7 +2,8 @@ import type { Clock } from '../../lib/clock'
 import { VERSION } from '../../version'
 import type { MetricKind } from '../metrics/metrics.fields'
 import { Exposition, labelText } from './observability.exposition'
-import { writeFleet, type LatestRows } from './observability.fleet'
+import { writeContainers, type ScrapeContainer } from './observability.containers'
+import { FRESH_MS, writeFleet, type LatestRows } from './observability.fleet'
 import type { Registry } from './observability.registry'
 
 /** A device as a scrape labels it. */
@@ -24,6 +25,8 @@ export interface ObservabilityDeps {
   devices(clientId: string | null): ScrapeDevice[]
   /** each device's newest sample of a kind: [seq, ts, ...hot values] */
   latest(kind: MetricKind, seqs: number[]): LatestRows
+  /** the containers present and seen since a time: one client's, or all (null) */
+  containers?(clientId: string | null, since: number): ScrapeContainer[]
 }
 
 /** Who scrapes: the operator or the metrics token see everything; a tenant's key only its own devices. */
@@ -50,6 +53,7 @@ export function scrape(deps: ObservabilityDeps, scope: ScrapeScope): string {
     )
   const seqs = devices.map((d) => d.seq)
   writeFleet(out, labels, { hardware: deps.latest('hardware', seqs), network: deps.latest('network', seqs) }, now)
+  if (deps.containers) writeContainers(out, deps.containers(scope.kind === 'client' ? scope.clientId : null, now - FRESH_MS))
   return out.text()
 }
 

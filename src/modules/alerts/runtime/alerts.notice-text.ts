@@ -17,6 +17,9 @@ export interface NoticeItem {
   behind: string[]
 }
 
+/** the selector's own words for its series, else the metric's */
+const wordsOf = (rule: CompiledRule, series: string) => rule.selector?.words?.(series) ?? metricWords(rule.metric ?? '', series)
+
 const round = (n: number) => String(Math.round(n * 10) / 10)
 const WORD: Record<Operator, string> = { '>': 'above', '>=': 'at or above', '<': 'below', '<=': 'at or below' }
 /** the healthy side of each operator, as `recovered` reads it: `> 80` is back at 80 or below */
@@ -26,7 +29,7 @@ const BACK: Record<Operator, string> = { '>': 'at or below', '>=': 'below', '<':
 export function condition(rule: CompiledRule, alert: Pick<AlertRow, 'series' | 'threshold'>): string {
   if (rule.kind === 'offline') return 'offline'
   if (rule.kind === 'disk_forecast') return `disk predicted full within ${rule.forecastHours} h`
-  const w = metricWords(rule.metric ?? '', alert.series)
+  const w = wordsOf(rule, alert.series)
   return `${w.label} ${WORD[rule.params.operator]} ${alert.threshold === null ? '—' : round(alert.threshold) + w.unit}`
 }
 
@@ -35,7 +38,7 @@ function recoveredWords(item: NoticeItem): string {
   const { rule, alert: a } = item
   if (rule.kind === 'offline') return 'reporting again'
   if (rule.kind === 'disk_forecast') return `no disk predicted full within ${round(rule.forecastHours * 1.5)} h any more`
-  const w = metricWords(rule.metric ?? '', a.series)
+  const w = wordsOf(rule, a.series)
   const p = paramsFor(rule, a.device_id)
   // closed without a healthy value: the series stopped being reported, or the rule changed
   if (a.value === null || !recovered(p, a.value)) return `${w.label}: closed without a recovered value (no longer reported, or the rule changed)`
@@ -47,7 +50,7 @@ function firingWords(item: NoticeItem): string {
   if (rule.kind === 'offline') return `offline (no data since ${toIso(contextNumber(a, 'last_seen_at') ?? a.fired_at ?? a.started_at)})`
   if (rule.kind === 'disk_forecast')
     return `${condition(rule, a)} (${a.value === null ? 'it is full' : `${round(a.value)} h left at the trend of the last day`})`
-  const unit = metricWords(rule.metric ?? '', a.series).unit
+  const unit = wordsOf(rule, a.series).unit
   return `${condition(rule, a)} (now ${a.value === null ? '—' : round(a.value) + unit})`
 }
 

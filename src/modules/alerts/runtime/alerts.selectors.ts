@@ -20,6 +20,8 @@ export interface Selector {
   read(values: Record<string, unknown>): number | null
   /** every part of a wildcard selector as [series, value] */
   each(values: Record<string, unknown>): [string, number][]
+  /** how a notice names it, when its source words it itself (containers, disks); else metricWords */
+  words?(series: string): MetricWords
 }
 
 /** How a rule's `metric` is read: a selector, or why it cannot be read. */
