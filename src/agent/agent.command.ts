@@ -11,6 +11,7 @@ import { type NvidiaPoller, systemNvidiaPoller } from './readers/nvidia'
 import { measureLatency } from './readers/latency'
 import { createContainersPoller, type ContainersPoller } from './readers/containers/containers.poller'
 import type { Logger } from '../lib/logger'
+import { createSmartPoller, type SmartPoller, systemSmartRun } from './readers/smart/smart.poller'
 import { UPDATE_RESTART_CODE } from './agent.update'
 import { startUpdates } from './agent.update-start'
 
@@ -26,7 +27,7 @@ function hubAddress(hub: string): { host: string; port: number } {
   return { host: url.hostname.replace(/^\[|\]$/g, ''), port }
 }
 
-function samplerFor(config: AgentConfig, nvidia: NvidiaPoller | null, containers: ContainersPoller) {
+function samplerFor(config: AgentConfig, nvidia: NvidiaPoller | null, containers: ContainersPoller, smart: SmartPoller | null) {
   const target = config.hub ? hubAddress(config.hub) : null
   return createSampler({
     root: config.root,
@@ -34,6 +35,7 @@ function samplerFor(config: AgentConfig, nvidia: NvidiaPoller | null, containers
     latency: target ? () => measureLatency(target.host, target.port) : undefined,
     nvidia,
     containers,
+    smart,
   })
 }
 
@@ -77,7 +79,9 @@ export async function agentCommand(
   const onceLog = createLogger({ level: config.logLevel === 'error' ? 'error' : 'warn', format: 'pretty', write: (line) => writeSync(2, `${line}\n`) })
   const nvidia = config.root === '/' ? systemNvidiaPoller() : null
   const containers = containersFor(config, env, config.once ? onceLog : log)
-  const sampler = samplerFor(config, nvidia, containers)
+  // disk health is read on this machine only, and not for --once (a run per disk, needing root)
+  const smart = config.root === '/' && !config.once ? createSmartPoller({ run: systemSmartRun(), now: () => performance.now(), log }) : null
+  const sampler = samplerFor(config, nvidia, containers, smart)
   if (config.once) {
     sampler.prime()
     await Promise.all([Bun.sleep(ONCE_WINDOW_MS), nvidia?.settled(), containers.settled()])

@@ -13,6 +13,7 @@ import { readConnections } from './readers/connections'
 import { pageSize, readProcStats, topProcesses, type ProcStat, type TopProcess } from './readers/processes'
 import type { LatencyFields } from './readers/latency'
 import type { ContainersBlock } from './readers/containers/containers.wire'
+import type { DisksSmart } from './readers/smart/smart.parse'
 
 type Hardware = NonNullable<BatchMetricIn['hardware']>
 type Network = NonNullable<BatchMetricIn['network']>
@@ -28,12 +29,14 @@ export interface AgentSample extends BatchMetricIn {
   hardware: Hardware & { top_processes: { cpu: TopProcess[]; memory: TopProcess[] } }
   network: Network & { jitter_ms: number | null }
   containers?: ContainersBlock
-  disks_smart?: unknown
+  disks_smart?: DisksSmart
 }
 
 /** A reader that runs beside sampling: a sample takes what it has (or nothing) without waiting. */
 export interface SideReader<T> {
   latest(): T | undefined
+  /** starts its first reading, so that the first sample has it */
+  prime?(): void
 }
 
 /** The readings a delta needs, kept from one sample to the next. */
@@ -60,7 +63,7 @@ export interface SamplerDeps {
   /** the containers block (Docker, Podman), read beside sampling */
   containers?: SideReader<ContainersBlock> | null
   /** S.M.A.R.T. results, handed out once after each smartctl run */
-  smart?: SideReader<unknown> | null
+  smart?: SideReader<DisksSmart> | null
 }
 
 const NO_LATENCY: LatencyFields = {
@@ -138,7 +141,7 @@ export function createSampler(deps: SamplerDeps) {
       // starts the GPU tool's first run, so that a sample a moment later has its figures
       if (readGpus(root).some((g) => g.vendor === 'nvidia')) deps.nvidia?.latest()
       // the engine's first answer, so that the first sample has the containers
-      deps.containers?.latest()
+      deps.containers?.prime?.()
     },
     async sample(): Promise<AgentSample> {
       const base = collect(deps.clock.now())
@@ -146,7 +149,7 @@ export function createSampler(deps: SamplerDeps) {
       const containers = deps.containers?.latest()
       const smart = deps.smart?.latest()
       const latency = deps.latency ? await deps.latency().catch(() => NO_LATENCY) : NO_LATENCY
-      return { ...base, network: { ...base.network, ...latency }, ...(containers && { containers }), ...(smart !== undefined && { disks_smart: smart }) }
+      return { ...base, network: { ...base.network, ...latency }, ...(containers && { containers }), ...(smart && { disks_smart: smart }) }
     },
   }
 }

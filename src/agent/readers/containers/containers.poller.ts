@@ -200,14 +200,20 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
     }
   }
 
+  const start = () => {
+    if (!running) running = refresh().finally(() => (running = null))
+  }
+
   return {
+    /** starts a refresh, so that the first sample has the containers */
+    prime: start,
     /**
      * The block for the sample being taken, and the next refresh started in the background:
      * the last complete block while it is fresh; with no engine, a block saying why, once an
      * hour; else nothing (the key is left out of the sample).
      */
     latest(): ContainersBlock | undefined {
-      if (!running) running = refresh().finally(() => (running = null))
+      start()
       const t = now()
       if (block && t - block.at <= staleAfterMs) return block.value
       if (!engine && unavailable && (unavailable.sentAt === null || t - unavailable.sentAt >= unavailableEveryMs)) {
