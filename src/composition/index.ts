@@ -35,6 +35,7 @@ import { wireLive, type LiveModules } from './live'
 import { createHooks, createLookups } from './hooks'
 import { wireOverview } from './overview'
 import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
+import { checkJobs, wireChecks, type CheckModules } from './checks'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -61,9 +62,10 @@ export function compose(deps: AppDeps) {
   const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels) })
   const overview = wireOverview(ctx, fleet, monitoring, alerting)
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
+  const checks = wireChecks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring, hooks)
-  const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...webhooks, admin, observability }
+  const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...webhooks, ...checks, admin, observability }
   return { ctx, modules, hooks, lookups, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
@@ -83,7 +85,10 @@ function channelLookup(channels: ChannelsModules) {
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run
  * at 03:17, off the hour when other machines' cron jobs start.
  */
-function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & WebhookModules): Job[] {
+function jobList(
+  ctx: AppContext,
+  modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & WebhookModules & CheckModules,
+): Job[] {
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
@@ -99,6 +104,7 @@ function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & Moni
     { name: 'devices.status', cron: '*/15 * * * * *', run: () => modules.presence.sweep() },
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
     ...webhookJobs(modules),
+    ...checkJobs(modules),
     // VIGIL_BACKUP_SCHEDULE (daily at 03:47 by default); none when off
     ...backupJobs(ctx),
   ]
