@@ -31,6 +31,8 @@ import { channelsRoutes } from './modules/channels/channels.routes'
 import { liveRoutes } from './modules/live/live.routes'
 import { alertsRoutes } from './modules/alerts/alerts.routes'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes'
+import { statusPagesRoutes } from './modules/status-pages/status-pages.routes'
+import { STATUS_JSON_PATHS, statusPublicRoutes } from './modules/status-pages/status-pages.public-routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -55,7 +57,8 @@ export function createApp(deps: AppDeps) {
   const web = portal()
   const app = new Elysia({ serve: { routes: { ...direct.serveRoutes, '/app/*': { GET: web.asset } } } })
     .use(gateway(pipeline, ctx.config.maxBodyBytes))
-    .use(openapiDocs(direct.openapiPaths))
+    .use(openapiDocs({ ...direct.openapiPaths, ...STATUS_JSON_PATHS }))
+    .use(statusPublicRoutes(modules.statusPublic)) // before the landing page: a custom domain's "/" is its status page
     .use(pages())
     .use(
       downloads({
@@ -87,6 +90,7 @@ export function createApp(deps: AppDeps) {
     .use(channelsRoutes(modules.channels, ctx.auth, ctx.config.siteUrl))
     .use(alertsRoutes(modules.alerts, ctx.auth))
     .use(webhooksRoutes(modules.webhooks, ctx.auth))
+    .use(statusPagesRoutes(modules.statusPages, ctx.auth))
     .use(observabilityRoutes(modules.observability))
     .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell

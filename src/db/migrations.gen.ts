@@ -11,6 +11,7 @@ import m8 from '../../migrations/0008_notification_channels.sql' with { type: 't
 import m9 from '../../migrations/0009_alerts.sql' with { type: 'text' }
 import m10 from '../../migrations/0010_webhooks.sql' with { type: 'text' }
 import m11 from '../../migrations/0011_delivery_account_due.sql' with { type: 'text' }
+import m12 from '../../migrations/0012_status_pages.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -30,4 +31,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0009_alerts', sql: m9 },
   { tag: '0010_webhooks', sql: m10 },
   { tag: '0011_delivery_account_due', sql: m11 },
+  { tag: '0012_status_pages', sql: m12 },
 ]
