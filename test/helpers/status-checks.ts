@@ -49,7 +49,7 @@ export function fakeChecksPort(clientId: string, checks: FakeCheck[], now: () =>
     },
     incidents(cid: string, id: string) {
       const c = mine(cid, id)
-      if (!c || c.state !== 'down') return []
+      if (c?.state !== 'down') return []
       return [{ started_at: c.incidentStart ?? new Date(now() - 600_000).toISOString(), ended_at: null, cause: c.cause ?? 'connection refused' }]
     },
   }
