@@ -104,11 +104,17 @@ describe('public status pages (dist/vigil)', () => {
   test('an unknown slug is the 404 page, byte for byte the one an unpublished page gets', async () => {
     const { call, account } = await instance()
     const a = await account('b@example.test', { slug: 'hidden', title: 'Hidden', published: false })
-    const unknown = await call('GET', '/status/no-such-page')
-    const hidden = await call('GET', '/status/hidden')
+    const browser = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }
+    const unknown = await call('GET', '/status/no-such-page', undefined, browser)
+    const hidden = await call('GET', '/status/hidden', undefined, browser)
     expect([unknown.status, hidden.status]).toEqual([404, 404])
     expect(hidden.text).toBe(unknown.text)
     expect(unknown.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(unknown.text).toContain('No status page here')
+    // a caller that is not a browser gets the error body, the same for both
+    const [plainUnknown, plainHidden] = [await call('GET', '/status/no-such-page'), await call('GET', '/status/hidden')]
+    expect(plainUnknown.body.error.code).toBe('not_found')
+    expect(plainHidden.body).toEqual(plainUnknown.body)
     expect((await call('GET', '/status/hidden.json')).body.error.code).toBe('not_found')
     await a.call('PATCH', `/v1/status-pages/${a.page.id}`, { published: true })
     expect((await call('GET', '/status/hidden')).status).toBe(200)

@@ -4,7 +4,7 @@ import { queryInput } from '../../http/input'
 import { routeErrors } from '../../http/openapi-errors'
 import { securityHeaders } from '../../http/security-headers'
 import { statusBadge, uptimeBadge } from './status-pages.badges'
-import type { RenderCache } from './status-pages.cache'
+import { bodyOf, type Body, type RenderCache } from './status-pages.cache'
 import { SLUG_PATTERN } from './status-pages.model'
 import { BadgeQuery, PublicPage } from './status-pages.public-model'
 import { NOT_FOUND_PAGE } from './status-pages.render'
@@ -42,11 +42,18 @@ const matches = (request: Request, etag: string) =>
     .map((s) => s.trim().replace(/^W\//, ''))
     .some((tag) => tag === etag || tag === '*')
 
-/** A cacheable answer: 304 when the caller has these bytes already. */
-function cached(request: Request, body: string, etag: string, contentType: string, csp: string): Response {
-  const headers = { 'content-type': contentType, 'cache-control': CACHE, etag, ...securityHeaders(csp) }
+/**
+ * A cacheable answer: 304 when the caller has these bytes already; gzipped for a caller that
+ * takes it (the gzip form has its own ETag: it is other bytes).
+ */
+function cached(request: Request, body: Body, contentType: string, csp: string): Response {
+  const gzip = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
+  const etag = gzip ? `${body.etag.slice(0, -1)}-gz"` : body.etag
+  const headers: Record<string, string> = { 'content-type': contentType, 'cache-control': CACHE, vary: 'Accept-Encoding', etag, ...securityHeaders(csp) }
   if (matches(request, etag)) return new Response(null, { status: 304, headers })
-  return new Response(body, { headers })
+  if (!gzip) return new Response(body.text, { headers })
+  headers['content-encoding'] = 'gzip'
+  return new Response(body.gzip(), { headers })
 }
 
 const notFoundPage = () => new Response(NOT_FOUND_PAGE, { status: 404, headers: { 'content-type': HTML, ...securityHeaders(STATUS_PAGE_CSP) } })
@@ -60,7 +67,7 @@ export function statusPublicRoutes(deps: PublicRoutesDeps) {
   const { store, cache } = deps
   const html = (request: Request, page: PageRow) => {
     const r = cache.get(page)
-    return cached(request, r.html, r.htmlEtag, HTML, STATUS_PAGE_CSP)
+    return cached(request, r.html, HTML, STATUS_PAGE_CSP)
   }
   return (
     new Elysia({ name: 'status-pages-public' })
@@ -80,12 +87,13 @@ export function statusPublicRoutes(deps: PublicRoutesDeps) {
           const json = params.slug.endsWith('.json')
           const page = pageBySlug(store, json ? params.slug.slice(0, -5) : params.slug)
           if (!page) {
-            if (json) throw notFound('Status page')
+            // a browser gets a page to read; any other caller the error body every path answers
+            if (json || !(request.headers.get('accept') ?? '').includes('text/html')) throw notFound('Status page')
             return notFoundPage()
           }
           if (!json) return html(request, page)
           const r = cache.get(page)
-          return cached(request, r.json, r.jsonEtag, 'application/json', "default-src 'none'; frame-ancestors 'none'")
+          return cached(request, r.json, 'application/json', "default-src 'none'; frame-ancestors 'none'")
         },
         {
           params: t.Object({ slug: t.String() }),
@@ -95,7 +103,7 @@ export function statusPublicRoutes(deps: PublicRoutesDeps) {
             summary: 'A public status page (HTML); /status/{slug}.json answers the same data as JSON',
             description:
               'No credential. Cache-Control: public, max-age=30 and an ETag (If-None-Match → 304); the figures are at most 30 s old on the server. ' +
-              'An unknown or unpublished slug is a 404 page (the JSON form: 404 not_found).',
+              'An unknown or unpublished slug is 404: a page for a browser (Accept: text/html), else the not_found error body; the answer is the same whether or not the slug exists unpublished.',
             responses: {
               200: { description: 'The page; for {slug}.json the PublicPage JSON', content: { 'text/html': { schema: { type: 'string' } } } },
               304: { description: 'Not modified (If-None-Match matched the ETag)' },
@@ -114,7 +122,7 @@ export function statusPublicRoutes(deps: PublicRoutesDeps) {
           const item = r.view.groups.flatMap((g) => g.items).find((i) => i.key === params.item)
           if (!item) throw notFound('Status page or badge')
           const svg = kind === 'status' ? statusBadge(item) : uptimeBadge(item, query.days)
-          return cached(request, svg, `"${Bun.hash(svg).toString(36)}"`, 'image/svg+xml; charset=utf-8', BADGE_CSP)
+          return cached(request, bodyOf(svg), 'image/svg+xml; charset=utf-8', BADGE_CSP)
         },
         {
           params: t.Object({ slug: t.String(), item: t.String(), file: t.String() }),

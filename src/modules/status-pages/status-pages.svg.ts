@@ -37,8 +37,30 @@ export function uptimeBars(days: PublicDay[], label: string): string {
   return `<svg class="bars" viewBox="0 0 ${width} 34" preserveAspectRatio="none" role="img" aria-label="${escapeXml(label)}">${rects}</svg>`
 }
 
+/** the most points a chart draws: a phone is ~350 px wide, and each point costs bytes */
+const CHART_POINTS = 120
+
+/** At most CHART_POINTS points, each the highest of its span (a spike stays visible); a span without any value stays a gap. */
+export function downsample(points: [number, number | null][]): [number, number | null][] {
+  if (points.length <= CHART_POINTS) return points
+  const out: [number, number | null][] = []
+  const per = points.length / CHART_POINTS
+  for (let b = 0; b < CHART_POINTS; b++) {
+    let top: number | null = null
+    const from = Math.floor(b * per)
+    const to = Math.floor((b + 1) * per)
+    for (let i = from; i < to; i++) {
+      const v = points[i]![1]
+      if (v !== null && (top === null || v > top)) top = v
+    }
+    out.push([points[from]![0], top])
+  }
+  return out
+}
+
 /** A line of response times ([unix ms, ms]) in a 600×80 box; gaps where a point is null. */
-export function responseChart(points: [number, number | null][], label: string): string {
+export function responseChart(all: [number, number | null][], label: string): string {
+  const points = downsample(all)
   const known = points.filter((p): p is [number, number] => p[1] !== null)
   if (known.length < 2) return ''
   const t0 = points[0]![0]
@@ -52,7 +74,7 @@ export function responseChart(points: [number, number | null][], label: string):
       current = []
       continue
     }
-    current.push(`${(((ts - t0) / span) * 600).toFixed(1)},${(78 - (ms / max) * 74).toFixed(1)}`)
+    current.push(`${Math.round(((ts - t0) / span) * 600)},${Math.round(78 - (ms / max) * 74)}`)
   }
   if (current.length > 1) segments.push(current.join(' '))
   const lines = segments.map((s) => `<polyline points="${s}"/>`).join('')

@@ -141,6 +141,18 @@ describe('the public page', () => {
     }
   })
 
+  test('a caller that takes gzip gets it, under an ETag of its own', async () => {
+    const { t } = await world()
+    const plain = await t.request('GET', '/status/acme')
+    const res = await t.handle(new Request('http://localhost/status/acme', { headers: { 'accept-encoding': 'gzip, deflate, br' } }))
+    expect(res.headers.get('content-encoding')).toBe('gzip')
+    expect(res.headers.get('vary')).toBe('Accept-Encoding')
+    const bytes = new Uint8Array(await res.arrayBuffer())
+    expect(bytes.length).toBeLessThan(plain.text.length / 5)
+    expect(new TextDecoder().decode(Bun.gunzipSync(bytes))).toBe(plain.text)
+    expect(res.headers.get('etag')).not.toBe(plain.headers.get('etag'))
+  })
+
   test('the render cache serves one build until the page changes or 30 s pass', async () => {
     const { t, a, page, port, clock } = await world()
     await t.request('GET', '/status/acme')
@@ -206,11 +218,12 @@ describe('the public page', () => {
     expect(escaped).not.toContain('<script>')
   })
 
-  test('an unknown slug and an unpublished page answer the same 404 page', async () => {
+  test('an unknown slug and an unpublished page answer the same 404: a page for a browser, the error body otherwise', async () => {
     const { t, a, page } = await world()
-    const unknown = await t.request('GET', '/status/nothing-here')
+    const browser = { accept: 'text/html' }
+    const unknown = await t.request('GET', '/status/nothing-here', { headers: browser })
     await t.request('PATCH', `/v1/status-pages/${page.id}`, { headers: a.userHeaders, body: { published: false } })
-    const hidden = await t.request('GET', '/status/acme')
+    const hidden = await t.request('GET', '/status/acme', { headers: browser })
     expect(unknown.status).toBe(404)
     expect(hidden.status).toBe(404)
     expect(hidden.text).toBe(unknown.text)
@@ -218,7 +231,8 @@ describe('the public page', () => {
     expect((await t.request('GET', '/status/acme.json')).body.error.code).toBe('not_found')
     expect((await t.request('GET', '/status/acme/badge/website/status.svg')).status).toBe(404)
     expect((await t.request('GET', '/', { headers: { host: 'status.acme.test' } })).text).not.toContain('Acme')
-    expect((await t.request('GET', `/status/${'x'.repeat(500)}`)).status).toBe(404)
+    expect((await t.request('GET', `/status/${'x'.repeat(500)}`, { headers: browser })).status).toBe(404)
+    expect((await t.request('GET', '/status/acme')).body.error.code).toBe('not_found')
   })
 
   test('a custom domain gets its page at /; other hosts get the landing page', async () => {
