@@ -18,6 +18,10 @@ const PUBLIC = [
   'DELETE /v1/auth/session',
   'POST /v1/billing/webhook',
   'POST /v1/enrolments/redeem',
+  // public status pages: for anyone, without a session
+  'GET /status/{slug}',
+  'GET /status/{slug}.json',
+  'GET /status/{slug}/badge/{item}/{file}',
 ]
 
 async function documentOf(t = testApp()) {
