@@ -16,11 +16,16 @@ export interface Rendered {
   html: Body
   json: Body
   at: number
+  bytes: number
 }
 
 export const RENDER_TTL_MS = 30_000
-/** pages kept rendered; an account has at most 20, so no account crowds out many others */
-const MAX_ENTRIES = 1000
+/**
+ * What the renders may hold in all, roughly (markup, JSON, and the view the badges read, about
+ * the JSON's size again): a page of 100 checks is ~2 MB, an account has at most 20 pages, so one
+ * account fills at most a little more than this and others' pages are rebuilt when next asked.
+ */
+export const MAX_BYTES = 48 * 1024 * 1024
 
 const etagOf = (body: string) => `"${Bun.hash(body).toString(36)}"`
 
@@ -33,25 +38,39 @@ export function bodyOf(text: string): Body {
 /**
  * The server-side render cache: per page id, dropped when the team changes the page or its
  * notes (`invalidate`), refreshed when older than RENDER_TTL_MS (figures move on their own),
- * least recently used first out past MAX_ENTRIES.
+ * least recently used first out past `maxBytes` in all (the one just asked for always stays).
  */
-export function createRenderCache(clock: Clock, build: (page: PageRow) => PublicPage) {
+export function createRenderCache(clock: Clock, build: (page: PageRow) => PublicPage, maxBytes = MAX_BYTES) {
   const entries = new Map<string, Rendered>()
+  let bytes = 0
+  const drop = (id: string) => {
+    const e = entries.get(id)
+    if (!e) return
+    entries.delete(id)
+    bytes -= e.bytes
+  }
   return {
     get(page: PageRow): Rendered {
       const now = clock.now()
       let hit = entries.get(page.id)
-      if (hit) entries.delete(page.id)
+      drop(page.id)
       if (!hit || now - hit.at >= RENDER_TTL_MS) {
         const view = build(page)
-        hit = { view, html: bodyOf(renderPage(view)), json: bodyOf(JSON.stringify(view)), at: now }
+        const html = renderPage(view)
+        const json = JSON.stringify(view)
+        hit = { view, html: bodyOf(html), json: bodyOf(json), at: now, bytes: html.length + 2 * json.length }
       }
       entries.set(page.id, hit)
-      if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!)
+      bytes += hit.bytes
+      for (const id of entries.keys()) {
+        if (bytes <= maxBytes || id === page.id) break
+        drop(id)
+      }
       return hit
     },
-    invalidate: (pageId: string) => void entries.delete(pageId),
+    invalidate: drop,
     size: () => entries.size,
+    bytes: () => bytes,
   }
 }
 

@@ -46,10 +46,17 @@ const matches = (request: Request, etag: string) =>
  * A cacheable answer: 304 when the caller has these bytes already; gzipped for a caller that
  * takes it (the gzip form has its own ETag: it is other bytes).
  */
-function cached(request: Request, body: Body, contentType: string, csp: string): Response {
+function cached(request: Request, body: Body, contentType: string, csp: string, extra: Record<string, string> = {}): Response {
   const gzip = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
   const etag = gzip ? `${body.etag.slice(0, -1)}-gz"` : body.etag
-  const headers: Record<string, string> = { 'content-type': contentType, 'cache-control': CACHE, vary: 'Accept-Encoding', etag, ...securityHeaders(csp) }
+  const headers: Record<string, string> = {
+    'content-type': contentType,
+    'cache-control': CACHE,
+    vary: 'Accept-Encoding',
+    etag,
+    ...securityHeaders(csp),
+    ...extra,
+  }
   if (matches(request, etag)) return new Response(null, { status: 304, headers })
   if (!gzip) return new Response(body.text, { headers })
   headers['content-encoding'] = 'gzip'
@@ -93,7 +100,8 @@ export function statusPublicRoutes(deps: PublicRoutesDeps) {
           }
           if (!json) return html(request, page)
           const r = cache.get(page)
-          return cached(request, r.json, 'application/json', "default-src 'none'; frame-ancestors 'none'")
+          // public data without a credential: any site's script may read it (a widget on the team's own site)
+          return cached(request, r.json, 'application/json', "default-src 'none'; frame-ancestors 'none'", { 'access-control-allow-origin': '*' })
         },
         {
           params: t.Object({ slug: t.String() }),
@@ -102,7 +110,7 @@ export function statusPublicRoutes(deps: PublicRoutesDeps) {
             tags,
             summary: 'A public status page (HTML); /status/{slug}.json answers the same data as JSON',
             description:
-              'No credential. Cache-Control: public, max-age=30 and an ETag (If-None-Match → 304); the figures are at most 30 s old on the server. ' +
+              'No credential. The JSON form carries Access-Control-Allow-Origin: * (any site may read it). Cache-Control: public, max-age=30 and an ETag (If-None-Match → 304); the figures are at most 30 s old on the server. ' +
               'An unknown or unpublished slug is 404: a page for a browser (Accept: text/html), else the not_found error body; the answer is the same whether or not the slug exists unpublished.',
             responses: {
               200: { description: 'The page; for {slug}.json the PublicPage JSON', content: { 'text/html': { schema: { type: 'string' } } } },

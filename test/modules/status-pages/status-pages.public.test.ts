@@ -109,6 +109,8 @@ describe('the public page', () => {
     const res = await t.request('GET', '/status/acme.json')
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('application/json')
+    expect(res.headers.get('access-control-allow-origin')).toBe('*') // any site's script may read the public data
+    expect((await t.request('GET', '/status/acme')).headers.get('access-control-allow-origin')).toBeNull()
     expect(res.body.status).toEqual({ state: 'partial_outage', text: 'Partial outage' })
     const [site, db, nas] = res.body.groups[0].items
     expect(site).toMatchObject({ key: 'website', name: 'Website', state: 'up', uptime_90d: 100, response_ms: 123 })

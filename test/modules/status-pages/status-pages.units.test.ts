@@ -6,6 +6,17 @@ import type { PageRow } from '../../../src/modules/status-pages/status-pages.sto
 import { badge, dayClass, dayTitle, downsample, escapeXml, responseChart } from '../../../src/modules/status-pages/status-pages.svg'
 import { uptimePercent, worstOf } from '../../../src/modules/status-pages/status-pages.view'
 
+const emptyView: PublicPage = {
+  title: 'x',
+  description: '',
+  theme: 'auto',
+  status: { state: 'operational', text: 'ok' },
+  groups: [],
+  active_notes: [],
+  past_notes: [],
+  generated_at: '2026-01-01T00:00:00.000Z',
+}
+
 describe('status page pieces', () => {
   test("a day's bar: its class by uptime, its title with date, percent (never rounded up to 100) and downtime", () => {
     expect([1, 0.9995, 0.999, 0.995, 0.96, 0.5, null].map(dayClass)).toEqual(['d-up', 'd-up', 'd-up', 'd-minor', 'd-major', 'd-down', 'd-none'])
@@ -49,16 +60,7 @@ describe('status page pieces', () => {
     let builds = 0
     const cache = createRenderCache(clock, (page) => {
       builds++
-      return {
-        title: page.title,
-        description: '',
-        theme: 'auto',
-        status: { state: 'operational', text: 'ok' },
-        groups: [],
-        active_notes: [],
-        past_notes: [],
-        generated_at: '2026-01-01T00:00:00.000Z',
-      } satisfies PublicPage
+      return { ...emptyView, title: page.title }
     })
     const page = (id: string) => ({ id, title: id }) as PageRow
     cache.get(page('a'))
@@ -73,7 +75,21 @@ describe('status page pieces', () => {
     cache.invalidate('a')
     expect(cache.get(page('a')).html.text).toContain('<title>a status</title>')
     expect(builds).toBe(3)
-    for (let i = 0; i < 1100; i++) cache.get(page(`p${i}`))
-    expect(cache.size()).toBe(1000)
+    // bounded in bytes: the least recently used go first, the one asked for stays
+    const one = cache.get(page('a')).bytes
+    const small = createRenderCache(clock, (p) => ({ ...emptyView, title: p.title }), one * 3)
+    for (const id of ['a', 'b', 'c']) small.get(page(id))
+    small.get(page('a'))
+    small.get(page('d'))
+    expect(small.size()).toBe(3)
+    expect(small.bytes()).toBeLessThanOrEqual(one * 3)
+    let rebuilt = 0
+    const probe = createRenderCache(clock, (p) => (rebuilt++, { ...emptyView, title: p.title }), one * 2)
+    probe.get(page('a'))
+    probe.get(page('b'))
+    probe.get(page('c')) // pushes out a
+    probe.get(page('a'))
+    expect(rebuilt).toBe(4)
+    expect(createRenderCache(clock, () => emptyView, 1).get(page('z')).html.text).toContain('<title>')
   })
 })
