@@ -84,7 +84,14 @@ describe('status page pieces', () => {
     expect(small.size()).toBe(3)
     expect(small.bytes()).toBeLessThanOrEqual(one * 3)
     let rebuilt = 0
-    const probe = createRenderCache(clock, (p) => (rebuilt++, { ...emptyView, title: p.title }), one * 2)
+    const probe = createRenderCache(
+      clock,
+      (p) => {
+        rebuilt++
+        return { ...emptyView, title: p.title }
+      },
+      one * 2,
+    )
     probe.get(page('a'))
     probe.get(page('b'))
     probe.get(page('c')) // pushes out a
