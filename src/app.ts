@@ -34,6 +34,8 @@ import { webhooksRoutes } from './modules/webhooks/webhooks.routes'
 import { containersRoutes } from './modules/containers/containers.routes'
 import { disksRoutes } from './modules/disks/disks.routes'
 import { checksRoutes, heartbeatRoutes } from './modules/checks/checks.routes'
+import { statusPagesRoutes } from './modules/status-pages/status-pages.routes'
+import { STATUS_JSON_PATHS, statusPublicRoutes } from './modules/status-pages/status-pages.public-routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -58,7 +60,8 @@ export function createApp(deps: AppDeps) {
   const web = portal()
   const app = new Elysia({ serve: { routes: { ...direct.serveRoutes, '/app/*': { GET: web.asset } } } })
     .use(gateway(pipeline, ctx.config.maxBodyBytes))
-    .use(openapiDocs(direct.openapiPaths))
+    .use(openapiDocs({ ...direct.openapiPaths, ...STATUS_JSON_PATHS }))
+    .use(statusPublicRoutes(modules.statusPublic)) // before the landing page: a custom domain's "/" is its status page
     .use(pages())
     .use(
       downloads({
@@ -94,6 +97,7 @@ export function createApp(deps: AppDeps) {
     .use(webhooksRoutes(modules.webhooks, ctx.auth))
     .use(checksRoutes(modules.checks, ctx.auth))
     .use(heartbeatRoutes(modules.checks))
+    .use(statusPagesRoutes(modules.statusPages, ctx.auth))
     .use(observabilityRoutes(modules.observability))
     .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell

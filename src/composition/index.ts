@@ -39,6 +39,7 @@ import { wireContainers, type ContainerModules } from './containers'
 import { pruneContainers } from '../modules/containers/containers.jobs'
 import { pruneDisks } from '../modules/disks/disks.service'
 import { checkJobs, wireChecks, type CheckModules } from './checks'
+import { wireStatusPages } from './status-pages'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -69,6 +70,7 @@ export function compose(deps: AppDeps) {
   const checks = wireChecks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring, hooks, containers)
+  const statusPages = wireStatusPages(ctx, fleet, { checks: deps.statusChecks })
   const modules = {
     ...identity,
     ...fleet,
@@ -82,6 +84,7 @@ export function compose(deps: AppDeps) {
     ...checks,
     admin,
     observability,
+    ...statusPages,
   }
   return { ctx, modules, hooks, lookups, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }

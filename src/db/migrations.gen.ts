@@ -13,6 +13,7 @@ import m10 from '../../migrations/0010_webhooks.sql' with { type: 'text' }
 import m11 from '../../migrations/0011_delivery_account_due.sql' with { type: 'text' }
 import m12 from '../../migrations/0012_containers.sql' with { type: 'text' }
 import m13 from '../../migrations/0013_checks.sql' with { type: 'text' }
+import m14 from '../../migrations/0014_status_pages.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -34,4 +35,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0011_delivery_account_due', sql: m11 },
   { tag: '0012_containers', sql: m12 },
   { tag: '0013_checks', sql: m13 },
+  { tag: '0014_status_pages', sql: m14 },
 ]

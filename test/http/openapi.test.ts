@@ -23,6 +23,10 @@ const PUBLIC = [
   'POST /hb/{token}',
   'GET /hb/{token}/fail',
   'POST /hb/{token}/fail',
+  // public status pages: for anyone, without a session
+  'GET /status/{slug}',
+  'GET /status/{slug}.json',
+  'GET /status/{slug}/badge/{item}/{file}',
 ]
 
 async function documentOf(t = testApp()) {
