@@ -29,11 +29,11 @@ function pageBySlug(store: StatusPagesStore, slug: string): PageRow | null {
   return page && page.published === 1 ? page : null
 }
 
-/** The host a request was sent to: lower case, without its port. */
+/** The host a request was sent to: lower case, without its port or a final dot (`status.example.com.` is the same name). */
 export function hostOf(request: Request): string | null {
   const host = request.headers.get('host')
   if (!host || host.length > 260) return null
-  return host.replace(/:\d+$/, '').toLowerCase()
+  return host.replace(/:\d+$/, '').replace(/\.$/, '').toLowerCase()
 }
 
 const matches = (request: Request, etag: string) =>

@@ -239,6 +239,7 @@ describe('the public page', () => {
 
   test('a custom domain gets its page at /; other hosts get the landing page', async () => {
     const { t } = await world()
+    expect((await t.request('GET', '/', { headers: { host: 'status.acme.test.' } })).text).toContain('<h1>Acme &lt;Status&gt;</h1>')
     const mapped = await t.request('GET', '/', { headers: { host: 'Status.Acme.test:443' } })
     expect(mapped.status).toBe(200)
     expect(mapped.text).toContain('<h1>Acme &lt;Status&gt;</h1>')
