@@ -58,6 +58,9 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
 }
 
+/** every container is inspected again at least this often, whatever its list row says */
+const REINSPECT_MS = 5 * 60_000
+
 const errorCode = (err: unknown) => (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.name ?? 'error'
 
 /**
@@ -85,7 +88,7 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
   let lookedAt = Number.NEGATIVE_INFINITY
   let block: { value: ContainersBlock; at: number } | null = null
   let running: Promise<void> | null = null
-  const inspected = new Map<string, { key: string; info: Inspected }>()
+  const inspected = new Map<string, { key: string; info: Inspected; at: number }>()
   const readings = new Map<string, Reading>()
   const said = new Set<string>()
   /** logs a line once per process (or once per `key`), for conditions that last */
@@ -163,11 +166,17 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
       const ids = new Set(shown.map((c) => c.id))
       for (const id of inspected.keys()) if (!ids.has(id)) inspected.delete(id)
       for (const id of readings.keys()) if (!ids.has(id)) readings.delete(id)
-      const changed = shown.filter((c) => inspected.get(c.id)?.key !== c.key)
+      // a restarting container's count can rise while its list row reads the same, and a restart
+      // between two reads can leave the row alike too: those are looked at every read, all once in a while
+      const t = now()
+      const changed = shown.filter((c) => {
+        const seen = inspected.get(c.id)
+        return !seen || seen.key !== c.key || c.state === 'restarting' || t - seen.at >= REINSPECT_MS
+      })
       await eachLimited(changed, concurrency, async (c) => {
         try {
           const r = await e.get(`/containers/${c.id}/json`, timeoutMs)
-          if (r.status === 200) inspected.set(c.id, { key: c.key, info: parseInspect(r.body) })
+          if (r.status === 200) inspected.set(c.id, { key: c.key, info: parseInspect(r.body), at: t })
         } catch (err) {
           log.debug('agent: container not inspected', { id: c.id.slice(0, 12), error: errorCode(err) })
         }
