@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { memoryLogger } from '../../src/lib/logger'
 import { findSocket, socketCandidates, systemSocketProbe } from '../../src/agent/readers/containers/containers.engine'
@@ -140,6 +140,20 @@ describe('cgroup v2 files', () => {
     await p.settled()
     // 2.5 s of CPU in 10 s; loopback is not network traffic
     expect(p.latest()!.items[0]).toMatchObject({ cpu_percent: 25, block_read_bytes_per_sec: 5000, net_rx_bytes_per_sec: 1000, net_tx_bytes_per_sec: 0 })
+    expect(f.calls.some((c) => c.includes('/stats'))).toBe(false)
+  })
+
+  test('Docker’s cgroupfs driver on cgroup v2 (docker/<id>) is read as well', async () => {
+    const id = containerId('a1')
+    const f = startFakeDocker({ containers: [{ id, name: 'web', pid: 4242 }] })
+    fakes.push(f)
+    const root = hostRoot(id, { usec: 1, current: '1000', inactive: 0, max: '5000', rbytes: 0, rx: 0 })
+    mkdirSync(join(root, 'sys/fs/cgroup/docker'), { recursive: true })
+    renameSync(join(root, `sys/fs/cgroup/system.slice/docker-${id}.scope`), join(root, `sys/fs/cgroup/docker/${id}`))
+    const p = createContainersPoller({ env: { DOCKER_HOST: `unix://${f.socketPath}` }, root, log: memoryLogger().logger, now: () => 0 })
+    p.latest()
+    await p.settled()
+    expect(p.latest()!.items[0]).toMatchObject({ memory_used_bytes: 1000, memory_limit_bytes: 5000 })
     expect(f.calls.some((c) => c.includes('/stats'))).toBe(false)
   })
 

@@ -126,6 +126,19 @@ describe('containers from the Docker Engine API', () => {
     expect((await next())!.items[0]).toMatchObject({ restart_count: 1, started_at: '2026-11-27T05:10:00Z' })
   })
 
+  test('a container that stops and starts again starts its rates afresh, never from the reading before it stopped', async () => {
+    const id = containerId('a1')
+    const f = fake({ containers: [{ id, name: 'web', cpuNs: 10e9, systemNs: 1000e9, rxBytes: 1_000 }] })
+    const { next, advance } = poller(f)
+    await next()
+    f.set(id, { state: 'exited', exitCode: 0 })
+    advance(10_000)
+    await next()
+    f.set(id, { state: 'running', cpuNs: 50e9, systemNs: 1100e9, rxBytes: 900_000, startedAt: '2026-11-27T05:20:00Z' })
+    advance(10_000)
+    expect((await next())!.items[0]).toMatchObject({ state: 'running', cpu_percent: null, net_rx_bytes_per_sec: null })
+  })
+
   test('before Docker 25 one-shot stats carry no earlier reading: the CPU share comes from two of the collector’s own', async () => {
     const id = containerId('a1')
     const f = fake({ version: 'docker-24', containers: [{ id, name: 'web', cpuNs: 5e9, systemNs: 500e9, onlineCpus: 2 }] })

@@ -5,13 +5,14 @@ import type { Reading } from './containers.figures'
 
 /**
  * The container's cgroup v2 directory when this host has one for it: Docker with the systemd
- * cgroup driver (system.slice/docker-<id>.scope) or rootful Podman (machine.slice/libpod-<id>.scope).
- * Absent on cgroup v1, with the cgroupfs driver, and in Docker inside LXC (the paths differ),
- * where the engine's /stats is used instead.
+ * cgroup driver (system.slice/docker-<id>.scope) or the cgroupfs one (docker/<id>), rootful
+ * Podman (machine.slice/libpod-<id>.scope). Absent on cgroup v1 and in Docker inside LXC (the
+ * paths differ), where the engine's /stats is used instead.
  */
 export function cgroupDir(root: string, kind: 'docker' | 'podman', id: string): string | null {
-  const dir = kind === 'docker' ? `sys/fs/cgroup/system.slice/docker-${id}.scope` : `sys/fs/cgroup/machine.slice/libpod-${id}.scope`
-  return readText(root, `${dir}/cpu.stat`) === null ? null : dir
+  const dirs =
+    kind === 'docker' ? [`sys/fs/cgroup/system.slice/docker-${id}.scope`, `sys/fs/cgroup/docker/${id}`] : [`sys/fs/cgroup/machine.slice/libpod-${id}.scope`]
+  return dirs.find((dir) => readText(root, `${dir}/cpu.stat`) !== null) ?? null
 }
 
 /** One key's number in a flat-keyed cgroup file ("usage_usec 123"): a native regex, not a parse of every line (memory.stat has dozens). */

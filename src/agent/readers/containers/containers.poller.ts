@@ -90,6 +90,8 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
   let running: Promise<void> | null = null
   const inspected = new Map<string, { key: string; info: Inspected; at: number }>()
   const readings = new Map<string, Reading>()
+  /** each running container's cgroup directory, or null for the engine's stats */
+  const dirs = new Map<string, string | null>()
   const said = new Set<string>()
   /** logs a line once per process (or once per `key`), for conditions that last */
   const once = (key: string, level: 'info' | 'warn', msg: string, fields?: Record<string, unknown>) => {
@@ -131,7 +133,9 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
   async function measure(e: Engine, c: ListedContainer, pid: number | null): Promise<Figures> {
     const prev = readings.get(c.id) ?? null
     let cur: Reading | null = null
-    const dir = deps.source === 'api' || e.info.kind === 'cgroup' ? null : cgroupDir(deps.root, e.info.kind, c.id)
+    // where its figures come from is decided once per container
+    if (!dirs.has(c.id)) dirs.set(c.id, deps.source === 'api' || e.info.kind === 'cgroup' ? null : cgroupDir(deps.root, e.info.kind, c.id))
+    const dir = dirs.get(c.id)!
     if (dir) {
       cur = readingFromCgroup(deps.root, dir, pid, now(), memTotal())
     } else {
@@ -165,7 +169,10 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
         .slice(0, BOUNDS.items)
       const ids = new Set(shown.map((c) => c.id))
       for (const id of inspected.keys()) if (!ids.has(id)) inspected.delete(id)
-      for (const id of readings.keys()) if (!ids.has(id)) readings.delete(id)
+      // a container that stops loses its last reading: counters start again with it
+      const up = new Set(shown.filter((c) => c.state === 'running').map((c) => c.id))
+      for (const id of readings.keys()) if (!up.has(id)) readings.delete(id)
+      for (const id of dirs.keys()) if (!up.has(id)) dirs.delete(id)
       // a restarting container's count can rise while its list row reads the same, and a restart
       // between two reads can leave the row alike too: those are looked at every read, all once in a while
       const t = now()
