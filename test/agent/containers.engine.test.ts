@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { memoryLogger } from '../../src/lib/logger'
-import { findSocket, socketCandidates } from '../../src/agent/readers/containers/containers.engine'
+import { findSocket, socketCandidates, systemSocketProbe } from '../../src/agent/readers/containers/containers.engine'
 import { createContainersPoller } from '../../src/agent/readers/containers/containers.poller'
 import { containerId, type FakeDocker, startFakeDocker } from '../fakes/docker/fake-docker'
 import { tempDirs } from '../helpers/temp-dirs'
@@ -143,6 +143,20 @@ describe('cgroup v2 files', () => {
     expect(f.calls.some((c) => c.includes('/stats'))).toBe(false)
   })
 
+  test('Docker’s cgroupfs driver on cgroup v2 (docker/<id>) is read as well', async () => {
+    const id = containerId('a1')
+    const f = startFakeDocker({ containers: [{ id, name: 'web', pid: 4242 }] })
+    fakes.push(f)
+    const root = hostRoot(id, { usec: 1, current: '1000', inactive: 0, max: '5000', rbytes: 0, rx: 0 })
+    mkdirSync(join(root, 'sys/fs/cgroup/docker'), { recursive: true })
+    renameSync(join(root, `sys/fs/cgroup/system.slice/docker-${id}.scope`), join(root, `sys/fs/cgroup/docker/${id}`))
+    const p = createContainersPoller({ env: { DOCKER_HOST: `unix://${f.socketPath}` }, root, log: memoryLogger().logger, now: () => 0 })
+    p.latest()
+    await p.settled()
+    expect(p.latest()!.items[0]).toMatchObject({ memory_used_bytes: 1000, memory_limit_bytes: 5000 })
+    expect(f.calls.some((c) => c.includes('/stats'))).toBe(false)
+  })
+
   test('a cgroup without memory.current (no memory controller) reads null and turns memory_accounting off', async () => {
     const id = containerId('a1')
     const f = startFakeDocker({ containers: [{ id, name: 'pi', pid: 4242 }] })
@@ -156,3 +170,31 @@ describe('cgroup v2 files', () => {
     expect(b.items[0]).toMatchObject({ memory_used_bytes: null, memory_limit_bytes: null })
   })
 })
+
+/** A Docker or Podman engine on this machine, if any (CI machines mostly have none). */
+const realEngine = findSocket(socketCandidates(process.env), systemSocketProbe)
+const noRealEngine = 'reason' in realEngine ? realEngine.reason : null
+
+test.skipIf(noRealEngine !== null)(
+  `against the real engine on this machine${noRealEngine ? ` (skipped: ${noRealEngine})` : ''}`,
+  async () => {
+    const { logger } = memoryLogger()
+    let t = 0
+    const p = createContainersPoller({ env: process.env, root: '/', log: logger, now: () => t })
+    p.latest()
+    await p.settled()
+    t += 10_000
+    p.latest()
+    await p.settled()
+    const b = p.latest()!
+    expect(['docker', 'podman']).toContain(b.engine!.kind)
+    expect(b.engine!.version).not.toBe('')
+    for (const i of b.items) {
+      expect(i.id).toMatch(/^[0-9a-f]{64}$/)
+      expect(['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead']).toContain(i.state)
+      if (i.state === 'running') expect(i.pids).toBeGreaterThan(0)
+      else expect(i.cpu_percent).toBeNull()
+    }
+  },
+  30_000,
+)

@@ -101,13 +101,42 @@ describe('containers from the Docker Engine API', () => {
     const inspections = () => f.calls.filter((c) => c.endsWith('/json') && c.startsWith('/containers/') && c !== '/containers/json').length
     expect(inspections()).toBe(6)
     await next()
-    expect(inspections()).toBe(6)
+    // only the restarting one: its count can rise while its row reads the same
+    expect(inspections()).toBe(7)
+    f.set(containerId('e5'), { restartCount: 9 })
+    expect(byName(await next(), 'flaky').restart_count).toBe(9)
+    expect(inspections()).toBe(8)
     f.set(containerId('a1'), { state: 'exited', exitCode: 143, finishedAt: '2026-11-27T05:00:00Z' })
     f.remove(containerId('b2'))
     const b = (await next())!
-    expect(inspections()).toBe(7)
+    expect(inspections()).toBe(10)
     expect(byName(b, 'web')).toMatchObject({ state: 'exited', exit_code: 143, cpu_percent: null })
     expect(byName(b, 'backup')).toBeUndefined()
+  })
+
+  test('every container is inspected again every 5 minutes, so a restart the list row hides is seen', async () => {
+    const id = containerId('a1')
+    const f = fake({ containers: [{ id, name: 'web', restartCount: 0 }] })
+    const { next, advance } = poller(f)
+    await next()
+    f.set(id, { restartCount: 1, startedAt: '2026-11-27T05:10:00Z' })
+    advance(60_000)
+    expect((await next())!.items[0]!.restart_count).toBe(0)
+    advance(240_000)
+    expect((await next())!.items[0]).toMatchObject({ restart_count: 1, started_at: '2026-11-27T05:10:00Z' })
+  })
+
+  test('a container that stops and starts again starts its rates afresh, never from the reading before it stopped', async () => {
+    const id = containerId('a1')
+    const f = fake({ containers: [{ id, name: 'web', cpuNs: 10e9, systemNs: 1000e9, rxBytes: 1_000 }] })
+    const { next, advance } = poller(f)
+    await next()
+    f.set(id, { state: 'exited', exitCode: 0 })
+    advance(10_000)
+    await next()
+    f.set(id, { state: 'running', cpuNs: 50e9, systemNs: 1100e9, rxBytes: 900_000, startedAt: '2026-11-27T05:20:00Z' })
+    advance(10_000)
+    expect((await next())!.items[0]).toMatchObject({ state: 'running', cpu_percent: null, net_rx_bytes_per_sec: null })
   })
 
   test('before Docker 25 one-shot stats carry no earlier reading: the CPU share comes from two of the collector’s own', async () => {

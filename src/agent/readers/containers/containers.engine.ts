@@ -9,13 +9,8 @@ export type EngineGet = (path: string, timeoutMs: number) => Promise<{ status: n
 export function socketGet(socketPath: string): EngineGet {
   return async (path, timeoutMs) => {
     const res = await fetch(`http://engine${path}`, { unix: socketPath, signal: AbortSignal.timeout(timeoutMs) } as RequestInit)
-    const text = await res.text()
-    let body: unknown = null
-    try {
-      body = JSON.parse(text)
-    } catch {
-      body = text.slice(0, 200)
-    }
+    // an answer that is not JSON (a proxy's error page) reads as null: callers check the status and shape
+    const body: unknown = await res.json().catch(() => null)
     return { status: res.status, body }
   }
 }

@@ -58,6 +58,9 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
 }
 
+/** every container is inspected again at least this often, whatever its list row says */
+const REINSPECT_MS = 5 * 60_000
+
 const errorCode = (err: unknown) => (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.name ?? 'error'
 
 /**
@@ -85,8 +88,10 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
   let lookedAt = Number.NEGATIVE_INFINITY
   let block: { value: ContainersBlock; at: number } | null = null
   let running: Promise<void> | null = null
-  const inspected = new Map<string, { key: string; info: Inspected }>()
+  const inspected = new Map<string, { key: string; info: Inspected; at: number }>()
   const readings = new Map<string, Reading>()
+  /** each running container's cgroup directory, or null for the engine's stats */
+  const dirs = new Map<string, string | null>()
   const said = new Set<string>()
   /** logs a line once per process (or once per `key`), for conditions that last */
   const once = (key: string, level: 'info' | 'warn', msg: string, fields?: Record<string, unknown>) => {
@@ -128,7 +133,9 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
   async function measure(e: Engine, c: ListedContainer, pid: number | null): Promise<Figures> {
     const prev = readings.get(c.id) ?? null
     let cur: Reading | null = null
-    const dir = deps.source === 'api' || e.info.kind === 'cgroup' ? null : cgroupDir(deps.root, e.info.kind, c.id)
+    // where its figures come from is decided once per container
+    if (!dirs.has(c.id)) dirs.set(c.id, deps.source === 'api' || e.info.kind === 'cgroup' ? null : cgroupDir(deps.root, e.info.kind, c.id))
+    const dir = dirs.get(c.id)!
     if (dir) {
       cur = readingFromCgroup(deps.root, dir, pid, now(), memTotal())
     } else {
@@ -162,12 +169,21 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
         .slice(0, BOUNDS.items)
       const ids = new Set(shown.map((c) => c.id))
       for (const id of inspected.keys()) if (!ids.has(id)) inspected.delete(id)
-      for (const id of readings.keys()) if (!ids.has(id)) readings.delete(id)
-      const changed = shown.filter((c) => inspected.get(c.id)?.key !== c.key)
+      // a container that stops loses its last reading: counters start again with it
+      const up = new Set(shown.filter((c) => c.state === 'running').map((c) => c.id))
+      for (const id of readings.keys()) if (!up.has(id)) readings.delete(id)
+      for (const id of dirs.keys()) if (!up.has(id)) dirs.delete(id)
+      // a restarting container's count can rise while its list row reads the same, and a restart
+      // between two reads can leave the row alike too: those are looked at every read, all once in a while
+      const t = now()
+      const changed = shown.filter((c) => {
+        const seen = inspected.get(c.id)
+        return !seen || seen.key !== c.key || c.state === 'restarting' || t - seen.at >= REINSPECT_MS
+      })
       await eachLimited(changed, concurrency, async (c) => {
         try {
           const r = await e.get(`/containers/${c.id}/json`, timeoutMs)
-          if (r.status === 200) inspected.set(c.id, { key: c.key, info: parseInspect(r.body) })
+          if (r.status === 200) inspected.set(c.id, { key: c.key, info: parseInspect(r.body), at: t })
         } catch (err) {
           log.debug('agent: container not inspected', { id: c.id.slice(0, 12), error: errorCode(err) })
         }
