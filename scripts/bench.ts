@@ -36,6 +36,8 @@
  * 10. webhooks (scripts/bench/webhooks.ts): signed delivery throughput from dist/vigil's outbox to a
  *     local receiver beside plain unsigned POSTs to the same receiver, and the API → receiver
  *     latency of single events; `--webhooks-only` runs this section alone.
+ * `--containers-only` runs the containers' figures (scripts/bench/run-containers.ts: ingest with and without
+ * 10 containers per batch, the fleet's containers for 500 devices × 10); not part of the full run.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--browser-only` runs the portal's figures in chromium (scripts/bench/browser.ts: a dashboard of 200
  * devices to first content and to its cards, a 30-day device page from its data to every chart drawn).
@@ -58,6 +60,7 @@ import { hostileBench, hostileRows, hostileOnly } from './bench/run-hostile'
 import { liveBench, liveRows, liveOnly } from './bench/run-live'
 import { readBench, portalBench, portalRows, portalOnly, metricsBench, metricsRows, metricsOnly } from './bench/run-reads'
 import { alertsBench, alertsRows, alertsOnly, webhooksOnly, agentOnly, browserOnly } from './bench/run-other'
+import { containersOnly } from './bench/run-containers'
 
 async function fullRun() {
   const ingest = await ingestBench()
@@ -138,6 +141,7 @@ try {
   else if (args.has('--live-only')) await liveOnly()
   else if (args.has('--alerts-only')) await alertsOnly()
   else if (args.has('--webhooks-only')) await webhooksOnly()
+  else if (args.has('--containers-only')) await containersOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })
