@@ -210,7 +210,7 @@ export const FleetQuery = t.Object({
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   sort: words(FLEET_SORTS, {
     default: 'attention',
-    description: 'attention: those needing attention first, then by device and name; a leading - sorts descending',
+    description: 'attention: those needing attention first, then by device (oldest first) and name; device: by device name; a leading - sorts descending',
   }),
 })
 
