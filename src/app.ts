@@ -33,6 +33,7 @@ import { alertsRoutes } from './modules/alerts/alerts.routes'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes'
 import { containersRoutes } from './modules/containers/containers.routes'
 import { disksRoutes } from './modules/disks/disks.routes'
+import { checksRoutes, heartbeatRoutes } from './modules/checks/checks.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -91,6 +92,8 @@ export function createApp(deps: AppDeps) {
     .use(channelsRoutes(modules.channels, ctx.auth, ctx.config.siteUrl))
     .use(alertsRoutes(modules.alerts, ctx.auth))
     .use(webhooksRoutes(modules.webhooks, ctx.auth))
+    .use(checksRoutes(modules.checks, ctx.auth))
+    .use(heartbeatRoutes(modules.checks))
     .use(observabilityRoutes(modules.observability))
     .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell

@@ -38,6 +38,7 @@ import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
 import { wireContainers, type ContainerModules } from './containers'
 import { pruneContainers } from '../modules/containers/containers.jobs'
 import { pruneDisks } from '../modules/disks/disks.service'
+import { checkJobs, wireChecks, type CheckModules } from './checks'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -65,9 +66,23 @@ export function compose(deps: AppDeps) {
   const containers = wireContainers(ctx, fleet, alerting, hooks)
   const overview = wireOverview(ctx, fleet, monitoring, alerting)
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
+  const checks = wireChecks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring, hooks, containers)
-  const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...containers, ...webhooks, admin, observability }
+  const modules = {
+    ...identity,
+    ...fleet,
+    ...monitoring,
+    overview,
+    ...live,
+    ...channels,
+    ...alerting,
+    ...containers,
+    ...webhooks,
+    ...checks,
+    admin,
+    observability,
+  }
   return { ctx, modules, hooks, lookups, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
@@ -89,7 +104,7 @@ function channelLookup(channels: ChannelsModules) {
  */
 function jobList(
   ctx: AppContext,
-  modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & ContainerModules & WebhookModules,
+  modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & ContainerModules & WebhookModules & CheckModules,
 ): Job[] {
   return [
     // just after the ingest grace period of each minute
@@ -112,6 +127,7 @@ function jobList(
     { name: 'devices.status', cron: '*/15 * * * * *', run: () => modules.presence.sweep() },
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
     ...webhookJobs(modules),
+    ...checkJobs(modules),
     // VIGIL_BACKUP_SCHEDULE (daily at 03:47 by default); none when off
     ...backupJobs(ctx),
   ]

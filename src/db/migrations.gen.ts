@@ -12,6 +12,7 @@ import m9 from '../../migrations/0009_alerts.sql' with { type: 'text' }
 import m10 from '../../migrations/0010_webhooks.sql' with { type: 'text' }
 import m11 from '../../migrations/0011_delivery_account_due.sql' with { type: 'text' }
 import m12 from '../../migrations/0012_containers.sql' with { type: 'text' }
+import m13 from '../../migrations/0013_checks.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -32,4 +33,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0010_webhooks', sql: m10 },
   { tag: '0011_delivery_account_due', sql: m11 },
   { tag: '0012_containers', sql: m12 },
+  { tag: '0013_checks', sql: m13 },
 ]

@@ -128,6 +128,16 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/webhooks/deliveries', kind: 'jwt' },
   { method: 'GET', path: '/v1/webhooks/deliveries/whd_x', kind: 'jwt' },
   { method: 'POST', path: '/v1/webhooks/deliveries/whd_x/resend', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/checks', kind: 'jwt' },
+  { method: 'POST', path: '/v1/checks', kind: 'jwt', body: { name: 'n', kind: 'tcp', settings: { host: 'example.com', port: 443 } }, roles: MANAGERS },
+  { method: 'POST', path: '/v1/checks/test', kind: 'jwt', body: { kind: 'tcp', settings: { host: 'example.com', port: 443 } }, roles: MANAGERS },
+  { method: 'GET', path: '/v1/checks/chk_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/checks/chk_x', kind: 'jwt', body: { name: 'n' }, roles: MANAGERS },
+  { method: 'DELETE', path: '/v1/checks/chk_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/checks/chk_x/rotate-token', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/checks/chk_x/results', kind: 'jwt' },
+  { method: 'GET', path: '/v1/checks/chk_x/series', kind: 'jwt' },
+  { method: 'GET', path: '/v1/checks/chk_x/incidents', kind: 'jwt' },
 ]
 
 describe('access matrix: every JWT and key route', () => {
@@ -154,7 +164,7 @@ const PUBLIC = new Set([
 test('the matrix covers every /v1 route that is not public', async () => {
   const { testApp } = await import('../helpers/app')
   const t = testApp()
-  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn|rul|alr|sil|whe|whd)_x\b/g, '/:param').replace(/\/linux$/, '/:param')
+  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn|rul|alr|sil|whe|whd|chk)_x\b/g, '/:param').replace(/\/linux$/, '/:param')
   const covered = new Set(ROUTES.map((r) => `${r.method} ${pattern(r.path)}`))
   const served = [...t.app.routes, ...t.directRoutes.map((r) => ({ method: r.method, path: r.path }))]
   expect(t.directRoutes.length).toBeGreaterThan(0)

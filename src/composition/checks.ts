@@ -1,0 +1,139 @@
+import type { AppContext } from '../context'
+import type { Job } from '../jobs/scheduler'
+import { AppError } from '../http/errors'
+import { memoryRateLimiter } from '../http/rate-limiter'
+import type { OutboundPolicy } from '../lib/outbound/outbound.policy'
+import { refusedHostText } from '../lib/outbound/outbound.words'
+import { systemTimers, type Timers } from '../lib/timers'
+import { findDevice } from '../modules/devices/devices.service'
+import { isOperatorClient } from '../modules/users/users.service'
+import { sweepHeartbeats } from '../modules/checks/checks.heartbeat'
+import { createIncidentsStore } from '../modules/checks/checks.incidents'
+import type { CheckKind, CheckSettings } from '../modules/checks/checks.model'
+import { hubProbeDeps } from '../modules/checks/checks.outbound'
+import { HUB_PLACE, recordAttempt, type CheckChange, type RecordDeps } from '../modules/checks/checks.record'
+import { createCheckScheduler, type Scheduled } from '../modules/checks/checks.scheduler'
+import { placesOf, statusChecksPort, type ChecksDeps } from '../modules/checks/checks.service'
+import { createChecksStore, type CheckRow } from '../modules/checks/checks.store'
+import { createResultsStore, DAY_MS } from '../modules/checks/checks.summaries'
+import { TEST_NOW_PER_MINUTE } from '../modules/checks/checks.routes'
+import { runProbe } from '../modules/checks/probes/probe.run'
+import type { FleetModules } from './fleet'
+import type { IdentityModules } from './identity'
+
+/** What a test or the bench may set for the check scheduler. */
+export interface CheckOverrides {
+  timers?: Timers
+  random?: () => number
+  /** hears every state-moving attempt after its commit (the alert source is wired on it) */
+  onChange?: (change: CheckChange) => void
+}
+
+/** checks one account may have */
+const MAX_CHECKS = 1000
+/**
+ * Attempts in flight: 256 in all, 32 per account. An account whose targets all hang holds its
+ * 32 slots for their timeouts; every other account's checks start beside it.
+ */
+const CHECK_CAPS = { total: 256, perAccount: 32 }
+
+const scheduledOf = (row: CheckRow): Scheduled | null =>
+  row.paused || !row.run_on_hub || row.kind === 'heartbeat'
+    ? null
+    : { id: row.id, clientId: row.client_id, intervalMs: row.interval_s * 1000, timeoutMs: row.timeout_ms }
+
+/**
+ * Service checks: the stores, the hub's scheduler (started by `serve`, not here: tests and
+ * tools build the app without probing anything) and the status pages' port.
+ */
+export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, overrides: CheckOverrides = {}) {
+  const sqlite = ctx.db.sqlite
+  const checks = createChecksStore(sqlite)
+  const results = createResultsStore(sqlite)
+  const incidents = createIncidentsStore(sqlite)
+  const inTransaction = sqlite.transaction((fn: () => unknown) => fn())
+  const transaction = <T>(fn: () => T) => inTransaction(fn) as T
+  const { allowPrivate, allowLocal = false } = ctx.config.outbound
+  const isOperator = (clientId: string) => isOperatorClient(identity.users, clientId)
+  const policyFor = (clientId: string): OutboundPolicy => ({ allowPrivate: allowPrivate || isOperator(clientId), allowLocal })
+  const refusalWords = (clientId: string) => {
+    const audience = isOperator(clientId) ? 'operator' : 'tenant'
+    return (r: Parameters<typeof refusedHostText>[0]) => refusedHostText(r, audience)
+  }
+  const deviceSeq = (clientId: string, deviceId: string) => findDevice(fleet.devices, clientId, deviceId)?.seq ?? null
+  const probeDeps = (clientId: string) => hubProbeDeps(ctx.outbound, policyFor(clientId), refusalWords(clientId), () => ctx.clock.now())
+  const testLimit = memoryRateLimiter({ maxEntries: 100_000 })
+  const listeners: ((change: CheckChange) => void)[] = overrides.onChange ? [overrides.onChange] : []
+
+  const record: RecordDeps = { checks, results, incidents, transaction, placesOf: (row) => placesOf({ deviceSeq }, row) }
+  const deps: ChecksDeps & RecordDeps = {
+    ...record,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    deviceSeq,
+    policyFor,
+    selfAddresses: ctx.outbound.selfAddresses,
+    refusalWords,
+    probeDeps,
+    testNow: (clientId) => {
+      const r = testLimit.take(`checks:${clientId}`, TEST_NOW_PER_MINUTE, ctx.clock.now())
+      if (r.allowed) return
+      const retry = String(Math.max(1, Math.ceil(r.retryAfterMs / 1000)))
+      throw new AppError('rate_limited', `At most ${TEST_NOW_PER_MINUTE} check tests per minute per account; retry in ${retry} s`, undefined, {
+        'retry-after': retry,
+      })
+    },
+    siteUrl: ctx.config.siteUrl,
+    maxChecks: MAX_CHECKS,
+    scheduleChanged: (id, row) => scheduler.changed(id, row ? scheduledOf(row) : null),
+    stateChanged: (change) => {
+      for (const fn of listeners) fn(change)
+    },
+  }
+  const scheduler = createCheckScheduler({
+    clock: ctx.clock,
+    timers: overrides.timers ?? systemTimers,
+    logger: ctx.logger,
+    caps: CHECK_CAPS,
+    random: overrides.random ?? Math.random,
+    initial: () => checks.all().flatMap((r) => scheduledOf(r) ?? []),
+    run: async (checkId) => {
+      const row = checks.anyById(checkId)
+      if (!row) return { ts: 0, ok: false, response_ms: null, status_code: null, error: 'check removed', cert_expires_at: null }
+      const r = await runProbe(
+        { kind: row.kind as CheckKind, settings: JSON.parse(row.settings) as CheckSettings, timeout_ms: row.timeout_ms },
+        probeDeps(row.client_id),
+      )
+      return { ...r, ts: 0, cert_expires_at: r.cert_expires_at === null ? null : Date.parse(r.cert_expires_at) }
+    },
+    record: (checkId, attempt) => {
+      const change = recordAttempt(record, checkId, HUB_PLACE, attempt)
+      if (change) deps.stateChanged(change)
+    },
+  })
+
+  return {
+    checks: deps,
+    checkScheduler: scheduler,
+    /** the public status pages read checks through this (their module declares it) */
+    statusChecks: statusChecksPort(deps),
+    /** more listeners of state-moving attempts (the alert source) */
+    onCheckChange: (fn: (change: CheckChange) => void) => void listeners.push(fn),
+  }
+}
+
+export type CheckModules = ReturnType<typeof wireChecks>
+
+/** Late heartbeats every 15 s; results, summaries and incidents past their keep once a day. */
+export const checkJobs = (modules: CheckModules): Job[] => [
+  { name: 'checks.heartbeats', cron: '*/15 * * * * *', run: () => void sweepHeartbeats(modules.checks) },
+  {
+    name: 'checks.prune',
+    cron: '0 27 3 * * *',
+    run: () => {
+      const now = modules.checks.clock.now()
+      modules.checks.results.prune(now)
+      modules.checks.incidents.prune(now - 400 * DAY_MS)
+    },
+  },
+]
