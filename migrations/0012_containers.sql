@@ -64,7 +64,7 @@ CREATE TABLE `containers` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `containers_id` ON `containers` (`id`);--> statement-breakpoint
 CREATE UNIQUE INDEX `containers_device_name` ON `containers` (`device_id`,`name`);--> statement-breakpoint
-CREATE INDEX `containers_client_attention` ON `containers` (`client_id`,`attention`);--> statement-breakpoint
+CREATE INDEX `containers_client_attention` ON `containers` (`client_id`,"attention" DESC,`device_id`,`name`,`state`);--> statement-breakpoint
 CREATE TABLE `disk_readings` (
 	`device_id` text NOT NULL,
 	`client_id` text NOT NULL,

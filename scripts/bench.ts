@@ -38,6 +38,8 @@
  *     latency of single events; `--webhooks-only` runs this section alone.
  * `--status-only` runs the public status page's figures (scripts/bench/run-status.ts: 50 checks with 90 days
  * of history, from the render cache and built for each request); not part of the full run.
+ * `--containers-only` runs the containers' figures (scripts/bench/run-containers.ts: ingest with and without
+ * 10 containers per batch, the fleet's containers for 500 devices × 10); not part of the full run.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--browser-only` runs the portal's figures in chromium (scripts/bench/browser.ts: a dashboard of 200
  * devices to first content and to its cards, a 30-day device page from its data to every chart drawn).
@@ -61,6 +63,7 @@ import { liveBench, liveRows, liveOnly } from './bench/run-live'
 import { readBench, portalBench, portalRows, portalOnly, metricsBench, metricsRows, metricsOnly } from './bench/run-reads'
 import { alertsBench, alertsRows, alertsOnly, webhooksOnly, agentOnly, browserOnly } from './bench/run-other'
 import { statusOnly } from './bench/run-status'
+import { containersOnly } from './bench/run-containers'
 
 async function fullRun() {
   const ingest = await ingestBench()
@@ -142,6 +145,7 @@ try {
   else if (args.has('--alerts-only')) await alertsOnly()
   else if (args.has('--webhooks-only')) await webhooksOnly()
   else if (args.has('--status-only')) await statusOnly()
+  else if (args.has('--containers-only')) await containersOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })

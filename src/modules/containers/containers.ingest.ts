@@ -132,6 +132,7 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived): Conta
     )
     if (prev) store.update(row)
     else row.seq = store.insert(row)
+    if (!prev || prev.state !== row.state || prev.attention !== row.attention) store.countsChanged(r.clientId)
     for (const t of changes) store.addEvent(row.seq, ts, t.kind, t.exitCode, t.restartCount, c.id)
     existing.set(c.name, row)
     entries.push({ seq: row.seq, values: figures(c, accounting) })
@@ -142,6 +143,7 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived): Conta
       if (seen.has(row.name) || row.state === 'gone') continue
       row.state = 'gone'
       row.gone_at = ts
+      store.countsChanged(r.clientId)
       row.attention = 0
       for (const k of ['cpu_percent', 'memory_used_bytes', 'net_rx', 'net_tx', 'block_read', 'block_write', 'pids'] as const) row[k] = null
       store.update(row)

@@ -6,6 +6,16 @@ const nullable = <T extends TSchema>(s: T) => t.Union([t.Null(), s])
 const num = () => nullable(t.Number())
 const int = () => nullable(Type.Integer())
 const date = () => nullable(t.String({ format: 'date-time' }))
+/**
+ * A set of words: a union of string literals, as the query reader takes it. Not t.UnionEnum,
+ * which gives its first word as a default: a default anywhere in the ingest body's schema makes
+ * every body walk TypeBox's default filler (half the cost of a batch with containers).
+ */
+export const words = <const L extends readonly string[]>(list: L, opts: object = {}) =>
+  t.Union(
+    list.map((w) => t.Literal(w)),
+    opts,
+  ) as unknown as TUnion<{ -readonly [K in keyof L]: TLiteral<L[K]> }>
 
 export const CONTAINER_STATES = ['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead'] as const
 /** the states the hub shows: the engine's, and `gone` */
@@ -25,8 +35,8 @@ export const ContainerIn = t.Object({
   name: t.String({ minLength: 1, maxLength: 255, description: 'without the leading "/"' }),
   image: t.String({ maxLength: 512 }),
   labels: t.Record(t.String({ maxLength: 128 }), t.String({ maxLength: 512 }), { maxProperties: MAX_LABELS }),
-  state: t.UnionEnum(CONTAINER_STATES),
-  health: t.UnionEnum(HEALTHS),
+  state: words(CONTAINER_STATES),
+  health: words(HEALTHS),
   exit_code: int(),
   oom_killed: t.Boolean(),
   restart_count: Type.Integer({ minimum: 0 }),
@@ -43,7 +53,7 @@ export const ContainerIn = t.Object({
 })
 
 export const EngineIn = t.Object({
-  kind: t.UnionEnum(ENGINE_KINDS),
+  kind: words(ENGINE_KINDS),
   version: t.String({ maxLength: 64 }),
   api_version: nullable(t.String({ maxLength: 16 })),
 })
@@ -76,7 +86,7 @@ const figures = {
   pids: int(),
 }
 
-export const ContainerState = t.UnionEnum(SHOWN_STATES, {
+export const ContainerState = words(SHOWN_STATES, {
   description: 'the engine’s state; `gone` when a later block (the engine answering) no longer listed it',
 })
 
@@ -89,7 +99,7 @@ export const Container = t.Object({
   image: t.String(),
   labels: t.Record(t.String(), t.String()),
   state: ContainerState,
-  health: t.UnionEnum(HEALTHS),
+  health: words(HEALTHS),
   exit_code: int(),
   oom_killed: t.Boolean(),
   restart_count: Type.Integer(),
@@ -104,7 +114,7 @@ export const Container = t.Object({
 })
 
 export const Engine = t.Object({
-  kind: nullable(t.UnionEnum(ENGINE_KINDS)),
+  kind: nullable(words(ENGINE_KINDS)),
   version: nullable(t.String()),
   api_version: nullable(t.String()),
   unavailable_reason: nullable(t.String({ description: 'why the collector sees no containers (no socket, permission denied)' })),
@@ -131,7 +141,7 @@ export const EVENT_KINDS = ['created', 'started', 'stopped', 'unhealthy', 'healt
 export type EventKind = (typeof EVENT_KINDS)[number]
 
 export const ContainerEvent = t.Object({
-  kind: t.UnionEnum(EVENT_KINDS),
+  kind: words(EVENT_KINDS),
   at: t.String({ format: 'date-time', description: 'the time of the block that showed it' }),
   exit_code: int(),
   restart_count: int(),
@@ -148,13 +158,6 @@ export const ContainerEvents = t.Object({
 })
 
 // ---- queries ----
-
-/** A set of words as the query reader takes it (a union of string literals). */
-const words = <T extends string>(list: readonly T[], opts: object = {}) =>
-  t.Union(
-    list.map((w) => t.Literal(w)),
-    opts,
-  ) as unknown as TUnion<TLiteral<T>[]>
 
 export const SERIES_FIELDS = [
   'cpu_percent',
@@ -210,7 +213,7 @@ export const FleetQuery = t.Object({
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   sort: words(FLEET_SORTS, {
     default: 'attention',
-    description: 'attention: those needing attention first, then by device and name; a leading - sorts descending',
+    description: 'attention: those needing attention first, then by device (oldest first) and name; device: by device name; a leading - sorts descending',
   }),
 })
 

@@ -61,10 +61,10 @@ const UPDATABLE = COL_LIST.filter((c) => !['seq', 'id', 'client_id', 'device_id'
 
 /** The fleet list's orders: each ends on the container's seq, so pages never overlap. */
 export const FLEET_ORDER: Record<string, string> = {
-  attention: 'c.attention DESC, device_name, c.name, c.seq',
+  attention: 'c.attention DESC, c.device_id, c.name',
   name: 'c.name, c.seq',
   '-name': 'c.name DESC, c.seq',
-  device: 'device_name, c.name, c.seq',
+  device: 'device_name, c.device_id, c.name',
   state: 'c.state, c.name, c.seq',
   cpu: 'c.cpu_percent IS NULL, c.cpu_percent, c.seq',
   '-cpu': 'c.cpu_percent IS NULL, c.cpu_percent DESC, c.seq',
@@ -82,6 +82,9 @@ export interface FleetFilter {
   deviceId?: string
   attention?: boolean
 }
+
+/** accounts whose counts are kept at once (the oldest is dropped first) */
+const MAX_CACHED_COUNTS = 10_000
 
 /** `%`, `_` and the escape itself match literally in a LIKE pattern */
 const like = (s: string) => `%${s.replace(/[\\%_]/g, (m) => `\\${m}`)}%`
@@ -134,6 +137,16 @@ export function createContainersStore(sqlite: Database) {
    * restart the job starts from each level's newest bucket, as it does for a block just stored.
    */
   const late = new Map<number, number>()
+  const countsOf = new Map<string, { containers: number; running: number; attention: number }>()
+
+  const countsFor = (clientId: string) => {
+    let c = countsOf.get(clientId)
+    if (!c) {
+      if (countsOf.size >= MAX_CACHED_COUNTS) countsOf.delete(countsOf.keys().next().value!)
+      countsOf.set(clientId, (c = counts.get(clientId)!))
+    }
+    return c
+  }
 
   const values = (r: ContainerRow): SQLQueryBindings[] => UPDATABLE.map((c) => r[c as keyof ContainerRow])
 
@@ -167,9 +180,20 @@ export function createContainersStore(sqlite: Database) {
       return out
     },
     prune: (level: number, before: number) => pruneSeries.run(level, before).changes,
-    pruneGone: (before: number) => pruneGone.run(before).changes,
+    pruneGone(before: number) {
+      const n = pruneGone.run(before).changes
+      if (n) countsOf.clear()
+      return n
+    },
     pruneEvents: (before: number) => pruneEvents.run(before).changes,
-    counts: (clientId: string) => counts.get(clientId)!,
+    /**
+     * The account's containers, running and needing attention: kept per account until a write
+     * changes one of them (a state, an attention flag, a container come, forgotten or deleted
+     * with its device), so the fleet page does not count every row on every read.
+     */
+    counts: (clientId: string) => countsFor(clientId),
+    /** a write changed what counts() says of this account (null: of every account) */
+    countsChanged: (clientId: string | null) => (clientId === null ? countsOf.clear() : countsOf.delete(clientId)),
     /** the containers present and seen since a time, of one account or all (null), with their device's name: the /metrics exposition */
     present: (clientId: string | null, since: number) => (clientId === null ? all.all(since) : allOf.all(clientId, since)),
     fleet(clientId: string, f: FleetFilter, sort: string, limit: number, offset: number): { rows: FleetRow[]; total: number } {
@@ -188,7 +212,11 @@ export function createContainersStore(sqlite: Database) {
           `SELECT ${C_COLS}, COALESCE(d.name, d.hostname, d.id) AS device_name ${from} WHERE ${w} ORDER BY ${FLEET_ORDER[sort] ?? FLEET_ORDER.attention} LIMIT ? OFFSET ?`,
         )
         .all(...args, limit, offset)
-      const total = sqlite.query<{ n: number }, (string | number)[]>(`SELECT COUNT(*) AS n FROM containers c WHERE ${w}`).get(...args)!.n
+      // unfiltered, the total is the account's count, kept between writes
+      const total =
+        args.length === 1
+          ? countsFor(clientId).containers
+          : sqlite.query<{ n: number }, (string | number)[]>(`SELECT COUNT(*) AS n FROM containers c WHERE ${w}`).get(...args)!.n
       return { rows, total }
     },
     transaction: <T>(fn: () => T): T => sqlite.transaction(fn)(),

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { devices } from '../devices/devices.table'
 
@@ -22,7 +23,7 @@ export const containerEngines = sqliteTable('container_engines', {
 /**
  * The inventory: one row per device and container name (a re-created container keeps its row,
  * history and series), holding the newest figures. `seq` keys the packed series. `attention`
- * is computed when written, so the fleet list sorts on an indexed column.
+ * is computed when written, so the fleet list reads "needs attention first" in index order.
  */
 export const containers = sqliteTable(
   'containers',
@@ -60,7 +61,8 @@ export const containers = sqliteTable(
   (t) => [
     uniqueIndex('containers_id').on(t.id),
     uniqueIndex('containers_device_name').on(t.deviceId, t.name),
-    index('containers_client_attention').on(t.clientId, t.attention),
+    // the fleet list's default order, read in index order (no sort) and counted from the index alone
+    index('containers_client_attention').on(t.clientId, sql`${t.attention} DESC`, t.deviceId, t.name, t.state),
   ],
 )
 

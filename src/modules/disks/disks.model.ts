@@ -1,5 +1,6 @@
 import { t, type Static, type TSchema } from 'elysia'
 import { Type } from '@sinclair/typebox'
+import { words } from '../containers/containers.model'
 
 const nullable = <T extends TSchema>(s: T) => t.Union([t.Null(), s])
 const num = () => nullable(t.Number())
@@ -13,7 +14,7 @@ export const DiskIn = t.Object({
   name: t.String({ minLength: 1, maxLength: 128, description: '/dev/sda, /dev/nvme0' }),
   model: nullable(t.String({ maxLength: 200 })),
   serial: nullable(t.String({ maxLength: 100 })),
-  kind: t.UnionEnum(DISK_KINDS),
+  kind: words(DISK_KINDS),
   capacity_bytes: num(),
   passed: nullable(t.Boolean({ description: 'smart_status.passed' })),
   temperature_c: num(),

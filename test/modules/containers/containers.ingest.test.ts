@@ -121,4 +121,19 @@ describe('containers ingest', () => {
     const list = await t.request('GET', `/v1/devices/${deviceId}/containers`, { headers: portal })
     expect(list.body.items[0]).toMatchObject({ state: 'exited', exit_code: 2 })
   })
+
+  test('the fleet counts follow each change: a container stopping, a device deleted with its containers', async () => {
+    const t = testApp()
+    const { portal, collector, deviceId } = await account(t)
+    const t0 = t.clock.now()
+    const send = (ts: number, items: ReturnType<typeof container>[]) =>
+      t.request('POST', '/v1/metrics/batch', { body: { recorded_at: at(ts), containers: block(items) }, headers: collector })
+    const counts = async () => (await t.request('GET', '/v1/containers', { headers: portal })).body
+    await send(t0, [container('web'), container('db')])
+    expect(await counts()).toMatchObject({ total: 2, counts: { containers: 2, running: 2, needs_attention: 0 } })
+    await send(t0 + 10_000, [container('web'), container('db', { state: 'exited', exit_code: 1 })])
+    expect(await counts()).toMatchObject({ total: 2, counts: { containers: 2, running: 1, needs_attention: 1 } })
+    expect((await t.request('DELETE', `/v1/clients/me/devices/${deviceId}`, { headers: portal })).status).toBe(204)
+    expect(await counts()).toMatchObject({ total: 0, items: [], counts: { containers: 0, running: 0, needs_attention: 0 } })
+  })
 })

@@ -1,4 +1,4 @@
-import type { ContainerIn } from '../../../src/modules/containers/containers.model'
+import type { ContainerIn, ContainersBlock } from '../../../src/modules/containers/containers.model'
 
 /** A running container as a collector reports it; overrides change what a test is about. */
 export function container(name: string, over: Partial<ContainerIn> = {}): ContainerIn {
@@ -26,13 +26,15 @@ export function container(name: string, over: Partial<ContainerIn> = {}): Contai
   }
 }
 
-export const block = (items: ContainerIn[], over: Record<string, unknown> = {}) => ({
-  engine: { kind: 'docker', version: '27.3.1', api_version: '1.47' },
-  unavailable_reason: null,
-  memory_accounting: true,
-  items,
-  ...over,
-})
+/** A block as a collector sends it; `over` may make it malformed on purpose (the bounds tests). */
+export const block = (items: ContainerIn[], over: Record<string, unknown> = {}): ContainersBlock =>
+  ({
+    engine: { kind: 'docker', version: '27.3.1', api_version: '1.47' },
+    unavailable_reason: null,
+    memory_accounting: true,
+    items,
+    ...over,
+  }) as ContainersBlock
 
 /** One account with a collector key and one device: what each test starts from. */
 export async function account(
