@@ -35,7 +35,7 @@ import { wireLive, type LiveModules } from './live'
 import { createHooks, createLookups } from './hooks'
 import { wireOverview } from './overview'
 import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
-import { checkJobs, wireChecks, type CheckModules } from './checks'
+import { alertOnChecks, checkJobs, wireChecks, type CheckModules } from './checks'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -59,10 +59,11 @@ export function compose(deps: AppDeps) {
   const channels = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
   // alert notices go to the channels' durable queue unless a test listens instead
   const notify = deps.notify ?? ((clientId, channelIds, n) => enqueueNotification(channels.channels, clientId, channelIds, n).length)
-  const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels) })
+  const checks = wireChecks(ctx, identity, fleet, { timers: deps.timers })
+  const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels), subjects: checks.alertSubjects })
+  alertOnChecks(checks, alerting, live)
   const overview = wireOverview(ctx, fleet, monitoring, alerting)
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
-  const checks = wireChecks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const observability = wireObservability(ctx, identity, fleet, monitoring, hooks)
   const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...webhooks, ...checks, admin, observability }

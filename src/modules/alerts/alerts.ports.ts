@@ -5,6 +5,7 @@ import type { AlertRuntime } from './runtime/alerts.runtime'
 
 export type { AlertDevice, AlertDevices, AlertMetrics, Notify } from './runtime/alerts.runtime-ports'
 import type { AlertDevices } from './runtime/alerts.runtime-ports'
+import type { SelectorCompiler } from './runtime/alerts.selectors'
 
 /** What the alerts services need: the store, the runtime, and the other domains through their ports. */
 export interface AlertsDeps {
@@ -17,4 +18,6 @@ export interface AlertsDeps {
   users: { emailOf(userId: string): string | null }
   /** the channels module's answer to "which of these ids are not this client's channels" */
   channels: { unknown(clientId: string, ids: string[]): string[] }
+  /** how a rule's metric is read (the runtime's compiler, with every source's); default: the metric selectors */
+  selectors?: SelectorCompiler
 }
