@@ -31,7 +31,7 @@ import { channelsRoutes } from './modules/channels/channels.routes'
 import { liveRoutes } from './modules/live/live.routes'
 import { alertsRoutes } from './modules/alerts/alerts.routes'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes'
-import { checksRoutes, heartbeatRoutes } from './modules/checks/checks.routes'
+import { agentChecksRoutes, checksRoutes, heartbeatRoutes } from './modules/checks/checks.routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -90,6 +90,7 @@ export function createApp(deps: AppDeps) {
     .use(webhooksRoutes(modules.webhooks, ctx.auth))
     .use(checksRoutes(modules.checks, ctx.auth))
     .use(heartbeatRoutes(modules.checks))
+    .use(agentChecksRoutes(modules.checks, ctx.auth))
     .use(observabilityRoutes(modules.observability))
     .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell

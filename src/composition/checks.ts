@@ -19,6 +19,8 @@ import { createResultsStore, DAY_MS } from '../modules/checks/checks.summaries'
 import { TEST_NOW_PER_MINUTE } from '../modules/checks/checks.routes'
 import { runProbe } from '../modules/checks/probes/probe.run'
 import type { FleetModules } from './fleet'
+import type { Hooks } from './hooks'
+import { ingestCheckResults } from '../modules/checks/checks.agent'
 import type { AlertingModules, AlertSubjects } from './alerting'
 import type { LiveModules } from './live'
 import { forgetSubject } from '../modules/alerts/alerts.instances.service'
@@ -50,7 +52,7 @@ const scheduledOf = (row: CheckRow): Scheduled | null =>
  * Service checks: the stores, the hub's scheduler (started by `serve`, not here: tests and
  * tools build the app without probing anything) and the status pages' port.
  */
-export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, overrides: CheckOverrides = {}) {
+export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, hooks: Hooks, overrides: CheckOverrides = {}) {
   const sqlite = ctx.db.sqlite
   const checks = createChecksStore(sqlite)
   const results = createResultsStore(sqlite)
@@ -118,6 +120,15 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
       const change = recordAttempt(record, checkId, HUB_PLACE, attempt)
       if (change) deps.stateChanged(change)
     },
+  })
+
+  // results of agent-run checks arrive in the agents' batches
+  hooks.checkResults.listen((clientId, deviceId, results) => {
+    try {
+      ingestCheckResults(deps, clientId, deviceId, results)
+    } catch (err) {
+      ctx.logger.error('check results not stored', { client_id: clientId, device_id: deviceId, error: (err as Error).message })
+    }
   })
 
   return {

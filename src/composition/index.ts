@@ -59,7 +59,7 @@ export function compose(deps: AppDeps) {
   const channels = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
   // alert notices go to the channels' durable queue unless a test listens instead
   const notify = deps.notify ?? ((clientId, channelIds, n) => enqueueNotification(channels.channels, clientId, channelIds, n).length)
-  const checks = wireChecks(ctx, identity, fleet, { timers: deps.timers })
+  const checks = wireChecks(ctx, identity, fleet, hooks, { timers: deps.timers })
   const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels), subjects: checks.alertSubjects })
   alertOnChecks(checks, alerting, live)
   const overview = wireOverview(ctx, fleet, monitoring, alerting)

@@ -36,6 +36,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
   const metrics: Filled<MetricsDeps, 'stored' | 'ingested'> = {
     stored: hooks.sampleStored.call,
     ingested: hooks.samplesIngested.call,
+    checkResults: hooks.checkResults.call,
     store: createMetricsStore(sqlite),
     series: createSeriesStore(sqlite),
     retentionMs: retentionMs(ctx.config.metricsRetention),

@@ -138,6 +138,7 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/checks/chk_x/results', kind: 'jwt' },
   { method: 'GET', path: '/v1/checks/chk_x/series', kind: 'jwt' },
   { method: 'GET', path: '/v1/checks/chk_x/incidents', kind: 'jwt' },
+  { method: 'GET', path: '/v1/agent/checks', kind: 'key', scopes: ['metrics:write'] },
 ]
 
 describe('access matrix: every JWT and key route', () => {

@@ -1,5 +1,6 @@
 import { t, type Static, type TSchema } from 'elysia'
 import { Type } from '@sinclair/typebox'
+import { CheckResultsIn } from '../checks/checks.model'
 
 /** null first: a wrong type is then reported against the real type ("Expected number"), not null */
 const nullable = <T extends TSchema>(s: T) => t.Optional(t.Union([t.Null(), s]))
@@ -98,6 +99,7 @@ export const NetworkMetricIn = t.Object({ ...networkFields, ...networkBounds, ..
 export const BatchMetricIn = t.Object({
   hardware: nullable(t.Object({ ...hardwareFields, ...hardwareBounds, recorded_at: envelope.recorded_at }, OPEN)),
   network: nullable(t.Object({ ...networkFields, ...networkBounds, recorded_at: envelope.recorded_at }, OPEN)),
+  check_results: nullable(CheckResultsIn),
   ...envelope,
 })
 
@@ -108,6 +110,7 @@ export const MAX_BULK_ITEMS = 500
 const BulkItem = t.Object({
   hardware: BatchMetricIn.properties.hardware,
   network: BatchMetricIn.properties.network,
+  check_results: BatchMetricIn.properties.check_results,
   recorded_at: t.String({ format: 'date-time' }),
 })
 export const BulkMetricIn = t.Object({

@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock'
 import { toIso } from '../../lib/clock'
 import { CLOSE_BRACE, JsonBytes } from '../../lib/json-bytes'
 import { FIELDS, HOUR_MS, levelName, type LevelName, type MetricKind } from './metrics.fields'
+import type { CheckResultIn } from '../checks/checks.model'
 import type { BatchMetricIn, HardwareRecord, HistoryQuery, NetworkRecord } from './metrics.model'
 import { recordedAt, toRecord, toSampleRow, writePage, type SampleRow } from './metrics.rows'
 import type { MetricsStore } from './metrics.store'
@@ -47,6 +48,8 @@ export interface MetricsDeps {
   ingested?: (kind: MetricKind, samples: number) => void
   /** told of every newly stored sample with its values, after its commit (live stream, alerts); never of a repeat */
   stored?: (sample: StoredSample) => void
+  /** results of checks the device's agent runs, carried in its batch (the checks module stores them, each once) */
+  checkResults?: (clientId: string, deviceId: string, results: CheckResultIn[]) => void
 }
 
 /** A sample as it was just stored: whose, when, and the fields as the collector sent them. */
@@ -99,6 +102,7 @@ export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: Ba
     deps.ingested?.(kind, 1)
     deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: body[kind] as Record<string, unknown> })
   }
+  if (body.check_results?.length) deps.checkResults?.(key.clientId, device.id, body.check_results)
   const part = (kind: MetricKind) => {
     const i = samples.findIndex((s) => s.kind === kind)
     return i === -1 ? null : { id: ids[i]!, recorded_at: toIso(samples[i]!.ts) }
