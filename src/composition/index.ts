@@ -36,6 +36,8 @@ import { createHooks, createLookups } from './hooks'
 import { wireOverview } from './overview'
 import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
 import { alertOnChecks, checkJobs, wireChecks, type CheckModules } from './checks'
+import { checksDown } from '../modules/checks/checks.service'
+import { checksExposition } from '../modules/checks/checks.metrics'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -62,10 +64,12 @@ export function compose(deps: AppDeps) {
   const checks = wireChecks(ctx, identity, fleet, hooks, { timers: deps.timers })
   const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels), subjects: checks.alertSubjects })
   alertOnChecks(checks, alerting, live)
-  const overview = wireOverview(ctx, fleet, monitoring, alerting)
+  const overview = { ...wireOverview(ctx, fleet, monitoring, alerting), checksDown: (clientId: string) => checksDown(checks.checks, clientId) }
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
-  const observability = wireObservability(ctx, identity, fleet, monitoring, hooks)
+  const checkSeries = checksExposition(checks.checks.checks)
+  checks.onCheckChange(checkSeries.counted)
+  const observability = { ...wireObservability(ctx, identity, fleet, monitoring, hooks), sections: [checkSeries.write] }
   const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...webhooks, ...checks, admin, observability }
   return { ctx, modules, hooks, lookups, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }

@@ -24,6 +24,8 @@ export interface ObservabilityDeps {
   devices(clientId: string | null): ScrapeDevice[]
   /** each device's newest sample of a kind: [seq, ts, ...hot values] */
   latest(kind: MetricKind, seqs: number[]): LatestRows
+  /** other domains' families (service checks), each writing what the scope may see */
+  sections?: ((out: Exposition, scope: ScrapeScope) => void)[]
 }
 
 /** Who scrapes: the operator or the metrics token see everything; a tenant's key only its own devices. */
@@ -50,6 +52,7 @@ export function scrape(deps: ObservabilityDeps, scope: ScrapeScope): string {
     )
   const seqs = devices.map((d) => d.seq)
   writeFleet(out, labels, { hardware: deps.latest('hardware', seqs), network: deps.latest('network', seqs) }, now)
+  for (const write of deps.sections ?? []) write(out, scope)
   return out.text()
 }
 
