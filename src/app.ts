@@ -33,7 +33,7 @@ import { alertsRoutes } from './modules/alerts/alerts.routes'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes'
 import { containersRoutes } from './modules/containers/containers.routes'
 import { disksRoutes } from './modules/disks/disks.routes'
-import { checksRoutes, heartbeatRoutes } from './modules/checks/checks.routes'
+import { agentChecksRoutes, checksRoutes, heartbeatRoutes } from './modules/checks/checks.routes'
 import { statusPagesRoutes } from './modules/status-pages/status-pages.routes'
 import { STATUS_JSON_PATHS, statusPublicRoutes } from './modules/status-pages/status-pages.public-routes'
 
@@ -98,6 +98,7 @@ export function createApp(deps: AppDeps) {
     .use(checksRoutes(modules.checks, ctx.auth))
     .use(heartbeatRoutes(modules.checks))
     .use(statusPagesRoutes(modules.statusPages, ctx.auth))
+    .use(agentChecksRoutes(modules.checks, ctx.auth))
     .use(observabilityRoutes(modules.observability))
     .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell

@@ -45,7 +45,7 @@ export interface AppDeps {
   mail?: MailTransport
   /** notification services with a fixed API host (Pushover, Telegram) pointed elsewhere: tests' local fakes */
   channelApiBase?: RenderEnv['apiBase']
-  /** what status pages read of checks; default: no checks (until the checks module fills it) */
+  /** what status pages read of checks; default: the checks module (tests pass a fake) */
   statusChecks?: import('./modules/status-pages/status-pages.ports').StatusChecksPort
 }
 

@@ -4,6 +4,7 @@ import { createLogger } from '../lib/logger'
 import { systemTimers } from '../lib/timers'
 import { AgentConfigError, loadAgentConfig, type AgentConfig } from './agent.config'
 import { startAgent } from './agent.main'
+import { startCheckRunner } from './checks/agent.checks'
 import { importSqliteQueue } from './agent.queue-import'
 import { hubFetch } from './agent.tls'
 import { createSampler } from './agent.sample'
@@ -98,7 +99,12 @@ export async function agentCommand(
   await importSqliteQueue(config.stateDir, { clock: systemClock, log })
   const agent = startAgent(
     { hub: config.hub!, key: config.key!, intervalMs: config.intervalMs, stateDir: config.stateDir },
-    { sampler, clock: systemClock, timers: systemTimers, fetch: hubFetch(config.stateDir), log },
+    { sampler, clock: systemClock, timers: systemTimers, fetch: hubFetch(config.stateDir), log, checkResults: () => checks.drain() },
+  )
+  // the service checks the hub assigns to this device
+  const checks = startCheckRunner(
+    { hub: config.hub!, key: config.key! },
+    { clock: systemClock, timers: systemTimers, fetch: hubFetch(config.stateDir), log, deviceId: agent.deviceId },
   )
   log.info('agent: started', { hub: config.hub, interval_s: config.intervalMs / 1000, state_dir: config.stateDir })
   // the loop's timers are unref'd; this one holds the process until a signal
@@ -106,6 +112,7 @@ export async function agentCommand(
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info('agent: stopping', { signal })
+      checks.stop()
       agent.stop().then(resolve, resolve)
     }
     stopFor = stop

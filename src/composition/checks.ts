@@ -19,6 +19,12 @@ import { createResultsStore, DAY_MS } from '../modules/checks/checks.summaries'
 import { TEST_NOW_PER_MINUTE } from '../modules/checks/checks.routes'
 import { runProbe } from '../modules/checks/probes/probe.run'
 import type { FleetModules } from './fleet'
+import type { Hooks } from './hooks'
+import { ingestCheckResults } from '../modules/checks/checks.agent'
+import type { AlertingModules, AlertSubjects } from './alerting'
+import type { LiveModules } from './live'
+import { forgetSubject } from '../modules/alerts/alerts.instances.service'
+import { checkObservation, checkSelectors } from '../modules/checks/checks.alerts'
 import type { IdentityModules } from './identity'
 
 /** What a test or the bench may set for the check scheduler. */
@@ -46,7 +52,7 @@ const scheduledOf = (row: CheckRow): Scheduled | null =>
  * Service checks: the stores, the hub's scheduler (started by `serve`, not here: tests and
  * tools build the app without probing anything) and the status pages' port.
  */
-export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, overrides: CheckOverrides = {}) {
+export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, hooks: Hooks, overrides: CheckOverrides = {}) {
   const sqlite = ctx.db.sqlite
   const checks = createChecksStore(sqlite)
   const results = createResultsStore(sqlite)
@@ -64,6 +70,7 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
   const probeDeps = (clientId: string) => hubProbeDeps(ctx.outbound, policyFor(clientId), refusalWords(clientId), () => ctx.clock.now())
   const testLimit = memoryRateLimiter({ maxEntries: 100_000 })
   const listeners: ((change: CheckChange) => void)[] = overrides.onChange ? [overrides.onChange] : []
+  const removedListeners: ((clientId: string, checkId: string) => void)[] = []
 
   const record: RecordDeps = { checks, results, incidents, transaction, placesOf: (row) => placesOf({ deviceSeq }, row) }
   const deps: ChecksDeps & RecordDeps = {
@@ -89,6 +96,9 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
     stateChanged: (change) => {
       for (const fn of listeners) fn(change)
     },
+    removed: (clientId, checkId) => {
+      for (const fn of removedListeners) fn(clientId, checkId)
+    },
   }
   const scheduler = createCheckScheduler({
     clock: ctx.clock,
@@ -112,14 +122,54 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
     },
   })
 
+  // results of agent-run checks arrive in the agents' batches
+  hooks.checkResults.listen((clientId, deviceId, results) => {
+    try {
+      ingestCheckResults(deps, clientId, deviceId, results)
+    } catch (err) {
+      ctx.logger.error('check results not stored', { client_id: clientId, device_id: deviceId, error: (err as Error).message })
+    }
+  })
+
   return {
     checks: deps,
     checkScheduler: scheduler,
     /** the public status pages read checks through this (their module declares it) */
     statusChecks: statusChecksPort(deps),
-    /** more listeners of state-moving attempts (the alert source) */
+    /** more listeners of recorded attempts (the alert source) and of deleted checks */
     onCheckChange: (fn: (change: CheckChange) => void) => void listeners.push(fn),
+    onCheckRemoved: (fn: (clientId: string, checkId: string) => void) => void removedListeners.push(fn),
+    /** checks as alert subjects: rules on check:<field>, named and tagged for scopes and notices */
+    alertSubjects: {
+      selectors: checkSelectors,
+      find(clientId: string, id: string) {
+        const row = id.startsWith('chk_') ? checks.byId(clientId, id) : null
+        return row ? { id: row.id, name: row.name, tags: ['check', `check:${row.kind}`], lastSeenAt: null, subject: 'check' as const } : null
+      },
+    } satisfies AlertSubjects,
   }
+}
+
+/**
+ * Checks raise alerts through the alert runtime: each recorded attempt is an observation of the
+ * check (source `check`), unless the device it depends on is late or offline, whose own offline
+ * alert is then the one notice. A deleted check's alerts go with it.
+ */
+export function alertOnChecks(checks: CheckModules, alerting: AlertingModules, live: LiveModules) {
+  const unreachable = (_clientId: string, deviceId: string) => {
+    const status = live.presence.status(deviceId)
+    return status === 'stale' || status === 'offline'
+  }
+  checks.onCheckChange((change) => {
+    const o = checkObservation(change, checks.checks.clock.now(), unreachable)
+    if (!o) return
+    try {
+      alerting.alerts.runtime.observe(o)
+    } catch (err) {
+      checks.checks.logger.error('alert evaluation of a check failed', { check_id: change.check.id, error: (err as Error).message })
+    }
+  })
+  checks.onCheckRemoved((clientId, checkId) => forgetSubject(alerting.alerts, clientId, checkId))
 }
 
 export type CheckModules = ReturnType<typeof wireChecks>

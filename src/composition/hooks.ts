@@ -1,6 +1,7 @@
 import type { DeviceResponse } from '../modules/devices/devices.model'
 import type { MetricKind } from '../modules/metrics/metrics.fields'
 import type { BatchExtras, StoredSample } from '../modules/metrics/metrics.service'
+import type { CheckResultIn } from '../modules/checks/checks.model'
 
 /**
  * Where one group tells the groups built after it that something happened. Each hook is made
@@ -40,6 +41,8 @@ export function createHooks() {
     /** a device was registered (possibly inside the caller's transaction) or deleted: the live stream and device presence */
     deviceRegistered: hook<[string, DeviceResponse]>(),
     deviceDeleted: hook<[string, string]>(),
+    /** a batch carried results of checks its agent runs (client id, device id, results): the checks module stores them */
+    checkResults: hook<[string, string, CheckResultIn[]]>(),
   }
 }
 

@@ -38,7 +38,9 @@ import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
 import { wireContainers, type ContainerModules } from './containers'
 import { pruneContainers } from '../modules/containers/containers.jobs'
 import { pruneDisks } from '../modules/disks/disks.service'
-import { checkJobs, wireChecks, type CheckModules } from './checks'
+import { alertOnChecks, checkJobs, wireChecks, type CheckModules } from './checks'
+import { checksDown } from '../modules/checks/checks.service'
+import { checksExposition } from '../modules/checks/checks.metrics'
 import { wireStatusPages } from './status-pages'
 
 /**
@@ -63,14 +65,17 @@ export function compose(deps: AppDeps) {
   const channels = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
   // alert notices go to the channels' durable queue unless a test listens instead
   const notify = deps.notify ?? ((clientId, channelIds, n) => enqueueNotification(channels.channels, clientId, channelIds, n).length)
-  const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels) })
+  const checks = wireChecks(ctx, identity, fleet, hooks, { timers: deps.timers })
+  const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels), subjects: checks.alertSubjects })
+  alertOnChecks(checks, alerting, live)
   const containers = wireContainers(ctx, fleet, alerting, hooks)
-  const overview = wireOverview(ctx, fleet, monitoring, alerting)
+  const overview = { ...wireOverview(ctx, fleet, monitoring, alerting), checksDown: (clientId: string) => checksDown(checks.checks, clientId) }
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
-  const checks = wireChecks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
-  const observability = wireObservability(ctx, identity, fleet, monitoring, hooks, containers)
-  const statusPages = wireStatusPages(ctx, fleet, { checks: deps.statusChecks })
+  const checkSeries = checksExposition(checks.checks.checks)
+  checks.onCheckChange(checkSeries.counted)
+  const observability = { ...wireObservability(ctx, identity, fleet, monitoring, hooks, containers), sections: [checkSeries.write] }
+  const statusPages = wireStatusPages(ctx, fleet, { checks: deps.statusChecks ?? checks.statusChecks })
   const modules = {
     ...identity,
     ...fleet,

@@ -37,6 +37,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     stored: hooks.sampleStored.call,
     extras: hooks.batchExtras.call,
     ingested: hooks.samplesIngested.call,
+    checkResults: hooks.checkResults.call,
     store: createMetricsStore(sqlite),
     series: createSeriesStore(sqlite),
     retentionMs: retentionMs(ctx.config.metricsRetention),

@@ -7,19 +7,8 @@ import { createStatusPagesStore } from '../modules/status-pages/status-pages.sto
 import { publicView } from '../modules/status-pages/status-pages.view'
 import type { FleetModules } from './fleet'
 
-/**
- * No check engine is on this branch yet: every check id is unknown, so check items are left
- * off public pages. The checks module fills this port with its service when it lands.
- */
-const NO_CHECKS: StatusChecksPort = {
-  views: () => [],
-  uptimeByDay: () => [],
-  responseTimes: () => [],
-  incidents: () => [],
-}
-
 /** Public status pages: the team's API and the public routes share one store and one render cache. */
-export function wireStatusPages(ctx: AppContext, fleet: FleetModules, overrides: { checks?: StatusChecksPort } = {}) {
+export function wireStatusPages(ctx: AppContext, fleet: FleetModules, ports: { checks: StatusChecksPort }) {
   const store = createStatusPagesStore(ctx.db.sqlite)
   const devices: StatusDevicesPort = {
     views(clientId, ids) {
@@ -29,7 +18,7 @@ export function wireStatusPages(ctx: AppContext, fleet: FleetModules, overrides:
         .map((d) => ({ id: d.device_id, name: d.name ?? d.hostname ?? 'Server', state: d.status }))
     },
   }
-  const checks = overrides.checks ?? NO_CHECKS
+  const checks = ports.checks
   const cache = createRenderCache(ctx.clock, (page) => publicView({ store, clock: ctx.clock, checks, devices }, page))
   const siteHost = new URL(ctx.config.siteUrl).hostname.toLowerCase()
   const statusPages: StatusPagesDeps = { store, clock: ctx.clock, devices, changed: cache.invalidate, reservedHosts: [siteHost] }

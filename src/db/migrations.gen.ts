@@ -14,6 +14,7 @@ import m11 from '../../migrations/0011_delivery_account_due.sql' with { type: 't
 import m12 from '../../migrations/0012_containers.sql' with { type: 'text' }
 import m13 from '../../migrations/0013_checks.sql' with { type: 'text' }
 import m14 from '../../migrations/0014_status_pages.sql' with { type: 'text' }
+import m15 from '../../migrations/0015_alert_subjects.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -36,4 +37,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0012_containers', sql: m12 },
   { tag: '0013_checks', sql: m13 },
   { tag: '0014_status_pages', sql: m14 },
+  { tag: '0015_alert_subjects', sql: m15 },
 ]

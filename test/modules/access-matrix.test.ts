@@ -155,6 +155,7 @@ const ROUTES: MatrixRoute[] = [
   { method: 'PATCH', path: '/v1/status-pages/stp_x/notes/stn_x', kind: 'jwt', body: { title: 'T' }, roles: MANAGERS },
   { method: 'DELETE', path: '/v1/status-pages/stp_x/notes/stn_x', kind: 'jwt', roles: MANAGERS },
   { method: 'POST', path: '/v1/status-pages/stp_x/notes/stn_x/updates', kind: 'jwt', body: { state: 'resolved', body: 'B' }, roles: MANAGERS },
+  { method: 'GET', path: '/v1/agent/checks', kind: 'key', scopes: ['metrics:write'] },
 ]
 
 describe('access matrix: every JWT and key route', () => {

@@ -18,6 +18,6 @@ export interface AlertsDeps {
   users: { emailOf(userId: string): string | null }
   /** the channels module's answer to "which of these ids are not this client's channels" */
   channels: { unknown(clientId: string, ids: string[]): string[] }
-  /** how a rule's metric is read, as the runtime reads it (other sources' selectors chained before the metric ones); default: the metric selectors */
+  /** how a rule's metric is read (the runtime's compiler, with every source's); default: the metric selectors */
   selectors?: SelectorCompiler
 }

@@ -251,3 +251,36 @@ export const IncidentsQuery = t.Object({
 export const IncidentsPage = t.Object({ items: t.Array(IncidentItem), limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() })
 
 export const HeartbeatAck = t.Object({ ok: t.Boolean(), state: CheckState })
+
+/** One result of a check an agent runs, as its batch carries it (wire: `check_results`). */
+export const CheckResultIn = t.Object({
+  check_id: t.String({ minLength: 1, maxLength: 100, description: 'as given by GET /v1/agent/checks' }),
+  ts: t.String({ format: 'date-time', description: "when the attempt started (the agent's clock)" }),
+  ok: t.Boolean(),
+  response_ms: t.Nullable(t.Number({ minimum: 0, maximum: 3_600_000 })),
+  status_code: t.Nullable(Type.Integer({ minimum: 0, maximum: 999, description: 'HTTP status; null for other kinds' })),
+  error: t.Nullable(t.String({ maxLength: 500, description: 'why it failed' })),
+  cert_expires_at: t.Nullable(t.String({ format: 'date-time', description: "the TLS leaf certificate's notAfter when seen" })),
+})
+export type CheckResultIn = Static<typeof CheckResultIn>
+export const MAX_CHECK_RESULTS = 500
+export const CheckResultsIn = t.Array(CheckResultIn, {
+  maxItems: MAX_CHECK_RESULTS,
+  description: 'results of checks this agent runs (store-and-forward: each carries its time)',
+})
+
+/** What an agent runs: the definition the portal edits, without what only the hub needs. */
+export const CheckDefinition = t.Object({
+  id: t.String(),
+  name: t.String(),
+  kind: CheckKindSchema,
+  settings: CheckSettings,
+  interval_s: Type.Integer(),
+  timeout_ms: Type.Integer(),
+})
+export type CheckDefinition = Static<typeof CheckDefinition>
+export const AgentChecksQuery = t.Object({ device_id: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "default: the key's device" })) })
+export const AgentChecksResponse = t.Object({
+  checks: t.Array(CheckDefinition),
+  etag: t.String({ description: 'send it back in If-None-Match: 304 while nothing changed' }),
+})

@@ -4,7 +4,10 @@ import { jsonInput, queryInput } from '../../http/input'
 import { routeErrors } from '../../http/openapi-errors'
 import type { Authenticator } from '../../http/principal'
 import { heartbeat } from './checks.heartbeat'
+import { agentChecks } from './checks.agent'
 import {
+  AgentChecksQuery,
+  AgentChecksResponse,
   CheckCreate,
   CheckDetail,
   CheckListItem,
@@ -34,6 +37,7 @@ const test = jsonInput(CheckTest)
 const results = queryInput(ResultsQuery)
 const seriesQuery = queryInput(SeriesQuery)
 const incidents = queryInput(IncidentsQuery)
+const agentQuery = queryInput(AgentChecksQuery)
 
 export const TEST_NOW_PER_MINUTE = 10
 
@@ -164,4 +168,30 @@ export function heartbeatRoutes(deps: ChecksDeps & RecordDeps) {
     .post('/:token', ok, doc('Report that the job ran'))
     .get('/:token/fail', fail, doc('Report that the job failed (the check is down at once)'))
     .post('/:token/fail', fail, doc('Report that the job failed (the check is down at once)'))
+}
+
+/**
+ * The checks an agent runs, polled by the collector (at most once a minute) with its key: 304
+ * while nothing changed since the etag it sends in If-None-Match.
+ */
+export function agentChecksRoutes(deps: ChecksDeps & RecordDeps, auth: Authenticator) {
+  return new Elysia({ prefix: '/v1/agent' }).use(authGuards(auth)).get(
+    '/checks',
+    ({ key, request }) => {
+      const list = agentChecks(deps, key, agentQuery.read(request).device_id)
+      if (request.headers.get('if-none-match') === list.etag) return new Response(null, { status: 304, headers: { etag: list.etag } })
+      return new Response(JSON.stringify(list), { headers: { 'content-type': 'application/json', etag: list.etag } })
+    },
+    {
+      key: 'metrics:write',
+      response: { 200: AgentChecksResponse },
+      detail: {
+        ...routeErrors('not_found', 'device_mismatch', 'device_required'),
+        ...agentQuery.doc,
+        tags,
+        summary: "The definitions of the checks this device's agent runs (304 with If-None-Match while unchanged)",
+        description: 'The agent runs each on its interval and sends the results in its batches as check_results (POST /v1/metrics/batch).',
+      },
+    },
+  )
 }

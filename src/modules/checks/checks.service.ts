@@ -40,8 +40,10 @@ export interface ChecksDeps {
   maxChecks: number
   /** a check was created, changed or removed (null): the scheduler replans it */
   scheduleChanged: (checkId: string, row: CheckRow | null) => void
-  /** an attempt moved a check's state (alerts, the live stream) */
+  /** an attempt was recorded (the alert source hears it) */
   stateChanged: (change: CheckChange) => void
+  /** a check was deleted: its alerts go with it */
+  removed: (clientId: string, checkId: string) => void
 }
 
 const HEARTBEAT_TOKEN_BYTES = 24
@@ -177,6 +179,7 @@ export function deleteCheck(deps: ChecksDeps, clientId: string, checkId: string)
   })
   if (seq === null) throw notFound('Check')
   deps.scheduleChanged(checkId, null)
+  deps.removed(clientId, checkId)
 }
 
 /** A new heartbeat token, shown in this answer only; the old one stops working at once. */

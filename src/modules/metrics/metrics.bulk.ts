@@ -59,6 +59,7 @@ export async function ingestBulk(deps: MetricsDeps, key: KeyPrincipal, body: Bul
         deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: item[kind] as Record<string, unknown> })
       }
     }
+    if (item.check_results?.length) deps.checkResults?.(key.clientId, device.id, item.check_results)
     if (out.status === 'stored') counts.stored++
     else counts.duplicates++
     return out

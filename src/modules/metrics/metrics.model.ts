@@ -2,6 +2,7 @@ import { t, type Static, type TSchema } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { ContainersBlock } from '../containers/containers.model'
 import { DisksSmartBlock } from '../disks/disks.model'
+import { CheckResultsIn } from '../checks/checks.model'
 
 /** null first: a wrong type is then reported against the real type ("Expected number"), not null */
 const nullable = <T extends TSchema>(s: T) => t.Optional(t.Union([t.Null(), s]))
@@ -103,6 +104,7 @@ export const BatchMetricIn = t.Object({
   /** what the collector saw beside the samples at the same moment: handed to their modules (see hooks.batchExtras) */
   containers: nullable(ContainersBlock),
   disks_smart: nullable(DisksSmartBlock),
+  check_results: nullable(CheckResultsIn),
   ...envelope,
 })
 
@@ -115,6 +117,7 @@ const BulkItem = t.Object({
   network: BatchMetricIn.properties.network,
   containers: BatchMetricIn.properties.containers,
   disks_smart: BatchMetricIn.properties.disks_smart,
+  check_results: BatchMetricIn.properties.check_results,
   recorded_at: t.String({ format: 'date-time' }),
 })
 export const BulkMetricIn = t.Object({

@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock'
 import { toIso } from '../../lib/clock'
 import { CLOSE_BRACE, JsonBytes } from '../../lib/json-bytes'
 import { FIELDS, HOUR_MS, levelName, type LevelName, type MetricKind } from './metrics.fields'
+import type { CheckResultIn } from '../checks/checks.model'
 import type { BatchMetricIn, HardwareRecord, HistoryQuery, NetworkRecord } from './metrics.model'
 import { recordedAt, toRecord, toSampleRow, writePage, type SampleRow } from './metrics.rows'
 import type { MetricsStore } from './metrics.store'
@@ -49,6 +50,8 @@ export interface MetricsDeps {
   stored?: (sample: StoredSample) => void
   /** handed a batch's parts beside its samples (containers, disks_smart) after the samples' commit */
   extras?: (extras: BatchExtras) => void
+  /** results of checks the device's agent runs, carried in its batch (the checks module stores them, each once) */
+  checkResults?: (clientId: string, deviceId: string, results: CheckResultIn[]) => void
 }
 
 /** The parts of one batch beside hardware and network, for the modules that store them. */
@@ -147,6 +150,7 @@ export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: Ba
     deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: body[kind] as Record<string, unknown> })
   }
   await storeExtras(deps, key.clientId, device, [body], samples[0]?.ts)
+  if (body.check_results?.length) deps.checkResults?.(key.clientId, device.id, body.check_results)
   const part = (kind: MetricKind) => {
     const i = samples.findIndex((s) => s.kind === kind)
     return i === -1 ? null : { id: ids[i]!, recorded_at: toIso(samples[i]!.ts) }

@@ -27,6 +27,8 @@ export interface ObservabilityDeps {
   latest(kind: MetricKind, seqs: number[]): LatestRows
   /** the containers present and seen since a time: one client's, or all (null) */
   containers?(clientId: string | null, since: number): ScrapeContainer[]
+  /** other domains' families (service checks), each writing what the scope may see */
+  sections?: ((out: Exposition, scope: ScrapeScope) => void)[]
 }
 
 /** Who scrapes: the operator or the metrics token see everything; a tenant's key only its own devices. */
@@ -54,6 +56,7 @@ export function scrape(deps: ObservabilityDeps, scope: ScrapeScope): string {
   const seqs = devices.map((d) => d.seq)
   writeFleet(out, labels, { hardware: deps.latest('hardware', seqs), network: deps.latest('network', seqs) }, now)
   if (deps.containers) writeContainers(out, deps.containers(scope.kind === 'client' ? scope.clientId : null, now - FRESH_MS))
+  for (const write of deps.sections ?? []) write(out, scope)
   return out.text()
 }
 

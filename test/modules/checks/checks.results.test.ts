@@ -5,7 +5,7 @@ import { histPercentiles, percentilesOf } from '../../../src/modules/checks/chec
 import { getCheckDetail, incidentsPage, listChecks, resultsPage, series } from '../../../src/modules/checks/checks.views'
 import { testApp, type TestApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'
-import { createTenant } from '../../helpers/fixtures'
+import { createKey, createTenant } from '../../helpers/fixtures'
 
 const ok = (ts: number, ms = 100): Attempt => ({ ts, ok: true, response_ms: ms, status_code: 200, error: null, cert_expires_at: null })
 const fail = (ts: number, error = 'connection refused'): Attempt => ({ ts, ok: false, response_ms: null, status_code: null, error, cert_expires_at: null })
@@ -67,6 +67,28 @@ describe('recording attempts', () => {
         duration_s: 120,
       },
     ])
+  })
+
+  test('the dashboard overview counts the checks down now (not paused ones)', async () => {
+    const { t, a, id } = await withCheck({ down_after: 1 })
+    const fleet = async () => (await t.request('GET', '/v1/clients/me/fleet', { headers: a.userHeaders })).body.checks_down
+    expect(await fleet()).toBe(0)
+    record(t, id, fail(t.clock.now()))
+    expect(await fleet()).toBe(1)
+    await t.request('PATCH', `/v1/checks/${id}`, { headers: a.userHeaders, body: { paused: true } })
+    expect(await fleet()).toBe(0)
+  })
+
+  test("GET /metrics shows each check's state and response time; a tenant's scrape sees only its own", async () => {
+    const { t, a, id } = await withCheck()
+    record(t, id, ok(t.clock.now(), 250))
+    const reader = createKey(t, a.clientId, { scopes: ['metrics:read'] })
+    const text = (await t.request('GET', '/metrics', { headers: reader.headers })).text
+    expect(text).toContain(`vigil_check_status{check="${id}",name="db",kind="tcp",client="${a.clientId}",state="up"} 1`)
+    expect(text).toContain(`vigil_check_status{check="${id}",name="db",kind="tcp",client="${a.clientId}",state="down"} 0`)
+    expect(text).toContain(`vigil_check_response_seconds{check="${id}",name="db",kind="tcp",client="${a.clientId}"} 0.25`)
+    const b = await createTenant(t, { scopes: ['metrics:read'] })
+    expect((await t.request('GET', '/metrics', { headers: b.keyHeaders })).text).not.toContain(id)
   })
 
   test('a replayed attempt is stored once; an older one is kept but moves no state', async () => {
