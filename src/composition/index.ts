@@ -35,6 +35,9 @@ import { wireLive, type LiveModules } from './live'
 import { createHooks, createLookups } from './hooks'
 import { wireOverview } from './overview'
 import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
+import { wireStorage } from './storage'
+import { storageJobs } from '../modules/storage/storage.jobs'
+import type { StorageDeps } from '../modules/storage/storage.service'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -50,7 +53,7 @@ export function compose(deps: AppDeps) {
   const events = createEventBus({ clock: deps.clock })
   const hooks = createHooks()
   const lookups = createLookups()
-  const identity = wireIdentity(deps, plans)
+  const identity = wireIdentity(deps, plans, lookups)
   const fleet = wireFleet(deps, plans, identity, { events, hooks, lookups })
   const ctx = createContext(deps, plans, identity, fleet, events)
   const monitoring = wireMonitoring(ctx, identity, fleet, hooks, { metricsSource: deps.metricsSource })
@@ -62,8 +65,9 @@ export function compose(deps: AppDeps) {
   const overview = wireOverview(ctx, fleet, monitoring, alerting)
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
-  const observability = wireObservability(ctx, identity, fleet, monitoring, hooks)
-  const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...webhooks, admin, observability }
+  const storage = wireStorage(ctx, monitoring, lookups)
+  const observability = wireObservability(ctx, identity, fleet, monitoring, hooks, storage)
+  const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...webhooks, admin, observability, storage }
   return { ctx, modules, hooks, lookups, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
@@ -83,7 +87,10 @@ function channelLookup(channels: ChannelsModules) {
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run
  * at 03:17, off the hour when other machines' cron jobs start.
  */
-function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & WebhookModules): Job[] {
+function jobList(
+  ctx: AppContext,
+  modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & WebhookModules & { storage: StorageDeps },
+): Job[] {
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
@@ -99,6 +106,8 @@ function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & Moni
     { name: 'devices.status', cron: '*/15 * * * * *', run: () => modules.presence.sweep() },
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
     ...webhookJobs(modules),
+    // the disk budget every minute, the space per tier hourly
+    ...storageJobs(modules.storage),
     // VIGIL_BACKUP_SCHEDULE (daily at 03:47 by default); none when off
     ...backupJobs(ctx),
   ]
