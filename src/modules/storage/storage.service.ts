@@ -3,7 +3,7 @@ import type { Logger } from '../../lib/logger'
 import type { LevelName } from '../metrics/metrics.fields'
 import type { ReadDisk } from './storage.disk'
 import type { StorageReport } from './storage.model'
-import { planPrune, rawDaysHeld, type TierFigure } from './storage.plan'
+import { planPrune, rawDaysHeld, type PruneStep, type TierFigure } from './storage.plan'
 import type { StorageSettings } from './storage.config'
 import type { StorageStore } from './storage.store'
 
@@ -18,7 +18,8 @@ export interface TierPort {
 
 /** The cached figures: measuring is a scan of the whole file, so the jobs do it and requests read this. */
 export interface StorageState {
-  usage: { at: number; tiers: TierFigure[]; restBytes: number } | null
+  /** usedBytes: the database's pages in use when measured (or last settled) */
+  usage: { at: number; usedBytes: number; tiers: TierFigure[]; restBytes: number } | null
   lastPrune: { at: number; deletedRows: number; tiers: LevelName[]; short: number } | null
   /** the warnings in force, each logged once when it starts and once when it ends */
   warnings: { disk: string | null; budget: string | null }
@@ -42,8 +43,9 @@ export interface StorageDeps {
 
 export const newStorageState = (): StorageState => ({ usage: null, lastPrune: null, warnings: { disk: null, budget: null }, running: null })
 
-/** A measure older than this is taken again before a pruning is planned from it. */
+/** A measure older than this, or than this much growth, is taken again before a pruning is planned from it. */
 const FRESH_FOR_PLAN_MS = 10 * 60_000
+const FRESH_GROWTH = 0.05
 /** A bound on one run's statements, so a misjudged plan cannot hold the job; the next run goes on. */
 const MAX_STEPS_PER_RUN = 5_000
 const HOUR = 3_600_000
@@ -62,8 +64,9 @@ export function measure(deps: StorageDeps): void {
     oldest: deps.metrics.oldest(tier),
   }))
   // the rest is every other page in use: other tables, the schema, and the pointer-map pages of incremental vacuum
-  const restBytes = Math.max(0, deps.store.usedBytes() - tiers.reduce((s, t) => s + t.bytes, 0))
-  deps.state.usage = { at: deps.clock.now(), tiers, restBytes }
+  const usedBytes = deps.store.usedBytes()
+  const restBytes = Math.max(0, usedBytes - tiers.reduce((s, t) => s + t.bytes, 0))
+  deps.state.usage = { at: deps.clock.now(), usedBytes, tiers, restBytes }
 }
 
 /** The budget in bytes now (a share follows the disk's size), or null without one. */
@@ -88,13 +91,19 @@ export function checkDisk(deps: StorageDeps): void {
   const warn = deps.settings.diskWarnRatio
   const full = disk.usedRatio >= warn
   const message = full
-    ? `the disk holding the data dir is ${pct(disk.usedRatio)} full (VIGIL_STORAGE_DISK_WARN is ${pct(warn)}): when it fills, Vigil refuses new samples. Free space on it, or set VIGIL_STORAGE_BUDGET (e.g. 25%) so Vigil removes its oldest samples first`
+    ? `the disk holding the data dir is ${pct(disk.usedRatio)} full (VIGIL_STORAGE_DISK_WARN is ${Number((warn * 100).toFixed(2))}%): when it fills, Vigil refuses new samples. Free space on it, or set VIGIL_STORAGE_BUDGET (e.g. 25%) so Vigil removes its oldest samples first`
     : null
   setWarning(deps, 'disk', message, { data_dir: deps.dataDir, used_ratio: Number(disk.usedRatio.toFixed(4)), warn_ratio: warn })
 }
 
 /** The current warning for /health and the operator page: the disk first, then the budget. */
 export const storageWarning = (state: StorageState) => state.warnings.disk ?? state.warnings.budget
+
+/** Whether the cached figures are too old, or the database has grown too much since, to plan from. */
+function stale(deps: StorageDeps, usedNow: number): boolean {
+  const usage = deps.state.usage
+  return !usage || deps.clock.now() - usage.at > FRESH_FOR_PLAN_MS || Math.abs(usedNow - usage.usedBytes) > usedNow * FRESH_GROWTH
+}
 
 /**
  * One run of the budget: the disk checked, and when the data passes the budget, the plan's cut-offs
@@ -119,7 +128,7 @@ async function runBudget(deps: StorageDeps): Promise<void> {
     setWarning(deps, 'budget', null, { budget_bytes: budget, used_bytes: used })
     return
   }
-  if (deps.clock.now() - deps.state.usage!.at > FRESH_FOR_PLAN_MS) measure(deps)
+  if (stale(deps, used)) measure(deps)
   const now = deps.clock.now()
   const plan = planPrune({ now, budgetBytes: budget, usedBytes: used, tiers: deps.state.usage!.tiers })
   let deleted = 0
@@ -140,7 +149,7 @@ async function runBudget(deps: StorageDeps): Promise<void> {
     deps.metrics.vacuumStep()
     await deps.pause()
   }
-  measure(deps)
+  settle(deps, plan.steps)
   const after = deps.store.usedBytes()
   const short = Math.max(0, after - budget)
   deps.state.lastPrune = { at: deps.clock.now(), deletedRows: deleted, tiers: plan.steps.map((s) => s.tier), short: plan.short > 0 ? short : 0 }
@@ -156,6 +165,23 @@ async function runBudget(deps: StorageDeps): Promise<void> {
       ? `the storage budget (VIGIL_STORAGE_BUDGET=${deps.settings.budget!.text}, ${mb(budget)}) is smaller than what Vigil never prunes (${mb(after)}: the newest hour of raw samples, a day of 1-minute, a week of 10-minute and a month of hourly buckets, the daily tier, and the accounts, alerts and deliveries): raise the budget, or lower the retention settings`
       : null
   setWarning(deps, 'budget', message, { budget_bytes: budget, used_bytes: after })
+}
+
+/**
+ * The cached figures after a pruning: measured again when the measure is old, else the planned
+ * bytes taken off each tier and its oldest time read again (a seek per device), so a budget
+ * that stays short, pruning a little every minute, does not scan the whole file every minute.
+ */
+function settle(deps: StorageDeps, steps: PruneStep[]) {
+  const usage = deps.state.usage
+  if (!usage || deps.clock.now() - usage.at > FRESH_FOR_PLAN_MS) return measure(deps)
+  usage.usedBytes = deps.store.usedBytes()
+  for (const step of steps) {
+    const tier = usage.tiers.find((t) => t.tier === step.tier)
+    if (!tier) continue
+    tier.bytes = Math.max(0, tier.bytes - step.bytes)
+    tier.oldest = deps.metrics.oldest(step.tier)
+  }
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())

@@ -18,8 +18,8 @@ const settings = (budget: number | null, diskWarnRatio = 0.9): StorageSettings =
 })
 
 /** Samples from two devices in turn, one every STEP, each with its collector's full body. */
-async function fill(t: TestApp, headers: Record<string, string>[], n: number) {
-  for (let i = 0; i < n; i++) {
+async function fill(t: TestApp, headers: Record<string, string>[], n: number, from = 0) {
+  for (let i = from; i < from + n; i++) {
     t.clock.set(START + i * STEP)
     const r = await t.request('POST', '/v1/metrics/batch', {
       body: { hardware: hardwareSample(i), network: networkSample(i) },
@@ -77,6 +77,27 @@ describe('the disk budget', () => {
     expect(d.state.lastPrune).toMatchObject({ tiers: ['raw'], short: 0 })
     expect(d.state.lastPrune!.deletedRows).toBe(before.reduce((a, r) => a + r.n, 0) - after.reduce((a, r) => a + r.n, 0))
     expect(t.logs.some((l) => l.includes('storage budget: oldest data removed'))).toBe(true)
+  }, 60_000)
+
+  test('figures measured before the data grew are measured again before a pruning is planned from them', async () => {
+    const { t, tenant } = await filledApp(0)
+    const d = deps(t, { settings: settings(2 * MB) })
+    // measured while the fleet had sent nothing yet (the first run after a start)
+    measure(d)
+    await fill(
+      t,
+      tenant.deviceIds.map((id) => ({ ...tenant.keyHeaders, 'x-device-id': id })),
+      3000,
+    )
+    // as if those figures were a minute old: young, but from before the growth
+    d.state.usage!.at = t.clock.now() - 60_000
+    await enforceBudget(d)
+    expect(t.modules.storage.store.usedBytes()).toBeLessThanOrEqual(2 * MB)
+    // the oldest went, not everything older than the newest hour (what stale, small figures would plan)
+    const left = oldestPerDevice(t)
+    for (const r of left) expect(r.oldest).toBeGreaterThan(START)
+    for (const r of left) expect(r.oldest).toBeLessThan(t.clock.now() - HOUR - 10 * 60_000)
+    expect(d.state.warnings.budget).toBeNull()
   }, 60_000)
 
   test('under the budget, or without one, nothing is removed', async () => {
