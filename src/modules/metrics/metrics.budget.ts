@@ -1,5 +1,5 @@
 import { LEVEL, type LevelName, type MetricKind } from './metrics.fields'
-import type { MetricsJobDeps } from './metrics.jobs'
+import { runRollup, type MetricsJobDeps } from './metrics.jobs'
 
 const KINDS: MetricKind[] = ['hardware', 'network']
 
@@ -9,9 +9,11 @@ const KINDS: MetricKind[] = ['hardware', 'network']
  * statements the fixed retention uses (at most PRUNE_BATCH rows per kind and call, so the write
  * lock is held for milliseconds). The storage module never sees a table.
  */
-export function metricsBudget(deps: Pick<MetricsJobDeps, 'rollups' | 'devices'>) {
+export function metricsBudget(deps: MetricsJobDeps) {
   const levels = (tier: LevelName) => LEVEL[tier]
   return {
+    /** folds what the tiers lack (late samples, replays) into them, so no raw sample is pruned before it is rolled up */
+    rollUp: () => runRollup(deps),
     /** the time (ms) of the oldest row the tier holds for any device, or null when empty */
     oldest(tier: LevelName): number | null {
       const seqs = deps.devices.seqs()

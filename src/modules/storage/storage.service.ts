@@ -9,6 +9,8 @@ import type { StorageStore } from './storage.store'
 
 /** What the budget needs of the metric tiers (the metrics module's metrics.budget.ts fills it). */
 export interface TierPort {
+  /** brings the rollup tiers up to date, so that pruning raw samples loses none from the tiers */
+  rollUp(): Promise<void>
   oldest(tier: LevelName): number | null
   /** one bounded delete of every device's rows older than `cutoff`; how many went */
   pruneStep(tier: LevelName, cutoff: number): number
@@ -123,11 +125,14 @@ async function runBudget(deps: StorageDeps): Promise<void> {
   const budget = budgetBytes(deps)
   if (deps.state.usage === null) measure(deps)
   if (budget === null) return
-  const used = deps.store.usedBytes()
-  if (used <= budget) {
-    setWarning(deps, 'budget', null, { budget_bytes: budget, used_bytes: used })
+  if (deps.store.usedBytes() <= budget) {
+    setWarning(deps, 'budget', null, { budget_bytes: budget, used_bytes: deps.store.usedBytes() })
     return
   }
+  // the tiers brought up to date first: no raw sample is pruned before it is rolled up, and the
+  // plan counts the rows that adds
+  await deps.metrics.rollUp()
+  const used = deps.store.usedBytes()
   if (stale(deps, used)) measure(deps)
   const now = deps.clock.now()
   const plan = planPrune({ now, budgetBytes: budget, usedBytes: used, tiers: deps.state.usage!.tiers })

@@ -18,7 +18,7 @@ const settings = (budget: number | null, diskWarnRatio = 0.9): StorageSettings =
 })
 
 /** Samples from two devices in turn, one every STEP, each with its collector's full body. */
-async function fill(t: TestApp, headers: Record<string, string>[], n: number, from = 0) {
+async function fill(t: TestApp, headers: Record<string, string>[], n: number, from = 0, rollUp = true) {
   for (let i = from; i < from + n; i++) {
     t.clock.set(START + i * STEP)
     const r = await t.request('POST', '/v1/metrics/batch', {
@@ -27,7 +27,7 @@ async function fill(t: TestApp, headers: Record<string, string>[], n: number, fr
     })
     if (r.status !== 201) throw new Error(r.text)
   }
-  await t.jobs.find((j) => j.name === 'metrics.rollup')!.run()
+  if (rollUp) await t.jobs.find((j) => j.name === 'metrics.rollup')!.run()
 }
 
 async function filledApp(n: number) {
@@ -98,6 +98,17 @@ describe('the disk budget', () => {
     for (const r of left) expect(r.oldest).toBeGreaterThan(START)
     for (const r of left) expect(r.oldest).toBeLessThan(t.clock.now() - HOUR - 10 * 60_000)
     expect(d.state.warnings.budget).toBeNull()
+  }, 60_000)
+
+  test('raw samples the rollup has not folded yet (a replay just in) are rolled up before they are pruned', async () => {
+    const { t, tenant } = await filledApp(0)
+    const headers = tenant.deviceIds.map((id) => ({ ...tenant.keyHeaders, 'x-device-id': id }))
+    await fill(t, headers, 3000, 0, false)
+    expect(rows(t, 'metric_hw_1m')).toBe(0)
+    await enforceBudget(deps(t, { settings: settings(2 * MB) }))
+    const minutes = t.db.sqlite.query<{ first: number; n: number }, []>('SELECT min(bucket) AS first, count(*) AS n FROM metric_hw_1m').get()!
+    expect(minutes.first).toBe(START)
+    expect(oldestPerDevice(t)[0]!.oldest).toBeGreaterThan(START + HOUR)
   }, 60_000)
 
   test('under the budget, or without one, nothing is removed', async () => {
