@@ -236,9 +236,17 @@ export function storageGauges(deps: StorageDeps): { name: string; help: string; 
       value: r.disk.warn_ratio,
     },
   ]
-  for (const t of r.tiers)
-    out.push({ name: 'vigil_storage_tier_bytes', help: 'Bytes each part of the database uses (as last measured)', labels: [['tier', t.tier]], value: t.bytes })
-  out.push({ name: 'vigil_storage_tier_bytes', help: '', labels: [['tier', 'rest']], value: r.rest_bytes })
+  // none before the first measure: a zero would read as an empty tier
+  if (r.measured_at !== null) {
+    for (const t of r.tiers)
+      out.push({
+        name: 'vigil_storage_tier_bytes',
+        help: 'Bytes each part of the database uses (as last measured)',
+        labels: [['tier', t.tier]],
+        value: t.bytes,
+      })
+    out.push({ name: 'vigil_storage_tier_bytes', help: '', labels: [['tier', 'rest']], value: r.rest_bytes })
+  }
   if (r.budget) {
     out.push({ name: 'vigil_storage_budget_bytes', help: 'VIGIL_STORAGE_BUDGET in bytes', value: r.budget.bytes })
     out.push({

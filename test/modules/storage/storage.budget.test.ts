@@ -1,7 +1,15 @@
 import { describe, expect, test } from 'bun:test'
 import type { StorageSettings } from '../../../src/modules/storage/storage.config'
 import type { DiskFigures } from '../../../src/modules/storage/storage.disk'
-import { enforceBudget, measure, newStorageState, type StorageDeps } from '../../../src/modules/storage/storage.service'
+import {
+  budgetBytes,
+  enforceBudget,
+  measure,
+  newStorageState,
+  storageGauges,
+  storageReport,
+  type StorageDeps,
+} from '../../../src/modules/storage/storage.service'
 import { testApp, type TestApp } from '../../helpers/app'
 import { createTenant } from '../../helpers/fixtures'
 import { tenantWithDevices } from '../../helpers/metrics'
@@ -175,4 +183,34 @@ describe('GET /v1/admin/storage', () => {
     const sum = r.body.rest_bytes + r.body.tiers.reduce((a: number, x: { bytes: number }) => a + x.bytes, 0)
     expect(sum).toBe(r.body.database_bytes)
   }, 60_000)
+})
+
+describe('a budget as a share of the disk', () => {
+  test('is taken of the size of the file system holding the data dir, as it is now', () => {
+    const t = testApp()
+    let total = 8 * MB
+    const d = deps(t, {
+      settings: { budget: { kind: 'share', share: 0.25, text: '25%' }, diskWarnRatio: 0.9 },
+      readDisk: () => ({ totalBytes: total, availableBytes: total / 2, usedRatio: 0.5 }),
+    })
+    expect(budgetBytes(d)).toBe(2 * MB)
+    total = 40 * MB
+    expect(budgetBytes(d)).toBe(10 * MB)
+    expect(storageReport(d).budget).toMatchObject({ setting: '25%', bytes: 10 * MB })
+  })
+})
+
+describe('the storage gauges', () => {
+  test('the space per tier only once measured; the budget’s only with a budget; the disk always', async () => {
+    const t = testApp()
+    const names = (d: StorageDeps) => storageGauges(d).map((g) => (g.labels ? `${g.name}{${g.labels[0]![1]}}` : g.name))
+    const none = deps(t)
+    expect(names(none)).toEqual(['vigil_storage_disk_free_ratio', 'vigil_storage_disk_warn_used_ratio'])
+    measure(none)
+    expect(names(none)).toContain('vigil_storage_tier_bytes{rest}')
+    expect(names(none)).toContain('vigil_storage_tier_bytes{raw}')
+    const budgeted = deps(t, { settings: settings(50 * MB) })
+    expect(names(budgeted)).toContain('vigil_storage_budget_used_ratio')
+    expect(names(budgeted)).toContain('vigil_storage_budget_bytes')
+  })
 })
