@@ -30,7 +30,7 @@ export const StorageReport = t.Object({
         ),
         short_bytes: t.Union([Bytes], {
           description:
-            'after the last pruning, how far over the budget the data still is because of what is never pruned (see docs/operations.md); 0 when it fits',
+            'while what is never pruned does not fit the budget (the warning says so): how far over it the data is now; 0 otherwise (see docs/operations.md)',
         }),
       },
       { description: 'null when VIGIL_STORAGE_BUDGET is unset' },

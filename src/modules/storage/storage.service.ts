@@ -22,7 +22,7 @@ export interface TierPort {
 export interface StorageState {
   /** usedBytes: the database's pages in use when measured (or last settled) */
   usage: { at: number; usedBytes: number; tiers: TierFigure[]; restBytes: number } | null
-  lastPrune: { at: number; deletedRows: number; tiers: LevelName[]; short: number } | null
+  lastPrune: { at: number; deletedRows: number; tiers: LevelName[] } | null
   /** the warnings in force, each logged once when it starts and once when it ends */
   warnings: { disk: string | null; budget: string | null }
   running: Promise<void> | null
@@ -136,6 +136,7 @@ async function runBudget(deps: StorageDeps): Promise<void> {
   if (stale(deps, used)) measure(deps)
   const now = deps.clock.now()
   const plan = planPrune({ now, budgetBytes: budget, usedBytes: used, tiers: deps.state.usage!.tiers })
+  if (plan.steps.length === 0) return setShort(deps, budget, plan.short > 0 ? used : 0)
   let deleted = 0
   let steps = 0
   for (const step of plan.steps) {
@@ -156,20 +157,25 @@ async function runBudget(deps: StorageDeps): Promise<void> {
   }
   settle(deps, plan.steps)
   const after = deps.store.usedBytes()
-  const short = Math.max(0, after - budget)
-  deps.state.lastPrune = { at: deps.clock.now(), deletedRows: deleted, tiers: plan.steps.map((s) => s.tier), short: plan.short > 0 ? short : 0 }
-  deps.logger.info('storage budget: oldest data removed', {
+  deps.state.lastPrune = { at: deps.clock.now(), deletedRows: deleted, tiers: plan.steps.map((s) => s.tier) }
+  // a budget that stays short prunes a little every minute: said once (the warning), then quietly
+  const log = deps.state.warnings.budget ? deps.logger.debug : deps.logger.info
+  log.call(deps.logger, 'storage budget: oldest data removed', {
     budget_bytes: budget,
     used_bytes_before: used,
     used_bytes_after: after,
     rows: deleted,
     tiers: plan.steps.map((s) => `${s.tier} before ${new Date(s.cutoff).toISOString()}`),
   })
-  const message =
-    plan.short > 0 && after > budget
-      ? `the storage budget (VIGIL_STORAGE_BUDGET=${deps.settings.budget!.text}, ${mb(budget)}) is smaller than what Vigil never prunes (${mb(after)}: the newest hour of raw samples, a day of 1-minute, a week of 10-minute and a month of hourly buckets, the daily tier, and the accounts, alerts and deliveries): raise the budget, or lower the retention settings`
-      : null
-  setWarning(deps, 'budget', message, { budget_bytes: budget, used_bytes: after })
+  setShort(deps, budget, plan.short > 0 && after > budget ? after : 0)
+}
+
+/** The budget's warning: set while what is never pruned (`kept` bytes) passes it, cleared at 0. */
+function setShort(deps: StorageDeps, budget: number, kept: number) {
+  const message = kept
+    ? `the storage budget (VIGIL_STORAGE_BUDGET=${deps.settings.budget!.text}, ${mb(budget)}) is smaller than what Vigil never prunes (${mb(kept)}: the newest hour of raw samples, a day of 1-minute, a week of 10-minute and a month of hourly buckets, the daily tier, and the accounts, alerts and deliveries): raise the budget, or lower the retention settings`
+    : null
+  setWarning(deps, 'budget', message, { budget_bytes: budget, used_bytes: deps.store.usedBytes() })
 }
 
 /**
@@ -213,7 +219,7 @@ export function storageReport(deps: StorageDeps): StorageReport {
             bytes: budget,
             used_ratio: used / budget,
             raw_days_held: raw && usage ? rawDaysHeld({ now: deps.clock.now(), budgetBytes: budget, usedBytes: used, raw }) : null,
-            short_bytes: last?.short ?? 0,
+            short_bytes: deps.state.warnings.budget ? Math.max(0, used - budget) : 0,
           },
     disk: { total_bytes: disk.totalBytes, available_bytes: disk.availableBytes, used_ratio: disk.usedRatio, warn_ratio: deps.settings.diskWarnRatio },
     last_prune: last ? { at: iso(last.at)!, deleted_rows: last.deletedRows, tiers: last.tiers } : null,
