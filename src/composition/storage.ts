@@ -4,6 +4,7 @@ import { STORAGE_TIERS } from '../modules/metrics/metrics.usage'
 import { readDisk } from '../modules/storage/storage.disk'
 import { newStorageState, storageWarning, type StorageDeps } from '../modules/storage/storage.service'
 import { createStorageStore } from '../modules/storage/storage.store'
+import { tableBytes } from '../modules/storage/storage.measurer'
 import type { Lookups } from './hooks'
 import type { MonitoringModules } from './monitoring'
 
@@ -15,8 +16,10 @@ import type { MonitoringModules } from './monitoring'
 export function wireStorage(ctx: AppContext, monitoring: MonitoringModules, lookups: Lookups): StorageDeps {
   const state = newStorageState()
   lookups.storageWarning.answer(() => storageWarning(state))
+  const store = createStorageStore(ctx.db.sqlite)
   return {
-    store: createStorageStore(ctx.db.sqlite),
+    store,
+    tableBytes: tableBytes(ctx.db.sqlite.filename, store.bytesPerTable, ctx.logger),
     metrics: metricsBudget(monitoring.metricsJobs),
     tiers: STORAGE_TIERS,
     readDisk,

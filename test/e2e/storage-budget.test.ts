@@ -114,6 +114,8 @@ describe('storage budget (dist/vigil)', () => {
     await hub.proc.exited
     log = await new Response(hub.proc.stdout).text()
     expect(log).toContain('storage budget: oldest data removed')
+    // the measure ran on its own thread in the executable (an entry point of the build), not on the event loop
+    expect(log).not.toContain('storage measure thread failed')
   }, 120_000)
 })
 

@@ -23,7 +23,7 @@ export function storageRoutes(deps: StorageDeps, auth: Authenticator) {
       '/storage/enforce',
       async () => {
         await enforceBudget(deps)
-        measure(deps)
+        await measure(deps)
         return storageReport(deps)
       },
       {

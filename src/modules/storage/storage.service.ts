@@ -30,6 +30,8 @@ export interface StorageState {
 
 export interface StorageDeps {
   store: StorageStore
+  /** bytes per table, indexes included: a scan of the whole file (on its own thread, storage.measurer.ts) */
+  tableBytes(): Promise<Map<string, number>>
   metrics: TierPort
   /** the metric tiers, finest first, and their tables (STORAGE_TIERS) */
   tiers: readonly { tier: LevelName; tables: readonly string[] }[]
@@ -58,8 +60,8 @@ const pct = (r: number) => `${Math.round(r * 100)}%`
 const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`
 
 /** Space per tier from dbstat, the rest as every other page in use; the tiers' oldest times from the metrics module. */
-export function measure(deps: StorageDeps): void {
-  const perTable = deps.store.bytesPerTable()
+export async function measure(deps: StorageDeps): Promise<void> {
+  const perTable = await deps.tableBytes()
   const tiers = deps.tiers.map(({ tier, tables }) => ({
     tier,
     bytes: tables.reduce((sum, t) => sum + (perTable.get(t) ?? 0), 0),
@@ -123,7 +125,7 @@ export function enforceBudget(deps: StorageDeps): Promise<void> {
 async function runBudget(deps: StorageDeps): Promise<void> {
   checkDisk(deps)
   const budget = budgetBytes(deps)
-  if (deps.state.usage === null) measure(deps)
+  if (deps.state.usage === null) await measure(deps)
   if (budget === null) return
   if (deps.store.usedBytes() <= budget) {
     setWarning(deps, 'budget', null, { budget_bytes: budget, used_bytes: deps.store.usedBytes() })
@@ -133,7 +135,7 @@ async function runBudget(deps: StorageDeps): Promise<void> {
   // plan counts the rows that adds
   await deps.metrics.rollUp()
   const used = deps.store.usedBytes()
-  if (stale(deps, used)) measure(deps)
+  if (stale(deps, used)) await measure(deps)
   const now = deps.clock.now()
   const plan = planPrune({ now, budgetBytes: budget, usedBytes: used, tiers: deps.state.usage!.tiers })
   if (plan.steps.length === 0) return setShort(deps, budget, plan.short > 0 ? used : 0)
@@ -155,7 +157,7 @@ async function runBudget(deps: StorageDeps): Promise<void> {
     deps.metrics.vacuumStep()
     await deps.pause()
   }
-  settle(deps, plan.steps)
+  await settle(deps, plan.steps)
   const after = deps.store.usedBytes()
   deps.state.lastPrune = { at: deps.clock.now(), deletedRows: deleted, tiers: plan.steps.map((s) => s.tier) }
   // a budget that stays short prunes a little every minute: said once (the warning), then quietly
@@ -183,7 +185,7 @@ function setShort(deps: StorageDeps, budget: number, kept: number) {
  * bytes taken off each tier and its oldest time read again (a seek per device), so a budget
  * that stays short, pruning a little every minute, does not scan the whole file every minute.
  */
-function settle(deps: StorageDeps, steps: PruneStep[]) {
+async function settle(deps: StorageDeps, steps: PruneStep[]) {
   const usage = deps.state.usage
   if (!usage || deps.clock.now() - usage.at > FRESH_FOR_PLAN_MS) return measure(deps)
   usage.usedBytes = deps.store.usedBytes()

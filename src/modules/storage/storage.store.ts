@@ -1,22 +1,23 @@
 import type { Database } from 'bun:sqlite'
 
 /**
- * The database's own figures. `dbstat` (compiled into Bun's SQLite) reads every page of the file
- * to sum each table's and index's pages: seconds on a large database, so only the storage jobs
- * call `pagesPerTable`, and its answer is kept (storage.service.ts). The page counts are free.
+ * Bytes per table, its indexes included (an index counts for its tbl_name; sqlite_schema itself
+ * has no row there). `dbstat` (compiled into Bun's SQLite) reads every page of the file: seconds
+ * on a large database, so it runs on a thread of its own (storage.measure.worker.ts) and only
+ * the storage jobs ask for it; its answer is kept (storage.service.ts).
  */
+export const tableBytesQuery = `SELECT coalesce(s.tbl_name, d.name) AS tbl, sum(d.pgsize) AS bytes
+  FROM dbstat AS d LEFT JOIN sqlite_schema AS s ON s.name = d.name
+  WHERE d.aggregate = 1 GROUP BY 1`
+
+/** The database's own figures: the page counts are free; the scan per table is for a database only this connection sees. */
 export function createStorageStore(sqlite: Database) {
-  // an index counts for the table it belongs to (tbl_name); sqlite_schema itself has no row there
-  const perTable = sqlite.query<{ tbl: string; bytes: number }, []>(
-    `SELECT coalesce(s.tbl_name, d.name) AS tbl, sum(d.pgsize) AS bytes
-     FROM dbstat AS d LEFT JOIN sqlite_schema AS s ON s.name = d.name
-     WHERE d.aggregate = 1 GROUP BY 1`,
-  )
+  const perTable = sqlite.query<{ tbl: string; bytes: number }, []>(tableBytesQuery)
   const pageCount = sqlite.query<{ page_count: number }, []>('PRAGMA page_count')
   const freelist = sqlite.query<{ freelist_count: number }, []>('PRAGMA freelist_count')
   const pageSize = sqlite.query<{ page_size: number }, []>('PRAGMA page_size')
   return {
-    /** bytes of every table, its indexes included */
+    /** bytes of every table, its indexes included, on this connection (an in-memory database: tests) */
     bytesPerTable(): Map<string, number> {
       return new Map(perTable.all().map((r) => [r.tbl, r.bytes]))
     },

@@ -67,7 +67,7 @@ describe('the disk budget', () => {
   test('the data passes it: the whole fleet’s oldest raw samples go first, the newest stay, the rollups are untouched and the file shrinks', async () => {
     const { t } = await filledApp(3000)
     const d = deps(t, { settings: settings(2 * MB) })
-    measure(d)
+    await measure(d)
     const usedBefore = t.modules.storage.store.usedBytes()
     expect(usedBefore).toBeGreaterThan(2 * MB)
     const before = oldestPerDevice(t)
@@ -92,7 +92,7 @@ describe('the disk budget', () => {
     const { t, tenant } = await filledApp(0)
     const d = deps(t, { settings: settings(2 * MB) })
     // measured while the fleet had sent nothing yet (the first run after a start)
-    measure(d)
+    await measure(d)
     await fill(
       t,
       tenant.deviceIds.map((id) => ({ ...tenant.keyHeaders, 'x-device-id': id })),
@@ -174,7 +174,7 @@ describe('GET /v1/admin/storage', () => {
     const first = await t.request('GET', '/v1/admin/storage', { headers: operator.userHeaders })
     expect(first.status).toBe(200)
     expect(first.body.measured_at).toBeNull()
-    measure(t.modules.storage)
+    await measure(t.modules.storage)
     const r = await t.request('GET', '/v1/admin/storage', { headers: operator.userHeaders })
     expect(r.body.tiers.map((x: { tier: string }) => x.tier)).toEqual(['raw', '1m', '10m', '1h', '1d'])
     const raw = r.body.tiers[0]
@@ -208,7 +208,7 @@ describe('the storage gauges', () => {
     const names = (d: StorageDeps) => storageGauges(d).map((g) => (g.labels ? `${g.name}{${g.labels[0]![1]}}` : g.name))
     const none = deps(t)
     expect(names(none)).toEqual(['vigil_storage_disk_free_ratio', 'vigil_storage_disk_warn_used_ratio'])
-    measure(none)
+    await measure(none)
     expect(names(none)).toContain('vigil_storage_tier_bytes{rest}')
     expect(names(none)).toContain('vigil_storage_tier_bytes{raw}')
     const budgeted = deps(t, { settings: settings(50 * MB) })
