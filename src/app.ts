@@ -18,6 +18,7 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes'
 import { clientsRoutes } from './modules/clients/clients.routes'
 import { invitationsRoutes } from './modules/clients/invitations.routes'
 import { adminRoutes } from './modules/admin/admin.routes'
+import { storageRoutes } from './modules/storage/storage.routes'
 import { versionsRoutes } from './modules/versions/versions.routes'
 import { healthRoutes } from './modules/health/health.routes'
 import { recommendationsRoutes } from './modules/recommendations/recommendations.routes'
@@ -85,6 +86,7 @@ export function createApp(deps: AppDeps) {
     .use(clientsRoutes(modules.clients, ctx.auth))
     .use(invitationsRoutes(modules.clients, ctx.auth))
     .use(adminRoutes(modules.admin, ctx.auth))
+    .use(storageRoutes(modules.storage, ctx.auth))
     .use(versionsRoutes(modules.versions, ctx.auth))
     .use(devicesRoutes(modules.devices, ctx.auth))
     .use(overviewRoutes(modules.overview, ctx.auth))

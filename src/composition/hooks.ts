@@ -84,6 +84,8 @@ export function createLookups() {
     deviceIntervals: lookup<[number[]], Map<number, number | null>>('deviceIntervals'),
     /** when this process last saw a device report (answered by device presence) */
     deviceLastSeen: lookup<[string], number | null>('deviceLastSeen'),
+    /** what /health says of the data dir's disk and the storage budget (answered by the storage group) */
+    storageWarning: lookup<[], string | null>('storageWarning'),
   }
 }
 

@@ -42,6 +42,9 @@ import { alertOnChecks, checkJobs, wireChecks, type CheckModules } from './check
 import { checksDown } from '../modules/checks/checks.service'
 import { checksExposition } from '../modules/checks/checks.metrics'
 import { wireStatusPages } from './status-pages'
+import { wireStorage } from './storage'
+import { storageJobs } from '../modules/storage/storage.jobs'
+import type { StorageDeps } from '../modules/storage/storage.service'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -57,7 +60,7 @@ export function compose(deps: AppDeps) {
   const events = createEventBus({ clock: deps.clock })
   const hooks = createHooks()
   const lookups = createLookups()
-  const identity = wireIdentity(deps, plans)
+  const identity = wireIdentity(deps, plans, lookups)
   const fleet = wireFleet(deps, plans, identity, { events, hooks, lookups })
   const ctx = createContext(deps, plans, identity, fleet, events)
   const monitoring = wireMonitoring(ctx, identity, fleet, hooks, { metricsSource: deps.metricsSource })
@@ -74,7 +77,8 @@ export function compose(deps: AppDeps) {
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
   const checkSeries = checksExposition(checks.checks.checks)
   checks.onCheckChange(checkSeries.counted)
-  const observability = { ...wireObservability(ctx, identity, fleet, monitoring, hooks, containers), sections: [checkSeries.write] }
+  const storage = wireStorage(ctx, monitoring, lookups)
+  const observability = { ...wireObservability(ctx, identity, fleet, monitoring, hooks, containers, storage), sections: [checkSeries.write] }
   const statusPages = wireStatusPages(ctx, fleet, { checks: deps.statusChecks ?? checks.statusChecks })
   const modules = {
     ...identity,
@@ -90,6 +94,7 @@ export function compose(deps: AppDeps) {
     admin,
     observability,
     ...statusPages,
+    storage,
   }
   return { ctx, modules, hooks, lookups, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
@@ -112,7 +117,14 @@ function channelLookup(channels: ChannelsModules) {
  */
 function jobList(
   ctx: AppContext,
-  modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & ContainerModules & WebhookModules & CheckModules,
+  modules: IdentityModules &
+    FleetModules &
+    MonitoringModules &
+    LiveModules &
+    AlertingModules &
+    ContainerModules &
+    WebhookModules &
+    CheckModules & { storage: StorageDeps },
 ): Job[] {
   return [
     // just after the ingest grace period of each minute
@@ -136,6 +148,8 @@ function jobList(
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
     ...webhookJobs(modules),
     ...checkJobs(modules),
+    // the disk budget every minute, the space per tier hourly
+    ...storageJobs(modules.storage),
     // VIGIL_BACKUP_SCHEDULE (daily at 03:47 by default); none when off
     ...backupJobs(ctx),
   ]

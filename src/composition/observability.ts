@@ -4,6 +4,7 @@ import type { Job } from '../jobs/scheduler'
 import { deviceLabels } from '../modules/devices/devices.service'
 import { databaseStats } from '../modules/health/health.service'
 import { latestValues } from '../modules/metrics/metrics.service'
+import { storageGauges, type StorageDeps } from '../modules/storage/storage.service'
 import { createRegistry, type Registry } from '../modules/observability/observability.registry'
 import type { ObservabilityDeps } from '../modules/observability/observability.service'
 import type { FleetModules } from './fleet'
@@ -25,6 +26,7 @@ export function wireObservability(
   monitoring: MonitoringModules,
   hooks: Hooks,
   containers: ContainerModules,
+  storage: StorageDeps,
 ): ObservabilityDeps {
   const registry = createRegistry()
   hooks.samplesIngested.listen((kind, samples) => registry.ingested(kind, samples))
@@ -35,6 +37,7 @@ export function wireObservability(
     storage: {
       databaseBytes: () => databaseStats(identity.health).database_bytes,
       walBytes: () => walFileBytes(ctx.db.sqlite.filename),
+      gauges: () => storageGauges(storage),
     },
     devices: (clientId) => deviceLabels(fleet.devices, clientId),
     latest: (kind, seqs) => latestValues(monitoring.metrics, kind, seqs),

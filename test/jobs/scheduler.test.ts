@@ -73,6 +73,8 @@ describe('the job list', () => {
       'health.integrity-check',
       'metrics.retention',
       'metrics.rollup',
+      'storage.budget',
+      'storage.measure',
       'users.purge-refresh-tokens',
       'webhooks.prune-deliveries',
     ])

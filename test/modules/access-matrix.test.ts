@@ -26,6 +26,8 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/admin/stats', kind: 'jwt', operator: true },
   { method: 'GET', path: '/v1/admin/clients', kind: 'jwt', operator: true },
   { method: 'GET', path: '/v1/admin/instance', kind: 'jwt', operator: true },
+  { method: 'GET', path: '/v1/admin/storage', kind: 'jwt', operator: true },
+  { method: 'POST', path: '/v1/admin/storage/enforce', kind: 'jwt', operator: true },
   { method: 'PATCH', path: '/v1/admin/clients/cli_x', kind: 'jwt', body: { max_devices: 5 }, operator: true },
   { method: 'POST', path: '/v1/versions', kind: 'jwt', body: { platform: 'linux', version: '1.0.0' }, operator: true },
   { method: 'GET', path: '/v1/versions', kind: 'jwt', operator: true },

@@ -20,4 +20,12 @@ export const HealthResponse = t.Object({
     message: t.Optional(t.String()),
     since: t.Optional(t.String()),
   }),
+  storage: t.Object({
+    warning: t.Nullable(
+      t.String({
+        description:
+          'set while the disk holding the data dir is fuller than VIGIL_STORAGE_DISK_WARN (90% by default), or the data cannot fit VIGIL_STORAGE_BUDGET: what is wrong and what to do; null otherwise',
+      }),
+    ),
+  }),
 })

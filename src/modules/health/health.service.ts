@@ -21,6 +21,8 @@ export interface HealthDeps {
   instance: { mode: InstanceMode; signup: SignupPolicy }
   /** whether a registration with these headers would need the setup token (the users domain decides) */
   setupTokenRequired(headers: Headers): boolean
+  /** the storage module's warning: the data dir's disk nearly full, or a budget too small */
+  storageWarning(): string | null
 }
 
 type DatabaseState = Static<typeof HealthResponse>['database']
@@ -49,6 +51,7 @@ export function healthReport(deps: HealthDeps, headers: Headers): Static<typeof 
     signup: deps.instance.signup,
     setup_token_required: deps.setupTokenRequired(headers),
     database,
+    storage: { warning: deps.storageWarning() },
   }
 }
 

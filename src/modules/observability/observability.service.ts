@@ -19,8 +19,8 @@ export interface ObservabilityDeps {
   clock: Clock
   /** when the process started (ms) */
   startedAt: number
-  /** the database file and its write-ahead log, in bytes */
-  storage: { databaseBytes(): number; walBytes(): number }
+  /** the database file and its write-ahead log, in bytes; the storage module's gauges (space per tier, budget, disk) */
+  storage: { databaseBytes(): number; walBytes(): number; gauges(): ServiceGauge[] }
   /** the devices a scrape covers: one client's, or all (null) */
   devices(clientId: string | null): ScrapeDevice[]
   /** each device's newest sample of a kind: [seq, ts, ...hot values] */
@@ -29,6 +29,14 @@ export interface ObservabilityDeps {
   containers?(clientId: string | null, since: number): ScrapeContainer[]
   /** other domains' families (service checks), each writing what the scope may see */
   sections?: ((out: Exposition, scope: ScrapeScope) => void)[]
+}
+
+/** One sample of a gauge another module reports; samples of one name come together, the first carries the help. */
+export interface ServiceGauge {
+  name: string
+  help: string
+  labels?: [string, string][]
+  value: number
 }
 
 /** Who scrapes: the operator or the metrics token see everything; a tenant's key only its own devices. */
@@ -78,5 +86,10 @@ function writeService(deps: ObservabilityDeps, out: Exposition) {
   out.sample('vigil_database_size_bytes', '', deps.storage.databaseBytes())
   out.family('vigil_database_wal_size_bytes', 'gauge', 'Size of the write-ahead log file (writes not yet copied into the database, and space kept for reuse)')
   out.sample('vigil_database_wal_size_bytes', '', deps.storage.walBytes())
+  let family = ''
+  for (const g of deps.storage.gauges()) {
+    if (g.name !== family) out.family((family = g.name), 'gauge', g.help)
+    out.sample(g.name, labelText(g.labels ?? []), g.value)
+  }
   deps.registry.write(out)
 }
