@@ -224,6 +224,27 @@ describe('containers from the Docker Engine API', () => {
     await p.settled()
   })
 
+  test('stats that hang on every container end the read within about two call limits: the rest go without figures', async () => {
+    const containers = Array.from({ length: 12 }, (_, i) => ({ id: containerId(`9${i.toString(16)}`), name: `stuck-${i}`, hangStats: true }))
+    const f = fake({ containers })
+    let t = 0
+    // each look at the clock is a second later: the deadline (2 × 1 s) passes while the first calls wait
+    const p = createContainersPoller({
+      env: { DOCKER_HOST: `unix://${f.socketPath}` },
+      root: '/nonexistent-root',
+      log: memoryLogger().logger,
+      now: () => (t += 1_000),
+      timeoutMs: 50,
+    })
+    p.latest()
+    await p.settled()
+    const b = p.latest()!
+    expect(b.items).toHaveLength(12)
+    expect(b.items.every((i) => i.state === 'running' && i.cpu_percent === null)).toBe(true)
+    // the first four (the concurrency) were asked; the others were not, once the time was up
+    expect(f.calls.filter((c) => c.includes('/stats')).length).toBeLessThanOrEqual(4)
+  })
+
   test('an engine that stops answering is logged once, not every sample', async () => {
     const f = fake()
     const { p, lines, next } = poller(f, { timeoutMs: 50 })

@@ -130,7 +130,7 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
   }
 
   /** The figures of one running container: cgroup files when the host has them for it, else the engine's /stats. */
-  async function measure(e: Engine, c: ListedContainer, pid: number | null): Promise<Figures> {
+  async function measure(e: Engine, c: ListedContainer, pid: number | null, deadline: number): Promise<Figures> {
     const prev = readings.get(c.id) ?? null
     let cur: Reading | null = null
     // where its figures come from is decided once per container
@@ -138,6 +138,9 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
     const dir = dirs.get(c.id)!
     if (dir) {
       cur = readingFromCgroup(deps.root, dir, pid, now(), memTotal())
+    } else if (now() >= deadline) {
+      // the read has taken long enough (stats that hang): the rest go without figures this time
+      return NO_FIGURES
     } else {
       // one-shot answers at once instead of after the engine's own second reading (API 1.41+);
       // the CPU share comes from this collector's two readings either way
@@ -161,6 +164,8 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
   async function refresh(): Promise<void> {
     if (!engine && (now() - lookedAt < rediscoverMs || !(await discover()))) return
     const e = engine!
+    // one read, its calls a few at once, ends within about two calls' limits even if each hangs
+    const deadline = now() + 2 * timeoutMs
     try {
       const list = await e.get('/containers/json?all=1', timeoutMs)
       if (list.status !== 200) throw Object.assign(new Error(`status ${list.status}`), { code: `HTTP ${list.status}` })
@@ -192,7 +197,7 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
       await eachLimited(
         shown.filter((c) => c.state === 'running'),
         concurrency,
-        async (c) => void figures.set(c.id, await measure(e, c, inspected.get(c.id)?.info.pid ?? null)),
+        async (c) => void figures.set(c.id, await measure(e, c, inspected.get(c.id)?.info.pid ?? null, deadline)),
       )
       const items = shown.map((c) => itemOf(c, inspected.get(c.id)?.info ?? null, figures.get(c.id) ?? NO_FIGURES, wantLabel))
       // a running container whose memory reads null has no cgroup memory accounting to read from
