@@ -82,7 +82,15 @@ describe('finding the engine', () => {
     let t = 0
     const dir = tempDir()
     const socketPath = join(dir, 'docker.sock')
-    const p = createContainersPoller({ env: { DOCKER_HOST: `unix://${socketPath}` }, root: '/nonexistent-root', log: memoryLogger().logger, now: () => t })
+    // only the DOCKER_HOST socket counts, whatever engine this machine runs
+    const probe = { isSocket: (s: string) => s === socketPath && systemSocketProbe.isSocket(s), canConnect: () => true }
+    const p = createContainersPoller({
+      env: { DOCKER_HOST: `unix://${socketPath}` },
+      root: '/nonexistent-root',
+      log: memoryLogger().logger,
+      now: () => t,
+      probe,
+    })
     p.latest()
     await p.settled()
     fakes.push(startFakeDocker({ socketPath, containers: [{ id: containerId('a1'), name: 'web' }] }))
