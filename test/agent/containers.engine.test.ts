@@ -76,6 +76,18 @@ describe('finding the engine', () => {
     const said = lines.filter((l) => l.includes('permission denied'))
     expect(said).toHaveLength(1)
     expect(JSON.parse(said[0]!).level).toBe('warn')
+    // the user the agent runs as, when the environment says
+    const other = createContainersPoller({
+      env: { USER: 'monitor' },
+      root: '/',
+      log: memoryLogger().logger,
+      now: () => 0,
+      probe: { isSocket: (s) => s === '/var/run/docker.sock', canConnect: () => false },
+    })
+    expect(other.latest()?.unavailable_reason).toStartWith(
+      'permission denied on /var/run/docker.sock: add the monitor user to the docker group (sudo usermod -aG docker monitor',
+    )
+    await other.settled()
   })
 
   test('an engine that appears later is found at the next look (a minute on)', async () => {

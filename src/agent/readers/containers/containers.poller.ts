@@ -102,7 +102,8 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
 
   async function discover(): Promise<boolean> {
     lookedAt = now()
-    const found = findSocket(socketCandidates(deps.env), probe)
+    const user = deps.env.USER?.replace(/[^\w.-]/g, '').slice(0, 32) || undefined
+    const found = findSocket(socketCandidates(deps.env), probe, user)
     if ('reason' in found) return markUnavailable(found.reason, found.denied)
     const get = connect(found.path)
     try {
@@ -116,7 +117,7 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
       return true
     } catch (err) {
       const code = errorCode(err)
-      if (code === 'EACCES' || code === 'EPERM') return markUnavailable(permissionReason(found.path), true)
+      if (code === 'EACCES' || code === 'EPERM') return markUnavailable(permissionReason(found.path, user), true)
       return markUnavailable(`the engine at ${found.path} did not answer (${code})`, false)
     }
   }
