@@ -76,13 +76,33 @@ describe('finding the engine', () => {
     const said = lines.filter((l) => l.includes('permission denied'))
     expect(said).toHaveLength(1)
     expect(JSON.parse(said[0]!).level).toBe('warn')
+    // the user the agent runs as, when the environment says
+    const other = createContainersPoller({
+      env: { USER: 'monitor' },
+      root: '/',
+      log: memoryLogger().logger,
+      now: () => 0,
+      probe: { isSocket: (s) => s === '/var/run/docker.sock', canConnect: () => false },
+    })
+    expect(other.latest()?.unavailable_reason).toStartWith(
+      'permission denied on /var/run/docker.sock: add the monitor user to the docker group (sudo usermod -aG docker monitor',
+    )
+    await other.settled()
   })
 
   test('an engine that appears later is found at the next look (a minute on)', async () => {
     let t = 0
     const dir = tempDir()
     const socketPath = join(dir, 'docker.sock')
-    const p = createContainersPoller({ env: { DOCKER_HOST: `unix://${socketPath}` }, root: '/nonexistent-root', log: memoryLogger().logger, now: () => t })
+    // only the DOCKER_HOST socket counts, whatever engine this machine runs
+    const probe = { isSocket: (s: string) => s === socketPath && systemSocketProbe.isSocket(s), canConnect: () => true }
+    const p = createContainersPoller({
+      env: { DOCKER_HOST: `unix://${socketPath}` },
+      root: '/nonexistent-root',
+      log: memoryLogger().logger,
+      now: () => t,
+      probe,
+    })
     p.latest()
     await p.settled()
     fakes.push(startFakeDocker({ socketPath, containers: [{ id: containerId('a1'), name: 'web' }] }))

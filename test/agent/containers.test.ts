@@ -51,14 +51,22 @@ describe('containers from the Docker Engine API', () => {
     expect(b.memory_accounting).toBe(true)
     expect(b.items.map((i) => i.name)).toEqual(['web', 'backup', 'worker', 'api', 'flaky', 'hog'])
     expect(byName(b, 'web')).toMatchObject({ id: containerId('a1'), image: 'nginx:1.27', labels: {}, state: 'running', health: 'healthy', exit_code: null })
-    expect(byName(b, 'web').started_at).toBe('2026-11-27T04:00:00.000000000Z')
-    expect(byName(b, 'backup')).toMatchObject({ state: 'exited', exit_code: 0, oom_killed: false, finished_at: '2026-11-27T03:00:00Z', cpu_percent: null })
+    // Docker's nanoseconds as ISO 8601 to the millisecond; "never" (year 1) is null
+    expect(byName(b, 'web')).toMatchObject({ started_at: '2026-11-27T04:00:00.000Z', finished_at: null })
+    expect(byName(b, 'backup')).toMatchObject({ state: 'exited', exit_code: 0, oom_killed: false, finished_at: '2026-11-27T03:00:00.000Z', cpu_percent: null })
     expect(byName(b, 'worker')).toMatchObject({ state: 'exited', exit_code: 2 })
     expect(byName(b, 'api')).toMatchObject({ state: 'running', health: 'unhealthy' })
     expect(byName(b, 'flaky')).toMatchObject({ state: 'restarting', restart_count: 7, exit_code: 1 })
     expect(byName(b, 'hog')).toMatchObject({ state: 'exited', exit_code: 137, oom_killed: true })
     // the engine only ever sees GETs of the documented read endpoints
     expect(f.calls.every((c) => /^\/(version|containers\/json\?all=1|containers\/[0-9a-f]{64}\/(json|stats\?stream=false&one-shot=true))$/.test(c))).toBe(true)
+  })
+
+  test('what the hub would refuse is made safe: an offset or nanosecond time becomes ISO 8601, a time that is none is null, a nameless container takes its short id', async () => {
+    const id = containerId('a1')
+    const f = fake({ containers: [{ id, name: '', startedAt: '2026-11-27T06:30:00.123456789+01:00', finishedAt: 'not a time' }] })
+    const { next } = poller(f)
+    expect((await next())!.items[0]).toMatchObject({ name: id.slice(0, 12), started_at: '2026-11-27T05:30:00.123Z', finished_at: null })
   })
 
   test('CPU as docker stats shows it, memory without the inactive file cache, rates from successive counters', async () => {
@@ -123,7 +131,7 @@ describe('containers from the Docker Engine API', () => {
     advance(60_000)
     expect((await next())!.items[0]!.restart_count).toBe(0)
     advance(240_000)
-    expect((await next())!.items[0]).toMatchObject({ restart_count: 1, started_at: '2026-11-27T05:10:00Z' })
+    expect((await next())!.items[0]).toMatchObject({ restart_count: 1, started_at: '2026-11-27T05:10:00.000Z' })
   })
 
   test('a container that stops and starts again starts its rates afresh, never from the reading before it stopped', async () => {
@@ -222,6 +230,27 @@ describe('containers from the Docker Engine API', () => {
     expect(s2.hardware.cpu_count_logical).toBeGreaterThan(0)
     f.hang(false)
     await p.settled()
+  })
+
+  test('stats that hang on every container end the read within about two call limits: the rest go without figures', async () => {
+    const containers = Array.from({ length: 12 }, (_, i) => ({ id: containerId(`9${i.toString(16)}`), name: `stuck-${i}`, hangStats: true }))
+    const f = fake({ containers })
+    let t = 0
+    // each look at the clock is a second later: the deadline (2 × 1 s) passes while the first calls wait
+    const p = createContainersPoller({
+      env: { DOCKER_HOST: `unix://${f.socketPath}` },
+      root: '/nonexistent-root',
+      log: memoryLogger().logger,
+      now: () => (t += 1_000),
+      timeoutMs: 50,
+    })
+    p.latest()
+    await p.settled()
+    const b = p.latest()!
+    expect(b.items).toHaveLength(12)
+    expect(b.items.every((i) => i.state === 'running' && i.cpu_percent === null)).toBe(true)
+    // the first four (the concurrency) were asked; the others were not, once the time was up
+    expect(f.calls.filter((c) => c.includes('/stats')).length).toBeLessThanOrEqual(4)
   })
 
   test('an engine that stops answering is logged once, not every sample', async () => {

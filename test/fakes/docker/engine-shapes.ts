@@ -38,6 +38,8 @@ export interface FakeContainer {
   readBytes?: number
   writeBytes?: number
   pids?: number
+  /** its stats request is held unanswered (an engine that hangs on one container) */
+  hangStats?: boolean
 }
 
 /** Which engine answers, and how. */

@@ -36,6 +36,14 @@ const notFound = (what: string) => json({ message: `No such container: ${what}` 
  * A Docker (or Podman) engine on a unix socket, answering the read-only endpoints the collector
  * uses from an in-memory list of containers that a test changes as it goes. Paths may carry the
  * API version prefix (/v1.47/containers/json) as real clients send them.
+ *
+ *   const engine = startFakeDocker({ version: 'docker-27', containers: sampleContainers() })
+ *   // a real collector: vigil agent … with DOCKER_HOST=unix://${engine.socketPath}
+ *   engine.set(containerId('a1'), { state: 'exited', exitCode: 1, finishedAt: new Date().toISOString() })
+ *   engine.set(containerId('e5'), { restartCount: 8 })   // restarting, its count rising
+ *   await engine.stop()
+ *
+ * Serve it from a process whose event loop is free (not one blocked in Bun.spawnSync).
  */
 export function startFakeDocker(opts: FakeDockerOptions = {}): FakeDocker {
   const profile: EngineProfile = typeof opts.version === 'object' ? opts.version : ENGINES[opts.version ?? 'docker-27']
@@ -70,7 +78,9 @@ export function startFakeDocker(opts: FakeDockerOptions = {}): FakeDocker {
     fetch(req) {
       const url = new URL(req.url)
       calls.push(url.pathname.replace(/^\/v\d+\.\d+/, '') + url.search)
-      if (!hung) return answer(url, req.method)
+      const stats = /\/containers\/([^/]+)\/stats$/.exec(url.pathname)
+      const holdStats = stats ? find(decodeURIComponent(stats[1]!))?.hangStats === true : false
+      if (!hung && !holdStats) return answer(url, req.method)
       // held until hang(false) or stop(): a socket that accepts and never answers
       return new Promise<Response>((resolve) => {
         const release = () => {

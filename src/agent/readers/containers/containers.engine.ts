@@ -57,7 +57,10 @@ export const systemSocketProbe: SocketProbe = {
   },
 }
 
-/** What to tell the user when the socket is there but closed to this user. */
+/**
+ * What to tell the user when the socket is there but closed to this user: the user the agent
+ * runs as (systemd sets USER for a unit's User=), vigil-agent as the installer names it otherwise.
+ */
 export const permissionReason = (path: string, user = 'vigil-agent') =>
   `permission denied on ${path}: add the ${user} user to the docker group (sudo usermod -aG docker ${user}, then restart the agent) or run the agent as a user that may read the socket`
 
@@ -65,10 +68,11 @@ export const permissionReason = (path: string, user = 'vigil-agent') =>
 export function findSocket(
   candidates: { paths: string[]; ignored: string | null },
   probe: SocketProbe,
+  user?: string,
 ): { path: string } | { reason: string; denied: boolean } {
   for (const path of candidates.paths) {
     if (!probe.isSocket(path)) continue
-    if (!probe.canConnect(path)) return { reason: permissionReason(path).slice(0, BOUNDS.reason), denied: true }
+    if (!probe.canConnect(path)) return { reason: permissionReason(path, user).slice(0, BOUNDS.reason), denied: true }
     return { path }
   }
   const why = `no Docker or Podman socket found (looked at ${candidates.paths.join(', ')})${candidates.ignored ? `; ${candidates.ignored}` : ''}`

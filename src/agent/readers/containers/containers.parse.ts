@@ -43,7 +43,8 @@ export function parseList(body: unknown): ListedContainer[] {
     const state = stateName(r.State)
     out.push({
       id,
-      name: (str(names[0]) ?? id.slice(0, 12)).replace(/^\//, ''),
+      // the hub needs a name: an engine that gives none (or only "/") is named by the short id
+      name: (str(names[0]) ?? '').replace(/^\//, '') || id.slice(0, 12),
       image: str(r.Image) ?? '',
       labels: labelsOf(r.Labels),
       state,
@@ -66,10 +67,15 @@ export interface Inspected {
   pid: number | null
 }
 
-/** Docker's "never" is year 1. */
+/**
+ * An ISO 8601 time, to the millisecond, from the engine's RFC 3339 (Docker writes nanoseconds,
+ * Podman an offset); Docker's "never" is year 1, and what does not read as a time is null.
+ */
 const time = (v: unknown): string | null => {
   const s = str(v)
-  return !s || s.startsWith('0001-01-01') ? null : s.slice(0, 40)
+  if (!s || s.startsWith('0001-01-01')) return null
+  const ms = Date.parse(s.replace(/(\.\d{3})\d+/, '$1'))
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : null
 }
 
 const HEALTH = new Set(['healthy', 'unhealthy', 'starting'])

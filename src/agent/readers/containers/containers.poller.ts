@@ -102,7 +102,8 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
 
   async function discover(): Promise<boolean> {
     lookedAt = now()
-    const found = findSocket(socketCandidates(deps.env), probe)
+    const user = deps.env.USER?.replace(/[^\w.-]/g, '').slice(0, 32) || undefined
+    const found = findSocket(socketCandidates(deps.env), probe, user)
     if ('reason' in found) return markUnavailable(found.reason, found.denied)
     const get = connect(found.path)
     try {
@@ -116,7 +117,7 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
       return true
     } catch (err) {
       const code = errorCode(err)
-      if (code === 'EACCES' || code === 'EPERM') return markUnavailable(permissionReason(found.path), true)
+      if (code === 'EACCES' || code === 'EPERM') return markUnavailable(permissionReason(found.path, user), true)
       return markUnavailable(`the engine at ${found.path} did not answer (${code})`, false)
     }
   }
@@ -130,7 +131,7 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
   }
 
   /** The figures of one running container: cgroup files when the host has them for it, else the engine's /stats. */
-  async function measure(e: Engine, c: ListedContainer, pid: number | null): Promise<Figures> {
+  async function measure(e: Engine, c: ListedContainer, pid: number | null, deadline: number): Promise<Figures> {
     const prev = readings.get(c.id) ?? null
     let cur: Reading | null = null
     // where its figures come from is decided once per container
@@ -138,6 +139,9 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
     const dir = dirs.get(c.id)!
     if (dir) {
       cur = readingFromCgroup(deps.root, dir, pid, now(), memTotal())
+    } else if (now() >= deadline) {
+      // the read has taken long enough (stats that hang): the rest go without figures this time
+      return NO_FIGURES
     } else {
       // one-shot answers at once instead of after the engine's own second reading (API 1.41+);
       // the CPU share comes from this collector's two readings either way
@@ -161,6 +165,8 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
   async function refresh(): Promise<void> {
     if (!engine && (now() - lookedAt < rediscoverMs || !(await discover()))) return
     const e = engine!
+    // one read, its calls a few at once, ends within about two calls' limits even if each hangs
+    const deadline = now() + 2 * timeoutMs
     try {
       const list = await e.get('/containers/json?all=1', timeoutMs)
       if (list.status !== 200) throw Object.assign(new Error(`status ${list.status}`), { code: `HTTP ${list.status}` })
@@ -192,7 +198,7 @@ export function createContainersPoller(deps: ContainersPollerDeps) {
       await eachLimited(
         shown.filter((c) => c.state === 'running'),
         concurrency,
-        async (c) => void figures.set(c.id, await measure(e, c, inspected.get(c.id)?.info.pid ?? null)),
+        async (c) => void figures.set(c.id, await measure(e, c, inspected.get(c.id)?.info.pid ?? null, deadline)),
       )
       const items = shown.map((c) => itemOf(c, inspected.get(c.id)?.info ?? null, figures.get(c.id) ?? NO_FIGURES, wantLabel))
       // a running container whose memory reads null has no cgroup memory accounting to read from
