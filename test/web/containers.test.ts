@@ -223,7 +223,10 @@ describe('disk health', () => {
       '16 more reallocated sectors in 7 days',
     ])
     expect(diskConcerns(disk())).toEqual([])
-    expect(diskConcerns(disk({ kind: 'nvme', nvme_percentage_used: 97, nvme_media_errors: 2 }))).toEqual(['2 NVMe media errors', '97% of its rated endurance used'])
+    expect(diskConcerns(disk({ kind: 'nvme', nvme_percentage_used: 97, nvme_media_errors: 2 }))).toEqual([
+      '2 NVMe media errors',
+      '97% of its rated endurance used',
+    ])
   })
 
   test('power-on hours with the time they make, and NVMe wear', () => {

@@ -40,7 +40,7 @@ export const wear = (d: Pick<Disk, 'kind' | 'nvme_percentage_used'>) => (d.nvme_
 /** What to do when the collector could not read S.M.A.R.T., beside its own reason. */
 export function smartAdvice(reason: string | null): string {
   if (reason && /not found|install/i.test(reason))
-    return 'Install smartmontools on the machine (sudo apt install smartmontools); the collector reads the disks again within 30 minutes of its next start.'
+    return 'On Debian or Ubuntu: sudo apt install smartmontools, then restart the collector (sudo systemctl restart vigil-agent) so it finds smartctl.'
   if (reason && /may not|permission|denied|CAP_SYS/i.test(reason))
     return 'smartctl needs root or the CAP_SYS_RAWIO and CAP_SYS_ADMIN capabilities to open the disks: grant them to the collector’s service, then restart it.'
   return 'Virtual machines’ disks and many USB enclosures do not answer S.M.A.R.T.; a physical disk attached directly does.'

@@ -7,6 +7,7 @@ import { setSearch, useSearch } from '../../lib/router'
 import { useLoad } from '../../lib/use-load'
 import { Pager } from '../../settings/Pager'
 import { Button, ButtonLink, EmptyState, LoadError, PageHeader, Skeleton } from '../../ui'
+import { CommandBlock } from '../../devices/CommandBlock'
 import type { DeviceRef } from '../../devices/device-types'
 import { HEALTH_WORDS, STATE_WORDS } from '../containers'
 import { ContainerTable } from '../ContainerTable'
@@ -94,7 +95,7 @@ export default function Page(_props: { params: Record<string, string> }) {
             A collector sends the Docker or Podman containers of its machine with each sample. It needs this hub’s version (collectors update themselves from
             the hub within hours of its upgrade, or install one again from Add a device) and read access to the engine’s socket:
           </p>
-          <pre class="vg-command">sudo usermod -aG docker vigil-agent && sudo systemctl restart vigil-agent</pre>
+          <CommandBlock command="sudo usermod -aG docker vigil-agent && sudo systemctl restart vigil-agent" label="Give the collector access to Docker" />
           <p>
             Podman’s socket is <code>/run/podman/podman.sock</code>; elsewhere, set <code>DOCKER_HOST=unix:///path/to/socket</code> in the collector’s
             environment. Each device’s page says what its collector found.
