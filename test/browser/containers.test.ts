@@ -110,7 +110,8 @@ describeBrowser('portal: containers and disks', () => {
     devices.web = await device('web-01')
     devices.pi = await device('pi-01')
     devices.nas = await device('nas-01')
-    const web = (over: Parameters<typeof container>[1] = {}) => container('web', { image: 'nginx:1.27', ...over })
+    const web = (over: Parameters<typeof container>[1] = {}) =>
+      container('web', { image: 'nginx:1.27', labels: { 'com.docker.compose.project': 'shop' }, ...over })
     await batch(devices.web, {
       recorded_at: at(30_000),
       containers: {
@@ -196,6 +197,7 @@ describeBrowser('portal: containers and disks', () => {
     await detail.getByText('CPU (100% = one core)', { exact: true }).waitFor()
     expect(await detail.locator('.vg-chart-title').allTextContents()).toEqual(['CPU (100% = one core)', 'Memory used', 'Network', 'Block I/O'])
     expect(await web.getByRole('button', { name: 'web' }).getAttribute('aria-expanded')).toBe('true')
+    expect(await detail.getByRole('list', { name: 'Labels' }).textContent()).toBe('com.docker.compose.project=shop')
 
     // a shared link with a zoom: the container's charts read exactly the device charts' window
     const windows: Record<string, string> = {}

@@ -82,6 +82,15 @@ export function ContainerDetail({ deviceId, container, range, zoom, memoryAccoun
           {container.image} · engine id <code>{container.engine_id.slice(0, 12)}</code> · restarts {container.restart_count}
           {container.pids !== null && <> · {container.pids} processes</>}
         </p>
+        {Object.keys(container.labels).length > 0 && (
+          <ul class="vg-tags" aria-label="Labels">
+            {Object.entries(container.labels).map(([k, v]) => (
+              <li key={k} class="vg-tag">
+                {k}={v}
+              </li>
+            ))}
+          </ul>
+        )}
         {!memoryAccounted && <p class="vg-muted">No memory chart: {NOT_ACCOUNTED} (the kernel keeps no cgroup memory accounting).</p>}
         {error && <Banner tone="error">The container’s charts could not be loaded: {error}</Banner>}
         {!charts && !error && <Skeleton height={CHART_HEIGHT + 32} label="Loading the container’s charts" />}

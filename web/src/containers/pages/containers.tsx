@@ -97,8 +97,9 @@ export default function Page(_props: { params: Record<string, string> }) {
           </p>
           <CommandBlock command="sudo usermod -aG docker vigil-agent && sudo systemctl restart vigil-agent" label="Give the collector access to Docker" />
           <p>
-            Podman’s socket is <code>/run/podman/podman.sock</code>; elsewhere, set <code>DOCKER_HOST=unix:///path/to/socket</code> in the collector’s
-            environment. Each device’s page says what its collector found.
+            With Podman, enable its socket (<code>sudo systemctl enable --now podman.socket</code>): the collector looks at <code>/run/podman/podman.sock</code>
+            . A socket elsewhere: set <code>DOCKER_HOST=unix:///path/to/socket</code> in the collector’s environment. Each device’s page says what its collector
+            found.
           </p>
         </EmptyState>
       ) : (
