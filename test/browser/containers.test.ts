@@ -104,6 +104,12 @@ describeBrowser('portal: containers and disks', () => {
     expect(body).toContain('collectors update themselves')
     await checkA11y(page)
     await shoot(page, 'containers-fleet-empty')
+    // the top bar's six sections and the account between a phone's width and a wide screen: they fit, the page never scrolls sideways
+    for (const width of [730, 820, 1000]) {
+      await page.setViewportSize({ width, height: 800 })
+      expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBe(width)
+    }
+    await page.setViewportSize({ width: 1280, height: 800 })
   })
 
   test('the collectors report: containers, disks, and why one sees no engine or cannot run smartctl', async () => {
