@@ -295,6 +295,10 @@ describeBrowser('portal: containers and disks', () => {
     await page.getByLabel('Name', { exact: true }).fill('HOME')
     await shown(['homeassistant'])
     await page.getByRole('button', { name: 'Clear the filters' }).click()
+    await page.getByLabel('Only those needing attention').check()
+    await page.waitForURL((u) => u.searchParams.get('attention') === '1')
+    await shown(['api', 'db'])
+    await page.getByRole('button', { name: 'Clear the filters' }).click()
 
     await page.getByLabel('State', { exact: true }).selectOption('running')
     await page.waitForURL((u) => u.searchParams.get('state') === 'running')

@@ -126,9 +126,18 @@ test('no engine: the advice fits the reason', () => {
 
 describe('the fleet page’s URL', () => {
   test('filters, sort and page come from the URL; anything unknown is dropped', () => {
-    const f = parseFleet(new URLSearchParams('name=web&image=nginx&state=exited&health=bogus&device=d1&sort=-cpu&page=3'))
-    expect(f).toEqual({ name: 'web', image: 'nginx', state: 'exited', health: null, device: 'd1', sort: '-cpu', page: 2 })
-    expect(fleetQuery(f)).toEqual({ name: 'web', image: 'nginx', state: 'exited', device_id: 'd1', sort: '-cpu', limit: PAGE_SIZE, offset: 2 * PAGE_SIZE })
+    const f = parseFleet(new URLSearchParams('name=web&image=nginx&state=exited&health=bogus&device=d1&attention=1&sort=-cpu&page=3'))
+    expect(f).toEqual({ name: 'web', image: 'nginx', state: 'exited', health: null, device: 'd1', attention: true, sort: '-cpu', page: 2 })
+    expect(fleetQuery(f)).toEqual({
+      name: 'web',
+      image: 'nginx',
+      state: 'exited',
+      device_id: 'd1',
+      needs_attention: 'true',
+      sort: '-cpu',
+      limit: PAGE_SIZE,
+      offset: 2 * PAGE_SIZE,
+    })
     expect(isFiltered(f)).toBe(true)
   })
 

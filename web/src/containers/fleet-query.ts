@@ -1,6 +1,6 @@
 /**
  * The fleet's containers page keeps its filters, sort and page in the URL (?name=&image=&state=&
- * health=&device=&sort=&page=), so a reload, the back button and a shared link show the same list.
+ * health=&device=&attention=1&sort=&page=), so a reload, the back button and a shared link show the same list.
  * Pure: the URL in, the API's query out.
  */
 import type { FleetSort, Health, ShownState } from './types'
@@ -34,6 +34,8 @@ export interface FleetFilters {
   state: ShownState | null
   health: Health | null
   device: string | null
+  /** only those needing attention */
+  attention: boolean
   sort: FleetSort
   /** zero-based */
   page: number
@@ -49,6 +51,7 @@ export function parseFleet(q: URLSearchParams): FleetFilters {
     state: oneOf(STATES, q.get('state')),
     health: oneOf(HEALTHS, q.get('health')),
     device: q.get('device')?.slice(0, 100) || null,
+    attention: q.get('attention') === '1',
     sort: oneOf(SORTS, q.get('sort')) ?? 'attention',
     page: Number.isInteger(page) && page > 1 ? Math.min(page - 1, 10_000) : 0,
   }
@@ -64,10 +67,11 @@ export function fleetQuery(f: FleetFilters): Record<string, string | number> {
   if (f.state) q.state = f.state
   if (f.health) q.health = f.health
   if (f.device) q.device_id = f.device
+  if (f.attention) q.needs_attention = 'true'
   return q
 }
 
-export const isFiltered = (f: FleetFilters) => Boolean(f.name.trim() || f.image.trim() || f.state || f.health || f.device)
+export const isFiltered = (f: FleetFilters) => Boolean(f.name.trim() || f.image.trim() || f.state || f.health || f.device || f.attention)
 
 /**
  * The table's sortable columns and the API's orders behind them: the first click's order (figures

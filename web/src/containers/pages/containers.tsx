@@ -162,6 +162,10 @@ export default function Page(_props: { params: Record<string, string> }) {
                 ))}
               </select>
             </div>
+            <label class="vg-ct-check" for="ct-attention">
+              <input id="ct-attention" type="checkbox" checked={filters.attention} onChange={(e) => set({ attention: e.currentTarget.checked ? '1' : null })} />
+              Only those needing attention
+            </label>
             <div class="vg-toolbar-field">
               <label for="ct-sort">Sort by</label>
               <select id="ct-sort" value={filters.sort} onChange={(e) => set({ sort: e.currentTarget.value === 'attention' ? null : e.currentTarget.value })}>
@@ -173,7 +177,10 @@ export default function Page(_props: { params: Record<string, string> }) {
               </select>
             </div>
             {isFiltered(filters) && (
-              <Button small onClick={() => setSearch({ name: null, image: null, state: null, health: null, device: null, page: null }, { replace: false })}>
+              <Button
+                small
+                onClick={() => setSearch({ name: null, image: null, state: null, health: null, device: null, attention: null, page: null }, { replace: false })}
+              >
                 Clear the filters
               </Button>
             )}
