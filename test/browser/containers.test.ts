@@ -148,6 +148,12 @@ describeBrowser('portal: containers and disks', () => {
         ],
       },
     })
+    // the list carries each container's last hour of CPU: the page draws every sparkline from one answer
+    const listed = await api(`/v1/devices/${devices.web.id}/containers`, { headers: { authorization: `Bearer ${await apiToken(vigil, account)}` } })
+    expect(Object.keys(listed.cpu_spark).sort()).toEqual(listed.items.map((c: { container_id: string }) => c.container_id).sort())
+    const webSpark: (number | null)[] = listed.cpu_spark[listed.items.find((c: { name: string }) => c.name === 'web').container_id]
+    expect(webSpark.length).toBe(60)
+    expect(webSpark.filter((v) => v !== null).length).toBeGreaterThan(0)
     await batch(devices.pi, {
       recorded_at: at(20_000),
       containers: {
@@ -193,8 +199,10 @@ describeBrowser('portal: containers and disks', () => {
     const web = rows.nth(2)
     expect(await web.textContent()).toContain('40 %')
     expect(await web.textContent()).toContain('50 MiB of 200 MiB (25 %)')
-    // the last hour of CPU, drawn once the series has come
-    await web.locator('.vg-spark path').waitFor()
+    // the last hour of CPU, from the list's own answer (a minute's average: a dot, until the next minutes come)
+    await web.locator('.vg-spark path').waitFor({ state: 'attached' })
+    expect(await web.locator('.vg-spark path').getAttribute('d')).toMatch(/^M[\d.]+ [\d.]+/)
+    expect(await web.locator('.vg-spark').getAttribute('aria-label')).toMatch(/^web CPU over the last hour, percent: lowest \d+, highest \d+$/)
 
     await page.getByRole('button', { name: '6h' }).click()
     await web.getByRole('button', { name: 'web' }).click()

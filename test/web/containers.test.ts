@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { containerCharts, cpuSpark, withGaps } from '../../web/src/containers/container-charts'
+import { containerCharts, withGaps } from '../../web/src/containers/container-charts'
 import { attentionReasons, deviceOrder, engineAdvice, eventText, healthBadge, memoryText, NOT_ACCOUNTED, stateBadge } from '../../web/src/containers/containers'
 import { diskBadge, diskConcerns, powerOn, smartAdvice, wear } from '../../web/src/containers/disks'
 import { columnOf, fleetQuery, isFiltered, nextSort, PAGE_SIZE, parseFleet } from '../../web/src/containers/fleet-query'
@@ -198,7 +198,6 @@ describe('a container’s charts', () => {
     const g = withGaps(series())
     expect(g.t).toEqual([0, 10, 20, 21, 100, 110])
     expect(g.values.cpu_percent).toEqual([1, 2, 3, null, 4, 5])
-    expect(cpuSpark(series())).toEqual([1, 2, 3, null, 4, 5])
   })
 
   test('CPU, memory, network; block I/O left out when it holds nothing; the peak beside the average on rollups', () => {

@@ -58,8 +58,3 @@ export function containerCharts(id: string, series: ContainerSeries, memoryAccou
   ]
   return charts.filter((c): c is ChartSpec => c !== null)
 }
-
-/** The last hour's CPU for a sparkline, gaps kept. */
-export function cpuSpark(series: ContainerSeries): (number | null)[] {
-  return withGaps(series).values.cpu_percent ?? []
-}

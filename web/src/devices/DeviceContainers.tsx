@@ -1,10 +1,9 @@
 import '../containers/containers.css'
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import type { RangeKey } from '../charts/range'
-import { cpuSpark } from '../containers/container-charts'
 import { deviceOrder, engineAdvice } from '../containers/containers'
 import { ContainerTable } from '../containers/ContainerTable'
-import type { Container, ContainerSeries, DeviceContainers as DeviceContainersAnswer } from '../containers/types'
+import type { DeviceContainers as DeviceContainersAnswer } from '../containers/types'
 import { api } from '../lib/api'
 import { onLive } from '../lib/live'
 import { setSearch } from '../lib/router'
@@ -14,36 +13,8 @@ import type { SampleEvent } from './live-types'
 
 /** the list is read again at most this often while the device sends blocks */
 const REFRESH_MS = 15_000
-/** sparklines are read for this many containers at most, this many at a time */
-const SPARK_MAX = 60
-const SPARK_PARALLEL = 4
 
 const ENGINE_NAMES = { docker: 'Docker', podman: 'Podman', cgroup: 'cgroup files' } as const
-
-/** The last hour of CPU of each listed container (not those gone), a few reads at a time. */
-function useSparks(deviceId: string, list: Container[] | null, version: number): Record<string, (number | null)[]> {
-  const [sparks, setSparks] = useState<Record<string, (number | null)[]>>({})
-  const ids = list
-    ?.filter((c) => c.state !== 'gone')
-    .slice(0, SPARK_MAX)
-    .map((c) => c.container_id)
-  const key = ids?.join(',') ?? ''
-  useEffect(() => {
-    if (!ids?.length) return
-    const ctrl = new AbortController()
-    const queue = [...ids]
-    const worker = async () => {
-      for (let id = queue.shift(); id && !ctrl.signal.aborted; id = queue.shift()) {
-        const path = `/v1/devices/${encodeURIComponent(deviceId)}/containers/${encodeURIComponent(id)}/series`
-        const s = await api.get<ContainerSeries>(path, { range: '1h' }, { signal: ctrl.signal }).catch(() => null)
-        if (s && !ctrl.signal.aborted) setSparks((old) => ({ ...old, [id]: cpuSpark(s) }))
-      }
-    }
-    for (let i = 0; i < SPARK_PARALLEL; i++) void worker()
-    return () => ctrl.abort()
-  }, [deviceId, key, version])
-  return sparks
-}
 
 /**
  * The device's containers: what its collector last said of the engine (or why it sees none and
@@ -98,7 +69,6 @@ export function DeviceContainers({
   }, [deviceId])
 
   const rows = useMemo(() => (data ? deviceOrder(data.items) : null), [data])
-  const sparks = useSparks(deviceId, rows, Math.floor(version / 4))
   const open = rows?.find((c) => c.container_id === selected) ?? null
   const engine = data?.engine ?? null
   const accounted = engine?.memory_accounting ?? true
@@ -159,7 +129,7 @@ export function DeviceContainers({
           memoryAccounted={accounted}
           open={open?.container_id ?? null}
           onOpen={(c) => setSearch({ container: open?.container_id === c.container_id ? null : c.container_id }, { replace: false })}
-          sparks={sparks}
+          sparks={data?.cpu_spark ?? {}}
         />
       )}
       {open && <ContainerDetail key={open.container_id} deviceId={deviceId} container={open} range={range} zoom={zoom} memoryAccounted={accounted} />}
