@@ -32,6 +32,7 @@ export const routes: Route[] = [
   { path: '/devices/new', load: () => import('./devices/pages/add-device'), auth: true, title: 'Add a device' },
   { path: '/devices/:id', load: () => import('./devices/pages/device'), auth: true, title: 'Device' },
   { path: '/devices', redirect: '/dashboard', title: 'Devices' },
+  { path: '/containers', load: () => import('./containers/pages/containers'), auth: true, title: 'Containers' },
   { path: '/recommendations', load: () => import('./devices/pages/recommendations'), auth: true, title: 'Recommendations' },
   { path: '/alerts', load: () => import('./alerts/pages/alerts'), auth: true, title: 'Alerts' },
   { path: '/alerts/rules', load: () => import('./alerts/pages/alert-rules'), auth: true, title: 'Alert rules' },

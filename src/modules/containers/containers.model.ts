@@ -126,6 +126,10 @@ export const DeviceContainers = t.Object({
   device_id: t.String(),
   engine: t.Union([t.Null(), Engine], { description: 'null: the device has never sent a containers block' }),
   items: t.Array(Container),
+  cpu_spark: t.Record(t.String(), t.Array(t.Union([t.Null(), t.Number()])), {
+    description:
+      'by container_id, each listed container’s CPU % over the last hour (not those gone): 60 one-minute averages, oldest first, null where it sent none',
+  }),
 })
 
 export const ContainerPage = t.Object({

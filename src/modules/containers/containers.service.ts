@@ -3,6 +3,7 @@ import { toIso, type Clock } from '../../lib/clock'
 import type { Container, ContainerPage, FleetQuery } from './containers.model'
 import type { ScrapeContainer } from '../observability/observability.containers'
 import type { ContainerRow, ContainersStore, FleetRow } from './containers.store'
+import { cpuSparks, SPARK_MS } from './containers.spark'
 
 /** What the containers need of the devices domain. */
 export interface ContainerDevices {
@@ -57,6 +58,7 @@ export function toContainer(r: FleetRow): Container {
 /** A device's containers (gone ones last), with what its collector last said of the engine. */
 export function deviceContainers(deps: ContainersDeps, clientId: string, deviceId: string) {
   const device = deps.devices.ref(clientId, deviceId)
+  const now = deps.clock.now()
   const engine = deps.store.engine(device.id)
   const { rows } = deps.store.fleet(clientId, { deviceId: device.id }, 'name', 100_000, 0)
   const items = rows.map(toContainer).sort((a, b) => Number(a.state === 'gone') - Number(b.state === 'gone'))
@@ -73,6 +75,11 @@ export function deviceContainers(deps: ContainersDeps, clientId: string, deviceI
         }
       : null,
     items,
+    cpu_spark: cpuSparks(
+      deps.store.series(device.seq, 0, now - SPARK_MS, now + 1),
+      rows.filter((r) => r.state !== 'gone'),
+      now,
+    ),
   }
 }
 

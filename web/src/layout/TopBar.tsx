@@ -50,6 +50,9 @@ export function TopBar() {
               </span>
             ) : null}
           </NavLink>
+          <NavLink href="/containers" section="/containers">
+            Containers
+          </NavLink>
           <NavLink href="/recommendations" section="/recommendations">
             Recommendations
           </NavLink>

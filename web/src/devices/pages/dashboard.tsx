@@ -3,6 +3,7 @@ import '../monitor.css'
 import { DeviceCard, DeviceCardSkeleton } from '../DeviceCard'
 import { applySample, attentionRank, matches, parseSort, sortDevices, SORT_LABELS, SORTS, type Fleet, type FleetDevice } from '../fleet'
 import type { DeletedEvent, SampleEvent, StatusEvent } from '../live-types'
+import { DiskAttention } from '../DiskAttention'
 import { InstallHint } from '../InstallHint'
 import { api } from '../../lib/api'
 import { describeError } from '../../lib/errors'
@@ -121,6 +122,7 @@ export default function Page(_props: { params: Record<string, string> }) {
         }
       />
       {error && <Banner tone="error">{error}</Banner>}
+      <DiskAttention />
       {devices && devices.length === 0 ? (
         <EmptyState
           title="No devices yet"

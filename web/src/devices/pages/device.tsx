@@ -2,6 +2,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import '../monitor.css'
 import { parseRange, parseZoom } from '../../charts/range'
 import { DeviceCharts } from '../DeviceCharts'
+import { DeviceContainers } from '../DeviceContainers'
+import { DeviceDisks } from '../DeviceDisks'
 import { DeviceHeader, type Device, type HardwareFacts } from '../DeviceHeader'
 import { DeviceRecommendations } from '../DeviceRecommendations'
 import type { Page as AlertPage, AlertView } from '../../alerts/types'
@@ -127,6 +129,8 @@ export default function Page({ params }: { params: Record<string, string> }) {
       )}
       <RangePicker range={range} zoom={zoom} />
       <DeviceCharts deviceId={deviceId} range={range} zoom={zoom} thresholds={thresholds} />
+      <DeviceContainers deviceId={deviceId} range={range} zoom={zoom} selected={search.get('container')} />
+      <DeviceDisks deviceId={deviceId} />
       <DeviceRecommendations deviceId={deviceId} canGenerate={canAdmin.value} />
     </div>
   )
