@@ -26,7 +26,8 @@ export const CheckSettings = t.Object(
       t.Record(t.String({ minLength: 1, maxLength: 100, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }), t.String({ maxLength: 1000 }), {
         maxProperties: 20,
         additionalProperties: false,
-        description: 'http: request headers (at most 20)',
+        description:
+          'http: request headers (at most 20); a credential header (authorization, cookie, a name with token, secret, key or password) is answered as •••• and its last 4 characters, and sending that back keeps the stored value',
       }),
     ),
     body: t.Optional(t.String({ maxLength: 10_000, description: 'http: request body' })),

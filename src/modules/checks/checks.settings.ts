@@ -106,3 +106,28 @@ export function policyProblem(kind: CheckKind, s: CheckSettings, policy: Outboun
 }
 
 export { describeRefusal }
+
+/** Request headers whose values are credentials: answered masked, kept as stored when sent back masked. */
+const SECRET_HEADER = /authorization|cookie|token|secret|key|password|credential/i
+const MASK = '••••'
+
+export const isSecretHeader = (name: string) => SECRET_HEADER.test(name)
+
+/** The settings as the API shows them: a credential header's value as •••• and its last 4 characters. */
+export function maskSettings(s: CheckSettings): CheckSettings {
+  if (!s.headers) return s
+  const headers = Object.fromEntries(Object.entries(s.headers).map(([k, v]) => [k, isSecretHeader(k) ? `${MASK}${v.length > 12 ? v.slice(-4) : ''}` : v]))
+  return { ...s, headers }
+}
+
+/** A change sent back with a masked credential header keeps that header's stored value. */
+export function unmaskSettings(next: CheckSettings, stored: CheckSettings): CheckSettings {
+  if (!next.headers || !stored.headers) return next
+  const headers = Object.fromEntries(
+    Object.entries(next.headers).map(([k, v]) => {
+      const old = Object.entries(stored.headers!).find(([name]) => name.toLowerCase() === k.toLowerCase())?.[1]
+      return [k, isSecretHeader(k) && v.startsWith(MASK) && old !== undefined ? old : v]
+    }),
+  )
+  return { ...next, headers }
+}
