@@ -137,7 +137,9 @@ export function updateCheck(deps: ChecksDeps, clientId: string, checkId: string,
   const kind = row.kind as CheckKind
   const stored = JSON.parse(row.settings) as CheckSettings
   const settings = patch.settings ? unmaskSettings(normalizeSettings(kind, patch.settings), stored) : stored
-  const where = placesFor(deps, clientId, kind, patch.run_on_hub ?? row.run_on_hub === 1, patch.device_ids ?? (JSON.parse(row.device_ids) as string[]))
+  // devices deleted since the check was saved drop out of it; the ones sent now must all exist
+  const kept = (JSON.parse(row.device_ids) as string[]).filter((id) => deps.deviceSeq(clientId, id) !== null)
+  const where = placesFor(deps, clientId, kind, patch.run_on_hub ?? row.run_on_hub === 1, patch.device_ids ?? kept)
   checkPolicy(deps, clientId, kind, settings, where.runOnHub && kind !== 'heartbeat')
   if (patch.depends_on_device_id !== undefined) checkDependency(deps, clientId, patch.depends_on_device_id)
   const heartbeat = kind === 'heartbeat'
