@@ -55,7 +55,11 @@ export const CheckSettings = t.Object(
       Type.Integer({ minimum: 1, maximum: 600_000, description: 'http, tcp, ping, dns, tls: slower than this is "slow" (an alert condition)' }),
     ),
     cert_warn_days: t.Optional(
-      Type.Integer({ minimum: 0, maximum: 365, description: 'https, tls: the certificate-expiry warning, in days left (default 14; an alert condition)' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 365,
+        description: 'https, tls: the certificate-expiry warning, in days left (default 14): check:cert_expiring is 1 inside it (an alert condition)',
+      }),
     ),
     host: t.Optional(Host),
     port: t.Optional(Port),
