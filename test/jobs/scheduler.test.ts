@@ -65,6 +65,8 @@ describe('the job list', () => {
       'ai.recommendations',
       'alerts.evaluate',
       'billing.prune-events',
+      'checks.heartbeats',
+      'checks.prune',
       'devices.status',
       'health.integrity-check',
       'metrics.retention',
