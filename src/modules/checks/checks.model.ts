@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { t, type Static } from 'elysia'
+import { MAX_CHECK_RESULTS } from './probes/probe.types'
+
+export { MAX_CHECK_RESULTS }
 
 export const CHECK_KINDS = ['http', 'tcp', 'ping', 'dns', 'tls', 'heartbeat'] as const
 export type CheckKind = (typeof CHECK_KINDS)[number]
@@ -268,7 +271,6 @@ export const CheckResultIn = t.Object({
   cert_expires_at: t.Nullable(t.String({ format: 'date-time', description: "the TLS leaf certificate's notAfter when seen" })),
 })
 export type CheckResultIn = Static<typeof CheckResultIn>
-export const MAX_CHECK_RESULTS = 500
 export const CheckResultsIn = t.Array(CheckResultIn, {
   maxItems: MAX_CHECK_RESULTS,
   description: 'results of checks this agent runs (store-and-forward: each carries its time)',

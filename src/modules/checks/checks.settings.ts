@@ -1,9 +1,11 @@
-import { isIP } from 'node:net'
 import { AppError } from '../../http/errors'
 import { RequestValidationError } from '../../http/input'
 import type { ValidationDetail } from '../../http/validation'
 import { addressRefusal, describeRefusal, hostRefusal, type OutboundPolicy, type Refusal, type SelfAddresses } from '../../lib/outbound/outbound.policy'
 import type { CheckKind, CheckSettings } from './checks.model'
+import { parseResolver } from './probes/probe.resolver'
+
+export { parseResolver }
 
 type Field = keyof CheckSettings
 
@@ -57,16 +59,6 @@ export function normalizeSettings(kind: CheckKind, raw: CheckSettings): CheckSet
   const out: Record<string, unknown> = { ...DEFAULTS[kind] }
   for (const f of [...required, ...optional]) if (raw[f] !== undefined) out[f] = raw[f]
   return out as CheckSettings
-}
-
-/** "1.1.1.1", "1.1.1.1:5353", "[::1]:53", "::1" as host and port, or null. */
-export function parseResolver(text: string): { host: string; port: number } | null {
-  const bracket = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text)
-  if (bracket) return isIP(bracket[1]!) ? { host: bracket[1]!, port: Number(bracket[2] ?? 53) } : null
-  if (isIP(text)) return { host: text, port: 53 }
-  const m = /^([^:]+):(\d{1,5})$/.exec(text)
-  if (m && isIP(m[1]!) === 4 && Number(m[2]) >= 1 && Number(m[2]) <= 65535) return { host: m[1]!, port: Number(m[2]) }
-  return null
 }
 
 /** The host a check calls, as written in its settings (null for a heartbeat). */
