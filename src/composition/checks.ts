@@ -60,7 +60,14 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
   const inTransaction = sqlite.transaction((fn: () => unknown) => fn())
   const transaction = <T>(fn: () => T) => inTransaction(fn) as T
   const { allowPrivate, allowLocal = false } = ctx.config.outbound
-  const isOperator = (clientId: string) => isOperatorClient(identity.users, clientId)
+  // asked on every attempt: whether a client is the operator's changes rarely, so it is read once a minute
+  const operatorClient = new Map<string, { value: boolean; at: number }>()
+  const isOperator = (clientId: string) => {
+    const now = ctx.clock.now()
+    let hit = operatorClient.get(clientId)
+    if (!hit || now - hit.at > 60_000) operatorClient.set(clientId, (hit = { value: isOperatorClient(identity.users, clientId), at: now }))
+    return hit.value
+  }
   const policyFor = (clientId: string): OutboundPolicy => ({ allowPrivate: allowPrivate || isOperator(clientId), allowLocal })
   const refusalWords = (clientId: string) => {
     const audience = isOperator(clientId) ? 'operator' : 'tenant'

@@ -13,9 +13,10 @@ export const CHECK_SOURCE = 'check'
  * - response_ms: the attempt's response time (successful attempts only);
  * - slow: 1 when the response time is above the check's slow_ms;
  * - cert_days_left: whole days until the certificate expires (https and tls checks);
+ * - cert_expiring: 1 when those days are fewer than the check's own cert_warn_days, else 0;
  * - heartbeat_missed: 1 while a heartbeat check is down because a call did not come.
  */
-export const CHECK_FIELDS = ['down', 'degraded', 'response_ms', 'slow', 'cert_days_left', 'heartbeat_missed'] as const
+export const CHECK_FIELDS = ['down', 'degraded', 'response_ms', 'slow', 'cert_days_left', 'cert_expiring', 'heartbeat_missed'] as const
 
 const DAY_MS = 86_400_000
 
@@ -53,7 +54,10 @@ export function checkObservation(change: CheckChange, now: number, dependencyOff
     if (settings.slow_ms !== undefined) values.slow = attempt.response_ms > settings.slow_ms ? 1 : 0
   }
   const certAt = attempt.cert_expires_at ?? check.cert_expires_at
-  if (certAt !== null) values.cert_days_left = Math.floor((certAt - now) / DAY_MS)
+  if (certAt !== null) {
+    values.cert_days_left = Math.floor((certAt - now) / DAY_MS)
+    if (settings.cert_warn_days !== undefined) values.cert_expiring = (values.cert_days_left as number) < settings.cert_warn_days ? 1 : 0
+  }
   if (check.kind === 'heartbeat') values.heartbeat_missed = change.to === 'down' && (attempt.error ?? '').startsWith('heartbeat missed') ? 1 : 0
   // a heartbeat's miss is stamped at its deadline, which may be past the runtime's staleness window: it is news now
   return { clientId: check.client_id, deviceId: check.id, source: CHECK_SOURCE, ts: check.kind === 'heartbeat' ? now : attempt.ts, values }

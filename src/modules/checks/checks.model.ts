@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { t, type Static } from 'elysia'
+import { MAX_CHECK_RESULTS } from './probes/probe.types'
+
+export { MAX_CHECK_RESULTS }
 
 export const CHECK_KINDS = ['http', 'tcp', 'ping', 'dns', 'tls', 'heartbeat'] as const
 export type CheckKind = (typeof CHECK_KINDS)[number]
@@ -26,7 +29,8 @@ export const CheckSettings = t.Object(
       t.Record(t.String({ minLength: 1, maxLength: 100, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }), t.String({ maxLength: 1000 }), {
         maxProperties: 20,
         additionalProperties: false,
-        description: 'http: request headers (at most 20)',
+        description:
+          'http: request headers (at most 20); a credential header (authorization, cookie, a name with token, secret, key or password) is answered as •••• and its last 4 characters, and sending that back keeps the stored value',
       }),
     ),
     body: t.Optional(t.String({ maxLength: 10_000, description: 'http: request body' })),
@@ -54,7 +58,11 @@ export const CheckSettings = t.Object(
       Type.Integer({ minimum: 1, maximum: 600_000, description: 'http, tcp, ping, dns, tls: slower than this is "slow" (an alert condition)' }),
     ),
     cert_warn_days: t.Optional(
-      Type.Integer({ minimum: 0, maximum: 365, description: 'https, tls: the certificate-expiry warning, in days left (default 14; an alert condition)' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 365,
+        description: 'https, tls: the certificate-expiry warning, in days left (default 14): check:cert_expiring is 1 inside it (an alert condition)',
+      }),
     ),
     host: t.Optional(Host),
     port: t.Optional(Port),
@@ -263,7 +271,6 @@ export const CheckResultIn = t.Object({
   cert_expires_at: t.Nullable(t.String({ format: 'date-time', description: "the TLS leaf certificate's notAfter when seen" })),
 })
 export type CheckResultIn = Static<typeof CheckResultIn>
-export const MAX_CHECK_RESULTS = 500
 export const CheckResultsIn = t.Array(CheckResultIn, {
   maxItems: MAX_CHECK_RESULTS,
   description: 'results of checks this agent runs (store-and-forward: each carries its time)',

@@ -7,7 +7,7 @@ import type { OutboundPolicy, Refusal, SelfAddresses } from '../../lib/outbound/
 import type { IncidentsStore } from './checks.incidents'
 import type { CheckCreate, CheckKind, CheckPatch, CheckResponse, CheckSettings, CheckTest, ProbeResult } from './checks.model'
 import { HUB_PLACE, type CheckChange } from './checks.record'
-import { normalizeSettings, policyProblem } from './checks.settings'
+import { normalizeSettings, policyProblem, unmaskSettings } from './checks.settings'
 import type { CheckRow, CheckChanges, ChecksStore } from './checks.store'
 import type { ResultsStore } from './checks.summaries'
 import { checkView } from './checks.views'
@@ -135,8 +135,11 @@ export function createCheck(deps: ChecksDeps, clientId: string, body: CheckCreat
 export function updateCheck(deps: ChecksDeps, clientId: string, checkId: string, patch: CheckPatch): CheckResponse {
   const row = requireCheck(deps, clientId, checkId)
   const kind = row.kind as CheckKind
-  const settings = patch.settings ? normalizeSettings(kind, patch.settings) : (JSON.parse(row.settings) as CheckSettings)
-  const where = placesFor(deps, clientId, kind, patch.run_on_hub ?? row.run_on_hub === 1, patch.device_ids ?? (JSON.parse(row.device_ids) as string[]))
+  const stored = JSON.parse(row.settings) as CheckSettings
+  const settings = patch.settings ? unmaskSettings(normalizeSettings(kind, patch.settings), stored) : stored
+  // devices deleted since the check was saved drop out of it; the ones sent now must all exist
+  const kept = (JSON.parse(row.device_ids) as string[]).filter((id) => deps.deviceSeq(clientId, id) !== null)
+  const where = placesFor(deps, clientId, kind, patch.run_on_hub ?? row.run_on_hub === 1, patch.device_ids ?? kept)
   checkPolicy(deps, clientId, kind, settings, where.runOnHub && kind !== 'heartbeat')
   if (patch.depends_on_device_id !== undefined) checkDependency(deps, clientId, patch.depends_on_device_id)
   const heartbeat = kind === 'heartbeat'

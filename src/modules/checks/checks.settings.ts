@@ -1,9 +1,11 @@
-import { isIP } from 'node:net'
 import { AppError } from '../../http/errors'
 import { RequestValidationError } from '../../http/input'
 import type { ValidationDetail } from '../../http/validation'
 import { addressRefusal, describeRefusal, hostRefusal, type OutboundPolicy, type Refusal, type SelfAddresses } from '../../lib/outbound/outbound.policy'
 import type { CheckKind, CheckSettings } from './checks.model'
+import { parseResolver } from './probes/probe.resolver'
+
+export { parseResolver }
 
 type Field = keyof CheckSettings
 
@@ -59,16 +61,6 @@ export function normalizeSettings(kind: CheckKind, raw: CheckSettings): CheckSet
   return out as CheckSettings
 }
 
-/** "1.1.1.1", "1.1.1.1:5353", "[::1]:53", "::1" as host and port, or null. */
-export function parseResolver(text: string): { host: string; port: number } | null {
-  const bracket = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text)
-  if (bracket) return isIP(bracket[1]!) ? { host: bracket[1]!, port: Number(bracket[2] ?? 53) } : null
-  if (isIP(text)) return { host: text, port: 53 }
-  const m = /^([^:]+):(\d{1,5})$/.exec(text)
-  if (m && isIP(m[1]!) === 4 && Number(m[2]) >= 1 && Number(m[2]) <= 65535) return { host: m[1]!, port: Number(m[2]) }
-  return null
-}
-
 /** The host a check calls, as written in its settings (null for a heartbeat). */
 export function targetHost(kind: CheckKind, s: CheckSettings): string | null {
   if (kind === 'http') {
@@ -106,3 +98,28 @@ export function policyProblem(kind: CheckKind, s: CheckSettings, policy: Outboun
 }
 
 export { describeRefusal }
+
+/** Request headers whose values are credentials: answered masked, kept as stored when sent back masked. */
+const SECRET_HEADER = /authorization|cookie|token|secret|key|password|credential/i
+const MASK = '••••'
+
+export const isSecretHeader = (name: string) => SECRET_HEADER.test(name)
+
+/** The settings as the API shows them: a credential header's value as •••• and its last 4 characters. */
+export function maskSettings(s: CheckSettings): CheckSettings {
+  if (!s.headers) return s
+  const headers = Object.fromEntries(Object.entries(s.headers).map(([k, v]) => [k, isSecretHeader(k) ? `${MASK}${v.length > 12 ? v.slice(-4) : ''}` : v]))
+  return { ...s, headers }
+}
+
+/** A change sent back with a masked credential header keeps that header's stored value. */
+export function unmaskSettings(next: CheckSettings, stored: CheckSettings): CheckSettings {
+  if (!next.headers || !stored.headers) return next
+  const headers = Object.fromEntries(
+    Object.entries(next.headers).map(([k, v]) => {
+      const old = Object.entries(stored.headers!).find(([name]) => name.toLowerCase() === k.toLowerCase())?.[1]
+      return [k, isSecretHeader(k) && v.startsWith(MASK) && old !== undefined ? old : v]
+    }),
+  )
+  return { ...next, headers }
+}

@@ -14,6 +14,7 @@ import type {
   SeriesResponse,
 } from './checks.model'
 import { HUB_PLACE } from './checks.record'
+import { maskSettings } from './checks.settings'
 import type { ChecksDeps } from './checks.service'
 import { ATTENTION } from './checks.state'
 import type { CheckRow } from './checks.store'
@@ -41,7 +42,7 @@ export function checkView(deps: ViewDeps, row: CheckRow, token: string | null): 
     id: row.id,
     name: row.name,
     kind: row.kind as CheckKind,
-    settings: JSON.parse(row.settings) as CheckSettings,
+    settings: maskSettings(JSON.parse(row.settings) as CheckSettings),
     interval_s: row.interval_s,
     timeout_ms: row.timeout_ms,
     down_after: row.down_after,

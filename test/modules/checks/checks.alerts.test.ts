@@ -72,10 +72,11 @@ describe('alerts on checks', () => {
     const channel = insertChannel(t, a.clientId)
     await rule(t, a.userHeaders, { name: 'Slow', metric: 'check:slow', operator: '>=', threshold: 1, channel_ids: [channel] })
     await rule(t, a.userHeaders, { name: 'Certificate', metric: 'check:cert_days_left', operator: '<', threshold: 14, channel_ids: [channel] })
-    const id = await check(t, a.userHeaders, { kind: 'http', settings: { url: 'https://shop.example/', slow_ms: 500 } })
+    await rule(t, a.userHeaders, { name: 'Expiring', metric: 'check:cert_expiring', operator: '>=', threshold: 1, channel_ids: [channel] })
+    const id = await check(t, a.userHeaders, { kind: 'http', settings: { url: 'https://shop.example/', slow_ms: 500, cert_warn_days: 7 } })
     const soon = t.clock.now() + 5 * 86400_000
     t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, ok(t.clock.now(), 900, soon))!)
-    expect(sent.map((s) => s.n.rule?.name).sort()).toEqual(['Certificate', 'Slow'])
+    expect(sent.map((s) => s.n.rule?.name).sort()).toEqual(['Certificate', 'Expiring', 'Slow'])
   })
 
   test("a check that depends on an offline device sends no notice of its own: the device's offline alert is the one", async () => {

@@ -59,6 +59,20 @@ describe('checks API', () => {
     expect((await t.request('GET', `/v1/checks/${id}`, { headers: a.userHeaders })).status).toBe(404)
   })
 
+  test('a credential header is answered masked and kept when sent back masked; the agent gets it whole', async () => {
+    const t = localApp()
+    const a = await createTenant(t)
+    const headers = { authorization: 'Bearer s3cr3t-token-abcd', accept: 'text/html' }
+    const created = await createCheck(t, a.userHeaders, { name: 'api', kind: 'http', settings: { url: 'https://api.example/health', headers } })
+    expect(created.body.settings.headers).toEqual({ authorization: '••••abcd', accept: 'text/html' })
+    const id = created.body.id as string
+    const patched = await t.request('PATCH', `/v1/checks/${id}`, { headers: a.userHeaders, body: { settings: { ...created.body.settings, keyword: 'ok' } } })
+    expect(patched.body.settings.headers.authorization).toBe('••••abcd')
+    const stored = JSON.parse(t.db.sqlite.query<{ settings: string }, []>('SELECT settings FROM checks').get()!.settings)
+    expect(stored.headers.authorization).toBe('Bearer s3cr3t-token-abcd')
+    expect(JSON.stringify((await t.request('GET', '/v1/checks', { headers: a.userHeaders })).body)).not.toContain('s3cr3t')
+  })
+
   test('bad input is a 422 with the detail list; a kind without its required settings names them', async () => {
     const t = localApp()
     const a = await createTenant(t)

@@ -1,5 +1,5 @@
 import { Resolver } from 'node:dns/promises'
-import { parseResolver } from '../checks.settings'
+import { parseResolver } from './probe.resolver'
 import { failed, networkError, withDeadline, type Probe } from './probe.types'
 
 type Answer = string | { exchange?: string; priority?: number } | string[] | { name?: string; port?: number } | Record<string, unknown>
