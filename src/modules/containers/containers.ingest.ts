@@ -30,6 +30,9 @@ export interface ContainersIngestDeps {
   applied?: (a: Applied) => void
 }
 
+/** containers one device keeps at most (present ones always: a block lists at most 500) */
+export const MAX_KEPT_PER_DEVICE = 1000
+
 const parseTime = (s: string | null): number | null => {
   if (!s) return null
   const t = Date.parse(s)
@@ -151,6 +154,11 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived): Conta
     }
   }
   if (entries.length && store.putSeries(r.deviceSeq, 0, ts, pack(entries, RAW_WIDTH))) store.markLate(r.deviceSeq, ts)
+  // a host that runs throw-away containers under new names would keep them all for the retention: the longest gone go first
+  if (existing.size > MAX_KEPT_PER_DEVICE && store.dropGone(r.deviceId, existing.size - MAX_KEPT_PER_DEVICE)) {
+    store.countsChanged(r.clientId)
+    return store.ofDevice(r.deviceId)
+  }
   return [...existing.values()]
 }
 
