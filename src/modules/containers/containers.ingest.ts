@@ -1,3 +1,4 @@
+import { AppError } from '../../http/errors'
 import { newId } from '../../lib/ids'
 import type { ContainerIn, ContainersBlock } from './containers.model'
 import { pack, RAW_WIDTH } from './containers.pack'
@@ -187,14 +188,14 @@ export function createContainersIngest(deps: ContainersIngestDeps) {
         }
       })
     } catch (err) {
-      for (const job of batch) job.reject(err)
+      for (const job of batch) job.reject(deviceGone(err))
       return
     }
     for (let i = 0; i < batch.length; i++) {
       const job = batch[i]!
       const res = results[i]
       if (res instanceof Error) {
-        job.reject(res)
+        job.reject(deviceGone(res))
         continue
       }
       job.resolve()
@@ -213,4 +214,10 @@ export function createContainersIngest(deps: ContainersIngestDeps) {
       })
     },
   }
+}
+
+/** A device deleted between the batch's lookup and this write fails its foreign key: a 404, not a 500. */
+export function deviceGone(err: unknown): unknown {
+  if (err instanceof Error && /FOREIGN KEY/i.test(err.message)) return new AppError('not_found', 'Device not found')
+  return err
 }
