@@ -128,6 +128,12 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/webhooks/deliveries', kind: 'jwt' },
   { method: 'GET', path: '/v1/webhooks/deliveries/whd_x', kind: 'jwt' },
   { method: 'POST', path: '/v1/webhooks/deliveries/whd_x/resend', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/devices/dev_x/containers', kind: 'jwt' },
+  { method: 'GET', path: '/v1/devices/dev_x/containers/ctr_x/series', kind: 'jwt' },
+  { method: 'GET', path: '/v1/devices/dev_x/containers/ctr_x/events', kind: 'jwt' },
+  { method: 'GET', path: '/v1/containers', kind: 'jwt' },
+  { method: 'GET', path: '/v1/devices/dev_x/disks', kind: 'jwt' },
+  { method: 'GET', path: '/v1/disks/attention', kind: 'jwt' },
   { method: 'GET', path: '/v1/checks', kind: 'jwt' },
   { method: 'POST', path: '/v1/checks', kind: 'jwt', body: { name: 'n', kind: 'tcp', settings: { host: 'example.com', port: 443 } }, roles: MANAGERS },
   { method: 'POST', path: '/v1/checks/test', kind: 'jwt', body: { kind: 'tcp', settings: { host: 'example.com', port: 443 } }, roles: MANAGERS },
@@ -164,7 +170,7 @@ const PUBLIC = new Set([
 test('the matrix covers every /v1 route that is not public', async () => {
   const { testApp } = await import('../helpers/app')
   const t = testApp()
-  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn|rul|alr|sil|whe|whd|chk)_x\b/g, '/:param').replace(/\/linux$/, '/:param')
+  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn|rul|alr|sil|whe|whd|chk|ctr)_x\b/g, '/:param').replace(/\/linux$/, '/:param')
   const covered = new Set(ROUTES.map((r) => `${r.method} ${pattern(r.path)}`))
   const served = [...t.app.routes, ...t.directRoutes.map((r) => ({ method: r.method, path: r.path }))]
   expect(t.directRoutes.length).toBeGreaterThan(0)
