@@ -222,6 +222,8 @@ describe('bounds', () => {
     const labels = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'v']))
     await refused({ containers: block([container('web', { labels })]) }, 'body.containers.items.0.labels')
     await refused({ containers: block([container('web', { labels: { k: 'v'.repeat(513) } })]) }, 'body.containers.items.0.labels.k')
+    const longKey = 'k'.repeat(129)
+    await refused({ containers: block([container('web', { labels: { [longKey]: 'v' } })]) }, `body.containers.items.0.labels.${longKey}`)
     await refused({ containers: block([container('web', { state: 'sleeping' as 'running' })]) }, 'body.containers.items.0.state')
     await refused({ containers: block([container('web', { restart_count: -1 })]) }, 'body.containers.items.0.restart_count')
     await refused({ containers: block([], { unavailable_reason: 'r'.repeat(501) }) }, 'body.containers.unavailable_reason')
