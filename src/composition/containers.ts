@@ -2,7 +2,7 @@ import type { AppContext } from '../context'
 import { deviceRef } from '../modules/devices/devices.service'
 import { ensureDefaults } from '../modules/alerts/alerts.rules.service'
 import type { Observation } from '../modules/alerts/runtime/alerts.runtime'
-import { createContainersIngest } from '../modules/containers/containers.ingest'
+import { createContainersIngest, deviceGone } from '../modules/containers/containers.ingest'
 import { createContainerRollups, type ContainerJobDeps } from '../modules/containers/containers.jobs'
 import { observedContainers } from '../modules/containers/containers.observe'
 import { CONTAINER_SOURCE } from '../modules/containers/containers.selectors'
@@ -53,7 +53,14 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
       e.wait(ingest.submit({ clientId: e.clientId, deviceId: e.device.id, deviceSeq: e.device.seq, ts: e.ts, sent: e.sent, block: e.containers }))
     }
     if (e.disks_smart) {
-      e.wait(Promise.resolve().then(() => ingestDisks(disks, { clientId: e.clientId, deviceId: e.device.id, ts: e.ts, block: e.disks_smart! })))
+      const smart = e.disks_smart
+      e.wait(
+        Promise.resolve()
+          .then(() => ingestDisks(disks, { clientId: e.clientId, deviceId: e.device.id, ts: e.ts, block: smart }))
+          .catch((err) => {
+            throw deviceGone(err)
+          }),
+      )
     }
   })
   return { containers, disks, containerJobs, containerRollups: createContainerRollups(containerJobs) }

@@ -1,3 +1,4 @@
+import { AppError } from '../../http/errors'
 import { newId } from '../../lib/ids'
 import type { ContainerIn, ContainersBlock } from './containers.model'
 import { pack, RAW_WIDTH } from './containers.pack'
@@ -29,6 +30,9 @@ export interface ContainersIngestDeps {
   /** told of each block newer than the last one the device sent, after its commit (alert rules) */
   applied?: (a: Applied) => void
 }
+
+/** containers one device keeps at most (present ones always: a block lists at most 500) */
+export const MAX_KEPT_PER_DEVICE = 1000
 
 const parseTime = (s: string | null): number | null => {
   if (!s) return null
@@ -151,6 +155,11 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived): Conta
     }
   }
   if (entries.length && store.putSeries(r.deviceSeq, 0, ts, pack(entries, RAW_WIDTH))) store.markLate(r.deviceSeq, ts)
+  // a host that runs throw-away containers under new names would keep them all for the retention: the longest gone go first
+  if (existing.size > MAX_KEPT_PER_DEVICE && store.dropGone(r.deviceId, existing.size - MAX_KEPT_PER_DEVICE)) {
+    store.countsChanged(r.clientId)
+    return store.ofDevice(r.deviceId)
+  }
   return [...existing.values()]
 }
 
@@ -179,14 +188,14 @@ export function createContainersIngest(deps: ContainersIngestDeps) {
         }
       })
     } catch (err) {
-      for (const job of batch) job.reject(err)
+      for (const job of batch) job.reject(deviceGone(err))
       return
     }
     for (let i = 0; i < batch.length; i++) {
       const job = batch[i]!
       const res = results[i]
       if (res instanceof Error) {
-        job.reject(res)
+        job.reject(deviceGone(res))
         continue
       }
       job.resolve()
@@ -205,4 +214,10 @@ export function createContainersIngest(deps: ContainersIngestDeps) {
       })
     },
   }
+}
+
+/** A device deleted between the batch's lookup and this write fails its foreign key: a 404, not a 500. */
+export function deviceGone(err: unknown): unknown {
+  if (err instanceof Error && /FOREIGN KEY/i.test(err.message)) return new AppError('not_found', 'Device not found')
+  return err
 }

@@ -34,7 +34,8 @@ export const ContainerIn = t.Object({
   id: t.String({ minLength: 1, maxLength: 128, description: 'the engine’s full container id' }),
   name: t.String({ minLength: 1, maxLength: 255, description: 'without the leading "/"' }),
   image: t.String({ maxLength: 512 }),
-  labels: t.Record(t.String({ maxLength: 128 }), t.String({ maxLength: 512 }), { maxProperties: MAX_LABELS }),
+  // a key's bound is a pattern: TypeBox drops a key schema's maxLength (any key would match)
+  labels: t.Record(t.String({ pattern: '^[\\s\\S]{1,128}$' }), t.String({ maxLength: 512 }), { maxProperties: MAX_LABELS, additionalProperties: false }),
   state: words(CONTAINER_STATES),
   health: words(HEALTHS),
   exit_code: int(),

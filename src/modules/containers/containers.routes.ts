@@ -76,6 +76,7 @@ export function containersRoutes(deps: ContainersDeps, auth: Authenticator) {
       user: true,
       response: { 200: ContainerPage },
       detail: {
+        ...routeErrors('not_found'),
         ...fleetQuery.doc,
         tags,
         summary:

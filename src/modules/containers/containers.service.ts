@@ -85,6 +85,8 @@ export function deviceContainers(deps: ContainersDeps, clientId: string, deviceI
 
 /** The account's containers over every device, filtered, sorted ("needs attention" first by default) and paged. */
 export function fleetContainers(deps: ContainersDeps, clientId: string, q: FleetQuery): ContainerPage {
+  // a device of another account (or none) is a 404, as everywhere else, not an empty page
+  if (q.device_id !== undefined) deps.devices.ref(clientId, q.device_id)
   const { rows, total } = deps.store.fleet(
     clientId,
     { state: q.state, health: q.health, image: q.image, name: q.name, deviceId: q.device_id, attention: q.needs_attention },

@@ -119,6 +119,9 @@ export function createContainersStore(sqlite: Database) {
   const pruneSeries = sqlite.query('DELETE FROM container_series WHERE level = ? AND ts < ?')
   const pruneGone = sqlite.query('DELETE FROM containers WHERE gone_at IS NOT NULL AND gone_at < ?')
   const pruneEvents = sqlite.query('DELETE FROM container_events WHERE ts < ?')
+  const dropGone = sqlite.query(
+    'DELETE FROM containers WHERE seq IN (SELECT seq FROM containers WHERE device_id = ? AND gone_at IS NOT NULL ORDER BY gone_at, seq LIMIT ?)',
+  )
   const counts = sqlite.query<{ containers: number; running: number; attention: number }, [string]>(
     `SELECT COUNT(*) AS containers, COALESCE(SUM(state = 'running'), 0) AS running, COALESCE(SUM(attention), 0) AS attention
      FROM containers WHERE client_id = ?`,
@@ -186,6 +189,8 @@ export function createContainersStore(sqlite: Database) {
       return n
     },
     pruneEvents: (before: number) => pruneEvents.run(before).changes,
+    /** forgets a device's `n` longest-gone containers, with their history */
+    dropGone: (deviceId: string, n: number) => dropGone.run(deviceId, n).changes,
     /**
      * The account's containers, running and needing attention: kept per account until a write
      * changes one of them (a state, an attention flag, a container come, forgotten or deleted

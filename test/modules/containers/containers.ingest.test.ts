@@ -137,3 +137,23 @@ describe('containers ingest', () => {
     expect(await counts()).toMatchObject({ total: 0, items: [], counts: { containers: 0, running: 0, needs_attention: 0 } })
   })
 })
+
+test('a device keeps at most 1,000 containers: the longest gone are forgotten first', async () => {
+  const t = testApp()
+  const { portal, collector, deviceId } = await account(t)
+  const t0 = t.clock.now() - 60_000
+  // three blocks of 500 throw-away containers each, every block replacing the one before
+  for (let b = 0; b < 3; b++) {
+    const items = Array.from({ length: 500 }, (_, i) => container(`job-${b}-${i}`, { id: `id-${b}-${i}` }))
+    const res = await t.request('POST', '/v1/metrics/batch', { body: { recorded_at: at(t0 + b * 10_000), containers: block(items) }, headers: collector })
+    expect(res.status).toBe(201)
+  }
+  const list = await t.request('GET', `/v1/devices/${deviceId}/containers`, { headers: portal })
+  expect(list.body.items).toHaveLength(1000)
+  const names = new Set(list.body.items.map((c: { name: string }) => c.name))
+  expect(names.has('job-0-0')).toBe(false)
+  expect(names.has('job-1-0')).toBe(true)
+  expect(names.has('job-2-499')).toBe(true)
+  const page = await t.request('GET', '/v1/containers?limit=1', { headers: portal })
+  expect(page.body.counts).toMatchObject({ containers: 1000, running: 500 })
+})
