@@ -143,11 +143,26 @@ describe('the check form', () => {
   })
 
   test('sends a number typed wrong as typed, so the API names the field', () => {
-    expect(settingsFromForm('tcp', form([['settings.host', 'db'], ['settings.port', '54x']]))).toEqual({ host: 'db', port: '54x' } as never)
+    expect(
+      settingsFromForm(
+        'tcp',
+        form([
+          ['settings.host', 'db'],
+          ['settings.port', '54x'],
+        ]),
+      ),
+    ).toEqual({ host: 'db', port: '54x' } as never)
   })
 
   test('a heartbeat has no place to run: neither the hub nor agents are sent', () => {
-    const body = checkFromForm('heartbeat', form([['name', 'Backup'], ['settings.period_s', '86400'], ['settings.grace_s', '600']]))
+    const body = checkFromForm(
+      'heartbeat',
+      form([
+        ['name', 'Backup'],
+        ['settings.period_s', '86400'],
+        ['settings.grace_s', '600'],
+      ]),
+    )
     expect(body).toEqual({ name: 'Backup', kind: 'heartbeat', settings: { period_s: 86400, grace_s: 600 }, depends_on_device_id: null })
   })
 

@@ -34,7 +34,7 @@ export function responseChart(series: CheckSeries): ChartSpec {
   return {
     id: 'response-time',
     section: 'Network',
-    title: 'Response time',
+    title: 'Average and slowest answer',
     unit: 'ms',
     t,
     lines: [

@@ -9,8 +9,8 @@ export function useDevices(): DeviceRef[] {
   return devices.data ?? []
 }
 
-/** "Hub", or the name of the device whose agent ran it (its id when the device is gone). */
+/** "Hub", "Calls" for a heartbeat's own, or the name of the device whose agent ran it (its id when the device is gone). */
 export function placeNamer(devices: DeviceRef[]): (place: string) => string {
   const names = new Map(devices.map((d) => [d.device_id, displayName({ name: d.name ?? null, hostname: d.hostname ?? null, id: d.device_id })]))
-  return (place) => (place === 'hub' ? 'Hub' : (names.get(place) ?? place))
+  return (place) => (place === 'hub' ? 'Hub' : place === 'heartbeat' ? 'Calls to its URL' : (names.get(place) ?? place))
 }
