@@ -18,6 +18,9 @@ import {
 // a page, a server and a scheduler in one test: more than bun's 5 s default
 setDefaultTimeout(90_000)
 
+/** A check's own page (the form at /checks/new matches the same pattern). */
+const onCheckPage = (u: URL) => /^\/checks\/[^/]+$/.test(u.pathname) && u.pathname !== '/checks/new'
+
 /** The hub runs a new check within one interval (10 s here) and the page reads again every 10 s. */
 const STATE_WAIT = 45_000
 
@@ -87,7 +90,7 @@ describeBrowser('portal: checks', () => {
 
     await interval.fill('10')
     await page.getByRole('button', { name: 'Create check' }).click()
-    await page.waitForURL(/\/checks\/[^/]+$/)
+    await page.waitForURL(onCheckPage)
     checkPath = new URL(page.url()).pathname
     await page.getByRole('heading', { name: 'Local site' }).waitFor()
     await page.locator('.page-subtitle .badge', { hasText: 'Up' }).waitFor({ timeout: STATE_WAIT })
@@ -134,7 +137,7 @@ describeBrowser('portal: checks', () => {
     await page.getByLabel('Name', { exact: true }).fill('Nightly backup')
     await page.getByLabel('Period (seconds)').fill('86400')
     await page.getByRole('button', { name: 'Create check' }).click()
-    await page.waitForURL(/\/checks\/[^/]+$/)
+    await page.waitForURL(onCheckPage)
     const secret = page.locator('.secret-value')
     await secret.waitFor()
     const url = (await secret.textContent())!
@@ -157,6 +160,39 @@ describeBrowser('portal: checks', () => {
     expect(rotated).not.toBe(url)
     expect((await fetch(url)).status).toBe(404)
     expect((await fetch(rotated)).status).toBe(200)
+  })
+
+  test('a status page is made in the editor with a group holding the check, gets a note, and shows both publicly', async () => {
+    await page.goto('/checks')
+    await page.getByRole('link', { name: 'Status pages' }).click()
+    await page.waitForURL('**/checks/status-pages')
+    await page.getByText('No status pages yet').waitFor()
+    await page.getByRole('button', { name: 'New status page' }).first().click()
+    await page.getByLabel('Title').fill('Acme Status')
+    expect(await page.getByLabel('Address', { exact: true }).inputValue()).toBe('acme-status')
+    await page.getByRole('button', { name: 'Add a group' }).click()
+    await page.getByLabel('Group name').fill('Web')
+    await page.getByLabel('Add a check or device').selectOption({ label: 'Check: Local site' })
+    await page.getByLabel('Public name').fill('Website')
+    await page.getByLabel('Custom domain').fill('not a domain')
+    await page.getByRole('button', { name: 'Create the page' }).click()
+    await page.locator('#field-custom_domain[aria-invalid="true"]').waitFor()
+    await page.getByLabel('Custom domain').fill('')
+    await page.getByRole('button', { name: 'Create the page' }).click()
+    await page.waitForURL(/\/checks\/status-pages\/[^/]+$/)
+    await page.getByRole('heading', { name: 'Acme Status' }).waitFor()
+
+    await page.locator('#note-title').fill('Website is slow')
+    await page.locator('#note-body').fill('We are looking into it.')
+    await page.getByRole('button', { name: 'Post the note' }).click()
+    await page.locator('.ck-note', { hasText: 'Website is slow' }).waitFor()
+    await checkA11y(page)
+    await shoot(page, 'checks-status-page-editor')
+
+    const html = await (await fetch(`${vigil.base}/status/acme-status`)).text()
+    expect(html).toContain('Website')
+    expect(html).toContain('Website is slow')
+    expect(html).not.toContain('127.0.0.1')
   })
 
   test('pause, edit and delete from the check page', async () => {

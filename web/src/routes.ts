@@ -34,6 +34,8 @@ export const routes: Route[] = [
   { path: '/devices', redirect: '/dashboard', title: 'Devices' },
   { path: '/checks', load: () => import('./checks/pages/checks'), auth: true, title: 'Checks' },
   { path: '/checks/new', load: () => import('./checks/pages/check-edit'), auth: true, title: 'Add a check' },
+  { path: '/checks/status-pages', load: () => import('./checks/pages/status-pages'), auth: true, title: 'Status pages' },
+  { path: '/checks/status-pages/:id', load: () => import('./checks/pages/status-page'), auth: true, title: 'Status page' },
   { path: '/checks/:id/edit', load: () => import('./checks/pages/check-edit'), auth: true, title: 'Edit the check' },
   { path: '/checks/:id', load: () => import('./checks/pages/check'), auth: true, title: 'Check' },
   { path: '/recommendations', load: () => import('./devices/pages/recommendations'), auth: true, title: 'Recommendations' },
