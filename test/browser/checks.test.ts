@@ -108,6 +108,9 @@ describeBrowser('portal: checks', () => {
     await page.getByRole('heading', { name: 'Recent results' }).waitFor()
     await page.locator('.vg-chart').waitFor()
     await checkA11y(page)
+    await page.setViewportSize(PHONE)
+    await checkA11y(page)
+    await page.setViewportSize(DESKTOP)
     await shoot(page, 'checks-page-up')
   })
 
@@ -126,6 +129,9 @@ describeBrowser('portal: checks', () => {
     expect(await first.locator('.badge').textContent()).toBe('Down')
     expect(await page.locator('.page-subtitle').textContent()).toContain('1 down')
     await checkA11y(page)
+    await page.setViewportSize(PHONE)
+    await checkA11y(page)
+    await page.setViewportSize(DESKTOP)
     await shoot(page, 'checks-list-down')
 
     await page.goto('/dashboard')
