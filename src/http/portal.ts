@@ -16,7 +16,7 @@ const NOT_PORTAL = /^\/(v1|health|metrics|docs|openapi\.json|download|install\.s
 
 /** The portal's URLs (web/src/routes.ts); any other path gets the shell with 404 and the client's not-found page. */
 const PORTAL_ROUTE =
-  /^\/(dashboard|devices(\/[^/]+)?|containers|recommendations|alerts(\/.*)?|settings(\/[^/]+)?|pricing|admin|signin|signup|invite\/[^/]+)\/?$/
+  /^\/(dashboard|devices(\/[^/]+)?|containers|checks(\/.*)?|recommendations|alerts(\/.*)?|settings(\/[^/]+)?|pricing|admin|signin|signup|invite\/[^/]+)\/?$/
 
 const SHELL_HEADERS = {
   'content-type': 'text/html; charset=utf-8',

@@ -41,6 +41,9 @@ export function TopBar() {
           <NavLink href="/dashboard" section="/dashboard">
             Dashboard
           </NavLink>
+          <NavLink href="/checks" section="/checks">
+            Checks
+          </NavLink>
           <NavLink href="/alerts" section="/alerts">
             Alerts
             {firing ? (

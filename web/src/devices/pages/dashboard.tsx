@@ -5,6 +5,7 @@ import { applySample, attentionRank, matches, parseSort, sortDevices, SORT_LABEL
 import type { DeletedEvent, SampleEvent, StatusEvent } from '../live-types'
 import { DiskAttention } from '../DiskAttention'
 import { InstallHint } from '../InstallHint'
+import { ChecksDownNote } from '../../checks/ChecksDownNote'
 import { api } from '../../lib/api'
 import { describeError } from '../../lib/errors'
 import { onLive } from '../../lib/live'
@@ -114,7 +115,12 @@ export default function Page(_props: { params: Record<string, string> }) {
     <>
       <PageHeader
         title="Dashboard"
-        subtitle={subtitle}
+        subtitle={
+          <>
+            {subtitle}
+            {devices && <ChecksDownNote />}
+          </>
+        }
         actions={
           <ButtonLink href="/devices/new" variant="primary">
             Add a device
