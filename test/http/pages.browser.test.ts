@@ -29,7 +29,10 @@ describeBrowser('the server pages under their Content-Security-Policy', () => {
     }
     await tags.filter({ hasText: /^auth/ }).first().click()
     await page.locator('.opblock-summary-path', { hasText: '/v1/auth/register' }).first().waitFor({ timeout: 10_000 })
-    await tags.filter({ hasText: /^health/ }).first().click()
+    await tags
+      .filter({ hasText: /^health/ })
+      .first()
+      .click()
     await page.locator('.opblock-summary', { hasText: '/health' }).first().click()
     await page.locator('.opblock-body').first().waitFor()
     // a refused script, style or request is a console error ("Refused to … Content Security Policy")
