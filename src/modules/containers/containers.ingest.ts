@@ -120,6 +120,7 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived): Conta
       first_seen_at: prev?.first_seen_at ?? ts,
       last_seen_at: ts,
       gone_at: null,
+      gone_running: 0,
     }
     const changes = transitions(
       prev && {
@@ -145,6 +146,7 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived): Conta
   if (b.engine && !b.unavailable_reason) {
     for (const row of existing.values()) {
       if (seen.has(row.name) || row.state === 'gone') continue
+      row.gone_running = row.state === 'running' ? 1 : 0
       row.state = 'gone'
       row.gone_at = ts
       store.countsChanged(r.clientId)

@@ -39,6 +39,8 @@ export interface ContainerRow {
   first_seen_at: number
   last_seen_at: number
   gone_at: number | null
+  /** 1 when it was running as it went */
+  gone_running: number
 }
 
 export interface EventRow {
@@ -54,7 +56,7 @@ export type FleetRow = ContainerRow & { device_name: string }
 
 const COLS =
   'seq, id, client_id, device_id, name, engine_id, image, labels, state, health, exit_code, oom_killed, restart_count, started_at, finished_at, ' +
-  'cpu_percent, memory_used_bytes, memory_limit_bytes, net_rx, net_tx, block_read, block_write, pids, attention, first_seen_at, last_seen_at, gone_at'
+  'cpu_percent, memory_used_bytes, memory_limit_bytes, net_rx, net_tx, block_read, block_write, pids, attention, first_seen_at, last_seen_at, gone_at, gone_running'
 const COL_LIST = COLS.split(', ')
 const C_COLS = COL_LIST.map((c) => `c.${c}`).join(', ')
 const UPDATABLE = COL_LIST.filter((c) => !['seq', 'id', 'client_id', 'device_id', 'name', 'first_seen_at'].includes(c))

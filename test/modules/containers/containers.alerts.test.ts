@@ -94,6 +94,14 @@ describe('container alerts', () => {
     ])
   })
 
+  test('missing: a running container that goes notifies; a stopped one removed does not', async () => {
+    const { sent, containers, rule } = await setup()
+    expect((await rule({ name: 'Gone', metric: 'container:*:missing', operator: '>', threshold: 0 })).status).toBe(201)
+    await containers([container('live'), container('old', { state: 'exited', exit_code: 0 })])
+    await containers([])
+    expect(sent.map((n) => n.title)).toEqual(['CRITICAL: Container live gone (1) above 0 on nas'])
+  })
+
   test('a replayed older block trips nothing', async () => {
     const { t, tenant, deviceId, sent, containers } = await setup()
     await containers([container('web')])
