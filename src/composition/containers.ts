@@ -1,5 +1,5 @@
 import type { AppContext } from '../context'
-import { deviceRef } from '../modules/devices/devices.service'
+import { deviceRef, markDeviceSeen } from '../modules/devices/devices.service'
 import { ensureDefaults } from '../modules/alerts/alerts.rules.service'
 import type { Observation } from '../modules/alerts/runtime/alerts.runtime'
 import { createContainersIngest, deviceGone } from '../modules/containers/containers.ingest'
@@ -23,6 +23,7 @@ import type { Hooks } from './hooks'
 export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: AlertingModules, hooks: Hooks) {
   const sqlite = ctx.db.sqlite
   const ref = (clientId: string, deviceId: string) => deviceRef(fleet.devices, clientId, deviceId)
+  const seen = (deviceSeq: number) => markDeviceSeen(fleet.devices, deviceSeq, ctx.clock.now())
   const observe = (o: Observation) => {
     try {
       ensureDefaults(alerting.alerts, o.clientId)
@@ -35,12 +36,14 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
   const containers: ContainersDeps = { store, clock: ctx.clock, devices: { ref } }
   const ingest = createContainersIngest({
     store,
+    seen,
     applied: (a) => observe({ clientId: a.clientId, deviceId: a.deviceId, source: CONTAINER_SOURCE, ts: a.ts, values: observedContainers(store, a) }),
   })
   const disks: Filled<DisksDeps, 'applied'> = {
     store: createDisksStore(sqlite),
     clock: ctx.clock,
     devices: { ref },
+    seen,
     applied: (a) => observe({ clientId: a.clientId, deviceId: a.deviceId, source: DISK_SOURCE, ts: a.ts, values: { disks: a.disks } }),
   }
   const retention = ctx.config.metricsRetention
@@ -56,7 +59,7 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
       const smart = e.disks_smart
       e.wait(
         Promise.resolve()
-          .then(() => ingestDisks(disks, { clientId: e.clientId, deviceId: e.device.id, ts: e.ts, block: smart }))
+          .then(() => ingestDisks(disks, { clientId: e.clientId, deviceId: e.device.id, deviceSeq: e.device.seq, ts: e.ts, block: smart }))
           .catch((err) => {
             throw deviceGone(err)
           }),

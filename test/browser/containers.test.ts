@@ -318,6 +318,8 @@ describeBrowser('portal: containers and disks', () => {
     await shown(['homeassistant', 'web', 'db'])
     await page.getByLabel('Device', { exact: true }).selectOption({ label: 'pi-01' })
     await shown(['homeassistant'])
+    // the fleet's row carries its device's memory accounting: "not accounted", not a dash
+    expect(await rows.first().textContent()).toContain('memory not accounted on this machine')
     await page.getByLabel('Device', { exact: true }).selectOption('')
     await shown(['homeassistant', 'web', 'db'])
     await checkA11y(page)

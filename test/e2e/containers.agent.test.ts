@@ -88,11 +88,11 @@ test('a container exiting non-zero notifies a channel, and its recovery too, thr
   ])
 
   const notices = () => receiver.requests.map((r) => JSON.parse(r.body) as { event: string; title: string })
-  const about = (event: string) => notices().filter((n) => n.event === event && n.title.includes('Container web exit code'))
+  const about = (event: string) => notices().filter((n) => n.event === event && n.title.includes('container web '))
 
   docker.set(web, { state: 'exited', exitCode: 3, finishedAt: new Date().toISOString() })
   await waitFor('the firing notice', () => about('firing').length === 1)
-  expect(about('firing')[0]!.title).toBe(`CRITICAL: Container web exit code above 0 on ${list.body.items[0].device_name}`)
+  expect(about('firing')[0]!.title).toBe(`CRITICAL: container web exited with code 3 on ${list.body.items[0].device_name}`)
 
   const web2 = await call('GET', `/v1/devices/${deviceId}/containers`, undefined, portal)
   const id = web2.body.items.find((c: { name: string }) => c.name === 'web').container_id

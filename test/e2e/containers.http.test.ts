@@ -165,6 +165,66 @@ describe('the fleet’s containers', () => {
   })
 })
 
+describe('a batch of containers or S.M.A.R.T. only', () => {
+  const fresh = async (email: string) => {
+    const who = await account(email)
+    const device = async () => (await target.send('GET', `/v1/clients/me/devices/${who.deviceId}`, { headers: who.portal })).json
+    expect((await device()).last_seen_at).toBeNull()
+    return { who, device }
+  }
+  const smart = { disks_smart: { available: true, unavailable_reason: null, devices: [disk('/dev/sda')] } }
+
+  test('a containers-only batch moves the device’s last_seen_at: it is alive', async () => {
+    const { who, device } = await fresh('seen-c@example.test')
+    expect((await batch(who, { recorded_at: at(base), containers: block([container('web')]) })).status).toBe(201)
+    expect((await device()).last_seen_at).not.toBeNull()
+  })
+
+  test('a S.M.A.R.T.-only batch moves it too', async () => {
+    const { who, device } = await fresh('seen-d@example.test')
+    expect((await batch(who, { recorded_at: at(base), ...smart })).status).toBe(201)
+    expect((await device()).last_seen_at).not.toBeNull()
+  })
+
+  test('bulk items carrying only containers or disks_smart are answered stored, not duplicate', async () => {
+    const { who } = await fresh('bulk@example.test')
+    const res = await target.send('POST', '/v1/metrics/bulk', {
+      body: {
+        items: [
+          { recorded_at: at(base), containers: block([container('web')]) },
+          { recorded_at: at(base + 10_000), ...smart },
+          { recorded_at: at(base + 20_000), hardware: { cpu_percent: 1 } },
+        ],
+      },
+      headers: who.collector,
+    })
+    expect(res.status).toBe(201)
+    expect(res.json).toMatchObject({ stored: 3, duplicates: 0, rejected: 0 })
+    expect(res.json.items.map((i: { status: string }) => i.status)).toEqual(['stored', 'stored', 'stored'])
+    const list = await target.send('GET', `/v1/devices/${who.deviceId}/containers`, { headers: who.portal })
+    expect(list.json.items.map((c: { name: string }) => c.name)).toEqual(['web'])
+  })
+})
+
+describe('memory accounting', () => {
+  test('each container of the fleet and of a device says whether its device accounts memory', async () => {
+    const who = await account('pi@example.test')
+    const noAccounting = block([container('app')], { memory_accounting: false })
+    expect((await batch(who, { recorded_at: at(base), containers: noAccounting })).status).toBe(201)
+    const fleet = await target.send('GET', '/v1/containers', { headers: who.portal })
+    expect(fleet.json.items[0]).toMatchObject({ name: 'app', memory_accounting: false, memory_used_bytes: null, memory_percent: null })
+    const own = await target.send('GET', `/v1/devices/${who.deviceId}/containers`, { headers: who.portal })
+    expect(own.json.items[0]).toMatchObject({ memory_accounting: false })
+    const other = await target.send('GET', '/v1/containers', { headers: a.portal })
+    expect(other.json.items.every((c: { memory_accounting: boolean }) => c.memory_accounting)).toBe(true)
+  })
+
+  test('OpenAPI describes the field', async () => {
+    const spec = (await target.send('GET', '/openapi.json')).json
+    expect(JSON.stringify(spec)).toContain('no cgroup memory accounting (as of the newest block)')
+  })
+})
+
 describe('disks', () => {
   test('a device’s S.M.A.R.T. health and the account’s failing disks', async () => {
     const res = await target.send('GET', `/v1/devices/${a.deviceId}/disks`, { headers: a.portal })

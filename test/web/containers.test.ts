@@ -27,6 +27,7 @@ function container(name: string, over: Partial<Container> = {}): Container {
     memory_used_bytes: 64 * 1024 * 1024,
     memory_limit_bytes: 256 * 1024 * 1024,
     memory_percent: 25,
+    memory_accounting: true,
     net_rx_bytes_per_sec: 1024,
     net_tx_bytes_per_sec: 2048,
     block_read_bytes_per_sec: 0,

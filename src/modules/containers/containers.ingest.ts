@@ -29,6 +29,8 @@ export interface ContainersIngestDeps {
   store: ContainersStore
   /** told of each block newer than the last one the device sent, after its commit (alert rules) */
   applied?: (a: Applied) => void
+  /** the device reported (the devices' last-seen), in the block's transaction: a batch of containers only is a sign of life too */
+  seen?: (deviceSeq: number) => void
 }
 
 /** containers one device keeps at most (present ones always: a block lists at most 500) */
@@ -120,6 +122,7 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived): Conta
       first_seen_at: prev?.first_seen_at ?? ts,
       last_seen_at: ts,
       gone_at: null,
+      gone_running: 0,
     }
     const changes = transitions(
       prev && {
@@ -145,6 +148,7 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived): Conta
   if (b.engine && !b.unavailable_reason) {
     for (const row of existing.values()) {
       if (seen.has(row.name) || row.state === 'gone') continue
+      row.gone_running = row.state === 'running' ? 1 : 0
       row.state = 'gone'
       row.gone_at = ts
       store.countsChanged(r.clientId)
@@ -179,13 +183,16 @@ export function createContainersIngest(deps: ContainersIngestDeps) {
     const results: (ContainerRow[] | null | Error)[] = []
     try {
       deps.store.transaction(() => {
+        const seen = new Set<number>()
         for (const job of batch) {
           try {
             results.push(deps.store.transaction(() => applyBlock(deps.store, job.r)))
+            seen.add(job.r.deviceSeq)
           } catch (err) {
             results.push(err as Error)
           }
         }
+        if (deps.seen) for (const seq of seen) deps.seen(seq)
       })
     } catch (err) {
       for (const job of batch) job.reject(deviceGone(err))

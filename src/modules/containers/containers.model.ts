@@ -109,6 +109,9 @@ export const Container = t.Object({
   uptime_seconds: t.Union([t.Null(), Type.Integer()], { description: 'since started_at while running, as of the last block' }),
   needs_attention: t.Boolean({ description: 'unhealthy, exited non-zero, restarting or OOM-killed' }),
   ...figures,
+  memory_accounting: t.Boolean({
+    description: 'false when its device’s kernel has no cgroup memory accounting (as of the newest block): the memory figures are null, never 0',
+  }),
   first_seen_at: t.String({ format: 'date-time' }),
   last_seen_at: t.String({ format: 'date-time', description: 'the time (recorded_at) of the newest block that listed it' }),
   gone_at: date(),

@@ -15,6 +15,7 @@ export interface ObservedContainer {
   exit_code: number
   restarts: number
   oom_killed: number
+  /** 1 for a container gone while it was running */
   missing: number
   cpu_percent: number | null
   memory_percent: number | null
@@ -34,7 +35,8 @@ export function observedContainers(store: Pick<ContainersStore, 'restartsSince'>
         exit_code: stopped ? (r.exit_code ?? 0) : 0,
         restarts: restarts.get(r.seq) ?? 0,
         oom_killed: r.oom_killed && r.state !== 'gone' ? 1 : 0,
-        missing: r.state === 'gone' ? 1 : 0,
+        // a stopped container removed is housekeeping, not an outage
+        missing: r.state === 'gone' && r.gone_running === 1 ? 1 : 0,
         cpu_percent: r.cpu_percent,
         memory_percent: memoryPercent(r),
       }

@@ -17,19 +17,49 @@ export function globMatcher(glob: string): (s: string) => boolean {
   return (s) => re.test(s)
 }
 
-const WORDS: Record<Field, [string, string]> = {
-  running: ['running (1) or not (0)', ''],
-  unhealthy: ['unhealthy (1)', ''],
-  exit_code: ['exit code', ''],
-  restarts: ['restarts in 15 minutes', ''],
-  oom_killed: ['killed for want of memory (1)', ''],
-  missing: ['gone (1)', ''],
-  cpu_percent: ['CPU', ' %'],
-  memory_percent: ['memory used of its limit', ' %'],
-}
+const times = (n: number) => (n === 1 ? '1 time' : `${n} times`)
 
-/** "Container web exit code", "Container db CPU" (%) */
-const containerWords = (field: Field, series: string): MetricWords => ({ label: `Container ${series} ${WORDS[field][0]}`, unit: WORDS[field][1] })
+/** A field's label and unit; a yes/no or event field says itself in sentences of the value it has. */
+const WORDS: Record<Field, (c: string) => MetricWords> = {
+  running: (c) => ({
+    label: `Container ${c} running (1) or not (0)`,
+    unit: '',
+    firing: (v) => (v === 1 ? `container ${c} is running` : `container ${c} is not running`),
+    recovered: (v) => (v === 1 ? `container ${c} is running again` : `container ${c} is no longer running`),
+  }),
+  unhealthy: (c) => ({
+    label: `Container ${c} unhealthy (1)`,
+    unit: '',
+    firing: (v) => (v === 1 ? `container ${c} is unhealthy` : `container ${c} is not unhealthy`),
+    recovered: (v) => (v === 1 ? `container ${c} is unhealthy again` : `container ${c} is no longer unhealthy`),
+  }),
+  exit_code: (c) => ({
+    label: `Container ${c} exit code`,
+    unit: '',
+    firing: (v) => (v ? `container ${c} exited with code ${v}` : `container ${c} has no error exit code`),
+    recovered: (v) => (v ? `container ${c} exited with code ${v}` : `container ${c} is no longer stopped with an error`),
+  }),
+  restarts: (c) => ({
+    label: `Container ${c} restarts in 15 minutes`,
+    unit: '',
+    firing: (v) => `container ${c} restarted ${times(v ?? 0)} in 15 min`,
+    recovered: (v) => `container ${c} restarts settled (${times(v)} in 15 min)`,
+  }),
+  oom_killed: (c) => ({
+    label: `Container ${c} killed for want of memory (1)`,
+    unit: '',
+    firing: (v) => (v === 1 ? `container ${c} was OOM-killed` : `container ${c} was not OOM-killed`),
+    recovered: (v) => (v === 1 ? `container ${c} was OOM-killed` : `container ${c} is no longer marked OOM-killed`),
+  }),
+  missing: (c) => ({
+    label: `Container ${c} gone while running (1)`,
+    unit: '',
+    firing: (v) => (v === 1 ? `container ${c} is gone (it was running)` : `container ${c} is present`),
+    recovered: (v) => (v === 1 ? `container ${c} is gone (it was running)` : `container ${c} is back`),
+  }),
+  cpu_percent: (c) => ({ label: `Container ${c} CPU`, unit: ' %' }),
+  memory_percent: (c) => ({ label: `Container ${c} memory used of its limit`, unit: ' %' }),
+}
 
 const LABEL = /^container\[([^=\]]{1,128})=([^\]]{0,512})\]:([a-z_]+)$/
 const NAMED = /^container:(.+):([a-z_]+)$/
@@ -58,7 +88,7 @@ export function compileContainerSelector(metric: string): Selector | { error: st
     source: CONTAINER_SOURCE,
     wildcard: true,
     read: () => null,
-    words: (series) => containerWords(field, series),
+    words: (series) => WORDS[field](series),
     each(values) {
       const list = values.containers as ObservedContainer[] | undefined
       const out: [string, number][] = []

@@ -44,6 +44,7 @@ export function toContainer(r: FleetRow): Container {
     memory_used_bytes: r.memory_used_bytes,
     memory_limit_bytes: r.memory_limit_bytes,
     memory_percent: memoryPercent(r),
+    memory_accounting: r.memory_accounting === 1,
     net_rx_bytes_per_sec: r.net_rx,
     net_tx_bytes_per_sec: r.net_tx,
     block_read_bytes_per_sec: r.block_read,

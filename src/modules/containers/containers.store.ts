@@ -39,6 +39,8 @@ export interface ContainerRow {
   first_seen_at: number
   last_seen_at: number
   gone_at: number | null
+  /** 1 when it was running as it went */
+  gone_running: number
 }
 
 export interface EventRow {
@@ -50,14 +52,18 @@ export interface EventRow {
 }
 
 /** A fleet list row: the container and its device's display name. */
-export type FleetRow = ContainerRow & { device_name: string }
+export type FleetRow = ContainerRow & { device_name: string; memory_accounting: number }
 
 const COLS =
   'seq, id, client_id, device_id, name, engine_id, image, labels, state, health, exit_code, oom_killed, restart_count, started_at, finished_at, ' +
-  'cpu_percent, memory_used_bytes, memory_limit_bytes, net_rx, net_tx, block_read, block_write, pids, attention, first_seen_at, last_seen_at, gone_at'
+  'cpu_percent, memory_used_bytes, memory_limit_bytes, net_rx, net_tx, block_read, block_write, pids, attention, first_seen_at, last_seen_at, gone_at, gone_running'
 const COL_LIST = COLS.split(', ')
 const C_COLS = COL_LIST.map((c) => `c.${c}`).join(', ')
 const UPDATABLE = COL_LIST.filter((c) => !['seq', 'id', 'client_id', 'device_id', 'name', 'first_seen_at'].includes(c))
+
+/** a fleet row's device name, and its engine's memory accounting (every container's device has an engine row) */
+const FLEET_EXTRA = 'COALESCE(d.name, d.hostname, d.id) AS device_name, COALESCE(e.memory_accounting, 1) AS memory_accounting'
+const FLEET_FROM = 'FROM containers c JOIN devices d ON d.id = c.device_id LEFT JOIN container_engines e ON e.device_id = c.device_id'
 
 /** The fleet list's orders: each ends on the container's seq, so pages never overlap. */
 export const FLEET_ORDER: Record<string, string> = {
@@ -126,7 +132,7 @@ export function createContainersStore(sqlite: Database) {
     `SELECT COUNT(*) AS containers, COALESCE(SUM(state = 'running'), 0) AS running, COALESCE(SUM(attention), 0) AS attention
      FROM containers WHERE client_id = ?`,
   )
-  const present = `SELECT ${C_COLS}, COALESCE(d.name, d.hostname, d.id) AS device_name FROM containers c JOIN devices d ON d.id = c.device_id WHERE c.gone_at IS NULL`
+  const present = `SELECT ${C_COLS}, ${FLEET_EXTRA} ${FLEET_FROM} WHERE c.gone_at IS NULL`
   const all = sqlite.query<FleetRow, [number]>(`${present} AND c.last_seen_at >= ?`)
   const allOf = sqlite.query<FleetRow, [string, number]>(`${present} AND c.client_id = ? AND c.last_seen_at >= ?`)
 
@@ -211,10 +217,9 @@ export function createContainersStore(sqlite: Database) {
       if (f.image) where.push("c.image LIKE ? ESCAPE '\\'") && args.push(like(f.image))
       if (f.name) where.push("c.name LIKE ? ESCAPE '\\'") && args.push(like(f.name))
       const w = where.join(' AND ')
-      const from = 'FROM containers c JOIN devices d ON d.id = c.device_id'
       const rows = sqlite
         .query<FleetRow, (string | number)[]>(
-          `SELECT ${C_COLS}, COALESCE(d.name, d.hostname, d.id) AS device_name ${from} WHERE ${w} ORDER BY ${FLEET_ORDER[sort] ?? FLEET_ORDER.attention} LIMIT ? OFFSET ?`,
+          `SELECT ${C_COLS}, ${FLEET_EXTRA} ${FLEET_FROM} WHERE ${w} ORDER BY ${FLEET_ORDER[sort] ?? FLEET_ORDER.attention} LIMIT ? OFFSET ?`,
         )
         .all(...args, limit, offset)
       // unfiltered, the total is the account's count, kept between writes

@@ -57,6 +57,8 @@ export const containers = sqliteTable(
     firstSeenAt: integer('first_seen_at').notNull(),
     lastSeenAt: integer('last_seen_at').notNull(),
     goneAt: integer('gone_at'),
+    /** 1 when the container was running as it went: only such a disappearance is an outage (`:missing`) */
+    goneRunning: integer('gone_running').notNull().default(0),
   },
   (t) => [
     uniqueIndex('containers_id').on(t.id),

@@ -14,7 +14,16 @@ const WORDS: Record<Field, [string, string]> = {
   nvme_percentage_used: ['wear (NVMe percentage used)', ' %'],
   temperature_c: ['temperature', ' °C'],
 }
-const diskWords = (field: Field, series: string): MetricWords => ({ label: `Disk ${series} ${WORDS[field][0]}`, unit: WORDS[field][1] })
+/** "Disk /dev/sda temperature" (°C); `failing`, a yes/no, says itself in sentences */
+function diskWords(field: Field, disk: string): MetricWords {
+  const words: MetricWords = { label: `Disk ${disk} ${WORDS[field][0]}`, unit: WORDS[field][1] }
+  if (field !== 'failing') return words
+  return {
+    ...words,
+    firing: (v) => (v === 1 ? `disk ${disk} is failing S.M.A.R.T.` : `disk ${disk} passes S.M.A.R.T.`),
+    recovered: (v) => (v === 1 ? `disk ${disk} is failing S.M.A.R.T.` : `disk ${disk} passes S.M.A.R.T. again`),
+  }
+}
 
 const NAMED = /^smart:(.+):([a-z_]+)$/
 

@@ -17,11 +17,15 @@ export interface DisksDeps {
   devices: DiskDevices
   /** told of each report newer than the device's last, after its commit (alert rules) */
   applied?: (a: DisksApplied) => void
+  /** the device reported (the devices' last-seen), in the report's transaction: a batch of S.M.A.R.T. only is a sign of life too */
+  seen?: (deviceSeq: number) => void
 }
 
 export interface DisksReceived {
   clientId: string
   deviceId: string
+  /** the device's integer key, for its last-seen */
+  deviceSeq: number
   ts: number
   block: DisksSmartBlock
 }
@@ -87,6 +91,7 @@ export function ingestDisks(deps: DisksDeps, r: DisksReceived): void {
         nvme_media_errors: d.nvme_media_errors,
       })
     }
+    deps.seen?.(r.deviceSeq)
     if (held && held.ts >= r.ts) return false
     deps.store.putReport({ device_id: r.deviceId, client_id: r.clientId, available: b.available ? 1 : 0, unavailable_reason: b.unavailable_reason, ts: r.ts })
     return true

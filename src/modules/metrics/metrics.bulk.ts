@@ -59,6 +59,8 @@ export async function ingestBulk(deps: MetricsDeps, key: KeyPrincipal, body: Bul
         deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: item[kind] as Record<string, unknown> })
       }
     }
+    // an item of containers or S.M.A.R.T. only: its modules have stored it (a repeat of a block they hold is kept once)
+    if (span.from === span.to) out.status = 'stored'
     if (item.check_results?.length) deps.checkResults?.(key.clientId, device.id, item.check_results)
     if (out.status === 'stored') counts.stored++
     else counts.duplicates++

@@ -128,8 +128,11 @@ export const BulkMetricIn = t.Object({
 const partRef = t.Nullable(t.Object({ id: Type.Integer() }))
 export const BulkCreated = t.Object({
   device_id: t.String(),
-  stored: Type.Integer({ description: 'items stored now' }),
-  duplicates: Type.Integer({ description: 'items the hub already held (same device and recorded_at): not stored again' }),
+  stored: Type.Integer({ description: 'items stored now, including items carrying only containers or disks_smart (their modules keep a repeated block once)' }),
+  duplicates: Type.Integer({
+    description:
+      'items whose hardware and network samples the hub already held (same device and recorded_at): not stored again. An item carrying only containers or disks_smart is counted as stored',
+  }),
   rejected: Type.Integer({ description: 'items refused for what they are (reason given); resending them is pointless' }),
   items: t.Array(
     t.Object({

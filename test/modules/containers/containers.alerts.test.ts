@@ -55,30 +55,33 @@ describe('container alerts', () => {
       ]),
     )
     await containers([container('web', { state: 'exited', exit_code: 137, finished_at: new Date(t.clock.now()).toISOString() }), container('db')])
-    expect(sent.map((n) => n.title)).toEqual(['CRITICAL: Container web exit code above 0 on nas'])
+    expect(sent.map((n) => n.title)).toEqual(['CRITICAL: container web exited with code 137 on nas'])
     await containers([container('web', { id: 'web-id-2' }), container('db')])
     expect(sent.map((n) => n.event)).toEqual(['firing', 'resolved'])
+    expect(sent[0]!.body).toContain('nas: container web exited with code 137; firing since')
+    expect(sent[1]!.title).toBe('RESOLVED: container web is no longer stopped with an error on nas')
+    expect(sent[1]!.body).toContain('nas: container web is no longer stopped with an error; resolved at')
   })
 
   test('unhealthy and OOM-killed containers notify; a stopped container with exit code 0 does not', async () => {
     const { sent, containers } = await setup()
     await containers([container('api'), container('batch')])
     await containers([container('api', { health: 'unhealthy' }), container('batch', { state: 'exited', exit_code: 0 })])
-    expect(sent.map((n) => n.title)).toEqual(['WARNING: Container api unhealthy (1) above 0 on nas'])
+    expect(sent.map((n) => n.title)).toEqual(['WARNING: container api is unhealthy on nas'])
     await containers([container('api', { health: 'unhealthy' }), container('batch', { state: 'exited', exit_code: 137, oom_killed: true })])
     expect(
       sent
         .map((n) => n.title)
         .slice(1)
         .sort(),
-    ).toEqual(['CRITICAL: Container batch exit code above 0 on nas', 'CRITICAL: Container batch killed for want of memory (1) above 0 on nas'])
+    ).toEqual(['CRITICAL: container batch exited with code 137 on nas', 'CRITICAL: container batch was OOM-killed on nas'])
   })
 
   test('a crash loop: the restart count rising three times within 15 minutes', async () => {
     const { sent, containers } = await setup()
     await containers([container('app')])
     for (let i = 1; i <= 3; i++) await containers([container('app', { restart_count: i })])
-    expect(sent.map((n) => n.title)).toEqual(['WARNING: Container app restarts in 15 minutes at or above 3 on nas'])
+    expect(sent.map((n) => n.title)).toEqual(['WARNING: container app restarted 3 times in 15 min on nas'])
   })
 
   test('rules by name pattern and by label, and a missing container', async () => {
@@ -89,9 +92,17 @@ describe('container alerts', () => {
     await containers([container('cart', { labels }), container('cache-1'), container('other')])
     await containers([container('cart', { labels, state: 'paused' }), container('other', { state: 'paused' })])
     expect(sent.map((n) => n.title).sort()).toEqual([
-      'CRITICAL: Container cache-1 gone (1) above 0 on nas',
-      'CRITICAL: Container cart running (1) or not (0) below 1 on nas',
+      'CRITICAL: container cache-1 is gone (it was running) on nas',
+      'CRITICAL: container cart is not running on nas',
     ])
+  })
+
+  test('missing: a running container that goes notifies; a stopped one removed does not', async () => {
+    const { sent, containers, rule } = await setup()
+    expect((await rule({ name: 'Gone', metric: 'container:*:missing', operator: '>', threshold: 0 })).status).toBe(201)
+    await containers([container('live'), container('old', { state: 'exited', exit_code: 0 })])
+    await containers([])
+    expect(sent.map((n) => n.title)).toEqual(['CRITICAL: container live is gone (it was running) on nas'])
   })
 
   test('a replayed older block trips nothing', async () => {
@@ -142,7 +153,7 @@ describe('S.M.A.R.T. alerts', () => {
     expect(sent).toEqual([])
     await send(smart([disk({ pending_sectors: 8, temperature_c: 55 })]), 1_800_000)
     expect(sent.map((n) => n.title).sort()).toEqual([
-      'CRITICAL: Disk /dev/sda failing S.M.A.R.T. (1) above 0 on nas',
+      'CRITICAL: disk /dev/sda is failing S.M.A.R.T. on nas',
       'WARNING: Disk /dev/sda temperature above 50 °C on nas',
     ])
   })

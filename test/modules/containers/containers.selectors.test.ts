@@ -47,3 +47,33 @@ describe('container selectors', () => {
     expect(compileDiskSelector('smart:*:size')).toMatchObject({ error: expect.stringContaining('not a S.M.A.R.T. field') })
   })
 })
+
+describe('notice words', () => {
+  const words = (metric: string, series: string) => {
+    const sel = compileContainerSelector(metric) ?? compileDiskSelector(metric)
+    if (!sel || 'error' in sel) throw new Error('compiles')
+    return sel.words!(series)
+  }
+
+  test('yes/no and event fields say themselves, firing and recovered', () => {
+    const said = (metric: string, series: string, firing: number, recovered: number) => {
+      const w = words(metric, series)
+      return [w.firing!(firing), w.recovered!(recovered)]
+    }
+    expect(said('container:*:unhealthy', 'api', 1, 0)).toEqual(['container api is unhealthy', 'container api is no longer unhealthy'])
+    expect(said('container:*:exit_code', 'api', 3, 0)).toEqual(['container api exited with code 3', 'container api is no longer stopped with an error'])
+    expect(said('container:*:oom_killed', 'api', 1, 0)).toEqual(['container api was OOM-killed', 'container api is no longer marked OOM-killed'])
+    expect(said('container:*:restarts', 'api', 4, 1)).toEqual([
+      'container api restarted 4 times in 15 min',
+      'container api restarts settled (1 time in 15 min)',
+    ])
+    expect(said('container:*:running', 'api', 0, 1)).toEqual(['container api is not running', 'container api is running again'])
+    expect(said('container:*:missing', 'api', 1, 0)).toEqual(['container api is gone (it was running)', 'container api is back'])
+    expect(said('smart:*:failing', '/dev/sda', 1, 0)).toEqual(['disk /dev/sda is failing S.M.A.R.T.', 'disk /dev/sda passes S.M.A.R.T. again'])
+  })
+
+  test('figures keep a label and a unit', () => {
+    expect(words('container:*:cpu_percent', 'api')).toEqual({ label: 'Container api CPU', unit: ' %' })
+    expect(words('smart:*:temperature_c', '/dev/sda')).toEqual({ label: 'Disk /dev/sda temperature', unit: ' °C' })
+  })
+})

@@ -19,7 +19,7 @@ export interface ContainerTableProps {
   caption: string
   /** the fleet's page: a device column, names linking to the device page's charts */
   fleet?: boolean
-  /** the device's engine has cgroup memory accounting (the fleet's rows: null memory reads "—") */
+  /** the device's engine has cgroup memory accounting (the fleet's rows carry their own `memory_accounting`) */
   memoryAccounted?: boolean
   /** the device page: the container whose charts are open, and how to open one */
   open?: string | null
@@ -111,7 +111,10 @@ export function ContainerTable({ rows, caption, fleet, memoryAccounted = true, o
       key: 'memory',
       label: 'Memory',
       numeric: true,
-      cell: (c) => <span class={memoryAccounted ? 'vg-num' : 'vg-muted vg-ct-note'}>{memoryText(c, memoryAccounted)}</span>,
+      cell: (c) => {
+        const accounted = memoryAccounted && c.memory_accounting
+        return <span class={accounted ? 'vg-num' : 'vg-muted vg-ct-note'}>{memoryText(c, accounted)}</span>
+      },
     },
     {
       key: 'network',

@@ -26,10 +26,11 @@ const WORD: Record<Operator, string> = { '>': 'above', '>=': 'at or above', '<':
 const BACK: Record<Operator, string> = { '>': 'at or below', '>=': 'below', '<': 'at or above', '<=': 'above' }
 
 /** "CPU used above 90 %" / "offline" / "disk predicted full within 48 h": what the rule says, for one alert. */
-export function condition(rule: CompiledRule, alert: Pick<AlertRow, 'series' | 'threshold'>): string {
+export function condition(rule: CompiledRule, alert: Pick<AlertRow, 'series' | 'threshold' | 'value'>): string {
   if (rule.kind === 'offline') return 'offline'
   if (rule.kind === 'disk_forecast') return `disk predicted full within ${rule.forecastHours} h`
   const w = wordsOf(rule, alert.series)
+  if (w.firing) return w.firing(alert.value)
   return `${w.label} ${WORD[rule.params.operator]} ${alert.threshold === null ? '—' : round(alert.threshold) + w.unit}`
 }
 
@@ -42,6 +43,7 @@ function recoveredWords(item: NoticeItem): string {
   const p = paramsFor(rule, a.device_id)
   // closed without a healthy value: the series stopped being reported, or the rule changed
   if (a.value === null || !recovered(p, a.value)) return `${w.label}: closed without a recovered value (no longer reported, or the rule changed)`
+  if (w.recovered) return w.recovered(a.value)
   return `${w.label} back ${BACK[p.operator]} ${round(p.recovery)}${w.unit} (now ${round(a.value)}${w.unit})`
 }
 
@@ -50,7 +52,9 @@ function firingWords(item: NoticeItem): string {
   if (rule.kind === 'offline') return `offline (no data since ${toIso(contextNumber(a, 'last_seen_at') ?? a.fired_at ?? a.started_at)})`
   if (rule.kind === 'disk_forecast')
     return `${condition(rule, a)} (${a.value === null ? 'it is full' : `${round(a.value)} h left at the trend of the last day`})`
-  const unit = wordsOf(rule, a.series).unit
+  const w = wordsOf(rule, a.series)
+  if (w.firing) return w.firing(a.value)
+  const unit = w.unit
   return `${condition(rule, a)} (now ${a.value === null ? '—' : round(a.value) + unit})`
 }
 

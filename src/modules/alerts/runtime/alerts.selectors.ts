@@ -203,6 +203,10 @@ function plain(metric: string, source: MetricKind | null, read: (v: Record<strin
 export interface MetricWords {
   label: string
   unit: string
+  /** a yes/no or event field's own sentence for a value ("container api is unhealthy"), where "above 0" would read oddly */
+  firing?(value: number | null): string
+  /** its recovery sentence, for the recovered value */
+  recovered?(value: number): string
 }
 
 const PCT = ' %'
