@@ -28,6 +28,7 @@ beforeAll(async () => {
     statusChecks: {
       views: (...a) => port!.views(...a),
       uptimeByDay: (...a) => port!.uptimeByDay(...a),
+      uptimeByDays: (...a) => port!.uptimeByDays(...a),
       responseTimes: (...a) => port!.responseTimes(...a),
       incidents: (...a) => port!.incidents(...a),
     },

@@ -18,8 +18,10 @@ export interface StatusChecksPort {
   views(clientId: string, ids: string[]): StatusCheckView[]
   /** one entry per UTC day, oldest first, for the last `days` days; uptime null where no data */
   uptimeByDay(clientId: string, checkId: string, days: number): { day: string; uptime: number | null; down_s: number }[]
-  /** response times over the last `hours` at a fitted resolution: [epoch ms, ms | null] */
-  responseTimes(clientId: string, checkId: string, hours: number): [number, number | null][]
+  /** uptimeByDay for several checks at once (one query for all their days), by check id; unknown ids are missing */
+  uptimeByDays(clientId: string, ids: string[], days: number): Map<string, { day: string; uptime: number | null; down_s: number }[]>
+  /** response times over the last `hours` at a fitted resolution, or at `stepMs` when given: [epoch ms, ms | null] */
+  responseTimes(clientId: string, checkId: string, hours: number, stepMs?: number): [number, number | null][]
   /** down periods since `sinceMs`, newest first */
   incidents(clientId: string, checkId: string, sinceMs: number): { started_at: string; ended_at: string | null; cause: string | null }[]
 }
@@ -32,8 +34,32 @@ function stepFor(hours: number): number {
   return DAY_MS
 }
 
+/** The dates of `days` UTC days from `first` on (made once per call, not per check). */
+const labelsOf = (first: number, days: number) => Array.from({ length: days }, (_, i) => toIso((first + i) * DAY_MS).slice(0, 10))
+
 export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | 'incidents' | 'clock'>): StatusChecksPort {
   const owned = (clientId: string, checkId: string) => deps.checks.byId(clientId, checkId)
+  /** one entry per day from the day rows, down time from the check's incidents */
+  const dayList = (
+    clientId: string,
+    checkId: string,
+    rows: { day: number; total: number; ok: number }[],
+    first: number,
+    days: number,
+    now: number,
+    labels: string[],
+  ) => {
+    const byDay = new Map(rows.map((d) => [d.day, d]))
+    const downs = deps.incidents.since(clientId, checkId, first * DAY_MS)
+    return Array.from({ length: days }, (_, i) => {
+      const d = byDay.get(first + i)
+      const start = (first + i) * DAY_MS
+      const end = Math.min(start + DAY_MS, now)
+      let down = 0
+      for (const inc of downs) down += Math.max(0, Math.min(end, inc.ended_at ?? now) - Math.max(start, inc.started_at))
+      return { day: labels[i]!, uptime: d?.total ? Math.round((d.ok / d.total) * 1e5) / 1e3 : null, down_s: Math.round(down / 1000) }
+    })
+  }
   return {
     views(clientId, ids) {
       return ids.flatMap((id) => {
@@ -54,27 +80,27 @@ export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | '
     uptimeByDay(clientId, checkId, days) {
       const row = owned(clientId, checkId)
       const now = deps.clock.now()
-      const today = Math.floor(now / DAY_MS)
-      const first = today - days + 1
-      const byDay = new Map((row ? deps.results.days(row.seq, first) : []).map((d) => [d.day, d]))
-      const downs = row ? deps.incidents.since(clientId, checkId, first * DAY_MS) : []
-      return Array.from({ length: days }, (_, i) => {
-        const day = first + i
-        const d = byDay.get(day)
-        const start = day * DAY_MS
-        const end = Math.min(start + DAY_MS, now)
-        const down = downs.reduce((s, inc) => s + Math.max(0, Math.min(end, inc.ended_at ?? now) - Math.max(start, inc.started_at)), 0)
-        return {
-          day: toIso(start).slice(0, 10),
-          uptime: d?.total ? Math.round((d.ok / d.total) * 1e5) / 1e3 : null,
-          down_s: Math.round(down / 1000),
-        }
-      })
+      const first = Math.floor(now / DAY_MS) - days + 1
+      const rows = row ? deps.results.days(row.seq, first) : []
+      return dayList(clientId, checkId, rows, first, days, now, labelsOf(first, days))
     },
-    responseTimes(clientId, checkId, hours) {
+    uptimeByDays(clientId, ids, days) {
+      const now = deps.clock.now()
+      const first = Math.floor(now / DAY_MS) - days + 1
+      const checks = ids.flatMap((id) => owned(clientId, id) ?? [])
+      const bySeq = new Map<number, { day: number; total: number; ok: number }[]>(checks.map((c) => [c.seq, []]))
+      for (const r of deps.results.daysOfMany(
+        checks.map((c) => c.seq),
+        first,
+      ))
+        bySeq.get(r.check_seq)?.push(r)
+      const labels = labelsOf(first, days)
+      return new Map(checks.map((c) => [c.id, dayList(clientId, c.id, bySeq.get(c.seq)!, first, days, now, labels)]))
+    },
+    responseTimes(clientId, checkId, hours, stepMs) {
       const row = owned(clientId, checkId)
       if (!row) return []
-      const step = stepFor(hours)
+      const step = stepMs ?? stepFor(hours)
       const now = deps.clock.now()
       const count = Math.max(1, Math.ceil((hours * HOUR_MS) / step))
       const from = now - (now % step) - (count - 1) * step

@@ -29,6 +29,7 @@ async function world(items?: unknown[]) {
     statusChecks: {
       views: (...a) => port!.views(...a),
       uptimeByDay: (...a) => port!.uptimeByDay(...a),
+      uptimeByDays: (...a) => port!.uptimeByDays(...a),
       responseTimes: (...a) => port!.responseTimes(...a),
       incidents: (...a) => port!.incidents(...a),
     },
