@@ -30,6 +30,7 @@ beforeAll(async () => {
       uptimeByDay: (...a) => port!.uptimeByDay(...a),
       uptimeByDays: (...a) => port!.uptimeByDays(...a),
       responseTimes: (...a) => port!.responseTimes(...a),
+      hourlyResponseTimes: (...a) => port!.hourlyResponseTimes(...a),
       incidents: (...a) => port!.incidents(...a),
     },
   })

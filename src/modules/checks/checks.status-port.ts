@@ -20,8 +20,10 @@ export interface StatusChecksPort {
   uptimeByDay(clientId: string, checkId: string, days: number): { day: string; uptime: number | null; down_s: number }[]
   /** uptimeByDay for several checks at once (one query for all their days), by check id; unknown ids are missing */
   uptimeByDays(clientId: string, ids: string[], days: number): Map<string, { day: string; uptime: number | null; down_s: number }[]>
-  /** response times over the last `hours` at a fitted resolution, or at `stepMs` when given: [epoch ms, ms | null] */
-  responseTimes(clientId: string, checkId: string, hours: number, stepMs?: number): [number, number | null][]
+  /** responseTimes at one point an hour for several checks at once (one query), by check id; unknown ids are missing */
+  hourlyResponseTimes(clientId: string, ids: string[], hours: number): Map<string, [number, number | null][]>
+  /** response times over the last `hours` at a fitted resolution: [epoch ms, ms | null] */
+  responseTimes(clientId: string, checkId: string, hours: number): [number, number | null][]
   /** down periods since `sinceMs`, newest first */
   incidents(clientId: string, checkId: string, sinceMs: number): { started_at: string; ended_at: string | null; cause: string | null }[]
 }
@@ -97,14 +99,28 @@ export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | '
       const labels = labelsOf(first, days)
       return new Map(checks.map((c) => [c.id, dayList(clientId, c.id, bySeq.get(c.seq)!, first, days, now, labels)]))
     },
-    responseTimes(clientId, checkId, hours, stepMs) {
+    responseTimes(clientId, checkId, hours) {
       const row = owned(clientId, checkId)
       if (!row) return []
-      const step = stepMs ?? stepFor(hours)
+      const step = stepFor(hours)
       const now = deps.clock.now()
       const count = Math.max(1, Math.ceil((hours * HOUR_MS) / step))
       const from = now - (now % step) - (count - 1) * step
       return deps.results.buckets(row.seq, from, step, count).map((b) => [b.t, b.avg_ms] as [number, number | null])
+    },
+    hourlyResponseTimes(clientId, ids, hours) {
+      const now = deps.clock.now()
+      const firstHour = Math.floor(now / HOUR_MS) - hours + 1
+      const checks = ids.flatMap((id) => owned(clientId, id) ?? [])
+      const bySeq = new Map(checks.map((c) => [c.seq, Array.from({ length: hours }, (_, i): [number, number | null] => [(firstHour + i) * HOUR_MS, null])]))
+      for (const r of deps.results.hoursOfMany(
+        checks.map((c) => c.seq),
+        firstHour,
+      )) {
+        const slot = bySeq.get(r.check_seq)?.[r.hour - firstHour]
+        if (slot && r.n_ms) slot[1] = Math.round(r.sum_ms / r.n_ms)
+      }
+      return new Map(checks.map((c) => [c.id, bySeq.get(c.seq)!]))
     },
     incidents(clientId, checkId, sinceMs) {
       if (!owned(clientId, checkId)) return []

@@ -21,8 +21,10 @@ export interface StatusChecksPort {
   uptimeByDay(clientId: string, checkId: string, days: number): { day: string; uptime: number | null; down_s: number }[]
   /** uptimeByDay of several checks in one go (a page's bars in one query), by id; unknown ids are missing */
   uptimeByDays(clientId: string, ids: string[], days: number): Map<string, { day: string; uptime: number | null; down_s: number }[]>
-  /** [unix ms, response ms] over the last `hours`, oldest first; at `stepMs` when given (an hour reads the hour summaries) */
-  responseTimes(clientId: string, checkId: string, hours: number, stepMs?: number): [number, number | null][]
+  /** one point an hour over the last `hours` for several checks (a page's charts in one query), by id; unknown ids are missing */
+  hourlyResponseTimes(clientId: string, ids: string[], hours: number): Map<string, [number, number | null][]>
+  /** [unix ms, response ms] over the last `hours`, oldest first */
+  responseTimes(clientId: string, checkId: string, hours: number): [number, number | null][]
   incidents(clientId: string, checkId: string, sinceMs: number): { started_at: string; ended_at: string | null; cause: string | null }[]
 }
 

@@ -31,6 +31,7 @@ async function world(items?: unknown[]) {
       uptimeByDay: (...a) => port!.uptimeByDay(...a),
       uptimeByDays: (...a) => port!.uptimeByDays(...a),
       responseTimes: (...a) => port!.responseTimes(...a),
+      hourlyResponseTimes: (...a) => port!.hourlyResponseTimes(...a),
       incidents: (...a) => port!.incidents(...a),
     },
   })
