@@ -41,7 +41,7 @@ import { pruneDisks } from '../modules/disks/disks.service'
 import { alertOnChecks, checkJobs, wireChecks, type CheckModules } from './checks'
 import { checksDown } from '../modules/checks/checks.service'
 import { checksExposition } from '../modules/checks/checks.metrics'
-import { wireStatusPages } from './status-pages'
+import { followListedItems, wireStatusPages } from './status-pages'
 import { wireStorage } from './storage'
 import { storageJobs } from '../modules/storage/storage.jobs'
 import type { StorageDeps } from '../modules/storage/storage.service'
@@ -80,6 +80,7 @@ export function compose(deps: AppDeps) {
   const storage = wireStorage(ctx, monitoring, lookups)
   const observability = { ...wireObservability(ctx, identity, fleet, monitoring, hooks, containers, storage), sections: [checkSeries.write] }
   const statusPages = wireStatusPages(ctx, fleet, { checks: deps.statusChecks ?? checks.statusChecks })
+  followListedItems(statusPages, checks, hooks)
   const modules = {
     ...identity,
     ...fleet,

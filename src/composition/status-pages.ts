@@ -2,10 +2,12 @@ import type { AppContext } from '../context'
 import { listDevices } from '../modules/devices/devices.service'
 import { createRenderCache } from '../modules/status-pages/status-pages.cache'
 import type { StatusChecksPort, StatusDevicesPort } from '../modules/status-pages/status-pages.ports'
-import type { StatusPagesDeps } from '../modules/status-pages/status-pages.service'
+import { forgetItem, pagesShowing, type StatusPagesDeps } from '../modules/status-pages/status-pages.service'
 import { createStatusPagesStore } from '../modules/status-pages/status-pages.store'
 import { publicView } from '../modules/status-pages/status-pages.view'
+import type { CheckModules } from './checks'
 import type { FleetModules } from './fleet'
+import type { Hooks } from './hooks'
 
 /** Public status pages: the team's API and the public routes share one store and one render cache. */
 export function wireStatusPages(ctx: AppContext, fleet: FleetModules, ports: { checks: StatusChecksPort }) {
@@ -26,3 +28,18 @@ export function wireStatusPages(ctx: AppContext, fleet: FleetModules, ports: { c
 }
 
 export type StatusPagesModules = ReturnType<typeof wireStatusPages>
+
+/**
+ * The pages follow what they list: a deleted check or device leaves them at once, and a check
+ * whose state moves marks their renders stale (rebuilt on the next visit, at most every 5 s per
+ * page), so a down check shows within seconds rather than after the 30 s render cache.
+ */
+export function followListedItems(modules: StatusPagesModules, checks: CheckModules, hooks: Hooks) {
+  const { statusPages, statusPublic } = modules
+  checks.onCheckRemoved((clientId, checkId) => forgetItem(statusPages, clientId, 'check', checkId))
+  hooks.deviceDeleted.listen((clientId, deviceId) => forgetItem(statusPages, clientId, 'device', deviceId))
+  checks.onCheckChange((change) => {
+    if (change.from === change.to) return
+    for (const pageId of pagesShowing(statusPages, change.check.client_id, 'check', change.check.id)) statusPublic.cache.stale(pageId)
+  })
+}

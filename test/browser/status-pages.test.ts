@@ -28,7 +28,9 @@ beforeAll(async () => {
     statusChecks: {
       views: (...a) => port!.views(...a),
       uptimeByDay: (...a) => port!.uptimeByDay(...a),
+      uptimeByDays: (...a) => port!.uptimeByDays(...a),
       responseTimes: (...a) => port!.responseTimes(...a),
+      hourlyResponseTimes: (...a) => port!.hourlyResponseTimes(...a),
       incidents: (...a) => port!.incidents(...a),
     },
   })

@@ -5,8 +5,8 @@ import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
 /**
  * Public status pages against the executable, over a real socket and without a session: the
  * page, its JSON and badges, ETag and 304, a custom domain by Host, the 404 page, the
- * anonymous rate limit, and nothing private on any of them. Checks come from the checks
- * module, which this build does not have: the pages here show devices.
+ * anonymous rate limit, and nothing private on any of them. The pages here show devices; a
+ * page showing a real check is in status-checks.test.ts.
  */
 beforeAll(() => void ensureBinary(), 60_000)
 

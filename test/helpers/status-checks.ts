@@ -40,6 +40,12 @@ export function fakeChecksPort(clientId: string, checks: FakeCheck[], now: () =>
         }
       })
     },
+    uptimeByDays(cid: string, ids: string[], days: number) {
+      return new Map(ids.flatMap((id) => (mine(cid, id) ? [[id, port.uptimeByDay(cid, id, days)] as const] : [])))
+    },
+    hourlyResponseTimes(cid: string, ids: string[], hours: number) {
+      return new Map(ids.flatMap((id) => (mine(cid, id) ? [[id, port.responseTimes(cid, id, hours)] as const] : [])))
+    },
     responseTimes(cid: string, id: string, hours: number): [number, number | null][] {
       const c = mine(cid, id)
       if (!c) return []

@@ -177,6 +177,24 @@ export function createResultsStore(sqlite: Database) {
       }
       return out.map((s) => ({ t: s.t, avg_ms: s.n_ms ? Math.round(s.sum_ms / s.n_ms) : null, max_ms: s.max_ms, uptime: pct(s.ok, s.total), total: s.total }))
     },
+    /** the day rows of several checks from `firstDay` on, in one query (a status page's bars) */
+    daysOfMany(seqs: number[], firstDay: number): { check_seq: number; day: number; total: number; ok: number }[] {
+      if (!seqs.length) return []
+      return sqlite
+        .query<{ check_seq: number; day: number; total: number; ok: number }, number[]>(
+          `SELECT check_seq, day, total, ok FROM check_days WHERE day >= ? AND check_seq IN (${seqs.map(() => '?').join(', ')})`,
+        )
+        .all(firstDay, ...seqs)
+    },
+    /** the hour rows of several checks from `firstHour` on, in one query (a status page's charts) */
+    hoursOfMany(seqs: number[], firstHour: number): { check_seq: number; hour: number; sum_ms: number; n_ms: number }[] {
+      if (!seqs.length) return []
+      return sqlite
+        .query<{ check_seq: number; hour: number; sum_ms: number; n_ms: number }, number[]>(
+          `SELECT check_seq, hour, sum_ms, n_ms FROM check_hours WHERE hour >= ? AND check_seq IN (${seqs.map(() => '?').join(', ')})`,
+        )
+        .all(firstHour, ...seqs)
+    },
     /** the day rows of the last `days` UTC days: uptime per day */
     days(seq: number, firstDay: number) {
       return dayBuckets.all(seq, firstDay, firstDay).map((r) => ({ day: firstDay + r.b, total: r.total, ok: r.ok }))

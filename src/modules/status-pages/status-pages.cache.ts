@@ -17,9 +17,13 @@ export interface Rendered {
   json: Body
   at: number
   bytes: number
+  /** something it shows moved (a check's state): rebuilt once it is STALE_MIN_MS old */
+  stale?: boolean
 }
 
 export const RENDER_TTL_MS = 30_000
+/** A flapping check marks its pages stale on every change; a page is still rebuilt at most this often for it. */
+export const STALE_MIN_MS = 5_000
 /**
  * What the renders may hold in all, roughly (markup, JSON, and the view the badges read, about
  * the JSON's size again): a page of 100 checks is ~2 MB, an account has at most 20 pages, so one
@@ -39,6 +43,8 @@ export function bodyOf(text: string): Body {
  * The server-side render cache: per page id, dropped when the team changes the page or its
  * notes (`invalidate`), refreshed when older than RENDER_TTL_MS (figures move on their own),
  * least recently used first out past `maxBytes` in all (the one just asked for always stays).
+ * `stale` marks a render whose figures moved (a check went down): it is rebuilt when next asked
+ * once it is STALE_MIN_MS old, so the news shows within seconds and no faster than that.
  */
 export function createRenderCache(clock: Clock, build: (page: PageRow) => PublicPage, maxBytes = MAX_BYTES) {
   const entries = new Map<string, Rendered>()
@@ -54,7 +60,8 @@ export function createRenderCache(clock: Clock, build: (page: PageRow) => Public
       const now = clock.now()
       let hit = entries.get(page.id)
       drop(page.id)
-      if (!hit || now - hit.at >= RENDER_TTL_MS) {
+      const age = hit ? now - hit.at : 0
+      if (!hit || age >= RENDER_TTL_MS || (hit.stale && age >= STALE_MIN_MS)) {
         const view = build(page)
         const html = renderPage(view)
         const json = JSON.stringify(view)
@@ -69,6 +76,10 @@ export function createRenderCache(clock: Clock, build: (page: PageRow) => Public
       return hit
     },
     invalidate: drop,
+    stale(id: string) {
+      const e = entries.get(id)
+      if (e) e.stale = true
+    },
     size: () => entries.size,
     bytes: () => bytes,
   }

@@ -19,6 +19,10 @@ export interface StatusChecksPort {
   views(clientId: string, ids: string[]): StatusCheckView[]
   /** the last `days` UTC days, oldest first; uptime in 0..1, null for a day without results */
   uptimeByDay(clientId: string, checkId: string, days: number): { day: string; uptime: number | null; down_s: number }[]
+  /** uptimeByDay of several checks in one go (a page's bars in one query), by id; unknown ids are missing */
+  uptimeByDays(clientId: string, ids: string[], days: number): Map<string, { day: string; uptime: number | null; down_s: number }[]>
+  /** one point an hour over the last `hours` for several checks (a page's charts in one query), by id; unknown ids are missing */
+  hourlyResponseTimes(clientId: string, ids: string[], hours: number): Map<string, [number, number | null][]>
   /** [unix ms, response ms] over the last `hours`, oldest first */
   responseTimes(clientId: string, checkId: string, hours: number): [number, number | null][]
   incidents(clientId: string, checkId: string, sinceMs: number): { started_at: string; ended_at: string | null; cause: string | null }[]

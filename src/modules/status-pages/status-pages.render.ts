@@ -14,6 +14,27 @@ const NOTE_STATE: Record<string, string> = {
   completed: 'Completed',
 }
 
+/**
+ * The 90 bars are most of a page's markup and change once a day or when a check's day summary
+ * moves: each check's bars are kept by what they show (its days and label), so a rebuild after
+ * the 30 s cache reuses them, and new figures make a new key (nothing to invalidate by hand).
+ * Bounded: 2,000 sets of bars (about 10 MB), the oldest out first.
+ */
+const BARS_KEPT = 2_000
+const barsKept = new Map<string, string>()
+function barsOf(days: NonNullable<PublicItem['days']>, label: string): string {
+  let key = label
+  for (const d of days) key += `|${d.uptime ?? ''}/${d.down_s}`
+  key += `|${days[0]?.day ?? ''}`
+  let svg = barsKept.get(key)
+  if (svg === undefined) {
+    svg = uptimeBars(days, label)
+    if (barsKept.size >= BARS_KEPT) barsKept.delete(barsKept.keys().next().value!)
+    barsKept.set(key, svg)
+  }
+  return svg
+}
+
 /** An ISO time as people read it, in UTC, inside a <time> that keeps the exact value. */
 const when = (iso: string) => `<time datetime="${esc(iso)}">${esc(iso.slice(0, 16).replace('T', ' '))} UTC</time>`
 const stateSpan = (s: PublicItemState) => `<span class="state s-${s}">${STATE_TEXT[s]}</span>`
@@ -26,7 +47,7 @@ function itemHtml(item: PublicItem): string {
   if (meta.length) out += `<p class="meta">${meta.join(' · ')}</p>`
   if (item.days) {
     const pct = item.uptime_90d === null ? 'No data' : `${item.uptime_90d.toFixed(2)}% uptime`
-    out += uptimeBars(item.days, `${item.name}: ${pct} over the last ${UPTIME_DAYS} days, one bar per day`)
+    out += barsOf(item.days, `${item.name}: ${pct} over the last ${UPTIME_DAYS} days, one bar per day`)
     out += `<div class="legend" aria-hidden="true"><span>${UPTIME_DAYS} days ago</span><span>${pct}</span><span>Today</span></div>`
   }
   if (item.response_times) {

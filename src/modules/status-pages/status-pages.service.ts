@@ -151,3 +151,22 @@ export function deletePage(deps: StatusPagesDeps, clientId: string, pageId: stri
   if (!deps.store.removePage(clientId, pageId)) throw notFound('Status page')
   deps.changed(pageId)
 }
+
+/**
+ * A check or device the account deleted leaves every page that listed it, so a page's groups
+ * never hold an id that a later object could be mistaken for; the pages' renders are dropped.
+ */
+export function forgetItem(deps: StatusPagesDeps, clientId: string, type: Item['type'], id: string): void {
+  const changed = deps.store.transaction(() =>
+    deps.store.pagesShowing(clientId, type, id).map((old) => {
+      const groups = (JSON.parse(old.groups) as Group[]).map((g) => ({ ...g, items: g.items.filter((i) => !(i.type === type && i.id === id)) }))
+      deps.store.updatePage({ ...old, groups: JSON.stringify(groups), updated_at: deps.clock.now() })
+      return old.id
+    }),
+  )
+  for (const pageId of changed) deps.changed(pageId)
+}
+
+/** The ids of the account's pages that show this check or device (their renders go stale when its state moves). */
+export const pagesShowing = (deps: Pick<StatusPagesDeps, 'store'>, clientId: string, type: Item['type'], id: string) =>
+  deps.store.pagesShowing(clientId, type, id).map((p) => p.id)

@@ -59,6 +59,12 @@ export function createStatusPagesStore(sqlite: Database) {
   const domainTaken = sqlite.query<{ id: string }, [string]>('SELECT id FROM status_pages WHERE custom_domain = ?')
   const countPages = sqlite.query<{ n: number }, [string]>('SELECT count(*) AS n FROM status_pages WHERE client_id = ?')
   const removePage = sqlite.query<{ id: string }, [string, string]>('DELETE FROM status_pages WHERE client_id = ? AND id = ? RETURNING id')
+  // an account has at most a few dozen pages: walking their groups' JSON is cheaper than an index to keep in step
+  const pagesShowing = sqlite.query<PageRow, [string, string, string]>(
+    `SELECT ${PAGE_COLUMNS} FROM status_pages p WHERE client_id = ? AND EXISTS (
+       SELECT 1 FROM json_each(p.groups) g, json_each(g.value, '$.items') i
+       WHERE json_extract(i.value, '$.type') = ? AND json_extract(i.value, '$.id') = ?)`,
+  )
 
   const insertNote = sqlite.query(`INSERT INTO status_notes (${NOTE_COLUMNS}) VALUES (${marks(NOTE_COLUMNS)})`)
   const updateNote = sqlite.query(
@@ -93,6 +99,8 @@ export function createStatusPagesStore(sqlite: Database) {
     domainOwner: (domain: string) => domainTaken.get(domain)?.id ?? null,
     countPages: (clientId: string) => countPages.get(clientId)!.n,
     removePage: (clientId: string, id: string) => removePage.all(clientId, id).length > 0,
+    /** the account's pages that list this check or device */
+    pagesShowing: (clientId: string, type: 'check' | 'device', id: string) => pagesShowing.all(clientId, type, id),
 
     insertNote: (row: NoteRow) => void insertNote.run(...valuesOf(NOTE_COLUMNS, row)),
     updateNote: (row: NoteRow) => void updateNote.run(row.title, row.state, row.starts_at, row.ends_at, row.closed_at, row.updated_at, row.client_id, row.id),

@@ -13,6 +13,8 @@ export interface PublicViewDeps {
 
 export const UPTIME_DAYS = 90
 const CHART_HOURS = 24
+// hourly points, for every check of the page in one read of the checks' hour summaries, where
+// 15-minute points would aggregate every raw attempt of the day for each check on each build
 const PAST_NOTES_MS = 14 * 86400_000
 const MAX_NOTES = 30
 
@@ -58,6 +60,9 @@ export function publicView(deps: PublicViewDeps, page: PageRow): PublicPage {
   const checkIds = all.filter((i) => i.type === 'check').map((i) => i.id)
   const deviceIds = all.filter((i) => i.type === 'device').map((i) => i.id)
   const checks = new Map<string, StatusCheckView>(checkIds.length ? deps.checks.views(page.client_id, checkIds).map((c) => [c.id, c]) : [])
+  const dayLists = checks.size ? deps.checks.uptimeByDays(page.client_id, [...checks.keys()], UPTIME_DAYS) : new Map<string, never[]>()
+  const charted = all.filter((i) => i.type === 'check' && i.show_response_times && checks.has(i.id)).map((i) => i.id)
+  const charts = charted.length ? deps.checks.hourlyResponseTimes(page.client_id, charted, CHART_HOURS) : new Map<string, never[]>()
   const devices = new Map<string, StatusDeviceView>(deviceIds.length ? deps.devices.views(page.client_id, deviceIds).map((d) => [d.id, d]) : [])
 
   const notes = deps.store.visibleNotes(page.id, now - PAST_NOTES_MS, MAX_NOTES)
@@ -83,7 +88,7 @@ export function publicView(deps: PublicViewDeps, page: PageRow): PublicPage {
       const ownName = (check?.name ?? device?.name)!
       const name = item.label ?? (item.show_name ? ownName : `${NEUTRAL[item.type]} ${counters[item.type]}`)
       if (check) {
-        const days = deps.checks.uptimeByDay(page.client_id, check.id, UPTIME_DAYS)
+        const days = dayLists.get(check.id) ?? []
         const open =
           check.state === 'down' ? deps.checks.incidents(page.client_id, check.id, now - UPTIME_DAYS * 86400_000).find((i) => !i.ended_at) : undefined
         items.push({
@@ -96,7 +101,7 @@ export function publicView(deps: PublicViewDeps, page: PageRow): PublicPage {
           uptime_90d: uptimePercent(days),
           days: days.map((d) => ({ day: d.day, uptime: d.uptime, down_s: Math.round(d.down_s) })),
           response_ms: item.show_response_times ? check.response_ms : null,
-          response_times: item.show_response_times ? deps.checks.responseTimes(page.client_id, check.id, CHART_HOURS) : null,
+          response_times: item.show_response_times ? (charts.get(check.id) ?? []) : null,
         })
       } else {
         items.push({

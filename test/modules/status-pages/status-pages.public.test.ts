@@ -29,7 +29,9 @@ async function world(items?: unknown[]) {
     statusChecks: {
       views: (...a) => port!.views(...a),
       uptimeByDay: (...a) => port!.uptimeByDay(...a),
+      uptimeByDays: (...a) => port!.uptimeByDays(...a),
       responseTimes: (...a) => port!.responseTimes(...a),
+      hourlyResponseTimes: (...a) => port!.hourlyResponseTimes(...a),
       incidents: (...a) => port!.incidents(...a),
     },
   })
