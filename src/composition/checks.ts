@@ -129,14 +129,10 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
     },
   })
 
-  // results of agent-run checks arrive in the agents' batches
-  hooks.checkResults.listen((clientId, deviceId, results) => {
-    try {
-      ingestCheckResults(deps, clientId, deviceId, results)
-    } catch (err) {
-      ctx.logger.error('check results not stored', { client_id: clientId, device_id: deviceId, error: (err as Error).message })
-    }
-  })
+  // results of agent-run checks arrive in the agents' batches; the write is synchronous and a
+  // failure is thrown to the batch, which then answers its error: the agent keeps the batch
+  // queued and replays it, so a result the hub acknowledged is one it stored
+  hooks.checkResults.listen((clientId, deviceId, results) => void ingestCheckResults(deps, clientId, deviceId, results))
 
   return {
     checks: deps,
