@@ -164,7 +164,7 @@ export function alertOnChecks(checks: CheckModules, alerting: AlertingModules, l
     return status === 'stale' || status === 'offline'
   }
   checks.onCheckChange((change) => {
-    const o = checkObservation(change, checks.checks.clock.now(), unreachable)
+    const o = checkObservation(change, checks.checks.clock.now(), unreachable, checks.checks.results.lastOk)
     if (!o) return
     try {
       alerting.alerts.runtime.observe(o)

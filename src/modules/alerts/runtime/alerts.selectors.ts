@@ -203,6 +203,11 @@ function plain(metric: string, source: MetricKind | null, read: (v: Record<strin
 export interface MetricWords {
   label: string
   unit: string
+  /**
+   * a whole sentence naming the subject itself, when the source words its notices so (checks:
+   * "shop is down (HTTP 503)", "shop is up again"); `facts` are the values observed at the firing
+   */
+  sentence?(kind: 'firing' | 'resolved', subject: string, value: number | null, facts: Record<string, unknown>): string
 }
 
 const PCT = ' %'
