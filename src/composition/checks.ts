@@ -9,12 +9,13 @@ import { findDevice } from '../modules/devices/devices.service'
 import { isOperatorClient } from '../modules/users/users.service'
 import { sweepHeartbeats } from '../modules/checks/checks.heartbeat'
 import { createIncidentsStore } from '../modules/checks/checks.incidents'
-import type { CheckKind, CheckSettings } from '../modules/checks/checks.model'
+import type { CheckKind } from '../modules/checks/checks.model'
 import { hubProbeDeps } from '../modules/checks/checks.outbound'
 import { HUB_PLACE, recordAttempt, type CheckChange, type RecordDeps } from '../modules/checks/checks.record'
 import { createCheckScheduler, type Scheduled } from '../modules/checks/checks.scheduler'
 import { placesOf, statusChecksPort, type ChecksDeps } from '../modules/checks/checks.service'
 import { createChecksStore, type CheckRow } from '../modules/checks/checks.store'
+import { openSettings, sealPlainSecrets } from '../modules/checks/checks.secrets'
 import { createResultsStore, DAY_MS } from '../modules/checks/checks.summaries'
 import { TEST_NOW_PER_MINUTE } from '../modules/checks/checks.routes'
 import { runProbe } from '../modules/checks/probes/probe.run'
@@ -57,6 +58,9 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
   const checks = createChecksStore(sqlite)
   const results = createResultsStore(sqlite)
   const incidents = createIncidentsStore(sqlite)
+  // checks saved before their credentials were encrypted at rest are sealed now
+  const sealed = sealPlainSecrets(checks, ctx.secretKey)
+  if (sealed) ctx.logger.info('check secrets encrypted at rest', { checks: sealed })
   const inTransaction = sqlite.transaction((fn: () => unknown) => fn())
   const transaction = <T>(fn: () => T) => inTransaction(fn) as T
   const { allowPrivate, allowLocal = false } = ctx.config.outbound
@@ -99,6 +103,7 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
     },
     siteUrl: ctx.config.siteUrl,
     maxChecks: MAX_CHECKS,
+    secretKey: ctx.secretKey,
     scheduleChanged: (id, row) => scheduler.changed(id, row ? scheduledOf(row) : null),
     stateChanged: (change) => {
       for (const fn of listeners) fn(change)
@@ -118,7 +123,7 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
       const row = checks.anyById(checkId)
       if (!row) return { ts: 0, ok: false, response_ms: null, status_code: null, error: 'check removed', cert_expires_at: null }
       const r = await runProbe(
-        { kind: row.kind as CheckKind, settings: JSON.parse(row.settings) as CheckSettings, timeout_ms: row.timeout_ms },
+        { kind: row.kind as CheckKind, settings: openSettings(ctx.secretKey, row.client_id, row.id, row.settings), timeout_ms: row.timeout_ms },
         probeDeps(row.client_id),
       )
       return { ...r, ts: 0, cert_expires_at: r.cert_expires_at === null ? null : Date.parse(r.cert_expires_at) }
