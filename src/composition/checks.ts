@@ -26,6 +26,7 @@ import type { AlertingModules, AlertSubjects } from './alerting'
 import type { LiveModules } from './live'
 import { forgetSubject } from '../modules/alerts/alerts.instances.service'
 import { checkObservation, checkSelectors } from '../modules/checks/checks.alerts'
+import { createUplinkWatch, targetHost } from '../modules/checks/checks.uplink'
 import type { IdentityModules } from './identity'
 
 /** What a test or the bench may set for the check scheduler. */
@@ -168,8 +169,23 @@ export function alertOnChecks(checks: CheckModules, alerting: AlertingModules, l
     const status = live.presence.status(deviceId)
     return status === 'stale' || status === 'offline'
   }
+  const uplink = createUplinkWatch()
+  let blind = false
   checks.onCheckChange((change) => {
-    const o = checkObservation(change, checks.checks.clock.now(), unreachable, checks.checks.results.lastOk)
+    const now = checks.checks.clock.now()
+    if (change.place === HUB_PLACE && change.check.kind !== 'heartbeat') {
+      const host = targetHost(change.check)
+      if (host) uplink.attempt(host, change.attempt)
+      const was = blind
+      blind = uplink.blind(now)
+      if (blind !== was)
+        checks.checks.logger.warn(
+          blind ? "the hub's checks cannot reach their hosts: its own uplink looks down; their notices are held" : "the hub's checks reach their hosts again",
+        )
+      // the hub's own network is down: its checks' notices are held (agents' results still count)
+      if (blind) return
+    }
+    const o = checkObservation(change, now, unreachable, checks.checks.results.lastOk)
     if (!o) return
     try {
       alerting.alerts.runtime.observe(o)
