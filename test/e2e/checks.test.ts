@@ -77,7 +77,7 @@ test('an outage of a checked site: a notice at the local receiver, then the reco
   const notices = () => receiver.requests.map((r) => JSON.parse(r.body) as { event?: string; title?: string })
   await receiver.waitFor(() => notices().some((n) => n.event === 'firing'))
   const firing = notices().find((n) => n.event === 'firing')!
-  expect(firing.title).toContain('on shop')
+  expect(firing.title).toBe('CRITICAL: shop is down (HTTP 503)')
   const down = await api.call('GET', `/v1/checks/${check.body.id}`)
   expect(down.body).toMatchObject({ state: 'down', last_status_code: 503, last_error: 'status 503 not accepted' })
   const incidents = await api.call('GET', `/v1/checks/${check.body.id}/incidents`)
@@ -85,6 +85,7 @@ test('an outage of a checked site: a notice at the local receiver, then the reco
 
   healthy = true
   await receiver.waitFor(() => notices().some((n) => n.event === 'resolved'))
+  expect(notices().find((n) => n.event === 'resolved')!.title).toBe('RESOLVED: shop is up again')
   const up = await api.call('GET', `/v1/checks/${check.body.id}`)
   expect(up.body).toMatchObject({ state: 'up', last_status_code: 200, last_error: null })
   expect(up.body.uptime['24h']).toBeGreaterThan(0)
