@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { fingerprintOf } from '../../src/agent/agent.device'
 import { readIdentity } from '../../src/agent/readers/identity'
@@ -147,3 +148,42 @@ test('a check run by a real `vigil agent`: it reaches a target only its own netw
   const results = await api.call('GET', `/v1/checks/${check.body.id}/results`)
   expect(results.body.items[0]).toMatchObject({ place: deviceId, ok: true, status_code: 200 })
 }, 90_000)
+
+test("a check's secrets: stored sealed in the executable's database, answered masked, sent by the hub's probe", async () => {
+  const dir = tempDir('vigil-check-secrets-')
+  const server = await startBinary({ cwd: dir, env: { ...env, VIGIL_DATA_DIR: join(dir, 'data') } })
+  stops.push(() => server.proc.kill())
+  const api = await session(server.base)
+  const seen = Promise.withResolvers<{ url: string; auth: string | null; body: string }>()
+  const site = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: async (req) => {
+      seen.resolve({ url: req.url, auth: req.headers.get('authorization'), body: await req.text() })
+      return new Response('ok')
+    },
+  })
+  stops.push(() => site.stop(true))
+  const url = `http://127.0.0.1:${site.port}/hook?token=url-s3cret-0123456789`
+  const check = await api.call('POST', '/v1/checks', {
+    name: 'hook',
+    kind: 'http',
+    settings: { url, method: 'POST', headers: { authorization: 'Bearer hdr-s3cret-abcdef' }, body: '{"password":"body-s3cret-xyz1"}' },
+    interval_s: 10,
+    timeout_ms: 2000,
+  })
+  expect(check.status).toBe(201)
+  expect(check.body.settings).toMatchObject({
+    url: `http://127.0.0.1:${site.port}/hook?token=••••6789`,
+    headers: { authorization: '••••cdef' },
+    body: '••••z1"}',
+  })
+  // the hub's own scheduler runs it within its 10 s interval
+  const got = await seen.promise
+  expect(got).toEqual({ url, auth: 'Bearer hdr-s3cret-abcdef', body: '{"password":"body-s3cret-xyz1"}' })
+  const db = new Database(join(dir, 'data', 'vigil.db'), { readonly: true })
+  const raw = db.query<{ settings: string }, []>('SELECT settings FROM checks').get()!.settings
+  db.close()
+  expect(raw).not.toContain('s3cret')
+  expect(JSON.stringify((await api.call('GET', `/v1/checks/${check.body.id}`)).body)).not.toContain('s3cret')
+}, 60_000)
