@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fingerprintOf } from '../../src/agent/agent.device'
 import { readIdentity } from '../../src/agent/readers/identity'
 import { BINARY, ensureBinary, startBinary, tempDir } from '../helpers/binary'
+import { hardwareSample } from '../helpers/samples'
 import { webhookReceiver } from '../helpers/webhook-receiver'
 
 /**
@@ -186,4 +187,45 @@ test("a check's secrets: stored sealed in the executable's database, answered ma
   db.close()
   expect(raw).not.toContain('s3cret')
   expect(JSON.stringify((await api.call('GET', `/v1/checks/${check.body.id}`)).body)).not.toContain('s3cret')
+}, 60_000)
+
+test('a batch whose check results the executable cannot store is not acknowledged; its replay stores them', async () => {
+  const dir = tempDir('vigil-check-results-')
+  const server = await startBinary({ cwd: dir, env: { ...env, VIGIL_DATA_DIR: join(dir, 'data') } })
+  stops.push(() => server.proc.kill())
+  const api = await session(server.base, 'results-op@example.test')
+  const key = await api.call('POST', '/v1/auth/api-keys', { name: 'nas' })
+  const agentHeaders = { 'content-type': 'application/json', 'x-api-key': key.body.api_key }
+  const device = await fetch(`${server.base}/v1/clients/me/devices`, {
+    method: 'POST',
+    headers: agentHeaders,
+    body: JSON.stringify({ hostname: 'nas', os: 'Linux', os_version: '6.1', arch: 'x86_64', fingerprint: 'f'.repeat(64) }),
+  })
+  const deviceId = ((await device.json()) as { device_id: string }).device_id
+  const check = await api.call('POST', '/v1/checks', {
+    name: 'router',
+    kind: 'tcp',
+    settings: { host: '192.168.1.1', port: 80 },
+    run_on_hub: false,
+    device_ids: [deviceId],
+  })
+  expect(check.status).toBe(201)
+  const at = new Date(Date.now() - 60_000).toISOString()
+  const body = JSON.stringify({
+    device_id: deviceId,
+    recorded_at: at,
+    hardware: hardwareSample(0),
+    check_results: [{ check_id: check.body.id, ts: at, ok: false, response_ms: null, status_code: null, error: 'connection refused', cert_expires_at: null }],
+  })
+  const send = () => fetch(`${server.base}/v1/metrics/batch`, { method: 'POST', headers: agentHeaders, body })
+  // the results' table refuses writes, as a full disk would
+  const db = new Database(join(dir, 'data', 'vigil.db'))
+  db.run("CREATE TRIGGER refuse_results BEFORE INSERT ON check_results BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+  const refused = await send()
+  expect(refused.status).toBe(500)
+  db.run('DROP TRIGGER refuse_results')
+  db.close()
+  expect((await send()).status).toBe(201)
+  const results = await api.call('GET', `/v1/checks/${check.body.id}/results`)
+  expect(results.body.total).toBe(1)
 }, 60_000)
