@@ -9,12 +9,13 @@ import { findDevice } from '../modules/devices/devices.service'
 import { isOperatorClient } from '../modules/users/users.service'
 import { sweepHeartbeats } from '../modules/checks/checks.heartbeat'
 import { createIncidentsStore } from '../modules/checks/checks.incidents'
-import type { CheckKind, CheckSettings } from '../modules/checks/checks.model'
+import type { CheckKind } from '../modules/checks/checks.model'
 import { hubProbeDeps } from '../modules/checks/checks.outbound'
 import { HUB_PLACE, recordAttempt, type CheckChange, type RecordDeps } from '../modules/checks/checks.record'
 import { createCheckScheduler, type Scheduled } from '../modules/checks/checks.scheduler'
 import { placesOf, statusChecksPort, type ChecksDeps } from '../modules/checks/checks.service'
 import { createChecksStore, type CheckRow } from '../modules/checks/checks.store'
+import { openSettings, sealPlainSecrets } from '../modules/checks/checks.secrets'
 import { createResultsStore, DAY_MS } from '../modules/checks/checks.summaries'
 import { TEST_NOW_PER_MINUTE } from '../modules/checks/checks.routes'
 import { runProbe } from '../modules/checks/probes/probe.run'
@@ -25,6 +26,7 @@ import type { AlertingModules, AlertSubjects } from './alerting'
 import type { LiveModules } from './live'
 import { forgetSubject } from '../modules/alerts/alerts.instances.service'
 import { checkObservation, checkSelectors } from '../modules/checks/checks.alerts'
+import { createUplinkWatch, targetHost } from '../modules/checks/checks.uplink'
 import type { IdentityModules } from './identity'
 
 /** What a test or the bench may set for the check scheduler. */
@@ -57,6 +59,9 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
   const checks = createChecksStore(sqlite)
   const results = createResultsStore(sqlite)
   const incidents = createIncidentsStore(sqlite)
+  // checks saved before their credentials were encrypted at rest are sealed now
+  const sealed = sealPlainSecrets(checks, ctx.secretKey)
+  if (sealed) ctx.logger.info('check secrets encrypted at rest', { checks: sealed })
   const inTransaction = sqlite.transaction((fn: () => unknown) => fn())
   const transaction = <T>(fn: () => T) => inTransaction(fn) as T
   const { allowPrivate, allowLocal = false } = ctx.config.outbound
@@ -99,6 +104,7 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
     },
     siteUrl: ctx.config.siteUrl,
     maxChecks: MAX_CHECKS,
+    secretKey: ctx.secretKey,
     scheduleChanged: (id, row) => scheduler.changed(id, row ? scheduledOf(row) : null),
     stateChanged: (change) => {
       for (const fn of listeners) fn(change)
@@ -118,7 +124,7 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
       const row = checks.anyById(checkId)
       if (!row) return { ts: 0, ok: false, response_ms: null, status_code: null, error: 'check removed', cert_expires_at: null }
       const r = await runProbe(
-        { kind: row.kind as CheckKind, settings: JSON.parse(row.settings) as CheckSettings, timeout_ms: row.timeout_ms },
+        { kind: row.kind as CheckKind, settings: openSettings(ctx.secretKey, row.client_id, row.id, row.settings), timeout_ms: row.timeout_ms },
         probeDeps(row.client_id),
       )
       return { ...r, ts: 0, cert_expires_at: r.cert_expires_at === null ? null : Date.parse(r.cert_expires_at) }
@@ -129,14 +135,10 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
     },
   })
 
-  // results of agent-run checks arrive in the agents' batches
-  hooks.checkResults.listen((clientId, deviceId, results) => {
-    try {
-      ingestCheckResults(deps, clientId, deviceId, results)
-    } catch (err) {
-      ctx.logger.error('check results not stored', { client_id: clientId, device_id: deviceId, error: (err as Error).message })
-    }
-  })
+  // results of agent-run checks arrive in the agents' batches; the write is synchronous and a
+  // failure is thrown to the batch, which then answers its error: the agent keeps the batch
+  // queued and replays it, so a result the hub acknowledged is one it stored
+  hooks.checkResults.listen((clientId, deviceId, results) => void ingestCheckResults(deps, clientId, deviceId, results))
 
   return {
     checks: deps,
@@ -167,8 +169,23 @@ export function alertOnChecks(checks: CheckModules, alerting: AlertingModules, l
     const status = live.presence.status(deviceId)
     return status === 'stale' || status === 'offline'
   }
+  const uplink = createUplinkWatch()
+  let blind = false
   checks.onCheckChange((change) => {
-    const o = checkObservation(change, checks.checks.clock.now(), unreachable)
+    const now = checks.checks.clock.now()
+    if (change.place === HUB_PLACE && change.check.kind !== 'heartbeat') {
+      const host = targetHost(change.check)
+      if (host) uplink.attempt(host, change.attempt)
+      const was = blind
+      blind = uplink.blind(now)
+      if (blind !== was)
+        checks.checks.logger.warn(
+          blind ? "the hub's checks cannot reach their hosts: its own uplink looks down; their notices are held" : "the hub's checks reach their hosts again",
+        )
+      // the hub's own network is down: its checks' notices are held (agents' results still count)
+      if (blind) return
+    }
+    const o = checkObservation(change, now, unreachable, checks.checks.results.lastOk)
     if (!o) return
     try {
       alerting.alerts.runtime.observe(o)

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { fingerprintOf } from '../../src/agent/agent.device'
 import { readIdentity } from '../../src/agent/readers/identity'
 import { BINARY, ensureBinary, startBinary, tempDir } from '../helpers/binary'
+import { hardwareSample } from '../helpers/samples'
 import { webhookReceiver } from '../helpers/webhook-receiver'
 
 /**
@@ -77,7 +79,7 @@ test('an outage of a checked site: a notice at the local receiver, then the reco
   const notices = () => receiver.requests.map((r) => JSON.parse(r.body) as { event?: string; title?: string })
   await receiver.waitFor(() => notices().some((n) => n.event === 'firing'))
   const firing = notices().find((n) => n.event === 'firing')!
-  expect(firing.title).toContain('on shop')
+  expect(firing.title).toBe('CRITICAL: shop is down (HTTP 503)')
   const down = await api.call('GET', `/v1/checks/${check.body.id}`)
   expect(down.body).toMatchObject({ state: 'down', last_status_code: 503, last_error: 'status 503 not accepted' })
   const incidents = await api.call('GET', `/v1/checks/${check.body.id}/incidents`)
@@ -85,6 +87,7 @@ test('an outage of a checked site: a notice at the local receiver, then the reco
 
   healthy = true
   await receiver.waitFor(() => notices().some((n) => n.event === 'resolved'))
+  expect(notices().find((n) => n.event === 'resolved')!.title).toBe('RESOLVED: shop is up again')
   const up = await api.call('GET', `/v1/checks/${check.body.id}`)
   expect(up.body).toMatchObject({ state: 'up', last_status_code: 200, last_error: null })
   expect(up.body.uptime['24h']).toBeGreaterThan(0)
@@ -146,3 +149,83 @@ test('a check run by a real `vigil agent`: it reaches a target only its own netw
   const results = await api.call('GET', `/v1/checks/${check.body.id}/results`)
   expect(results.body.items[0]).toMatchObject({ place: deviceId, ok: true, status_code: 200 })
 }, 90_000)
+
+test("a check's secrets: stored sealed in the executable's database, answered masked, sent by the hub's probe", async () => {
+  const dir = tempDir('vigil-check-secrets-')
+  const server = await startBinary({ cwd: dir, env: { ...env, VIGIL_DATA_DIR: join(dir, 'data') } })
+  stops.push(() => server.proc.kill())
+  const api = await session(server.base)
+  const seen = Promise.withResolvers<{ url: string; auth: string | null; body: string }>()
+  const site = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: async (req) => {
+      seen.resolve({ url: req.url, auth: req.headers.get('authorization'), body: await req.text() })
+      return new Response('ok')
+    },
+  })
+  stops.push(() => site.stop(true))
+  const url = `http://127.0.0.1:${site.port}/hook?token=url-s3cret-0123456789`
+  const check = await api.call('POST', '/v1/checks', {
+    name: 'hook',
+    kind: 'http',
+    settings: { url, method: 'POST', headers: { authorization: 'Bearer hdr-s3cret-abcdef' }, body: '{"password":"body-s3cret-xyz1"}' },
+    interval_s: 10,
+    timeout_ms: 2000,
+  })
+  expect(check.status).toBe(201)
+  expect(check.body.settings).toMatchObject({
+    url: `http://127.0.0.1:${site.port}/hook?token=••••6789`,
+    headers: { authorization: '••••cdef' },
+    body: '••••z1"}',
+  })
+  // the hub's own scheduler runs it within its 10 s interval
+  const got = await seen.promise
+  expect(got).toEqual({ url, auth: 'Bearer hdr-s3cret-abcdef', body: '{"password":"body-s3cret-xyz1"}' })
+  const db = new Database(join(dir, 'data', 'vigil.db'), { readonly: true })
+  const raw = db.query<{ settings: string }, []>('SELECT settings FROM checks').get()!.settings
+  db.close()
+  expect(raw).not.toContain('s3cret')
+  expect(JSON.stringify((await api.call('GET', `/v1/checks/${check.body.id}`)).body)).not.toContain('s3cret')
+}, 60_000)
+
+test('a batch whose check results the executable cannot store is not acknowledged; its replay stores them', async () => {
+  const dir = tempDir('vigil-check-results-')
+  const server = await startBinary({ cwd: dir, env: { ...env, VIGIL_DATA_DIR: join(dir, 'data') } })
+  stops.push(() => server.proc.kill())
+  const api = await session(server.base, 'results-op@example.test')
+  const key = await api.call('POST', '/v1/auth/api-keys', { name: 'nas' })
+  const agentHeaders = { 'content-type': 'application/json', 'x-api-key': key.body.api_key }
+  const device = await fetch(`${server.base}/v1/clients/me/devices`, {
+    method: 'POST',
+    headers: agentHeaders,
+    body: JSON.stringify({ hostname: 'nas', os: 'Linux', os_version: '6.1', arch: 'x86_64', fingerprint: 'f'.repeat(64) }),
+  })
+  const deviceId = ((await device.json()) as { device_id: string }).device_id
+  const check = await api.call('POST', '/v1/checks', {
+    name: 'router',
+    kind: 'tcp',
+    settings: { host: '192.168.1.1', port: 80 },
+    run_on_hub: false,
+    device_ids: [deviceId],
+  })
+  expect(check.status).toBe(201)
+  const at = new Date(Date.now() - 60_000).toISOString()
+  const body = JSON.stringify({
+    device_id: deviceId,
+    recorded_at: at,
+    hardware: hardwareSample(0),
+    check_results: [{ check_id: check.body.id, ts: at, ok: false, response_ms: null, status_code: null, error: 'connection refused', cert_expires_at: null }],
+  })
+  const send = () => fetch(`${server.base}/v1/metrics/batch`, { method: 'POST', headers: agentHeaders, body })
+  // the results' table refuses writes, as a full disk would
+  const db = new Database(join(dir, 'data', 'vigil.db'))
+  db.run("CREATE TRIGGER refuse_results BEFORE INSERT ON check_results BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+  const refused = await send()
+  expect(refused.status).toBe(500)
+  db.run('DROP TRIGGER refuse_results')
+  db.close()
+  expect((await send()).status).toBe(201)
+  const results = await api.call('GET', `/v1/checks/${check.body.id}/results`)
+  expect(results.body.total).toBe(1)
+}, 60_000)

@@ -1,11 +1,12 @@
 import { AppError, notFound } from '../../http/errors'
 import type { KeyPrincipal } from '../../http/principal'
 import { sha256Hex } from '../../lib/crypto'
-import type { CheckDefinition, CheckKind, CheckResultIn, CheckSettings } from './checks.model'
+import type { CheckDefinition, CheckKind, CheckResultIn } from './checks.model'
 import { recordAttempt, type RecordDeps } from './checks.record'
+import { openSettings } from './checks.secrets'
 import type { ChecksDeps } from './checks.service'
 
-type AgentDeps = Pick<ChecksDeps, 'checks' | 'deviceSeq' | 'stateChanged' | 'clock'> & RecordDeps
+type AgentDeps = Pick<ChecksDeps, 'checks' | 'deviceSeq' | 'stateChanged' | 'clock' | 'secretKey'> & RecordDeps
 
 /** The device a key speaks for: the one named (it must be the client's, and the key's if bound), else the key's own. */
 function deviceOf(deps: AgentDeps, key: KeyPrincipal, named: string | undefined): { id: string; seq: number } {
@@ -29,7 +30,8 @@ export function agentChecks(deps: AgentDeps, key: KeyPrincipal, deviceId: string
       id: r.id,
       name: r.name,
       kind: r.kind as CheckKind,
-      settings: JSON.parse(r.settings) as CheckSettings,
+      // the agent runs the probe: it gets the secrets, over its own authenticated (HTTPS) request
+      settings: openSettings(deps.secretKey, key.clientId, r.id, r.settings),
       interval_s: r.interval_s,
       timeout_ms: r.timeout_ms,
     }))

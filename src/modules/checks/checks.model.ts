@@ -19,7 +19,14 @@ const Port = Type.Integer({ minimum: 1, maximum: 65535 })
  */
 export const CheckSettings = t.Object(
   {
-    url: t.Optional(t.String({ minLength: 1, maxLength: 2000, description: 'http: the address called (http or https)' })),
+    url: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 2000,
+        description:
+          'http: the address called (http or https); a query parameter that carries a credential (named with token, key, secret, passw, sig, auth or credential) is encrypted at rest and answered as •••• and its last 4 characters; sending the URL back as answered keeps the stored one',
+      }),
+    ),
     method: t.Optional(
       t.Union([t.Literal('GET'), t.Literal('HEAD'), t.Literal('POST'), t.Literal('PUT'), t.Literal('PATCH'), t.Literal('DELETE'), t.Literal('OPTIONS')], {
         description: 'http: default GET',
@@ -30,10 +37,15 @@ export const CheckSettings = t.Object(
         maxProperties: 20,
         additionalProperties: false,
         description:
-          'http: request headers (at most 20); a credential header (authorization, cookie, a name with token, secret, key or password) is answered as •••• and its last 4 characters, and sending that back keeps the stored value',
+          'http: request headers (at most 20); a credential header (authorization, cookie, a name with token, secret, key, password or credential) is encrypted at rest and answered as •••• and its last 4 characters, and sending that back keeps the stored value',
       }),
     ),
-    body: t.Optional(t.String({ maxLength: 10_000, description: 'http: request body' })),
+    body: t.Optional(
+      t.String({
+        maxLength: 10_000,
+        description: 'http: request body; encrypted at rest and answered as •••• and its last 4 characters, and sending that back keeps the stored body',
+      }),
+    ),
     accepted_status: t.Optional(
       t.Array(t.String({ pattern: '^[1-5][0-9]{2}(-[1-5][0-9]{2})?$', maxLength: 7 }), {
         minItems: 1,

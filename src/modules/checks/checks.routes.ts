@@ -190,7 +190,8 @@ export function agentChecksRoutes(deps: ChecksDeps & RecordDeps, auth: Authentic
         ...agentQuery.doc,
         tags,
         summary: "The definitions of the checks this device's agent runs (304 with If-None-Match while unchanged)",
-        description: 'The agent runs each on its interval and sends the results in its batches as check_results (POST /v1/metrics/batch).',
+        description:
+          "The agent runs each on its interval and sends the results in its batches as check_results (POST /v1/metrics/batch). The settings are whole here, secrets included (credential headers, body, a URL's credential parameters, which are encrypted at rest and masked everywhere else): the agent that runs the probe needs them, and gets them only over its own authenticated request. The batch is answered once its results are stored; a failure to store them answers the batch's error, so the agent keeps it queued and replays it.",
       },
     },
   )

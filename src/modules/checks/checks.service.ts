@@ -7,6 +7,7 @@ import type { OutboundPolicy, Refusal, SelfAddresses } from '../../lib/outbound/
 import type { IncidentsStore } from './checks.incidents'
 import type { CheckCreate, CheckKind, CheckPatch, CheckResponse, CheckSettings, CheckTest, ProbeResult } from './checks.model'
 import { HUB_PLACE, type CheckChange } from './checks.record'
+import { openSettings, sealSettings } from './checks.secrets'
 import { normalizeSettings, policyProblem, unmaskSettings } from './checks.settings'
 import type { CheckRow, CheckChanges, ChecksStore } from './checks.store'
 import type { ResultsStore } from './checks.summaries'
@@ -38,6 +39,8 @@ export interface ChecksDeps {
   /** where heartbeat URLs point */
   siteUrl: string
   maxChecks: number
+  /** the instance's key for third-party secrets at rest (a check's credential headers, body, URL) */
+  secretKey: () => Uint8Array
   /** a check was created, changed or removed (null): the scheduler replans it */
   scheduleChanged: (checkId: string, row: CheckRow | null) => void
   /** an attempt was recorded (the alert source hears it) */
@@ -96,14 +99,15 @@ export function createCheck(deps: ChecksDeps, clientId: string, body: CheckCreat
   const now = deps.clock.now()
   const token = body.kind === 'heartbeat' ? newToken() : null
   const heartbeat = body.kind === 'heartbeat'
+  const id = newId('chk')
   const row = deps.transaction(() => {
     const r: CheckRow = {
-      id: newId('chk'),
+      id,
       seq: deps.checks.nextSeq(),
       client_id: clientId,
       name: body.name.trim() || body.name,
       kind: body.kind,
-      settings: JSON.stringify(settings),
+      settings: sealSettings(deps.secretKey(), clientId, id, settings),
       interval_s: heartbeat ? settings.period_s! : intervalS,
       timeout_ms: timeoutMs,
       // a heartbeat's call is decisive: one missed deadline is down, one call is up again
@@ -135,7 +139,7 @@ export function createCheck(deps: ChecksDeps, clientId: string, body: CheckCreat
 export function updateCheck(deps: ChecksDeps, clientId: string, checkId: string, patch: CheckPatch): CheckResponse {
   const row = requireCheck(deps, clientId, checkId)
   const kind = row.kind as CheckKind
-  const stored = JSON.parse(row.settings) as CheckSettings
+  const stored = openSettings(deps.secretKey, clientId, row.id, row.settings)
   const settings = patch.settings ? unmaskSettings(normalizeSettings(kind, patch.settings), stored) : stored
   // devices deleted since the check was saved drop out of it; the ones sent now must all exist
   const kept = (JSON.parse(row.device_ids) as string[]).filter((id) => deps.deviceSeq(clientId, id) !== null)
@@ -148,7 +152,7 @@ export function updateCheck(deps: ChecksDeps, clientId: string, checkId: string,
   if (!heartbeat) checkTimeout(timeoutMs, intervalS)
   const now = deps.clock.now()
   const changes: CheckChanges = {
-    settings: JSON.stringify(settings),
+    settings: sealSettings(deps.secretKey(), clientId, checkId, settings),
     interval_s: intervalS,
     timeout_ms: timeoutMs,
     run_on_hub: where.runOnHub ? 1 : 0,

@@ -105,21 +105,60 @@ const MASK = '••••'
 
 export const isSecretHeader = (name: string) => SECRET_HEADER.test(name)
 
-/** The settings as the API shows them: a credential header's value as •••• and its last 4 characters. */
-export function maskSettings(s: CheckSettings): CheckSettings {
-  if (!s.headers) return s
-  const headers = Object.fromEntries(Object.entries(s.headers).map(([k, v]) => [k, isSecretHeader(k) ? `${MASK}${v.length > 12 ? v.slice(-4) : ''}` : v]))
-  return { ...s, headers }
+/** A URL's query parameters that carry credentials: answered masked like credential headers. */
+const SECRET_PARAM = /token|key|secret|passw|sig|auth|credential/i
+
+const mask = (v: string) => (v.startsWith(MASK) ? v : `${MASK}${v.length > 12 ? v.slice(-4) : ''}`)
+
+const paramName = (pair: string) => {
+  const name = pair.split('=', 1)[0]!
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '))
+  } catch {
+    return name
+  }
 }
 
-/** A change sent back with a masked credential header keeps that header's stored value. */
+/** "https://x/hook?token=••••abcd&page=2": credential parameters masked, the rest as written. */
+export function maskUrl(url: string): string {
+  const q = url.indexOf('?')
+  if (q === -1) return url
+  const hash = url.indexOf('#', q)
+  const query = url.slice(q + 1, hash === -1 ? undefined : hash)
+  const masked = query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=')
+      return eq !== -1 && SECRET_PARAM.test(paramName(pair)) ? `${pair.slice(0, eq + 1)}${mask(pair.slice(eq + 1))}` : pair
+    })
+    .join('&')
+  return `${url.slice(0, q + 1)}${masked}${hash === -1 ? '' : url.slice(hash)}`
+}
+
+/**
+ * The settings as the API shows them: a credential header's value, the body and a URL's
+ * credential parameters as •••• and their last 4 characters (a value already masked stays so).
+ */
+export function maskSettings(s: CheckSettings): CheckSettings {
+  const out: CheckSettings = { ...s }
+  if (s.headers) out.headers = Object.fromEntries(Object.entries(s.headers).map(([k, v]) => [k, isSecretHeader(k) ? mask(v) : v]))
+  if (s.body) out.body = mask(s.body)
+  if (s.url) out.url = maskUrl(s.url)
+  return out
+}
+
+/** A change sent back with masked values (a credential header, the body, the URL as answered) keeps the stored ones. */
 export function unmaskSettings(next: CheckSettings, stored: CheckSettings): CheckSettings {
-  if (!next.headers || !stored.headers) return next
-  const headers = Object.fromEntries(
-    Object.entries(next.headers).map(([k, v]) => {
-      const old = Object.entries(stored.headers!).find(([name]) => name.toLowerCase() === k.toLowerCase())?.[1]
-      return [k, isSecretHeader(k) && v.startsWith(MASK) && old !== undefined ? old : v]
-    }),
-  )
-  return { ...next, headers }
+  const out: CheckSettings = { ...next }
+  if (next.headers && stored.headers) {
+    out.headers = Object.fromEntries(
+      Object.entries(next.headers).map(([k, v]) => {
+        const old = Object.entries(stored.headers!).find(([name]) => name.toLowerCase() === k.toLowerCase())?.[1]
+        return [k, isSecretHeader(k) && v.startsWith(MASK) && old !== undefined ? old : v]
+      }),
+    )
+  }
+  if (next.body?.startsWith(MASK) && stored.body !== undefined) out.body = stored.body
+  if (next.url !== undefined && stored.url !== undefined && next.url !== stored.url && next.url === maskUrl(stored.url)) out.url = stored.url
+  return out
 }

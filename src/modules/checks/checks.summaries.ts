@@ -96,6 +96,7 @@ export function createResultsStore(sqlite: Database) {
   const okTimes = sqlite.query<{ ms: number }, [number, number]>(
     'SELECT response_ms AS ms FROM check_results WHERE check_seq = ? AND ts >= ? AND ok = 1 AND response_ms IS NOT NULL ORDER BY response_ms',
   )
+  const lastOkAt = sqlite.query<{ ts: number | null }, [number]>('SELECT max(ts) AS ts FROM check_results WHERE check_seq = ? AND ok = 1')
   const dayHists = sqlite.query<{ hist: Uint8Array | null; max_ms: number | null }, [number, number]>(
     'SELECT hist, max_ms FROM check_days WHERE check_seq = ? AND day >= ?',
   )
@@ -136,6 +137,8 @@ export function createResultsStore(sqlite: Database) {
       upsertDay.run(r.check_seq, day, r.ok, ms ?? 0, ms === null ? 0 : 1, ms, histBytes(hist))
       return true
     },
+    /** the newest successful attempt among the raw ones (48 h), or null */
+    lastOk: (seq: number): number | null => lastOkAt.get(seq)?.ts ?? null,
     /** percent of attempts that succeeded since `since`, from the finest tier that covers it */
     uptime(seq: number, now: number, spanMs: number): number | null {
       const since = now - spanMs

@@ -5,7 +5,6 @@ import type {
   CheckKind,
   CheckListItem,
   CheckResponse,
-  CheckSettings,
   CheckState,
   IncidentsPage,
   ResultsPage,
@@ -14,7 +13,7 @@ import type {
   SeriesResponse,
 } from './checks.model'
 import { HUB_PLACE } from './checks.record'
-import { maskSettings } from './checks.settings'
+import { shownSettings } from './checks.secrets'
 import type { ChecksDeps } from './checks.service'
 import { ATTENTION } from './checks.state'
 import type { CheckRow } from './checks.store'
@@ -42,7 +41,7 @@ export function checkView(deps: ViewDeps, row: CheckRow, token: string | null): 
     id: row.id,
     name: row.name,
     kind: row.kind as CheckKind,
-    settings: maskSettings(JSON.parse(row.settings) as CheckSettings),
+    settings: shownSettings(row.settings),
     interval_s: row.interval_s,
     timeout_ms: row.timeout_ms,
     down_after: row.down_after,

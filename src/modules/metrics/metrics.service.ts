@@ -50,7 +50,7 @@ export interface MetricsDeps {
   stored?: (sample: StoredSample) => void
   /** handed a batch's parts beside its samples (containers, disks_smart) after the samples' commit */
   extras?: (extras: BatchExtras) => void
-  /** results of checks the device's agent runs, carried in its batch (the checks module stores them, each once) */
+  /** results of checks the device's agent runs, carried in its batch (the checks module stores them, each once); stored before the batch is answered, a throw answers its error */
   checkResults?: (clientId: string, deviceId: string, results: CheckResultIn[]) => void
 }
 

@@ -94,6 +94,32 @@ describe('agent-run checks', () => {
     expect((await t.request('GET', `/v1/checks/${checkId}/results`, { headers: a.userHeaders })).body.total).toBe(2)
   })
 
+  test('results the hub cannot store fail the batch (the agent keeps it queued); its replay stores them', async () => {
+    const { t, a, device, checkId } = await setup()
+    const t0 = t.clock.now()
+    const iso = (ms: number) => new Date(ms).toISOString()
+    // the results' table refuses every write, as a full disk would
+    t.db.sqlite.run("CREATE TRIGGER refuse_results BEFORE INSERT ON check_results BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+    const sent = [result(checkId, iso(t0 - 60_000), false)]
+    const res = await batch(t, a.keyHeaders, device, { recorded_at: iso(t0 - 60_000), check_results: sent })
+    expect(res.status).toBe(500)
+    expect(res.body.error.code).toBe('internal_error')
+    expect((await t.request('GET', `/v1/checks/${checkId}/results`, { headers: a.userHeaders })).body.total).toBe(0)
+    const replayed = async () =>
+      t.request('POST', '/v1/metrics/bulk', {
+        headers: { ...a.keyHeaders, 'x-device-id': device },
+        body: { device_id: device, items: [{ hardware: hardwareSample(0), recorded_at: iso(t0 - 60_000), check_results: sent }] },
+      })
+    // a replay while the write still fails is refused as well: nothing is acknowledged and lost
+    expect((await replayed()).status).toBe(500)
+    t.db.sqlite.run('DROP TRIGGER refuse_results')
+    const replay = await replayed()
+    expect(replay.status).toBe(201)
+    expect(replay.body.items[0].status).toBe('duplicate')
+    const results = await t.request('GET', `/v1/checks/${checkId}/results`, { headers: a.userHeaders })
+    expect(results.body.total).toBe(1)
+  })
+
   test('malformed check_results are a 422 with the detail list', async () => {
     const { t, a, device, checkId } = await setup()
     const bad = [

@@ -20,6 +20,14 @@ export interface NoticeItem {
 /** the selector's own words for its series, else the metric's */
 const wordsOf = (rule: CompiledRule, series: string) => rule.selector?.words?.(series) ?? metricWords(rule.metric ?? '', series)
 
+/** the source's own sentence for one alert (it names the subject), else null: the rule's words */
+function sentence(item: NoticeItem): string | null {
+  const say = wordsOf(item.rule, item.alert.series).sentence
+  if (!say) return null
+  const ctx = item.alert.context ? (JSON.parse(item.alert.context) as { sample?: { values?: Record<string, unknown> } }) : null
+  return say(item.kind === 'resolved' ? 'resolved' : 'firing', item.device.name, item.alert.value, ctx?.sample?.values ?? {})
+}
+
 const round = (n: number) => String(Math.round(n * 10) / 10)
 const WORD: Record<Operator, string> = { '>': 'above', '>=': 'at or above', '<': 'below', '<=': 'at or below' }
 /** the healthy side of each operator, as `recovered` reads it: `> 80` is back at 80 or below */
@@ -63,11 +71,12 @@ function line(item: NoticeItem, now: number): string {
   // durations count from the firing, as the API's fired_at: a pending period is not part of the outage
   const since = a.fired_at ?? a.started_at
   const parts: string[] = []
+  const own = sentence(item)
   if (item.kind === 'resolved') {
-    parts.push(`${item.device.name}: ${recoveredWords(item)}`)
+    parts.push(own ?? `${item.device.name}: ${recoveredWords(item)}`)
     parts.push(`resolved at ${toIso(a.resolved_at ?? now)}, ${minutes((a.resolved_at ?? now) - since)} after it fired`)
   } else {
-    parts.push(`${item.device.name}: ${firingWords(item)}`)
+    parts.push(own ?? `${item.device.name}: ${firingWords(item)}`)
     parts.push(`firing since ${toIso(since)}`)
   }
   if (item.behind.length) parts.push(`${item.behind.length} device(s) behind it are unreachable too: ${item.behind.join(', ')}`)
@@ -96,7 +105,12 @@ export function buildNotice(items: NoticeItem[], now: number, siteUrl: string | 
   const head = HEAD[first.kind](severity)
   const base = siteUrl ? siteUrl.replace(/\/$/, '') : null
   const what = first.kind === 'resolved' ? recoveredWords(first) : condition(first.rule, first.alert)
-  const title = items.length === 1 ? `${head}: ${what} on ${first.device.name}` : `${head}: ${first.rule.name} on ${items.length} devices`
+  const own = items.length === 1 ? sentence(first) : null
+  const title = own
+    ? `${head}: ${own}`
+    : items.length === 1
+      ? `${head}: ${what} on ${first.device.name}`
+      : `${head}: ${first.rule.name} on ${items.length} devices`
   const body = [`Rule: ${first.rule.name} (${severity})`, ...items.map((i) => line(i, now))]
   if (first.kind === 'acknowledged' && first.alert.ack_by)
     body.push(`Acknowledged by ${first.alert.ack_by}${first.alert.ack_note ? `: ${first.alert.ack_note}` : ''}`)

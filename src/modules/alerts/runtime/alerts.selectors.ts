@@ -207,6 +207,11 @@ export interface MetricWords {
   firing?(value: number | null): string
   /** its recovery sentence, for the recovered value */
   recovered?(value: number): string
+  /**
+   * a whole sentence naming the subject itself, when the source words its notices so (checks:
+   * "shop is down (HTTP 503)", "shop is up again"); `facts` are the values observed at the firing
+   */
+  sentence?(kind: 'firing' | 'resolved', subject: string, value: number | null, facts: Record<string, unknown>): string
 }
 
 const PCT = ' %'
