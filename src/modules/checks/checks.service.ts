@@ -15,7 +15,6 @@ import { checkView } from './checks.views'
 import { runProbe } from './probes/probe.run'
 import type { ProbeDeps } from './probes/probe.types'
 
-export type { StatusCheckView, StatusChecksPort } from './checks.status-port'
 export { statusChecksPort } from './checks.status-port'
 
 export interface ChecksDeps {

@@ -2,31 +2,7 @@ import { toIso } from '../../lib/clock'
 import type { ChecksDeps } from './checks.service'
 import { DAY_MS, HOUR_MS } from './checks.summaries'
 import { stateOf } from './checks.views'
-
-export interface StatusCheckView {
-  id: string
-  name: string
-  kind: string
-  state: 'up' | 'down' | 'degraded' | 'paused' | 'pending'
-  last_checked_at: string | null
-  response_ms: number | null
-}
-
-/** What the public status pages read of checks (their module declares the need; this answers it). */
-export interface StatusChecksPort {
-  /** the client's checks among ids (others ignored), in the given order */
-  views(clientId: string, ids: string[]): StatusCheckView[]
-  /** one entry per UTC day, oldest first, for the last `days` days; uptime null where no data */
-  uptimeByDay(clientId: string, checkId: string, days: number): { day: string; uptime: number | null; down_s: number }[]
-  /** uptimeByDay for several checks at once (one query for all their days), by check id; unknown ids are missing */
-  uptimeByDays(clientId: string, ids: string[], days: number): Map<string, { day: string; uptime: number | null; down_s: number }[]>
-  /** responseTimes at one point an hour for several checks at once (one query), by check id; unknown ids are missing */
-  hourlyResponseTimes(clientId: string, ids: string[], hours: number): Map<string, [number, number | null][]>
-  /** response times over the last `hours` at a fitted resolution: [epoch ms, ms | null] */
-  responseTimes(clientId: string, checkId: string, hours: number): [number, number | null][]
-  /** down periods since `sinceMs`, newest first */
-  incidents(clientId: string, checkId: string, sinceMs: number): { started_at: string; ended_at: string | null; cause: string | null }[]
-}
+import type { StatusChecksPort } from '../status-pages/status-pages.ports'
 
 /** Steps of about 100 points: 5 min up to 6 h, 15 min to 24 h, hours to 7 days, then days. */
 function stepFor(hours: number): number {
