@@ -1,27 +1,17 @@
 import { expect, test } from 'bun:test'
-import { recordAttempt, type Attempt } from '../../../src/modules/checks/checks.record'
+import { recordAttempt } from '../../../src/modules/checks/checks.record'
 import { statusChecksPort } from '../../../src/modules/checks/checks.service'
 import { testApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'
+import { attempt, makeTcpCheck } from '../../helpers/checks'
 import { createTenant } from '../../helpers/fixtures'
-
-const at = (ts: number, ok: boolean, ms = 50): Attempt => ({
-  ts,
-  ok,
-  response_ms: ok ? ms : null,
-  status_code: null,
-  error: ok ? null : 'connection refused',
-  cert_expires_at: null,
-})
 
 test("the status pages' port: views in the order asked (others' ignored), uptime per day with seconds down, response times, incidents", async () => {
   const t = testApp()
   t.clock.set(Date.parse('2026-03-10T12:00:00Z'))
   const a = await createTenant(t)
   const b = await createTenant(t)
-  const make = async (headers: Record<string, string>, name: string) =>
-    (await t.request('POST', '/v1/checks', { headers, body: { name, kind: 'tcp', settings: { host: 'x.example', port: 1 }, down_after: 1, up_after: 1 } })).body
-      .id as string
+  const make = (headers: Record<string, string>, name: string) => makeTcpCheck(t, headers, name)
   const web = await make(a.userHeaders, 'web')
   const db = await make(a.userHeaders, 'db')
   const theirs = await make(b.userHeaders, 'theirs')
@@ -29,9 +19,9 @@ test("the status pages' port: views in the order asked (others' ignored), uptime
   const day = 86_400_000
   const today = Date.parse('2026-03-10T00:00:00Z')
   // yesterday: up, down for an hour from 10:00, up again
-  recordAttempt(t.modules.checks, web, 0, at(today - day + 9 * 3600_000, true))
-  recordAttempt(t.modules.checks, web, 0, at(today - day + 10 * 3600_000, false))
-  recordAttempt(t.modules.checks, web, 0, at(today - day + 11 * 3600_000, true, 150))
+  recordAttempt(t.modules.checks, web, 0, attempt(today - day + 9 * 3600_000, true))
+  recordAttempt(t.modules.checks, web, 0, attempt(today - day + 10 * 3600_000, false))
+  recordAttempt(t.modules.checks, web, 0, attempt(today - day + 11 * 3600_000, true, 150))
   expect(port.views(a.clientId, [db, theirs, web]).map((v) => [v.name, v.state])).toEqual([
     ['db', 'pending'],
     ['web', 'up'],

@@ -1,27 +1,17 @@
 import { expect, test } from 'bun:test'
-import { recordAttempt, type Attempt } from '../../../src/modules/checks/checks.record'
+import { recordAttempt } from '../../../src/modules/checks/checks.record'
 import { renderPage } from '../../../src/modules/status-pages/status-pages.render'
 import type { PublicItem, PublicPage } from '../../../src/modules/status-pages/status-pages.public-model'
 import { testApp } from '../../helpers/app'
+import { attempt, makeTcpCheck } from '../../helpers/checks'
 import { createTenant } from '../../helpers/fixtures'
-
-const at = (ts: number, ok: boolean): Attempt => ({
-  ts,
-  ok,
-  response_ms: ok ? 50 : null,
-  status_code: null,
-  error: ok ? null : 'refused',
-  cert_expires_at: null,
-})
 
 test("a page's bars in one go: the same days as asked check by check, another account's check missing", async () => {
   const t = testApp()
   t.clock.set(Date.parse('2026-03-10T12:00:00Z'))
   const a = await createTenant(t)
   const b = await createTenant(t)
-  const make = async (headers: Record<string, string>, name: string) =>
-    (await t.request('POST', '/v1/checks', { headers, body: { name, kind: 'tcp', settings: { host: 'x.example', port: 1 }, down_after: 1, up_after: 1 } })).body
-      .id as string
+  const make = (headers: Record<string, string>, name: string) => makeTcpCheck(t, headers, name)
   const web = await make(a.userHeaders, 'web')
   const db = await make(a.userHeaders, 'db')
   const theirs = await make(b.userHeaders, 'theirs')
@@ -33,7 +23,7 @@ test("a page's bars in one go: the same days as asked check by check, another ac
     [db, 5, true],
     [theirs, 1, true],
   ] as const)
-    recordAttempt(t.modules.checks, id, 0, at(t.clock.now() - back * day, ok))
+    recordAttempt(t.modules.checks, id, 0, attempt(t.clock.now() - back * day, ok))
   const port = t.modules.statusChecks
   const many = port.uptimeByDays(a.clientId, [web, db, theirs, 'chk_none'], 90)
   expect([...many.keys()]).toEqual([web, db])
@@ -47,17 +37,14 @@ test("a page's charts in one go: one point an hour, the hour's mean response tim
   t.clock.set(Date.parse('2026-03-10T12:30:00Z'))
   const a = await createTenant(t)
   const b = await createTenant(t)
-  const make = async (headers: Record<string, string>, name: string) =>
-    (await t.request('POST', '/v1/checks', { headers, body: { name, kind: 'tcp', settings: { host: 'x.example', port: 1 }, down_after: 1, up_after: 1 } })).body
-      .id as string
+  const make = (headers: Record<string, string>, name: string) => makeTcpCheck(t, headers, name)
   const web = await make(a.userHeaders, 'web')
   const theirs = await make(b.userHeaders, 'theirs')
   const hour = 3_600_000
-  const ms = (ts: number, response_ms: number): Attempt => ({ ...at(ts, true), response_ms })
-  recordAttempt(t.modules.checks, web, 0, ms(Date.parse('2026-03-10T12:05:00Z'), 100))
-  recordAttempt(t.modules.checks, web, 0, ms(Date.parse('2026-03-10T12:10:00Z'), 200))
-  recordAttempt(t.modules.checks, web, 0, ms(Date.parse('2026-03-10T10:10:00Z'), 40))
-  recordAttempt(t.modules.checks, web, 0, ms(Date.parse('2026-03-09T11:10:00Z'), 999)) // 25 hours ago: outside
+  recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-10T12:05:00Z'), true, 100))
+  recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-10T12:10:00Z'), true, 200))
+  recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-10T10:10:00Z'), true, 40))
+  recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-09T11:10:00Z'), true, 999)) // 25 hours ago: outside
   const charts = t.modules.statusChecks.hourlyResponseTimes(a.clientId, [web, theirs], 24)
   expect([...charts.keys()]).toEqual([web])
   const points = charts.get(web)!
