@@ -36,6 +36,13 @@
  * 10. webhooks (scripts/bench/webhooks.ts): signed delivery throughput from dist/vigil's outbox to a
  *     local receiver beside plain unsigned POSTs to the same receiver, and the API → receiver
  *     latency of single events; `--webhooks-only` runs this section alone.
+ * `--status-only` runs the public status page's figures (scripts/bench/run-status.ts: 50 checks with 90 days
+ * of history, from the render cache and built for each request); not part of the full run.
+ * `--containers-only` runs the containers' figures (scripts/bench/run-containers.ts: ingest with and without
+ * 10 containers per batch, the fleet's containers for 500 devices × 10); not part of the full run.
+ * `--checks-only [--checks-minutes N]` runs the service checks' figures (scripts/bench/run-checks.ts: hub CPU and schedule
+ * jitter with 1,000 HTTP checks at 60 s, ingest beside them against the same without, bytes per check-day); not part of
+ * the full run (its window alone is minutes).
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--browser-only` runs the portal's figures in chromium (scripts/bench/browser.ts: a dashboard of 200
  * devices to first content and to its cards, a 30-day device page from its data to every chart drawn).
@@ -58,6 +65,8 @@ import { hostileBench, hostileRows, hostileOnly } from './bench/run-hostile'
 import { liveBench, liveRows, liveOnly } from './bench/run-live'
 import { readBench, portalBench, portalRows, portalOnly, metricsBench, metricsRows, metricsOnly } from './bench/run-reads'
 import { alertsBench, alertsRows, alertsOnly, webhooksOnly, agentOnly, browserOnly } from './bench/run-other'
+import { statusOnly } from './bench/run-status'
+import { containersOnly } from './bench/run-containers'
 
 async function fullRun() {
   const ingest = await ingestBench()
@@ -142,6 +151,9 @@ try {
   else if (args.has('--live-only')) await liveOnly()
   else if (args.has('--alerts-only')) await alertsOnly()
   else if (args.has('--webhooks-only')) await webhooksOnly()
+  else if (args.has('--status-only')) await statusOnly()
+  else if (args.has('--containers-only')) await containersOnly()
+  else if (args.has('--checks-only')) await (await import('./bench/run-checks')).checksOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })

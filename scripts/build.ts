@@ -27,6 +27,7 @@ const common = [
   'build',
   join(root, 'src/main.ts'),
   join(root, 'src/db/checkpoint.worker.ts'),
+  join(root, 'src/modules/storage/storage.measure.worker.ts'),
   // Identifiers are not minified: Elysia and TypeBox recognise some errors by class name
   // (error.constructor.name === 'TransformDecodeError'), and a renamed class made the
   // executable skip the checks the source applies.

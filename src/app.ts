@@ -18,6 +18,7 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes'
 import { clientsRoutes } from './modules/clients/clients.routes'
 import { invitationsRoutes } from './modules/clients/invitations.routes'
 import { adminRoutes } from './modules/admin/admin.routes'
+import { storageRoutes } from './modules/storage/storage.routes'
 import { versionsRoutes } from './modules/versions/versions.routes'
 import { healthRoutes } from './modules/health/health.routes'
 import { recommendationsRoutes } from './modules/recommendations/recommendations.routes'
@@ -31,6 +32,11 @@ import { channelsRoutes } from './modules/channels/channels.routes'
 import { liveRoutes } from './modules/live/live.routes'
 import { alertsRoutes } from './modules/alerts/alerts.routes'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes'
+import { containersRoutes } from './modules/containers/containers.routes'
+import { disksRoutes } from './modules/disks/disks.routes'
+import { agentChecksRoutes, checksRoutes, heartbeatRoutes } from './modules/checks/checks.routes'
+import { statusPagesRoutes } from './modules/status-pages/status-pages.routes'
+import { STATUS_JSON_PATHS, statusPublicRoutes } from './modules/status-pages/status-pages.public-routes'
 
 /** The whole HTTP service: cross-cutting plugins first, in order, then one module per domain. */
 export function createApp(deps: AppDeps) {
@@ -55,7 +61,8 @@ export function createApp(deps: AppDeps) {
   const web = portal()
   const app = new Elysia({ serve: { routes: { ...direct.serveRoutes, '/app/*': { GET: web.asset } } } })
     .use(gateway(pipeline, ctx.config.maxBodyBytes))
-    .use(openapiDocs(direct.openapiPaths))
+    .use(openapiDocs({ ...direct.openapiPaths, ...STATUS_JSON_PATHS }))
+    .use(statusPublicRoutes(modules.statusPublic)) // before the landing page: a custom domain's "/" is its status page
     .use(pages())
     .use(
       downloads({
@@ -79,14 +86,21 @@ export function createApp(deps: AppDeps) {
     .use(clientsRoutes(modules.clients, ctx.auth))
     .use(invitationsRoutes(modules.clients, ctx.auth))
     .use(adminRoutes(modules.admin, ctx.auth))
+    .use(storageRoutes(modules.storage, ctx.auth))
     .use(versionsRoutes(modules.versions, ctx.auth))
     .use(devicesRoutes(modules.devices, ctx.auth))
     .use(overviewRoutes(modules.overview, ctx.auth))
     .use(enrolmentsRoutes(modules.enrolments, ctx.auth))
     .use(metricsRoutes(modules.metrics, ctx.auth))
+    .use(containersRoutes(modules.containers, ctx.auth))
+    .use(disksRoutes(modules.disks, ctx.auth))
     .use(channelsRoutes(modules.channels, ctx.auth, ctx.config.siteUrl))
     .use(alertsRoutes(modules.alerts, ctx.auth))
     .use(webhooksRoutes(modules.webhooks, ctx.auth))
+    .use(checksRoutes(modules.checks, ctx.auth))
+    .use(heartbeatRoutes(modules.checks))
+    .use(statusPagesRoutes(modules.statusPages, ctx.auth))
+    .use(agentChecksRoutes(modules.checks, ctx.auth))
     .use(observabilityRoutes(modules.observability))
     .use(liveRoutes(modules.live, ctx.auth))
     .use(web.plugin) // last: its catch-all gives unknown non-API paths the portal's shell

@@ -1,6 +1,7 @@
 import { Cron } from 'croner'
 import type { LogFormat, LogLevel } from './lib/logger'
 import { parseCidr, type Cidr } from './lib/cidr'
+import { storageSettings, type StorageSettings } from './modules/storage/storage.config'
 
 /**
  * A bad option, environment variable or argument: one line on stderr and exit 2. Named, so
@@ -50,6 +51,8 @@ export interface Config {
   outbound: { allowPrivate: boolean; allowLocal?: boolean }
   /** how long each metric tier is kept, in seconds */
   metricsRetention: { raw: number; m1: number; m10: number; h1: number; d1: number }
+  /** VIGIL_STORAGE_BUDGET (null: none) and VIGIL_STORAGE_DISK_WARN: see storage.config.ts */
+  storage: StorageSettings
   /** scheduled backups: a six-field UTC cron or null (off); dir null = <data dir>/backups */
   backup: { schedule: string | null; dir: string | null; keep: number }
   /** the portal's live streams (GET /v1/events) open at once, over every user */
@@ -226,6 +229,9 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       h1: parseDuration('VIGIL_RETENTION_1H', e.VIGIL_RETENTION_1H, 365 * 86400),
       d1: parseDuration('VIGIL_RETENTION_1D', e.VIGIL_RETENTION_1D, 5 * 365 * 86400),
     },
+    storage: storageSettings(e.VIGIL_STORAGE_BUDGET, e.VIGIL_STORAGE_DISK_WARN, (message) => {
+      throw new ConfigError(message)
+    }),
     backup: {
       schedule: backupSchedule(e.VIGIL_BACKUP_SCHEDULE),
       dir: e.VIGIL_BACKUP_DIR?.trim() || null,

@@ -45,6 +45,8 @@ export interface AppDeps {
   mail?: MailTransport
   /** notification services with a fixed API host (Pushover, Telegram) pointed elsewhere: tests' local fakes */
   channelApiBase?: RenderEnv['apiBase']
+  /** what status pages read of checks; default: the checks module (tests pass a fake) */
+  statusChecks?: import('./modules/status-pages/status-pages.ports').StatusChecksPort
 }
 
 /** The dependencies every module receives, built once by createApp. */

@@ -5,3 +5,4 @@
  * (scripts/build.ts).
  */
 export const CHECKPOINT_WORKER_URL = new URL('./db/checkpoint.worker.ts', import.meta.url).href
+export const STORAGE_MEASURE_WORKER_URL = new URL('./modules/storage/storage.measure.worker.ts', import.meta.url).href

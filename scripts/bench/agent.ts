@@ -7,7 +7,10 @@
  * 2. one sample: wall time of the sampler reading /proc and /sys (scripts/bench/agent-sample.ts);
  * 3. replay: a day of 10 s samples (8,640) queued by an agent that could not reach the hub, then
  *    sent when it can, while live samples keep flowing (the agent runs at a 1 s interval);
- * 4. a thousand agents coming back at once, each replaying 10 queued samples in one bulk request.
+ * 4. a thousand agents coming back at once, each replaying 10 queued samples in one bulk request;
+ * 5. containers: the footprint again with 20 and then 50 running containers on a fake Docker
+ *    engine (test/fakes/docker, in a process of its own), and the collector's CPU per container
+ *    and read from the engine's /stats against the cgroup v2 files (agent-containers-cost.ts).
  */
 import { Database } from 'bun:sqlite'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
@@ -28,6 +31,8 @@ const quick = process.argv.includes('--quick')
 const root = join(import.meta.dir, '../..')
 const BIN = join(root, 'dist/vigil')
 const WINDOW_S = quick ? 30 : 600
+/** the containers' footprint windows: a little longer with --quick, CPU per sample being the figure */
+const CONTAINERS_WINDOW_S = quick ? 60 : 600
 const DAY_OF_SAMPLES = 8_640
 const AGENTS = 1_000
 const PER_AGENT = 10
@@ -61,7 +66,7 @@ async function startHub(dataDir: string) {
  * `asUnit`: with the installed unit's options (its log level, updates checked); else quiet and
  * without update checks, for the replay.
  */
-function startAgent(base: string, key: string, stateDir: string, interval: number, asUnit = false) {
+function startAgent(base: string, key: string, stateDir: string, interval: number, asUnit = false, env: Record<string, string> = {}) {
   return Bun.spawn(
     [
       BIN,
@@ -78,7 +83,7 @@ function startAgent(base: string, key: string, stateDir: string, interval: numbe
     ],
     {
       // as the installed unit runs it
-      env: { PATH: process.env.PATH ?? '', ...AGENT_RUNTIME_ENV },
+      env: { PATH: process.env.PATH ?? '', ...AGENT_RUNTIME_ENV, ...env },
       stdout: 'ignore',
       stderr: asUnit ? 'ignore' : 'inherit',
     },
@@ -165,6 +170,43 @@ async function main() {
         ? `max RSS ${round(a.rssMax)} MB, its own (anonymous) memory ${round(a.anonMedian)} MB, the rest pages of the executable; node_exporter in the same window: RSS ${round(n.rssMedian)} MB (max ${round(n.rssMax)}), CPU ${round(n.cpuPercent, 2)} % (scraped every 10 s)`
         : `max RSS ${round(a.rssMax)} MB; node_exporter not installed`,
     ])
+
+    // 5. containers (run here, while the hub is quiet): footprint with 20 and 50, then the cost per source
+    for (const n of [20, 50]) {
+      const socketPath = join(tmp, `docker-${n}.sock`)
+      const engine = Bun.spawn([process.execPath, join(import.meta.dir, 'agent-fake-docker.ts'), String(n), socketPath], { stdout: 'pipe', stderr: 'inherit' })
+      const reader = engine.stdout.getReader()
+      await reader.read() // "ready"
+      reader.releaseLock()
+      const withContainers = startAgent(hub.base, tenants[2]!.keys[n === 20 ? 0 : 1]!, join(tmp, `agent-${n}`), 10, true, {
+        DOCKER_HOST: `unix://${socketPath}`,
+      })
+      log(`containers: ${CONTAINERS_WINDOW_S} s of the agent at 10 s with ${n} running containers`)
+      await Bun.sleep(15_000)
+      const c = (await footprint({ agent: withContainers.pid }, CONTAINERS_WINDOW_S)).agent!
+      await stop(withContainers)
+      rows.push([
+        `agent footprint at 10 s with ${n} containers (${CONTAINERS_WINDOW_S} s window)`,
+        `RSS ${round(c.rssMedian)} MB, CPU ${round(c.cpuPercent, 2)} % of a core`,
+        `max RSS ${round(c.rssMax)} MB, its own (anonymous) memory ${round(c.anonMedian)} MB; the engine (fake, another process) answers /stats for each`,
+      ])
+      if (n === 50) {
+        const cost = Bun.spawn([process.execPath, join(import.meta.dir, 'agent-containers-cost.ts'), socketPath, String(n), String(engine.pid)], {
+          env: { ...process.env, ...AGENT_RUNTIME_ENV },
+          stdout: 'pipe',
+          stderr: 'inherit',
+        })
+        const out = await new Response(cost.stdout).text()
+        if ((await cost.exited) !== 0) throw new Error('agent-containers-cost.ts failed')
+        const r = JSON.parse(out) as { api_us: number; api_engine_us: number; cgroup_us: number; cgroup_engine_us: number }
+        rows.push([
+          'CPU per running container per read (collector JIT off)',
+          `/stats: collector ${r.api_us} µs + engine ${r.api_engine_us} µs; cgroup v2 files: collector ${r.cgroup_us} µs + engine ${r.cgroup_engine_us} µs`,
+          `${n} containers, 30 reads each, the list request counted in both; the engine is the tests' fake (a lower bound: a real one reads the same cgroup files through containerd before writing the JSON)`,
+        ])
+      }
+      await stop(engine)
+    }
 
     // 2. one sample
     const wall = sampleWallTime()

@@ -4,11 +4,15 @@ import { createLogger } from '../lib/logger'
 import { systemTimers } from '../lib/timers'
 import { AgentConfigError, loadAgentConfig, type AgentConfig } from './agent.config'
 import { startAgent } from './agent.main'
+import { startCheckRunner } from './checks/agent.checks'
 import { importSqliteQueue } from './agent.queue-import'
 import { hubFetch } from './agent.tls'
 import { createSampler } from './agent.sample'
 import { type NvidiaPoller, systemNvidiaPoller } from './readers/nvidia'
 import { measureLatency } from './readers/latency'
+import { createContainersPoller, type ContainersPoller } from './readers/containers/containers.poller'
+import type { Logger } from '../lib/logger'
+import { createSmartPoller, type SmartPoller, systemSmartRun } from './readers/smart/smart.poller'
 import { UPDATE_RESTART_CODE } from './agent.update'
 import { startUpdates } from './agent.update-start'
 
@@ -24,13 +28,29 @@ function hubAddress(hub: string): { host: string; port: number } {
   return { host: url.hostname.replace(/^\[|\]$/g, ''), port }
 }
 
-function samplerFor(config: AgentConfig, nvidia: NvidiaPoller | null) {
+function samplerFor(config: AgentConfig, nvidia: NvidiaPoller | null, containers: ContainersPoller, smart: SmartPoller | null) {
   const target = config.hub ? hubAddress(config.hub) : null
   return createSampler({
     root: config.root,
     clock: systemClock,
     latency: target ? () => measureLatency(target.host, target.port) : undefined,
     nvidia,
+    containers,
+    smart,
+  })
+}
+
+/** The containers reader: the engine's socket from DOCKER_HOST or the usual places. */
+function containersFor(config: AgentConfig, env: Record<string, string | undefined>, log: Logger): ContainersPoller {
+  return createContainersPoller({
+    env,
+    root: config.root,
+    log,
+    now: () => performance.now(),
+    exclude: config.excludeContainers,
+    labels: config.containerLabels,
+    // a block missing two refreshes in a row is the engine's silence, not the containers' state
+    staleAfterMs: Math.max(3 * config.intervalMs, 30_000),
   })
 }
 
@@ -53,17 +73,22 @@ export async function agentCommand(
     console.error(`vigil: ${err.message}`)
     return 2
   }
-  const nvidia = config.root === '/' ? systemNvidiaPoller() : null
-  const sampler = samplerFor(config, nvidia)
-  if (config.once) {
-    sampler.prime()
-    await Promise.all([Bun.sleep(ONCE_WINDOW_MS), nvidia?.settled()])
-    process.stdout.write(`${JSON.stringify(await sampler.sample())}\n`)
-    return 0
-  }
   // logs go to stderr: journald keeps them, stdout stays free for --once. Written straight to
   // the descriptor: process.stderr is a Node stream whose machinery cost the collector ~0.5 MB.
   const log = createLogger({ level: config.logLevel, format: 'pretty', write: (line) => writeSync(2, `${line}\n`) })
+  // --once says what it could not read in the sample itself (unavailable_reason): only warnings go to stderr
+  const onceLog = createLogger({ level: config.logLevel === 'error' ? 'error' : 'warn', format: 'pretty', write: (line) => writeSync(2, `${line}\n`) })
+  const nvidia = config.root === '/' ? systemNvidiaPoller() : null
+  const containers = containersFor(config, env, config.once ? onceLog : log)
+  // disk health is read on this machine only, and not for --once (a run per disk, needing root)
+  const smart = config.root === '/' && !config.once ? createSmartPoller({ run: systemSmartRun(), now: () => performance.now(), log }) : null
+  const sampler = samplerFor(config, nvidia, containers, smart)
+  if (config.once) {
+    sampler.prime()
+    await Promise.all([Bun.sleep(ONCE_WINDOW_MS), nvidia?.settled(), containers.settled()])
+    process.stdout.write(`${JSON.stringify(await sampler.sample())}\n`)
+    return 0
+  }
   let stopFor: ((why: string) => void) | null = null
   let exitCode = 0
   const updates = startUpdates(config, log, () => {
@@ -74,7 +99,12 @@ export async function agentCommand(
   await importSqliteQueue(config.stateDir, { clock: systemClock, log })
   const agent = startAgent(
     { hub: config.hub!, key: config.key!, intervalMs: config.intervalMs, stateDir: config.stateDir },
-    { sampler, clock: systemClock, timers: systemTimers, fetch: hubFetch(config.stateDir), log },
+    { sampler, clock: systemClock, timers: systemTimers, fetch: hubFetch(config.stateDir), log, checkResults: () => checks.drain() },
+  )
+  // the service checks the hub assigns to this device
+  const checks = startCheckRunner(
+    { hub: config.hub!, key: config.key! },
+    { clock: systemClock, timers: systemTimers, fetch: hubFetch(config.stateDir), log, deviceId: agent.deviceId },
   )
   log.info('agent: started', { hub: config.hub, interval_s: config.intervalMs / 1000, state_dir: config.stateDir })
   // the loop's timers are unref'd; this one holds the process until a signal
@@ -82,6 +112,7 @@ export async function agentCommand(
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info('agent: stopping', { signal })
+      checks.stop()
       agent.stop().then(resolve, resolve)
     }
     stopFor = stop

@@ -15,6 +15,10 @@ export interface AgentConfig {
   logLevel: 'debug' | 'info' | 'warn' | 'error'
   /** the filesystem root the readers read under; only tests set it */
   root: string
+  /** globs on container names that are never reported */
+  excludeContainers: string[]
+  /** container labels (names or globs) sent with each container; none by default */
+  containerLabels: string[]
 }
 
 export const DEFAULT_STATE_DIR = '/var/lib/vigil-agent'
@@ -27,6 +31,19 @@ const OPTIONS: Record<string, string> = {
   interval: 'VIGIL_AGENT_INTERVAL',
   'state-dir': 'VIGIL_AGENT_STATE_DIR',
   'log-level': 'VIGIL_AGENT_LOG_LEVEL',
+  'exclude-containers': 'VIGIL_AGENT_EXCLUDE_CONTAINERS',
+  'container-labels': 'VIGIL_AGENT_CONTAINER_LABELS',
+}
+
+/** A comma-separated list of globs, within bounds (a typo should not turn into a megabyte of patterns). */
+function globList(name: string, raw: string | undefined): string[] {
+  const items = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  if (items.length > 50 || items.some((s) => s.length > 200 || !/^[\w.*?/:@-]+$/.test(s)))
+    throw new AgentConfigError(`--${name} takes up to 50 comma-separated names or globs (letters, digits, . _ - / : @ * ?), each up to 200 characters`)
+  return items
 }
 
 function parseArgs(args: string[]): { values: Record<string, string>; once: boolean; noUpdate: boolean } {
@@ -88,7 +105,18 @@ export function loadAgentConfig(env: Record<string, string | undefined>, args: s
   if (!key) key = readKey(join(stateDir, 'key'), false)
   if (!once && !hub) throw new AgentConfigError("the agent needs the hub's URL: --hub URL or VIGIL_AGENT_HUB")
   if (!once && !key) throw new AgentConfigError('the agent needs an API key: --key, VIGIL_AGENT_KEY, --key-file or a "key" file in the state dir')
-  return { hub, key, intervalMs: interval * 1000, stateDir, once, update, logLevel: level as AgentConfig['logLevel'], root: env.VIGIL_AGENT_ROOT || '/' }
+  return {
+    hub,
+    key,
+    intervalMs: interval * 1000,
+    stateDir,
+    once,
+    update,
+    logLevel: level as AgentConfig['logLevel'],
+    root: env.VIGIL_AGENT_ROOT || '/',
+    excludeContainers: globList('exclude-containers', get('exclude-containers')),
+    containerLabels: globList('container-labels', get('container-labels')),
+  }
 }
 
 function readKey(path: string, required: boolean): string | null {

@@ -13,7 +13,23 @@ export interface AgentInstallOptions {
   user: string
   /** run systemctl daemon-reload and enable --now (uninstall: disable --now) */
   start: boolean
+  /** opt-in: the access smartctl needs to read disk health (see SMART_ACCESS) */
+  smart?: boolean
 }
+
+/** What the unit grants beyond the hardened defaults; each entry is decided at install time. */
+export interface UnitAccess {
+  /** the docker group, when this machine has one: read access to the engine's socket */
+  docker?: boolean
+  smart?: boolean
+}
+
+/**
+ * What smartctl needs to ask a disk for its health as a user other than root: to open the
+ * device nodes (group disk) and to send it ATA/SCSI pass-through (CAP_SYS_RAWIO) and NVMe admin
+ * commands (CAP_SYS_ADMIN). Both are close to root: off unless asked for (--smart).
+ */
+export const SMART_ACCESS = { group: 'disk', capabilities: 'CAP_SYS_RAWIO CAP_SYS_ADMIN' }
 
 /** What the commands need from the machine; tests pass fakes. */
 export interface AgentInstallIo {
@@ -39,8 +55,9 @@ export const AGENT_INSTALL_DEFAULTS = { bin: '/usr/local/bin/vigil', unitDir: '/
  * ProtectHome=yes, so its filesystem is still counted) and /dev (no PrivateDevices: GPU tools).
  * Restart=always: a collector that exits for any reason should come back.
  */
-export function renderAgentUnit(o: Pick<AgentInstallOptions, 'hub' | 'bin' | 'user'>): string {
-  return `# Written by "vigil agent install"; "vigil agent uninstall" removes it.
+export function renderAgentUnit(o: Pick<AgentInstallOptions, 'hub' | 'bin' | 'user'>, access: UnitAccess = {}): string {
+  const groups = [...(access.docker ? ['docker'] : []), ...(access.smart ? [SMART_ACCESS.group] : [])]
+  const unit = `# Written by "vigil agent install"; "vigil agent uninstall" removes it.
 ${unitHead(`Vigil collector (vigil agent) reporting to ${o.hub}`, o.user)}
 ExecStart=${o.bin} agent --hub ${o.hub}
 Environment=VIGIL_AGENT_STATE_DIR=${DEFAULT_STATE_DIR}
@@ -60,7 +77,12 @@ ProtectHome=read-only
 PrivateTmp=yes
 ${KERNEL_PROTECTION}
 RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK
-${RESTRICTIONS_AND_INSTALL}`
+${groups.length ? `SupplementaryGroups=${groups.join(' ')}\n` : ''}${RESTRICTIONS_AND_INSTALL}`
+  if (!access.smart) return unit
+  // the hardened default grants no capability at all; smartctl (run as a child) inherits these
+  const none = 'CapabilityBoundingSet=\nAmbientCapabilities=\n'
+  if (!unit.includes(none)) throw new Error('the unit no longer has its empty capability lines')
+  return unit.replace(none, `CapabilityBoundingSet=${SMART_ACCESS.capabilities}\nAmbientCapabilities=${SMART_ACCESS.capabilities}\n`)
 }
 
 const denied = (err: unknown) => ['EACCES', 'EPERM', 'EROFS'].includes((err as NodeJS.ErrnoException).code ?? '')
@@ -68,15 +90,19 @@ const denied = (err: unknown) => ['EACCES', 'EPERM', 'EROFS'].includes((err as N
 /** `vigil agent install`: the user, the unit, then start it (unless start is false). Returns the exit code. */
 export function agentInstall(o: AgentInstallOptions, io: AgentInstallIo): number {
   const path = join(o.unitDir, AGENT_UNIT)
+  // the docker group only where it exists: a unit naming a missing group would not start
+  const docker = io.run(['getent', 'group', 'docker']) === 0
   try {
     mkdirSync(o.unitDir, { recursive: true })
-    writeFileSync(path, renderAgentUnit(o), { mode: 0o644 })
+    writeFileSync(path, renderAgentUnit(o, { docker, smart: o.smart }), { mode: 0o644 })
   } catch (err) {
     if (!denied(err)) throw err
     io.print(`vigil: cannot write ${path}: run it as root (sudo vigil agent install …)`)
     return 1
   }
   io.print(`wrote ${path}`)
+  if (docker) io.print('the collector may read the Docker socket (group docker): it only reads, see docs/agent.md')
+  if (o.smart) io.print(`disk health on: the collector runs with group ${SMART_ACCESS.group} and ${SMART_ACCESS.capabilities} (see docs/agent.md, "Disks")`)
   const user = ensureSystemUser(io.run, o.user, DEFAULT_STATE_DIR)
   if (user.code !== 0) {
     io.print(`vigil: could not create the system user ${o.user} (useradd exited ${user.code}); create it and run "vigil agent install" again`)
@@ -131,6 +157,10 @@ export function parseInstallArgs(args: string[]): AgentInstallOptions | string {
     const arg = args[i]!
     if (arg === '--no-start') {
       o.start = false
+      continue
+    }
+    if (arg === '--smart') {
+      o.smart = true
       continue
     }
     const m = /^--(hub|bin|unit-dir|user)(?:=(.*))?$/.exec(arg)

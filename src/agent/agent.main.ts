@@ -6,6 +6,8 @@ import { openQueue, type QueueLimits } from './agent.queue'
 import type { Fetch } from './agent.sender'
 import type { Sampler } from './agent.sample'
 import { readIdentity, type Identity } from './readers/identity'
+import { withCheckResults } from './checks/agent.checks'
+import type { CheckResultIn } from '../modules/checks/checks.model'
 
 export interface AgentOptions extends DeliveryOptions {
   queueLimits?: QueueLimits
@@ -21,6 +23,8 @@ export interface AgentDeps {
   monotonic?: () => number
   random?: () => number
   identity?: Identity
+  /** results of service checks run since the last sample (src/agent/checks): they ride in its batch */
+  checkResults?: () => CheckResultIn[] | null
 }
 
 /**
@@ -55,7 +59,7 @@ export function startAgent(opts: AgentOptions, deps: AgentDeps) {
     try {
       if (!delivery.wanted()) return
       const sample = await deps.sampler.sample()
-      delivery.offer(JSON.stringify(sample), Date.parse(sample.recorded_at))
+      delivery.offer(JSON.stringify(withCheckResults(sample, deps.checkResults?.() ?? null)), Date.parse(sample.recorded_at))
     } catch (err) {
       log.error('agent: sampling failed', { error: (err as Error).message })
     }

@@ -12,6 +12,8 @@ import { readWifi } from './readers/wireless'
 import { readConnections } from './readers/connections'
 import { pageSize, readProcStats, topProcesses, type ProcStat, type TopProcess } from './readers/processes'
 import type { LatencyFields } from './readers/latency'
+import type { ContainersBlock } from './readers/containers/containers.wire'
+import type { DisksSmart } from './readers/smart/smart.parse'
 
 type Hardware = NonNullable<BatchMetricIn['hardware']>
 type Network = NonNullable<BatchMetricIn['network']>
@@ -19,12 +21,22 @@ type Network = NonNullable<BatchMetricIn['network']>
 /**
  * One sample on the wire: the hub's BatchMetricIn (its type only: the agent never loads hub
  * code) with two fields the hub keeps as sent among a part's free-form fields: the top
- * processes and the connect jitter.
+ * processes and the connect jitter; and the blocks read beside sampling, when there is one
+ * to send: the containers, and S.M.A.R.T. after a fresh smartctl run.
  */
 export interface AgentSample extends BatchMetricIn {
   recorded_at: string
   hardware: Hardware & { top_processes: { cpu: TopProcess[]; memory: TopProcess[] } }
   network: Network & { jitter_ms: number | null }
+  containers?: ContainersBlock
+  disks_smart?: DisksSmart
+}
+
+/** A reader that runs beside sampling: a sample takes what it has (or nothing) without waiting. */
+export interface SideReader<T> {
+  latest(): T | undefined
+  /** starts its first reading, so that the first sample has it */
+  prime?(): void
 }
 
 /** The readings a delta needs, kept from one sample to the next. */
@@ -48,6 +60,10 @@ export interface SamplerDeps {
   topProcesses?: number
   /** nvidia-smi's figures for NVIDIA cards, when the tool is installed */
   nvidia?: NvidiaPoller | null
+  /** the containers block (Docker, Podman), read beside sampling */
+  containers?: SideReader<ContainersBlock> | null
+  /** S.M.A.R.T. results, handed out once after each smartctl run */
+  smart?: SideReader<DisksSmart> | null
 }
 
 const NO_LATENCY: LatencyFields = {
@@ -124,11 +140,16 @@ export function createSampler(deps: SamplerDeps) {
       prev = read()
       // starts the GPU tool's first run, so that a sample a moment later has its figures
       if (readGpus(root).some((g) => g.vendor === 'nvidia')) deps.nvidia?.latest()
+      // the engine's first answer, so that the first sample has the containers
+      deps.containers?.prime?.()
     },
     async sample(): Promise<AgentSample> {
       const base = collect(deps.clock.now())
+      // taken with the readings, not after the latency probe: one moment's view
+      const containers = deps.containers?.latest()
+      const smart = deps.smart?.latest()
       const latency = deps.latency ? await deps.latency().catch(() => NO_LATENCY) : NO_LATENCY
-      return { ...base, network: { ...base.network, ...latency } }
+      return { ...base, network: { ...base.network, ...latency }, ...(containers && { containers }), ...(smart && { disks_smart: smart }) }
     },
   }
 }

@@ -67,6 +67,8 @@ export async function serve(config: Config): Promise<void> {
   modules.channelsWorker.start()
   // outbound webhooks: what a previous run left pending goes out now
   modules.webhookWorker.start()
+  // service checks the hub runs, each on its interval
+  modules.checkScheduler.start()
   const checkpointer = startCheckpointer({
     sqlite: db.sqlite,
     synchronous: config.synchronous,
@@ -130,6 +132,7 @@ export async function serve(config: Config): Promise<void> {
       await scheduler.stop()
       await modules.channelsWorker.stop()
       await modules.webhookWorker.stop()
+      modules.checkScheduler.stop()
       await checkpointer.stop().catch((err: Error) => logger.warn('checkpoint thread did not close cleanly', { error: err.message }))
       reducer.stop()
       db.close((what, err) => logger.warn(what, { error: err.message }))

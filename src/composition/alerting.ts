@@ -9,12 +9,14 @@ import { createSendNowLimit } from '../modules/deliveries/deliveries.limit'
 import { isOperatorClient } from '../modules/users/users.service'
 import { VERSION } from '../version'
 import type { IdentityModules } from './identity'
-import { firingCounts } from '../modules/alerts/alerts.instances.service'
+import { firingCounts, forgetSubject } from '../modules/alerts/alerts.instances.service'
 import type { AlertDevice, AlertDevices, AlertsDeps, Notify } from '../modules/alerts/alerts.ports'
 import { observeSample } from '../modules/alerts/alerts.rules.service'
 import { createAlertsStore } from '../modules/alerts/alerts.store'
 import { createAlertRuntime } from '../modules/alerts/runtime/alerts.runtime'
-import { compileSelector } from '../modules/alerts/runtime/alerts.selectors'
+import { compileSelector, type SelectorCompiler } from '../modules/alerts/runtime/alerts.selectors'
+import { compileContainerSelector } from '../modules/containers/containers.selectors'
+import { compileDiskSelector } from '../modules/disks/disks.selectors'
 import { deviceSummaries, findDevice, parseTags } from '../modules/devices/devices.service'
 import { fieldSeries } from '../modules/metrics/metrics.service'
 import { emailOfUser } from '../modules/users/users.service'
@@ -79,12 +81,23 @@ export function wireChannels(ctx: AppContext, identity: IdentityModules, overrid
 
 export type ChannelsModules = ReturnType<typeof wireChannels>
 
+/** How a rule's metric is read: the other sources' selectors first, each saying null when the metric is not theirs. */
+const selectors: SelectorCompiler = (metric) => compileContainerSelector(metric) ?? compileDiskSelector(metric) ?? compileSelector(metric)
+
 /** What the alerts module needs from the groups around it. */
 export interface AlertingPorts {
   /** where notices go: the channels' durable queue, or a test's listener */
   notify: Notify
   /** whether channel ids named by rules and routing are the client's */
   channels: AlertsDeps['channels']
+  /** alert subjects beside devices (service checks): their selectors, names and tags */
+  subjects?: AlertSubjects
+}
+
+/** Another source of alert subjects than devices: its selector compiler (chained before the metric one) and its subjects. */
+export interface AlertSubjects {
+  selectors: (next: SelectorCompiler) => SelectorCompiler
+  find(clientId: string, id: string): AlertDevice | null
 }
 
 /**
@@ -98,7 +111,7 @@ export function wireAlerts(
   fleet: FleetModules,
   monitoring: MonitoringModules,
   hooks: Hooks,
-  { notify, channels }: AlertingPorts,
+  { notify, channels, subjects }: AlertingPorts,
 ) {
   const devices = fleet.devices
   const toAlertDevice = (d: { id: string; name: string | null; hostname: string | null; tags: string[]; lastSeenAt: number | null }): AlertDevice => ({
@@ -110,7 +123,7 @@ export function wireAlerts(
   const alertDevices: AlertDevices = {
     find: (clientId, deviceId) => {
       const row = findDevice(devices, clientId, deviceId)
-      return row ? toAlertDevice({ ...row, tags: parseTags(row.tags), lastSeenAt: row.last_seen_at }) : null
+      return row ? toAlertDevice({ ...row, tags: parseTags(row.tags), lastSeenAt: row.last_seen_at }) : (subjects?.find(clientId, deviceId) ?? null)
     },
     list: (clientId) => deviceSummaries(devices, clientId).map(toAlertDevice),
   }
@@ -124,7 +137,7 @@ export function wireAlerts(
     siteUrl: ctx.config.siteUrl,
     devices: alertDevices,
     metrics: { diskTrend: (clientId, deviceId, hours) => fieldSeries(monitoring.metrics, clientId, deviceId, 'disk_used_percent', hours) },
-    selectors: compileSelector,
+    selectors: subjects ? subjects.selectors(selectors) : selectors,
   })
   runtime.boot()
   const alerts: AlertsDeps = {
@@ -135,7 +148,10 @@ export function wireAlerts(
     devices: alertDevices,
     users: { emailOf: (userId) => emailOfUser(identity.users, userId) },
     channels,
+    selectors: subjects ? subjects.selectors(selectors) : selectors,
   }
+  // a deleted device's alerts go with it (alerts name their subject without a foreign key)
+  hooks.deviceDeleted.listen((clientId, deviceId) => forgetSubject(alerts, clientId, deviceId))
   hooks.sampleStored.listen((sample) => observeSample(alerts, sample))
   return {
     alerts,

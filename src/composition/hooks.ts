@@ -1,6 +1,7 @@
 import type { DeviceResponse } from '../modules/devices/devices.model'
 import type { MetricKind } from '../modules/metrics/metrics.fields'
-import type { StoredSample } from '../modules/metrics/metrics.service'
+import type { BatchExtras, StoredSample } from '../modules/metrics/metrics.service'
+import type { CheckResultIn } from '../modules/checks/checks.model'
 
 /**
  * Where one group tells the groups built after it that something happened. Each hook is made
@@ -33,11 +34,15 @@ export function createHooks() {
   return {
     /** a sample was stored (after its commit): the live stream first (a device coming back is online before its sample), then the alert runtime */
     sampleStored: hook<[StoredSample]>(),
+    /** a batch's parts beside its samples (containers, disks_smart): the containers and disks modules store them */
+    batchExtras: hook<[BatchExtras]>(),
     /** samples counted for GET /metrics */
     samplesIngested: hook<[MetricKind, number]>(),
     /** a device was registered (possibly inside the caller's transaction) or deleted: the live stream and device presence */
     deviceRegistered: hook<[string, DeviceResponse]>(),
     deviceDeleted: hook<[string, string]>(),
+    /** a batch carried results of checks its agent runs (client id, device id, results): the checks module stores them */
+    checkResults: hook<[string, string, CheckResultIn[]]>(),
   }
 }
 
@@ -79,6 +84,8 @@ export function createLookups() {
     deviceIntervals: lookup<[number[]], Map<number, number | null>>('deviceIntervals'),
     /** when this process last saw a device report (answered by device presence) */
     deviceLastSeen: lookup<[string], number | null>('deviceLastSeen'),
+    /** what /health says of the data dir's disk and the storage budget (answered by the storage group) */
+    storageWarning: lookup<[], string | null>('storageWarning'),
   }
 }
 

@@ -23,6 +23,7 @@ import { accessTokens } from '../modules/users/users.tokens'
 import type { VersionsDeps } from '../modules/versions/versions.service'
 import { createVersionsStore } from '../modules/versions/versions.store'
 import { hubExecutables } from '../modules/versions/versions.executables'
+import type { Lookups } from './hooks'
 
 /** The users domain's view of the clients domain. */
 const tenancyOf = (clients: Pick<ClientsDeps, 'store' | 'members' | 'clock'>): Tenancy => ({
@@ -40,7 +41,7 @@ export function accountTasks(sqlite: Database, clock: Clock, hashing: Passwords)
 }
 
 /** Users, clients (members, invitations), versions, health: who is who, and the tenant itself. */
-export function wireIdentity(deps: AppDeps, plans: () => Plan[]) {
+export function wireIdentity(deps: AppDeps, plans: () => Plan[], lookups: Pick<Lookups, 'storageWarning'>) {
   const { config, clock, logger } = deps
   const sqlite = deps.db.sqlite
   const usersStore = createUsersStore(sqlite)
@@ -84,6 +85,7 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[]) {
     startedAt: clock.now(),
     instance: { mode: config.instance.mode, signup: signupPolicyOf(config.instance) },
     setupTokenRequired: (headers) => setupTokenRequired(users, headers),
+    storageWarning: lookups.storageWarning.ask,
   }
 
   return { users, clients, versions, health }

@@ -35,6 +35,16 @@ import { wireLive, type LiveModules } from './live'
 import { createHooks, createLookups } from './hooks'
 import { wireOverview } from './overview'
 import { webhookJobs, wireWebhooks, type WebhookModules } from './webhooks'
+import { wireContainers, type ContainerModules } from './containers'
+import { pruneContainers } from '../modules/containers/containers.jobs'
+import { pruneDisks } from '../modules/disks/disks.service'
+import { alertOnChecks, checkJobs, wireChecks, type CheckModules } from './checks'
+import { checksDown } from '../modules/checks/checks.service'
+import { checksExposition } from '../modules/checks/checks.metrics'
+import { followListedItems, wireStatusPages } from './status-pages'
+import { wireStorage } from './storage'
+import { storageJobs } from '../modules/storage/storage.jobs'
+import type { StorageDeps } from '../modules/storage/storage.service'
 
 /**
  * The composition root: every dependency is built here, once, and handed to the modules; every
@@ -50,7 +60,7 @@ export function compose(deps: AppDeps) {
   const events = createEventBus({ clock: deps.clock })
   const hooks = createHooks()
   const lookups = createLookups()
-  const identity = wireIdentity(deps, plans)
+  const identity = wireIdentity(deps, plans, lookups)
   const fleet = wireFleet(deps, plans, identity, { events, hooks, lookups })
   const ctx = createContext(deps, plans, identity, fleet, events)
   const monitoring = wireMonitoring(ctx, identity, fleet, hooks, { metricsSource: deps.metricsSource })
@@ -58,13 +68,36 @@ export function compose(deps: AppDeps) {
   const channels = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
   // alert notices go to the channels' durable queue unless a test listens instead
   const notify = deps.notify ?? ((clientId, channelIds, n) => enqueueNotification(channels.channels, clientId, channelIds, n).length)
-  const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels) })
+  const checks = wireChecks(ctx, identity, fleet, hooks, { timers: deps.timers })
+  const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels), subjects: checks.alertSubjects })
+  alertOnChecks(checks, alerting, live)
   identity.health.convertingDevices = () => monitoring.sealer.behind()
-  const overview = wireOverview(ctx, fleet, monitoring, alerting)
+  const containers = wireContainers(ctx, fleet, alerting, hooks)
+  const overview = { ...wireOverview(ctx, fleet, monitoring, alerting), checksDown: (clientId: string) => checksDown(checks.checks, clientId) }
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
-  const observability = wireObservability(ctx, identity, fleet, monitoring, hooks)
-  const modules = { ...identity, ...fleet, ...monitoring, overview, ...live, ...channels, ...alerting, ...webhooks, admin, observability }
+  const checkSeries = checksExposition(checks.checks.checks)
+  checks.onCheckChange(checkSeries.counted)
+  const storage = wireStorage(ctx, monitoring, lookups)
+  const observability = { ...wireObservability(ctx, identity, fleet, monitoring, hooks, containers, storage), sections: [checkSeries.write] }
+  const statusPages = wireStatusPages(ctx, fleet, { checks: deps.statusChecks ?? checks.statusChecks })
+  followListedItems(statusPages, checks, hooks)
+  const modules = {
+    ...identity,
+    ...fleet,
+    ...monitoring,
+    overview,
+    ...live,
+    ...channels,
+    ...alerting,
+    ...containers,
+    ...webhooks,
+    ...checks,
+    admin,
+    observability,
+    ...statusPages,
+    storage,
+  }
   return { ctx, modules, hooks, lookups, jobs: timedJobs(jobList(ctx, modules), observability.registry, ctx.clock) }
 }
 
@@ -84,12 +117,28 @@ function channelLookup(channels: ChannelsModules) {
  * Every scheduled job, named `<domain>.<what it does>`. Schedules are UTC; the daily ones run
  * at 03:17, off the hour when other machines' cron jobs start.
  */
-function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & MonitoringModules & LiveModules & AlertingModules & WebhookModules): Job[] {
+function jobList(
+  ctx: AppContext,
+  modules: IdentityModules &
+    FleetModules &
+    MonitoringModules &
+    LiveModules &
+    AlertingModules &
+    ContainerModules &
+    WebhookModules &
+    CheckModules & { storage: StorageDeps },
+): Job[] {
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
     { name: 'metrics.seal', cron: '5 * * * * *', run: () => modules.sealer.run().then(() => undefined) },
     { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(modules.metricsJobs).then(() => undefined) },
+    { name: 'containers.rollup', cron: '40 * * * * *', run: () => void modules.containerRollups.run() },
+    {
+      name: 'containers.retention',
+      cron: '0 19 * * * *',
+      run: () => void (pruneContainers(modules.containerJobs) + pruneDisks(modules.disks, ctx.config.metricsRetention.raw)),
+    },
     // each client's own cron pattern decides whether it is its turn
     // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices
     { name: 'alerts.evaluate', cron: '*/15 * * * * *', run: () => modules.alertsTick() },
@@ -101,6 +150,9 @@ function jobList(ctx: AppContext, modules: IdentityModules & FleetModules & Moni
     { name: 'devices.status', cron: '*/15 * * * * *', run: () => modules.presence.sweep() },
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
     ...webhookJobs(modules),
+    ...checkJobs(modules),
+    // the disk budget every minute, the space per tier hourly
+    ...storageJobs(modules.storage),
     // VIGIL_BACKUP_SCHEDULE (daily at 03:47 by default); none when off
     ...backupJobs(ctx),
   ]

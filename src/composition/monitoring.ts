@@ -35,9 +35,11 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
   // the only writer of the metric tables: ingest, the rollup job and the checkpointer share its queue
   const writer = createMetricWriter(sqlite, ctx.clock, { markSeen: (seq, at) => markDeviceSeen(devices, seq, at) })
   // who hears of each newly stored sample (the live stream, alert rules) and counts them (/metrics) listens on the hooks
-  const metrics: Filled<MetricsDeps, 'stored' | 'ingested'> = {
+  const metrics: Filled<MetricsDeps, 'stored' | 'ingested' | 'extras'> = {
     stored: hooks.sampleStored.call,
+    extras: hooks.batchExtras.call,
     ingested: hooks.samplesIngested.call,
+    checkResults: hooks.checkResults.call,
     store: createMetricsStore(sqlite),
     series: createSeriesStore(sqlite),
     retentionMs: retentionMs(ctx.config.metricsRetention),

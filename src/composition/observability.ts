@@ -4,12 +4,15 @@ import type { Job } from '../jobs/scheduler'
 import { deviceLabels } from '../modules/devices/devices.service'
 import { databaseStats } from '../modules/health/health.service'
 import { latestValues } from '../modules/metrics/metrics.service'
+import { storageGauges, type StorageDeps } from '../modules/storage/storage.service'
 import { createRegistry, type Registry } from '../modules/observability/observability.registry'
 import type { ObservabilityDeps } from '../modules/observability/observability.service'
 import type { FleetModules } from './fleet'
 import type { Hooks } from './hooks'
 import type { IdentityModules } from './identity'
 import type { MonitoringModules } from './monitoring'
+import type { ContainerModules } from './containers'
+import { scrapeContainers } from '../modules/containers/containers.service'
 
 /**
  * GET /metrics, after every group: its counters are fed by the ingest path (the samplesIngested
@@ -22,6 +25,8 @@ export function wireObservability(
   fleet: FleetModules,
   monitoring: MonitoringModules,
   hooks: Hooks,
+  containers: ContainerModules,
+  storage: StorageDeps,
 ): ObservabilityDeps {
   const registry = createRegistry()
   hooks.samplesIngested.listen((kind, samples) => registry.ingested(kind, samples))
@@ -32,9 +37,11 @@ export function wireObservability(
     storage: {
       databaseBytes: () => databaseStats(identity.health).database_bytes,
       walBytes: () => walFileBytes(ctx.db.sqlite.filename),
+      gauges: () => storageGauges(storage),
     },
     devices: (clientId) => deviceLabels(fleet.devices, clientId),
     latest: (kind, seqs) => latestValues(monitoring.metrics, kind, seqs),
+    containers: (clientId, since) => scrapeContainers(containers.containers, clientId, since),
   }
 }
 

@@ -54,6 +54,12 @@ export function migrate(sqlite: Database, now: number, migrations: EmbeddedMigra
   const pending = migrations.filter((m) => !done.has(m.tag))
   if (!pending.length) return []
   let current = ''
+  // A migration that rebuilds a table (drizzle's __new_ copy, between PRAGMA foreign_keys=OFF and
+  // ON) needs the checks off for the whole transaction: inside one the pragma is ignored, and
+  // dropping the old table would delete every row that cascades from it. The keys are checked
+  // before the commit instead.
+  const rebuilds = pending.some((m) => m.sql.includes('PRAGMA foreign_keys=OFF'))
+  if (rebuilds) sqlite.run('PRAGMA foreign_keys = OFF')
   try {
     sqlite
       .transaction(() => {
@@ -64,10 +70,13 @@ export function migrate(sqlite: Database, now: number, migrations: EmbeddedMigra
           }
           sqlite.run('INSERT INTO __vigil_migrations (tag, hash, applied_at) VALUES (?, ?, ?)', [m.tag, sha256Hex(m.sql), now])
         }
+        if (rebuilds && sqlite.query('PRAGMA foreign_key_check').all().length) throw new Error('a rebuilt table left rows whose foreign keys point nowhere')
       })
       .immediate()
   } catch (err) {
     throw new MigrationError(`migration ${current} failed, nothing was applied: ${(err as Error).message}`)
+  } finally {
+    if (rebuilds) sqlite.run('PRAGMA foreign_keys = ON')
   }
   return pending.map((m) => m.tag)
 }

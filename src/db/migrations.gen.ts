@@ -11,8 +11,12 @@ import m8 from '../../migrations/0008_notification_channels.sql' with { type: 't
 import m9 from '../../migrations/0009_alerts.sql' with { type: 'text' }
 import m10 from '../../migrations/0010_webhooks.sql' with { type: 'text' }
 import m11 from '../../migrations/0011_delivery_account_due.sql' with { type: 'text' }
-import m12 from '../../migrations/0012_metric_blocks.sql' with { type: 'text' }
-import m13 from '../../migrations/0013_metric_hot.sql' with { type: 'text' }
+import m12 from '../../migrations/0012_containers.sql' with { type: 'text' }
+import m13 from '../../migrations/0013_checks.sql' with { type: 'text' }
+import m14 from '../../migrations/0014_status_pages.sql' with { type: 'text' }
+import m15 from '../../migrations/0015_alert_subjects.sql' with { type: 'text' }
+import m16 from '../../migrations/0016_containers_gone_running.sql' with { type: 'text' }
+import m17 from '../../migrations/0017_metric_storage.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -32,6 +36,10 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0009_alerts', sql: m9 },
   { tag: '0010_webhooks', sql: m10 },
   { tag: '0011_delivery_account_due', sql: m11 },
-  { tag: '0012_metric_blocks', sql: m12 },
-  { tag: '0013_metric_hot', sql: m13 },
+  { tag: '0012_containers', sql: m12 },
+  { tag: '0013_checks', sql: m13 },
+  { tag: '0014_status_pages', sql: m14 },
+  { tag: '0015_alert_subjects', sql: m15 },
+  { tag: '0016_containers_gone_running', sql: m16 },
+  { tag: '0017_metric_storage', sql: m17 },
 ]

@@ -10,8 +10,10 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta n
 <title>Vigil API</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="stylesheet" href="/docs/assets/docs.css"></head>
 <body><div id="swagger-ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script><script src="/docs/assets/docs.js"></script></body></html>`
 
-// validatorUrl null: Swagger UI would otherwise send the document to validator.swagger.io
-const START = `window.ui = SwaggerUIBundle({ dom_id: '#swagger-ui', url: '/openapi.json', validatorUrl: null })\n`
+// validatorUrl null: Swagger UI would otherwise send the document to validator.swagger.io.
+// Sections start folded, with a filter box and links to each operation: with every one of the
+// API's ~140 operations open at once, Swagger UI stops drawing after the first few sections.
+const START = `window.ui = SwaggerUIBundle({ dom_id: '#swagger-ui', url: '/openapi.json', validatorUrl: null, docExpansion: 'none', filter: true, deepLinking: true })\n`
 
 const DARK = `@media (prefers-color-scheme: dark) {
   body { background-color: #222; color: #faf9fa; }

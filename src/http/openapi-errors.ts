@@ -158,10 +158,12 @@ export function operationIdOf(method: string, path: string): string {
       .split(/[-_]/)
       .map((w) => (w[0] ?? '').toUpperCase() + w.slice(1))
       .join('')
+  // a parameter may share its segment with a suffix (`{slug}.json` → `BySlugJson`)
   const segments = path
     .split('/')
     .filter(Boolean)
-    .map((seg) => (seg.startsWith('{') ? `By${camel(seg.slice(1, -1))}` : camel(seg)))
+    .flatMap((seg) => seg.split(/(\{\w+\})/).filter(Boolean))
+    .map((part) => (part.startsWith('{') ? `By${camel(part.slice(1, -1))}` : camel(part.replace(/[^A-Za-z0-9_-]/g, '-'))))
   return method.toLowerCase() + (segments.join('') || 'Index')
 }
 

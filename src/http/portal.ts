@@ -15,7 +15,8 @@ export const PORTAL_CSP =
 const NOT_PORTAL = /^\/(v1|health|metrics|docs|openapi\.json|download|install\.sh|assets|app)(\/|$)/
 
 /** The portal's URLs (web/src/routes.ts); any other path gets the shell with 404 and the client's not-found page. */
-const PORTAL_ROUTE = /^\/(dashboard|devices(\/[^/]+)?|recommendations|alerts(\/.*)?|settings(\/[^/]+)?|pricing|admin|signin|signup|invite\/[^/]+)\/?$/
+const PORTAL_ROUTE =
+  /^\/(dashboard|devices(\/[^/]+)?|containers|checks(\/.*)?|recommendations|alerts(\/.*)?|settings(\/[^/]+)?|pricing|admin|signin|signup|invite\/[^/]+)\/?$/
 
 const SHELL_HEADERS = {
   'content-type': 'text/html; charset=utf-8',

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { enrolCommand } from '../../src/agent/agent.enrol'
-import { AGENT_UNIT, agentInstall, agentUninstall, renderAgentUnit } from '../../src/agent/agent.install'
+import { AGENT_UNIT, agentInstall, agentUninstall, parseInstallArgs, renderAgentUnit } from '../../src/agent/agent.install'
 import { testApp, type TestApp } from '../helpers/app'
 import { createTenant } from '../helpers/fixtures'
 import { hardwareSample } from '../helpers/samples'
@@ -75,7 +75,7 @@ describe('vigil agent enrol', () => {
 })
 
 describe('vigil agent install', () => {
-  const fakeIo = (userExists = true) => {
+  const fakeIo = (userExists = true, dockerGroup = true) => {
     const ran: string[][] = []
     const said: string[] = []
     return {
@@ -84,7 +84,7 @@ describe('vigil agent install', () => {
       io: {
         run: (cmd: string[]) => {
           ran.push(cmd)
-          return cmd[0] === 'id' && !userExists ? 1 : 0
+          return (cmd[0] === 'id' && !userExists) || (cmd[0] === 'getent' && !dockerGroup) ? 2 : 0
         },
         print: (l: string) => void said.push(l),
       },
@@ -115,11 +115,34 @@ describe('vigil agent install', () => {
     expect(fields.get('CapabilityBoundingSet')).toBe('')
     expect(fields.get('WantedBy')).toBe('multi-user.target')
     expect(m.ran.map((c) => c.join(' '))).toEqual([
+      'getent group docker',
       'id -u vigil-agent',
       'useradd --system --user-group --home-dir /var/lib/vigil-agent --no-create-home --shell /usr/sbin/nologin vigil-agent',
       'systemctl daemon-reload',
       `systemctl enable --now ${AGENT_UNIT}`,
     ])
+  })
+
+  test('the docker group only where the machine has one; the access smartctl needs only with --smart', () => {
+    const unitDir = tmp()
+    const lines = () => readFileSync(join(unitDir, AGENT_UNIT), 'utf8').split('\n')
+    const withDocker = fakeIo()
+    agentInstall({ hub: 'http://hub:8080', bin: '/usr/local/bin/vigil', unitDir, user: 'vigil-agent', start: false }, withDocker.io)
+    expect(lines().filter((l) => l.startsWith('SupplementaryGroups=') || l.includes('Capabilit'))).toEqual([
+      'SupplementaryGroups=docker',
+      'CapabilityBoundingSet=',
+      'AmbientCapabilities=',
+    ])
+    const noDocker = fakeIo(true, false)
+    agentInstall({ hub: 'http://hub:8080', bin: '/usr/local/bin/vigil', unitDir, user: 'vigil-agent', start: false, smart: true }, noDocker.io)
+    expect(lines().filter((l) => l.startsWith('SupplementaryGroups=') || l.includes('Capabilit'))).toEqual([
+      'SupplementaryGroups=disk',
+      'CapabilityBoundingSet=CAP_SYS_RAWIO CAP_SYS_ADMIN',
+      'AmbientCapabilities=CAP_SYS_RAWIO CAP_SYS_ADMIN',
+    ])
+    expect(noDocker.said).toContain('disk health on: the collector runs with group disk and CAP_SYS_RAWIO CAP_SYS_ADMIN (see docs/agent.md, "Disks")')
+    expect(parseInstallArgs(['--hub', 'http://h', '--smart'])).toMatchObject({ smart: true })
+    expect(parseInstallArgs(['--hub', 'http://h'])).not.toHaveProperty('smart')
   })
 
   test('--no-start runs no systemctl; uninstall removes the unit', () => {
@@ -136,7 +159,7 @@ describe('vigil agent install', () => {
     const tool = Bun.which('systemd-analyze')
     if (!tool) return console.log('skipped: systemd-analyze is not installed (apt-get install systemd)')
     const unitDir = tmp()
-    writeFileSync(join(unitDir, AGENT_UNIT), renderAgentUnit({ hub: 'http://hub:8080', bin: process.execPath, user: 'root' }))
+    writeFileSync(join(unitDir, AGENT_UNIT), renderAgentUnit({ hub: 'http://hub:8080', bin: process.execPath, user: 'root' }, { docker: true, smart: true }))
     const verify = Bun.spawnSync([tool, 'verify', join(unitDir, AGENT_UNIT)], { stderr: 'pipe', stdout: 'pipe' })
     const said = verify.stderr.toString() + verify.stdout.toString()
     expect(said.split('\n').filter((l) => l.includes(AGENT_UNIT))).toEqual([])

@@ -148,7 +148,17 @@ function unbounded(schema: any, where: string, depth = 0): string[] {
 }
 
 /** The API's parts whose every input is bounded: devices, samples, recommendations, keys, the account, billing, AI settings, the live stream. */
-const BOUNDED_PREFIXES = ['/v1/clients/me', '/v1/invitations', '/v1/metrics', '/v1/recommendations', '/v1/auth/api-keys', '/v1/billing', '/v1/ai', '/v1/events']
+const BOUNDED_PREFIXES = [
+  '/v1/clients/me',
+  '/v1/invitations',
+  '/v1/metrics',
+  '/v1/recommendations',
+  '/v1/auth/api-keys',
+  '/v1/billing',
+  '/v1/ai',
+  '/v1/events',
+  '/v1/status-pages',
+]
 
 /** What must be equal between the two targets: ids and clocks differ, the verdict may not. */
 function verdict(a: { status: number; json: any }) {

@@ -18,6 +18,15 @@ const PUBLIC = [
   'DELETE /v1/auth/session',
   'POST /v1/billing/webhook',
   'POST /v1/enrolments/redeem',
+  // heartbeat URLs: the secret token in the path is the credential
+  'GET /hb/{token}',
+  'POST /hb/{token}',
+  'GET /hb/{token}/fail',
+  'POST /hb/{token}/fail',
+  // public status pages: for anyone, without a session
+  'GET /status/{slug}',
+  'GET /status/{slug}.json',
+  'GET /status/{slug}/badge/{item}/{file}',
 ]
 
 async function documentOf(t = testApp()) {

@@ -20,7 +20,19 @@ describeBrowser('the server pages under their Content-Security-Policy', () => {
 
   test('/docs: Swagger UI loads the document and lists the operations, no CSP violation', async () => {
     const { page, problems, context } = await openPage(browser, vigil, '/docs')
-    await page.locator('.opblock-summary-path', { hasText: '/v1/auth/register' }).first().waitFor({ timeout: 30_000 })
+    // sections start folded: every one is listed, and opening one shows its operations
+    const tags = page.locator('.opblock-tag')
+    await tags.first().waitFor({ timeout: 30_000 })
+    const names = await tags.allTextContents()
+    for (const tag of ['auth', 'devices', 'metrics', 'alerts', 'checks', 'containers', 'status-pages']) {
+      expect(names.some((n) => n.startsWith(tag))).toBe(true)
+    }
+    await tags.filter({ hasText: /^auth/ }).first().click()
+    await page.locator('.opblock-summary-path', { hasText: '/v1/auth/register' }).first().waitFor({ timeout: 10_000 })
+    await tags
+      .filter({ hasText: /^health/ })
+      .first()
+      .click()
     await page.locator('.opblock-summary', { hasText: '/health' }).first().click()
     await page.locator('.opblock-body').first().waitFor()
     // a refused script, style or request is a console error ("Refused to … Content Security Policy")

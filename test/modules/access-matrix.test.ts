@@ -26,6 +26,8 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/admin/stats', kind: 'jwt', operator: true },
   { method: 'GET', path: '/v1/admin/clients', kind: 'jwt', operator: true },
   { method: 'GET', path: '/v1/admin/instance', kind: 'jwt', operator: true },
+  { method: 'GET', path: '/v1/admin/storage', kind: 'jwt', operator: true },
+  { method: 'POST', path: '/v1/admin/storage/enforce', kind: 'jwt', operator: true },
   { method: 'PATCH', path: '/v1/admin/clients/cli_x', kind: 'jwt', body: { max_devices: 5 }, operator: true },
   { method: 'POST', path: '/v1/versions', kind: 'jwt', body: { platform: 'linux', version: '1.0.0' }, operator: true },
   { method: 'GET', path: '/v1/versions', kind: 'jwt', operator: true },
@@ -128,6 +130,34 @@ const ROUTES: MatrixRoute[] = [
   { method: 'GET', path: '/v1/webhooks/deliveries', kind: 'jwt' },
   { method: 'GET', path: '/v1/webhooks/deliveries/whd_x', kind: 'jwt' },
   { method: 'POST', path: '/v1/webhooks/deliveries/whd_x/resend', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/devices/dev_x/containers', kind: 'jwt' },
+  { method: 'GET', path: '/v1/devices/dev_x/containers/ctr_x/series', kind: 'jwt' },
+  { method: 'GET', path: '/v1/devices/dev_x/containers/ctr_x/events', kind: 'jwt' },
+  { method: 'GET', path: '/v1/containers', kind: 'jwt' },
+  { method: 'GET', path: '/v1/devices/dev_x/disks', kind: 'jwt' },
+  { method: 'GET', path: '/v1/disks/attention', kind: 'jwt' },
+  { method: 'GET', path: '/v1/checks', kind: 'jwt' },
+  { method: 'POST', path: '/v1/checks', kind: 'jwt', body: { name: 'n', kind: 'tcp', settings: { host: 'example.com', port: 443 } }, roles: MANAGERS },
+  { method: 'POST', path: '/v1/checks/test', kind: 'jwt', body: { kind: 'tcp', settings: { host: 'example.com', port: 443 } }, roles: MANAGERS },
+  { method: 'GET', path: '/v1/checks/chk_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/checks/chk_x', kind: 'jwt', body: { name: 'n' }, roles: MANAGERS },
+  { method: 'DELETE', path: '/v1/checks/chk_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/checks/chk_x/rotate-token', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/checks/chk_x/results', kind: 'jwt' },
+  { method: 'GET', path: '/v1/checks/chk_x/series', kind: 'jwt' },
+  { method: 'GET', path: '/v1/checks/chk_x/incidents', kind: 'jwt' },
+  { method: 'GET', path: '/v1/status-pages', kind: 'jwt' },
+  { method: 'POST', path: '/v1/status-pages', kind: 'jwt', body: { slug: 'our-status', title: 'Status' }, roles: MANAGERS },
+  { method: 'GET', path: '/v1/status-pages/stp_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/status-pages/stp_x', kind: 'jwt', body: { title: 'Status' }, roles: MANAGERS },
+  { method: 'DELETE', path: '/v1/status-pages/stp_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'GET', path: '/v1/status-pages/stp_x/notes', kind: 'jwt' },
+  { method: 'POST', path: '/v1/status-pages/stp_x/notes', kind: 'jwt', body: { kind: 'incident', title: 'T', body: 'B' }, roles: MANAGERS },
+  { method: 'GET', path: '/v1/status-pages/stp_x/notes/stn_x', kind: 'jwt' },
+  { method: 'PATCH', path: '/v1/status-pages/stp_x/notes/stn_x', kind: 'jwt', body: { title: 'T' }, roles: MANAGERS },
+  { method: 'DELETE', path: '/v1/status-pages/stp_x/notes/stn_x', kind: 'jwt', roles: MANAGERS },
+  { method: 'POST', path: '/v1/status-pages/stp_x/notes/stn_x/updates', kind: 'jwt', body: { state: 'resolved', body: 'B' }, roles: MANAGERS },
+  { method: 'GET', path: '/v1/agent/checks', kind: 'key', scopes: ['metrics:write'] },
 ]
 
 describe('access matrix: every JWT and key route', () => {
@@ -154,7 +184,7 @@ const PUBLIC = new Set([
 test('the matrix covers every /v1 route that is not public', async () => {
   const { testApp } = await import('../helpers/app')
   const t = testApp()
-  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn|rul|alr|sil|whe|whd)_x\b/g, '/:param').replace(/\/linux$/, '/:param')
+  const pattern = (path: string) => path.replace(/\/(dev|key|mem|cli|chn|rul|alr|sil|whe|whd|chk|stp|stn|ctr)_x\b/g, '/:param').replace(/\/linux$/, '/:param')
   const covered = new Set(ROUTES.map((r) => `${r.method} ${pattern(r.path)}`))
   const served = [...t.app.routes, ...t.directRoutes.map((r) => ({ method: r.method, path: r.path }))]
   expect(t.directRoutes.length).toBeGreaterThan(0)

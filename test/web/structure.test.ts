@@ -65,7 +65,7 @@ describe('the portal’s source', () => {
     expect(top).not.toContain('components')
     const routes = readFileSync(join(WEB, 'routes.ts'), 'utf8')
     const pages = [...routes.matchAll(/import\('\.\/([^']+)'\)/g)].map((m) => m[1]!)
-    for (const page of pages) expect(page).toMatch(/^(auth|devices|alerts|settings)\/pages\/|^layout\/not-found$/)
+    for (const page of pages) expect(page).toMatch(/^(auth|devices|alerts|settings|containers|checks)\/pages\/|^layout\/not-found$/)
   })
 
   test('takes the server’s models as types only: no server code can enter the bundle', () => {

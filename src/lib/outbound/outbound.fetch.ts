@@ -39,7 +39,11 @@ export class OutboundUnreachable extends Error {
 
 /** The server answered with a redirect; redirects are never followed (a 3xx could point anywhere). */
 export class OutboundRedirect extends Error {
-  constructor(readonly status: number) {
+  constructor(
+    readonly status: number,
+    /** the Location header as sent, for a caller that follows redirects itself, each through safeFetch again */
+    readonly location: string | null = null,
+  ) {
     super(`the server answered with a redirect (HTTP ${status}); redirects are not followed`)
   }
 }
@@ -107,7 +111,7 @@ export async function safeFetch(deps: OutboundDeps, url: string | URL, init: Fet
     }
     if (res.status >= 300 && res.status < 400) {
       await res.body?.cancel().catch(() => {})
-      throw new OutboundRedirect(res.status)
+      throw new OutboundRedirect(res.status, res.headers.get('location'))
     }
     return res
   }

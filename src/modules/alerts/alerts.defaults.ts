@@ -1,3 +1,4 @@
+import { CONTAINER_DEFAULT_RULES } from '../containers/containers.defaults'
 import type { RuleIn } from './alerts.model'
 
 /**
@@ -60,4 +61,6 @@ export const DEFAULT_RULES: { key: string; description: string; rule: RuleIn & {
       repeat_seconds: 14_400,
     },
   },
+  // containers and disks (docs/containers.md): what needs a person is on; CPU and memory per container are off (noisy)
+  ...CONTAINER_DEFAULT_RULES,
 ]

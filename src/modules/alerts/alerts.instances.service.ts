@@ -68,3 +68,8 @@ export function history(deps: AlertsDeps, clientId: string, q: HistoryQuery) {
 export function firingCounts(deps: Pick<AlertsDeps, 'store'>, clientId: string): Map<string, number> {
   return new Map(deps.store.firingCounts(clientId).map((r) => [r.device_id, r.n]))
 }
+
+/** A deleted device's or check's alerts go with it (alerts name their subject without a foreign key). */
+export function forgetSubject(deps: Pick<AlertsDeps, 'store'>, clientId: string, subjectId: string): void {
+  deps.store.deleteAlertsOf(clientId, subjectId)
+}

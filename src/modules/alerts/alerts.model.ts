@@ -30,7 +30,7 @@ const ruleFields = {
       minLength: 1,
       maxLength: 200,
       description:
-        'threshold rules: a numeric field (cpu_percent, ram_percent, cpu_temp_c, packet_loss_percent, …) or a nested series (disk_partitions:/home, disk_partitions:*, temperatures:*, interfaces:eth0:is_up, …)',
+        'threshold rules: a numeric field (cpu_percent, ram_percent, cpu_temp_c, packet_loss_percent, …) or a nested series (disk_partitions:/home, disk_partitions:*, temperatures:*, interfaces:eth0:is_up, …), a container (container:*:running, container[label=value]:exit_code) or a disk’s S.M.A.R.T. (smart:*:failing)',
     }),
   ),
   operator: t.UnionEnum(OPERATORS),

@@ -2,6 +2,7 @@ import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import type { AlertsStore } from './alerts.store'
 import type { AlertRuntime } from './runtime/alerts.runtime'
+import type { SelectorCompiler } from './runtime/alerts.selectors'
 
 export type { AlertDevice, AlertDevices, AlertMetrics, Notify } from './runtime/alerts.runtime-ports'
 import type { AlertDevices } from './runtime/alerts.runtime-ports'
@@ -17,4 +18,6 @@ export interface AlertsDeps {
   users: { emailOf(userId: string): string | null }
   /** the channels module's answer to "which of these ids are not this client's channels" */
   channels: { unknown(clientId: string, ids: string[]): string[] }
+  /** how a rule's metric is read (the runtime's compiler, with every source's); default: the metric selectors */
+  selectors?: SelectorCompiler
 }

@@ -94,7 +94,7 @@ function toRow(clientId: string, r: RuleIn, now: number, builtin: string | null 
 function checkRule(deps: AlertsDeps, r: RuleRow, patchOrBody: RuleIn | RulePatch) {
   if (r.kind === 'threshold') {
     if (!r.metric) throw invalid(['metric'], 'a threshold rule needs a metric')
-    const sel = compileSelector(r.metric)
+    const sel = (deps.selectors ?? compileSelector)(r.metric)
     if ('error' in sel) throw invalid(['metric'], sel.error)
     if (r.threshold === null) throw invalid(['threshold'], 'a threshold rule needs a threshold')
     if (r.recovery_threshold !== null) {
@@ -220,7 +220,8 @@ export function deleteRule(deps: AlertsDeps, clientId: string, ruleId: string): 
 
 export function putOverride(deps: AlertsDeps, clientId: string, ruleId: string, deviceId: string, body: OverrideIn): Rule {
   const rule = deps.store.rule(clientId, ruleId)
-  if (!rule || !deps.devices.find(clientId, deviceId)) throw notFound(rule ? 'Device' : 'Rule')
+  const device = deps.devices.find(clientId, deviceId)
+  if (!rule || !device || device.subject === 'check') throw notFound(rule ? 'Device' : 'Rule')
   if (rule.kind !== 'threshold' && (body.threshold != null || body.recovery_threshold != null))
     throw invalid(['threshold'], `a ${rule.kind} rule has no threshold to override`)
   const row: OverrideRow = {

@@ -143,6 +143,7 @@ export function createAlertsStore(sqlite: Database) {
     overrideUpsert: q(`INSERT OR REPLACE INTO alert_rule_overrides (${OVERRIDE_COLS}) VALUES (${placeholders(OVERRIDE_COLS)})`),
     overrideDelete: q('DELETE FROM alert_rule_overrides WHERE client_id = ? AND rule_id = ? AND device_id = ?'),
     alertInsert: q(`INSERT INTO alerts (${ALERT_COLS}) VALUES (${placeholders(ALERT_COLS)})`),
+    alertsOfSubjectDelete: q('DELETE FROM alerts WHERE client_id = ? AND device_id = ?'),
     alertUpdate: q(
       `UPDATE alerts SET ${ALERT_COLS.split(', ')
         .slice(4)
@@ -204,6 +205,8 @@ export function createAlertsStore(sqlite: Database) {
     upsertOverride: (o: OverrideRow) => void s.overrideUpsert.run(...values(o, OVERRIDE_COLS)),
     deleteOverride: (clientId: string, ruleId: string, deviceId: string) => s.overrideDelete.run(clientId, ruleId, deviceId).changes > 0,
 
+    /** every alert of a deleted device or check (with their events) */
+    deleteAlertsOf: (clientId: string, subjectId: string) => void s.alertsOfSubjectDelete.run(clientId, subjectId),
     insertAlert: (a: AlertRow) => void s.alertInsert.run(...values(a, ALERT_COLS)),
     updateAlert: (a: AlertRow) => void s.alertUpdate.run(...values(a, ALERT_COLS).slice(4), a.id),
     deleteAlert: (id: string) => void s.alertDelete.run(id),

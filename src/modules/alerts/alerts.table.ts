@@ -83,9 +83,11 @@ export const alerts = sqliteTable(
     ruleId: text('rule_id')
       .notNull()
       .references(() => alertRules.id, { onDelete: 'cascade' }),
-    deviceId: text('device_id')
-      .notNull()
-      .references(() => devices.id, { onDelete: 'cascade' }),
+    /**
+     * the alert's subject: a device, or a service check (its chk_ id). No foreign key, as it names
+     * either; the alerts of a deleted device or check are removed by its deletion (forgetSubject).
+     */
+    deviceId: text('device_id').notNull(),
     series: text('series').notNull().default(''),
     /** pending | firing | resolved */
     state: text('state').notNull(),

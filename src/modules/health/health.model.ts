@@ -20,13 +20,19 @@ export const HealthResponse = t.Object({
     message: t.Optional(t.String()),
     since: t.Optional(t.String()),
   }),
-  /** samples moving into their long-lived form (docs/storage.md): devices with samples over an hour old still to convert */
-  storage: t.Optional(
-    t.Object({
-      converting_devices: Type.Integer({
+  storage: t.Object({
+    warning: t.Nullable(
+      t.String({
+        description:
+          'set while the disk holding the data dir is fuller than VIGIL_STORAGE_DISK_WARN (90% by default), or the data cannot fit VIGIL_STORAGE_BUDGET: what is wrong and what to do; null otherwise',
+      }),
+    ),
+    /** samples moving into their long-lived form (docs/storage.md) */
+    converting_devices: t.Optional(
+      Type.Integer({
         description:
           'devices whose samples older than an hour are still being converted into compact blocks (after an upgrade: the conversion in progress); 0 when caught up',
       }),
-    }),
-  ),
+    ),
+  }),
 })

@@ -21,6 +21,8 @@ export interface HealthDeps {
   instance: { mode: InstanceMode; signup: SignupPolicy }
   /** whether a registration with these headers would need the setup token (the users domain decides) */
   setupTokenRequired(headers: Headers): boolean
+  /** the storage module's warning: the data dir's disk nearly full, or a budget too small */
+  storageWarning(): string | null
   /** devices whose older samples are still being converted into the long-lived form (the metrics module) */
   convertingDevices?: () => number
 }
@@ -51,7 +53,7 @@ export function healthReport(deps: HealthDeps, headers: Headers): Static<typeof 
     signup: deps.instance.signup,
     setup_token_required: deps.setupTokenRequired(headers),
     database,
-    ...(deps.convertingDevices ? { storage: { converting_devices: deps.convertingDevices() } } : {}),
+    storage: { warning: deps.storageWarning(), ...(deps.convertingDevices ? { converting_devices: deps.convertingDevices() } : {}) },
   }
 }
 

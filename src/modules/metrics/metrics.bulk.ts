@@ -2,7 +2,7 @@ import { AppError } from '../../http/errors'
 import type { KeyPrincipal } from '../../http/principal'
 import type { BulkCreated, BulkMetricIn } from './metrics.model'
 import type { SampleRow } from './metrics.rows'
-import { batchRows, type MetricsDeps } from './metrics.service'
+import { batchRows, storeExtras, type MetricsDeps } from './metrics.service'
 
 type ItemResult = BulkCreated['items'][number]
 
@@ -28,13 +28,20 @@ export async function ingestBulk(deps: MetricsDeps, key: KeyPrincipal, body: Bul
       spans.push({ reason: err.message })
       continue
     }
-    if (!rows.length) spans.push({ reason: 'the item has neither hardware nor network' })
+    if (!rows.length && !item.containers && !item.disks_smart) spans.push({ reason: 'the item has neither hardware nor network' })
     else {
       spans.push({ from: samples.length, to: samples.length + rows.length })
       for (const r of rows) samples.push(r)
     }
   }
   const { ids, duplicate } = samples.length ? await deps.writer.submit({ deviceSeq: device.seq, samples }) : { ids: [], duplicate: null }
+  // the items' other parts, oldest first as sent; their modules recognise a replay by its time
+  await storeExtras(
+    deps,
+    key.clientId,
+    device,
+    body.items.filter((_, i) => !('reason' in spans[i]!)),
+  )
   const counts = { stored: 0, duplicates: 0, rejected: 0 }
   const items = body.items.map((item, i): ItemResult => {
     const span = spans[i]!
@@ -52,6 +59,9 @@ export async function ingestBulk(deps: MetricsDeps, key: KeyPrincipal, body: Bul
         deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: item[kind] as Record<string, unknown> })
       }
     }
+    // an item of containers or S.M.A.R.T. only: its modules have stored it (a repeat of a block they hold is kept once)
+    if (span.from === span.to) out.status = 'stored'
+    if (item.check_results?.length) deps.checkResults?.(key.clientId, device.id, item.check_results)
     if (out.status === 'stored') counts.stored++
     else counts.duplicates++
     return out

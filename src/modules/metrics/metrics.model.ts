@@ -1,5 +1,8 @@
 import { t, type Static, type TSchema } from 'elysia'
 import { Type } from '@sinclair/typebox'
+import { ContainersBlock } from '../containers/containers.model'
+import { DisksSmartBlock } from '../disks/disks.model'
+import { CheckResultsIn } from '../checks/checks.model'
 
 /** null first: a wrong type is then reported against the real type ("Expected number"), not null */
 const nullable = <T extends TSchema>(s: T) => t.Optional(t.Union([t.Null(), s]))
@@ -98,6 +101,10 @@ export const NetworkMetricIn = t.Object({ ...networkFields, ...networkBounds, ..
 export const BatchMetricIn = t.Object({
   hardware: nullable(t.Object({ ...hardwareFields, ...hardwareBounds, recorded_at: envelope.recorded_at }, OPEN)),
   network: nullable(t.Object({ ...networkFields, ...networkBounds, recorded_at: envelope.recorded_at }, OPEN)),
+  /** what the collector saw beside the samples at the same moment: handed to their modules (see hooks.batchExtras) */
+  containers: nullable(ContainersBlock),
+  disks_smart: nullable(DisksSmartBlock),
+  check_results: nullable(CheckResultsIn),
   ...envelope,
 })
 
@@ -108,6 +115,9 @@ export const MAX_BULK_ITEMS = 500
 const BulkItem = t.Object({
   hardware: BatchMetricIn.properties.hardware,
   network: BatchMetricIn.properties.network,
+  containers: BatchMetricIn.properties.containers,
+  disks_smart: BatchMetricIn.properties.disks_smart,
+  check_results: BatchMetricIn.properties.check_results,
   recorded_at: t.String({ format: 'date-time' }),
 })
 export const BulkMetricIn = t.Object({
@@ -118,8 +128,11 @@ export const BulkMetricIn = t.Object({
 const partRef = t.Nullable(t.Object({ id: Type.Integer() }))
 export const BulkCreated = t.Object({
   device_id: t.String(),
-  stored: Type.Integer({ description: 'items stored now' }),
-  duplicates: Type.Integer({ description: 'items the hub already held (same device and recorded_at): not stored again' }),
+  stored: Type.Integer({ description: 'items stored now, including items carrying only containers or disks_smart (their modules keep a repeated block once)' }),
+  duplicates: Type.Integer({
+    description:
+      'items whose hardware and network samples the hub already held (same device and recorded_at): not stored again. An item carrying only containers or disks_smart is counted as stored',
+  }),
   rejected: Type.Integer({ description: 'items refused for what they are (reason given); resending them is pointless' }),
   items: t.Array(
     t.Object({

@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock'
 import { toIso } from '../../lib/clock'
 import { CLOSE_BRACE, JsonBytes } from '../../lib/json-bytes'
 import { FIELDS, HOUR_MS, levelName, type LevelName, type MetricKind } from './metrics.fields'
+import type { CheckResultIn } from '../checks/checks.model'
 import type { BatchMetricIn, HardwareRecord, HistoryQuery, NetworkRecord } from './metrics.model'
 import { recordedAt, toRecord, toSampleRow, writePage, type SampleRow } from './metrics.rows'
 import type { MetricsStore } from './metrics.store'
@@ -47,6 +48,55 @@ export interface MetricsDeps {
   ingested?: (kind: MetricKind, samples: number) => void
   /** told of every newly stored sample with its values, after its commit (live stream, alerts); never of a repeat */
   stored?: (sample: StoredSample) => void
+  /** handed a batch's parts beside its samples (containers, disks_smart) after the samples' commit */
+  extras?: (extras: BatchExtras) => void
+  /** results of checks the device's agent runs, carried in its batch (the checks module stores them, each once); stored before the batch is answered, a throw answers its error */
+  checkResults?: (clientId: string, deviceId: string, results: CheckResultIn[]) => void
+}
+
+/** The parts of one batch beside hardware and network, for the modules that store them. */
+export interface BatchExtras {
+  clientId: string
+  device: MetricDevice
+  /** the batch's recorded_at (ms), else the hub's clock */
+  ts: number
+  /** false when the hub stamped the time itself */
+  sent: boolean
+  containers: NonNullable<BatchMetricIn['containers']> | null
+  disks_smart: NonNullable<BatchMetricIn['disks_smart']> | null
+  /** a listener's write: the batch is answered once every one has settled (a failure answers the batch's error) */
+  wait(done: Promise<unknown>): void
+}
+
+type ExtrasPart = Pick<BatchMetricIn, 'containers' | 'disks_smart' | 'recorded_at' | 'hardware' | 'network'>
+
+/**
+ * Hands items' other parts to their modules, in order, and waits until they are stored (items
+ * handed together share their modules' group commit).
+ */
+export async function storeExtras(
+  deps: Pick<MetricsDeps, 'extras' | 'clock'>,
+  clientId: string,
+  device: MetricDevice,
+  items: ExtrasPart[],
+  fallbackTs?: number,
+) {
+  if (!deps.extras) return
+  const waits: Promise<unknown>[] = []
+  for (const item of items) {
+    if (!item.containers && !item.disks_smart) continue
+    const sent = item.recorded_at ?? item.hardware?.recorded_at ?? item.network?.recorded_at
+    deps.extras({
+      clientId,
+      device,
+      ts: sent ? recordedAt(sent, deps.clock.now()) : (fallbackTs ?? deps.clock.now()),
+      sent: !!sent,
+      containers: item.containers ?? null,
+      disks_smart: item.disks_smart ?? null,
+      wait: (p) => void waits.push(p),
+    })
+  }
+  await Promise.all(waits)
 }
 
 /** A sample as it was just stored: whose, when, and the fields as the collector sent them. */
@@ -99,6 +149,8 @@ export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: Ba
     deps.ingested?.(kind, 1)
     deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: body[kind] as Record<string, unknown> })
   }
+  await storeExtras(deps, key.clientId, device, [body], samples[0]?.ts)
+  if (body.check_results?.length) deps.checkResults?.(key.clientId, device.id, body.check_results)
   const part = (kind: MetricKind) => {
     const i = samples.findIndex((s) => s.kind === kind)
     return i === -1 ? null : { id: ids[i]!, recorded_at: toIso(samples[i]!.ts) }

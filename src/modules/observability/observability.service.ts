@@ -2,7 +2,8 @@ import type { Clock } from '../../lib/clock'
 import { VERSION } from '../../version'
 import type { MetricKind } from '../metrics/metrics.fields'
 import { Exposition, labelText } from './observability.exposition'
-import { writeFleet, type LatestRows } from './observability.fleet'
+import { writeContainers, type ScrapeContainer } from './observability.containers'
+import { FRESH_MS, writeFleet, type LatestRows } from './observability.fleet'
 import type { Registry } from './observability.registry'
 
 /** A device as a scrape labels it. */
@@ -18,12 +19,24 @@ export interface ObservabilityDeps {
   clock: Clock
   /** when the process started (ms) */
   startedAt: number
-  /** the database file and its write-ahead log, in bytes */
-  storage: { databaseBytes(): number; walBytes(): number }
+  /** the database file and its write-ahead log, in bytes; the storage module's gauges (space per tier, budget, disk) */
+  storage: { databaseBytes(): number; walBytes(): number; gauges(): ServiceGauge[] }
   /** the devices a scrape covers: one client's, or all (null) */
   devices(clientId: string | null): ScrapeDevice[]
   /** each device's newest sample of a kind: [seq, ts, ...hot values] */
   latest(kind: MetricKind, seqs: number[]): LatestRows
+  /** the containers present and seen since a time: one client's, or all (null) */
+  containers?(clientId: string | null, since: number): ScrapeContainer[]
+  /** other domains' families (service checks), each writing what the scope may see */
+  sections?: ((out: Exposition, scope: ScrapeScope) => void)[]
+}
+
+/** One sample of a gauge another module reports; samples of one name come together, the first carries the help. */
+export interface ServiceGauge {
+  name: string
+  help: string
+  labels?: [string, string][]
+  value: number
 }
 
 /** Who scrapes: the operator or the metrics token see everything; a tenant's key only its own devices. */
@@ -50,6 +63,8 @@ export function scrape(deps: ObservabilityDeps, scope: ScrapeScope): string {
     )
   const seqs = devices.map((d) => d.seq)
   writeFleet(out, labels, { hardware: deps.latest('hardware', seqs), network: deps.latest('network', seqs) }, now)
+  if (deps.containers) writeContainers(out, deps.containers(scope.kind === 'client' ? scope.clientId : null, now - FRESH_MS))
+  for (const write of deps.sections ?? []) write(out, scope)
   return out.text()
 }
 
@@ -71,5 +86,10 @@ function writeService(deps: ObservabilityDeps, out: Exposition) {
   out.sample('vigil_database_size_bytes', '', deps.storage.databaseBytes())
   out.family('vigil_database_wal_size_bytes', 'gauge', 'Size of the write-ahead log file (writes not yet copied into the database, and space kept for reuse)')
   out.sample('vigil_database_wal_size_bytes', '', deps.storage.walBytes())
+  let family = ''
+  for (const g of deps.storage.gauges()) {
+    if (g.name !== family) out.family((family = g.name), 'gauge', g.help)
+    out.sample(g.name, labelText(g.labels ?? []), g.value)
+  }
   deps.registry.write(out)
 }

@@ -38,6 +38,8 @@ export const FleetOverview = t.Object({
   generated_at: t.String({ format: 'date-time' }),
   /** every device of the account, oldest first */
   devices: t.Array(FleetDevice),
+  /** the account's service checks that are down now (paused ones are not counted) */
+  checks_down: Type.Integer({ minimum: 0 }),
 })
 
 export type FleetDevice = Static<typeof FleetDevice>

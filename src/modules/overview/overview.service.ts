@@ -33,6 +33,8 @@ export interface OverviewDeps {
   metrics: { figures(seqs: number[], now: number): Map<number, OverviewFigures> }
   /** alerts firing per device id; absent until the alerts module is wired (0 for every device) */
   alertsFiring: (clientId: string) => Map<string, number>
+  /** service checks down now; absent until the checks module is wired (0) */
+  checksDown?: (clientId: string) => number
 }
 
 const NO_SPARK: (number | null)[] = new Array(60).fill(null)
@@ -46,6 +48,7 @@ export function fleetOverview(deps: OverviewDeps, clientId: string): FleetOvervi
   const firing = deps.alertsFiring(clientId)
   return {
     generated_at: toIso(now),
+    checks_down: deps.checksDown?.(clientId) ?? 0,
     devices: devices.map((d): FleetDevice => {
       const f = d.seq === null ? undefined : figures.get(d.seq)
       // a device whose samples came another way than ingest (an import) is seen by its newest sample

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { CONTAINER_DEFAULT_RULES } from '../../../src/modules/containers/containers.defaults'
 import type { AlertNotification } from '../../../src/modules/alerts/alerts.model'
 import { testApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'
@@ -100,6 +101,13 @@ describe('alerts end to end', () => {
     expect(firing.map((a) => [a.rule.name, a.series])).toEqual([['Disk almost full', '/boot/firmware']])
     expect(sent).toHaveLength(0) // defaults route nowhere until channels are chosen
     const rules = await t.request('GET', '/v1/alerts/rules', { headers: tenant.userHeaders })
-    expect(rules.body.items.map((r: { builtin: string }) => r.builtin)).toEqual(['offline', 'disk_90', 'disk_forecast', 'memory_95', 'cpu_temp'])
+    expect(rules.body.items.map((r: { builtin: string }) => r.builtin)).toEqual([
+      'offline',
+      'disk_90',
+      'disk_forecast',
+      'memory_95',
+      'cpu_temp',
+      ...CONTAINER_DEFAULT_RULES.map((r) => r.key),
+    ])
   })
 })

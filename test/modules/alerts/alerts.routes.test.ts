@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { CONTAINER_DEFAULT_RULES } from '../../../src/modules/containers/containers.defaults'
 import { testApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'
 import { addMember, createTenant } from '../../helpers/fixtures'
@@ -10,7 +11,14 @@ describe('rules API', () => {
     const dev = insertDevice(t, a.clientId)
     const h = a.userHeaders
     const defaults = await t.request('GET', '/v1/alerts/defaults', { headers: h })
-    expect(defaults.body.items.map((d: { key: string }) => d.key)).toEqual(['offline', 'disk_90', 'disk_forecast', 'memory_95', 'cpu_temp'])
+    expect(defaults.body.items.map((d: { key: string }) => d.key)).toEqual([
+      'offline',
+      'disk_90',
+      'disk_forecast',
+      'memory_95',
+      'cpu_temp',
+      ...CONTAINER_DEFAULT_RULES.map((r) => r.key),
+    ])
     const mem = defaults.body.items.find((d: { key: string }) => d.key === 'memory_95')
     const edited = await t.request('PATCH', `/v1/alerts/rules/${mem.rule_id}`, { headers: h, body: { threshold: 97, for_seconds: 300 } })
     expect(edited.body).toMatchObject({ threshold: 97, for_seconds: 300, builtin: 'memory_95', recovery_threshold: 90 })

@@ -162,6 +162,6 @@ describe('sealing samples into their long-lived form', () => {
 
     // the service's own sealer reports on /health
     await t.modules.sealer.run()
-    expect((await t.request('GET', '/health')).body.storage).toEqual({ converting_devices: 0 })
+    expect((await t.request('GET', '/health')).body.storage).toEqual({ warning: null, converting_devices: 0 })
   })
 })

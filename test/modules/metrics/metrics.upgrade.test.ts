@@ -18,7 +18,7 @@ import { hardwareSample, networkSample } from '../../helpers/samples'
  */
 
 const git = (...args: string[]) => Bun.spawnSync(['git', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
-const added = git('log', '-1', '--format=%H', '--diff-filter=A', '--', 'migrations/0012_metric_blocks.sql').stdout.toString().trim()
+const added = git('log', '-1', '--format=%H', '--diff-filter=A', '--', 'src/modules/metrics/metrics.block.ts').stdout.toString().trim()
 const previous = added ? git('rev-parse', `${added}^`).stdout.toString().trim() : ''
 
 /** The previous release's executable, built once per commit into the temp dir. */

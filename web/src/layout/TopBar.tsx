@@ -41,6 +41,9 @@ export function TopBar() {
           <NavLink href="/dashboard" section="/dashboard">
             Dashboard
           </NavLink>
+          <NavLink href="/checks" section="/checks">
+            Checks
+          </NavLink>
           <NavLink href="/alerts" section="/alerts">
             Alerts
             {firing ? (
@@ -49,6 +52,9 @@ export function TopBar() {
                 <span class="visually-hidden"> firing</span>
               </span>
             ) : null}
+          </NavLink>
+          <NavLink href="/containers" section="/containers">
+            Containers
           </NavLink>
           <NavLink href="/recommendations" section="/recommendations">
             Recommendations

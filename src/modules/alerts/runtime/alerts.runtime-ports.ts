@@ -9,6 +9,8 @@ export interface AlertDevice {
   name: string
   tags: string[]
   lastSeenAt: number | null
+  /** 'check': a service check as an alert's subject (no offline rule, no per-device override) */
+  subject?: 'check'
 }
 
 /** What the alerts module needs of the devices domain. */

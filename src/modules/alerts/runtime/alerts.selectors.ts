@@ -20,6 +20,8 @@ export interface Selector {
   read(values: Record<string, unknown>): number | null
   /** every part of a wildcard selector as [series, value] */
   each(values: Record<string, unknown>): [string, number][]
+  /** how a notice names it, when its source words it itself (containers, disks); else metricWords */
+  words?(series: string): MetricWords
 }
 
 /** How a rule's `metric` is read: a selector, or why it cannot be read. */
@@ -201,6 +203,15 @@ function plain(metric: string, source: MetricKind | null, read: (v: Record<strin
 export interface MetricWords {
   label: string
   unit: string
+  /** a yes/no or event field's own sentence for a value ("container api is unhealthy"), where "above 0" would read oddly */
+  firing?(value: number | null): string
+  /** its recovery sentence, for the recovered value */
+  recovered?(value: number): string
+  /**
+   * a whole sentence naming the subject itself, when the source words its notices so (checks:
+   * "shop is down (HTTP 503)", "shop is up again"); `facts` are the values observed at the firing
+   */
+  sentence?(kind: 'firing' | 'resolved', subject: string, value: number | null, facts: Record<string, unknown>): string
 }
 
 const PCT = ' %'

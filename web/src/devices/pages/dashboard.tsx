@@ -3,7 +3,9 @@ import '../monitor.css'
 import { DeviceCard, DeviceCardSkeleton } from '../DeviceCard'
 import { applySample, attentionRank, matches, parseSort, sortDevices, SORT_LABELS, SORTS, type Fleet, type FleetDevice } from '../fleet'
 import type { DeletedEvent, SampleEvent, StatusEvent } from '../live-types'
+import { DiskAttention } from '../DiskAttention'
 import { InstallHint } from '../InstallHint'
+import { ChecksDownNote } from '../../checks/ChecksDownNote'
 import { api } from '../../lib/api'
 import { describeError } from '../../lib/errors'
 import { onLive } from '../../lib/live'
@@ -113,7 +115,12 @@ export default function Page(_props: { params: Record<string, string> }) {
     <>
       <PageHeader
         title="Dashboard"
-        subtitle={subtitle}
+        subtitle={
+          <>
+            {subtitle}
+            {devices && <ChecksDownNote />}
+          </>
+        }
         actions={
           <ButtonLink href="/devices/new" variant="primary">
             Add a device
@@ -121,6 +128,7 @@ export default function Page(_props: { params: Record<string, string> }) {
         }
       />
       {error && <Banner tone="error">{error}</Banner>}
+      <DiskAttention />
       {devices && devices.length === 0 ? (
         <EmptyState
           title="No devices yet"

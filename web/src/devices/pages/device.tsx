@@ -1,14 +1,16 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import '../monitor.css'
-import { parseRange, parseZoom } from '../../charts/range'
+import { DEFAULT_RANGE, parseRange, parseZoom, RANGE_KEYS, RANGE_LABELS, type RangeKey } from '../../charts/range'
 import { DeviceCharts } from '../DeviceCharts'
+import { DeviceContainers } from '../DeviceContainers'
+import { DeviceDisks } from '../DeviceDisks'
 import { DeviceHeader, type Device, type HardwareFacts } from '../DeviceHeader'
 import { DeviceRecommendations } from '../DeviceRecommendations'
 import type { Page as AlertPage, AlertView } from '../../alerts/types'
 import type { SeriesResponse } from '../../charts/series'
 import type { DeviceFacts } from '../DeviceHeader'
 import type { DeletedEvent, SampleEvent, StatusEvent } from '../live-types'
-import { RangePicker } from '../RangePicker'
+import { RangePicker } from '../../charts/RangePicker'
 import { chartThresholds, deviceThresholds, type ThresholdLine } from '../../lib/alerts'
 import { ApiError, api } from '../../lib/api'
 import { describeError } from '../../lib/errors'
@@ -125,8 +127,17 @@ export default function Page({ params }: { params: Record<string, string> }) {
           <Skeleton height={56} />
         </div>
       )}
-      <RangePicker range={range} zoom={zoom} />
+      <RangePicker
+        range={range}
+        zoom={zoom}
+        keys={RANGE_KEYS}
+        fallback={DEFAULT_RANGE}
+        titleOf={(k) => `The last ${RANGE_LABELS[k as RangeKey]}`}
+        charts="a chart"
+      />
       <DeviceCharts deviceId={deviceId} range={range} zoom={zoom} thresholds={thresholds} />
+      <DeviceContainers deviceId={deviceId} range={range} zoom={zoom} selected={search.get('container')} />
+      <DeviceDisks deviceId={deviceId} />
       <DeviceRecommendations deviceId={deviceId} canGenerate={canAdmin.value} />
     </div>
   )

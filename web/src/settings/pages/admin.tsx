@@ -3,6 +3,8 @@ import { api } from '../../lib/api'
 import { useSearch } from '../../lib/router'
 import { Button, Card, DataTable, EmptyState, PageHeader, Skeleton, StatusBadge, Time, type Column } from '../../ui'
 import { InstanceCard, StatsCard } from '../AdminOverview'
+import { StorageCard } from '../StorageCard'
+import type { StorageReport } from '../../../../src/modules/storage/storage.model'
 import { subscriptionWords } from '../billing-status'
 import { EditLimitsDialog } from '../EditLimitsDialog'
 import { Pager, pageFromSearch } from '../Pager'
@@ -33,6 +35,7 @@ export default function AdminPage(_props: { params: Record<string, string> }) {
   const versionsPage = pageFromSearch(search, 'versions')
   const stats = useLoad(() => api.get<Record<string, number>>('/v1/admin/stats'))
   const instance = useLoad(() => api.get<InstanceSettings>('/v1/admin/instance'))
+  const storage = useLoad(() => api.get<StorageReport>('/v1/admin/storage'))
   const plans = useLoad(() => api.get<Plan[]>('/v1/billing/plans'))
   const clients = useLoad(() => api.get<Page<AdminClient>>('/v1/admin/clients', { limit: CLIENTS_PAGE, offset: clientsPage * CLIENTS_PAGE }), [clientsPage])
   const versions = useLoad(
@@ -113,6 +116,7 @@ export default function AdminPage(_props: { params: Record<string, string> }) {
       <div class="admin-grid">
         <StatsCard stats={stats} />
         <InstanceCard instance={instance} />
+        <StorageCard storage={storage} />
       </div>
       <Card title="Clients">
         {clients.error ? <LoadError error={clients.error} retry={clients.reload} /> : null}

@@ -1,3 +1,11 @@
+CREATE TABLE `metric_blocks` (
+	`device_seq` integer NOT NULL,
+	`start` integer NOT NULL,
+	`data` blob NOT NULL,
+	PRIMARY KEY(`device_seq`, `start`),
+	FOREIGN KEY (`device_seq`) REFERENCES `devices`(`seq`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
 CREATE TABLE `metric_hot_0` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`device_seq` integer NOT NULL,

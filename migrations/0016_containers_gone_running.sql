@@ -1,0 +1,1 @@
+ALTER TABLE `containers` ADD `gone_running` integer DEFAULT 0 NOT NULL;

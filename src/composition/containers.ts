@@ -1,0 +1,72 @@
+import type { AppContext } from '../context'
+import { deviceRef, markDeviceSeen } from '../modules/devices/devices.service'
+import { ensureDefaults } from '../modules/alerts/alerts.rules.service'
+import type { Observation } from '../modules/alerts/runtime/alerts.runtime'
+import { createContainersIngest, deviceGone } from '../modules/containers/containers.ingest'
+import { createContainerRollups, type ContainerJobDeps } from '../modules/containers/containers.jobs'
+import { observedContainers } from '../modules/containers/containers.observe'
+import { CONTAINER_SOURCE } from '../modules/containers/containers.selectors'
+import type { ContainersDeps } from '../modules/containers/containers.service'
+import { createContainersStore } from '../modules/containers/containers.store'
+import { ingestDisks, type DisksDeps } from '../modules/disks/disks.service'
+import { DISK_SOURCE } from '../modules/disks/disks.selectors'
+import { createDisksStore } from '../modules/disks/disks.store'
+import type { Filled } from './ports'
+import type { AlertingModules } from './alerting'
+import type { FleetModules } from './fleet'
+import type { Hooks } from './hooks'
+
+/**
+ * Containers and S.M.A.R.T. disks: they hear each batch's extra parts (the batchExtras hook),
+ * store them, and hand what changed to the alert rules as `containers` and `disks` observations.
+ */
+export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: AlertingModules, hooks: Hooks) {
+  const sqlite = ctx.db.sqlite
+  const ref = (clientId: string, deviceId: string) => deviceRef(fleet.devices, clientId, deviceId)
+  const seen = (deviceSeq: number) => markDeviceSeen(fleet.devices, deviceSeq, ctx.clock.now())
+  const observe = (o: Observation) => {
+    try {
+      ensureDefaults(alerting.alerts, o.clientId)
+      alerting.alerts.runtime.observe(o)
+    } catch (err) {
+      ctx.logger.error('alert evaluation failed', { client_id: o.clientId, device_id: o.deviceId, source: o.source, error: (err as Error).message })
+    }
+  }
+  const store = createContainersStore(sqlite)
+  const containers: ContainersDeps = { store, clock: ctx.clock, devices: { ref } }
+  const ingest = createContainersIngest({
+    store,
+    seen,
+    applied: (a) => observe({ clientId: a.clientId, deviceId: a.deviceId, source: CONTAINER_SOURCE, ts: a.ts, values: observedContainers(store, a) }),
+  })
+  const disks: Filled<DisksDeps, 'applied'> = {
+    store: createDisksStore(sqlite),
+    clock: ctx.clock,
+    devices: { ref },
+    seen,
+    applied: (a) => observe({ clientId: a.clientId, deviceId: a.deviceId, source: DISK_SOURCE, ts: a.ts, values: { disks: a.disks } }),
+  }
+  const retention = ctx.config.metricsRetention
+  const containerJobs: ContainerJobDeps = { store, clock: ctx.clock, retention: { raw: retention.raw, m1: retention.m1, h1: retention.h1 } }
+
+  // a device's containers went with it (a cascade): its account's counts are counted again
+  hooks.deviceDeleted.listen((clientId) => store.countsChanged(clientId))
+  hooks.batchExtras.listen((e) => {
+    if (e.containers) {
+      e.wait(ingest.submit({ clientId: e.clientId, deviceId: e.device.id, deviceSeq: e.device.seq, ts: e.ts, sent: e.sent, block: e.containers }))
+    }
+    if (e.disks_smart) {
+      const smart = e.disks_smart
+      e.wait(
+        Promise.resolve()
+          .then(() => ingestDisks(disks, { clientId: e.clientId, deviceId: e.device.id, deviceSeq: e.device.seq, ts: e.ts, block: smart }))
+          .catch((err) => {
+            throw deviceGone(err)
+          }),
+      )
+    }
+  })
+  return { containers, disks, containerJobs, containerRollups: createContainerRollups(containerJobs) }
+}
+
+export type ContainerModules = ReturnType<typeof wireContainers>

@@ -1,0 +1,224 @@
+import { AppError, notFound } from '../../http/errors'
+import type { Clock } from '../../lib/clock'
+import { sha256Hex, randomToken } from '../../lib/crypto'
+import { newId } from '../../lib/ids'
+import type { Logger } from '../../lib/logger'
+import type { OutboundPolicy, Refusal, SelfAddresses } from '../../lib/outbound/outbound.policy'
+import type { IncidentsStore } from './checks.incidents'
+import type { CheckCreate, CheckKind, CheckPatch, CheckResponse, CheckSettings, CheckTest, ProbeResult } from './checks.model'
+import { HUB_PLACE, type CheckChange } from './checks.record'
+import { openSettings, sealSettings } from './checks.secrets'
+import { normalizeSettings, policyProblem, unmaskSettings } from './checks.settings'
+import type { CheckRow, CheckChanges, ChecksStore } from './checks.store'
+import type { ResultsStore } from './checks.summaries'
+import { checkView } from './checks.views'
+import { runProbe } from './probes/probe.run'
+import type { ProbeDeps } from './probes/probe.types'
+
+export { statusChecksPort } from './checks.status-port'
+
+export interface ChecksDeps {
+  checks: ChecksStore
+  results: ResultsStore
+  incidents: IncidentsStore
+  transaction: <T>(fn: () => T) => T
+  clock: Clock
+  logger: Logger
+  /** the seq of one of the client's devices, or null when it has no such device */
+  deviceSeq: (clientId: string, deviceId: string) => number | null
+  /** where this client's hub-run checks may connect (docs/outbound.md) */
+  policyFor: (clientId: string) => OutboundPolicy
+  selfAddresses: SelfAddresses
+  /** a refused target worded for its reader (the operator is told which setting allows it) */
+  refusalWords: (clientId: string) => (r: Refusal) => string
+  /** the hub's probe dependencies for the client (its outbound policy) */
+  probeDeps: (clientId: string) => ProbeDeps
+  /** takes one of the account's "test now" tokens, or throws 429 */
+  testNow: (clientId: string) => void
+  /** where heartbeat URLs point */
+  siteUrl: string
+  maxChecks: number
+  /** the instance's key for third-party secrets at rest (a check's credential headers, body, URL) */
+  secretKey: () => Uint8Array
+  /** a check was created, changed or removed (null): the scheduler replans it */
+  scheduleChanged: (checkId: string, row: CheckRow | null) => void
+  /** an attempt was recorded (the alert source hears it) */
+  stateChanged: (change: CheckChange) => void
+  /** a check was deleted: its alerts go with it */
+  removed: (clientId: string, checkId: string) => void
+}
+
+const HEARTBEAT_TOKEN_BYTES = 24
+
+export function requireCheck(deps: Pick<ChecksDeps, 'checks'>, clientId: string, checkId: string): CheckRow {
+  const row = deps.checks.byId(clientId, checkId)
+  if (!row) throw notFound('Check')
+  return row
+}
+
+/** The device ids as given, each checked to be one of the client's devices (else 422 naming it). */
+function placesFor(deps: ChecksDeps, clientId: string, kind: CheckKind, runOnHub: boolean, deviceIds: string[]): { runOnHub: boolean; deviceIds: string[] } {
+  if (kind === 'heartbeat') return { runOnHub: true, deviceIds: [] }
+  const ids = [...new Set(deviceIds)]
+  ids.forEach((id, i) => {
+    if (deps.deviceSeq(clientId, id) === null) throw new AppError('invalid_parameter', `device_ids[${i}] is not one of your devices`, `device_ids.${i}`)
+  })
+  if (!runOnHub && !ids.length) throw new AppError('invalid_parameter', 'A check runs somewhere: set run_on_hub or give device_ids', 'run_on_hub')
+  return { runOnHub, deviceIds: ids }
+}
+
+function checkPolicy(deps: ChecksDeps, clientId: string, kind: CheckKind, settings: CheckSettings, runOnHub: boolean) {
+  if (!runOnHub) return
+  const problem = policyProblem(kind, settings, deps.policyFor(clientId), deps.selfAddresses, deps.refusalWords(clientId))
+  if (problem) throw problem
+}
+
+function checkDependency(deps: ChecksDeps, clientId: string, deviceId: string | null | undefined) {
+  if (deviceId && deps.deviceSeq(clientId, deviceId) === null) {
+    throw new AppError('invalid_parameter', 'depends_on_device_id is not one of your devices', 'depends_on_device_id')
+  }
+}
+
+function checkTimeout(timeoutMs: number, intervalS: number) {
+  if (timeoutMs > intervalS * 1000) throw new AppError('invalid_parameter', 'timeout_ms must not exceed the interval', 'timeout_ms')
+}
+
+const newToken = () => `hb_${randomToken(HEARTBEAT_TOKEN_BYTES)}`
+
+/** A new check; a heartbeat's token is in this answer only. */
+export function createCheck(deps: ChecksDeps, clientId: string, body: CheckCreate): CheckResponse {
+  if (deps.checks.count(clientId) >= deps.maxChecks) throw new AppError('conflict', `An account may have at most ${deps.maxChecks} checks; delete one first`)
+  const settings = normalizeSettings(body.kind, body.settings)
+  const where = placesFor(deps, clientId, body.kind, body.run_on_hub ?? !body.device_ids?.length, body.device_ids ?? [])
+  checkPolicy(deps, clientId, body.kind, settings, where.runOnHub && body.kind !== 'heartbeat')
+  checkDependency(deps, clientId, body.depends_on_device_id)
+  const intervalS = body.interval_s ?? 60
+  const timeoutMs = body.timeout_ms ?? Math.min(10_000, intervalS * 1000)
+  checkTimeout(timeoutMs, intervalS)
+  const now = deps.clock.now()
+  const token = body.kind === 'heartbeat' ? newToken() : null
+  const heartbeat = body.kind === 'heartbeat'
+  const id = newId('chk')
+  const row = deps.transaction(() => {
+    const r: CheckRow = {
+      id,
+      seq: deps.checks.nextSeq(),
+      client_id: clientId,
+      name: body.name.trim() || body.name,
+      kind: body.kind,
+      settings: sealSettings(deps.secretKey(), clientId, id, settings),
+      interval_s: heartbeat ? settings.period_s! : intervalS,
+      timeout_ms: timeoutMs,
+      // a heartbeat's call is decisive: one missed deadline is down, one call is up again
+      down_after: heartbeat ? 1 : (body.down_after ?? 3),
+      up_after: heartbeat ? 1 : (body.up_after ?? 2),
+      run_on_hub: where.runOnHub ? 1 : 0,
+      device_ids: JSON.stringify(where.deviceIds),
+      depends_on_device_id: body.depends_on_device_id ?? null,
+      paused: body.paused ? 1 : 0,
+      hb_token_hash: token ? sha256Hex(token) : null,
+      hb_token_hint: token ? token.slice(-4) : null,
+      state: 'pending',
+      state_since: now,
+      last_checked_at: null,
+      last_response_ms: null,
+      last_status_code: null,
+      last_error: null,
+      cert_expires_at: null,
+      created_at: now,
+      updated_at: now,
+    }
+    deps.checks.insert(r)
+    return r
+  })
+  deps.scheduleChanged(row.id, row)
+  return viewOf(deps, row, token)
+}
+
+export function updateCheck(deps: ChecksDeps, clientId: string, checkId: string, patch: CheckPatch): CheckResponse {
+  const row = requireCheck(deps, clientId, checkId)
+  const kind = row.kind as CheckKind
+  const stored = openSettings(deps.secretKey, clientId, row.id, row.settings)
+  const settings = patch.settings ? unmaskSettings(normalizeSettings(kind, patch.settings), stored) : stored
+  // devices deleted since the check was saved drop out of it; the ones sent now must all exist
+  const kept = (JSON.parse(row.device_ids) as string[]).filter((id) => deps.deviceSeq(clientId, id) !== null)
+  const where = placesFor(deps, clientId, kind, patch.run_on_hub ?? row.run_on_hub === 1, patch.device_ids ?? kept)
+  checkPolicy(deps, clientId, kind, settings, where.runOnHub && kind !== 'heartbeat')
+  if (patch.depends_on_device_id !== undefined) checkDependency(deps, clientId, patch.depends_on_device_id)
+  const heartbeat = kind === 'heartbeat'
+  const intervalS = heartbeat ? settings.period_s! : (patch.interval_s ?? row.interval_s)
+  const timeoutMs = patch.timeout_ms ?? Math.min(row.timeout_ms, intervalS * 1000)
+  if (!heartbeat) checkTimeout(timeoutMs, intervalS)
+  const now = deps.clock.now()
+  const changes: CheckChanges = {
+    settings: sealSettings(deps.secretKey(), clientId, checkId, settings),
+    interval_s: intervalS,
+    timeout_ms: timeoutMs,
+    run_on_hub: where.runOnHub ? 1 : 0,
+    device_ids: JSON.stringify(where.deviceIds),
+    updated_at: now,
+  }
+  if (patch.name !== undefined) changes.name = patch.name
+  if (!heartbeat && patch.down_after !== undefined) changes.down_after = patch.down_after
+  if (!heartbeat && patch.up_after !== undefined) changes.up_after = patch.up_after
+  if (patch.depends_on_device_id !== undefined) changes.depends_on_device_id = patch.depends_on_device_id
+  if (patch.paused !== undefined && patch.paused !== (row.paused === 1)) {
+    changes.paused = patch.paused ? 1 : 0
+    // resuming starts afresh: the old state says nothing about now, and a heartbeat's deadline counts from here
+    if (!patch.paused) Object.assign(changes, { state: 'pending', state_since: now })
+  }
+  deps.transaction(() => {
+    deps.checks.update(clientId, checkId, changes)
+    if (changes.state === 'pending') for (const p of deps.checks.places(row.seq)) deps.checks.dropPlace(row.seq, p.place)
+    if (changes.paused !== undefined) deps.incidents.close(checkId, now)
+  })
+  const next = requireCheck(deps, clientId, checkId)
+  deps.scheduleChanged(checkId, next)
+  return viewOf(deps, next, null)
+}
+
+export function deleteCheck(deps: ChecksDeps, clientId: string, checkId: string): void {
+  const seq = deps.transaction(() => {
+    const s = deps.checks.remove(clientId, checkId)
+    if (s !== null) deps.results.drop(s)
+    return s
+  })
+  if (seq === null) throw notFound('Check')
+  deps.scheduleChanged(checkId, null)
+  deps.removed(clientId, checkId)
+}
+
+/** A new heartbeat token, shown in this answer only; the old one stops working at once. */
+export function rotateToken(deps: ChecksDeps, clientId: string, checkId: string): CheckResponse {
+  const row = requireCheck(deps, clientId, checkId)
+  if (row.kind !== 'heartbeat') throw new AppError('conflict', 'Only a heartbeat check has a token')
+  const token = newToken()
+  deps.checks.update(clientId, checkId, { hb_token_hash: sha256Hex(token), hb_token_hint: token.slice(-4), updated_at: deps.clock.now() })
+  return viewOf(deps, requireCheck(deps, clientId, checkId), token)
+}
+
+/** "Test now": the definition run once from the hub, under the account's outbound policy; nothing is stored. */
+export async function testCheck(deps: ChecksDeps, clientId: string, body: CheckTest): Promise<ProbeResult> {
+  if (body.kind === 'heartbeat') throw new AppError('bad_request', 'A heartbeat check is not run by the hub: call its URL to test it', 'kind')
+  const settings = normalizeSettings(body.kind, body.settings)
+  checkPolicy(deps, clientId, body.kind, settings, true)
+  deps.testNow(clientId)
+  return runProbe({ kind: body.kind, settings, timeout_ms: body.timeout_ms ?? 10_000 }, deps.probeDeps(clientId))
+}
+
+/** The places a check runs at now: the hub (0) and its devices' seqs. */
+export function placesOf(deps: Pick<ChecksDeps, 'deviceSeq'>, row: CheckRow): number[] {
+  const out: number[] = row.run_on_hub ? [HUB_PLACE] : []
+  for (const id of JSON.parse(row.device_ids) as string[]) {
+    const seq = deps.deviceSeq(row.client_id, id)
+    if (seq !== null) out.push(seq)
+  }
+  return out
+}
+
+export function viewOf(deps: ChecksDeps, row: CheckRow, token: string | null): CheckResponse {
+  return checkView(deps, row, token)
+}
+
+/** Checks down now (paused ones are not), for the dashboard beside devices offline. */
+export const checksDown = (deps: Pick<ChecksDeps, 'checks'>, clientId: string) => deps.checks.downCount(clientId)

@@ -1,0 +1,49 @@
+import { Resolver } from 'node:dns/promises'
+import { parseResolver } from './probe.resolver'
+import { failed, networkError, withDeadline, type Probe } from './probe.types'
+
+type Answer = string | { exchange?: string; priority?: number } | string[] | { name?: string; port?: number } | Record<string, unknown>
+
+/** Each answer as one line of text: an MX as its exchange, a TXT's chunks joined, an SRV as name:port. */
+export function answerText(a: Answer): string {
+  if (typeof a === 'string') return a
+  if (Array.isArray(a)) return a.join('')
+  const r = a as Record<string, unknown>
+  if (typeof r.exchange === 'string') return r.exchange
+  if (typeof r.name === 'string' && typeof r.port === 'number') return `${r.name}:${r.port}`
+  if (typeof r.value === 'string') return `${r.critical ?? 0} ${Object.keys(r).find((k) => k !== 'critical' && k !== 'value') ?? ''} ${r.value}`.trim()
+  return JSON.stringify(r)
+}
+
+/**
+ * DNS: one query of the record type, at the chosen resolver (else the system's), one try. Up
+ * when it answers and every expected answer is among the answers (case-insensitive, trailing
+ * dots ignored).
+ */
+export const dnsProbe: Probe = async (def, deps) => {
+  const s = def.settings
+  const start = deps.elapsed()
+  try {
+    return await withDeadline(def.timeout_ms, async () => {
+      const resolver = new Resolver({ timeout: def.timeout_ms, tries: 1 })
+      if (s.resolver) {
+        const r = parseResolver(s.resolver)!
+        const [ip] = await deps.addresses(r.host)
+        resolver.setServers([ip!.includes(':') ? `[${ip}]:${r.port}` : `${ip}:${r.port}`])
+      }
+      const raw = (await resolver.resolve(s.name!, s.record_type ?? 'A')) as Answer[]
+      const response_ms = Math.round(deps.elapsed() - start)
+      const answers = raw.map(answerText)
+      const norm = (x: string) => x.toLowerCase().replace(/\.$/, '')
+      const have = new Set(answers.map(norm))
+      const missing = (s.expected ?? []).filter((e) => !have.has(norm(e)))
+      const detail = answers.join(', ').slice(0, 1024)
+      if (missing.length) return failed(`expected answer missing: ${missing.join(', ')}`.slice(0, 500), { response_ms, detail })
+      return { ok: true, response_ms, status_code: null, error: null, cert_expires_at: null, detail }
+    })
+  } catch (err) {
+    const code = (err as { code?: string })?.code
+    if (code === 'ENODATA' || code === 'ENOTFOUND') return failed(code === 'ENOTFOUND' ? 'name does not exist (NXDOMAIN)' : 'no records of that type')
+    return failed(networkError(err, def.timeout_ms))
+  }
+}

@@ -1,0 +1,48 @@
+import { LEVEL, type LevelName, type MetricKind } from './metrics.fields'
+import { runRollup, type MetricsJobDeps } from './metrics.jobs'
+import { PRUNE_BATCH } from './metrics.rollup.store'
+
+const KINDS: MetricKind[] = ['hardware', 'network']
+
+/**
+ * What the disk budget (src/modules/storage) asks of the metric tiers: how old their oldest data
+ * is over the whole fleet, and a delete of what is older than a cut-off, through the same bounded
+ * statements the fixed retention uses (at most PRUNE_BATCH rows per kind and call, so the write
+ * lock is held for milliseconds). The storage module never sees a table.
+ */
+export function metricsBudget(deps: MetricsJobDeps) {
+  const levels = (tier: LevelName) => LEVEL[tier]
+  return {
+    /** folds what the tiers lack (late samples, replays) into them, so no raw sample is pruned before it is rolled up */
+    rollUp: () => runRollup(deps),
+    /** the time (ms) of the oldest row the tier holds for any device, or null when empty */
+    oldest(tier: LevelName): number | null {
+      const seqs = deps.devices.seqs()
+      let min: number | null = null
+      for (const kind of KINDS) {
+        const t = deps.rollups.oldest(kind, levels(tier), seqs)
+        if (t !== null && (min === null || t < min)) min = t
+      }
+      return min
+    },
+    /** deletes one bounded batch of every device's rows older than `cutoff`; returns how many */
+    pruneStep(tier: LevelName, cutoff: number): number {
+      const seqs = deps.devices.seqs()
+      // raw samples of both kinds share one table, pruned under 'hardware' (as runRetention does)
+      // and the sealed blocks wholly before the cut-off once the rows are through (rows are what it counts)
+      if (tier === 'raw') {
+        const rows = deps.rollups.pruneBatch('hardware', LEVEL.raw, seqs, cutoff)
+        if (rows < PRUNE_BATCH) deps.blocks?.prune(cutoff)
+        return rows
+      }
+      let n = 0
+      for (const kind of KINDS) n += deps.rollups.pruneBatch(kind, levels(tier), seqs, cutoff)
+      return n
+    },
+    freePages: () => deps.rollups.freePages(),
+    /** returns a slice of the free pages to the file system (incremental vacuum) */
+    vacuumStep: () => deps.rollups.vacuumStep(),
+  }
+}
+
+export type MetricsBudget = ReturnType<typeof metricsBudget>

@@ -1,0 +1,88 @@
+import type { Clock } from '../../lib/clock'
+import type { PublicPage } from './status-pages.public-model'
+import { renderPage } from './status-pages.render'
+import type { PageRow } from './status-pages.store'
+
+/** One form of a page (HTML or JSON): its text, its ETag, and its gzip form, made on first demand. */
+export interface Body {
+  text: string
+  etag: string
+  gzip(): Uint8Array
+}
+
+/** One page's answers, rendered once and served until the page changes or they are 30 s old. */
+export interface Rendered {
+  view: PublicPage
+  html: Body
+  json: Body
+  at: number
+  bytes: number
+  /** something it shows moved (a check's state): rebuilt once it is STALE_MIN_MS old */
+  stale?: boolean
+}
+
+export const RENDER_TTL_MS = 30_000
+/** A flapping check marks its pages stale on every change; a page is still rebuilt at most this often for it. */
+export const STALE_MIN_MS = 5_000
+/**
+ * What the renders may hold in all, roughly (markup, JSON, and the view the badges read, about
+ * the JSON's size again): a page of 100 checks is ~2 MB, an account has at most 20 pages, so one
+ * account fills at most a little more than this and others' pages are rebuilt when next asked.
+ */
+export const MAX_BYTES = 48 * 1024 * 1024
+
+const etagOf = (body: string) => `"${Bun.hash(body).toString(36)}"`
+
+/** A page of 50 checks is ~0.5 MB of markup (a titled bar per day) and ~10 KB gzipped: compressed once per render, not per visitor. */
+export function bodyOf(text: string): Body {
+  let gz: Uint8Array | null = null
+  return { text, etag: etagOf(text), gzip: () => (gz ??= Bun.gzipSync(text)) }
+}
+
+/**
+ * The server-side render cache: per page id, dropped when the team changes the page or its
+ * notes (`invalidate`), refreshed when older than RENDER_TTL_MS (figures move on their own),
+ * least recently used first out past `maxBytes` in all (the one just asked for always stays).
+ * `stale` marks a render whose figures moved (a check went down): it is rebuilt when next asked
+ * once it is STALE_MIN_MS old, so the news shows within seconds and no faster than that.
+ */
+export function createRenderCache(clock: Clock, build: (page: PageRow) => PublicPage, maxBytes = MAX_BYTES) {
+  const entries = new Map<string, Rendered>()
+  let bytes = 0
+  const drop = (id: string) => {
+    const e = entries.get(id)
+    if (!e) return
+    entries.delete(id)
+    bytes -= e.bytes
+  }
+  return {
+    get(page: PageRow): Rendered {
+      const now = clock.now()
+      let hit = entries.get(page.id)
+      drop(page.id)
+      const age = hit ? now - hit.at : 0
+      if (!hit || age >= RENDER_TTL_MS || (hit.stale && age >= STALE_MIN_MS)) {
+        const view = build(page)
+        const html = renderPage(view)
+        const json = JSON.stringify(view)
+        hit = { view, html: bodyOf(html), json: bodyOf(json), at: now, bytes: html.length + 2 * json.length }
+      }
+      entries.set(page.id, hit)
+      bytes += hit.bytes
+      for (const id of entries.keys()) {
+        if (bytes <= maxBytes || id === page.id) break
+        drop(id)
+      }
+      return hit
+    },
+    invalidate: drop,
+    stale(id: string) {
+      const e = entries.get(id)
+      if (e) e.stale = true
+    },
+    size: () => entries.size,
+    bytes: () => bytes,
+  }
+}
+
+export type RenderCache = ReturnType<typeof createRenderCache>

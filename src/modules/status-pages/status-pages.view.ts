@@ -1,0 +1,147 @@
+import { toIso, type Clock } from '../../lib/clock'
+import type { Group } from './status-pages.model'
+import type { StatusChecksPort, StatusCheckView, StatusDevicesPort, StatusDeviceView } from './status-pages.ports'
+import type { OverallState, PublicGroup, PublicItem, PublicItemState, PublicNote, PublicPage } from './status-pages.public-model'
+import type { NoteRow, PageRow, StatusPagesStore } from './status-pages.store'
+
+export interface PublicViewDeps {
+  store: StatusPagesStore
+  clock: Clock
+  checks: StatusChecksPort
+  devices: StatusDevicesPort
+}
+
+export const UPTIME_DAYS = 90
+const CHART_HOURS = 24
+// hourly points, for every check of the page in one read of the checks' hour summaries, where
+// 15-minute points would aggregate every raw attempt of the day for each check on each build
+const PAST_NOTES_MS = 14 * 86400_000
+const MAX_NOTES = 30
+
+const DEVICE_STATE: Record<StatusDeviceView['state'], PublicItemState> = { online: 'up', stale: 'degraded', offline: 'down', never: 'pending' }
+const RANK: Record<PublicItemState, number> = { down: 4, degraded: 3, up: 2, pending: 1, paused: 0 }
+const NEUTRAL = { check: 'Service', device: 'Server' } as const
+
+/** The worst state among items: down over degraded over up; pending and paused only when nothing else is known. */
+export function worstOf(states: PublicItemState[]): PublicItemState {
+  let worst: PublicItemState = 'pending'
+  for (const s of states) if (RANK[s] > RANK[worst]) worst = s
+  return worst
+}
+
+/** Percent up over the days with results, to two decimals; null when no day has any. */
+export function uptimePercent(days: { uptime: number | null }[]): number | null {
+  const known = days.filter((d) => d.uptime !== null)
+  if (!known.length) return null
+  return Math.round((known.reduce((s, d) => s + d.uptime!, 0) / known.length) * 10_000) / 100
+}
+
+function noteView(row: NoteRow, updates: { state: string; body: string; created_at: number }[]): PublicNote {
+  return {
+    kind: row.kind,
+    title: row.title,
+    state: row.state,
+    starts_at: toIso(row.starts_at),
+    ends_at: row.ends_at === null ? null : toIso(row.ends_at),
+    closed_at: row.closed_at === null ? null : toIso(row.closed_at),
+    updates: updates.map((u) => ({ state: u.state, body: u.body, at: toIso(u.created_at) })).reverse(),
+  }
+}
+
+/**
+ * A page as the public sees it. Only what is built here reaches the HTML, the JSON and the
+ * badges: names by the team's choice (a label, the real name, or a neutral "Service 2"), states,
+ * day figures and response times; never ids, hostnames beyond a chosen name, or errors.
+ */
+export function publicView(deps: PublicViewDeps, page: PageRow): PublicPage {
+  const now = deps.clock.now()
+  const groups = JSON.parse(page.groups) as Group[]
+  const all = groups.flatMap((g) => g.items)
+  const checkIds = all.filter((i) => i.type === 'check').map((i) => i.id)
+  const deviceIds = all.filter((i) => i.type === 'device').map((i) => i.id)
+  const checks = new Map<string, StatusCheckView>(checkIds.length ? deps.checks.views(page.client_id, checkIds).map((c) => [c.id, c]) : [])
+  const dayLists = checks.size ? deps.checks.uptimeByDays(page.client_id, [...checks.keys()], UPTIME_DAYS) : new Map<string, never[]>()
+  const charted = all.filter((i) => i.type === 'check' && i.show_response_times && checks.has(i.id)).map((i) => i.id)
+  const charts = charted.length ? deps.checks.hourlyResponseTimes(page.client_id, charted, CHART_HOURS) : new Map<string, never[]>()
+  const devices = new Map<string, StatusDeviceView>(deviceIds.length ? deps.devices.views(page.client_id, deviceIds).map((d) => [d.id, d]) : [])
+
+  const notes = deps.store.visibleNotes(page.id, now - PAST_NOTES_MS, MAX_NOTES)
+  const updates = deps.store.updatesOf(notes.map((n) => n.id))
+  const notesOut = notes.map((n) =>
+    noteView(
+      n,
+      updates.filter((u) => u.note_id === n.id),
+    ),
+  )
+  const active = notesOut.filter((n) => n.closed_at === null)
+  const past = notesOut.filter((n) => n.closed_at !== null)
+  const maintenanceNow = notes.some((n) => n.kind === 'maintenance' && n.state === 'in_progress')
+
+  const counters = { check: 0, device: 0 }
+  const groupsOut: PublicGroup[] = groups.map((g) => {
+    const items: PublicItem[] = []
+    for (const item of g.items) {
+      counters[item.type]++
+      const check = item.type === 'check' ? checks.get(item.id) : undefined
+      const device = item.type === 'device' ? devices.get(item.id) : undefined
+      if (!check && !device) continue // unknown or gone: left out, never shown as an id
+      const ownName = (check?.name ?? device?.name)!
+      const name = item.label ?? (item.show_name ? ownName : `${NEUTRAL[item.type]} ${counters[item.type]}`)
+      if (check) {
+        const days = dayLists.get(check.id) ?? []
+        const open =
+          check.state === 'down' ? deps.checks.incidents(page.client_id, check.id, now - UPTIME_DAYS * 86400_000).find((i) => !i.ended_at) : undefined
+        items.push({
+          key: item.key,
+          name,
+          type: 'check',
+          state: check.state,
+          down_since: open?.started_at ?? null,
+          last_checked_at: check.last_checked_at,
+          uptime_90d: uptimePercent(days),
+          days: days.map((d) => ({ day: d.day, uptime: d.uptime, down_s: Math.round(d.down_s) })),
+          response_ms: item.show_response_times ? check.response_ms : null,
+          response_times: item.show_response_times ? (charts.get(check.id) ?? []) : null,
+        })
+      } else {
+        items.push({
+          key: item.key,
+          name,
+          type: 'device',
+          state: DEVICE_STATE[device!.state],
+          down_since: null,
+          last_checked_at: null,
+          uptime_90d: null,
+          days: null,
+          response_ms: null,
+          response_times: null,
+        })
+      }
+    }
+    return { name: g.name, state: worstOf(items.map((i) => i.state)), items }
+  })
+
+  return {
+    title: page.title,
+    description: page.description,
+    theme: page.theme,
+    status: overall(
+      groupsOut.flatMap((g) => g.items.map((i) => i.state)),
+      maintenanceNow,
+    ),
+    groups: groupsOut,
+    active_notes: active,
+    past_notes: past,
+    generated_at: toIso(now),
+  }
+}
+
+/** The banner: any item down is an outage (major when half or more are down), else degraded, maintenance, or operational. */
+function overall(states: PublicItemState[], maintenanceNow: boolean): { state: OverallState; text: string } {
+  const down = states.filter((s) => s === 'down').length
+  if (down && down * 2 >= states.length) return { state: 'major_outage', text: 'Major outage' }
+  if (down) return { state: 'partial_outage', text: 'Partial outage' }
+  if (states.includes('degraded')) return { state: 'degraded', text: 'Degraded performance' }
+  if (maintenanceNow) return { state: 'maintenance', text: 'Maintenance in progress' }
+  return { state: 'operational', text: 'All systems operational' }
+}

@@ -1,0 +1,25 @@
+import { describe, expect, test } from 'bun:test'
+import { pack, RAW_WIDTH, ROLLUP_WIDTH, rollUp, unpack } from '../../../src/modules/containers/containers.pack'
+
+const raw = (seq: number, cpu: number | null, mem: number | null) => ({ seq, values: [cpu, mem, 100, 1, 2, 3, 4, 5] })
+
+describe('packed container moments', () => {
+  test('round trip: nulls stay null, 36 bytes a container plus the header', () => {
+    const data = pack([raw(1, 12.5, null), raw(7, 0, 2048)], RAW_WIDTH)
+    expect(data.byteLength).toBe(1 + 2 * 36)
+    expect(unpack(data)).toEqual([raw(1, 12.5, null), raw(7, 0, 2048)])
+    expect(unpack(data, 7)).toEqual([raw(7, 0, 2048)])
+    expect(unpack(data, 3)).toEqual([])
+  })
+
+  test('a rollup averages each figure over the moments that had it, and keeps the maximum of CPU and memory', () => {
+    const bucket = rollUp([pack([raw(1, 10, 100)], RAW_WIDTH), pack([raw(1, 30, null), raw(2, 5, 5)], RAW_WIDTH)])
+    const [one, two] = unpack(bucket)
+    expect(one!.values).toHaveLength(ROLLUP_WIDTH)
+    expect(one).toEqual({ seq: 1, values: [20, 100, 100, 1, 2, 3, 4, 5, 30, 100] })
+    expect(two).toEqual({ seq: 2, values: [5, 5, 100, 1, 2, 3, 4, 5, 5, 5] })
+    // an hour from minutes: the minutes' maxima, not their averages
+    const hour = rollUp([bucket, pack([{ seq: 1, values: [40, 50, 100, 1, 2, 3, 4, 5, 90, 60] }], ROLLUP_WIDTH)])
+    expect(unpack(hour, 1)[0]!.values.slice(-2)).toEqual([90, 100])
+  })
+})
