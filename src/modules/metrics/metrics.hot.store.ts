@@ -10,7 +10,8 @@ import { decodeHot, encodeHot, type HotPart, type HotRef } from './metrics.hot'
  * On disk: HOT_TABLES append-only tables metric_hot_0..n whose only key is their increasing
  * rowid, used in turn, one segment (about SEGMENT_MS of writing) each. Each record is one
  * request's part(s) of one sample, coded against the device's previous record of the same
- * segment (metrics.hot.ts); each device's first record of a segment stands alone. Once every
+ * segment (metrics.hot.ts); every RESTART_EVERY-th record of a device's chain stands alone, so
+ * reading any record decodes at most that many. Once every
  * sample of a segment is sealed, its table is emptied by one DELETE without a condition, which
  * SQLite carries out by handing the pages to the free list without writing them (a DELETE by
  * rows, or one checking a foreign key, would rewrite every page: that is why these tables have
@@ -31,6 +32,14 @@ const ID_RUN = 64
  * back (HOT_TABLES segments later); if it is not, the current segment goes on.
  */
 export const SEGMENT_MS = 30 * MINUTE_MS
+/**
+ * A device's chain starts again with a record standing alone this often (10 minutes at 10 s):
+ * about 16 B more per record on average for the real sample (1.2 KB alone against ~290 B
+ * chained, once in 60), and a read of one record never decodes more than 60.
+ */
+export const RESTART_EVERY = 60
+/** Decoded runs (a restart and the records after it) kept at hand for reads and sealing. */
+const DECODED_RUNS = 4
 
 /** `kinds` bit of a row whose parts live in metric_hot (the in-memory mirror only) */
 export const HOT_BIT = 8
@@ -113,11 +122,11 @@ function build(sqlite: Database) {
   /** while a group is being written: how to take back what it did to the maps above */
   let journal: Undo[] | null = null
   /**
-   * Decoded chains at hand: per device and segment, the reference after each record up to where it
-   * was read (a record decodes from the one before it; the parts themselves are not kept).
+   * Decoded runs at hand, by the key of the run's first record: the texts of its records up to
+   * where it was read (a record decodes from the one before it; a page of history or a block
+   * being sealed reads a run's records one after another).
    */
-  const decoded = new Map<string, HotRef[]>()
-  const DECODED_CHAINS = 16
+  const decoded = new Map<number, HotRef[]>()
 
   function remember(rec: Record_, sampleId: number) {
     records.set(rec.key, rec)
@@ -126,24 +135,24 @@ function build(sqlite: Database) {
     list.push(rec.key)
   }
 
-  /** the parts of a record, decoding its chain from the segment's first record as far as needed */
+  /** the parts of a record, decoding its run from the last record standing alone as far as needed */
   function partsOf(key: number): HotPart[] | null {
     const rec = records.get(key)
     if (!rec) return null
-    const chainKey = `${rec.deviceSeq}:${rec.segment}`
-    let refs = decoded.get(chainKey)
-    if (!refs) {
-      if (decoded.size >= DECODED_CHAINS) decoded.delete(decoded.keys().next().value!)
-      decoded.set(chainKey, (refs = []))
-    }
-    const keys = chains.get(chainKey)!.records
+    const keys = chains.get(`${rec.deviceSeq}:${rec.segment}`)!.records
+    const start = rec.at - (rec.at % RESTART_EVERY)
+    let texts = decoded.get(keys[start]!)
+    if (texts)
+      decoded.delete(keys[start]!) // moved to the newest end
+    else if (decoded.size >= DECODED_RUNS) decoded.delete(decoded.keys().next().value!)
+    decoded.set(keys[start]!, (texts ??= []))
     const read = (i: number) => {
       const k = keys[i]!
-      return decodeHot(tables[k % HOT_TABLES]!.data.get(Math.floor(k / HOT_TABLES))!.data, i === 0 ? null : refs[i - 1]!)
+      return decodeHot(tables[k % HOT_TABLES]!.data.get(Math.floor(k / HOT_TABLES))!.data, i === start ? null : texts[i - start - 1]!)
     }
-    for (let i = refs.length; i < rec.at; i++) refs.push(read(i).ref)
+    for (let i = start + texts.length; i < rec.at; i++) texts.push(read(i).ref)
     const r = read(rec.at)
-    if (refs.length === rec.at) refs.push(r.ref)
+    if (texts.length === rec.at - start) texts.push(r.ref)
     return r.parts
   }
 
@@ -161,7 +170,7 @@ function build(sqlite: Database) {
       const chainKey = `${r.device_seq}:${r.segment}`
       let c = chains.get(chainKey)
       if (!c) chains.set(chainKey, (c = { records: [], ref: null }))
-      const { parts, ref } = decodeHot(r.data, c.ref)
+      const { parts, ref } = decodeHot(r.data, c.records.length % RESTART_EVERY === 0 ? null : c.ref)
       c.ref = ref
       const key = keyOf(r.id, tableOf(r.segment))
       remember({ key, deviceSeq: r.device_seq, segment: r.segment, at: c.records.length }, r.sample_id)
@@ -216,7 +225,7 @@ function build(sqlite: Database) {
       const chainKey = `${seq}:${segment}`
       const before = chains.get(chainKey)
       const c = before ?? { records: [], ref: null }
-      const { data, ref } = encodeHot(parts, c.ref)
+      const { data, ref } = encodeHot(parts, c.records.length % RESTART_EVERY === 0 ? null : c.ref)
       let kinds = 0
       for (const p of parts) kinds |= KIND_BIT[p.kind]
       const table = tableOf(segment)
@@ -233,10 +242,13 @@ function build(sqlite: Database) {
         const list = bySample.get(sampleId)!
         list.pop()
         if (!list.length) bySample.delete(sampleId)
+        const at = c.records.length - 1
+        // a run read past this record would hand its text to the record taking its place
+        decoded.get(c.records[at - (at % RESTART_EVERY)]!)?.splice(at % RESTART_EVERY)
         c.records.pop()
         c.ref = prevRef
         if (!before) chains.delete(chainKey)
-        decoded.delete(chainKey)
+        decoded.delete(key)
         if (turn) {
           segments.pop()
           segment = prevSegment
@@ -290,7 +302,7 @@ function build(sqlite: Database) {
         }
         const suffix = `:${gone}`
         for (const k of chains.keys()) if (k.endsWith(suffix)) chains.delete(k)
-        for (const k of decoded.keys()) if (k.endsWith(suffix)) decoded.delete(k)
+        for (const k of decoded.keys()) if (!records.has(k)) decoded.delete(k)
       }
       return dropped
     },
