@@ -17,7 +17,12 @@ import { evolve, type Sample } from './storage-samples'
 
 const writeBytes = (pid: number) => Number(/write_bytes:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1])
 
-export async function writesBench(vigil: string, dir: string, base: Sample, opts: { devices: number; seconds: number; hoursAgo: number }) {
+export async function writesBench(
+  vigil: string,
+  dir: string,
+  base: Sample,
+  opts: { devices: number; seconds: number; hoursAgo: number; settleMs?: number; spread?: boolean },
+) {
   mkdirSync(dir, { recursive: true })
   const db = openDatabase(join(dir, 'vigil.db'))
   migrate(db.sqlite, Date.now())
@@ -63,26 +68,32 @@ export async function writesBench(vigil: string, dir: string, base: Sample, opts
       : null
     let sent = 0
     const t0 = performance.now()
+    const post = async (d: { key: string; id: string }, s: number) => {
+      const a = await fetch(`${url}/v1/metrics/batch`, {
+        method: 'POST',
+        headers: { 'x-api-key': d.key, 'x-device-id': d.id, 'content-type': 'application/json' },
+        body: bodies[s]!,
+      })
+      if (a.status === 201) sent++
+      else throw new Error(`ingest answered ${a.status}: ${await a.text()}`)
+    }
     for (let s = 0; s < opts.seconds; s++) {
-      const answers = await Promise.all(
-        devices.map((d) =>
-          fetch(`${url}/v1/metrics/batch`, {
-            method: 'POST',
-            headers: { 'x-api-key': d.key, 'x-device-id': d.id, 'content-type': 'application/json' },
-            body: bodies[s]!,
+      if (opts.spread) {
+        // each device at its own moment of the second, as collectors started at different times post
+        await Promise.all(
+          devices.map(async (d, i) => {
+            const wait = t0 + (s + i / devices.length) * 1000 - performance.now()
+            if (wait > 0) await Bun.sleep(wait)
+            await post(d, s)
           }),
-        ),
-      )
-      for (const a of answers) {
-        if (a.status === 201) sent++
-        else throw new Error(`ingest answered ${a.status}: ${await a.text()}`)
-      }
+        )
+      } else await Promise.all(devices.map((d) => post(d, s)))
       // paced: one sample per device per second of the run
       const wait = t0 + (s + 1) * 1000 - performance.now()
       if (wait > 0) await Bun.sleep(wait)
     }
     // the sealing job's next run (each minute at second 5), then the checkpoint thread's quiet 30 s
-    await Bun.sleep(100_000)
+    await Bun.sleep(opts.settleMs ?? 100_000)
     const written = writeBytes(server.pid) - before
     if (trace) clearInterval(trace)
     await stop(server)

@@ -18,8 +18,13 @@ import { publishSelf } from '../modules/versions/versions.self'
 const QUIET_MS = 5_000
 /** how long after start the hub publishes itself as the collectors' version */
 const SELF_PUBLISH_AFTER_MS = 30_000
-/** how often the WAL is copied back into the database: the WAL stays under ~220 MB at the bench's full ingest rate */
-const CHECKPOINT_EVERY_MS = 1_000
+/**
+ * how often the WAL is copied back into the database: a page written by many commits in between
+ * (the hot table's last page, the database header) is copied once per checkpoint, so every 5 s
+ * rather than every second writes fewer bytes per sample (measured in docs/storage.md);
+ * the WAL holds about 5 s of writes
+ */
+const CHECKPOINT_EVERY_MS = 5_000
 
 /** Runs the service until SIGTERM/SIGINT, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
