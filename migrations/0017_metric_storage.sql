@@ -45,3 +45,11 @@ CREATE TABLE `metric_hot_3` (
 	`segment` integer NOT NULL,
 	`data` blob NOT NULL
 );
+--> statement-breakpoint
+CREATE TABLE `metric_nested` (
+	`device_seq` integer NOT NULL,
+	`start` integer NOT NULL,
+	`data` blob NOT NULL,
+	PRIMARY KEY(`device_seq`, `start`),
+	FOREIGN KEY (`device_seq`) REFERENCES `devices`(`seq`) ON UPDATE no action ON DELETE cascade
+);

@@ -1,8 +1,9 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { decodeBlock, encodeBlock, type BlockEntry, type DecodedBlock } from './metrics.block'
-import { KIND_BIT, MINUTE_MS, type MetricKind } from './metrics.fields'
+import { KIND_BIT, MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
 import { HOT_BIT, RAW_MAIN, createHotStore } from './metrics.hot.store'
+import { encodeMinutes, nestedMinutes } from './metrics.minutes'
 
 /**
  * Ten minutes of a device's samples make one block (60 at the default 10 s). Longer blocks
@@ -30,6 +31,8 @@ export interface PreparedBlock {
   /** what its samples held when it was encoded */
   key: string
   data: Uint8Array
+  /** its samples' nested families per minute (metrics.minutes.ts) */
+  nested: Uint8Array
   rowIds: number[]
   hotIds: number[]
 }
@@ -44,6 +47,11 @@ interface UnsealedRow {
 function build(sqlite: Database) {
   const get = sqlite.query<{ data: Uint8Array }, [number, number]>('SELECT data FROM metric_blocks WHERE device_seq = ? AND start = ?')
   const put = sqlite.query('INSERT OR REPLACE INTO metric_blocks (device_seq, start, data) VALUES (?, ?, ?)')
+  const putNested = sqlite.query('INSERT OR REPLACE INTO metric_nested (device_seq, start, data) VALUES (?, ?, ?)')
+  // every sample of a block's span, sealed or not, with the parts it carries (the raw table's view)
+  const spanSamples = sqlite.query<{ id: number; ts: number; kinds: number }, [number, number, number]>(
+    `SELECT id, ts, kinds FROM ${RAW_TABLE} WHERE device_seq = ? AND ts >= ? AND ts < ?`,
+  )
   const unsealed = sqlite.query<UnsealedRow, [number, number, number]>(
     `SELECT id, hw_rest, net_rest FROM ${RAW_MAIN} WHERE device_seq = ? AND ts >= ? AND ts < ? AND (hw_rest IS NOT NULL OR net_rest IS NOT NULL)`,
   )
@@ -59,6 +67,7 @@ function build(sqlite: Database) {
     `UPDATE ${RAW_MAIN} SET hw_rest = NULL, net_rest = NULL, kinds = kinds | ${SEALED_BIT} WHERE id IN (SELECT value FROM json_each(?))`,
   )
   const prune = sqlite.query<never, [number]>(`DELETE FROM metric_blocks WHERE start + ${BLOCK_MS} <= ?`)
+  const pruneNested = sqlite.query<never, [number]>(`DELETE FROM metric_nested WHERE start + ${BLOCK_MS} <= ?`)
   const stats = sqlite.query<{ n: number; bytes: number | null }, []>('SELECT count(*) AS n, sum(length(data)) AS bytes FROM metric_blocks')
 
   const hot = createHotStore(sqlite)
@@ -113,7 +122,21 @@ function build(sqlite: Database) {
         if (text) entries.set(`${r.id}:${kind}`, { id: r.id, kind, text })
       }
     }
-    return { seq, start, key, data: encodeBlock([...entries.values()]), rowIds: rows.map((r) => r.id), hotIds: hotOnes.map((r) => r.id) }
+    const text = (id: number, kind: MetricKind) => entries.get(`${id}:${kind}`)?.text ?? null
+    const minutes = nestedMinutes(
+      spanSamples
+        .all(seq, start, start + BLOCK_MS)
+        .map((r) => ({ ts: r.ts, kinds: r.kinds, rest: { hardware: text(r.id, 'hardware'), network: text(r.id, 'network') } })),
+    )
+    return {
+      seq,
+      start,
+      key,
+      data: encodeBlock([...entries.values()]),
+      nested: encodeMinutes(minutes),
+      rowIds: rows.map((r) => r.id),
+      hotIds: hotOnes.map((r) => r.id),
+    }
   }
 
   /**
@@ -131,6 +154,7 @@ function build(sqlite: Database) {
           continue
         }
         put.run(b.seq, b.start, b.data)
+        putNested.run(b.seq, b.start, b.nested)
         if (b.rowIds.length) seal.run(JSON.stringify(b.rowIds))
         if (b.hotIds.length) hot.seal(b.hotIds, SEALED_BIT)
         samples += b.rowIds.length + b.hotIds.length
@@ -152,7 +176,10 @@ function build(sqlite: Database) {
     /** deletes the records of metric_hot whose samples are all sealed (whole segments) */
     dropHot: () => hot.dropSealed(),
     /** drops the blocks wholly before `cutoff` (their rows are gone with raw retention) */
-    prune: (cutoff: number) => prune.run(cutoff).changes,
+    prune: (cutoff: number) => {
+      pruneNested.run(cutoff)
+      return prune.run(cutoff).changes
+    },
     /** blocks stored and their bytes */
     stats: () => {
       const s = stats.get()!

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
-import { PARKED_BITS, createBlockStore, type BlockStore } from './metrics.block.store'
+import { PARKED_BITS, blockStart, createBlockStore, type BlockStore } from './metrics.block.store'
+import { decodeMinutes, type NestedMinutes } from './metrics.minutes'
 import { createHotStore } from './metrics.hot.store'
 import { KIND_BIT, RAW_TABLE, hasKind, restColumn, tierTable, type MetricKind, type TierName } from './metrics.fields'
 
@@ -59,6 +60,9 @@ function build(sqlite: Database) {
      WHERE device_seq IN (SELECT value FROM json_each(?1)) AND ts >= ?2 AND ts < ?3 AND ${hasKind('hardware')} AND cpu_percent IS NOT NULL`,
   )
   const blocks = createBlockStore(sqlite)
+  const nestedRows = sqlite.query<{ data: Uint8Array }, [number, number, number]>(
+    'SELECT data FROM metric_nested WHERE device_seq = ? AND start >= ? AND start < ? ORDER BY start',
+  )
   const sparks = new Map<number, SparkMinutes>()
   const intervals = new Map<number, { ms: number | null; at: number }>()
   return {
@@ -103,6 +107,10 @@ function build(sqlite: Database) {
       if (families.length) sealedFamilies(rows, kind, fields.length, families, () => blocks.reader(seq))
       return rows
     },
+    /** the nested families per minute of the sealed blocks overlapping [from, to), oldest first (metrics.minutes.ts) */
+    nestedMinutes: (seq: number, from: number, to: number): NestedMinutes[] => nestedRows.all(seq, blockStart(from), to).map((r) => decodeMinutes(r.data)),
+    /** the time of the device's oldest sample in [from, to) not yet sealed into its block (and its minutes), or null */
+    firstUnsealed: (seq: number, from: number, to: number) => blocks.firstUnsealed(seq, from, to),
     /** the newest RECENT_TIMES sample times of a device (either kind), newest first */
     recentTimes: (seq: number) => (recent.values(seq) as number[][]).map((r) => r[0]!),
     /** per device its newest RECENT_TIMES sample times, as [seq, ts] rows */

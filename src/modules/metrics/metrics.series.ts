@@ -13,8 +13,9 @@ import {
   withGaps,
   type Columns,
 } from './metrics.buckets'
-import { FIELDS, HOUR_MS, LEVEL, levelName, TIERS, type MetricKind } from './metrics.fields'
+import { FIELDS, HOUR_MS, LEVEL, MINUTE_MS, levelName, TIERS, type MetricKind } from './metrics.fields'
 import { extractFamily, MAX_KEYS_PER_FAMILY, NESTED_FAMILIES } from './metrics.nested'
+import type { MinuteEntry, NestedMinutes } from './metrics.minutes'
 import type { SeriesQuery, SeriesResponse } from './metrics.series.model'
 import type { SeriesStore } from './metrics.series.store'
 import type { MetricsDeps } from './metrics.service'
@@ -112,7 +113,10 @@ export function deviceSeries(deps: SeriesDeps, clientId: string, deviceId: strin
   }
 }
 
-/** Adds each family's series of one sample (its JSON text per family) at the builder's current point. */
+/**
+ * Adds each family's series of one sample at the builder's current point: from its JSON text per
+ * family (`row`), or from the series a sealed minute kept of it (`minute`), which emit the same.
+ */
 function nestedFeeder(b: SeriesBuilder, families: string[]) {
   const perFamily = new Map<string, number>()
   const ids = new Map<string, number>()
@@ -128,13 +132,24 @@ function nestedFeeder(b: SeriesBuilder, families: string[]) {
     }
     b.add(i, v)
   }
-  return (row: unknown[], offset: number) => {
-    for (let f = 0; f < families.length; f++) {
-      const text = row[offset + f]
-      if (typeof text !== 'string') continue
-      family = families[f]!
-      extractFamily(family, JSON.parse(text), emit)
-    }
+  return {
+    row(row: unknown[], offset: number) {
+      for (let f = 0; f < families.length; f++) {
+        const text = row[offset + f]
+        if (typeof text !== 'string') continue
+        family = families[f]!
+        extractFamily(family, JSON.parse(text), emit)
+      }
+    },
+    /** `at`: each requested family's place in NESTED_FAMILIES (the minute's order) */
+    minute(entry: MinuteEntry, names: string[], at: number[]) {
+      for (let f = 0; f < families.length; f++) {
+        const pairs = entry.families[at[f]!]
+        if (!pairs) continue
+        family = families[f]!
+        for (let k = 0; k < pairs.length; k += 2) emit(names[pairs[k]!]!, pairs[k + 1]!)
+      }
+    },
   }
 }
 
@@ -151,7 +166,7 @@ function rawPoints(store: SeriesStore, kind: MetricKind, hot: string[], families
       const v = row[i + 1]
       if (v !== null) b.add(i, v as number)
     }
-    if (families.length) nested(row, F + 1)
+    if (families.length) nested.row(row, F + 1)
   }
   return b.finish()
 }
@@ -213,7 +228,7 @@ function nestedBuckets(
   const take = (rows: unknown[][]) => {
     for (const row of rows) {
       b.at(row[0] as number)
-      feed(row, 1)
+      feed.row(row, 1)
     }
   }
   if (from >= to) return b.finish()
@@ -226,9 +241,34 @@ function nestedBuckets(
   const buckets = Math.ceil(to / width) - Math.floor(from / width)
   const perBucket = Math.max(1, Math.floor(MAX_NESTED_SAMPLES / buckets))
   const slot = width / perBucket
+  // A slot of whole minutes before the oldest sample still to seal takes its first sample from
+  // the sealed minutes (metrics.minutes.ts: each minute's first sample, as the query below would
+  // find it), so a long range decodes no block; the other slots read the sample itself.
+  const sealedUntil = slot % MINUTE_MS === 0 ? (store.firstUnsealed(seq, from, to) ?? to) : from
+  const minutes = sealedUntil > from ? sealedMinutes(store.nestedMinutes(seq, from, sealedUntil), kind) : []
+  const at = families.map((f) => NESTED_FAMILIES[kind].indexOf(f))
+  let m = 0
   for (let s = Math.floor(from / width) * width; s < to; s += slot) {
     if (s + slot <= from) continue
-    take(store.rawRows(kind, [], families, seq, Math.max(s, from), Math.min(s + slot, to), 1))
+    const lo = Math.max(s, from)
+    const hi = Math.min(s + slot, to)
+    if (hi <= sealedUntil && lo % MINUTE_MS === 0) {
+      while (m < minutes.length && minutes[m]!.entry.ts < lo) m++
+      const first = minutes[m]
+      if (first && first.entry.ts < hi) {
+        b.at(first.entry.ts)
+        feed.minute(first.entry, first.names, at)
+      }
+      continue
+    }
+    take(store.rawRows(kind, [], families, seq, lo, hi, 1))
   }
   return b.finish()
+}
+
+/** The minutes' first samples of a kind over consecutive blocks, oldest first, each with its block's names. */
+function sealedMinutes(blocks: NestedMinutes[], kind: MetricKind): { entry: MinuteEntry; names: string[] }[] {
+  const out: { entry: MinuteEntry; names: string[] }[] = []
+  for (const block of blocks) for (const entry of block.kinds[kind]) out.push({ entry, names: block.names })
+  return out
 }

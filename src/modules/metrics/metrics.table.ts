@@ -100,6 +100,24 @@ export const metricBlocks = sqliteTable(
 )
 
 /**
+ * Beside each block: its samples' nested families per minute (metrics.minutes.ts), compressed,
+ * so a chart of nested families over a long range reads these instead of decoding blocks.
+ * Written and dropped with its block.
+ */
+export const metricNested = sqliteTable(
+  'metric_nested',
+  {
+    deviceSeq: integer('device_seq')
+      .notNull()
+      .references(() => devices.seq, { onDelete: 'cascade' }),
+    /** its block's start (ms) */
+    start: integer('start').notNull(),
+    data: blob('data', { mode: 'buffer' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceSeq, t.start] })],
+)
+
+/**
  * The newest samples in their compact coded form (see metrics.hot.store.ts): HOT_TABLES tables
  * used in turn, each append-only with the increasing rowid as its only key, so a group commit
  * writes a few sequential pages instead of a row and an index leaf per device. A table is emptied

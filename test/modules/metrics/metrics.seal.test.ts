@@ -164,4 +164,57 @@ describe('sealing samples into their long-lived form', () => {
     await t.modules.sealer.run()
     expect((await t.request('GET', '/health')).body.storage).toEqual({ warning: null, converting_devices: 0 })
   })
+
+  test('a chart of nested families over hours reads the same before and after sealing, from the sealed minutes without decoding a block', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    t.clock.set(T0 + 9 * HOUR)
+    // six hours at 10 s, some minutes without a network part, a late sample added to a sealed minute after
+    const nics = (i: number) => [
+      { name: 'eth0', upload_mbps: (i % 17) / 4, download_mbps: (i % 29) * 1.5 },
+      { name: 'wlan0', upload_mbps: i % 3, download_mbps: -0 },
+    ]
+    const sent = batches(T0, 2160, 5).map((s, i) =>
+      i % 13 === 4 ? { recorded_at: s.recorded_at, hardware: s.hardware } : { ...s, network: { ...s.network, interfaces: nics(i) } },
+    )
+    await post(t, a.keyHeaders, sent)
+    const headers = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+    const range = `start=${new Date(T0).toISOString()}&end=${new Date(T0 + 6 * HOUR).toISOString()}`
+    const charts = [
+      `/v1/metrics/series/${a.deviceId}?kind=hardware&fields=cpu_per_core,disk_partitions,disk_io,cpu_percent&${range}`,
+      `/v1/metrics/series/${a.deviceId}?kind=network&fields=interfaces,download_mbps&${range}`,
+      `/v1/metrics/series/${a.deviceId}?kind=hardware&fields=disk_partitions&resolution=10m&${range}`,
+      `/v1/metrics/series/${a.deviceId}?kind=network&fields=wifi,interfaces&resolution=1h&${range}`,
+    ]
+    const read = async () => {
+      const out: string[] = []
+      for (const p of charts) {
+        const r = await t.request('GET', p, { headers })
+        expect(r.status).toBe(200)
+        out.push(r.text)
+      }
+      return out
+    }
+    await t.jobs.find((j) => j.name === 'metrics.rollup')!.run()
+    const before = await read()
+    expect(JSON.parse(before[0]!).values['cpu_per_core:0'].length).toBeGreaterThan(100)
+    while ((await t.modules.sealer.run()).blocks > 0) {}
+    expect(unsealedRows(t)).toBe(0)
+    // the blocks made unreadable: the charts do not need them
+    const saved = t.db.sqlite.query<{ device_seq: number; start: number; data: Uint8Array }, []>('SELECT * FROM metric_blocks').all()
+    t.db.sqlite.run("UPDATE metric_blocks SET data = x'00'")
+    expect(await read()).toEqual(before)
+    for (const b of saved) t.db.sqlite.query('UPDATE metric_blocks SET data = ? WHERE device_seq = ? AND start = ?').run(b.data, b.device_seq, b.start)
+    // a late part of a sealed minute: read from the sample itself until its block is sealed again, then from the minutes
+    // (the 31st sample: the first of its minute, and one sent without its network part)
+    const late = sent[30]!
+    expect('network' in late).toBe(false)
+    await post(t, a.keyHeaders, [{ recorded_at: late.recorded_at, network: { ...networkSample(7), interfaces: nics(1000) } }])
+    await t.jobs.find((j) => j.name === 'metrics.rollup')!.run()
+    const withLate = await read()
+    expect(withLate[1]).not.toEqual(before[1])
+    await t.modules.sealer.run()
+    expect(unsealedRows(t)).toBe(0)
+    expect(await read()).toEqual(withLate)
+  }, 60_000)
 })

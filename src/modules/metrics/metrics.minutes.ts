@@ -1,0 +1,72 @@
+import { zstdCompressSync, zstdDecompressSync } from 'node:zlib'
+import { KIND_BIT, MINUTE_MS, type MetricKind } from './metrics.fields'
+import { NESTED_FAMILIES, extractFamily } from './metrics.nested'
+
+/**
+ * The nested families of a block's samples, per minute, kept beside the block (metric_nested)
+ * when it is sealed, so a chart of nested families over a day never decodes a block.
+ *
+ * A chart over a long range reads evenly spread samples: the first sample of each slot of whole
+ * minutes (metrics.series.ts). So per kind and minute this keeps what that read would take
+ * from the minute's first sample carrying the kind: its time, and per family the series it
+ * expands into, in the order extractFamily emits them (a chart tracks series in that order).
+ * Feeding those to a chart gives the very answer the sample's text gives.
+ */
+
+/** One minute's first sample of a kind: its time and, per family (NESTED_FAMILIES order), its series as [name index, value] pairs, null when absent. */
+export interface MinuteEntry {
+  ts: number
+  families: (number[] | null)[]
+}
+
+export interface NestedMinutes {
+  names: string[]
+  kinds: Record<MetricKind, MinuteEntry[]>
+}
+
+/** A sealed sample as the block sees it. */
+export interface MinuteSample {
+  ts: number
+  kinds: number
+  /** its rest text per kind (null: none) */
+  rest: Record<MetricKind, string | null>
+}
+
+const KINDS: MetricKind[] = ['hardware', 'network']
+
+/** The minutes' first samples of each kind in `samples` (any order), with their series. */
+export function nestedMinutes(samples: MinuteSample[]): NestedMinutes {
+  const sorted = [...samples].sort((a, b) => a.ts - b.ts)
+  const names: string[] = []
+  const index = new Map<string, number>()
+  const out: NestedMinutes = { names, kinds: { hardware: [], network: [] } }
+  for (const kind of KINDS) {
+    let minute = Number.NaN
+    for (const s of sorted) {
+      if (!(s.kinds & KIND_BIT[kind])) continue
+      const m = Math.floor(s.ts / MINUTE_MS)
+      if (m === minute) continue
+      minute = m
+      const rest = s.rest[kind]
+      const parsed = rest === null ? null : (JSON.parse(rest) as Record<string, unknown>)
+      const families = NESTED_FAMILIES[kind].map((family) => {
+        const v = parsed?.[family]
+        if (v === undefined) return null
+        const pairs: number[] = []
+        extractFamily(family, v, (name, value) => {
+          let i = index.get(name)
+          if (i === undefined) index.set(name, (i = names.push(name) - 1))
+          pairs.push(i, value)
+        })
+        return pairs
+      })
+      out.kinds[kind].push({ ts: s.ts, families })
+    }
+  }
+  return out
+}
+
+/** JSON prints a double as the shortest text that parses back to it: the values come back exact. */
+export const encodeMinutes = (m: NestedMinutes): Uint8Array => zstdCompressSync(JSON.stringify(m))
+
+export const decodeMinutes = (data: Uint8Array): NestedMinutes => JSON.parse(zstdDecompressSync(data).toString()) as NestedMinutes
