@@ -86,11 +86,14 @@ async function measure(name: string, base: Sample, hours: number, perRequest: nu
 const real = await realSample(vigil)
 const scratch = mkdtempSync(join(tmpdir(), 'vigil-writes-'))
 let ingest: Awaited<ReturnType<typeof ingestVsGroupCommit>> | undefined
-const written = { sealed: { samples: 0, perSample: 0, blocks: 0 }, rows: { samples: 0, perSample: 0, blocks: 0 } }
+const none = { samples: 0, perSample: 0, blocks: 0 }
+const written = { sealed: none, rows: none, spread: none }
 try {
   // the same paced load twice: samples two hours old (sealed within the window) and samples of now (compact records only)
   written.sealed = await writesBench(vigil, join(scratch, 'sealed'), real, { devices: 100, seconds: 60, hoursAgo: 2 })
   written.rows = await writesBench(vigil, join(scratch, 'rows'), real, { devices: 100, seconds: 60, hoursAgo: 0 })
+  // each device at its own moment of the second, as collectors started at different times post
+  written.spread = await writesBench(vigil, join(scratch, 'spread'), real, { devices: 100, seconds: 60, hoursAgo: 0, spread: true })
   ingest = await ingestVsGroupCommit(vigil, join(scratch, 'ingest'), JSON.stringify(real), { devices: 200, rounds: 3, seconds: 5 })
 } finally {
   rmSync(scratch, { recursive: true, force: true })
@@ -118,13 +121,16 @@ for (const r of results) {
   )
 }
 console.log(
-  '\n| bytes written to the disk per sample (real sample; write_bytes of /proc/PID/io: 100 devices × 1 sample/s for 60 s, then 100 s for the sealing job and the checkpoints) | result |',
+  '\n| bytes written to the disk per sample (real sample; write_bytes of /proc/PID/io: 100 devices × 1 sample/s for 60 s, all at once each second unless said, then 100 s for the sealing job and the checkpoints) | result |',
 )
 console.log('|---|---|')
 console.log(
   `| samples two hours old (sealed within the window) | ${Math.round(written.sealed.perSample)} B (${written.sealed.samples} samples, ${written.sealed.blocks} blocks) |`,
 )
 console.log(`| samples of now (compact records only) | ${Math.round(written.rows.perSample)} B (${written.rows.samples} samples) |`)
+console.log(
+  `| samples of now, each device posting at its own moment of the second | ${Math.round(written.spread.perSample)} B (${written.spread.samples} samples) |`,
+)
 console.log(
   '\n| bytes written per sample by phase, in process (write_bytes of /proc/self/io; 100 devices × 60 rounds, a checkpoint after each) | compact record | ingest | rollup | sealing | emptying the hot table | total |',
 )

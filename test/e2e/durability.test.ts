@@ -39,7 +39,8 @@ test('no acknowledged write is lost when the server is killed with SIGKILL', asy
     }
   })
   const started = Date.now()
-  while (acked.length < 400 || Date.now() - started < 2_500) await Bun.sleep(5)
+  // two checkpoint cycles (every 5 s, src/cli/serve.ts)
+  while (acked.length < 400 || Date.now() - started < 11_000) await Bun.sleep(5)
   proc.kill('SIGKILL')
   stop = true
   await Promise.all(writers)
