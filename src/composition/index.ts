@@ -131,7 +131,7 @@ function jobList(
   return [
     // just after the ingest grace period of each minute
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
-    { name: 'metrics.seal', cron: '5 * * * * *', run: () => modules.sealer.run().then(() => undefined) },
+    { name: 'metrics.seal', cron: '5 * * * * *', run: () => modules.sealer.run({ leaveFilling: true }).then(() => undefined) },
     { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(modules.metricsJobs).then(() => undefined) },
     { name: 'containers.rollup', cron: '40 * * * * *', run: () => void modules.containerRollups.run() },
     {

@@ -7,7 +7,7 @@ export interface SealDeps {
   blocks: Pick<BlockStore, 'prepare' | 'commit' | 'firstUnsealed' | 'dropHot'>
   devices: { seqs(): number[] }
   /** per device the oldest sample time written since the last call (late data, replays) */
-  writer: { takeWrittenSince(): Map<number, number> }
+  writer: { takeWrittenSince(): Map<number, number>; newestWrittenWithin?(seq: number, withinMs: number): number | null }
   clock: Clock
   logger: Logger
   pause?: () => Promise<void>
@@ -32,6 +32,13 @@ const SEAL_BATCH = 64
 const yieldToRequests = () => new Promise<void>((r) => setImmediate(r))
 
 /**
+ * A device's newest block, written to this recently, is left for the next run: its samples are
+ * still arriving (a collector replaying its queue in order), and sealing it now would decode it
+ * and write it again at the next run with the rest.
+ */
+export const FILLING_MS = 20_000
+
+/**
  * Moves samples into their long-lived form (see metrics.block.ts): a block is sealed once its
  * first sample is an hour old, so the newest 50 to 60 minutes stay plain rows and the run after
  * that (every minute) seals the rest. Each block is one short transaction with a pause between
@@ -54,7 +61,8 @@ export function createSealer(deps: SealDeps) {
   /** the work left at the last look: devices with blocks still to seal */
   let behind = 0
 
-  async function run(): Promise<{ blocks: number; rows: number }> {
+  /** `leaveFilling`: the scheduled job's runs leave a block still filling (FILLING_MS) to the next run */
+  async function run(opts: { leaveFilling?: boolean } = {}): Promise<{ blocks: number; rows: number }> {
     if (running) return { blocks: 0, rows: 0 }
     running = true
     try {
@@ -84,10 +92,12 @@ export function createSealer(deps: SealDeps) {
         pending.length = 0
       }
       for (const [i, seq] of order.entries()) {
+        const filling = opts.leaveFilling ? (deps.writer.newestWrittenWithin?.(seq, FILLING_MS) ?? null) : null
+        const upTo = filling === null ? limit : Math.min(limit, blockStart(filling))
         let from = sealedUntil.get(seq) ?? Number.MIN_SAFE_INTEGER
         let done = false
         while (elapsed() < until) {
-          const ts = deps.blocks.firstUnsealed(seq, from, limit)
+          const ts = deps.blocks.firstUnsealed(seq, from, upTo)
           if (ts === null) {
             done = true
             break
@@ -108,8 +118,8 @@ export function createSealer(deps: SealDeps) {
           resumeAt = order[(i + 1) % order.length]!
           break
         }
-        if (isBehind(seq)) behind--
-        sealedUntil.set(seq, limit)
+        if (upTo === limit && isBehind(seq)) behind--
+        sealedUntil.set(seq, upTo)
       }
       flush()
       for (const seq of sealedUntil.keys()) if (!seqs.includes(seq)) sealedUntil.delete(seq)

@@ -116,6 +116,8 @@ export function createMetricWriter(
   const oldestWritten: Record<MetricKind, number | null> = { hardware: null, network: null }
   /** per device, the oldest sample time stored since the sealing job last looked (late data, replays) */
   let writtenSince = new Map<number, number>()
+  /** per device, its newest sample time written and when (elapsed ms): a block still filling */
+  const newestWritten = new Map<number, { ts: number; at: number }>()
 
   /** one sample per distinct time: a batch's two parts (same recorded_at) share it and its id */
   function writeOne(p: Pending, now: number) {
@@ -164,6 +166,8 @@ export function createMetricWriter(
         if (o === null || ts < o) oldestWritten[x.kind] = ts
         const w = writtenSince.get(seq)
         if (w === undefined || ts < w) writtenSince.set(seq, ts)
+        const n = newestWritten.get(seq)
+        if (n === undefined || ts >= n.ts) newestWritten.set(seq, { ts, at: elapsed() })
       }
       if (ts !== s.ts) {
         s.ts = ts
@@ -299,6 +303,17 @@ export function createMetricWriter(
       const w = writtenSince
       writtenSince = new Map()
       return w
+    },
+    /**
+     * The time of the newest sample this device had written within the last `withinMs` (elapsed),
+     * or null: its block may still be filling. Older notes are forgotten as they are asked about.
+     */
+    newestWrittenWithin(seq: number, withinMs: number): number | null {
+      const n = newestWritten.get(seq)
+      if (!n) return null
+      if (elapsed() - n.at <= withinMs) return n.ts
+      newestWritten.delete(seq)
+      return null
     },
     /** the oldest sample time written since the last call, per kind (then forgotten) */
     takeOldestWritten(kind: MetricKind): number | null {

@@ -217,4 +217,30 @@ describe('sealing samples into their long-lived form', () => {
     expect(unsealedRows(t)).toBe(0)
     expect(await read()).toEqual(withLate)
   }, 60_000)
+
+  test("the job's runs leave a device's block still filling for the next run, instead of sealing it twice", async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    t.clock.set(T0 + 3 * HOUR)
+    await post(t, a.keyHeaders, batches(T0, 150, 6)) // two blocks and half of a third, two hours old
+    const seq = t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq
+    // the writer saw the device's newest sample (in the third block) just now, then a while ago
+    let newest: number | null = T0 + 149 * 10_000
+    const sealer = createSealer({
+      blocks: createBlockStore(t.db.sqlite),
+      devices: { seqs: () => [seq] },
+      writer: { takeWrittenSince: () => new Map(), newestWrittenWithin: () => newest },
+      clock: t.clock,
+      logger: memoryLogger().logger,
+    })
+    expect((await sealer.run({ leaveFilling: true })).blocks).toBe(2)
+    expect(sealer.behind()).toBe(1)
+    expect(blockCount(t)).toBe(2)
+    // its samples stopped coming: the block is sealed once, whole
+    await post(t, a.keyHeaders, batches(T0, 180, 6).slice(150))
+    newest = null
+    expect((await sealer.run({ leaveFilling: true })).blocks).toBe(1)
+    expect(sealer.behind()).toBe(0)
+    expect(unsealedRows(t)).toBe(0)
+  })
 })
