@@ -7,6 +7,7 @@ import { testApp, type TestApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'
 import { makeTcpCheck } from '../../helpers/checks'
 import { createTenant } from '../../helpers/fixtures'
+import { hardwareSample } from '../../helpers/samples'
 
 const MIN = 60_000
 const HOUR = 3_600_000
@@ -147,6 +148,42 @@ describe('the raw tier, rows and packed hours', () => {
     t.clock.set(Date.parse('2026-03-12T13:00:00Z'))
     await packRawHours({ ...t.modules.checks, pause: immediately })
     expect(total()).toBe(0)
+  })
+
+  test('the last success is found in a packed hour when the hours since have only failed', async () => {
+    const { t, a, id, place } = await checkWithHistory(3)
+    const seq = t.modules.checks.checks.byId(a.clientId, id)!.seq
+    const failingSince = (Math.floor(NOW / HOUR) - 1) * HOUR
+    // nothing but failures from the hour before this one on, at both places
+    t.db.sqlite.run('UPDATE check_results SET ok = 0 WHERE ts >= ?', [failingSince])
+    const rows = t.modules.checks.results.page(seq, -1, 1000, 0).rows
+    const lastOk = rows.find((r) => r.ok === 1)!
+    expect(lastOk.ts).toBeLessThan(failingSince)
+    // the newest success is the device's (its attempts come 17 ms after the hub's)
+    expect(lastOk.place).toBe(place)
+    await packRawHours({ ...t.modules.checks, pause: immediately })
+    expect(t.modules.checks.results.lastOk(seq)).toBe(lastOk.ts)
+  })
+  test('an agent replaying a batch for an hour already packed stores its new attempts once (POST /v1/metrics/batch)', async () => {
+    const { t, a, id, deviceId } = await checkWithHistory(3)
+    await packRawHours({ ...t.modules.checks, pause: immediately })
+    const total = async () => (await t.request('GET', `/v1/checks/${id}/results?limit=1`, { headers: a.userHeaders })).body.total as number
+    const before = await total()
+    const late = new Date(NOW - 2 * HOUR + 1234).toISOString()
+    const batch = {
+      hardware: hardwareSample(0),
+      check_results: [{ check_id: id, ts: late, ok: true, response_ms: 42, status_code: 204, error: null, cert_expires_at: null }],
+    }
+    for (let i = 0; i < 2; i++) {
+      const res = await t.request('POST', '/v1/metrics/batch', { headers: { ...a.keyHeaders, 'x-device-id': deviceId }, body: batch })
+      expect(res.status).toBe(201)
+    }
+    expect(await total()).toBe(before + 1)
+    const page = await t.request('GET', `/v1/checks/${id}/results?limit=1000&place=${deviceId}`, { headers: a.userHeaders })
+    expect(page.body.items.filter((r: { ts: string }) => r.ts === late)).toEqual([
+      { ts: late, place: deviceId, ok: true, response_ms: 42, status_code: 204, error: null },
+    ])
+    expect(t.db.sqlite.query('SELECT count(*) AS n FROM check_results WHERE ts < ?').get(Math.floor(NOW / HOUR) * HOUR)).toEqual({ n: 0 })
   })
 
   test("a check's removal takes its packed hours with it", async () => {
