@@ -14,6 +14,16 @@ export interface ResultRow {
 }
 
 const ROW = 'check_seq, place, ts, ok, response_ms, status_code, error'
+/** a whole number ≥ 0, as every attempt is recorded; a stray other value must not hold up packing */
+const whole = (v: number | null) => (v === null ? null : Math.max(0, Math.round(v)))
+const packable = (r: ResultRow): ResultRow => ({
+  ...r,
+  ts: Math.round(r.ts),
+  ok: r.ok === 1 ? 1 : 0,
+  response_ms: whole(r.response_ms),
+  status_code: whole(r.status_code),
+})
+
 /** newest first, places in order within a time: the order of a check's attempts list */
 const newestFirst = (a: ResultRow, b: ResultRow) => b.ts - a.ts || a.place - b.place
 
@@ -58,8 +68,10 @@ export function createRawStore(sqlite: Database) {
 
   const unpack = (seq: number, p: { place: number; hour: number; data: Uint8Array }): ResultRow[] =>
     decodePack(p.hour, p.data).map((a) => ({ check_seq: seq, place: p.place, ...a }))
-  const write = (seq: number, hour: number, place: number, rows: ResultRow[]) =>
-    savePack.run(seq, hour, place, rows.length, rows.filter((r) => r.ok === 1).length, encodePack(hour, rows))
+  const write = (seq: number, hour: number, place: number, rows: ResultRow[]) => {
+    const fit = rows.map(packable)
+    savePack.run(seq, hour, place, fit.length, fit.filter((r) => r.ok === 1).length, encodePack(hour, fit))
+  }
 
   /** every attempt of a check at `place` from `from` (inclusive) to `to` (exclusive), in no order */
   const attempts = (seq: number, from: number, to: number, place = -1): ResultRow[] => {

@@ -186,6 +186,20 @@ describe('the raw tier, rows and packed hours', () => {
     expect(t.db.sqlite.query('SELECT count(*) AS n FROM check_results WHERE ts < ?').get(Math.floor(NOW / HOUR) * HOUR)).toEqual({ n: 0 })
   })
 
+  test('a stored row the codec cannot hold as it is (a fractional or negative response time) is rounded, and does not hold up the rest', async () => {
+    const { t, a, id } = await checkWithHistory(2)
+    const seq = t.modules.checks.checks.byId(a.clientId, id)!.seq
+    t.db.sqlite.run('UPDATE check_results SET response_ms = 12.7 WHERE ts = (SELECT min(ts) FROM check_results WHERE ok = 1)')
+    t.db.sqlite.run('UPDATE check_results SET response_ms = -3 WHERE ts = (SELECT max(ts) FROM check_results WHERE ok = 1 AND ts < ?)', [
+      Math.floor(NOW / HOUR) * HOUR,
+    ])
+    await packRawHours({ ...t.modules.checks, pause: immediately })
+    expect(rowsLeft(t).oldest).toBeGreaterThanOrEqual(Math.floor(NOW / HOUR) * HOUR)
+    const times = t.modules.checks.results.page(seq, -1, 1000, 0).rows.map((r) => r.response_ms)
+    expect(times).toContain(13)
+    expect(times).toContain(0)
+  })
+
   test("a check's removal takes its packed hours with it", async () => {
     const { t, a, id } = await checkWithHistory(2)
     await packRawHours({ ...t.modules.checks, pause: immediately })
