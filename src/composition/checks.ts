@@ -8,6 +8,7 @@ import { systemTimers, type Timers } from '../lib/timers'
 import { findDevice } from '../modules/devices/devices.service'
 import { isOperatorClient } from '../modules/users/users.service'
 import { sweepHeartbeats } from '../modules/checks/checks.heartbeat'
+import { packRawHours } from '../modules/checks/checks.jobs'
 import { createIncidentsStore } from '../modules/checks/checks.incidents'
 import type { CheckKind } from '../modules/checks/checks.model'
 import { hubProbeDeps } from '../modules/checks/checks.outbound'
@@ -198,9 +199,17 @@ export function alertOnChecks(checks: CheckModules, alerting: AlertingModules, l
 
 export type CheckModules = ReturnType<typeof wireChecks>
 
-/** Late heartbeats every 15 s; results, summaries and incidents past their keep once a day. */
+/**
+ * Late heartbeats every 15 s; finished hours of raw attempts packed every 10 min (the first run
+ * also converts a database from before packing); summaries and incidents past their keep once a day.
+ */
 export const checkJobs = (modules: CheckModules): Job[] => [
   { name: 'checks.heartbeats', cron: '*/15 * * * * *', run: () => void sweepHeartbeats(modules.checks) },
+  {
+    name: 'checks.pack',
+    cron: '7 */10 * * * *',
+    run: () => packRawHours({ ...modules.checks, pause: () => new Promise((resolve) => setTimeout(resolve, 0)) }).then(() => undefined),
+  },
   {
     name: 'checks.prune',
     cron: '0 27 3 * * *',
