@@ -9,6 +9,7 @@ import { findDevice } from '../modules/devices/devices.service'
 import { isOperatorClient } from '../modules/users/users.service'
 import { sweepHeartbeats } from '../modules/checks/checks.heartbeat'
 import { createIncidentsStore } from '../modules/checks/checks.incidents'
+import { createStatusReads } from '../modules/checks/checks.status-reads'
 import type { CheckKind } from '../modules/checks/checks.model'
 import { hubProbeDeps } from '../modules/checks/checks.outbound'
 import { HUB_PLACE, recordAttempt, type CheckChange, type RecordDeps } from '../modules/checks/checks.record'
@@ -144,7 +145,7 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
     checks: deps,
     checkScheduler: scheduler,
     /** the public status pages read checks through this (their module declares it) */
-    statusChecks: statusChecksPort(deps),
+    statusChecks: statusChecksPort(deps, createStatusReads(sqlite)),
     /** more listeners of recorded attempts (the alert source) and of deleted checks */
     onCheckChange: (fn: (change: CheckChange) => void) => void listeners.push(fn),
     onCheckRemoved: (fn: (clientId: string, checkId: string) => void) => void removedListeners.push(fn),

@@ -2,7 +2,8 @@ import { toIso } from '../../lib/clock'
 import type { ChecksDeps } from './checks.service'
 import { DAY_MS, HOUR_MS } from './checks.summaries'
 import { stateOf } from './checks.views'
-import type { StatusChecksPort } from '../status-pages/status-pages.ports'
+import type { StatusChecksPort, StatusPageCheck, StatusPageChecks } from '../status-pages/status-pages.ports'
+import type { StatusCheckRow, StatusReads } from './checks.status-reads'
 
 /** Steps of about 100 points: 5 min up to 6 h, 15 min to 24 h, hours to 7 days, then days. */
 function stepFor(hours: number): number {
@@ -15,7 +16,12 @@ function stepFor(hours: number): number {
 /** The dates of `days` UTC days from `first` on (made once per call, not per check). */
 const labelsOf = (first: number, days: number) => Array.from({ length: days }, (_, i) => toIso((first + i) * DAY_MS).slice(0, 10))
 
-export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | 'incidents' | 'clock'>): StatusChecksPort {
+/**
+ * The checks as status pages read them. `reads` answers a page's build (pageChecks); the other
+ * methods read one check at a time through the module's stores.
+ */
+export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | 'incidents' | 'clock'>, reads?: StatusReads): StatusChecksPort {
+  const pastDays = createPastDays()
   const owned = (clientId: string, checkId: string) => deps.checks.byId(clientId, checkId)
   /** one entry per day from the day rows, down time from the check's incidents */
   const dayList = (
@@ -62,19 +68,6 @@ export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | '
       const rows = row ? deps.results.days(row.seq, first) : []
       return dayList(clientId, checkId, rows, first, days, now, labelsOf(first, days))
     },
-    uptimeByDays(clientId, ids, days) {
-      const now = deps.clock.now()
-      const first = Math.floor(now / DAY_MS) - days + 1
-      const checks = ids.flatMap((id) => owned(clientId, id) ?? [])
-      const bySeq = new Map<number, { day: number; total: number; ok: number }[]>(checks.map((c) => [c.seq, []]))
-      for (const r of deps.results.daysOfMany(
-        checks.map((c) => c.seq),
-        first,
-      ))
-        bySeq.get(r.check_seq)?.push(r)
-      const labels = labelsOf(first, days)
-      return new Map(checks.map((c) => [c.id, dayList(clientId, c.id, bySeq.get(c.seq)!, first, days, now, labels)]))
-    },
     responseTimes(clientId, checkId, hours) {
       const row = owned(clientId, checkId)
       if (!row) return []
@@ -84,19 +77,9 @@ export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | '
       const from = now - (now % step) - (count - 1) * step
       return deps.results.buckets(row.seq, from, step, count).map((b) => [b.t, b.avg_ms] as [number, number | null])
     },
-    hourlyResponseTimes(clientId, ids, hours) {
-      const now = deps.clock.now()
-      const firstHour = Math.floor(now / HOUR_MS) - hours + 1
-      const checks = ids.flatMap((id) => owned(clientId, id) ?? [])
-      const bySeq = new Map(checks.map((c) => [c.seq, Array.from({ length: hours }, (_, i): [number, number | null] => [(firstHour + i) * HOUR_MS, null])]))
-      for (const r of deps.results.hoursOfMany(
-        checks.map((c) => c.seq),
-        firstHour,
-      )) {
-        const slot = bySeq.get(r.check_seq)?.[r.hour - firstHour]
-        if (slot && r.n_ms) slot[1] = Math.round(r.sum_ms / r.n_ms)
-      }
-      return new Map(checks.map((c) => [c.id, bySeq.get(c.seq)!]))
+    pageChecks(clientId, ids, opts) {
+      if (!reads) throw new Error('the status pages read their checks through createStatusReads: pass it to statusChecksPort')
+      return pageChecks(reads, pastDays, deps.clock.now(), clientId, ids, opts)
     },
     incidents(clientId, checkId, sinceMs) {
       if (!owned(clientId, checkId)) return []
@@ -107,4 +90,138 @@ export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | '
       }))
     },
   }
+}
+
+const uptimeOf = (ok: number, total: number) => Math.round((ok / total) * 1e5) / 1e5
+
+/**
+ * Each check's uptime on the days before today, as last read: a page reads the sums of those
+ * days (one row a check) and the days themselves only for a check whose sums moved (a late
+ * result from an agent) or whose days shifted (a new day began). Kept per check, at most
+ * PAST_KEPT of them (about 0.7 KB each; an account's pages list at most 2,000), the least
+ * recently used out first: one pushed out is read again, as the first build read it.
+ */
+const PAST_KEPT = 5_000
+interface Past {
+  from: number
+  rows: number
+  total: number
+  ok: number
+  uptime: Float64Array
+}
+function createPastDays() {
+  const kept = new Map<number, Past>()
+  return {
+    /** the uptime of the days from `from` until before `to` of each check, NaN where it had no results */
+    read(reads: StatusReads, seqs: number[], from: number, to: number): Map<number, Float64Array> {
+      const sums = new Map<number, [number, number, number]>()
+      for (const [seq, rows, total, ok] of reads.daySums(seqs, from, to)) sums.set(seq, [rows, total, ok])
+      const out = new Map<number, Float64Array>()
+      const stale: number[] = []
+      for (const seq of seqs) {
+        const [rows, total, ok] = sums.get(seq) ?? [0, 0, 0]
+        const hit = kept.get(seq)
+        if (hit && hit.from === from && hit.rows === rows && hit.total === total && hit.ok === ok) {
+          kept.delete(seq)
+          kept.set(seq, hit)
+          out.set(seq, hit.uptime)
+        } else {
+          const entry: Past = { from, rows, total, ok, uptime: new Float64Array(to - from).fill(Number.NaN) }
+          kept.delete(seq)
+          kept.set(seq, entry)
+          out.set(seq, entry.uptime)
+          stale.push(seq)
+        }
+      }
+      if (stale.length) {
+        for (const [seq, day, total, ok] of reads.days(stale, from, to)) if (total) out.get(seq)![day - from] = uptimeOf(ok, total)
+      }
+      for (const seq of kept.keys()) {
+        if (kept.size <= PAST_KEPT) break
+        kept.delete(seq)
+      }
+      return out
+    },
+  }
+}
+type PastDays = ReturnType<typeof createPastDays>
+
+const asState = (row: StatusCheckRow) => (row[4] ? 'paused' : row[5]) as StatusPageCheck['state']
+
+/**
+ * A page's checks in five reads whatever their number (the checks, the sums of their past days,
+ * today's day rows, their hours, their incidents; the past days themselves only where their sums
+ * moved), the figures straight into typed arrays: no object per day or hour.
+ */
+function pageChecks(
+  reads: StatusReads,
+  pastDays: PastDays,
+  now: number,
+  clientId: string,
+  ids: string[],
+  opts: { days: number; hours: number; charted: string[] },
+): StatusPageChecks {
+  const firstDay = Math.floor(now / DAY_MS) - opts.days + 1
+  const firstHour = Math.floor(now / HOUR_MS) - opts.hours + 1
+  const out: StatusPageChecks = { firstDay, firstHourMs: firstHour * HOUR_MS, checks: new Map() }
+  if (!ids.length) return out
+  const rows = reads.checks(clientId, ids)
+  const bySeq = new Map<number, StatusPageCheck>()
+  const charted = new Set(opts.charted)
+  for (const row of rows) {
+    const check: StatusPageCheck = {
+      id: row[0],
+      name: row[2],
+      kind: row[3],
+      state: asState(row),
+      last_checked_at: row[6] === null ? null : toIso(row[6]),
+      response_ms: row[7],
+      uptime: new Float64Array(opts.days).fill(Number.NaN),
+      down_s: new Float64Array(opts.days),
+      down_since: null,
+      hourly: charted.has(row[0]) ? new Float64Array(opts.hours).fill(Number.NaN) : null,
+    }
+    bySeq.set(row[1], check)
+  }
+  // in the order asked, as the page lists them
+  const byId = new Map([...bySeq.values()].map((c) => [c.id, c]))
+  for (const id of ids) {
+    const c = byId.get(id)
+    if (c && !out.checks.has(id)) out.checks.set(id, c)
+  }
+  if (!bySeq.size) return out
+  const seqs = [...bySeq.keys()]
+  const today = firstDay + opts.days - 1
+  for (const [seq, past] of pastDays.read(reads, seqs, firstDay, today)) bySeq.get(seq)!.uptime.set(past)
+  for (const [seq, , total, ok] of reads.days(seqs, today, today + 1)) {
+    const c = bySeq.get(seq)
+    if (c && total) c.uptime[opts.days - 1] = uptimeOf(ok, total)
+  }
+  if (charted.size) {
+    for (const [seq, hour, sum, n] of reads.hours(seqs, firstHour)) {
+      const c = bySeq.get(seq)
+      if (c?.hourly && n && hour - firstHour < opts.hours) c.hourly[hour - firstHour] = Math.round(sum / n)
+    }
+  }
+  // down time per day: each incident spread over the days it overlaps (milliseconds, whole seconds at the end)
+  const downMs = new Map<string, Float64Array>()
+  const start = firstDay * DAY_MS
+  for (const [id, started, ended] of reads.incidents(clientId, [...out.checks.keys()], start)) {
+    const c = out.checks.get(id)
+    if (!c) continue
+    if (ended === null && c.state === 'down' && c.down_since === null) c.down_since = toIso(started)
+    let ms = downMs.get(id)
+    if (!ms) downMs.set(id, (ms = new Float64Array(opts.days)))
+    const to = Math.min(ended ?? now, now)
+    for (let i = Math.max(0, Math.floor((started - start) / DAY_MS)); i < opts.days; i++) {
+      const from = start + i * DAY_MS
+      if (from >= to) break
+      ms[i]! += Math.max(0, Math.min(from + DAY_MS, now, to) - Math.max(from, started))
+    }
+  }
+  for (const [id, ms] of downMs) {
+    const c = out.checks.get(id)!
+    for (let i = 0; i < opts.days; i++) c.down_s[i] = Math.round(ms[i]! / 1000)
+  }
+  return out
 }
