@@ -4,6 +4,9 @@ import { DAY_MS, HOUR_MS } from './checks.summaries'
 import { stateOf } from './checks.views'
 import type { StatusChecksPort, StatusPageCheck, StatusPageChecks } from '../status-pages/status-pages.ports'
 import type { StatusCheckRow, StatusReads } from './checks.status-reads'
+import { createSettled } from './checks.status-settled'
+
+type Settled = ReturnType<typeof createSettled>
 
 /** Steps of about 100 points: 5 min up to 6 h, 15 min to 24 h, hours to 7 days, then days. */
 function stepFor(hours: number): number {
@@ -21,7 +24,7 @@ const labelsOf = (first: number, days: number) => Array.from({ length: days }, (
  * methods read one check at a time through the module's stores.
  */
 export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | 'incidents' | 'clock'>, reads?: StatusReads): StatusChecksPort {
-  const pastDays = createPastDays()
+  const settled = { days: createSettled(SETTLED_KEPT), hours: createSettled(SETTLED_KEPT) }
   const owned = (clientId: string, checkId: string) => deps.checks.byId(clientId, checkId)
   /** one entry per day from the day rows, down time from the check's incidents */
   const dayList = (
@@ -79,7 +82,7 @@ export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | '
     },
     pageChecks(clientId, ids, opts) {
       if (!reads) throw new Error('the status pages read their checks through createStatusReads: pass it to statusChecksPort')
-      return pageChecks(reads, pastDays, deps.clock.now(), clientId, ids, opts)
+      return pageChecks(reads, settled, deps.clock.now(), clientId, ids, opts)
     },
     incidents(clientId, checkId, sinceMs) {
       if (!owned(clientId, checkId)) return []
@@ -94,68 +97,20 @@ export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | '
 
 const uptimeOf = (ok: number, total: number) => Math.round((ok / total) * 1e5) / 1e5
 
-/**
- * Each check's uptime on the days before today, as last read: a page reads the sums of those
- * days (one row a check) and the days themselves only for a check whose sums moved (a late
- * result from an agent) or whose days shifted (a new day began). Kept per check, at most
- * PAST_KEPT of them (about 0.7 KB each; an account's pages list at most 2,000), the least
- * recently used out first: one pushed out is read again, as the first build read it.
- */
-const PAST_KEPT = 5_000
-interface Past {
-  from: number
-  rows: number
-  total: number
-  ok: number
-  uptime: Float64Array
-}
-function createPastDays() {
-  const kept = new Map<number, Past>()
-  return {
-    /** the uptime of the days from `from` until before `to` of each check, NaN where it had no results */
-    read(reads: StatusReads, seqs: number[], from: number, to: number): Map<number, Float64Array> {
-      const sums = new Map<number, [number, number, number]>()
-      for (const [seq, rows, total, ok] of reads.daySums(seqs, from, to)) sums.set(seq, [rows, total, ok])
-      const out = new Map<number, Float64Array>()
-      const stale: number[] = []
-      for (const seq of seqs) {
-        const [rows, total, ok] = sums.get(seq) ?? [0, 0, 0]
-        const hit = kept.get(seq)
-        if (hit && hit.from === from && hit.rows === rows && hit.total === total && hit.ok === ok) {
-          kept.delete(seq)
-          kept.set(seq, hit)
-          out.set(seq, hit.uptime)
-        } else {
-          const entry: Past = { from, rows, total, ok, uptime: new Float64Array(to - from).fill(Number.NaN) }
-          kept.delete(seq)
-          kept.set(seq, entry)
-          out.set(seq, entry.uptime)
-          stale.push(seq)
-        }
-      }
-      if (stale.length) {
-        for (const [seq, day, total, ok] of reads.days(stale, from, to)) if (total) out.get(seq)![day - from] = uptimeOf(ok, total)
-      }
-      for (const seq of kept.keys()) {
-        if (kept.size <= PAST_KEPT) break
-        kept.delete(seq)
-      }
-      return out
-    },
-  }
-}
-type PastDays = ReturnType<typeof createPastDays>
+/** checks whose settled days and hours are kept: an account's pages list at most 2,000; about 0.9 KB each */
+const SETTLED_KEPT = 5_000
 
 const asState = (row: StatusCheckRow) => (row[4] ? 'paused' : row[5]) as StatusPageCheck['state']
 
 /**
- * A page's checks in five reads whatever their number (the checks, the sums of their past days,
- * today's day rows, their hours, their incidents; the past days themselves only where their sums
- * moved), the figures straight into typed arrays: no object per day or hour.
+ * A page's checks in a fixed number of reads whatever their number (the checks; the sums of
+ * their past days and hours, the days and hours themselves only where those sums moved; today's
+ * and this hour's rows; their incidents), the figures straight into typed arrays: no object per
+ * day or hour.
  */
 function pageChecks(
   reads: StatusReads,
-  pastDays: PastDays,
+  settled: { days: Settled; hours: Settled },
   now: number,
   clientId: string,
   ids: string[],
@@ -191,17 +146,24 @@ function pageChecks(
   }
   if (!bySeq.size) return out
   const seqs = [...bySeq.keys()]
+  // the days before today and the hours before this one as kept while their sums hold; today and this hour as they are
   const today = firstDay + opts.days - 1
-  for (const [seq, past] of pastDays.read(reads, seqs, firstDay, today)) bySeq.get(seq)!.uptime.set(past)
+  const pastDays = settled.days.read(seqs, firstDay, today, reads.daySums(seqs, firstDay, today), (stale, out) => {
+    for (const [seq, day, total, ok] of reads.days(stale, firstDay, today)) if (total) out.get(seq)![day - firstDay] = uptimeOf(ok, total)
+  })
+  for (const [seq, past] of pastDays) bySeq.get(seq)!.uptime.set(past)
   for (const [seq, , total, ok] of reads.days(seqs, today, today + 1)) {
     const c = bySeq.get(seq)
     if (c && total) c.uptime[opts.days - 1] = uptimeOf(ok, total)
   }
-  if (charted.size) {
-    for (const [seq, hour, sum, n] of reads.hours(seqs, firstHour)) {
-      const c = bySeq.get(seq)
-      if (c?.hourly && n && hour - firstHour < opts.hours) c.hourly[hour - firstHour] = Math.round(sum / n)
-    }
+  const chartedSeqs = seqs.filter((seq) => bySeq.get(seq)!.hourly)
+  if (chartedSeqs.length) {
+    const thisHour = firstHour + opts.hours - 1
+    const pastHours = settled.hours.read(chartedSeqs, firstHour, thisHour, reads.hourSums(chartedSeqs, firstHour, thisHour), (stale, out) => {
+      for (const [seq, hour, sum, n] of reads.hours(stale, firstHour, thisHour)) if (n) out.get(seq)![hour - firstHour] = Math.round(sum / n)
+    })
+    for (const [seq, past] of pastHours) bySeq.get(seq)!.hourly!.set(past)
+    for (const [seq, , sum, n] of reads.hours(chartedSeqs, thisHour, thisHour + 1)) if (n) bySeq.get(seq)!.hourly![opts.hours - 1] = Math.round(sum / n)
   }
   // down time per day: each incident spread over the days it overlaps (milliseconds, whole seconds at the end)
   const downMs = new Map<string, Float64Array>()

@@ -45,23 +45,30 @@ test("a page's checks in one go: the same days as asked check by check (uptime a
   expect(page.checks.get(db)!.down_s[89]).toBe(0.5 * 86_400)
 })
 
-test("a check's past days are read again when a late result lands in one of them, and when a new day begins", async () => {
+test("a check's past days and hours are read again when a late result lands in one of them, and when a new day or hour begins", async () => {
   const t = testApp()
-  t.clock.set(Date.parse('2026-03-10T12:00:00Z'))
+  t.clock.set(Date.parse('2026-03-10T12:30:00Z'))
   const a = await createTenant(t)
   const web = await makeTcpCheck(t, a.userHeaders, 'web')
   const day = 86_400_000
+  const hour = 3_600_000
   recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day, true))
-  const read = () => t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [] }).checks.get(web)!
+  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * hour, true, 100))
+  const read = () => t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [web] }).checks.get(web)!
   expect(read().uptime[86]).toBe(1)
-  expect(read().uptime[86]).toBe(1) // kept
-  // an agent replays a failed attempt of three days ago
+  expect(read().hourly![20]).toBe(100) // kept
+  // an agent replays attempts of three days and three hours ago
   recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day + 60_000, false))
+  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * hour + 60_000, true, 300))
   expect(read().uptime[86]).toBe(0.5)
+  expect(read().hourly![20]).toBe(200)
+  t.clock.advance(hour)
+  expect(read().hourly![19]).toBe(200)
+  expect(read().hourly![20]).toBeNaN()
   t.clock.advance(day)
   const next = read()
   expect(next.uptime[85]).toBe(0.5)
-  expect(Number.isNaN(next.uptime[86]!)).toBe(true)
+  expect(next.uptime[86]).toBeNaN()
 })
 
 test('a public page built from the real checks module shows uptime in percent: a day two thirds up reads 66.66%, not 6666.70%', async () => {
