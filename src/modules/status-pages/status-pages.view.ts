@@ -1,6 +1,6 @@
 import { toIso, type Clock } from '../../lib/clock'
 import type { Group } from './status-pages.model'
-import type { StatusChecksPort, StatusDevicesPort, StatusDeviceView } from './status-pages.ports'
+import type { StatusChecksPort, StatusDevicesPort, StatusDeviceView, StatusPageCheck } from './status-pages.ports'
 import type { OverallState, PublicItem, PublicItemState, PublicNote, PublicPage } from './status-pages.public-model'
 import type { NoteRow, PageRow, StatusPagesStore } from './status-pages.store'
 
@@ -84,7 +84,7 @@ export function publicView(deps: PublicViewDeps, page: PageRow): PageData {
   const deviceIds = all.filter((i) => i.type === 'device').map((i) => i.id)
   const charted = all.filter((i) => i.type === 'check' && i.show_response_times).map((i) => i.id)
   const figures = checkIds.length ? deps.checks.pageChecks(page.client_id, checkIds, { days: UPTIME_DAYS, hours: CHART_HOURS, charted }) : null
-  const checks = figures?.checks ?? new Map()
+  const checks = figures?.checks ?? new Map<string, StatusPageCheck>()
   const devices = new Map<string, StatusDeviceView>(deviceIds.length ? deps.devices.views(page.client_id, deviceIds).map((d) => [d.id, d]) : [])
 
   const notes = deps.store.visibleNotes(page.id, now - PAST_NOTES_MS, MAX_NOTES)
