@@ -20,7 +20,10 @@ const labelsOf = (first: number, days: number) => Array.from({ length: days }, (
  * The checks as status pages read them. `reads` answers a page's build (pageChecks); the other
  * methods read one check at a time through the module's stores.
  */
-export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | 'incidents' | 'clock'>, reads?: StatusReads): StatusChecksPort {
+export function statusChecksPort(
+  deps: Pick<ChecksDeps, 'checks' | 'results' | 'incidents' | 'clock'>,
+  reads?: StatusReads,
+): StatusChecksPort & { stored(checkId: string, ts: number): void } {
   const settled = { days: createSettled(SETTLED_KEPT), hours: createSettled(SETTLED_KEPT) }
   const owned = (clientId: string, checkId: string) => deps.checks.byId(clientId, checkId)
   /** one entry per day from the day rows, down time from the check's incidents */
@@ -77,6 +80,11 @@ export function statusChecksPort(deps: Pick<ChecksDeps, 'checks' | 'results' | '
       const from = now - (now % step) - (count - 1) * step
       return deps.results.buckets(row.seq, from, step, count).map((b) => [b.t, b.avg_ms] as [number, number | null])
     },
+    /** the checks module stored an attempt of this check at `ts` (a late one lands in a kept span) */
+    stored(checkId, ts) {
+      settled.days.stored(checkId, ts)
+      settled.hours.stored(checkId, ts)
+    },
     pageChecks(clientId, ids, opts) {
       if (!reads) throw new Error('the status pages read their checks through createStatusReads: pass it to statusChecksPort')
       return pageChecks(reads, settled, deps.clock.now(), clientId, ids, opts)
@@ -96,41 +104,40 @@ const uptimeOf = (ok: number, total: number) => Math.round((ok / total) * 1e5) /
 
 /**
  * Figures of spans that are settled but for late results (the days before today, the hours
- * before this one), per check, reused while the sums of their summary rows stay the same. A
- * summary row only ever gains attempts (each adds one to its total), so equal sums over the same
- * span mean the same rows; a late result from an agent moves them, and the span is read again.
- * At most `max` checks are kept (the least recently used out first): one pushed out is read
- * again, as the first build read it.
+ * before this one), per check: read once, then kept until a result is stored inside the span
+ * (`stored`, which the checks module calls for every attempt it stores: a late one from an agent
+ * drops the check's kept spans) or the span moves (a new day or hour). Whatever writes the
+ * summaries, a kept span is read again at least every SETTLED_REREAD_MS. At most `max` checks are
+ * kept (the least recently used out first): one pushed out is read again, as the first build read it.
  */
 function createSettled(max: number) {
-  const kept = new Map<number, { from: number; sums: number[]; values: Float64Array }>()
-  const same = (a: number[], b: number[]) => a.length === b.length && a.every((v, i) => v === b[i])
+  const kept = new Map<string, { from: number; endMs: number; readAt: number; values: Float64Array }>()
   return {
-    /**
-     * The values of the span [from, to) of each of `seqs`: kept ones where `sums` (a row per check
-     * that has rows: [seq, ...sums]) match, the rest filled by `load` (NaN where it fills none).
-     */
-    read(seqs: number[], from: number, to: number, sums: number[][], load: (stale: number[], out: Map<number, Float64Array>) => void) {
-      const bySeq = new Map(sums.map((row) => [row[0]!, row.slice(1)]))
-      const out = new Map<number, Float64Array>()
-      const stale: number[] = []
-      for (const seq of seqs) {
-        const now = bySeq.get(seq) ?? []
-        let hit = kept.get(seq)
-        kept.delete(seq)
-        if (!hit || hit.from !== from || !same(hit.sums, now)) {
-          hit = { from, sums: now, values: new Float64Array(to - from).fill(Number.NaN) }
-          stale.push(seq)
+    /** the values of the span [from, to) (ending at `endMs`) of each of `ids`: kept ones, the rest filled by `load` (NaN where it fills none) */
+    read(ids: string[], from: number, to: number, endMs: number, now: number, load: (stale: string[], out: Map<string, Float64Array>) => void) {
+      const out = new Map<string, Float64Array>()
+      const stale: string[] = []
+      for (const id of ids) {
+        let hit = kept.get(id)
+        kept.delete(id)
+        if (!hit || hit.from !== from || now - hit.readAt >= SETTLED_REREAD_MS) {
+          hit = { from, endMs, readAt: now, values: new Float64Array(to - from).fill(Number.NaN) }
+          stale.push(id)
         }
-        kept.set(seq, hit)
-        out.set(seq, hit.values)
+        kept.set(id, hit)
+        out.set(id, hit.values)
       }
       if (stale.length) load(stale, out)
-      for (const seq of kept.keys()) {
+      for (const id of kept.keys()) {
         if (kept.size <= max) break
-        kept.delete(seq)
+        kept.delete(id)
       }
       return out
+    },
+    /** an attempt of `id` stored at `ts`: a kept span it falls in is stale */
+    stored(id: string, ts: number) {
+      const hit = kept.get(id)
+      if (hit && ts < hit.endMs) kept.delete(id)
     },
   }
 }
@@ -138,14 +145,15 @@ type Settled = ReturnType<typeof createSettled>
 
 /** checks whose settled days and hours are kept: an account's pages list at most 2,000; about 0.9 KB each */
 const SETTLED_KEPT = 5_000
+/** the longest a kept span goes unread: a bound on a write the checks module did not announce */
+export const SETTLED_REREAD_MS = 10 * 60_000
 
 const asState = (row: StatusCheckRow) => (row[4] ? 'paused' : row[5]) as StatusPageCheck['state']
 
 /**
- * A page's checks in a fixed number of reads whatever their number (the checks; the sums of
- * their past days and hours, the days and hours themselves only where those sums moved; today's
- * and this hour's rows; their incidents), the figures straight into typed arrays: no object per
- * day or hour.
+ * A page's checks in a fixed number of reads whatever their number (the checks; today's and this
+ * hour's summary rows; their incidents; the past days and hours only of the checks whose kept
+ * ones are stale), the figures straight into typed arrays: no object per day or hour.
  */
 function pageChecks(
   reads: StatusReads,
@@ -185,24 +193,29 @@ function pageChecks(
   }
   if (!bySeq.size) return out
   const seqs = [...bySeq.keys()]
-  // the days before today and the hours before this one as kept while their sums hold; today and this hour as they are
+  // the days before today and the hours before this one as kept; today and this hour as they are
+  const seqById = new Map([...bySeq].map(([seq, c]) => [c.id, seq]))
+  const seqOf = (id: string) => seqById.get(id)!
   const today = firstDay + opts.days - 1
-  const pastDays = settled.days.read(seqs, firstDay, today, reads.daySums(seqs, firstDay, today), (stale, out) => {
-    for (const [seq, day, total, ok] of reads.days(stale, firstDay, today)) if (total) out.get(seq)![day - firstDay] = uptimeOf(ok, total)
+  const pastDays = settled.days.read([...out.checks.keys()], firstDay, today, today * DAY_MS, now, (stale, kept) => {
+    for (const [seq, day, total, ok] of reads.days(stale.map(seqOf), firstDay, today))
+      if (total) kept.get(bySeq.get(seq)!.id)![day - firstDay] = uptimeOf(ok, total)
   })
-  for (const [seq, past] of pastDays) bySeq.get(seq)!.uptime.set(past)
+  for (const [id, past] of pastDays) out.checks.get(id)!.uptime.set(past)
   for (const [seq, , total, ok] of reads.days(seqs, today, today + 1)) {
     const c = bySeq.get(seq)
     if (c && total) c.uptime[opts.days - 1] = uptimeOf(ok, total)
   }
-  const chartedSeqs = seqs.filter((seq) => bySeq.get(seq)!.hourly)
-  if (chartedSeqs.length) {
+  const chartedIds = [...out.checks.values()].filter((c) => c.hourly).map((c) => c.id)
+  if (chartedIds.length) {
     const thisHour = firstHour + opts.hours - 1
-    const pastHours = settled.hours.read(chartedSeqs, firstHour, thisHour, reads.hourSums(chartedSeqs, firstHour, thisHour), (stale, out) => {
-      for (const [seq, hour, sum, n] of reads.hours(stale, firstHour, thisHour)) if (n) out.get(seq)![hour - firstHour] = Math.round(sum / n)
+    const pastHours = settled.hours.read(chartedIds, firstHour, thisHour, thisHour * HOUR_MS, now, (stale, kept) => {
+      for (const [seq, hour, sum, n] of reads.hours(stale.map(seqOf), firstHour, thisHour))
+        if (n) kept.get(bySeq.get(seq)!.id)![hour - firstHour] = Math.round(sum / n)
     })
-    for (const [seq, past] of pastHours) bySeq.get(seq)!.hourly!.set(past)
-    for (const [seq, , sum, n] of reads.hours(chartedSeqs, thisHour, thisHour + 1)) if (n) bySeq.get(seq)!.hourly![opts.hours - 1] = Math.round(sum / n)
+    for (const [id, past] of pastHours) out.checks.get(id)!.hourly!.set(past)
+    for (const [seq, , sum, n] of reads.hours(chartedIds.map(seqOf), thisHour, thisHour + 1))
+      if (n) bySeq.get(seq)!.hourly![opts.hours - 1] = Math.round(sum / n)
   }
   // down time per day: each incident spread over the days it overlaps (milliseconds, whole seconds at the end)
   const downMs = new Map<string, Float64Array>()

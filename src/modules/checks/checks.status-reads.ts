@@ -27,17 +27,8 @@ export function createStatusReads(sqlite: Database) {
   const days = sqlite.query<Record<string, never>, [string, number, number]>(
     'SELECT check_seq, day, total, ok FROM check_days WHERE check_seq IN (SELECT value FROM json_each(?1)) AND day >= ?2 AND day < ?3',
   )
-  // what a check's days add up to: a day row only ever gains attempts, so equal sums over the same days mean the same rows
-  const daySums = sqlite.query<Record<string, never>, [string, number, number]>(
-    `SELECT check_seq, count(*), sum(total), sum(ok) FROM check_days WHERE check_seq IN (SELECT value FROM json_each(?1)) AND day >= ?2 AND day < ?3
-     GROUP BY check_seq`,
-  )
   const hours = sqlite.query<Record<string, never>, [string, number, number]>(
     'SELECT check_seq, hour, sum_ms, n_ms FROM check_hours WHERE check_seq IN (SELECT value FROM json_each(?1)) AND hour >= ?2 AND hour < ?3',
-  )
-  const hourSums = sqlite.query<Record<string, never>, [string, number, number]>(
-    `SELECT check_seq, count(*), sum(total), sum(n_ms), sum(sum_ms) FROM check_hours
-     WHERE check_seq IN (SELECT value FROM json_each(?1)) AND hour >= ?2 AND hour < ?3 GROUP BY check_seq`,
   )
   const incidents = sqlite.query<Record<string, never>, [string, string, number]>(
     `SELECT check_id, started_at, ended_at FROM check_incidents
@@ -50,13 +41,9 @@ export function createStatusReads(sqlite: Database) {
     /** [check_seq, day, total, ok] of the days from `fromDay` until before `toDay` */
     days: (seqs: number[], fromDay: number, toDay: number) =>
       days.values(JSON.stringify(seqs), fromDay, toDay) as unknown as [number, number, number, number][],
-    /** [check_seq, rows, sum of total, sum of ok] over the days from `fromDay` until before `toDay`; a check without rows is missing */
-    daySums: (seqs: number[], fromDay: number, toDay: number) => daySums.values(JSON.stringify(seqs), fromDay, toDay) as unknown as number[][],
     /** [check_seq, hour, sum_ms, n_ms] of the hours from `fromHour` until before `toHour` */
     hours: (seqs: number[], fromHour: number, toHour: number) =>
       hours.values(JSON.stringify(seqs), fromHour, toHour) as unknown as [number, number, number, number][],
-    /** [check_seq, rows, sum of total, sum of n_ms, sum of sum_ms] over those hours; a check without rows is missing */
-    hourSums: (seqs: number[], fromHour: number, toHour: number) => hourSums.values(JSON.stringify(seqs), fromHour, toHour) as unknown as number[][],
     /** [check_id, started_at, ended_at] of the client's incidents open at some time since `sinceMs`, newest first */
     incidents: (clientId: string, ids: string[], sinceMs: number) =>
       incidents.values(clientId, JSON.stringify(ids), sinceMs) as unknown as [string, number, number | null][],

@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test'
 import { recordAttempt } from '../../../src/modules/checks/checks.record'
+import { SETTLED_REREAD_MS } from '../../../src/modules/checks/checks.status-port'
 import { renderPage } from '../../../src/modules/status-pages/status-pages.render'
 import type { PublicPage } from '../../../src/modules/status-pages/status-pages.public-model'
 import type { PageData, PageDays, PageItem } from '../../../src/modules/status-pages/status-pages.view'
@@ -52,14 +53,22 @@ test("a check's past days and hours are read again when a late result lands in o
   const web = await makeTcpCheck(t, a.userHeaders, 'web')
   const day = 86_400_000
   const hour = 3_600_000
-  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day, true))
-  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * hour, true, 100))
+  // as the hub's probes, heartbeats and agents' batches store an attempt: the module hears each one
+  const store = (ts: number, ok: boolean, ms?: number) => {
+    const change = recordAttempt(t.modules.checks, web, 0, attempt(ts, ok, ms))
+    if (change) t.modules.checks.stateChanged(change)
+  }
+  store(t.clock.now() - 3 * day, true)
+  store(t.clock.now() - 3 * hour, true, 100)
   const read = () => t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [web] }).checks.get(web)!
   expect(read().uptime[86]).toBe(1)
-  expect(read().hourly![20]).toBe(100) // kept
+  expect(read().hourly![20]).toBe(100)
+  // on time: today's figures move, the kept past stays
+  store(t.clock.now(), true, 50)
+  expect(read().hourly![23]).toBe(50)
   // an agent replays attempts of three days and three hours ago
-  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day + 60_000, false))
-  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * hour + 60_000, true, 300))
+  store(t.clock.now() - 3 * day + 60_000, false)
+  store(t.clock.now() - 3 * hour + 60_000, true, 300)
   expect(read().uptime[86]).toBe(0.5)
   expect(read().hourly![20]).toBe(200)
   t.clock.advance(hour)
@@ -69,6 +78,22 @@ test("a check's past days and hours are read again when a late result lands in o
   const next = read()
   expect(next.uptime[85]).toBe(0.5)
   expect(next.uptime[86]).toBeNaN()
+})
+
+test('a write to the summaries that the module did not announce shows within SETTLED_REREAD_MS: the kept past is read again', async () => {
+  const t = testApp()
+  t.clock.set(Date.parse('2026-03-10T12:30:00Z'))
+  const a = await createTenant(t)
+  const web = await makeTcpCheck(t, a.userHeaders, 'web')
+  const day = 86_400_000
+  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day, true))
+  const read = () => t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [] }).checks.get(web)!
+  expect(read().uptime[86]).toBe(1)
+  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day + 60_000, false)) // stored, not announced
+  t.clock.advance(SETTLED_REREAD_MS - 1)
+  expect(read().uptime[86]).toBe(1)
+  t.clock.advance(1)
+  expect(read().uptime[86]).toBe(0.5)
 })
 
 test('a public page built from the real checks module shows uptime in percent: a day two thirds up reads 66.66%, not 6666.70%', async () => {
