@@ -107,11 +107,14 @@ const uptimeOf = (ok: number, total: number) => Math.round((ok / total) * 1e5) /
  * before this one), per check: read once, then kept until a result is stored inside the span
  * (`stored`, which the checks module calls for every attempt it stores: a late one from an agent
  * drops the check's kept spans) or the span moves (a new day or hour). Whatever writes the
- * summaries, a kept span is read again at least every SETTLED_REREAD_MS. At most `max` checks are
- * kept (the least recently used out first): one pushed out is read again, as the first build read it.
+ * summaries, a kept span is read again within SETTLED_REREAD_MS: each check after its own share
+ * of it (half to all of it, by its id), so a page's checks are not all read again in one build.
+ * At most `max` checks are kept (the least recently used out first): one pushed out is read
+ * again, as the first build read it.
  */
 function createSettled(max: number) {
-  const kept = new Map<string, { from: number; endMs: number; readAt: number; values: Float64Array }>()
+  const kept = new Map<string, { from: number; endMs: number; until: number; values: Float64Array }>()
+  const rereadAfter = (id: string) => SETTLED_REREAD_MS / 2 + (Bun.hash.crc32(id) % (SETTLED_REREAD_MS / 2))
   return {
     /** the values of the span [from, to) (ending at `endMs`) of each of `ids`: kept ones, the rest filled by `load` (NaN where it fills none) */
     read(ids: string[], from: number, to: number, endMs: number, now: number, load: (stale: string[], out: Map<string, Float64Array>) => void) {
@@ -120,8 +123,8 @@ function createSettled(max: number) {
       for (const id of ids) {
         let hit = kept.get(id)
         kept.delete(id)
-        if (!hit || hit.from !== from || now - hit.readAt >= SETTLED_REREAD_MS) {
-          hit = { from, endMs, readAt: now, values: new Float64Array(to - from).fill(Number.NaN) }
+        if (!hit || hit.from !== from || now >= hit.until) {
+          hit = { from, endMs, until: now + rereadAfter(id), values: new Float64Array(to - from).fill(Number.NaN) }
           stale.push(id)
         }
         kept.set(id, hit)
