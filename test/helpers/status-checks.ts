@@ -33,8 +33,8 @@ export function portOf(get: () => StatusChecksPort): StatusChecksPort {
 
 /**
  * The checks module's port as status pages read it, answered from memory: the checks it was
- * given (for one client), 90 days of uptime, a response time every 5 minutes. Until the
- * checks module is merged, tests and the bench fill the port with this.
+ * given (for one client), 90 days of uptime, a response time every 5 minutes (every hour for a
+ * page's charts). The page tests that need figures of their choosing fill the port with this.
  */
 export function fakeChecksPort(clientId: string, checks: FakeCheck[], now: () => number): FakeChecksPort {
   const byId = new Map(checks.map((c) => [c.id, c]))

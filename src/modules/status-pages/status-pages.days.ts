@@ -34,7 +34,8 @@ interface Kept {
  * Every day but today is settled (a late agent replay or an incident's end may still move one:
  * the figures are compared before reuse), so each check's past 89 days are drawn once and kept
  * under its id, and a build draws today's bar only. Bounded by bytes, the least recently used
- * out first: 1,000 checks' days are about 15 MB.
+ * out first: 1,000 checks' days are about 15 MB. Shared by every account: one pushed out costs
+ * only its next build drawing its 89 bars again.
  */
 const KEPT_BYTES = 16 * 1024 * 1024
 const kept = new Map<string, Kept>()
