@@ -10,6 +10,7 @@ import { isOperatorClient } from '../modules/users/users.service'
 import { sweepHeartbeats } from '../modules/checks/checks.heartbeat'
 import { packRawHours } from '../modules/checks/checks.jobs'
 import { createIncidentsStore } from '../modules/checks/checks.incidents'
+import { createStatusReads } from '../modules/checks/checks.status-reads'
 import type { CheckKind } from '../modules/checks/checks.model'
 import { hubProbeDeps } from '../modules/checks/checks.outbound'
 import { HUB_PLACE, recordAttempt, type CheckChange, type RecordDeps } from '../modules/checks/checks.record'
@@ -141,11 +142,15 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
   // queued and replays it, so a result the hub acknowledged is one it stored
   hooks.checkResults.listen((clientId, deviceId, results) => void ingestCheckResults(deps, clientId, deviceId, results))
 
+  // every stored attempt reaches the status pages' reads: a late one drops the past days they keep
+  const statusChecks = statusChecksPort(deps, createStatusReads(sqlite))
+  listeners.push((change) => statusChecks.stored(change.check.id, change.attempt.ts))
+
   return {
     checks: deps,
     checkScheduler: scheduler,
     /** the public status pages read checks through this (their module declares it) */
-    statusChecks: statusChecksPort(deps),
+    statusChecks,
     /** more listeners of recorded attempts (the alert source) and of deleted checks */
     onCheckChange: (fn: (change: CheckChange) => void) => void listeners.push(fn),
     onCheckRemoved: (fn: (clientId: string, checkId: string) => void) => void removedListeners.push(fn),
