@@ -23,7 +23,16 @@ import type { Hooks } from './hooks'
 export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: AlertingModules, hooks: Hooks) {
   const sqlite = ctx.db.sqlite
   const ref = (clientId: string, deviceId: string) => deviceRef(fleet.devices, clientId, deviceId)
-  const seen = (deviceSeq: number) => markDeviceSeen(fleet.devices, deviceSeq, ctx.clock.now())
+  // last_seen_at at most once per device every few seconds, as the metrics writer does: every
+  // collector sends a containers block with each sample, and a write per batch was a row per request
+  const seenAt = new Map<number, number>()
+  const seen = (deviceSeq: number) => {
+    const now = ctx.clock.now()
+    const last = seenAt.get(deviceSeq)
+    if (last !== undefined && Math.abs(now - last) < SEEN_EVERY_MS) return
+    seenAt.set(deviceSeq, now)
+    markDeviceSeen(fleet.devices, deviceSeq, now)
+  }
   const observe = (o: Observation) => {
     try {
       ensureDefaults(alerting.alerts, o.clientId)
@@ -68,5 +77,8 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
   })
   return { containers, disks, containerJobs, containerRollups: createContainerRollups(containerJobs) }
 }
+
+/** last_seen_at feeds a status with a 5-minute window: seconds of precision suffice (as metrics.writer.ts) */
+const SEEN_EVERY_MS = 5_000
 
 export type ContainerModules = ReturnType<typeof wireContainers>
