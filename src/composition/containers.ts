@@ -59,7 +59,10 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
   const containerJobs: ContainerJobDeps = { store, clock: ctx.clock, retention: { raw: retention.raw, m1: retention.m1, h1: retention.h1 } }
 
   // a device's containers went with it (a cascade): its account's counts are counted again
-  hooks.deviceDeleted.listen((clientId) => store.countsChanged(clientId))
+  hooks.deviceDeleted.listen((clientId, deviceId) => {
+    store.countsChanged(clientId)
+    ingest.forget(deviceId)
+  })
   hooks.batchExtras.listen((e) => {
     if (e.containers) {
       e.wait(ingest.submit({ clientId: e.clientId, deviceId: e.device.id, deviceSeq: e.device.seq, ts: e.ts, sent: e.sent, block: e.containers }))

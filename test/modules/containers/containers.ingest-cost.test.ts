@@ -61,3 +61,52 @@ test('a device without containers is observed as such without a query of its res
   }
   expect(observedContainers(store, { clientId: 'cli_x', deviceId: 'dev_x', ts: 0, rows: [] })).toEqual({ containers: [] })
 })
+
+test("a device's empty blocks after the first read nothing; a block that lists containers is read and stored as before", async () => {
+  const t = testApp()
+  const { deviceId } = await account(t)
+  const seq = t.db.sqlite.query<{ seq: number }, [string]>('SELECT seq FROM devices WHERE id = ?').get(deviceId)!.seq
+  const clientId = t.db.sqlite.query<{ c: string }, [string]>('SELECT client_id AS c FROM devices WHERE id = ?').get(deviceId)!.c
+  const store = createContainersStore(t.db.sqlite)
+  const reads: string[] = []
+  const counted = {
+    ...store,
+    engine: (id: string) => {
+      reads.push('engine')
+      return store.engine(id)
+    },
+    ofDevice: (id: string) => {
+      reads.push('ofDevice')
+      return store.ofDevice(id)
+    },
+  }
+  const applied: number[] = []
+  const ingest = createContainersIngest({ store: counted, applied: (a) => applied.push(a.rows.length) })
+  const send = (ts: number, b: typeof noEngine, sent = true) => ingest.submit({ clientId, deviceId, deviceSeq: seq, ts, sent, block: b })
+  const now = t.clock.now()
+  await send(now, noEngine)
+  expect(reads).toEqual(['engine', 'ofDevice'])
+  await send(now + 10_000, noEngine)
+  // stamped by the hub in the millisecond of the one before: still the newer block
+  await send(now + 10_000, noEngine, false)
+  expect(reads).toEqual(['engine', 'ofDevice'])
+  expect(store.engine(deviceId)!.ts).toBe(now + 10_001)
+  // Docker comes up: the block is read against the stored rows, and the container is kept
+  await send(now + 20_000, block([container('web')]))
+  expect(reads.length).toBe(4)
+  await send(now + 30_000, noEngine)
+  await send(now + 40_000, noEngine)
+  expect(reads.length).toBe(8) // the device has a container now: each block reads what it has
+  expect(store.ofDevice(deviceId).map((c) => [c.name, c.state])).toEqual([['web', 'running']])
+  expect(applied).toEqual([0, 0, 0, 1, 1, 1])
+})
+
+test('a device deleted is forgotten: its next block is a 404 as before', async () => {
+  const t = testApp()
+  const { portal, collector, deviceId } = await account(t)
+  const send = () => t.request('POST', '/v1/metrics/batch', { body: { containers: noEngine }, headers: { ...collector, 'x-device-id': deviceId } })
+  expect((await send()).status).toBe(201)
+  expect((await send()).status).toBe(201)
+  expect((await t.request('DELETE', `/v1/clients/me/devices/${deviceId}`, { headers: portal })).status).toBe(204)
+  expect((await send()).status).toBe(404)
+})
