@@ -21,24 +21,4 @@ export function manualClock(start = Date.parse('2026-01-01T00:00:00Z')) {
 
 export type ManualClock = ReturnType<typeof manualClock>
 
-/** The second last written out, as its ISO text up to the milliseconds ("2026-11-27T08:00:00.") */
-let isoSecond = Number.NaN
-let isoPrefix = ''
-
-/**
- * A time as ISO 8601 text, as Date#toISOString writes it. The ingest path writes several per
- * request (each answer's recorded_at, each live event's), nearly all within one second of the
- * one before: that second's text is kept and only the milliseconds are written anew.
- */
-export function toIso(ms: number): string {
-  const second = Math.floor(ms / 1000)
-  if (second !== isoSecond || !Number.isInteger(ms)) {
-    const iso = new Date(ms).toISOString() // throws on an invalid time, as before
-    if (!Number.isInteger(ms)) return iso
-    isoSecond = second
-    isoPrefix = iso.slice(0, -4)
-    return iso
-  }
-  const milli = ms - second * 1000
-  return `${isoPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`
-}
+export const toIso = (ms: number) => new Date(ms).toISOString()
