@@ -43,6 +43,8 @@
  * `--checks-only [--checks-minutes N]` runs the service checks' figures (scripts/bench/run-checks.ts: hub CPU and schedule
  * jitter with 1,000 HTTP checks at 60 s, ingest beside them against the same without, bytes per check-day); not part of
  * the full run (its window alone is minutes).
+ * `--ingest-real-only [--before <executable>]` runs ingest with the real sample over 200 devices beside the group-commit
+ * baseline (scripts/bench/run-ingest-real.ts); not part of the full run.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--browser-only` runs the portal's figures in chromium (scripts/bench/browser.ts: a dashboard of 200
  * devices to first content and to its cards, a 30-day device page from its data to every chart drawn).
@@ -153,6 +155,7 @@ try {
   else if (args.has('--webhooks-only')) await webhooksOnly()
   else if (args.has('--status-only')) await statusOnly()
   else if (args.has('--containers-only')) await containersOnly()
+  else if (args.has('--ingest-real-only')) await (await import('./bench/run-ingest-real')).ingestRealOnly()
   else if (args.has('--checks-only')) await (await import('./bench/run-checks')).checksOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {

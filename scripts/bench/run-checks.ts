@@ -9,16 +9,13 @@
  *    check's interval between two arrivals against 60 s (p50, p99, max).
  * 2. Ingest as in the ingest section against both servers, rounds alternating, the checks still
  *    running on one: the ratio of their medians (the loss checks cost ingest).
- * 3. Storage, in process: 100 checks × 1,440 attempts (a day at 60 s) through the real stores,
- *    then the bytes of each table and index (dbstat): raw attempts per check-day (kept 48 h),
- *    hour and day summaries per check-day (kept 90 and 400 days).
+ * 3. Storage, in process: bytes per check-day in every tier at steady state, attempts packed
+ *    beside the same attempts kept as rows (scripts/bench/run-checks-storage.ts says how it
+ *    counts). `--checks-storage` runs this part alone.
  */
 import { join } from 'node:path'
 import { newId } from '../../src/lib/ids'
-import { createIncidentsStore } from '../../src/modules/checks/checks.incidents'
-import { recordAttempt } from '../../src/modules/checks/checks.record'
-import { createChecksStore } from '../../src/modules/checks/checks.store'
-import { createResultsStore } from '../../src/modules/checks/checks.summaries'
+import { checksStorageBench, checksStorageRows } from './run-checks-storage'
 import { startIngestServer } from './run-ingest'
 import { cpuMs, median, stop } from './proc'
 import { seedAccounts, type SeededTenant } from './seed'
@@ -126,82 +123,12 @@ export async function checksBench() {
       checksSeen: arrivals.size,
       jitter: { p50: pct(jitter, 0.5), p99: pct(jitter, 0.99), max: pct(jitter, 1), n: jitter.length },
       runs,
-      storage: storageBench(),
+      storage: await checksStorageBench(),
     }
   } finally {
     for (const s of servers) await stop(s.server)
     target.stop(true)
   }
-}
-
-/** Bytes per check-day in each tier, from dbstat after a day of attempts of 100 checks through the real stores. */
-function storageBench() {
-  const dir = join(tmp, 'checks-storage')
-  const db = freshDb(dir)
-  const s = db.sqlite
-  const now = Date.now()
-  const [tenant] = seedAccounts(s, { tenants: 1, keysPerTenant: 1, maxDevices: 1, devicesPerTenant: 0, now })
-  const checks = createChecksStore(s)
-  const results = createResultsStore(s)
-  const incidents = createIncidentsStore(s)
-  const n = 100
-  const ids: string[] = []
-  for (let i = 0; i < n; i++) {
-    const id = newId('chk')
-    ids.push(id)
-    checks.insert({
-      id,
-      seq: i + 1,
-      client_id: tenant!.clientId,
-      name: `site ${i}`,
-      kind: 'http',
-      settings: '{"url":"https://example.com/"}',
-      interval_s: 60,
-      timeout_ms: 10000,
-      down_after: 3,
-      up_after: 2,
-      run_on_hub: 1,
-      device_ids: '[]',
-      depends_on_device_id: null,
-      paused: 0,
-      hb_token_hash: null,
-      hb_token_hint: null,
-      state: 'pending',
-      state_since: now,
-      last_checked_at: null,
-      last_response_ms: null,
-      last_status_code: null,
-      last_error: null,
-      cert_expires_at: null,
-      created_at: now,
-      updated_at: now,
-    })
-  }
-  const tx = <T>(fn: () => T) => s.transaction(fn)() as T
-  const deps = { checks, results, incidents, transaction: tx, placesOf: () => [0] }
-  const start = Math.floor(now / 86_400_000) * 86_400_000 - 86_400_000
-  s.transaction(() => {
-    for (let m = 0; m < 1440; m++) {
-      for (const id of ids) {
-        const ok = Math.random() > 0.01
-        recordAttempt(deps, id, 0, {
-          ts: start + m * 60_000,
-          ok,
-          response_ms: ok ? 20 + Math.round(Math.random() * 200) : null,
-          status_code: ok ? 200 : 503,
-          error: ok ? null : 'status 503 not accepted',
-          cert_expires_at: null,
-        })
-      }
-    }
-  })()
-  s.run('VACUUM')
-  const bytes = (names: string[]) =>
-    s.query<{ b: number }, []>(`SELECT coalesce(sum(pgsize), 0) AS b FROM dbstat WHERE name IN (${names.map((x) => `'${x}'`).join(',')})`).get()!.b
-  const raw = bytes(['check_results', 'check_results_key'])
-  const summaries = bytes(['check_hours', 'sqlite_autoindex_check_hours_1', 'check_days', 'sqlite_autoindex_check_days_1'])
-  db.close()
-  return { rawPerCheckDay: Math.round(raw / n), summariesPerCheckDay: Math.round(summaries / n) }
 }
 
 export function checksRows(c: Awaited<ReturnType<typeof checksBench>>): [string, string, string][] {
@@ -219,17 +146,15 @@ export function checksRows(c: Awaited<ReturnType<typeof checksBench>>): [string,
       `${(ratio * 100).toFixed(1)} %`,
       `median ${Math.round(med('checks', 'rps'))} vs ${Math.round(med('none', 'rps'))} batches/s; p99 ${med('checks', 'p99')} vs ${med('none', 'p99')} ms; ${c.runs.length} rounds alternating`,
     ],
-    [
-      'check storage per check-day at 60 s',
-      `${c.storage.summariesPerCheckDay} B kept (hour + day summaries)`,
-      `raw attempts, kept 48 h: ${c.storage.rawPerCheckDay} B per check-day (row + index), so at most ${2 * c.storage.rawPerCheckDay} B per check at any time`,
-    ],
+    ...checksStorageRows(c.storage),
   ]
 }
 
 export async function checksOnly() {
-  const rows = checksRows(await checksBench())
-  console.log(`\nvigil bench --checks-only${quick ? ' --quick' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}\n`)
+  const storageOnly = process.argv.includes('--checks-storage')
+  const rows = storageOnly ? checksStorageRows(await checksStorageBench()) : checksRows(await checksBench())
+  const flags = `${quick ? ' --quick' : ''}${storageOnly ? ' --checks-storage' : ''}`
+  console.log(`\nvigil bench --checks-only${flags} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}\n`)
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
 }

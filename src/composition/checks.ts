@@ -8,7 +8,9 @@ import { systemTimers, type Timers } from '../lib/timers'
 import { findDevice } from '../modules/devices/devices.service'
 import { isOperatorClient } from '../modules/users/users.service'
 import { sweepHeartbeats } from '../modules/checks/checks.heartbeat'
+import { packRawHours } from '../modules/checks/checks.jobs'
 import { createIncidentsStore } from '../modules/checks/checks.incidents'
+import { createStatusReads } from '../modules/checks/checks.status-reads'
 import type { CheckKind } from '../modules/checks/checks.model'
 import { hubProbeDeps } from '../modules/checks/checks.outbound'
 import { HUB_PLACE, recordAttempt, type CheckChange, type RecordDeps } from '../modules/checks/checks.record'
@@ -140,11 +142,15 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
   // queued and replays it, so a result the hub acknowledged is one it stored
   hooks.checkResults.listen((clientId, deviceId, results) => void ingestCheckResults(deps, clientId, deviceId, results))
 
+  // every stored attempt reaches the status pages' reads: a late one drops the past days they keep
+  const statusChecks = statusChecksPort(deps, createStatusReads(sqlite))
+  listeners.push((change) => statusChecks.stored(change.check.id, change.attempt.ts))
+
   return {
     checks: deps,
     checkScheduler: scheduler,
     /** the public status pages read checks through this (their module declares it) */
-    statusChecks: statusChecksPort(deps),
+    statusChecks,
     /** more listeners of recorded attempts (the alert source) and of deleted checks */
     onCheckChange: (fn: (change: CheckChange) => void) => void listeners.push(fn),
     onCheckRemoved: (fn: (clientId: string, checkId: string) => void) => void removedListeners.push(fn),
@@ -198,9 +204,17 @@ export function alertOnChecks(checks: CheckModules, alerting: AlertingModules, l
 
 export type CheckModules = ReturnType<typeof wireChecks>
 
-/** Late heartbeats every 15 s; results, summaries and incidents past their keep once a day. */
+/**
+ * Late heartbeats every 15 s; finished hours of raw attempts packed every 10 min (the first run
+ * also converts a database from before packing); summaries and incidents past their keep once a day.
+ */
 export const checkJobs = (modules: CheckModules): Job[] => [
   { name: 'checks.heartbeats', cron: '*/15 * * * * *', run: () => void sweepHeartbeats(modules.checks) },
+  {
+    name: 'checks.pack',
+    cron: '7 */10 * * * *',
+    run: () => packRawHours({ ...modules.checks, pause: () => new Promise((resolve) => setTimeout(resolve, 0)) }).then(() => undefined),
+  },
   {
     name: 'checks.prune',
     cron: '0 27 3 * * *',

@@ -23,7 +23,16 @@ import type { Hooks } from './hooks'
 export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: AlertingModules, hooks: Hooks) {
   const sqlite = ctx.db.sqlite
   const ref = (clientId: string, deviceId: string) => deviceRef(fleet.devices, clientId, deviceId)
-  const seen = (deviceSeq: number) => markDeviceSeen(fleet.devices, deviceSeq, ctx.clock.now())
+  // last_seen_at at most once per device every few seconds, as the metrics writer does: every
+  // collector sends a containers block with each sample, and a write per batch was a row per request
+  const seenAt = new Map<number, number>()
+  const seen = (deviceSeq: number) => {
+    const now = ctx.clock.now()
+    const last = seenAt.get(deviceSeq)
+    if (last !== undefined && Math.abs(now - last) < SEEN_EVERY_MS) return
+    seenAt.set(deviceSeq, now)
+    markDeviceSeen(fleet.devices, deviceSeq, now)
+  }
   const observe = (o: Observation) => {
     try {
       ensureDefaults(alerting.alerts, o.clientId)
@@ -50,7 +59,10 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
   const containerJobs: ContainerJobDeps = { store, clock: ctx.clock, retention: { raw: retention.raw, m1: retention.m1, h1: retention.h1 } }
 
   // a device's containers went with it (a cascade): its account's counts are counted again
-  hooks.deviceDeleted.listen((clientId) => store.countsChanged(clientId))
+  hooks.deviceDeleted.listen((clientId, deviceId) => {
+    store.countsChanged(clientId)
+    ingest.forget(deviceId)
+  })
   hooks.batchExtras.listen((e) => {
     if (e.containers) {
       e.wait(ingest.submit({ clientId: e.clientId, deviceId: e.device.id, deviceSeq: e.device.seq, ts: e.ts, sent: e.sent, block: e.containers }))
@@ -68,5 +80,8 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
   })
   return { containers, disks, containerJobs, containerRollups: createContainerRollups(containerJobs) }
 }
+
+/** last_seen_at feeds a status with a 5-minute window: seconds of precision suffice (as metrics.writer.ts) */
+const SEEN_EVERY_MS = 5_000
 
 export type ContainerModules = ReturnType<typeof wireContainers>

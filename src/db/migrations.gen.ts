@@ -16,7 +16,8 @@ import m13 from '../../migrations/0013_checks.sql' with { type: 'text' }
 import m14 from '../../migrations/0014_status_pages.sql' with { type: 'text' }
 import m15 from '../../migrations/0015_alert_subjects.sql' with { type: 'text' }
 import m16 from '../../migrations/0016_containers_gone_running.sql' with { type: 'text' }
-import m17 from '../../migrations/0017_metric_storage.sql' with { type: 'text' }
+import m17 from '../../migrations/0017_check_packs.sql' with { type: 'text' }
+import m18 from '../../migrations/0018_metric_storage.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -41,5 +42,6 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0014_status_pages', sql: m14 },
   { tag: '0015_alert_subjects', sql: m15 },
   { tag: '0016_containers_gone_running', sql: m16 },
-  { tag: '0017_metric_storage', sql: m17 },
+  { tag: '0017_check_packs', sql: m17 },
+  { tag: '0018_metric_storage', sql: m18 },
 ]

@@ -25,7 +25,7 @@ export async function readBodyText(request: Request, max: number): Promise<strin
 export const tooLarge = (max: number) => new AppError('payload_too_large', `The request body is larger than ${max} bytes`)
 
 /** `application/json`, with parameters (`; charset=utf-8`) or none, in any case. */
-export const isJsonType = (contentType: string) => /^application\/json\s*(;|$)/i.test(contentType.trim())
+export const isJsonType = (contentType: string) => contentType === 'application/json' || /^application\/json\s*(;|$)/i.test(contentType.trim())
 
 const unsupported = (contentType: string | null) =>
   new AppError(

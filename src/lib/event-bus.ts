@@ -126,11 +126,16 @@ export function createEventBus({ clock, keep = KEEP_EVENTS, keepBytes = KEEP_BYT
   let events = 0
   let lastSweep = clock.now()
 
+  /** the client whose ring is at the end of the map: touching it again moves nothing */
+  let newest: string | null = null
+
   /** marks the ring used now: to the end of the map, which stays in order of last use */
   function touch(clientId: string, ring: Ring) {
-    rings.delete(clientId)
     ring.lastUsed = clock.now()
+    if (newest === clientId) return
+    rings.delete(clientId)
     rings.set(clientId, ring)
+    newest = clientId
   }
 
   function ringOf(clientId: string): Ring {
@@ -154,6 +159,7 @@ export function createEventBus({ clock, keep = KEEP_EVENTS, keepBytes = KEEP_BYT
 
   function letGo(clientId: string, ring: Ring) {
     rings.delete(clientId)
+    if (newest === clientId) newest = null
     bytes -= ring.bytes
     events -= ring.events.length - ring.head
   }

@@ -4,7 +4,7 @@ import { manualClock } from '../../src/lib/clock'
 import { testApp } from '../helpers/app'
 import { insertDevice } from '../helpers/devices'
 import { createTenant } from '../helpers/fixtures'
-import { fakeChecksPort } from '../helpers/status-checks'
+import { portOf, fakeChecksPort } from '../helpers/status-checks'
 import { checkA11y, DESKTOP, describeBrowser, launchBrowser, openPage, PHONE, reachableAcross, shoot, type Vigil } from './helpers'
 
 /**
@@ -25,14 +25,7 @@ beforeAll(async () => {
   const t = testApp({
     clock,
     config: { rateLimits: { free: 100000, pro: 100000, enterprise: 100000, anonymous: 100000 } },
-    statusChecks: {
-      views: (...a) => port!.views(...a),
-      uptimeByDay: (...a) => port!.uptimeByDay(...a),
-      uptimeByDays: (...a) => port!.uptimeByDays(...a),
-      responseTimes: (...a) => port!.responseTimes(...a),
-      hourlyResponseTimes: (...a) => port!.hourlyResponseTimes(...a),
-      incidents: (...a) => port!.incidents(...a),
-    },
+    statusChecks: portOf(() => port!),
   })
   const a = await createTenant(t)
   const days = Array.from({ length: 90 }, (_, i) => (i === 40 ? 0.97 : i === 70 ? 0.995 : i === 85 ? null : 1))

@@ -84,6 +84,12 @@ test('a checked local server on a public page: up, then down and a red badge onc
   const green = await call('GET', '/status/shop/badge/web/status.svg')
   expect(green.text).toContain('<title>Service 1: up</title>')
   expect(green.text).toContain(BADGE_COLOURS.green)
+  // today's figure is a fraction of the day, the 90 days' a percentage: 100.00%, never 10000.00%
+  const today = (await call('GET', '/status/shop.json')).body.groups[0].items[0]
+  expect(today.days.at(-1).uptime).toBe(1)
+  expect(today.uptime_90d).toBe(100)
+  expect((await call('GET', '/status/shop')).text).toContain('Service 1: 100.00% uptime over the last 90 days')
+  expect((await call('GET', '/status/shop/badge/web/uptime.svg')).text).toContain('>100.00%<')
 
   site.stop(true)
   siteUp = false

@@ -66,6 +66,7 @@ describe('the job list', () => {
       'alerts.evaluate',
       'billing.prune-events',
       'checks.heartbeats',
+      'checks.pack',
       'checks.prune',
       'containers.retention',
       'containers.rollup',

@@ -5,6 +5,8 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 const SECRET_LENGTH = 40 // ~238 bits of entropy
 const CHECKSUM_LENGTH = 6
 export const KEY_PREFIX_LENGTH = 12 // what lists show: "vk_" and nine characters
+/** every key's length: a string of another length is no key, whatever it holds */
+export const API_KEY_LENGTH = API_KEY_PREFIX.length + SECRET_LENGTH + CHECKSUM_LENGTH
 
 function base62(bytes: Uint8Array, length: number): string {
   let out = ''
@@ -38,7 +40,7 @@ export function generateApiKey(): string {
 }
 
 export function isWellFormedApiKey(key: string): boolean {
-  if (!key.startsWith(API_KEY_PREFIX) || key.length !== API_KEY_PREFIX.length + SECRET_LENGTH + CHECKSUM_LENGTH) return false
+  if (!key.startsWith(API_KEY_PREFIX) || key.length !== API_KEY_LENGTH) return false
   const secret = key.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + SECRET_LENGTH)
   return /^[0-9A-Za-z]+$/.test(secret) && key.endsWith(checksum(secret))
 }

@@ -29,7 +29,10 @@ export function createChannelsWorker(deps: ChannelsDeps, opts: { timers: Timers;
         const row = deps.store.claim(id)
         return row ? { ...row, account: row.client_id, destination: row.channel_id } : null
       },
-      complete: (job, sent) => completeDelivery(deps, job, sent.result, sent, { retries: true, random: opts.random }),
+      complete(job, sent) {
+        completeDelivery(deps, job, sent.result, sent, { retries: true, random: opts.random })
+        return undefined
+      },
       nextDueAt: deps.store.nextDueAt,
       releaseClaims() {
         const resumed = deps.store.unclaimAll(deps.clock.now())

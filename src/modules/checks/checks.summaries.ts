@@ -1,4 +1,7 @@
 import type { Database } from 'bun:sqlite'
+import { createRawStore, type ResultRow } from './checks.raw'
+
+export type { ResultRow } from './checks.raw'
 
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000
@@ -9,16 +12,6 @@ const DAYS_KEEP_MS = 400 * DAY_MS
 
 /** Upper bounds (ms) of the day histogram's buckets; the last takes everything slower. */
 export const BUCKET_BOUNDS = [10, 20, 50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 10_000, 30_000, Infinity]
-
-export interface ResultRow {
-  check_seq: number
-  place: number
-  ts: number
-  ok: number
-  response_ms: number | null
-  status_code: number | null
-  error: string | null
-}
 
 export interface Percentiles {
   p50: number | null
@@ -65,14 +58,36 @@ const histBytes = (counts: number[]) => {
   return buf
 }
 
+/** response times of the successful attempts, sorted */
+const okTimesOf = (rows: ResultRow[]) => rows.flatMap((r) => (r.ok === 1 && r.response_ms !== null ? [r.response_ms] : [])).sort((a, b) => a - b)
+
+/** raw attempts summed into steps of `stepMs` from `from` (b: the step's index) */
+function bucketsOf(rows: ResultRow[], from: number, stepMs: number) {
+  const byStep = new Map<number, { b: number; total: number; ok: number; sum_ms: number; n_ms: number; max_ms: number | null }>()
+  for (const r of rows) {
+    const b = Math.floor((r.ts - from) / stepMs)
+    let s = byStep.get(b)
+    if (!s) byStep.set(b, (s = { b, total: 0, ok: 0, sum_ms: 0, n_ms: 0, max_ms: null }))
+    s.total++
+    s.ok += r.ok
+    if (r.ok === 1 && r.response_ms !== null) {
+      s.sum_ms += r.response_ms
+      s.n_ms++
+      s.max_ms = Math.max(s.max_ms ?? 0, r.response_ms)
+    }
+  }
+  return [...byStep.values()]
+}
+
 const pct = (ok: number, total: number) => (total ? Math.round((ok / total) * 1e5) / 1e3 : null)
 
 /**
- * The results tiers: raw attempts (48 h), hour and day summaries written as each attempt is
- * stored (no rollup job to fall behind), and the reads the API and status pages make of them.
+ * The results tiers: raw attempts (48 h, rows then packed hours: checks.raw.ts), hour and day
+ * summaries written as each attempt is stored (no rollup job to fall behind), and the reads the
+ * API and status pages make of them.
  */
 export function createResultsStore(sqlite: Database) {
-  const insertRaw = sqlite.query('INSERT OR IGNORE INTO check_results (check_seq, place, ts, ok, response_ms, status_code, error) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  const raw = createRawStore(sqlite)
   const upsertHour = sqlite.query(
     `INSERT INTO check_hours (check_seq, hour, total, ok, sum_ms, n_ms, max_ms) VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6)
      ON CONFLICT (check_seq, hour) DO UPDATE SET total = total + 1, ok = ok + ?3, sum_ms = sum_ms + ?4, n_ms = n_ms + ?5,
@@ -84,29 +99,14 @@ export function createResultsStore(sqlite: Database) {
      ON CONFLICT (check_seq, day) DO UPDATE SET total = total + 1, ok = ok + ?3, sum_ms = sum_ms + ?4, n_ms = n_ms + ?5,
        max_ms = max(coalesce(max_ms, ?6), coalesce(?6, max_ms)), hist = ?7`,
   )
-  const rawCount = sqlite.query<{ total: number; ok: number | null }, [number, number]>(
-    'SELECT count(*) AS total, sum(ok) AS ok FROM check_results WHERE check_seq = ? AND ts >= ?',
-  )
   const hourCount = sqlite.query<{ total: number | null; ok: number | null }, [number, number]>(
     'SELECT sum(total) AS total, sum(ok) AS ok FROM check_hours WHERE check_seq = ? AND hour >= ?',
   )
   const dayCount = sqlite.query<{ total: number | null; ok: number | null }, [number, number]>(
     'SELECT sum(total) AS total, sum(ok) AS ok FROM check_days WHERE check_seq = ? AND day >= ?',
   )
-  const okTimes = sqlite.query<{ ms: number }, [number, number]>(
-    'SELECT response_ms AS ms FROM check_results WHERE check_seq = ? AND ts >= ? AND ok = 1 AND response_ms IS NOT NULL ORDER BY response_ms',
-  )
-  const lastOkAt = sqlite.query<{ ts: number | null }, [number]>('SELECT max(ts) AS ts FROM check_results WHERE check_seq = ? AND ok = 1')
   const dayHists = sqlite.query<{ hist: Uint8Array | null; max_ms: number | null }, [number, number]>(
     'SELECT hist, max_ms FROM check_days WHERE check_seq = ? AND day >= ?',
-  )
-  const rawBuckets = sqlite.query<
-    { b: number; total: number; ok: number; sum_ms: number | null; n_ms: number; max_ms: number | null },
-    [number, number, number, number]
-  >(
-    `SELECT (ts - ?3) / ?4 AS b, count(*) AS total, sum(ok) AS ok, sum(CASE WHEN ok = 1 THEN response_ms END) AS sum_ms,
-       count(CASE WHEN ok = 1 THEN response_ms END) AS n_ms, max(CASE WHEN ok = 1 THEN response_ms END) AS max_ms
-     FROM check_results WHERE check_seq = ?1 AND ts >= ?2 GROUP BY b`,
   )
   const hourBuckets = sqlite.query<
     { b: number; total: number; ok: number; sum_ms: number; n_ms: number; max_ms: number | null },
@@ -118,16 +118,11 @@ export function createResultsStore(sqlite: Database) {
   const dayBuckets = sqlite.query<{ b: number; total: number; ok: number; sum_ms: number; n_ms: number; max_ms: number | null }, [number, number, number]>(
     `SELECT day - ?3 AS b, total, ok, sum_ms, n_ms, max_ms FROM check_days WHERE check_seq = ?1 AND day >= ?2`,
   )
-  const page = sqlite.query<ResultRow, [number, number, number, number]>(
-    `SELECT check_seq, place, ts, ok, response_ms, status_code, error FROM check_results
-     WHERE check_seq = ?1 AND (?2 < 0 OR place = ?2) ORDER BY ts DESC, place LIMIT ?3 OFFSET ?4`,
-  )
-  const pageCount = sqlite.query<{ n: number }, [number, number]>('SELECT count(*) AS n FROM check_results WHERE check_seq = ?1 AND (?2 < 0 OR place = ?2)')
 
   return {
     /** Stores one attempt in every tier; false when this (check, place, time) was stored before (a replay). */
     record(r: ResultRow): boolean {
-      if (insertRaw.run(r.check_seq, r.place, r.ts, r.ok, r.response_ms, r.status_code, r.error).changes === 0) return false
+      if (!raw.insert(r)) return false
       const ms = r.ok && r.response_ms !== null ? Math.round(r.response_ms) : null
       const hour = Math.floor(r.ts / HOUR_MS)
       const day = Math.floor(r.ts / DAY_MS)
@@ -138,20 +133,20 @@ export function createResultsStore(sqlite: Database) {
       return true
     },
     /** the newest successful attempt among the raw ones (48 h), or null */
-    lastOk: (seq: number): number | null => lastOkAt.get(seq)?.ts ?? null,
+    lastOk: (seq: number): number | null => raw.lastOk(seq),
     /** percent of attempts that succeeded since `since`, from the finest tier that covers it */
     uptime(seq: number, now: number, spanMs: number): number | null {
       const since = now - spanMs
       if (spanMs <= RAW_KEEP_MS) {
-        const r = rawCount.get(seq, since)!
-        return pct(r.ok ?? 0, r.total)
+        const r = raw.count(seq, since)
+        return pct(r.ok, r.total)
       }
       const r = spanMs <= 31 * DAY_MS ? hourCount.get(seq, Math.floor(since / HOUR_MS)) : dayCount.get(seq, Math.floor(since / DAY_MS))
       return pct(r?.ok ?? 0, r?.total ?? 0)
     },
     /** exact percentiles from raw attempts within 48 h, else from the day histograms */
     percentiles(seq: number, now: number, spanMs: number): Percentiles {
-      if (spanMs <= RAW_KEEP_MS) return percentilesOf(okTimes.all(seq, now - spanMs).map((r) => r.ms))
+      if (spanMs <= RAW_KEEP_MS) return percentilesOf(okTimesOf(raw.attempts(seq, now - spanMs, Infinity)))
       const rows = dayHists.all(seq, Math.floor((now - spanMs) / DAY_MS))
       const counts = new Array<number>(BUCKET_BOUNDS.length).fill(0)
       let max: number | null = null
@@ -170,7 +165,7 @@ export function createResultsStore(sqlite: Database) {
       const out = Array.from({ length: count }, (_, i) => ({ t: from + i * stepMs, total: 0, ok: 0, sum_ms: 0, n_ms: 0, max_ms: null as number | null }))
       let rows: { b: number; total: number; ok: number; sum_ms: number | null; n_ms: number; max_ms: number | null }[]
       const now = from + count * stepMs
-      if (now - from <= RAW_KEEP_MS && stepMs < HOUR_MS) rows = rawBuckets.all(seq, from, from, stepMs)
+      if (now - from <= RAW_KEEP_MS && stepMs < HOUR_MS) rows = bucketsOf(raw.attempts(seq, from, Infinity), from, stepMs)
       else if (stepMs < DAY_MS) rows = hourBuckets.all(seq, Math.floor(from / HOUR_MS), Math.floor(from / HOUR_MS), stepMs / HOUR_MS)
       else rows = dayBuckets.all(seq, Math.floor(from / DAY_MS), Math.floor(from / DAY_MS))
       for (const r of rows) {
@@ -202,13 +197,18 @@ export function createResultsStore(sqlite: Database) {
     days(seq: number, firstDay: number) {
       return dayBuckets.all(seq, firstDay, firstDay).map((r) => ({ day: firstDay + r.b, total: r.total, ok: r.ok }))
     },
-    page: (seq: number, place: number, limit: number, offset: number) => ({ rows: page.all(seq, place, limit, offset), total: pageCount.get(seq, place)!.n }),
+    page: (seq: number, place: number, limit: number, offset: number) => raw.page(seq, place, limit, offset),
+    /** packs up to `max` finished hours of raw rows older than `before` (the hour `before` falls in stays rows) */
+    packBefore: (before: number, max: number) => raw.packBefore(before, max),
     drop(seq: number) {
-      for (const table of ['check_results', 'check_hours', 'check_days', 'check_places']) sqlite.query(`DELETE FROM ${table} WHERE check_seq = ?`).run(seq)
+      raw.drop(seq)
+      for (const table of ['check_hours', 'check_days', 'check_places']) sqlite.query(`DELETE FROM ${table} WHERE check_seq = ?`).run(seq)
     },
+    /** raw attempts past their 48 h (run hourly with the packing) */
+    pruneRaw: (now: number) => raw.prune(now - RAW_KEEP_MS),
     /** each tier past its keep; returns the rows removed */
     prune(now: number): number {
-      let n = sqlite.query('DELETE FROM check_results WHERE ts < ?').run(now - RAW_KEEP_MS).changes
+      let n = raw.prune(now - RAW_KEEP_MS)
       n += sqlite.query('DELETE FROM check_hours WHERE hour < ?').run(Math.floor((now - HOURS_KEEP_MS) / HOUR_MS)).changes
       n += sqlite.query('DELETE FROM check_days WHERE day < ?').run(Math.floor((now - DAYS_KEEP_MS) / DAY_MS)).changes
       return n

@@ -2,7 +2,7 @@ import { AppError } from '../../http/errors'
 import { newId } from '../../lib/ids'
 import type { ContainerIn, ContainersBlock } from './containers.model'
 import { pack, RAW_WIDTH } from './containers.pack'
-import type { ContainerRow, ContainersStore } from './containers.store'
+import type { ContainerRow, ContainersStore, EngineRow } from './containers.store'
 import { needsAttention, transitions } from './containers.transitions'
 
 /** A block as the metrics batch hands it over: whose, which device, and when it was seen. */
@@ -58,15 +58,17 @@ const figures = (c: ContainerIn, accounting: boolean): (number | null)[] => [
  * Stores one block in the caller's transaction: its series row always (a replay fills the chart
  * where it was missing), the inventory, state history and engine row only when the block is
  * newer than the newest the device sent, so a replay never invents a transition. Returns the
- * inventory after the block when it was applied, else null.
+ * inventory after the block when it was applied, else null. `known` is the device's engine row
+ * when the caller knows it and that the device has no containers (no reads then); the engine row
+ * written is left in `wrote`.
  */
-export function applyBlock(store: ContainersStore, r: ContainersReceived): ContainerRow[] | null {
-  const engine = store.engine(r.deviceId)
+export function applyBlock(store: ContainersStore, r: ContainersReceived, known?: EngineRow, wrote?: { engine?: EngineRow }): ContainerRow[] | null {
+  const engine = known ?? store.engine(r.deviceId)
   let ts = r.ts
   // the hub's own stamp after a sent one in the same millisecond: still the newer block
   if (!r.sent && engine && ts <= engine.ts) ts = engine.ts + 1
   const accounting = r.block.memory_accounting
-  const existing = new Map(store.ofDevice(r.deviceId).map((c) => [c.name, c]))
+  const existing = new Map(known ? [] : store.ofDevice(r.deviceId).map((c) => [c.name, c]))
   if (engine && ts <= engine.ts) {
     // older than what the hub shows: only its figures, for the containers the hub knows
     const entries = r.block.items.flatMap((c) => {
@@ -77,7 +79,7 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived): Conta
     return null
   }
   const b = r.block
-  store.putEngine({
+  const engineRow: EngineRow = {
     device_id: r.deviceId,
     client_id: r.clientId,
     kind: b.engine?.kind ?? null,
@@ -86,7 +88,9 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived): Conta
     unavailable_reason: b.unavailable_reason,
     memory_accounting: accounting ? 1 : 0,
     ts,
-  })
+  }
+  store.putEngine(engineRow)
+  if (wrote) wrote.engine = engineRow
   const entries: { seq: number; values: (number | null)[] }[] = []
   const seen = new Set<string>()
   for (const c of b.items) {
@@ -175,6 +179,19 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived): Conta
 export function createContainersIngest(deps: ContainersIngestDeps) {
   let queue: { r: ContainersReceived; resolve: () => void; reject: (e: unknown) => void }[] = []
   let scheduled = false
+  /**
+   * The engine row of each device whose last block left it no containers, as written: most
+   * collectors send such a block with every sample, and the next one then needs no read. Only
+   * this module writes these rows (a device deleted takes its row with it: forget). Bounded.
+   */
+  const empty = new Map<string, EngineRow>()
+
+  function remember(deviceId: string, result: ContainerRow[] | null, wrote: EngineRow | undefined) {
+    empty.delete(deviceId)
+    if (!wrote || result?.length !== 0) return
+    if (empty.size >= MAX_REMEMBERED) empty.delete(empty.keys().next().value!)
+    empty.set(deviceId, wrote)
+  }
 
   function flush() {
     scheduled = false
@@ -185,16 +202,27 @@ export function createContainersIngest(deps: ContainersIngestDeps) {
       deps.store.transaction(() => {
         const seen = new Set<number>()
         for (const job of batch) {
+          const wrote: { engine?: EngineRow } = {}
           try {
-            results.push(deps.store.transaction(() => applyBlock(deps.store, job.r)))
+            // an empty block that marks nothing gone (what a host without Docker sends with every
+            // sample) writes one row, which one statement does atomically: no savepoint for it
+            const one = writesOneRow(job.r.block)
+            const result = one
+              ? applyBlock(deps.store, job.r, empty.get(job.r.deviceId), wrote)
+              : deps.store.transaction(() => applyBlock(deps.store, job.r, undefined, wrote))
+            results.push(result)
+            remember(job.r.deviceId, result, wrote.engine)
             seen.add(job.r.deviceSeq)
           } catch (err) {
+            empty.delete(job.r.deviceId)
             results.push(err as Error)
           }
         }
         if (deps.seen) for (const seq of seen) deps.seen(seq)
       })
     } catch (err) {
+      // rolled back: what was remembered of these devices was never stored
+      for (const job of batch) empty.delete(job.r.deviceId)
       for (const job of batch) job.reject(deviceGone(err))
       return
     }
@@ -211,6 +239,8 @@ export function createContainersIngest(deps: ContainersIngestDeps) {
   }
 
   return {
+    /** a device deleted: its engine row went with it */
+    forget: (deviceId: string) => void empty.delete(deviceId),
     submit(r: ContainersReceived): Promise<void> {
       return new Promise((resolve, reject) => {
         queue.push({ r, resolve, reject })
@@ -222,6 +252,12 @@ export function createContainersIngest(deps: ContainersIngestDeps) {
     },
   }
 }
+
+/** devices whose empty engine row is remembered at most (a few hundred bytes each) */
+const MAX_REMEMBERED = 100_000
+
+/** A block that writes only its engine row: no containers listed, and none marked gone (no engine answered). */
+const writesOneRow = (b: ContainersBlock) => b.items.length === 0 && !(b.engine && !b.unavailable_reason)
 
 /** A device deleted between the batch's lookup and this write fails its foreign key: a 404, not a 500. */
 export function deviceGone(err: unknown): unknown {

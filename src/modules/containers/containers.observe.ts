@@ -23,6 +23,8 @@ export interface ObservedContainer {
 
 /** The values of a `containers` observation: every container the device has (gone ones as missing). */
 export function observedContainers(store: Pick<ContainersStore, 'restartsSince'>, a: Applied): { containers: ObservedContainer[] } {
+  // a host without containers (most collectors send an empty block every sample): no query
+  if (!a.rows.length) return { containers: [] }
   const restarts = store.restartsSince(a.deviceId, a.ts - RESTART_WINDOW_MS)
   return {
     containers: a.rows.map((r) => {

@@ -22,7 +22,7 @@ export interface DeliveryQueue<J extends Job, R> {
    * Writes an attempt's result (inside a transaction). A delivery deleted meanwhile is
    * dropped here, never an error. May return what to do once it is committed.
    */
-  complete(job: J, result: R, at: number): (() => void) | void
+  complete(job: J, result: R, at: number): (() => void) | undefined
   /** when the next pending row is due; null when none is pending */
   nextDueAt(): number | null
   /** at start: what a stopped process had claimed is pending again */

@@ -1,7 +1,8 @@
 import type { Clock } from '../../lib/clock'
-import type { PublicPage } from './status-pages.public-model'
 import { renderPage } from './status-pages.render'
+import { renderJson } from './status-pages.render-json'
 import type { PageRow } from './status-pages.store'
+import type { PageData } from './status-pages.view'
 
 /** One form of a page (HTML or JSON): its text, its ETag, and its gzip form, made on first demand. */
 export interface Body {
@@ -12,9 +13,10 @@ export interface Body {
 
 /** One page's answers, rendered once and served until the page changes or they are 30 s old. */
 export interface Rendered {
-  view: PublicPage
+  view: PageData
   html: Body
-  json: Body
+  /** the JSON form, written on its first request (most visitors want the HTML only) */
+  json(): Body
   at: number
   bytes: number
   /** something it shows moved (a check's state): rebuilt once it is STALE_MIN_MS old */
@@ -25,8 +27,8 @@ export const RENDER_TTL_MS = 30_000
 /** A flapping check marks its pages stale on every change; a page is still rebuilt at most this often for it. */
 export const STALE_MIN_MS = 5_000
 /**
- * What the renders may hold in all, roughly (markup, JSON, and the view the badges read, about
- * the JSON's size again): a page of 100 checks is ~2 MB, an account has at most 20 pages, so one
+ * What the renders may hold in all, counted as twice the markup (the markup, then its JSON form
+ * and the view the badges read, together less than the markup again): a page of 100 checks is ~2 MB, an account has at most 20 pages, so one
  * account fills at most a little more than this and others' pages are rebuilt when next asked.
  */
 export const MAX_BYTES = 48 * 1024 * 1024
@@ -46,7 +48,7 @@ export function bodyOf(text: string): Body {
  * `stale` marks a render whose figures moved (a check went down): it is rebuilt when next asked
  * once it is STALE_MIN_MS old, so the news shows within seconds and no faster than that.
  */
-export function createRenderCache(clock: Clock, build: (page: PageRow) => PublicPage, maxBytes = MAX_BYTES) {
+export function createRenderCache(clock: Clock, build: (page: PageRow) => PageData, maxBytes = MAX_BYTES) {
   const entries = new Map<string, Rendered>()
   let bytes = 0
   const drop = (id: string) => {
@@ -64,8 +66,8 @@ export function createRenderCache(clock: Clock, build: (page: PageRow) => Public
       if (!hit || age >= RENDER_TTL_MS || (hit.stale && age >= STALE_MIN_MS)) {
         const view = build(page)
         const html = renderPage(view)
-        const json = JSON.stringify(view)
-        hit = { view, html: bodyOf(html), json: bodyOf(json), at: now, bytes: html.length + 2 * json.length }
+        let json: Body | null = null
+        hit = { view, html: bodyOf(html), json: () => (json ??= bodyOf(renderJson(view))), at: now, bytes: 2 * html.length }
       }
       entries.set(page.id, hit)
       bytes += hit.bytes

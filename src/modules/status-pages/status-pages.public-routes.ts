@@ -101,7 +101,7 @@ export function statusPublicRoutes(deps: PublicRoutesDeps) {
           if (!json) return html(request, page)
           const r = cache.get(page)
           // public data without a credential: any site's script may read it (a widget on the team's own site)
-          return cached(request, r.json, 'application/json', "default-src 'none'; frame-ancestors 'none'", { 'access-control-allow-origin': '*' })
+          return cached(request, r.json(), 'application/json', "default-src 'none'; frame-ancestors 'none'", { 'access-control-allow-origin': '*' })
         },
         {
           params: t.Object({ slug: t.String() }),

@@ -1,7 +1,8 @@
-import type { PublicItem, PublicItemState, PublicNote, PublicPage } from './status-pages.public-model'
+import { barsSvg } from './status-pages.days'
+import type { PublicItemState, PublicNote } from './status-pages.public-model'
 import { PAGE_STYLE, THEME_SCRIPT } from './status-pages.style'
-import { escapeXml as esc, responseChart, uptimeBars } from './status-pages.svg'
-import { UPTIME_DAYS } from './status-pages.view'
+import { escapeXml as esc, responseChart } from './status-pages.svg'
+import { UPTIME_DAYS, type PageData, type PageItem } from './status-pages.view'
 
 const STATE_TEXT: Record<PublicItemState, string> = { up: 'Operational', down: 'Down', degraded: 'Degraded', paused: 'Paused', pending: 'No data yet' }
 const NOTE_STATE: Record<string, string> = {
@@ -14,32 +15,11 @@ const NOTE_STATE: Record<string, string> = {
   completed: 'Completed',
 }
 
-/**
- * The 90 bars are most of a page's markup and change once a day or when a check's day summary
- * moves: each check's bars are kept by what they show (its days and label), so a rebuild after
- * the 30 s cache reuses them, and new figures make a new key (nothing to invalidate by hand).
- * Bounded: 2,000 sets of bars (about 10 MB), the oldest out first.
- */
-const BARS_KEPT = 2_000
-const barsKept = new Map<string, string>()
-function barsOf(days: NonNullable<PublicItem['days']>, label: string): string {
-  let key = label
-  for (const d of days) key += `|${d.uptime ?? ''}/${d.down_s}`
-  key += `|${days[0]?.day ?? ''}`
-  let svg = barsKept.get(key)
-  if (svg === undefined) {
-    svg = uptimeBars(days, label)
-    if (barsKept.size >= BARS_KEPT) barsKept.delete(barsKept.keys().next().value!)
-    barsKept.set(key, svg)
-  }
-  return svg
-}
-
 /** An ISO time as people read it, in UTC, inside a <time> that keeps the exact value. */
 const when = (iso: string) => `<time datetime="${esc(iso)}">${esc(iso.slice(0, 16).replace('T', ' '))} UTC</time>`
 const stateSpan = (s: PublicItemState) => `<span class="state s-${s}">${STATE_TEXT[s]}</span>`
 
-function itemHtml(item: PublicItem): string {
+function itemHtml(item: PageItem): string {
   const meta: string[] = []
   if (item.down_since) meta.push(`Down since ${when(item.down_since)}`)
   if (item.response_ms !== null) meta.push(`Response time ${Math.round(item.response_ms)} ms`)
@@ -47,7 +27,7 @@ function itemHtml(item: PublicItem): string {
   if (meta.length) out += `<p class="meta">${meta.join(' · ')}</p>`
   if (item.days) {
     const pct = item.uptime_90d === null ? 'No data' : `${item.uptime_90d.toFixed(2)}% uptime`
-    out += barsOf(item.days, `${item.name}: ${pct} over the last ${UPTIME_DAYS} days, one bar per day`)
+    out += barsSvg(item.days, `${item.name}: ${pct} over the last ${UPTIME_DAYS} days, one bar per day`)
     out += `<div class="legend" aria-hidden="true"><span>${UPTIME_DAYS} days ago</span><span>${pct}</span><span>Today</span></div>`
   }
   if (item.response_times) {
@@ -84,16 +64,10 @@ function notesSection(id: string, heading: string, notes: PublicNote[]): string 
  * The public page: server-rendered, readable without its script (which only adds the theme
  * toggle), everything inline. Every text that came from the team or another domain is escaped.
  */
-export function renderPage(view: PublicPage): string {
-  const groups = view.groups
-    .map(
-      (g, i) =>
-        `<section aria-labelledby="g${i}"><div class="row"><h2 id="g${i}">${esc(g.name)}</h2>${g.items.length ? stateSpan(g.state) : ''}</div>` +
-        (g.items.length ? `<ul class="items">${g.items.map(itemHtml).join('')}</ul>` : '<p class="empty">Nothing to show here yet.</p>') +
-        '</section>',
-    )
-    .join('')
-  return (
+export function renderPage(view: PageData): string {
+  // appended piece by piece: the engine keeps the pieces (the kept bars among them) and copies
+  // them once, when the page is hashed, where joins would copy each group's markup again
+  let out =
     `<!doctype html><html lang="en" data-theme="${view.theme}"><head><meta charset="utf-8">` +
     '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">' +
     `<title>${esc(view.title)} status</title><style>${PAGE_STYLE}</style></head><body>` +
@@ -101,8 +75,18 @@ export function renderPage(view: PublicPage): string {
     (view.description ? `<p class="desc">${esc(view.description)}</p>` : '') +
     '</div></header><main class="wrap">' +
     `<div class="banner b-${view.status.state}"><p>${esc(view.status.text)}</p></div>` +
-    notesSection('active', 'Current notices', view.active_notes) +
-    groups +
+    notesSection('active', 'Current notices', view.active_notes)
+  for (const [i, g] of view.groups.entries()) {
+    out += `<section aria-labelledby="g${i}"><div class="row"><h2 id="g${i}">${esc(g.name)}</h2>${g.items.length ? stateSpan(g.state) : ''}</div>`
+    if (g.items.length) {
+      out += '<ul class="items">'
+      for (const item of g.items) out += itemHtml(item)
+      out += '</ul>'
+    } else out += '<p class="empty">Nothing to show here yet.</p>'
+    out += '</section>'
+  }
+  return (
+    out +
     notesSection('past', 'Past notices', view.past_notes) +
     `</main><footer class="wrap">Updated ${when(view.generated_at)}.</footer>` +
     `<script>${THEME_SCRIPT}</script></body></html>`

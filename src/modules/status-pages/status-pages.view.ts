@@ -1,7 +1,7 @@
 import { toIso, type Clock } from '../../lib/clock'
 import type { Group } from './status-pages.model'
-import type { StatusChecksPort, StatusCheckView, StatusDevicesPort, StatusDeviceView } from './status-pages.ports'
-import type { OverallState, PublicGroup, PublicItem, PublicItemState, PublicNote, PublicPage } from './status-pages.public-model'
+import type { StatusChecksPort, StatusDevicesPort, StatusDeviceView, StatusPageCheck } from './status-pages.ports'
+import type { OverallState, PublicItem, PublicItemState, PublicNote, PublicPage } from './status-pages.public-model'
 import type { NoteRow, PageRow, StatusPagesStore } from './status-pages.store'
 
 export interface PublicViewDeps {
@@ -12,9 +12,10 @@ export interface PublicViewDeps {
 }
 
 export const UPTIME_DAYS = 90
-const CHART_HOURS = 24
 // hourly points, for every check of the page in one read of the checks' hour summaries, where
 // 15-minute points would aggregate every raw attempt of the day for each check on each build
+const CHART_HOURS = 24
+const HOUR_MS = 3_600_000
 const PAST_NOTES_MS = 14 * 86400_000
 const MAX_NOTES = 30
 
@@ -29,12 +30,33 @@ export function worstOf(states: PublicItemState[]): PublicItemState {
   return worst
 }
 
-/** Percent up over the days with results, to two decimals; null when no day has any. */
-export function uptimePercent(days: { uptime: number | null }[]): number | null {
-  const known = days.filter((d) => d.uptime !== null)
-  if (!known.length) return null
-  return Math.round((known.reduce((s, d) => s + d.uptime!, 0) / known.length) * 10_000) / 100
+/** Percent up over the days with results (from index `from` on), to two decimals; null when no day has any. */
+export function uptimePercent(uptime: Float64Array, from = 0): number | null {
+  let sum = 0
+  let known = 0
+  for (let i = Math.max(0, from); i < uptime.length; i++) {
+    const u = uptime[i]!
+    if (Number.isNaN(u)) continue // a day without results
+    sum += u
+    known++
+  }
+  return known ? Math.round((sum / known) * 10_000) / 100 : null
 }
+
+/** A check's days as the page shows them: entry i is UTC day `firstDay + i`; uptime NaN where there were no results. */
+export interface PageDays {
+  /** the check's id: the key its drawn past days are kept under (never shown) */
+  id: string
+  firstDay: number
+  uptime: Float64Array
+  down_s: Float64Array
+}
+
+/** An item as the render reads it: a PublicItem whose days stay in arrays until they are written out. */
+export type PageItem = Omit<PublicItem, 'days'> & { days: PageDays | null }
+
+/** A page as the render reads it; its JSON form is the PublicPage (status-pages.render-json.ts). */
+export type PageData = Omit<PublicPage, 'groups'> & { groups: { name: string; state: PublicItemState; items: PageItem[] }[] }
 
 function noteView(row: NoteRow, updates: { state: string; body: string; created_at: number }[]): PublicNote {
   return {
@@ -51,18 +73,18 @@ function noteView(row: NoteRow, updates: { state: string; body: string; created_
 /**
  * A page as the public sees it. Only what is built here reaches the HTML, the JSON and the
  * badges: names by the team's choice (a label, the real name, or a neutral "Service 2"), states,
- * day figures and response times; never ids, hostnames beyond a chosen name, or errors.
+ * day figures and response times; never ids, hostnames beyond a chosen name, or errors. The
+ * checks' figures come in one read per kind of data for the whole page.
  */
-export function publicView(deps: PublicViewDeps, page: PageRow): PublicPage {
+export function publicView(deps: PublicViewDeps, page: PageRow): PageData {
   const now = deps.clock.now()
   const groups = JSON.parse(page.groups) as Group[]
   const all = groups.flatMap((g) => g.items)
   const checkIds = all.filter((i) => i.type === 'check').map((i) => i.id)
   const deviceIds = all.filter((i) => i.type === 'device').map((i) => i.id)
-  const checks = new Map<string, StatusCheckView>(checkIds.length ? deps.checks.views(page.client_id, checkIds).map((c) => [c.id, c]) : [])
-  const dayLists = checks.size ? deps.checks.uptimeByDays(page.client_id, [...checks.keys()], UPTIME_DAYS) : new Map<string, never[]>()
-  const charted = all.filter((i) => i.type === 'check' && i.show_response_times && checks.has(i.id)).map((i) => i.id)
-  const charts = charted.length ? deps.checks.hourlyResponseTimes(page.client_id, charted, CHART_HOURS) : new Map<string, never[]>()
+  const charted = all.filter((i) => i.type === 'check' && i.show_response_times).map((i) => i.id)
+  const figures = checkIds.length ? deps.checks.pageChecks(page.client_id, checkIds, { days: UPTIME_DAYS, hours: CHART_HOURS, charted }) : null
+  const checks = figures?.checks ?? new Map<string, StatusPageCheck>()
   const devices = new Map<string, StatusDeviceView>(deviceIds.length ? deps.devices.views(page.client_id, deviceIds).map((d) => [d.id, d]) : [])
 
   const notes = deps.store.visibleNotes(page.id, now - PAST_NOTES_MS, MAX_NOTES)
@@ -78,8 +100,9 @@ export function publicView(deps: PublicViewDeps, page: PageRow): PublicPage {
   const maintenanceNow = notes.some((n) => n.kind === 'maintenance' && n.state === 'in_progress')
 
   const counters = { check: 0, device: 0 }
-  const groupsOut: PublicGroup[] = groups.map((g) => {
-    const items: PublicItem[] = []
+  const states: PublicItemState[] = []
+  const groupsOut: PageData['groups'] = groups.map((g) => {
+    const items: PageItem[] = []
     for (const item of g.items) {
       counters[item.type]++
       const check = item.type === 'check' ? checks.get(item.id) : undefined
@@ -88,20 +111,25 @@ export function publicView(deps: PublicViewDeps, page: PageRow): PublicPage {
       const ownName = (check?.name ?? device?.name)!
       const name = item.label ?? (item.show_name ? ownName : `${NEUTRAL[item.type]} ${counters[item.type]}`)
       if (check) {
-        const days = dayLists.get(check.id) ?? []
-        const open =
-          check.state === 'down' ? deps.checks.incidents(page.client_id, check.id, now - UPTIME_DAYS * 86400_000).find((i) => !i.ended_at) : undefined
+        let times: [number, number | null][] | null = null
+        if (item.show_response_times && check.hourly) {
+          const hourly = check.hourly
+          times = Array.from({ length: hourly.length }, (_, h): [number, number | null] => [
+            figures!.firstHourMs + h * HOUR_MS,
+            Number.isNaN(hourly[h]) ? null : hourly[h]!,
+          ])
+        }
         items.push({
           key: item.key,
           name,
           type: 'check',
           state: check.state,
-          down_since: open?.started_at ?? null,
+          down_since: check.down_since,
           last_checked_at: check.last_checked_at,
-          uptime_90d: uptimePercent(days),
-          days: days.map((d) => ({ day: d.day, uptime: d.uptime, down_s: Math.round(d.down_s) })),
+          uptime_90d: uptimePercent(check.uptime),
+          days: { id: check.id, firstDay: figures!.firstDay, uptime: check.uptime, down_s: check.down_s },
           response_ms: item.show_response_times ? check.response_ms : null,
-          response_times: item.show_response_times ? (charts.get(check.id) ?? []) : null,
+          response_times: item.show_response_times ? (times ?? []) : null,
         })
       } else {
         items.push({
@@ -118,6 +146,7 @@ export function publicView(deps: PublicViewDeps, page: PageRow): PublicPage {
         })
       }
     }
+    for (const i of items) states.push(i.state)
     return { name: g.name, state: worstOf(items.map((i) => i.state)), items }
   })
 
@@ -125,10 +154,7 @@ export function publicView(deps: PublicViewDeps, page: PageRow): PublicPage {
     title: page.title,
     description: page.description,
     theme: page.theme,
-    status: overall(
-      groupsOut.flatMap((g) => g.items.map((i) => i.state)),
-      maintenanceNow,
-    ),
+    status: overall(states, maintenanceNow),
     groups: groupsOut,
     active_notes: active,
     past_notes: past,

@@ -32,6 +32,7 @@ function memoryQueue(rows: Job[], opts: { failComplete?: (job: Job) => boolean }
       if (opts.failComplete?.(job)) throw new Error('FOREIGN KEY constraint failed')
       sending.delete(job.id)
       done.push(`${job.id}:${result}`)
+      return undefined
     },
     nextDueAt: () => (pending.length ? 0 : null),
     releaseClaims: () => {},

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { testApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'
 import { createTenant } from '../../helpers/fixtures'
-import { fakeChecksPort, type FakeCheck } from '../../helpers/status-checks'
+import { portOf, fakeChecksPort, type FakeCheck } from '../../helpers/status-checks'
 import { manualClock } from '../../../src/lib/clock'
 
 const CHECKS: FakeCheck[] = [
@@ -26,14 +26,7 @@ async function world(items?: unknown[]) {
   let port: ReturnType<typeof fakeChecksPort> | undefined
   const t = testApp({
     clock,
-    statusChecks: {
-      views: (...a) => port!.views(...a),
-      uptimeByDay: (...a) => port!.uptimeByDay(...a),
-      uptimeByDays: (...a) => port!.uptimeByDays(...a),
-      responseTimes: (...a) => port!.responseTimes(...a),
-      hourlyResponseTimes: (...a) => port!.hourlyResponseTimes(...a),
-      incidents: (...a) => port!.incidents(...a),
-    },
+    statusChecks: portOf(() => port!),
   })
   const a = await createTenant(t)
   port = fakeChecksPort(a.clientId, CHECKS, clock.now)
@@ -117,7 +110,7 @@ describe('the public page', () => {
     const [site, db, nas] = res.body.groups[0].items
     expect(site).toMatchObject({ key: 'website', name: 'Website', state: 'up', uptime_90d: 100, response_ms: 123 })
     expect(site.days).toHaveLength(90)
-    expect(site.response_times).toHaveLength(288)
+    expect(site.response_times).toHaveLength(24)
     expect(db).toMatchObject({
       key: 'database',
       name: 'Service 2',

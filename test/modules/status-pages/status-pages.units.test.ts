@@ -1,12 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { manualClock } from '../../../src/lib/clock'
 import { createRenderCache, RENDER_TTL_MS } from '../../../src/modules/status-pages/status-pages.cache'
-import type { PublicPage } from '../../../src/modules/status-pages/status-pages.public-model'
 import type { PageRow } from '../../../src/modules/status-pages/status-pages.store'
 import { badge, dayClass, dayTitle, downsample, escapeXml, responseChart } from '../../../src/modules/status-pages/status-pages.svg'
-import { uptimePercent, worstOf } from '../../../src/modules/status-pages/status-pages.view'
+import { uptimePercent, worstOf, type PageData } from '../../../src/modules/status-pages/status-pages.view'
 
-const emptyView: PublicPage = {
+const emptyView: PageData = {
   title: 'x',
   description: '',
   theme: 'auto',
@@ -27,8 +26,9 @@ describe('status page pieces', () => {
   })
 
   test('uptime over the days with results; the worst state of a group', () => {
-    expect(uptimePercent([{ uptime: 1 }, { uptime: 0.5 }, { uptime: null }])).toBe(75)
-    expect(uptimePercent([{ uptime: null }])).toBeNull()
+    expect(uptimePercent(Float64Array.of(1, 0.5, Number.NaN))).toBe(75)
+    expect(uptimePercent(Float64Array.of(0, 1, 0.5, Number.NaN), 1)).toBe(75)
+    expect(uptimePercent(Float64Array.of(Number.NaN))).toBeNull()
     expect(worstOf(['up', 'degraded', 'pending'])).toBe('degraded')
     expect(worstOf(['up', 'down', 'degraded'])).toBe('down')
     expect(worstOf(['paused', 'up'])).toBe('up')

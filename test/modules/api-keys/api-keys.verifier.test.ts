@@ -1,0 +1,59 @@
+import { expect, test } from 'bun:test'
+import { manualClock } from '../../../src/lib/clock'
+import { sha256Hex } from '../../../src/lib/crypto'
+import { generateApiKey } from '../../../src/modules/api-keys/api-keys.format'
+import type { ApiKeyCredentialRow } from '../../../src/modules/api-keys/api-keys.store'
+import { apiKeyVerifier } from '../../../src/modules/api-keys/api-keys.verifier'
+
+/** a store that counts its lookups: what a request costs is what the verifier asks of it */
+function fakeStore(rows: Record<string, ApiKeyCredentialRow>) {
+  const asked: string[] = []
+  return {
+    asked,
+    byHash(hash: string) {
+      asked.push(hash)
+      return rows[hash] ?? null
+    },
+    touch: () => undefined,
+  }
+}
+
+const row = (over: Partial<ApiKeyCredentialRow> = {}): ApiKeyCredentialRow => ({
+  id: 'key_1',
+  client_id: 'cli_1',
+  scopes: '["metrics:write"]',
+  device_id: null,
+  is_active: 1,
+  expires_at: null,
+  last_used_at: null,
+  ...over,
+})
+
+test('a key is looked up once, then served from memory; a revoke (invalidate) is seen on the very next request', () => {
+  const key = generateApiKey()
+  const rows = { [sha256Hex(key)]: row() }
+  const store = fakeStore(rows)
+  const verifier = apiKeyVerifier(store, manualClock())
+  for (let i = 0; i < 3; i++) expect(verifier.verify(key)).toMatchObject({ kind: 'key', keyId: 'key_1', clientId: 'cli_1' })
+  expect(store.asked.length).toBe(1)
+  rows[sha256Hex(key)] = row({ is_active: 0 })
+  verifier.invalidate('key_1')
+  expect(verifier.verify(key)).toEqual({ kind: 'invalid', presented: 'key', message: 'This API key has been revoked' })
+  expect(store.asked.length).toBe(2)
+})
+
+test('a made-up or mistyped key is refused without a lookup, whatever its length', () => {
+  const store = fakeStore({})
+  const verifier = apiKeyVerifier(store, manualClock())
+  const key = generateApiKey()
+  const typo = `${key.slice(0, 10)}${key[10] === 'a' ? 'b' : 'a'}${key.slice(11)}`
+  for (const k of [typo, `${key}x`, key.slice(0, -1), 'vk_short', '', 'x'.repeat(49), `vk_${'!'.repeat(46)}`]) {
+    expect(verifier.verify(k)).toEqual({ kind: 'invalid', presented: 'key', message: 'Invalid API key' })
+  }
+  expect(store.asked).toEqual([])
+})
+
+test('sha256Hex is SHA-256 in lowercase hex, as the stored key hashes are', () => {
+  expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+  expect(sha256Hex('vk_é')).toBe(new Bun.CryptoHasher('sha256').update(Buffer.from('vk_é', 'utf8')).digest('hex'))
+})
