@@ -81,7 +81,7 @@ function build(sqlite: Database) {
   sqlite.run(
     `CREATE TEMP VIEW IF NOT EXISTS ${RAW_TABLE} AS SELECT ${ROW_COLS.join(', ')} FROM ${RAW_MAIN} UNION ALL SELECT ${ROW_COLS.join(', ')} FROM temp.metric_hot_rows`,
   )
-  // a deleted device's samples leave the reads with it (metric_hot's records go by the foreign key)
+  // a deleted device's samples leave the reads with it (its records go with their segment)
   sqlite.run(
     'CREATE TEMP TRIGGER IF NOT EXISTS metric_hot_rows_device_gone AFTER DELETE ON main.devices BEGIN DELETE FROM temp.metric_hot_rows WHERE device_seq = OLD.seq; END',
   )
@@ -90,7 +90,11 @@ function build(sqlite: Database) {
     data: sqlite.query<{ data: Uint8Array }, [number]>(`SELECT data FROM main.${hotTable(i)} WHERE id = ?`),
     empty: sqlite.prepare(`DELETE FROM main.${hotTable(i)}`),
   }))
-  const insertRow = sqlite.prepare(`INSERT INTO temp.metric_hot_rows (id, device_seq, ts, kinds, segment) VALUES (?, ?, ?, ${HOT_BIT}, ?)`)
+  // a new sample's row with all its hot values in one statement (the parts it lacks are null)
+  const insertRow = sqlite.prepare(
+    `INSERT INTO temp.metric_hot_rows (id, device_seq, ts, kinds, segment, ${HOT_COLS.join(', ')}) VALUES (${['?', '?', '?', '?', '?', ...HOT_COLS.map(() => '?')].join(', ')})`,
+  )
+  const noValues: Record<MetricKind, null[]> = { hardware: FIELDS.hardware.map(() => null), network: FIELDS.network.map(() => null) }
   const reloadRow = sqlite.prepare(`INSERT OR IGNORE INTO temp.metric_hot_rows (id, device_seq, ts, kinds, segment) VALUES (?, ?, ?, ${HOT_BIT}, ?)`)
   const setValues: Record<MetricKind, ReturnType<typeof sqlite.prepare>> = {
     hardware: sqlite.prepare(`UPDATE temp.metric_hot_rows SET kinds = kinds | 1, ${FIELDS.hardware.map((f) => `${f.name} = ?`).join(', ')} WHERE id = ?`),
@@ -230,8 +234,11 @@ function build(sqlite: Database) {
       for (const p of parts) kinds |= KIND_BIT[p.kind]
       const table = tableOf(segment)
       const key = keyOf(Number(tables[table]!.append.run(seq, sampleId, ts, kinds, segment, data).lastInsertRowid), table)
-      if (isNew) insertRow.run(sampleId, seq, ts, segment)
-      for (const p of parts) setValues[p.kind].run(...p.values, sampleId)
+      if (isNew) {
+        const hw = parts.find((p) => p.kind === 'hardware')
+        const net = parts.find((p) => p.kind === 'network')
+        insertRow.run(sampleId, seq, ts, HOT_BIT | kinds, segment, ...(hw?.values ?? noValues.hardware), ...(net?.values ?? noValues.network))
+      } else for (const p of parts) setValues[p.kind].run(...p.values, sampleId)
       const prevRef = c.ref
       remember({ key, deviceSeq: seq, segment, at: c.records.length }, sampleId)
       c.records.push(key)

@@ -166,7 +166,7 @@ describe('POST /v1/metrics/batch', () => {
     const a = await tenantWithDevices(t)
     // parts with different times are separate samples: the second one's failure must undo the first (the trigger fails the
     // network values reaching the in-memory rows of the samples kept in metric_hot)
-    t.db.sqlite.run("CREATE TEMP TRIGGER fail_net BEFORE UPDATE ON metric_hot_rows WHEN NEW.upload_mbps = -1 BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    t.db.sqlite.run("CREATE TEMP TRIGGER fail_net BEFORE INSERT ON metric_hot_rows WHEN NEW.upload_mbps = -1 BEGIN SELECT RAISE(ABORT, 'boom'); END")
     const body = { hardware: { ...hardwareSample(), recorded_at: '2025-12-31T23:59:00Z' }, network: { upload_mbps: -1 } }
     const r = await t.request('POST', '/v1/metrics/batch', { body, headers: a.keyHeaders })
     expect(r.status).toBe(500)
@@ -188,7 +188,7 @@ describe('POST /v1/metrics/batch', () => {
   test('group commit: a failing request in a group fails alone', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
-    t.db.sqlite.run("CREATE TEMP TRIGGER fail_net BEFORE UPDATE ON metric_hot_rows WHEN NEW.upload_mbps = -1 BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    t.db.sqlite.run("CREATE TEMP TRIGGER fail_net BEFORE INSERT ON metric_hot_rows WHEN NEW.upload_mbps = -1 BEGIN SELECT RAISE(ABORT, 'boom'); END")
     const send = (mbps: number) =>
       t.request('POST', '/v1/metrics/batch', { body: { hardware: hardwareSample(), network: { upload_mbps: mbps } }, headers: a.keyHeaders })
     const results = await Promise.all([send(1), send(2), send(-1), send(3), send(4)])
