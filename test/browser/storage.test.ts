@@ -48,7 +48,13 @@ describeBrowser('portal: the operator’s storage card', () => {
     for (let b = 0; b < 8; b++) {
       const items = Array.from({ length: 200 }, (_, i) => {
         const n = b * 200 + i
-        return { hardware: hardwareSample(n), network: networkSample(n), recorded_at: new Date(end - (1600 - n) * 10_000).toISOString() }
+        // readings that do not compress away (raw samples are kept compactly): enough data to pass the budget
+        const extra = Array.from({ length: 96 }, (_, k) => Math.sin(n * 97 + k) * 1e3)
+        return {
+          hardware: { ...hardwareSample(n), vendor_extra: extra },
+          network: networkSample(n),
+          recorded_at: new Date(end - (1600 - n) * 10_000).toISOString(),
+        }
       })
       const r = await fetch(`${vigil.base}/v1/metrics/bulk`, {
         method: 'POST',
