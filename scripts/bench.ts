@@ -43,6 +43,9 @@
  * `--checks-only [--checks-minutes N]` runs the service checks' figures (scripts/bench/run-checks.ts: hub CPU and schedule
  * jitter with 1,000 HTTP checks at 60 s, ingest beside them against the same without, bytes per check-day); not part of
  * the full run (its window alone is minutes).
+ * 11. idle memory (scripts/bench/run-rss.ts): dist/vigil after start, after registering 100
+ *     devices and 45 s after start, beside an empty Bun.serve built the same way (the floor);
+ *     `--rss-only` runs this section alone, `--rss-against label=path,…` adds other builds to it.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--browser-only` runs the portal's figures in chromium (scripts/bench/browser.ts: a dashboard of 200
  * devices to first content and to its cards, a 30-day device page from its data to every chart drawn).
@@ -67,6 +70,7 @@ import { readBench, portalBench, portalRows, portalOnly, metricsBench, metricsRo
 import { alertsBench, alertsRows, alertsOnly, webhooksOnly, agentOnly, browserOnly } from './bench/run-other'
 import { statusOnly } from './bench/run-status'
 import { containersOnly } from './bench/run-containers'
+import { rssBench, rssOnly, rssRows } from './bench/run-rss'
 
 async function fullRun() {
   const ingest = await ingestBench()
@@ -120,6 +124,7 @@ async function fullRun() {
     ...webRows(await webSizes()),
     ...alertsRows(await alertsBench()),
     ...webhookRows(await webhooksBench({ root, tmp, quick, log })),
+    ...rssRows(await rssBench()),
   )
   console.log(
     `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
@@ -149,6 +154,7 @@ try {
   else if (args.has('--webhooks-only')) await webhooksOnly()
   else if (args.has('--status-only')) await statusOnly()
   else if (args.has('--containers-only')) await containersOnly()
+  else if (args.has('--rss-only')) await rssOnly()
   else if (args.has('--checks-only')) await (await import('./bench/run-checks')).checksOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
