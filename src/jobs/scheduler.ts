@@ -1,5 +1,7 @@
 import { Cron } from 'croner'
 import type { Logger } from '../lib/logger'
+import { systemTimers, type Timers } from '../lib/timers'
+import { dailyPattern, type DailyPattern } from './daily-pattern'
 
 /** A named recurring job. Bodies live in their domain; this file only runs them. */
 export interface Job {
@@ -24,7 +26,8 @@ export interface Scheduler {
   stop(): Promise<void>
 }
 
-export function startScheduler(jobs: Job[], logger: Logger): Scheduler {
+/** `time`: the wall clock and the timers the simple schedules wait on (tests pass manual ones). */
+export function startScheduler(jobs: Job[], logger: Logger, time: WallTime = { now: Date.now, timers: systemTimers }): Scheduler {
   const running = new Set<Promise<void>>()
   /** one run of a job: logged, and tracked so that stop() waits for it */
   const runJob = async (job: Job) => {
@@ -41,7 +44,23 @@ export function startScheduler(jobs: Job[], logger: Logger): Scheduler {
     await run
     running.delete(run)
   }
-  const crons = jobs.map((job) => new Cron(job.cron, { ...IN_UTC, name: job.name, protect: true, catch: false }, () => runJob(job)))
+  // a run still going when the next one is due is not started twice (croner's `protect`)
+  const busy = new Set<Job>()
+  const scheduled = async (job: Job) => {
+    if (busy.has(job)) return
+    busy.add(job)
+    try {
+      await runJob(job)
+    } finally {
+      busy.delete(job)
+    }
+  }
+  const crons = jobs.map((job) => {
+    const daily = dailyPattern(job.cron)
+    return daily
+      ? every(daily, () => void scheduled(job), time)
+      : new Cron(job.cron, { ...IN_UTC, name: job.name, protect: true, catch: false }, () => runJob(job))
+  })
   return {
     names: () => jobs.map((j) => j.name),
     trigger(name) {
@@ -52,6 +71,38 @@ export function startScheduler(jobs: Job[], logger: Logger): Scheduler {
     async stop() {
       for (const c of crons) c.stop()
       await Promise.all(running)
+    },
+  }
+}
+
+export interface WallTime {
+  now: () => number
+  timers: Timers
+}
+
+/** Never waits longer than this before looking at the clock again (croner's rule): a clock set back or a suspend is noticed. */
+const MAX_WAIT_MS = 30_000
+
+/**
+ * Calls `due` at each time the pattern names, by the wall clock `now`; a time missed (a suspend,
+ * a busy loop) is not caught up. The timers never keep the process alive: the server does.
+ */
+export function every(pattern: DailyPattern, due: () => void, time: WallTime): { stop(): void } {
+  let target = pattern.next(time.now())
+  let stopped = false
+  const arm = () => time.timers.after(Math.min(Math.max(target - time.now(), 0), MAX_WAIT_MS), check)
+  let cancel = arm()
+  function check() {
+    if (stopped) return
+    const now = time.now()
+    if (now >= target) due()
+    target = pattern.next(now) // from the clock as it is now, set back or not
+    cancel = arm()
+  }
+  return {
+    stop() {
+      stopped = true
+      cancel()
     },
   }
 }
