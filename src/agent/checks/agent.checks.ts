@@ -9,7 +9,7 @@ import type { Fetch, HubTarget } from '../agent.sender'
 
 /** how often the list of checks is asked for (the hub answers 304 while it is unchanged) */
 export const POLL_MS = 60_000
-/** how often due checks are looked for */
+/** how often the runner looks again while it cannot ask yet (no device id, a list request under way) */
 const TICK_MS = 1000
 
 export interface CheckRunnerDeps {
@@ -34,7 +34,9 @@ interface Planned {
  * The agent's check runner: polls the hub for the checks assigned to this device, runs each on
  * its own interval (its first run spread over the interval; attempts of a check never overlap),
  * and keeps the results until the next sample takes them (`drain`), so they travel in the same
- * batch, through the same store-and-forward queue, each with the time it was taken.
+ * batch, through the same store-and-forward queue, each with the time it was taken. It sleeps
+ * until the next check is due or the list is to be asked for again, so an agent without checks
+ * wakes once a minute rather than every second.
  */
 export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
   const random = deps.random ?? Math.random
@@ -70,6 +72,7 @@ export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
       deps.log.warn('agent: could not ask the hub for checks', { error: (err as Error).message })
     } finally {
       polling = false
+      if (!stopped) schedule(deps.clock.now())
     }
   }
 
@@ -91,6 +94,7 @@ export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
     runProbe({ kind: def.kind, settings: def.settings, timeout_ms: def.timeout_ms }, probes).then((r) => {
       p.running = false
       if (stopped) return
+      schedule(deps.clock.now())
       if (results.length >= MAX_CHECK_RESULTS) {
         results.shift()
         dropped++
@@ -107,13 +111,21 @@ export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
     })
   }
 
+  /** The next wake-up: the earliest check due (one running is looked at when it ends), or the next poll. */
+  function schedule(now: number) {
+    cancel?.()
+    let at = polling || !deps.deviceId() ? now + TICK_MS : lastPoll + POLL_MS
+    for (const p of planned.values()) if (!p.running && p.nextAt < at) at = p.nextAt
+    cancel = deps.timers.after(Math.max(0, at - now), tick)
+  }
+
   function tick() {
     cancel = null
     if (stopped) return
     const now = deps.clock.now()
     void poll(now)
     for (const p of planned.values()) if (!p.running && p.nextAt <= now) run(p, now)
-    cancel = deps.timers.after(TICK_MS, tick)
+    schedule(now)
   }
 
   cancel = deps.timers.after(0, tick)
