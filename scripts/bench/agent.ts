@@ -17,7 +17,7 @@
  */
 import { Database } from 'bun:sqlite'
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AGENT_RUNTIME_ENV } from '../../src/agent/agent.install'
 import { openQueue, queuedSamples } from '../../src/agent/agent.queue'
@@ -323,7 +323,11 @@ async function main() {
     await stop(hub.proc)
     if (!process.argv.includes('--keep')) rmSync(tmp, { recursive: true, force: true })
   }
-  console.log(`\nvigil bench, the collector${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}\n`)
+  // the 1-, 5- and 15-minute load averages at the end: the machine may be shared
+  const load = loadavg()
+    .map((l) => round(l, 2))
+    .join(', ')
+  console.log(`\nvigil bench, the collector${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, load average ${load}\n`)
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const [m, r, d] of rows) console.log(`| ${m} | ${r} | ${d} |`)
 }
