@@ -48,6 +48,7 @@ export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
   let polling = false
   let stopped = false
   let cancel: (() => void) | null = null
+  let wakeAt = Infinity
   let dropped = 0
 
   async function poll(now: number) {
@@ -72,7 +73,7 @@ export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
       deps.log.warn('agent: could not ask the hub for checks', { error: (err as Error).message })
     } finally {
       polling = false
-      if (!stopped) schedule(deps.clock.now())
+      if (!stopped) schedule(deps.clock.now(), true)
     }
   }
 
@@ -111,16 +112,24 @@ export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
     })
   }
 
-  /** The next wake-up: the earliest check due (one running is looked at when it ends), or the next poll. */
-  function schedule(now: number) {
-    cancel?.()
+  /**
+   * The next wake-up: the earliest check due (one running is looked at when it ends) or the next
+   * poll, at least a second on, so checks due within a second run in one wake-up. A wake-up set
+   * for then or earlier is kept (`force`: not the one set while the list was being asked for).
+   */
+  function schedule(now: number, force = false) {
     let at = polling || !deps.deviceId() ? now + TICK_MS : lastPoll + POLL_MS
     for (const p of planned.values()) if (!p.running && p.nextAt < at) at = p.nextAt
-    cancel = deps.timers.after(Math.max(0, at - now), tick)
+    at = Math.max(at, now + TICK_MS)
+    if (cancel && at >= wakeAt && !force) return
+    cancel?.()
+    wakeAt = at
+    cancel = deps.timers.after(at - now, tick)
   }
 
   function tick() {
     cancel = null
+    wakeAt = Infinity
     if (stopped) return
     const now = deps.clock.now()
     void poll(now)
