@@ -36,6 +36,9 @@
  * 10. webhooks (scripts/bench/webhooks.ts): signed delivery throughput from dist/vigil's outbox to a
  *     local receiver beside plain unsigned POSTs to the same receiver, and the API → receiver
  *     latency of single events; `--webhooks-only` runs this section alone.
+ * 11. idle memory (scripts/bench/run-rss.ts): dist/vigil after start, after registering 100
+ *     devices and 45 s after start, beside an empty Bun.serve built the same way (the floor);
+ *     `--rss-only` runs this section alone, `--rss-against label=path,…` adds other builds to it.
  * `--status-only` runs the public status page's figures (scripts/bench/run-status.ts: 50 checks with 90 days
  * of history, from the render cache and built for each request); not part of the full run.
  * `--containers-only` runs the containers' figures (scripts/bench/run-containers.ts: ingest with and without
@@ -69,6 +72,7 @@ import { readBench, portalBench, portalRows, portalOnly, metricsBench, metricsRo
 import { alertsBench, alertsRows, alertsOnly, webhooksOnly, agentOnly, browserOnly } from './bench/run-other'
 import { statusOnly } from './bench/run-status'
 import { containersOnly } from './bench/run-containers'
+import { rssBench, rssOnly, rssRows } from './bench/run-rss'
 
 async function fullRun() {
   const ingest = await ingestBench()
@@ -122,6 +126,7 @@ async function fullRun() {
     ...webRows(await webSizes()),
     ...alertsRows(await alertsBench()),
     ...webhookRows(await webhooksBench({ root, tmp, quick, log })),
+    ...rssRows(await rssBench()),
   )
   console.log(
     `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
@@ -156,6 +161,7 @@ try {
   else if (args.has('--status-only')) await statusOnly()
   else if (args.has('--containers-only')) await containersOnly()
   else if (args.has('--ingest-real-only')) await (await import('./bench/run-ingest-real')).ingestRealOnly()
+  else if (args.has('--rss-only')) await rssOnly()
   else if (args.has('--checks-only')) await (await import('./bench/run-checks')).checksOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {

@@ -12,6 +12,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AGENT_RUNTIME_ENV } from '../src/agent/agent.install'
 import { freePort, stop, waitReady } from './bench/proc'
+import { fingerprintOf } from '../src/agent/agent.device'
+import { readIdentity } from '../src/agent/readers/identity'
+import { dnsServer, selfSignedCert } from '../test/helpers/check-servers'
 import { sampleContainers, startFakeDocker } from '../test/fakes/docker/fake-docker'
 
 const PASSWORD = 'profile run password'
@@ -30,8 +33,8 @@ export async function recordBytecodeProfile(bin: string, outFile: string): Promi
   })
   try {
     await waitReady(`${base}/health`, server)
-    const key = await useOnce(base)
-    await collectorRun(bin, base, key, join(dir, 'agent'), agentOut)
+    const { key, portal } = await useOnce(base)
+    await collectorRun(bin, base, key, portal, join(dir, 'agent'), agentOut)
     // the shrink half a second after start-up, and the first checkpoint cycle
     await Bun.sleep(1_500)
   } finally {
@@ -45,22 +48,94 @@ export async function recordBytecodeProfile(bin: string, outFile: string): Promi
 }
 
 /**
- * `vigil agent` as its systemd unit runs it, for three samples at a one-second interval, beside a
- * (fake) Docker engine: without one, the containers reader's functions were left out of the
- * profile, scattered, and a collector reading containers touched about 1.7 MB more of the executable.
+ * `vigil agent` as its systemd unit runs it, at a one-second interval, beside a (fake) Docker
+ * engine and with a service check of each kind assigned to it: without them, the containers
+ * reader's and the probes' functions were left out of the profile, scattered, and a collector
+ * reading containers touched about 1.7 MB more of the executable. The checks' first runs are
+ * spread over their 10 s interval, so the run lasts a little longer than that.
  */
-async function collectorRun(bin: string, base: string, key: string, stateDir: string, outFile: string): Promise<void> {
+async function collectorRun(bin: string, base: string, key: string, portal: Record<string, string>, stateDir: string, outFile: string): Promise<void> {
   const engine = startFakeDocker({ containers: sampleContainers() })
+  const targets = await checkTargets()
   try {
+    await assignChecks(base, key, portal, stateDir, targets.checks)
     const agent = Bun.spawn([bin, 'agent', '--hub', base, '--key', key, '--interval', '1', '--state-dir', stateDir, '--no-update', '--log-level', 'warn'], {
       env: { PATH: process.env.PATH ?? '', BUN_BYTECODE_ORDER_OUT: outFile, DOCKER_HOST: `unix://${engine.socketPath}`, ...AGENT_RUNTIME_ENV },
       stdout: 'ignore',
       stderr: 'inherit',
     })
-    await Bun.sleep(3_500)
+    await Bun.sleep(targets.checks.length ? 11_500 : 3_500)
     await stop(agent)
   } finally {
     await engine.stop()
+    targets.stop()
+  }
+}
+
+/** Local targets for one check of each kind (no HTTPS nor TLS one without openssl to make a certificate). */
+async function checkTargets(): Promise<{ checks: { kind: string; settings: Record<string, unknown> }[]; stop: () => void }> {
+  const page = () => new Response('status: ok')
+  const http = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: page })
+  const tcp = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const dns = await dnsServer({ 'profile.test': { A: ['10.0.0.1'] } })
+  let https: ReturnType<typeof Bun.serve> | null = null
+  try {
+    https = Bun.serve({ port: 0, hostname: '127.0.0.1', tls: selfSignedCert(30), fetch: page })
+  } catch {
+    // no openssl: the TLS probes stay out of the profile
+  }
+  const checks = [
+    { kind: 'http', settings: { url: `http://127.0.0.1:${http.port}/`, keyword: 'ok' } },
+    { kind: 'tcp', settings: { host: '127.0.0.1', port: tcp.port } },
+    { kind: 'dns', settings: { name: 'profile.test', resolver: `127.0.0.1:${dns.port}`, expected: ['10.0.0.1'] } },
+    { kind: 'ping', settings: { host: '127.0.0.1' } },
+    ...(https
+      ? [
+          { kind: 'http', settings: { url: `https://127.0.0.1:${https.port}/`, verify_tls: false, cert_warn_days: 14 } },
+          { kind: 'tls', settings: { host: '127.0.0.1', port: https.port, verify_tls: false } },
+        ]
+      : []),
+  ]
+  return {
+    checks,
+    stop() {
+      http.stop(true)
+      https?.stop(true)
+      tcp.stop(true)
+      dns.stop()
+    },
+  }
+}
+
+/** The checks, on the device the agent will register as (this machine, its state dir's fingerprint). */
+async function assignChecks(
+  base: string,
+  key: string,
+  portal: Record<string, string>,
+  stateDir: string,
+  checks: { kind: string; settings: Record<string, unknown> }[],
+) {
+  const identity = readIdentity('/')
+  const res = await fetch(`${base}/v1/clients/me/devices`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({
+      hostname: identity.hostname,
+      os: identity.os,
+      os_version: identity.os_version,
+      arch: identity.arch,
+      fingerprint: fingerprintOf(identity, stateDir),
+    }),
+  })
+  if (!res.ok) throw new Error(`profile run: the agent's device was refused: ${res.status}`)
+  const device = ((await res.json()) as { device_id: string }).device_id
+  for (const [i, c] of checks.entries()) {
+    const made = await fetch(`${base}/v1/checks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...portal },
+      body: JSON.stringify({ name: `profile ${i}`, ...c, interval_s: 10, timeout_ms: 2000, run_on_hub: false, device_ids: [device] }),
+    })
+    if (!made.ok) throw new Error(`profile run: a ${c.kind} check was refused: ${made.status} ${await made.text()}`)
   }
 }
 
@@ -82,7 +157,7 @@ export function mergeOrders(hub: string, agent: string): string {
 }
 
 /** One operator and one collector, the way the README's walkthrough goes. */
-async function useOnce(base: string): Promise<string> {
+async function useOnce(base: string): Promise<{ key: string; portal: Record<string, string> }> {
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Record<string, string>> => {
     const res = await fetch(base + path, {
       method,
@@ -117,5 +192,5 @@ async function useOnce(base: string): Promise<string> {
   await call('GET', `/v1/metrics/hardware/${device.device_id}?limit=10`, undefined, portal)
   await call('GET', `/v1/metrics/summary/${device.device_id}?hours=24`, undefined, portal)
   await call('GET', '/v1/clients/me/devices', undefined, portal)
-  return key.api_key!
+  return { key: key.api_key!, portal }
 }

@@ -18,7 +18,7 @@ export const P = quick
   : { rounds: 5, duration: 6, warmup: 3, perDevice: 50_000, reads: 1_000, readRounds: 5, hostileRounds: 2 }
 export const DEVICES = 100
 export const CONNECTIONS = 100
-/** idle memory is read this long after /health first answers: after the start-up shrink at 0.5 s */
+/** idle memory is read this long after /health first answers: after the start-up shrink at 0.5 s (scripts/bench/run-rss.ts) */
 export const IDLE_AFTER_START_MS = 2_000
 export const root = join(import.meta.dir, '../..')
 export const secret = 'bench-secret-bench-secret-bench-secret!'
@@ -41,8 +41,9 @@ export type Reads = Record<string, { p50: number; p99: number; p99Rounds: number
 
 export const body = JSON.stringify({ hardware: hardwareSample(1), network: networkSample(1) })
 
-export function startVigil(dataDir: string, port: number) {
-  return Bun.spawn([join(root, 'dist/vigil'), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
+/** dist/vigil (or another build, `bin`) on a data dir and a loopback port, with the bench's settings. */
+export function startVigil(dataDir: string, port: number, bin = join(root, 'dist/vigil')) {
+  return Bun.spawn([bin, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: {
       ...process.env,
       VIGIL_JWT_SECRET: secret,

@@ -98,9 +98,13 @@ export async function webhooksOnly() {
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
 }
 
-/** The collector's section runs in a process of its own (it loads the agent, not the server). */
+/**
+ * The collector's section runs in a process of its own (it loads the agent, not the server);
+ * `--agent-checks` runs its service checks case alone.
+ */
 export function agentOnly() {
-  const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/agent.ts'), ...(quick ? ['--quick'] : [])], { stdout: 'inherit', stderr: 'inherit' })
+  const flags = [...(quick ? ['--quick'] : []), ...(process.argv.includes('--agent-checks') ? ['--checks-only'] : [])]
+  const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/agent.ts'), ...flags], { stdout: 'inherit', stderr: 'inherit' })
   if (run.exitCode !== 0) throw new Error('agent bench failed')
 }
 

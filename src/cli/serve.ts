@@ -1,7 +1,8 @@
 import { createApp } from '../app'
 import { isLoopbackHost, listenerExposed, proxyTrustWarning, siteUrlWarning, type Config } from '../config'
 import { systemClock } from '../lib/clock'
-import { createLogger } from '../lib/logger'
+import { createLogger, type Logger } from '../lib/logger'
+import { systemTimers, type Timers } from '../lib/timers'
 import { startScheduler } from '../jobs/scheduler'
 import { VERSION } from '../version'
 import { newSetupToken, setupPending } from '../modules/users/users.signup'
@@ -99,11 +100,10 @@ export async function serve(config: Config): Promise<void> {
   // Later, not during start-up: hashing the executable reads ~120 MB, which a first start after
   // an upgrade would otherwise pay before it answers.
   if (config.publishSelf && Bun.main.startsWith('/$bunfs/')) {
-    setTimeout(() => {
-      publishSelf(modules.versions, { version: VERSION, execPath: process.execPath, arch: process.arch, dataDir: config.dataDir }, logger).catch((err: Error) =>
-        logger.warn('could not publish this hub as the collector version', { error: err.message }),
-      )
-    }, SELF_PUBLISH_AFTER_MS).unref()
+    publishSelfLater(
+      () => publishSelf(modules.versions, { version: VERSION, execPath: process.execPath, arch: process.arch, dataDir: config.dataDir }, logger),
+      { timers: systemTimers, afterMs: SELF_PUBLISH_AFTER_MS, shrink, logger },
+    )
   }
   if (setupPending(modules.users)) {
     // in the message: the logger redacts fields named like secrets, and this one is meant to be read
@@ -147,6 +147,19 @@ export async function serve(config: Config): Promise<void> {
     }
     process.once('SIGTERM', () => void stop('SIGTERM'))
     process.once('SIGINT', () => void stop('SIGINT'))
+  })
+}
+
+/**
+ * Publishes this hub as the collectors' version after `afterMs`, then gives memory back at
+ * once: the hash streams the whole executable (~120 MB) through memory, and an idle hub held
+ * ~15 MB more for half a minute or so after it, until collections and the allocator let go.
+ */
+export function publishSelfLater(publish: () => Promise<unknown>, o: { timers: Timers; afterMs: number; shrink: () => void; logger: Logger }): void {
+  o.timers.after(o.afterMs, () => {
+    publish()
+      .catch((err: Error) => o.logger.warn('could not publish this hub as the collector version', { error: err.message }))
+      .finally(o.shrink)
   })
 }
 

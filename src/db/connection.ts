@@ -1,8 +1,9 @@
-import { Database } from 'bun:sqlite'
+import type { Database } from 'bun:sqlite'
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { storageHealth, type StorageHealth } from './storage-health'
 import { newBackupStatus, type BackupStatus } from './backup-schedule'
+import { PreparedOnUse } from './prepared-on-use'
 
 /**
  * The query builder, without the relational schema: nothing uses `db.query.*`, and handing
@@ -38,7 +39,8 @@ export type Synchronous = 'NORMAL' | 'FULL'
  */
 export function openDatabase(path: string, opts: { synchronous?: Synchronous; create?: boolean } = {}): DbHandle {
   if (path !== ':memory:') ownerOnly(path, opts.create ?? true)
-  const sqlite = new Database(path, { create: opts.create ?? true, readwrite: true, strict: true })
+  // statements are compiled when first run (prepared-on-use.ts): an idle hub holds only those it ran
+  const sqlite: Database = new PreparedOnUse(path, { create: opts.create ?? true, readwrite: true, strict: true })
   // Must precede the first table; on an existing file it is a no-op, which is what we want.
   sqlite.run('PRAGMA auto_vacuum = INCREMENTAL')
   if (path !== ':memory:') sqlite.run('PRAGMA journal_mode = WAL')

@@ -9,7 +9,7 @@ import type { Fetch, HubTarget } from '../agent.sender'
 
 /** how often the list of checks is asked for (the hub answers 304 while it is unchanged) */
 export const POLL_MS = 60_000
-/** how often due checks are looked for */
+/** how often the runner looks again while it cannot ask yet (no device id, a list request under way) */
 const TICK_MS = 1000
 
 export interface CheckRunnerDeps {
@@ -34,7 +34,9 @@ interface Planned {
  * The agent's check runner: polls the hub for the checks assigned to this device, runs each on
  * its own interval (its first run spread over the interval; attempts of a check never overlap),
  * and keeps the results until the next sample takes them (`drain`), so they travel in the same
- * batch, through the same store-and-forward queue, each with the time it was taken.
+ * batch, through the same store-and-forward queue, each with the time it was taken. It sleeps
+ * until the next check is due or the list is to be asked for again, so an agent without checks
+ * wakes once a minute rather than every second.
  */
 export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
   const random = deps.random ?? Math.random
@@ -46,6 +48,7 @@ export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
   let polling = false
   let stopped = false
   let cancel: (() => void) | null = null
+  let wakeAt = Infinity
   let dropped = 0
 
   async function poll(now: number) {
@@ -70,6 +73,7 @@ export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
       deps.log.warn('agent: could not ask the hub for checks', { error: (err as Error).message })
     } finally {
       polling = false
+      if (!stopped) schedule(deps.clock.now(), true)
     }
   }
 
@@ -91,6 +95,7 @@ export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
     runProbe({ kind: def.kind, settings: def.settings, timeout_ms: def.timeout_ms }, probes).then((r) => {
       p.running = false
       if (stopped) return
+      schedule(deps.clock.now())
       if (results.length >= MAX_CHECK_RESULTS) {
         results.shift()
         dropped++
@@ -107,13 +112,29 @@ export function startCheckRunner(target: HubTarget, deps: CheckRunnerDeps) {
     })
   }
 
+  /**
+   * The next wake-up: the earliest check due (one running is looked at when it ends) or the next
+   * poll, at least a second on, so checks due within a second run in one wake-up. A wake-up set
+   * for then or earlier is kept (`force`: not the one set while the list was being asked for).
+   */
+  function schedule(now: number, force = false) {
+    let at = polling || !deps.deviceId() ? now + TICK_MS : lastPoll + POLL_MS
+    for (const p of planned.values()) if (!p.running && p.nextAt < at) at = p.nextAt
+    at = Math.max(at, now + TICK_MS)
+    if (cancel && at >= wakeAt && !force) return
+    cancel?.()
+    wakeAt = at
+    cancel = deps.timers.after(at - now, tick)
+  }
+
   function tick() {
     cancel = null
+    wakeAt = Infinity
     if (stopped) return
     const now = deps.clock.now()
     void poll(now)
     for (const p of planned.values()) if (!p.running && p.nextAt <= now) run(p, now)
-    cancel = deps.timers.after(TICK_MS, tick)
+    schedule(now)
   }
 
   cancel = deps.timers.after(0, tick)

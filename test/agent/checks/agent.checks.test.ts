@@ -105,4 +105,58 @@ describe('agent check runner', () => {
     await settle()
     expect(runner.planned()).toEqual([])
   })
+
+  test('it sleeps until a check is due or the list is to be asked for again: without checks it wakes once a minute, not every second', async () => {
+    const clock = manualClock()
+    const t = clockTimers(clock)
+    const waits: number[] = []
+    const timers: Timers = {
+      after(ms, fn) {
+        waits.push(ms)
+        return t.timers.after(ms, fn)
+      },
+    }
+    let list: { id: string; name: string; kind: string; settings: Record<string, unknown>; interval_s: number; timeout_ms: number }[] = []
+    let calls = 0
+    const runner = startCheckRunner(
+      { hub: 'http://hub.test', key: 'k' },
+      {
+        clock,
+        timers,
+        fetch: async () => {
+          calls++
+          return Response.json({ checks: list, etag: `"${calls}"` })
+        },
+        log: memoryLogger().logger,
+        deviceId: () => 'dev_1',
+        random: () => 0.25,
+        // a probe that answers at once: the test is about when the runner wakes
+        probes: { addresses: async () => ['127.0.0.1'], fetch: async () => new Response('ok'), elapsed: () => clock.now(), now: () => clock.now() },
+      },
+    )
+    stops.push(runner.stop)
+    t.fire()
+    await settle()
+    expect(calls).toBe(1)
+    // nothing to run: the next wake-up is the next poll, a minute on
+    expect(waits.at(-1)).toBe(60_000)
+    waits.length = 0
+    for (let s = 0; s < 59; s++) {
+      clock.advance(1000)
+      t.fire()
+    }
+    expect(waits).toEqual([])
+    // a check appears at the next poll: the runner wakes when it is due (a quarter of its 20 s), then every 20 s
+    list = [{ id: 'chk_1', name: 'a', kind: 'http', settings: { url: 'http://127.0.0.1:1/' }, interval_s: 20, timeout_ms: 1000 }]
+    clock.advance(1000)
+    t.fire()
+    await settle()
+    expect(calls).toBe(2)
+    expect(waits.at(-1)).toBe(5_000)
+    clock.advance(5_000)
+    t.fire()
+    await settle()
+    expect(runner.drain()).toHaveLength(1)
+    expect(waits.at(-1)).toBe(20_000)
+  })
 })

@@ -1,4 +1,3 @@
-import { Resolver } from 'node:dns/promises'
 import { parseResolver } from './probe.resolver'
 import { failed, networkError, withDeadline, type Probe } from './probe.types'
 
@@ -25,6 +24,8 @@ export const dnsProbe: Probe = async (def, deps) => {
   const start = deps.elapsed()
   try {
     return await withDeadline(def.timeout_ms, async () => {
+      // loaded when a DNS check first runs: node:dns costs an agent without DNS checks several MB
+      const { Resolver } = await import('node:dns/promises')
       const resolver = new Resolver({ timeout: def.timeout_ms, tries: 1 })
       if (s.resolver) {
         const r = parseResolver(s.resolver)!

@@ -1,5 +1,5 @@
-import { connect, type PeerCertificate, type TLSSocket } from 'node:tls'
 import type { ProbeResult } from '../checks.model'
+import { connectOnce, type Handshake } from './probe.socket'
 import { failed, networkError, withDeadline, type Probe, type ProbeDeps } from './probe.types'
 
 const DAY_MS = 86_400_000
@@ -8,33 +8,14 @@ const DAY_MS = 86_400_000
 export async function certificateOf(url: URL, deps: ProbeDeps, signal: AbortSignal): Promise<{ expires_at: string } | null> {
   const host = url.hostname.replace(/^\[|\]$/g, '')
   const [ip] = await deps.addresses(host)
-  const socket = await handshake(ip!, Number(url.port || 443), host, false, signal)
-  const cert = socket.getPeerCertificate()
-  socket.destroy()
+  const { cert } = await handshake(ip!, Number(url.port || 443), host, false, signal)
   return cert?.valid_to ? { expires_at: new Date(cert.valid_to).toISOString() } : null
 }
 
-function handshake(ip: string, port: number, servername: string, verify: boolean, signal: AbortSignal): Promise<TLSSocket> {
-  return new Promise((resolve, reject) => {
-    const isName = !/^[\d.]+$|:/.test(servername)
-    const socket = connect({ host: ip, port, servername: isName ? servername : undefined, rejectUnauthorized: verify })
-    const abort = () => {
-      socket.destroy()
-      reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))
-    }
-    signal.addEventListener('abort', abort, { once: true })
-    socket.once('secureConnect', () => {
-      signal.removeEventListener('abort', abort)
-      if (verify && !socket.authorized) {
-        socket.destroy()
-        reject(Object.assign(new Error(String(socket.authorizationError)), { code: String(socket.authorizationError) }))
-      } else resolve(socket)
-    })
-    socket.once('error', (err) => {
-      signal.removeEventListener('abort', abort)
-      reject(err)
-    })
-  })
+/** The handshake with the server's name (SNI) when the check names a host rather than an address. */
+function handshake(ip: string, port: number, servername: string, verify: boolean, signal: AbortSignal): Promise<Handshake> {
+  const isName = !/^[\d.]+$|:/.test(servername)
+  return connectOnce(ip, port, { servername: isName ? servername : undefined, verify }, signal)
 }
 
 export const daysLeft = (expiresAt: string, now: number) => Math.floor((Date.parse(expiresAt) - now) / DAY_MS)
@@ -50,10 +31,8 @@ export const tlsProbe: Probe = async (def, deps) => {
   try {
     return await withDeadline(def.timeout_ms, async (signal) => {
       const [ip] = await deps.addresses(s.host!)
-      const socket = await handshake(ip!, s.port ?? 443, s.host!, s.verify_tls !== false, signal)
+      const { cert } = await handshake(ip!, s.port ?? 443, s.host!, s.verify_tls !== false, signal)
       const response_ms = Math.round(deps.elapsed() - start)
-      const cert: PeerCertificate = socket.getPeerCertificate()
-      socket.destroy()
       if (!cert?.valid_to) return failed('no certificate presented', { response_ms })
       const expires = new Date(cert.valid_to)
       const result: ProbeResult = {
