@@ -52,8 +52,10 @@ export const MAX_PASSES = 4
 export const MAX_HOLD_MS = 250
 /** Once writes stop, a WAL file larger than this is truncated. */
 export const TRIM_ABOVE_BYTES = 64 * 1024 * 1024
-/** Idle cycles in a row after which the thread (and its memory) is stopped; the next write starts it again. */
-export const STOP_AFTER_IDLE_CYCLES = 30
+/** A quiet spell this long stops the thread (and its memory); the next write starts it again. */
+export const STOP_AFTER_IDLE_MS = 30_000
+/** the idle cycles in a row that make that spell at a cycle every `everyMs` */
+export const idleCyclesBeforeStop = (everyMs: number) => Math.max(1, Math.ceil(STOP_AFTER_IDLE_MS / everyMs))
 
 export interface CycleOutcome {
   /** nothing had been written since the last complete cycle (and nothing was held) */
@@ -211,6 +213,7 @@ export function startCheckpointer(opts: CheckpointerOptions): Checkpointer {
   const timers = opts.timers ?? systemTimers
   let startedAtChanges = changes.get()!.n
   let idleCycles = 0
+  const stopAfterCycles = idleCyclesBeforeStop(opts.everyMs)
   let runner: CheckpointRunner | null = null
   let cycle: (() => Promise<CycleOutcome>) | null = null
   let stopped = false
@@ -255,7 +258,7 @@ export function startCheckpointer(opts: CheckpointerOptions): Checkpointer {
         trimmed: out.trimmed,
       })
     idleCycles = out.idle ? idleCycles + 1 : 0
-    if (idleCycles >= STOP_AFTER_IDLE_CYCLES && current.where === 'worker') {
+    if (idleCycles >= stopAfterCycles && current.where === 'worker') {
       runner = cycle = null
       startedAtChanges = changes.get()!.n
       idleCycles = 0

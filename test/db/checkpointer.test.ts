@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import {
   checkpointCycle,
   MAX_PASSES,
-  STOP_AFTER_IDLE_CYCLES,
+  idleCyclesBeforeStop,
   startCheckpointer,
   TRIM_ABOVE_BYTES,
   workerRunner,
@@ -216,13 +216,16 @@ describe('the checkpointer on a database file', () => {
   })
 
   test('stops the thread after a quiet spell and starts it again on the next write', async () => {
+    expect(idleCyclesBeforeStop(5_000)).toBe(6) // half a minute whatever the interval
     const { t, send } = await fileApp()
     const { logger } = memoryLogger()
     const { cp, cycles } = manualCheckpointer({ sqlite: t.db.sqlite, holdWrites: () => t.modules.metrics.writer.hold(), logger })
     await send(10)
     await cycles()
     expect(cp.where()).toBe('worker')
-    await cycles(STOP_AFTER_IDLE_CYCLES + 1) // the first completes the copy, the rest are quiet
+    await cycles(idleCyclesBeforeStop(1_000) - 1) // quiet cycles short of 30 s at one a second
+    expect(cp.where()).toBe('worker')
+    await cycles()
     expect(cp.where()).toBe('none')
     await send(10)
     await cycles()
