@@ -17,6 +17,8 @@ import { publishSelf } from '../modules/versions/versions.self'
 
 /** a quiet spell this long after requests lets the memory reducer give memory back */
 const QUIET_MS = 5_000
+/** ...once this many requests came since it last did (a burst, not a few collectors' samples) */
+const SHRINK_AFTER_REQUESTS = 100
 /** how long after start the hub publishes itself as the collectors' version */
 const SELF_PUBLISH_AFTER_MS = 30_000
 /**
@@ -85,7 +87,12 @@ export async function serve(config: Config): Promise<void> {
   })
   // after start-up (once the event loop has run it through), then after every burst of requests
   setTimeout(shrink, 500).unref()
-  const reducer = startMemoryReducer({ requests: requestsAdmitted, quietMs: QUIET_MS, onShrink: () => logger.debug('quiet: memory given back') })
+  const reducer = startMemoryReducer({
+    requests: requestsAdmitted,
+    quietMs: QUIET_MS,
+    minRequests: SHRINK_AFTER_REQUESTS,
+    onShrink: () => logger.debug('quiet: memory given back'),
+  })
   const scheme = tls ? 'https' : 'http'
   const port = app.server?.port ?? config.port
   logger.info('vigil listening', {

@@ -20,21 +20,31 @@ export interface MemoryReducer {
 }
 
 /**
- * Gives memory back after a burst: when a whole period passes without a request and there were
- * requests since the last shrink, shrinks once. A service under steady traffic never shrinks; a
- * quiet one shrinks once per quiet spell.
+ * Gives memory back after a burst: when a whole period passes without a request and at least
+ * `minRequests` came since the last shrink, shrinks once. A service under steady traffic never
+ * shrinks; a quiet one shrinks once per quiet spell. A hub with a few collectors posting every
+ * 10 s is quiet for 5 s after each sample: shrinking then would throw away the request path's
+ * compiled code every time, so the next sample runs on recompiled code; it shrinks once its
+ * collectors have sent `minRequests` instead.
  */
-export function startMemoryReducer(opts: { requests: () => number; quietMs: number; shrink?: () => void; onShrink?: () => void }): MemoryReducer {
+export function startMemoryReducer(opts: {
+  requests: () => number
+  quietMs: number
+  minRequests?: number
+  shrink?: () => void
+  onShrink?: () => void
+}): MemoryReducer {
   const doShrink = opts.shrink ?? shrink
+  const minRequests = opts.minRequests ?? 1
   let seen = opts.requests()
-  let busySinceShrink = false
+  let sinceShrink = 0
   const tick = () => {
     const n = opts.requests()
     if (n !== seen) {
+      sinceShrink += n - seen
       seen = n
-      busySinceShrink = true
-    } else if (busySinceShrink) {
-      busySinceShrink = false
+    } else if (sinceShrink >= minRequests) {
+      sinceShrink = 0
       doShrink()
       opts.onShrink?.()
     }

@@ -64,6 +64,23 @@ describe('memory reducer', () => {
     reducer.stop()
   })
 
+  test('a few collectors posting every 10 s do not make it shrink after each sample, only once they sent enough', () => {
+    let requests = 0
+    let shrinks = 0
+    const reducer = startMemoryReducer({ requests: () => requests, quietMs: 5_000, minRequests: 100, shrink: () => shrinks++ })
+    for (let i = 0; i < 99; i++) {
+      requests += 1 // a sample, then 5 s without one
+      reducer.tick()
+      reducer.tick()
+    }
+    expect(shrinks).toBe(0)
+    requests += 1
+    reducer.tick()
+    reducer.tick() // the hundredth request, then a quiet period
+    expect(shrinks).toBe(1)
+    reducer.stop()
+  })
+
   test('the app counts every admitted request, on both routers', async () => {
     const t = testApp()
     const before = t.requestsAdmitted()
