@@ -68,6 +68,10 @@ function build(sqlite: Database) {
   )
   const prune = sqlite.query<never, [number]>(`DELETE FROM metric_blocks WHERE start + ${BLOCK_MS} <= ?`)
   const pruneNested = sqlite.query<never, [number]>(`DELETE FROM metric_nested WHERE start + ${BLOCK_MS} <= ?`)
+  // a device's blocks wholly before its oldest row: every sample of theirs was pruned (an index range per device)
+  const beforeOldestRow = `device_seq = ?1 AND start <= (SELECT coalesce(min(ts), ${Number.MAX_SAFE_INTEGER}) FROM ${RAW_MAIN} WHERE device_seq = ?1) - ${BLOCK_MS}`
+  const orphanBlocks = sqlite.query<never, [number]>(`DELETE FROM metric_blocks WHERE ${beforeOldestRow}`)
+  const orphanNested = sqlite.query<never, [number]>(`DELETE FROM metric_nested WHERE ${beforeOldestRow}`)
   const stats = sqlite.query<{ n: number; bytes: number | null }, []>('SELECT count(*) AS n, sum(length(data)) AS bytes FROM metric_blocks')
 
   const hot = createHotStore(sqlite)
@@ -175,11 +179,29 @@ function build(sqlite: Database) {
     firstUnsealed: (seq: number, from: number, to: number): number | null => firstUnsealed.get(seq, from, to)?.ts ?? null,
     /** deletes the records of metric_hot whose samples are all sealed (whole segments) */
     dropHot: () => hot.dropSealed(),
-    /** drops the blocks wholly before `cutoff` (their rows are gone with raw retention) */
-    prune: (cutoff: number) => {
-      pruneNested.run(cutoff)
-      return prune.run(cutoff).changes
-    },
+    /**
+     * Drops the blocks wholly before `cutoff` and their minutes (their rows are gone with raw
+     * retention), in one transaction: no minutes outlive their block.
+     */
+    prune: (cutoff: number): number =>
+      sqlite.transaction(() => {
+        pruneNested.run(cutoff)
+        return prune.run(cutoff).changes
+      })(),
+    /**
+     * Drops the blocks (and their minutes) of these devices whose rows are all gone: what a
+     * pruning killed between deleting rows and deleting their blocks left behind (each is its own
+     * statement, and the next pruning may find nothing to do). Returns how many blocks went.
+     */
+    dropOrphans: (seqs: number[]): number =>
+      sqlite.transaction(() => {
+        let n = 0
+        for (const seq of seqs) {
+          orphanNested.run(seq)
+          n += orphanBlocks.run(seq).changes
+        }
+        return n
+      })(),
     /** blocks stored and their bytes */
     stats: () => {
       const s = stats.get()!

@@ -4,7 +4,7 @@ import { BLOCK_MS, blockStart, type BlockStore, type PreparedBlock } from './met
 import { HOUR_MS } from './metrics.fields'
 
 export interface SealDeps {
-  blocks: Pick<BlockStore, 'prepare' | 'commit' | 'firstUnsealed' | 'dropHot'>
+  blocks: Pick<BlockStore, 'prepare' | 'commit' | 'firstUnsealed' | 'dropHot' | 'dropOrphans'>
   devices: { seqs(): number[] }
   /** per device the oldest sample time written since the last call (late data, replays) */
   writer: { takeWrittenSince(): Map<number, number>; newestWrittenWithin?(seq: number, withinMs: number): number | null }
@@ -60,6 +60,8 @@ export function createSealer(deps: SealDeps) {
   let resumeAt: number | null = null
   /** the work left at the last look: devices with blocks still to seal */
   let behind = 0
+  /** the first run after a start drops the blocks an interrupted pruning left without rows */
+  let swept = false
 
   /** `leaveFilling`: the scheduled job's runs leave a block still filling (FILLING_MS) to the next run */
   async function run(opts: { leaveFilling?: boolean } = {}): Promise<{ blocks: number; rows: number }> {
@@ -73,6 +75,11 @@ export function createSealer(deps: SealDeps) {
       // the blocks whose first sample is an hour old: every one starting at or before this
       const limit = blockStart(deps.clock.now() - HOUR_MS) + BLOCK_MS
       const seqs = deps.devices.seqs()
+      if (!swept) {
+        swept = true
+        const dropped = deps.blocks.dropOrphans(seqs)
+        if (dropped) deps.logger.info('metrics: blocks of pruned samples dropped (a pruning was interrupted)', { blocks: dropped })
+      }
       let blocks = 0
       let rows = 0
       const elapsed = deps.elapsed ?? (() => performance.now())
