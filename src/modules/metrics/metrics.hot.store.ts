@@ -89,6 +89,8 @@ function build(sqlite: Database) {
     append: sqlite.prepare(`INSERT INTO main.${hotTable(i)} (device_seq, sample_id, ts, kinds, segment, data) VALUES (?, ?, ?, ?, ?, ?)`),
     data: sqlite.query<{ data: Uint8Array }, [number]>(`SELECT data FROM main.${hotTable(i)} WHERE id = ?`),
     empty: sqlite.prepare(`DELETE FROM main.${hotTable(i)}`),
+    // kinds 0: the sample was pruned while hot; the record stays in its chain (a later record is coded against it)
+    pruned: sqlite.prepare(`UPDATE main.${hotTable(i)} SET kinds = 0 WHERE id = ?`),
   }))
   // a new sample's row with all its hot values in one statement (the parts it lacks are null)
   const insertRow = sqlite.prepare(
@@ -163,8 +165,8 @@ function build(sqlite: Database) {
   function rebuild() {
     const m = maxIds.get()!
     nextId = Math.max(m.a ?? 0, m.b ?? 0) + 1
-    const all = sqlite.query<{ id: number; device_seq: number; sample_id: number; ts: number; segment: number; data: Uint8Array }, []>(
-      `SELECT id, device_seq, sample_id, ts, segment, data FROM (${allTables('id, device_seq, sample_id, ts, segment, data')}) ORDER BY segment, id`,
+    const all = sqlite.query<{ id: number; device_seq: number; sample_id: number; ts: number; kinds: number; segment: number; data: Uint8Array }, []>(
+      `SELECT id, device_seq, sample_id, ts, kinds, segment, data FROM (${allTables('id, device_seq, sample_id, ts, kinds, segment, data')}) ORDER BY segment, id`,
     )
     for (const r of all.iterate()) {
       if (r.segment !== segment) {
@@ -179,8 +181,9 @@ function build(sqlite: Database) {
       const key = keyOf(r.id, tableOf(r.segment))
       remember({ key, deviceSeq: r.device_seq, segment: r.segment, at: c.records.length }, r.sample_id)
       c.records.push(key)
-      // a sample already sealed (its record waits for its segment to go) is read from the raw table
-      if (inMain.get(r.sample_id)) continue
+      // a sample pruned while hot stays pruned; one already sealed (its record waits for its
+      // segment to go) is read from the raw table
+      if (r.kinds === 0 || inMain.get(r.sample_id)) continue
       mirror(r.sample_id, r.device_seq, r.ts, r.segment, parts)
     }
   }
@@ -291,6 +294,13 @@ function build(sqlite: Database) {
       const json = JSON.stringify(ids)
       moveToMain.run(json, sealedBit)
       dropRows.run(json)
+    },
+    /**
+     * Marks the records of samples pruned while hot (their rows already gone from the mirror), so
+     * the rebuild at start leaves them out; their space goes with their segment.
+     */
+    forget(sampleIds: number[]) {
+      for (const id of sampleIds) for (const key of bySample.get(id) ?? []) tables[key % HOT_TABLES]!.pruned.run(Math.floor(key / HOT_TABLES))
     },
     /** Empties the tables of the segments whose samples are all sealed, oldest first; returns how many segments went. */
     dropSealed(): number {

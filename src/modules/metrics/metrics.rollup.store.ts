@@ -41,7 +41,7 @@ function* rowArrays(rows: Iterable<unknown>): Generator<SourceRow> {
 
 /** The rollup tiers' writes and the retention deletes: what the metric jobs run. */
 function build(sqlite: Database) {
-  createHotStore(sqlite) // the raw table's view
+  const hot = createHotStore(sqlite) // the raw table's view, and the records of samples pruned while hot
   const source = {} as Record<MetricKind, Statement[]>
   const insert = {} as Record<MetricKind, Statement[]>
   const oldest = {} as Record<MetricKind, Statement<{ t: number | null }, [string]>[]>
@@ -68,7 +68,7 @@ function build(sqlite: Database) {
       `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE device_seq IN (SELECT value FROM json_each(?2)) AND ${levelTimeColumn(level)} < ?1 LIMIT ${PRUNE_BATCH})`
     prune[kind] = levels.map((level) => sqlite.prepare(pruneSql(level === LEVEL.raw ? RAW_MAIN : levelTable(kind, level), level)))
     // hot samples past raw retention (late data): out of the reads now; their records go with their segment
-    pruneHot = sqlite.prepare(pruneSql(HOT_ROWS, LEVEL.raw))
+    pruneHot = sqlite.prepare(`${pruneSql(HOT_ROWS, LEVEL.raw)} RETURNING id`)
   }
   const getDone = sqlite.query<{ done_until: number }, [string, string]>('SELECT done_until FROM metric_rollups WHERE kind = ? AND tier = ?')
   const setDone = sqlite.query('INSERT OR REPLACE INTO metric_rollups (kind, tier, done_until) VALUES (?, ?, ?)')
@@ -99,7 +99,14 @@ function build(sqlite: Database) {
      */
     pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number): number {
       const n = prune[kind][level]!.run(cutoff, seqList(seqs)).changes
-      return level === LEVEL.raw && n < PRUNE_BATCH ? n + pruneHot!.run(cutoff, seqList(seqs)).changes : n
+      if (level !== LEVEL.raw || n >= PRUNE_BATCH) return n
+      // hot samples too, their records marked so that a restart does not bring them back
+      const gone = sqlite.transaction(() => {
+        const ids = (pruneHot!.all(cutoff, seqList(seqs)) as { id: number }[]).map((r) => r.id)
+        hot.forget(ids)
+        return ids.length
+      })()
+      return n + gone
     },
     /** lets SQLite refresh its statistics after large deletes */
     optimize: () => void sqlite.run('PRAGMA optimize'),
