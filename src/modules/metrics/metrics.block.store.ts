@@ -185,11 +185,24 @@ function build(sqlite: Database) {
       const s = stats.get()!
       return { blocks: s.n, bytes: s.bytes ?? 0 }
     },
-    /** For one read of a device: the rest text of a sealed row's part (null when it had none). */
+    /**
+     * For one read of a device: the rest text of a sealed row's part (null when it had none). A
+     * read's rows lie in one or two blocks, so each block is looked up (its bytes read and hashed
+     * against the cache) once per read, not once per row: a history page of 120 read its block
+     * 120 times. One read runs without yielding, so no block can be sealed again under it.
+     */
     reader(seq: number) {
+      let at = Number.NaN
+      let block: DecodedBlock | null = null
       return (id: number, ts: number, kind: MetricKind): string | null => {
         const fresh = hot.text(id, kind)
-        return fresh !== undefined ? fresh : (decoded(seq, blockStart(ts))?.text(id, kind) ?? null)
+        if (fresh !== undefined) return fresh
+        const start = blockStart(ts)
+        if (start !== at) {
+          block = decoded(seq, start)
+          at = start
+        }
+        return block?.text(id, kind) ?? null
       }
     },
   }
