@@ -77,9 +77,9 @@ export async function seededServer(name: string, tenantCount: number, perDevice:
     : undefined
   if (big && fleet) {
     // both groups first, then one rollup over all: a second rollup would not go back for the first group's hours
-    insertSamples(db.sqlite, seqs, perDevice, now)
+    await insertSamples(db.sqlite, seqs, perDevice, now)
     const fleetSeqs = big.devices.map((d) => d.seq)
-    insertSamples(db.sqlite, fleetSeqs, fleet.perDevice, now)
+    await insertSamples(db.sqlite, fleetSeqs, fleet.perDevice, now)
     await rollupAll(createRollupStore(db.sqlite), { now: now + 60_000, devices: [...seqs, ...fleetSeqs] })
   } else await seedSamples(db.sqlite, seqs, perDevice, now)
   db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')

@@ -6,7 +6,8 @@ export {}
  * p50 and p99 are over all the rounds' requests together (a p99 of one round of 1,000 rests on
  * its 10 slowest), and each round's own p99 shows the spread.
  * Prints {name: {p50, p99, p99Rounds, status}} in ms as JSON.
- * Usage: bun scripts/bench/reads.ts '<json: {base, token, paths: {name: path}, n, rounds, warmup}>'
+ * Usage: bun scripts/bench/reads.ts '<json: {base, token, paths: {name: path}, n, rounds, warmup}>'; `{random:N}` in a
+ * path is replaced by a random integer below N for each request.
  */
 interface ReadSpec {
   base: string
@@ -24,9 +25,13 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 const round2 = (ms: number) => Math.round(ms * 100) / 100
 const out: Record<string, { p50: number; p99: number; p99Rounds: number[]; status: number }> = {}
 
+/** `{random:N}` in a path becomes a fresh integer below N each request (a history page at a random offset: a cold read) */
+const fill = (path: string) => path.replace(/\{random:(\d+)\}/g, (_, n: string) => String(Math.floor(Math.random() * Number(n))))
+
 async function timed(path: string): Promise<{ ms: number; status: number }> {
+  const url = spec.base + fill(path)
   const t0 = performance.now()
-  const res = await fetch(spec.base + path, { headers })
+  const res = await fetch(url, { headers })
   await res.arrayBuffer()
   return { ms: performance.now() - t0, status: res.status }
 }

@@ -47,8 +47,9 @@ export async function readBench(name: string, tenantCount: number) {
 export const PORTAL = { perDevice: 30 * 8_640, fleetDevices: 500, fleetPerDevice: 400 }
 
 /**
- * The portal's chart and dashboard reads: 20 devices × 30 days at 10 s (10.4 M samples) for the
- * series of one of them, and a tenant of 500 devices for the fleet overview, in one database.
+ * The portal's chart and dashboard reads: 20 devices × 30 days at 10 s (10.4 M samples, sealed as
+ * a running hub seals them) for the series, history pages, latest sample and summaries of one of
+ * them, and a tenant of 500 devices for the fleet overview, in one database.
  */
 export async function portalBench() {
   const perDevice = quick ? 8_640 * 3 : PORTAL.perDevice
@@ -79,6 +80,21 @@ export async function portalBench() {
     }
     await read(t, `series ${days} d, 2 hot fields (auto: ${days >= 13 ? '1h' : '10m'} tier)`, `${series}&start=${since(days * 86_400_000)}`)
     await read(t, 'series 1 h, 2 hot fields (auto: raw)', series)
+    // the device page's reads: a history page a day back (sealed blocks), the latest sample, the summaries
+    await read(t, 'history limit 120, a day back (sealed)', `/v1/metrics/hardware/${id}?limit=120&offset=8640`)
+    await read(t, 'history limit 120, newest', `/v1/metrics/hardware/${id}?limit=120`)
+    // a page anywhere in the 30 days: its two or three blocks are seldom among the eight kept decoded,
+    // and the offset is walked row by row (tens of ms deep in the month): a tenth of the requests
+    await read(
+      t,
+      'history limit 120, random offset (sealed, cold)',
+      `/v1/metrics/hardware/${id}?limit=120&offset={random:${perDevice - 120}}`,
+      P.reads / 10,
+      20,
+    )
+    await read(t, 'latest', `/v1/metrics/hardware/${id}/latest`)
+    await read(t, 'summary 24 h', `/v1/metrics/summary/${id}?hours=24`)
+    await read(t, 'summary 168 h', `/v1/metrics/summary/${id}?hours=168`)
     // each answer reads up to 360 raw samples spread over the day, a page read each: a fifth of the requests
     await read(
       t,

@@ -1,17 +1,25 @@
 /**
  * Direct database seeding for the bench: accounts and keys (until the accounts endpoints are
  * on this branch the operator part is done here), and millions of samples written the way
- * live ingest lays them out (time-major across devices), then rolled up into the tiers.
+ * live ingest lays them out (time-major across devices), then sealed into their long-lived form
+ * by the metrics module's own sealing job and rolled up into the tiers: the reads measure what a
+ * hub serves once its data is older than an hour, not rows it would still convert.
  */
 import type { Database } from 'bun:sqlite'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { createBlockStore } from '../../src/modules/metrics/metrics.block.store'
+import { RAW_MAIN } from '../../src/modules/metrics/metrics.hot.store'
+import { createSealer } from '../../src/modules/metrics/metrics.seal'
 import { sha256Hex } from '../../src/lib/crypto'
 import { newId } from '../../src/lib/ids'
 import { generateApiKey, keyPrefixOf } from '../../src/modules/api-keys/api-keys.format'
-import { FIELDS, RAW_TABLE } from '../../src/modules/metrics/metrics.fields'
+import { FIELDS } from '../../src/modules/metrics/metrics.fields'
 import { rollupAll } from '../../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../../src/modules/metrics/metrics.rollup.store'
 import { toSampleRow } from '../../src/modules/metrics/metrics.rows'
 import { hardwareSample, networkSample } from '../../test/helpers/samples'
+import { evolve, type Sample } from './storage-samples'
 
 export interface SeededTenant {
   clientId: string
@@ -78,20 +86,52 @@ export function seedAccounts(
 
 /**
  * `perDevice` batches (a hardware and a network sample) per device at 10 s, ending at `end`,
- * in big transactions, rows shaped as ingest writes them; then every rollup tier.
+ * in big transactions, rows shaped as ingest writes them; then sealed and every rollup tier.
  */
 export async function seedSamples(sqlite: Database, seqs: number[], perDevice: number, end: number, onProgress?: (done: number) => void) {
-  insertSamples(sqlite, seqs, perDevice, end, onProgress)
+  await insertSamples(sqlite, seqs, perDevice, end, onProgress)
   await rollupAll(createRollupStore(sqlite), { now: end + 60_000, devices: seqs })
 }
 
-/** The raw rows of seedSamples without the rollup: for seeding groups of devices with different histories, then rolling up once. */
-export function insertSamples(sqlite: Database, seqs: number[], perDevice: number, end: number, onProgress?: (done: number) => void) {
+/** Samples in the pool the seed cycles through: an hour at 10 s, each moved on from the one before. */
+const POOL = 360
+
+/**
+ * The devices of a call (its first ones) whose samples carry the real sample's nested texts, sealed
+ * into blocks; the others carry their hot values only, which gives the raw table and its index
+ * their size at 10 M samples. The benches read the first device; sealing every device's texts
+ * (86,000 blocks at 10 M samples, about 7 ms each) would take the seed a quarter of an hour and
+ * 20 GB of rows on the way.
+ */
+const WITH_TEXTS = 2
+
+/**
+ * The real sample `dist/vigil agent --once` prints on this machine (about 3.7 KB), moved along in
+ * time (scripts/bench/storage-samples.ts); the tests' small samples when there is no executable.
+ */
+function samplePool(): Sample[] {
+  const vigil = join(import.meta.dir, '../../dist/vigil')
+  let base: Sample = { hardware: hardwareSample(), network: networkSample() } as Sample
+  if (existsSync(vigil)) {
+    const p = Bun.spawnSync([vigil, 'agent', '--once'], { stdout: 'pipe', stderr: 'ignore' })
+    if (p.exitCode === 0) base = JSON.parse(p.stdout.toString()) as Sample
+  }
+  delete base.recorded_at
+  return evolve(base, POOL, 0, 10_000, 7)
+}
+
+/**
+ * The rows of seedSamples without the rollup (for seeding groups of devices with different
+ * histories, then rolling up once), sealed: every block whose first sample is an hour old is
+ * moved into its long-lived form by the hub's own sealer, as a running hub does within minutes
+ * (the newest hour stays rows with their texts, which the hub seals as they age).
+ */
+export async function insertSamples(sqlite: Database, seqs: number[], perDevice: number, end: number, onProgress?: (done: number) => void) {
   const STEP = 10_000
   const cols = ['device_seq', 'ts', 'kinds', ...FIELDS.hardware.map((f) => f.name), ...FIELDS.network.map((f) => f.name), 'hw_rest', 'net_rest']
-  const insert = sqlite.prepare(`INSERT INTO ${RAW_TABLE} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
-  const hw = toSampleRow('hardware', hardwareSample(), 0)
-  const net = toSampleRow('network', networkSample(), 0)
+  const insert = sqlite.prepare(`INSERT INTO ${RAW_MAIN} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
+  const pool = samplePool().map((s) => ({ hw: toSampleRow('hardware', s.hardware, 0), net: toSampleRow('network', s.network, 0) }))
+  const withTexts = new Set(seqs.slice(0, WITH_TEXTS))
   const start = end - (perDevice - 1) * STEP
   const PER_TX = 2_000 // time steps per transaction (× devices rows)
   for (let s0 = 0; s0 < perDevice; s0 += PER_TX) {
@@ -99,6 +139,9 @@ export function insertSamples(sqlite: Database, seqs: number[], perDevice: numbe
       for (let s = s0; s < Math.min(perDevice, s0 + PER_TX); s++) {
         const ts = start + s * STEP
         for (const seq of seqs) {
+          // each device at its own place in the pool, so neighbouring devices' blocks differ
+          const { hw, net } = pool[(s + seq * 37) % POOL]!
+          const texts = withTexts.has(seq)
           const hv = hw.values.slice()
           hv[0] = (s * 7 + seq * 13) % 100 // cpu_percent
           hv[8] = 30 + ((s + seq) % 40) // ram_percent
@@ -106,7 +149,7 @@ export function insertSamples(sqlite: Database, seqs: number[], perDevice: numbe
           nv[2] = 1_000_000 + s * 1500 // bytes_sent_total
           nv[3] = 5_000_000 + s * 9000 // bytes_recv_total
           nv[10] = 5 + ((s * 3 + seq) % 30) // latency_avg_ms
-          insert.run(seq, ts, 3, ...hv, ...nv, hw.rest, net.rest)
+          insert.run(seq, ts, 3, ...hv, ...nv, texts ? hw.rest : null, texts ? net.rest : null)
         }
       }
     })()
@@ -115,4 +158,20 @@ export function insertSamples(sqlite: Database, seqs: number[], perDevice: numbe
   // a live statement keeps the connection open past close(), and the WAL it leaves behind
   // reads as an unclean stop: the server would then check the whole file at start
   insert.finalize()
+  await sealAll(sqlite, [...withTexts], end)
+}
+
+/** The hub's sealing job run once to the end, without its time budget or its pauses between blocks. */
+async function sealAll(sqlite: Database, seqs: number[], now: number) {
+  const quiet = () => {}
+  const sealer = createSealer({
+    blocks: createBlockStore(sqlite),
+    devices: { seqs: () => seqs },
+    writer: { takeWrittenSince: () => new Map() },
+    clock: { now: () => now },
+    logger: { debug: quiet, info: quiet, warn: quiet, error: quiet },
+    pause: async () => {},
+    budgetMs: Number.POSITIVE_INFINITY,
+  })
+  await sealer.run()
 }

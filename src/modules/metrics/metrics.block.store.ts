@@ -58,10 +58,13 @@ function build(sqlite: Database) {
   const hotRows = sqlite.query<{ id: number; kinds: number }, [number, number, number]>(
     'SELECT id, kinds FROM temp.metric_hot_rows WHERE device_seq = ? AND ts >= ? AND ts < ?',
   )
-  // the oldest of: a row with a rest of its own (from an earlier release, or a part that came late), a hot sample
+  // the oldest of: a row with a rest of its own (from an earlier release, or a part that came late), a hot sample.
+  // Each side walks its index in time order and stops at its first match: a min() over the union read
+  // every row of the range (and its text), so converting a device's backlog block by block was quadratic
   const firstUnsealed = sqlite.query<{ ts: number | null }, [number, number, number]>(
-    `SELECT min(ts) AS ts FROM (SELECT ts FROM ${RAW_MAIN} WHERE device_seq = ?1 AND ts >= ?2 AND ts < ?3 AND (hw_rest IS NOT NULL OR net_rest IS NOT NULL)
-       UNION ALL SELECT ts FROM temp.metric_hot_rows WHERE device_seq = ?1 AND ts >= ?2 AND ts < ?3)`,
+    `SELECT min(ts) AS ts FROM (
+       SELECT * FROM (SELECT ts FROM ${RAW_MAIN} WHERE device_seq = ?1 AND ts >= ?2 AND ts < ?3 AND (hw_rest IS NOT NULL OR net_rest IS NOT NULL) ORDER BY ts LIMIT 1)
+       UNION ALL SELECT * FROM (SELECT ts FROM temp.metric_hot_rows WHERE device_seq = ?1 AND ts >= ?2 AND ts < ?3 ORDER BY ts LIMIT 1))`,
   )
   const seal = sqlite.query(
     `UPDATE ${RAW_MAIN} SET hw_rest = NULL, net_rest = NULL, kinds = kinds | ${SEALED_BIT} WHERE id IN (SELECT value FROM json_each(?))`,
@@ -207,11 +210,24 @@ function build(sqlite: Database) {
       const s = stats.get()!
       return { blocks: s.n, bytes: s.bytes ?? 0 }
     },
-    /** For one read of a device: the rest text of a sealed row's part (null when it had none). */
+    /**
+     * For one read of a device: the rest text of a sealed row's part (null when it had none). A
+     * read's rows lie in one or two blocks, so each block is looked up (its bytes read and hashed
+     * against the cache) once per read, not once per row: a history page of 120 read its block
+     * 120 times. One read runs without yielding, so no block can be sealed again under it.
+     */
     reader(seq: number) {
+      let at = Number.NaN
+      let block: DecodedBlock | null = null
       return (id: number, ts: number, kind: MetricKind): string | null => {
         const fresh = hot.text(id, kind)
-        return fresh !== undefined ? fresh : (decoded(seq, blockStart(ts))?.text(id, kind) ?? null)
+        if (fresh !== undefined) return fresh
+        const start = blockStart(ts)
+        if (start !== at) {
+          block = decoded(seq, start)
+          at = start
+        }
+        return block?.text(id, kind) ?? null
       }
     },
   }

@@ -91,6 +91,31 @@ describe('sealing samples into their long-lived form', () => {
     }
   })
 
+  test('a history page across several blocks and the newest unsealed samples answers each sample its own texts, the same bytes as before sealing', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    t.clock.set(T0 + 110 * MIN + 30_000)
+    const sent = batches(T0, 540, 13) // 90 minutes: six blocks sealed, the newest half hour not
+    await post(t, a.keyHeaders, sent)
+    const headers = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+    // pages of 120 (20 minutes) from the unsealed samples into a block, over block boundaries, and in the oldest blocks
+    const paths = [150, 160, 300, 420].flatMap((offset) => [
+      `/v1/metrics/hardware/${a.deviceId}?limit=120&offset=${offset}`,
+      `/v1/metrics/network/${a.deviceId}?limit=120&offset=${offset}`,
+    ])
+    const read = async () => Promise.all(paths.map(async (p) => (await t.request('GET', p, { headers })).text))
+    const before = await read()
+    await t.modules.sealer.run()
+    expect(blockCount(t)).toBe(6)
+    expect(await read()).toEqual(before)
+    const byTime = new Map(sent.map((s) => [s.recorded_at, s]))
+    for (const text of before.filter((_, i) => i % 2 === 0)) {
+      const items = JSON.parse(text).items as Record<string, unknown>[]
+      expect(items).toHaveLength(120)
+      for (const item of items) expect(item.vendor_extra).toEqual(byTime.get(item.recorded_at as string)!.hardware.vendor_extra)
+    }
+  })
+
   test('only samples an hour old are sealed; a late sample and a late part join their block at the next run', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
