@@ -6,6 +6,7 @@ import { FIELDS, KIND_BIT, RAW_TABLE, type MetricKind } from './metrics.fields'
 import type { HotPart } from './metrics.hot'
 import { HOT_BIT, RAW_MAIN, createHotStore } from './metrics.hot.store'
 import type { SampleRow } from './metrics.rows'
+import { GATHER_BYTES, GATHER_MS, GATHER_REQUESTS, recentDevices } from './metrics.gather'
 
 /** The devices domain's last_seen_at, written in the group's transaction (same connection). */
 export interface DeviceSeen {
@@ -106,10 +107,7 @@ export function createMetricWriter(
   let overdue = false
   /** a pending request's client came back right after its answer: the group goes on the next turn */
   let urgent = false
-  /** devices with a sample committed lately: since `since`, and in the span of RETURN_MS before */
-  let recent = new Set<number>()
-  let older = new Set<number>()
-  let since = elapsed()
+  const recent = recentDevices(elapsed)
   /** while above zero, groups wait (the checkpointer is copying the WAL's tail; see db/checkpointer.ts) */
   let holds = 0
   /** per kind, the oldest sample time stored since the rollup job last looked (late data) */
@@ -190,8 +188,7 @@ export function createMetricWriter(
     queue = []
     queuedBytes = 0
     urgent = false
-    age()
-    for (const p of batch) recent.add(p.job.deviceSeq)
+    for (const p of batch) recent.committed(p.job.deviceSeq)
     const touched = new Set<number>()
     const now = clock.now()
     try {
@@ -255,15 +252,6 @@ export function createMetricWriter(
     }
   }
 
-  /** the devices committed lately age by RETURN_MS at a time */
-  function age() {
-    const t = elapsed()
-    if (t - since < RETURN_MS) return
-    older = t - since < 2 * RETURN_MS ? recent : new Set()
-    recent = new Set()
-    since = t
-  }
-
   function schedule() {
     if (scheduled || holds > 0) return
     const now = overdue || urgent || queue.length >= GATHER_REQUESTS || queuedBytes >= GATHER_BYTES
@@ -280,8 +268,7 @@ export function createMetricWriter(
       return new Promise<WriteResult>((resolve, reject) => {
         queue.push({ job, resolve, reject })
         for (const x of job.samples) queuedBytes += x.rest?.length ?? 0
-        age()
-        if (recent.has(job.deviceSeq) || older.has(job.deviceSeq)) urgent = true
+        if (recent.has(job.deviceSeq)) urgent = true
         schedule()
       })
     },
@@ -323,25 +310,6 @@ export function createMetricWriter(
     },
   }
 }
-
-/**
- * How long the first pending request waits for others to share its commit. Collectors post
- * every 10 s each at their own moment: 100 devices posting once a second each, spread over the
- * second, wrote 6.4 KB per sample committing each request alone, 3.9 KB gathering for 25 ms and
- * 3.0 KB for 50 ms (docs/storage.md); 100 ms gave 2.6 KB. No collector waits on its answer (it
- * posts in the background), so the wait costs nothing but those ms; 50 ms keeps a script's or a
- * test's lone post quick while taking most of the gain.
- */
-export const GATHER_MS = 50
-/**
- * A device whose previous sample was committed this recently (up to twice as long) is a client
- * posting in turn as fast as it is answered; collectors post every few seconds at most.
- */
-export const RETURN_MS = 250
-/** Pending requests that go at once: past this a group costs more in waiting than it saves in pages. */
-export const GATHER_REQUESTS = 64
-/** Pending rest text that goes at once (a large bulk replay fills pages by itself). */
-export const GATHER_BYTES = 512 * 1024
 
 /**
  * last_seen_at feeds an online/offline status with a 5-minute window: half a minute of precision
