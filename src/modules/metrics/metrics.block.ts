@@ -1,4 +1,5 @@
 import type { MetricKind } from './metrics.fields'
+import { countSlots, joinNumbers, SLOT, splitNumbers } from './metrics.templates'
 
 /**
  * The long-lived form of a device's nested fields (each part's JSON "rest": per-core loads,
@@ -23,7 +24,6 @@ export interface BlockEntry {
 
 const FORMAT_TEMPLATES = 1
 const FORMAT_VERBATIM = 2
-const SLOT = '\u0000'
 const ZSTD_LEVEL = 9
 const KIND_CODE: Record<MetricKind, number> = { hardware: 1, network: 2 }
 const CODE_KIND: Record<number, MetricKind> = { 1: 'hardware', 2: 'network' }
@@ -94,56 +94,6 @@ class In {
   string() {
     return fromUtf8.decode(this.bytes(this.varint()))
   }
-}
-
-const isNumberStart = (c: number) => c === 45 || (c >= 48 && c <= 57) // - 0-9
-const isNumberPart = (c: number) => (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69 // 0-9 - + . e E
-
-/** Splits a JSON text into its template and the numbers cut out of it. */
-export function splitNumbers(text: string): { template: string; numbers: number[] } {
-  const numbers: number[] = []
-  let template = ''
-  let from = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 92)
-        i++ // a backslash escapes the next character
-      else if (c === 34) inString = false
-      continue
-    }
-    if (c === 34) {
-      inString = true
-      continue
-    }
-    if (!isNumberStart(c)) continue
-    let j = i + 1
-    while (j < text.length && isNumberPart(text.charCodeAt(j))) j++
-    const token = text.slice(i, j)
-    const value = Number(token)
-    // only a number that prints back as the same characters is cut out (1.0, 1e2 and -0 stay in the template)
-    if (String(value) === token) {
-      template += text.slice(from, i) + SLOT
-      numbers.push(value)
-      from = j
-    }
-    i = j - 1
-  }
-  return { template: template + text.slice(from), numbers }
-}
-
-/** The text back from its template (split at its slots) and numbers. */
-export function joinNumbers(parts: string[], numbers: Float64Array): string {
-  let out = parts[0]!
-  for (let k = 1; k < parts.length; k++) out += String(numbers[k - 1]) + parts[k]!
-  return out
-}
-
-function countSlots(template: string): number {
-  let n = 0
-  for (let i = template.indexOf(SLOT); i !== -1; i = template.indexOf(SLOT, i + 1)) n++
-  return n
 }
 
 /** Encodes a block's entries (any order; kept in id order). */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { decodeBlock, encodeBlock, splitNumbers, type BlockEntry } from '../../../src/modules/metrics/metrics.block'
+import { decodeBlock, encodeBlock, type BlockEntry } from '../../../src/modules/metrics/metrics.block'
+import { splitNumbers } from '../../../src/modules/metrics/metrics.templates'
 import { evolve, largeServer, rng } from '../../../scripts/bench/storage-samples'
 import { toSampleRow } from '../../../src/modules/metrics/metrics.rows'
 import { hardwareSample, networkSample } from '../../helpers/samples'
