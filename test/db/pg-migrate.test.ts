@@ -8,7 +8,7 @@ import { MigrationError } from '../../src/db/migrate'
 import { migratePostgres, migrationStatusPostgres } from '../../src/db/pg/migrate'
 import { MIGRATIONS } from '../../src/db/pg/migrations.gen'
 import { pgTablesFromSqlite, sqliteTables, TABLE_MODULES } from '../../src/db/pg/schema'
-import * as generated from '../../src/db/pg/tables.gen'
+import * as generated from '../../src/db/pg/twins.table'
 import { type FreshDatabase, postgresForTests } from '../helpers/postgres'
 
 const root = join(import.meta.dir, '../..')
