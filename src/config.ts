@@ -2,6 +2,7 @@ import { Cron } from 'croner'
 import type { LogFormat, LogLevel } from './lib/logger'
 import { parseCidr, type Cidr } from './lib/cidr'
 import { storageSettings, type StorageSettings } from './modules/storage/storage.config'
+import { databaseSettings, type DatabaseSettings } from './db/pg/settings'
 
 /**
  * A bad option, environment variable or argument: one line on stderr and exit 2. Named, so
@@ -39,6 +40,8 @@ export interface Config {
   corsOrigins: string[]
   /** PRAGMA synchronous (db/connection.ts) */
   synchronous: 'NORMAL' | 'FULL'
+  /** VIGIL_DATABASE_URL (PostgreSQL; null: SQLite in the data dir) and VIGIL_DATABASE_POOL: see db/pg/settings.ts */
+  database: DatabaseSettings
   refreshTtlSeconds: number
   stripe: { secretKey: string | null; webhookSecret: string | null; apiBase: string | null }
   plansFile: string | null
@@ -199,6 +202,9 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       .filter(Boolean)
       .map((o) => url('VIGIL_CORS_ORIGINS', o)),
     synchronous: oneOf('VIGIL_DB_SYNCHRONOUS', e.VIGIL_DB_SYNCHRONOUS?.toLowerCase(), 'normal', ['normal', 'full'] as const).toUpperCase() as 'NORMAL' | 'FULL',
+    database: databaseSettings(e.VIGIL_DATABASE_URL, e.VIGIL_DATABASE_POOL, (message) => {
+      throw new ConfigError(message)
+    }),
     refreshTtlSeconds: parseDuration('VIGIL_REFRESH_TTL', e.VIGIL_REFRESH_TTL, 30 * 86400),
     stripe: {
       secretKey: e.STRIPE_SECRET_KEY || null,

@@ -14,7 +14,7 @@ Usage: vigil [command] [options]
 
 Commands:
   serve              run the service (the default)
-  migrate [status]   apply pending database migrations, or list them
+  migrate [--status] apply pending database migrations (SQLite or PostgreSQL), or list them
   backup --out FILE  write the database and the data dir's secrets to one file (safe while serving)
   restore FILE       put a backup back in place (with the service stopped)
   install            install the systemd service (as root); uninstall removes it
@@ -27,7 +27,14 @@ Commands:
 Run "vigil <command> --help" for a command's options. Every option also has an environment
 variable; flags win over the environment, which wins over the defaults.`,
   serve: `Usage: vigil serve [options]\n\nRuns the HTTP service and its scheduled jobs until SIGTERM or SIGINT.\n\n${SERVER_FLAGS}`,
-  migrate: `Usage: vigil migrate [status] [--data-dir DIR]\n\nApplies pending migrations (serve does this at start too), or lists applied and pending ones.\nApplying refuses while the service runs on the data dir (stop it first); status is read-only.`,
+  migrate: `Usage: vigil migrate [--status] [--data-dir DIR]
+
+Applies pending migrations and names each one applied (serve applies them at start too), or with
+--status (also "vigil migrate status") lists each migration applied or pending; read-only.
+
+With VIGIL_DATABASE_URL=postgres://… it migrates that PostgreSQL database, under a lock that
+makes hubs and commands starting together apply each migration once. Without it, the data dir's
+SQLite database: applying refuses while the service runs on it (stop it first).`,
   backup: `Usage: vigil backup --out FILE [--force] [--data-dir DIR]
 
 Writes one file with everything needed to come back: a consistent copy of the database (VACUUM
@@ -133,8 +140,13 @@ async function run(command: string, args: string[]): Promise<number> {
       await (await import('./cli/serve')).serve(await config(args))
       return 0
     case 'migrate': {
-      const sub = args[0] && !args[0].startsWith('-') ? args.shift() : undefined
-      return (await commands()).migrateCommand(await config(args), sub)
+      let sub = args[0] && !args[0].startsWith('-') ? args.shift() : undefined
+      const statusAt = args.indexOf('--status')
+      if (statusAt !== -1) {
+        args.splice(statusAt, 1)
+        sub ??= 'status'
+      }
+      return (await import('./cli/migrate')).migrate(await config(args), sub)
     }
     case 'backup': {
       const out = takeOption(args, 'out')

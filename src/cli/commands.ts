@@ -1,6 +1,7 @@
 import type { Config } from '../config'
 import { openDatabase } from '../db/connection'
 import { migrationStatus, unknownMigrations } from '../db/migrate'
+import { databasePath } from '../db/data-dir'
 import { VERSION } from '../version'
 import { systemClock } from '../lib/clock'
 import { createLogger } from '../lib/logger'
@@ -9,7 +10,11 @@ import { StartupError } from './errors'
 
 const quietLogger = (config: Config) => createLogger({ level: config.logLevel, format: 'pretty', write: (l) => console.error(l) })
 
-export function migrateCommand(config: Config, sub: string | undefined): number {
+/**
+ * `vigil migrate [status]` on the data dir's SQLite database (src/cli/migrate.ts sends
+ * PostgreSQL elsewhere): applies what is pending and names each migration, or lists them.
+ */
+export function migrateCommand(config: Config, sub: string | undefined, out: (line: string) => void = (l) => console.log(l)): number {
   if (sub === 'status') {
     const path = requireDatabase(config)
     const db = openDatabase(path, { synchronous: config.synchronous, create: false })
@@ -17,29 +22,40 @@ export function migrateCommand(config: Config, sub: string | undefined): number 
       const status = migrationStatus(db.sqlite)
       const unknown = unknownMigrations(db.sqlite)
       const pending = status.filter((m) => !m.applied).length
-      console.log(`${path}: ${status.length - pending} applied, ${pending} pending (vigil ${VERSION})`)
+      out(`${path}: ${status.length - pending} applied, ${pending} pending (vigil ${VERSION})`)
       for (const m of status) {
-        console.log(m.applied ? `applied   ${m.tag}  ${m.appliedAt ? new Date(m.appliedAt).toISOString() : ''}` : `pending   ${m.tag}`)
+        out(m.applied ? `applied   ${m.tag}  ${m.appliedAt ? new Date(m.appliedAt).toISOString() : ''}` : `pending   ${m.tag}`)
       }
-      for (const tag of unknown) console.log(`unknown   ${tag}  (from a newer vigil)`)
-      if (unknown.length) console.log('this vigil refuses the database: run the newer version, or restore a backup made by this one')
-      else if (pending) console.log('the service applies pending migrations when it starts (or run "vigil migrate" with it stopped)')
+      for (const tag of unknown) out(`unknown   ${tag}  (from a newer vigil)`)
+      if (unknown.length) out('this vigil refuses the database: run the newer version, or restore a backup made by this one')
+      else if (pending) out('the service applies pending migrations when it starts (or run "vigil migrate" with it stopped)')
     } finally {
       db.sqlite.close()
     }
     return 0
   }
   if (sub !== undefined)
-    throw new StartupError(`unknown migrate subcommand "${sub}"; run "vigil migrate" to apply pending migrations or "vigil migrate status" to list them`)
+    throw new StartupError(`unknown migrate subcommand "${sub}"; run "vigil migrate" to apply pending migrations or "vigil migrate --status" to list them`)
   // a schema change under a running service would hand it tables it does not know
   const now = systemClock.now()
   const lock = lockForService(config, now, 'stop the service first (it applies pending migrations itself when it starts)')
+  let applied: string[]
   try {
-    openAndMigrate(config, quietLogger(config), now).close()
+    const db = openAndMigrate(config, quietLogger(config), now)
+    // the ledger stamps what this run applied with its start time
+    applied = migrationStatus(db.sqlite)
+      .filter((m) => m.appliedAt === now)
+      .map((m) => m.tag)
+    db.close()
   } finally {
     lock.release()
   }
-  console.log('database is up to date')
+  for (const tag of applied) out(`applied   ${tag}`)
+  out(
+    applied.length
+      ? `${databasePath(config)}: ${applied.length} migration${applied.length === 1 ? '' : 's'} applied, the database is up to date (vigil ${VERSION})`
+      : `${databasePath(config)}: the database is up to date (vigil ${VERSION})`,
+  )
   return 0
 }
 

@@ -14,6 +14,7 @@ import { portHeldMessage, probePort } from './port-holder'
 import { shrink, startMemoryReducer } from '../lib/memory'
 import { startCheckpointer } from '../db/checkpointer'
 import { publishSelf } from '../modules/versions/versions.self'
+import { servePostgresRefusal } from '../db/pg/settings'
 
 /** a quiet spell this long after requests lets the memory reducer give memory back */
 const QUIET_MS = 5_000
@@ -31,6 +32,8 @@ const CHECKPOINT_EVERY_MS = 5_000
 
 /** Runs the service until SIGTERM/SIGINT, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
+  // before anything is created: nothing of a data dir may be made for a hub that cannot run
+  if (config.database.url !== null) throw new StartupError(servePostgresRefusal(config.database.url))
   const logger = createLogger({ level: config.logLevel, format: config.logFormat })
   const clock = systemClock
   // before anything is created: a port another program holds must not leave a new database behind

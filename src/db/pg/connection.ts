@@ -1,0 +1,78 @@
+import { SQL } from 'bun'
+import { redactDatabaseUrl, type DatabaseSettings } from './settings'
+
+/**
+ * The hub's connections to PostgreSQL: one Bun.SQL pool (the driver Bun ships). Connections are
+ * made on first use, not here, so opening never fails: the first query says what is wrong.
+ */
+
+/** How long making a connection may take before the query waiting for it fails. */
+export const CONNECT_TIMEOUT_S = 10
+/** An idle connection is closed after this long, so a quiet hub holds none of PostgreSQL's processes. */
+const IDLE_TIMEOUT_S = 60
+/** What `checkPostgres` (the /health probe) waits for `SELECT 1` at most. */
+export const CHECK_TIMEOUT_MS = 2_000
+
+export function openPostgres(settings: Pick<DatabaseSettings, 'pool'> & { url: string }): SQL {
+  return new SQL(settings.url, {
+    max: settings.pool,
+    connectionTimeout: CONNECT_TIMEOUT_S,
+    idleTimeout: IDLE_TIMEOUT_S,
+    // pg_stat_activity names the hub's sessions
+    connection: { application_name: 'vigil' },
+  })
+}
+
+export type PostgresCheck = { ok: true; ms: number } | { ok: false; reason: string }
+
+/**
+ * `SELECT 1` within `timeoutMs`: the database's state for /health. Never throws; the reason is
+ * safe to show (no password in it).
+ */
+export async function checkPostgres(sql: SQL, url: string, timeoutMs = CHECK_TIMEOUT_MS, now = () => performance.now()): Promise<PostgresCheck> {
+  const started = now()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+  })
+  try {
+    await Promise.race([sql`SELECT 1`, timeout])
+    return { ok: true, ms: Math.round(now() - started) }
+  } catch (err) {
+    return { ok: false, reason: describePostgresError(err, url) }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * One line for an operator: what failed and where, the password left out. Bun's messages for a
+ * connection that could not be made say only "Failed to connect", so the server is named here.
+ */
+export function describePostgresError(err: unknown, url: string): string {
+  const e = err as { code?: string; message?: string }
+  const where = redactDatabaseUrl(url)
+  const message = scrub(String(e?.message ?? err), url)
+  switch (e?.code) {
+    case 'ERR_POSTGRES_CONNECTION_REFUSED':
+      return `cannot connect to PostgreSQL at ${where}: connection refused (is the server running and listening there?)`
+    case 'ERR_POSTGRES_CONNECTION_FAILED':
+    case 'ERR_POSTGRES_CONNECTION_TIMEOUT':
+    case 'ERR_POSTGRES_CONNECTION_CLOSED':
+      return `cannot connect to PostgreSQL at ${where}: ${message}`
+    default:
+      return `PostgreSQL at ${where}: ${message}`
+  }
+}
+
+/** A driver message that quotes the URL or its password must not pass it on. */
+function scrub(message: string, url: string): string {
+  let out = message.split(url).join(redactDatabaseUrl(url))
+  try {
+    const password = decodeURIComponent(new URL(url).password)
+    if (password) out = out.split(password).join('***')
+  } catch {
+    // a URL the settings accepted always parses
+  }
+  return out
+}
