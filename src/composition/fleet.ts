@@ -1,7 +1,6 @@
 import type { AppDeps } from '../context'
-import { revokeDeviceKeys, type ApiKeysDeps } from '../modules/api-keys/api-keys.service'
-import { createApiKeysStore } from '../modules/api-keys/api-keys.store'
-import { createApiKey } from '../modules/api-keys/api-keys.service'
+import { createDeviceKeyInTransaction, revokeDeviceKeys, type ApiKeysDeps } from '../modules/api-keys/api-keys.service'
+import { createApiKeysStore, sqliteApiKeys } from '../modules/api-keys/api-keys.store'
 import type { EnrolmentsDeps } from '../modules/enrolments/enrolments.service'
 import { createEnrolmentsStore } from '../modules/enrolments/enrolments.store'
 import { hubPin } from './hub-pin'
@@ -32,7 +31,8 @@ export function wireFleet(
   const { config, clock, logger } = deps
   const sqlite = deps.db.sqlite
   const { clients } = identity
-  const keysStore = createApiKeysStore(sqlite)
+  const keysSqlite = sqliteApiKeys(sqlite)
+  const keysStore = createApiKeysStore(keysSqlite)
 
   // devices and keys ask each other (a key's device must exist; a deleted device revokes its keys)
   const devices: Filled<DevicesDeps, 'events' | 'intervals' | 'seen'> = {
@@ -47,6 +47,7 @@ export function wireFleet(
   }
   const apiKeys: ApiKeysDeps = {
     store: keysStore,
+    sqlite: keysSqlite,
     clock,
     logger,
     // cached principals for the hot path
@@ -62,7 +63,7 @@ export function wireFleet(
     devices: { register: (clientId, facts) => registerDevice(devices, { clientId, deviceId: null }, facts).device.device_id },
     keys: {
       createBound: (clientId, deviceId, name) => {
-        const key = createApiKey(apiKeys, clientId, { name, device_id: deviceId })
+        const key = createDeviceKeyInTransaction(apiKeys, clientId, deviceId, name)
         return { key_id: key.key_id, api_key: key.api_key! }
       },
     },

@@ -37,7 +37,7 @@ export interface CredentialFailure {
  */
 export interface Authenticator {
   verifyAccessToken(token: string): Promise<UserPrincipal | CredentialFailure>
-  verifyApiKey(key: string): KeyPrincipal | CredentialFailure
+  verifyApiKey(key: string): Promise<KeyPrincipal | CredentialFailure>
   /** requests per minute allowed to a caller of this client */
   rateLimitFor(clientId: string): number
   /** the caller's role in its client, or null if not an active member */

@@ -16,9 +16,10 @@ export function apiKeysRoutes(deps: ApiKeysDeps, auth: Authenticator) {
     .use(authGuards(auth))
     .post(
       '',
-      ({ user, body, set }) => {
+      async ({ user, body, set }) => {
+        const key = await createApiKey(deps, user.clientId, keyCreate.read(body))
         set.status = 201
-        return createApiKey(deps, user.clientId, keyCreate.read(body))
+        return key
       },
       {
         user: managers,
@@ -33,8 +34,8 @@ export function apiKeysRoutes(deps: ApiKeysDeps, auth: Authenticator) {
     })
     .delete(
       '/:key_id',
-      ({ user, params, set }) => {
-        revokeKey(deps, user.clientId, params.key_id)
+      async ({ user, params, set }) => {
+        await revokeKey(deps, user.clientId, params.key_id)
         set.status = 204
       },
       { user: managers, params: KeyParams, detail: { tags, summary: 'Revoke an API key (effective on the next request)' } },

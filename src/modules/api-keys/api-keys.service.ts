@@ -6,10 +6,16 @@ import { AppError, notFound } from '../../http/errors'
 import type { ApiKeyVerifier } from './api-keys.verifier'
 import { generateApiKey, keyPrefixOf } from './api-keys.format'
 import { DEFAULT_SCOPES, type APIKeyCreate, type APIKeyResponse } from './api-keys.model'
-import type { ApiKeyRow, ApiKeysStore } from './api-keys.store'
+import type { ApiKeyRow, ApiKeysStore, NewApiKey, SqliteApiKeys } from './api-keys.store'
 
 export interface ApiKeysDeps {
   store: ApiKeysStore
+  /**
+   * The same table through SQLite's synchronous statements, for the callers inside another
+   * domain's SQLite transaction (device delete, enrolment redeem) and the operator's synchronous
+   * counts, until those domains' stores are async too (docs/scale-out.md).
+   */
+  sqlite: SqliteApiKeys
   clock: Clock
   logger: Logger
   verifier: ApiKeyVerifier
@@ -18,7 +24,7 @@ export interface ApiKeysDeps {
 
 /** What keys need of the devices domain: a key may be bound only to a device of its own client. */
 export interface KeyDevices {
-  exists(clientId: string, deviceId: string): boolean
+  exists(clientId: string, deviceId: string): boolean | Promise<boolean>
 }
 
 export function toApiKeyResponse(row: ApiKeyRow, plaintext: string | null = null): APIKeyResponse {
@@ -36,37 +42,58 @@ export function toApiKeyResponse(row: ApiKeyRow, plaintext: string | null = null
   }
 }
 
-/** Creates a key; the plaintext is returned here once and only its SHA-256 is kept. */
-export function createApiKey(deps: ApiKeysDeps, clientId: string, input: APIKeyCreate): APIKeyResponse {
-  const now = deps.clock.now()
+/** A new key's row and its plaintext; only the SHA-256 is stored. */
+function newKey(clientId: string, input: APIKeyCreate, now: number): { row: NewApiKey; plaintext: string } {
   const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null
   if (expiresAt !== null && expiresAt <= now) throw new AppError('invalid_parameter', 'expires_at must be in the future', 'expires_at')
-  const deviceId = input.device_id ?? null
-  if (deviceId !== null && !deps.devices.exists(clientId, deviceId)) throw notFound('Device')
-  const scopes = [...new Set(input.scopes ?? DEFAULT_SCOPES)]
-  const key = generateApiKey()
-  const id = newId('key')
-  deps.store.insert({
-    id,
+  const plaintext = generateApiKey()
+  const row: NewApiKey = {
+    id: newId('key'),
     client_id: clientId,
     name: input.name.trim() || input.name,
-    key_prefix: keyPrefixOf(key),
-    key_hash: sha256Hex(key),
-    scopes: JSON.stringify(scopes),
-    device_id: deviceId,
+    key_prefix: keyPrefixOf(plaintext),
+    key_hash: sha256Hex(plaintext),
+    scopes: JSON.stringify([...new Set(input.scopes ?? DEFAULT_SCOPES)]),
+    device_id: input.device_id ?? null,
     created_at: now,
     expires_at: expiresAt,
-  })
-  deps.logger.info('api key created', { key_id: id, client_id: clientId, scopes })
-  return toApiKeyResponse(deps.store.byId(clientId, id)!, key)
+  }
+  return { row, plaintext }
 }
 
-export const listApiKeys = (deps: ApiKeysDeps, clientId: string) => deps.store.listForClient(clientId).map((r) => toApiKeyResponse(r))
+const created = (row: NewApiKey, plaintext: string): APIKeyResponse => toApiKeyResponse({ ...row, is_active: 1, last_used_at: null }, plaintext)
+
+/** Creates a key; the plaintext is returned here once and only its SHA-256 is kept. */
+export async function createApiKey(deps: ApiKeysDeps, clientId: string, input: APIKeyCreate): Promise<APIKeyResponse> {
+  const { row, plaintext } = newKey(clientId, input, deps.clock.now())
+  if (row.device_id !== null && !(await deps.devices.exists(clientId, row.device_id))) throw notFound('Device')
+  await deps.store.insert(row)
+  deps.logger.info('api key created', { key_id: row.id, client_id: clientId, scopes: JSON.parse(row.scopes) })
+  return created(row, plaintext)
+}
+
+/**
+ * For the enrolments domain, inside its SQLite transaction: a key bound to the device it just
+ * registered (which therefore exists). Synchronous, so a failure rolls the enrolment back.
+ */
+export function createDeviceKeyInTransaction(
+  deps: Pick<ApiKeysDeps, 'sqlite' | 'clock' | 'logger'>,
+  clientId: string,
+  deviceId: string,
+  name: string,
+): APIKeyResponse {
+  const { row, plaintext } = newKey(clientId, { name, device_id: deviceId }, deps.clock.now())
+  deps.sqlite.insert(row)
+  deps.logger.info('api key created', { key_id: row.id, client_id: clientId, scopes: JSON.parse(row.scopes) })
+  return created(row, plaintext)
+}
+
+export const listApiKeys = async (deps: ApiKeysDeps, clientId: string) => (await deps.store.listForClient(clientId)).map((r) => toApiKeyResponse(r))
 
 /** Revokes a key of the caller's client; the verifier cache is dropped so the next request already fails. */
-export function revokeKey(deps: ApiKeysDeps, clientId: string, keyId: string) {
-  if (!deps.store.byId(clientId, keyId)) throw notFound('API key')
-  deps.store.revoke(clientId, keyId, deps.clock.now())
+export async function revokeKey(deps: ApiKeysDeps, clientId: string, keyId: string) {
+  if (!(await deps.store.byId(clientId, keyId))) throw notFound('API key')
+  await deps.store.revoke(clientId, keyId, deps.clock.now())
   deps.verifier.invalidate(keyId)
   deps.logger.info('api key revoked', { key_id: keyId, client_id: clientId })
 }
@@ -78,8 +105,8 @@ export function revokeKey(deps: ApiKeysDeps, clientId: string, keyId: string) {
  * principals are dropped here too: nothing else runs before the transaction commits, and a
  * rollback only costs a cache miss. Returns the revoked ids.
  */
-export function revokeDeviceKeys(deps: Pick<ApiKeysDeps, 'store' | 'clock' | 'verifier'>, clientId: string, deviceId: string): string[] {
-  const revoked = deps.store.revokeForDevice(clientId, deviceId, deps.clock.now())
+export function revokeDeviceKeys(deps: Pick<ApiKeysDeps, 'sqlite' | 'clock' | 'verifier'>, clientId: string, deviceId: string): string[] {
+  const revoked = deps.sqlite.revokeForDevice(clientId, deviceId, deps.clock.now())
   for (const id of revoked) deps.verifier.invalidate(id)
   return revoked
 }
@@ -87,6 +114,6 @@ export function revokeDeviceKeys(deps: Pick<ApiKeysDeps, 'store' | 'clock' | 've
 // ---- for the operator's views (admin) ----
 
 /** Counts for GET /v1/admin/stats: live keys. */
-export const apiKeyStats = (deps: Pick<ApiKeysDeps, 'store'>) => ({ api_keys: deps.store.countActive() })
+export const apiKeyStats = (deps: Pick<ApiKeysDeps, 'sqlite'>) => ({ api_keys: deps.sqlite.countActive() })
 
-export const activeKeyCount = (deps: Pick<ApiKeysDeps, 'store'>, clientId: string) => deps.store.countActive(clientId)
+export const activeKeyCount = (deps: Pick<ApiKeysDeps, 'sqlite'>, clientId: string) => deps.sqlite.countActive(clientId)

@@ -7,6 +7,7 @@ export interface ApiKeyRow {
   key_prefix: string
   scopes: string
   device_id: string | null
+  /** 1 or 0, on either engine */
   is_active: number
   created_at: number
   last_used_at: number | null
@@ -18,10 +19,34 @@ export type ApiKeyCredentialRow = Pick<ApiKeyRow, 'id' | 'client_id' | 'scopes' 
 
 export type NewApiKey = Omit<ApiKeyRow, 'is_active' | 'last_used_at'> & { key_hash: string }
 
+/**
+ * The api_keys table, on either engine (this file: SQLite; api-keys.store.pg.ts: PostgreSQL).
+ * Every tenant-owned read and write filters by client_id; `byHash` and `touch` serve the
+ * verifier, which has no client yet.
+ */
+export interface ApiKeysStore {
+  insert(k: NewApiKey): Promise<void>
+  /** newest first */
+  listForClient(clientId: string): Promise<ApiKeyRow[]>
+  byId(clientId: string, id: string): Promise<ApiKeyRow | null>
+  byHash(hash: string): Promise<ApiKeyCredentialRow | null>
+  revoke(clientId: string, id: string, now: number): Promise<void>
+  /** revokes the live keys bound to a device; returns their ids */
+  revokeForDevice(clientId: string, deviceId: string, now: number): Promise<string[]>
+  touch(id: string, now: number): Promise<void>
+  /** live keys, of one client or of all, for the operator's views */
+  countActive(clientId?: string): Promise<number>
+}
+
 const COLUMNS = 'id, client_id, name, key_prefix, scopes, device_id, is_active, created_at, last_used_at, expires_at'
 
-/** The api_keys table. */
-export function createApiKeysStore(sqlite: Database) {
+/**
+ * SQLite's statements, synchronous. Besides backing `createApiKeysStore`, they serve the callers
+ * that run inside another domain's synchronous SQLite transaction or read a count synchronously
+ * (a deleted device revokes its keys, a redeemed enrolment makes one, the operator's counts):
+ * the devices, enrolments and admin domains move to the async store when theirs are.
+ */
+export function sqliteApiKeys(sqlite: Database) {
   const insert = sqlite.query<never, [string, string, string, string, string, string, string | null, number, number | null]>(
     'INSERT INTO api_keys (id, client_id, name, key_prefix, key_hash, scopes, device_id, is_active, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)',
   )
@@ -43,17 +68,28 @@ export function createApiKeysStore(sqlite: Database) {
     insert(k: NewApiKey) {
       insert.run(k.id, k.client_id, k.name, k.key_prefix, k.key_hash, k.scopes, k.device_id, k.created_at, k.expires_at)
     },
-    /** newest first */
     listForClient: (clientId: string) => listForClient.all(clientId),
     byId: (clientId: string, id: string) => byId.get(clientId, id),
     byHash: (hash: string) => byHash.get(hash),
     revoke: (clientId: string, id: string, now: number) => void revoke.run(now, clientId, id),
-    /** revokes the live keys bound to a device; returns their ids */
     revokeForDevice: (clientId: string, deviceId: string, now: number) => revokeForDevice.all(now, clientId, deviceId).map((r) => r.id),
     touch: (id: string, now: number) => void touch.run(now, id),
-    /** live keys, of one client or of all, for the operator's views */
     countActive: (clientId?: string): number => (clientId === undefined ? countActive.get()!.n : countActiveOf.get(clientId)!.n),
   }
 }
 
-export type ApiKeysStore = ReturnType<typeof createApiKeysStore>
+export type SqliteApiKeys = ReturnType<typeof sqliteApiKeys>
+
+/** The store on SQLite: its statements run when called (bun:sqlite is synchronous), the answers come as promises. */
+export function createApiKeysStore(keys: SqliteApiKeys): ApiKeysStore {
+  return {
+    insert: async (k) => keys.insert(k),
+    listForClient: async (clientId) => keys.listForClient(clientId),
+    byId: async (clientId, id) => keys.byId(clientId, id),
+    byHash: async (hash) => keys.byHash(hash),
+    revoke: async (clientId, id, now) => keys.revoke(clientId, id, now),
+    revokeForDevice: async (clientId, deviceId, now) => keys.revokeForDevice(clientId, deviceId, now),
+    touch: async (id, now) => keys.touch(id, now),
+    countActive: async (clientId) => keys.countActive(clientId),
+  }
+}

@@ -15,7 +15,7 @@ const LAST_USED_EVERY_MS = 60_000
 const MAX_CACHED = 100_000
 
 export interface ApiKeyVerifier {
-  verify(key: string): KeyPrincipal | CredentialFailure
+  verify(key: string): Promise<KeyPrincipal | CredentialFailure>
   /** drop a key from the cache so a revoke or change takes effect on the very next request */
   invalidate(keyId: string): void
 }
@@ -31,14 +31,14 @@ export function apiKeyVerifier(store: Pick<ApiKeysStore, 'byHash' | 'touch'>, cl
   const invalid = (message: string): CredentialFailure => ({ kind: 'invalid', presented: 'key', message })
 
   return {
-    verify(key) {
+    async verify(key) {
       if (key.length !== API_KEY_LENGTH) return invalid('Invalid API key')
       const hash = sha256Hex(key)
       let entry = byHash.get(hash)
       if (!entry) {
         // the checksum before a lookup: a made-up key costs no query. A cached key passed it when it was cached.
         if (!isWellFormedApiKey(key)) return invalid('Invalid API key')
-        const row = store.byHash(hash)
+        const row = await store.byHash(hash)
         if (!row) return invalid('Invalid API key')
         entry = {
           principal: { kind: 'key', keyId: row.id, clientId: row.client_id, scopes: JSON.parse(row.scopes), deviceId: row.device_id },
@@ -59,7 +59,8 @@ export function apiKeyVerifier(store: Pick<ApiKeysStore, 'byHash' | 'touch'>, cl
       if (entry.expiresAt !== null && entry.expiresAt <= now) return invalid('This API key has expired')
       if (now - entry.lastUsedWritten >= LAST_USED_EVERY_MS) {
         entry.lastUsedWritten = now
-        store.touch(entry.principal.keyId, now)
+        // awaited: a write that fails (a full disk) fails this request as it always did, not later and unseen
+        await store.touch(entry.principal.keyId, now)
       }
       return entry.principal
     },

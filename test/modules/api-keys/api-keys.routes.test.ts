@@ -71,7 +71,7 @@ describe('POST /v1/auth/api-keys', () => {
     const ok = await t.request('POST', '/v1/auth/api-keys', { headers: a.userHeaders, body: { name: 'k', device_id: mine } })
     expect(ok.status).toBe(201)
     expect(ok.body.device_id).toBe(mine)
-    expect(t.modules.apiKeys.verifier.verify(ok.body.api_key)).toMatchObject({ kind: 'key', deviceId: mine, clientId: a.clientId })
+    expect(await t.modules.apiKeys.verifier.verify(ok.body.api_key)).toMatchObject({ kind: 'key', deviceId: mine, clientId: a.clientId })
     const other = await t.request('POST', '/v1/auth/api-keys', { headers: a.userHeaders, body: { name: 'k', device_id: theirs } })
     expect(other.status).toBe(404)
   })

@@ -10,11 +10,11 @@ function fakeStore(rows: Record<string, ApiKeyCredentialRow>) {
   const asked: string[] = []
   return {
     asked,
-    byHash(hash: string) {
+    async byHash(hash: string) {
       asked.push(hash)
       return rows[hash] ?? null
     },
-    touch: () => undefined,
+    touch: async () => undefined,
   }
 }
 
@@ -29,26 +29,26 @@ const row = (over: Partial<ApiKeyCredentialRow> = {}): ApiKeyCredentialRow => ({
   ...over,
 })
 
-test('a key is looked up once, then served from memory; a revoke (invalidate) is seen on the very next request', () => {
+test('a key is looked up once, then served from memory; a revoke (invalidate) is seen on the very next request', async () => {
   const key = generateApiKey()
   const rows = { [sha256Hex(key)]: row() }
   const store = fakeStore(rows)
   const verifier = apiKeyVerifier(store, manualClock())
-  for (let i = 0; i < 3; i++) expect(verifier.verify(key)).toMatchObject({ kind: 'key', keyId: 'key_1', clientId: 'cli_1' })
+  for (let i = 0; i < 3; i++) expect(await verifier.verify(key)).toMatchObject({ kind: 'key', keyId: 'key_1', clientId: 'cli_1' })
   expect(store.asked.length).toBe(1)
   rows[sha256Hex(key)] = row({ is_active: 0 })
   verifier.invalidate('key_1')
-  expect(verifier.verify(key)).toEqual({ kind: 'invalid', presented: 'key', message: 'This API key has been revoked' })
+  expect(await verifier.verify(key)).toEqual({ kind: 'invalid', presented: 'key', message: 'This API key has been revoked' })
   expect(store.asked.length).toBe(2)
 })
 
-test('a made-up or mistyped key is refused without a lookup, whatever its length', () => {
+test('a made-up or mistyped key is refused without a lookup, whatever its length', async () => {
   const store = fakeStore({})
   const verifier = apiKeyVerifier(store, manualClock())
   const key = generateApiKey()
   const typo = `${key.slice(0, 10)}${key[10] === 'a' ? 'b' : 'a'}${key.slice(11)}`
   for (const k of [typo, `${key}x`, key.slice(0, -1), 'vk_short', '', 'x'.repeat(49), `vk_${'!'.repeat(46)}`]) {
-    expect(verifier.verify(k)).toEqual({ kind: 'invalid', presented: 'key', message: 'Invalid API key' })
+    expect(await verifier.verify(k)).toEqual({ kind: 'invalid', presented: 'key', message: 'Invalid API key' })
   }
   expect(store.asked).toEqual([])
 })

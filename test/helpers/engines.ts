@@ -1,0 +1,91 @@
+/**
+ * Both engines for a store's contract test: SQLite in memory with the real migrations, and
+ * PostgreSQL on a fresh migrated database of its own (skipped, saying why, without
+ * VIGIL_TEST_PG_URL). A contract test runs the same cases on each and expects the same answers:
+ *
+ *   for (const engine of ENGINES) describe(engine.name, () => {
+ *     const db = engine.lifecycle()
+ *     test.skipIf(engine.skip)(`… ${engine.skipReason}`, async () => { const store = engine.sqlite ? … ; … })
+ *   })
+ */
+import { afterAll, beforeAll } from 'bun:test'
+import type { Database } from 'bun:sqlite'
+import { SQL } from 'bun'
+import { openDatabase } from '../../src/db/connection'
+import { migrate } from '../../src/db/migrate'
+import { openPostgres } from '../../src/db/pg/connection'
+import { migratePostgres } from '../../src/db/pg/migrate'
+import { type FreshDatabase, postgresForTests } from './postgres'
+
+/** One engine's database for a test file: raw SQL for fixtures, and the handle its store takes. */
+export interface EngineDb {
+  /** runs SQL with `?` placeholders on either engine (fixture rows a store does not write) */
+  exec(text: string, params?: unknown[]): Promise<void>
+  sqlite?: Database
+  pg?: SQL
+}
+
+export interface Engine {
+  name: 'sqlite' | 'postgres'
+  skip: boolean
+  skipReason: string
+  /** opens the engine's database before the file's tests and closes it after; read `.db` inside a test */
+  lifecycle(): { readonly db: EngineDb }
+}
+
+const pg = postgresForTests()
+
+/** `?` → `$1, $2, …` for PostgreSQL */
+const numbered = (text: string) => {
+  let n = 0
+  return text.replace(/\?/g, () => `$${++n}`)
+}
+
+const sqliteEngine: Engine = {
+  name: 'sqlite',
+  skip: false,
+  skipReason: '',
+  lifecycle() {
+    const handle = openDatabase(':memory:')
+    migrate(handle.sqlite, 1)
+    const db: EngineDb = {
+      sqlite: handle.sqlite,
+      async exec(text, params = []) {
+        handle.sqlite.run(text, params as never[])
+      },
+    }
+    afterAll(() => handle.sqlite.close())
+    return { db }
+  },
+}
+
+const postgresEngine: Engine = {
+  name: 'postgres',
+  skip: !pg.url,
+  skipReason: pg.skipReason,
+  lifecycle() {
+    let fresh: FreshDatabase | undefined
+    let sql: SQL | undefined
+    const state = { db: undefined as unknown as EngineDb }
+    beforeAll(async () => {
+      if (!pg.url) return
+      fresh = await pg.freshDatabase('vigil_store')
+      sql = openPostgres({ url: fresh.url, pool: 4 })
+      await migratePostgres(sql, 1)
+      const s = sql
+      state.db = {
+        pg: s,
+        async exec(text, params = []) {
+          await s.unsafe(numbered(text), params as never[])
+        },
+      }
+    })
+    afterAll(async () => {
+      await sql?.close()
+      await fresh?.drop()
+    })
+    return state
+  },
+}
+
+export const ENGINES: Engine[] = [sqliteEngine, postgresEngine]
