@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll } from 'bun:test'
 import type { Database } from 'bun:sqlite'
-import { SQL } from 'bun'
+import type { SQL } from 'bun'
 import { openDatabase } from '../../src/db/connection'
 import { migrate } from '../../src/db/migrate'
 import { openPostgres } from '../../src/db/pg/connection'
