@@ -145,7 +145,7 @@ function jobList(
     { name: 'ai.recommendations', cron: '0 * * * * *', run: () => runDueGenerations(modules.ai).then(() => undefined) },
     { name: 'ai.hub-alive', cron: '30 * * * * *', run: () => modules.ai.hubRuns?.beat() },
     { name: 'billing.prune-events', cron: '0 17 3 * * *', run: () => pruneBillingEvents(modules.billing) },
-    { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: () => void purgeOldRefreshTokens(modules.users) },
+    { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: async () => void (await purgeOldRefreshTokens(modules.users)) },
     // each device's status against its own interval; a change goes out on the live stream
     { name: 'devices.status', cron: '*/15 * * * * *', run: () => modules.presence.sweep() },
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },

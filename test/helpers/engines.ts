@@ -34,6 +34,8 @@ export interface Engine {
 }
 
 const pg = postgresForTests()
+/** making and migrating a database takes seconds on a busy machine */
+const HOOK_TIMEOUT_MS = 60_000
 
 /** `?` → `$1, $2, …` for PostgreSQL */
 const numbered = (text: string) => {
@@ -79,11 +81,11 @@ const postgresEngine: Engine = {
           await s.unsafe(numbered(text), params as never[])
         },
       }
-    })
+    }, HOOK_TIMEOUT_MS)
     afterAll(async () => {
       await sql?.close()
       await fresh?.drop()
-    })
+    }, HOOK_TIMEOUT_MS)
     return state
   },
 }

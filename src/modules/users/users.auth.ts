@@ -22,7 +22,7 @@ async function tokenPair(
   const familyId = session?.familyId ?? newId('rtf')
   return {
     access_token: await deps.tokens.sign({ userId: user.id, clientId: cid, role: user.role, sessionId: familyId }),
-    refresh_token: session?.refreshToken ?? issueRefreshToken(deps, { userId: user.id, clientId: cid, familyId }),
+    refresh_token: session?.refreshToken ?? (await issueRefreshToken(deps, { userId: user.id, clientId: cid, familyId })),
     token_type: 'bearer',
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
   }
@@ -59,7 +59,7 @@ export async function login(deps: UsersDeps, input: { email: string; password: s
 }
 
 export async function refresh(deps: UsersDeps, token: string): Promise<TokenResponse> {
-  const result = rotateRefreshToken(deps, token)
+  const result = await rotateRefreshToken(deps, token)
   if (!result.ok && result.familyId) deps.tokens.revokeSessions([result.familyId])
   if (!result.ok) throw unauthorized(result.reason === 'expired' ? 'Refresh token expired; sign in again' : 'Invalid refresh token; sign in again')
   const user = deps.store.byId(result.userId)
@@ -68,8 +68,8 @@ export async function refresh(deps: UsersDeps, token: string): Promise<TokenResp
   return tokenPair(deps, user, deps.tenancy.actingClient(user.id, result.clientId, user.client_id), { familyId: result.familyId, refreshToken: result.token })
 }
 
-export function logout(deps: UsersDeps, token: string) {
-  const familyId = revokeFamilyOf(deps, token)
+export async function logout(deps: UsersDeps, token: string) {
+  const familyId = await revokeFamilyOf(deps, token)
   if (familyId) deps.tokens.revokeSessions([familyId])
 }
 
@@ -89,12 +89,12 @@ export async function switchClient(deps: UsersDeps, principal: UserPrincipal, cl
 export async function switchSession(deps: UsersDeps, principal: UserPrincipal, clientId: string, refreshToken: string | null): Promise<TokenResponse> {
   const target = switchableClient(deps, principal, clientId)
   if (!refreshToken) throw unauthorized('No session cookie; sign in again')
-  const spent = rotateRefreshToken(deps, refreshToken)
+  const spent = await rotateRefreshToken(deps, refreshToken)
   if (!spent.ok) {
     if (spent.familyId) deps.tokens.revokeSessions([spent.familyId])
     throw sessionGone()
   }
-  deps.sessions.revokeFamily(spent.familyId, deps.clock.now())
+  await deps.sessions.revokeFamily(spent.familyId, deps.clock.now())
   deps.tokens.revokeSessions([spent.familyId])
   if (spent.userId !== principal.userId) throw unauthorized('The session cookie belongs to another account; sign in again')
   const user = deps.store.byId(principal.userId)
@@ -126,11 +126,7 @@ export async function changePassword(
   }
   deps.throttle.account.reset(accountKey)
   const hash = await deps.passwords.hash(input.new_password) // slow: before the transaction, never inside
-  const ended = deps.store.transaction(() => {
-    const now = deps.clock.now()
-    deps.store.setPasswordHash(user.id, hash, now)
-    return deps.sessions.revokeOthersOfUser(user.id, principal.sessionId ?? null, now)
-  })
+  const ended = await deps.sessions.replacePassword(user.id, hash, principal.sessionId ?? null, deps.clock.now())
   deps.tokens.revokeSessions(ended)
   deps.logger.info('password changed', { user_id: user.id, sessions_ended: ended.length })
 }

@@ -9,9 +9,10 @@ const OVERLAP_MS = 60_000
 
 /**
  * Revoked session families, in memory, so an access token of a revoked session is refused at
- * once without a query per request. Loaded at start with the families revoked within one
+ * once without a query per request. Loaded on first use with the families revoked within one
  * access-token lifetime (older ones have no live access token left), re-read every few seconds
  * for revocations written by other processes, and pruned once their tokens have all expired.
+ * Only a check that falls due waits for the read; requests arriving meanwhile share it.
  */
 export function sessionRevocations(
   sessions: Pick<SessionsStore, 'revokedSince'>,
@@ -20,9 +21,10 @@ export function sessionRevocations(
 ): SessionRevocations {
   const revokedAt = new Map<string, number>()
   let lastRead = 0
-  const read = (now: number) => {
+  let reading: Promise<void> | null = null
+  const read = async (now: number) => {
     const from = lastRead ? lastRead - OVERLAP_MS : now - accessTtlMs
-    for (const r of sessions.revokedSince(from)) if (!revokedAt.has(r.family_id)) revokedAt.set(r.family_id, r.revoked_at)
+    for (const r of await sessions.revokedSince(from)) if (!revokedAt.has(r.family_id)) revokedAt.set(r.family_id, r.revoked_at)
     lastRead = now
     // Insertion order is roughly revocation order: drop from the front while expired.
     for (const [id, at] of revokedAt) {
@@ -30,12 +32,14 @@ export function sessionRevocations(
       revokedAt.delete(id)
     }
   }
-  read(clock.now())
   return {
     isRevoked(sessionId) {
       const now = clock.now()
-      if (now - lastRead >= REVOCATION_POLL_MS) read(now)
-      return revokedAt.has(sessionId)
+      if (now - lastRead < REVOCATION_POLL_MS) return revokedAt.has(sessionId)
+      reading ??= read(now).finally(() => {
+        reading = null
+      })
+      return reading.then(() => revokedAt.has(sessionId))
     },
     add(sessionIds) {
       const now = clock.now()

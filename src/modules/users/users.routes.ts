@@ -53,8 +53,8 @@ export function usersRoutes(deps: UsersDeps, auth: Authenticator) {
     })
     .post(
       '/logout',
-      ({ body, set }) => {
-        logout(deps, refreshInput.read(body).refresh_token)
+      async ({ body, set }) => {
+        await logout(deps, refreshInput.read(body).refresh_token)
         set.status = 204
       },
       { detail: { ...refreshInput.doc, tags, summary: 'Revoke the session of a refresh token (204 even when unknown)' } },

@@ -9,7 +9,6 @@ import type { SessionsStore } from './users.sessions.store'
 import type { UsersStore, UserRow } from './users.store'
 import type { AccessTokens } from './users.tokens'
 import type { LoginThrottle } from './users.throttle'
-import { revokeAllSessions } from './users.sessions'
 import type { SignupRules } from './users.model'
 
 /** What accounts need of the clients domain: a user's own client, and their memberships. */
@@ -166,9 +165,6 @@ export function setUserRole(deps: Pick<UsersDeps, 'store' | 'clock'>, email: str
 export async function resetPassword(deps: Pick<UsersDeps, 'store' | 'sessions' | 'clock' | 'passwords'>, email: string, password: string): Promise<UserRow> {
   const row = mustFind(deps, email)
   const hash = await deps.passwords.hash(password)
-  deps.store.transaction(() => {
-    deps.store.setPasswordHash(row.id, hash, deps.clock.now())
-    revokeAllSessions(deps, row.id)
-  })
+  await deps.sessions.replacePassword(row.id, hash, null, deps.clock.now())
   return row
 }

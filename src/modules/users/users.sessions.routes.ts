@@ -104,10 +104,10 @@ export function sessionRoutes(deps: UsersDeps, auth: Authenticator, site: Cookie
     )
     .delete(
       '/session',
-      ({ request, set }) => {
+      async ({ request, set }) => {
         sameSiteOnly(request)
         const token = readSessionCookie(request)
-        if (token) logout(deps, token)
+        if (token) await logout(deps, token)
         set.headers['set-cookie'] = clearedCookie(overHttps(request, site))
         set.status = 204
       },

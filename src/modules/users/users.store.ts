@@ -40,8 +40,6 @@ export function createUsersStore(sqlite: Database) {
     setHomeClient: (userId: string, clientId: string) => void sqlite.query('UPDATE users SET client_id = ? WHERE id = ?').run(clientId, userId),
     setRole: (userId: string, role: SystemRole, now: number) =>
       void sqlite.query('UPDATE users SET role = ?, updated_at = ? WHERE id = ?').run(role, now, userId),
-    setPasswordHash: (userId: string, hash: string, now: number) =>
-      void sqlite.query('UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?').run(hash, now, userId),
     /** runs fn in one transaction; synchronous, so no await inside */
     transaction: <T>(fn: () => T): T => sqlite.transaction(fn)(),
   }

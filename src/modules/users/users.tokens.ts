@@ -12,7 +12,7 @@ const MAX_VERIFIED = 10_000
 /** Revoked sessions, as access-token verification needs them (users.revocations.ts keeps them). */
 export interface SessionRevocations {
   /** true when the session (refresh-token family) was revoked: its access tokens are refused */
-  isRevoked(sessionId: string): boolean
+  isRevoked(sessionId: string): boolean | Promise<boolean>
   /** this process revoked these sessions: refuse their access tokens from the next request on */
   add(sessionIds: readonly string[]): void
 }
@@ -76,12 +76,12 @@ export function accessTokens(secret: string, clock: Clock, roleOf?: (userId: str
     },
   }
 
-  function principalOf(payload: Record<string, unknown>): UserPrincipal | CredentialFailure {
+  async function principalOf(payload: Record<string, unknown>): Promise<UserPrincipal | CredentialFailure> {
     const { sub, cid, role, sid, exp } = payload
     if (typeof sub !== 'string' || typeof cid !== 'string' || (role !== 'admin' && role !== 'user')) {
       return invalid('Invalid access token')
     }
-    if (typeof sid === 'string' && revocations?.isRevoked(sid)) return invalid('This session has ended; sign in again')
+    if (typeof sid === 'string' && (await revocations?.isRevoked(sid))) return invalid('This session has ended; sign in again')
     // The token's role is a snapshot; the stored one wins, so a demotion (or a deleted
     // account) bites on the next request rather than when the token expires.
     const current = roleOf ? roleOf(sub) : role

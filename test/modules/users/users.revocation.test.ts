@@ -81,7 +81,7 @@ describe('ending a session ends its access tokens at once', () => {
 })
 
 describe('sessionRevocations', () => {
-  test('loads recent revocations at start, re-reads every few seconds, forgets after the token lifetime', () => {
+  test('loads recent revocations at start, re-reads every few seconds, forgets after the token lifetime', async () => {
     const t = testApp()
     const clock = manualClock(t.clock.now())
     t.db.sqlite.run("INSERT INTO users (id, email, password_hash, role, created_at, updated_at) VALUES ('u1', 'x@example.test', 'x', 'user', 0, 0)")
@@ -99,14 +99,14 @@ describe('sessionRevocations', () => {
     insert('recent', clock.now() - 1000)
     insert('live', null)
     const r = sessionRevocations(createSessionsStore(t.db.sqlite), clock)
-    expect([r.isRevoked('old'), r.isRevoked('recent'), r.isRevoked('live')]).toEqual([false, true, false])
+    expect([await r.isRevoked('old'), await r.isRevoked('recent'), await r.isRevoked('live')]).toEqual([false, true, false])
     t.db.sqlite.run('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ?', [clock.now(), 'live'])
-    expect(r.isRevoked('live')).toBe(false) // not re-read yet: no query per request
+    expect(await r.isRevoked('live')).toBe(false) // not re-read yet: no query per request
     clock.advance(REVOCATION_POLL_MS)
-    expect(r.isRevoked('live')).toBe(true)
+    expect(await r.isRevoked('live')).toBe(true)
     r.add(['mine'])
-    expect(r.isRevoked('mine')).toBe(true)
+    expect(await r.isRevoked('mine')).toBe(true)
     clock.advance(ACCESS_TOKEN_TTL_SECONDS * 1000 + 120_000)
-    expect(r.isRevoked('mine')).toBe(false)
+    expect(await r.isRevoked('mine')).toBe(false)
   })
 })
