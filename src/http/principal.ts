@@ -37,7 +37,8 @@ export interface CredentialFailure {
  */
 export interface Authenticator {
   verifyAccessToken(token: string): Promise<UserPrincipal | CredentialFailure>
-  verifyApiKey(key: string): Promise<KeyPrincipal | CredentialFailure>
+  /** answered at once for a key already verified; awaited otherwise */
+  verifyApiKey(key: string): KeyPrincipal | CredentialFailure | Promise<KeyPrincipal | CredentialFailure>
   /** requests per minute allowed to a caller of this client */
   rateLimitFor(clientId: string): number
   /** the caller's role in its client, or null if not an active member */

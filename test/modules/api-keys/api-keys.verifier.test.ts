@@ -57,3 +57,23 @@ test('sha256Hex is SHA-256 in lowercase hex, as the stored key hashes are', () =
   expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
   expect(sha256Hex('vk_é')).toBe(new Bun.CryptoHasher('sha256').update(Buffer.from('vk_é', 'utf8')).digest('hex'))
 })
+
+test('a row read before a revoke and answered after it is not cached: the next request looks again', async () => {
+  const key = generateApiKey()
+  let answer: (r: ApiKeyCredentialRow) => void = () => {}
+  const asked: string[] = []
+  const store = {
+    byHash(hash: string) {
+      asked.push(hash)
+      return asked.length === 1 ? new Promise<ApiKeyCredentialRow>((resolve) => (answer = resolve)) : Promise.resolve(row({ is_active: 0 }))
+    },
+    touch: async () => undefined,
+  }
+  const verifier = apiKeyVerifier(store, manualClock())
+  const first = verifier.verify(key)
+  verifier.invalidate('key_1') // the revoke commits while the lookup is out
+  answer(row())
+  expect(await first).toMatchObject({ kind: 'key' }) // read before the revoke: this request passes
+  expect(await verifier.verify(key)).toEqual({ kind: 'invalid', presented: 'key', message: 'This API key has been revoked' })
+  expect(asked.length).toBe(2)
+})
