@@ -2,7 +2,7 @@ import { Cron } from 'croner'
 import type { LogFormat, LogLevel } from './lib/logger'
 import { parseCidr, type Cidr } from './lib/cidr'
 import { storageSettings, type StorageSettings } from './modules/storage/storage.config'
-import { databaseSettings, type DatabaseSettings } from './db/pg/settings'
+import { databaseSettings, type DatabaseSettings } from './lib/database-url'
 
 /**
  * A bad option, environment variable or argument: one line on stderr and exit 2. Named, so
@@ -40,7 +40,7 @@ export interface Config {
   corsOrigins: string[]
   /** PRAGMA synchronous (db/connection.ts) */
   synchronous: 'NORMAL' | 'FULL'
-  /** VIGIL_DATABASE_URL (PostgreSQL; null: SQLite in the data dir) and VIGIL_DATABASE_POOL: see db/pg/settings.ts */
+  /** VIGIL_DATABASE_URL (PostgreSQL; null: SQLite in the data dir) and VIGIL_DATABASE_POOL: see lib/database-url.ts */
   database: DatabaseSettings
   refreshTtlSeconds: number
   stripe: { secretKey: string | null; webhookSecret: string | null; apiBase: string | null }

@@ -14,7 +14,7 @@ import { portHeldMessage, probePort } from './port-holder'
 import { shrink, startMemoryReducer } from '../lib/memory'
 import { startCheckpointer } from '../db/checkpointer'
 import { publishSelf } from '../modules/versions/versions.self'
-import { servePostgresRefusal } from '../db/pg/settings'
+import { servePostgresRefusal } from '../db/pg/serve-refusal'
 
 /** a quiet spell this long after requests lets the memory reducer give memory back */
 const QUIET_MS = 5_000

@@ -1,5 +1,5 @@
 import { SQL } from 'bun'
-import { redactDatabaseUrl, type DatabaseSettings } from './settings'
+import { redactDatabaseUrl, type DatabaseSettings } from '../../lib/database-url'
 
 /**
  * The hub's connections to PostgreSQL: one Bun.SQL pool (the driver Bun ships). Connections are

@@ -66,10 +66,3 @@ function poolSize(raw: string | undefined, fail: (message: string) => never): nu
   if (n < 1 || n > MAX_POOL) fail(`VIGIL_DATABASE_POOL must be between 1 and ${MAX_POOL}, got ${n}`)
   return n
 }
-
-/**
- * Why `vigil serve` refuses VIGIL_DATABASE_URL: only some stores run on PostgreSQL so far
- * (docs/scale-out.md), and a hub half on each engine would lose data between them.
- */
-export const servePostgresRefusal = (url: string) =>
-  `VIGIL_DATABASE_URL is set (${redactDatabaseUrl(url)}), but "vigil serve" cannot run on PostgreSQL yet: most of the hub's data is still stored in SQLite only (docs/scale-out.md). What works on PostgreSQL today is "vigil migrate" (and "vigil migrate --status"); unset VIGIL_DATABASE_URL to serve from the data dir's SQLite database`

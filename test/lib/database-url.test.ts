@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../../src/config'
 import { describePostgresError } from '../../src/db/pg/connection'
-import { DEFAULT_POOL, redactDatabaseUrl } from '../../src/db/pg/settings'
+import { DEFAULT_POOL, redactDatabaseUrl } from '../../src/lib/database-url'
 
 const env = (extra: Record<string, string>) => ({ VIGIL_LOG_FORMAT: 'json', ...extra })
 const refusal = (extra: Record<string, string>) => {
