@@ -2,6 +2,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { checkPostgres, openPostgres } from '../../src/db/pg/connection'
 import { type FreshDatabase, postgresForTests } from '../helpers/postgres'
 import { freePort } from '../helpers/binary'
+import { manualTimers } from '../helpers/timers'
 
 const pg = postgresForTests()
 const made: FreshDatabase[] = []
@@ -42,8 +43,10 @@ test('checkPostgres gives up after its timeout on a server that never answers', 
   const url = `postgres://vigil:hunter22@127.0.0.1:${silent.port}/vigil`
   const sql = openPostgres({ url, pool: 1 })
   try {
-    const check = await checkPostgres(sql, url, 200)
-    expect(check).toEqual({ ok: false, reason: `PostgreSQL at postgres://vigil:***@127.0.0.1:${silent.port}/vigil: no answer within 200 ms` })
+    const clock = manualTimers()
+    const check = checkPostgres(sql, url, { timeoutMs: 2_000, timers: clock.timers })
+    expect(clock.fire()).toBe(1) // the two seconds pass
+    expect(await check).toEqual({ ok: false, reason: `PostgreSQL at postgres://vigil:***@127.0.0.1:${silent.port}/vigil: no answer within 2000 ms` })
   } finally {
     silent.stop(true)
     await sql.close().catch(() => {})

@@ -1,4 +1,5 @@
 import { SQL } from 'bun'
+import { systemTimers, type Timers } from '../../lib/timers'
 import { redactDatabaseUrl, type DatabaseSettings } from '../../lib/database-url'
 
 /**
@@ -29,11 +30,12 @@ export type PostgresCheck = { ok: true; ms: number } | { ok: false; reason: stri
  * `SELECT 1` within `timeoutMs`: the database's state for /health. Never throws; the reason is
  * safe to show (no password in it).
  */
-export async function checkPostgres(sql: SQL, url: string, timeoutMs = CHECK_TIMEOUT_MS, now = () => performance.now()): Promise<PostgresCheck> {
+export async function checkPostgres(sql: SQL, url: string, o: { timeoutMs?: number; timers?: Timers; now?: () => number } = {}): Promise<PostgresCheck> {
+  const { timeoutMs = CHECK_TIMEOUT_MS, timers = systemTimers, now = () => performance.now() } = o
   const started = now()
-  let timer: ReturnType<typeof setTimeout> | undefined
+  let cancel = () => {}
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    cancel = timers.after(timeoutMs, () => reject(new Error(`no answer within ${timeoutMs} ms`)))
   })
   try {
     await Promise.race([sql`SELECT 1`, timeout])
@@ -41,7 +43,7 @@ export async function checkPostgres(sql: SQL, url: string, timeoutMs = CHECK_TIM
   } catch (err) {
     return { ok: false, reason: describePostgresError(err, url) }
   } finally {
-    clearTimeout(timer)
+    cancel()
   }
 }
 
