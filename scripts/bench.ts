@@ -56,6 +56,8 @@
  * `--agent-only` runs the collector's figures (scripts/bench/agent.ts: footprint beside node_exporter,
  * one sample, a day's replay, a thousand agents back at once); not part of the full run (its
  * footprint window alone is 10 minutes).
+ * `--pg-driver-only` compares the PostgreSQL drivers on a store's typical queries (scripts/bench/pg-driver.ts: Bun.SQL
+ * beside drizzle's bun-sql adapter; needs VIGIL_BENCH_PG_URL or VIGIL_TEST_PG_URL; no executable).
  * The sections live in scripts/bench/run-*.ts, what they share in scripts/bench/common.ts.
  * Everything runs on loopback; only processes started here are stopped.
  */
@@ -133,6 +135,13 @@ async function fullRun() {
   )
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+}
+
+if (args.has('--pg-driver-only')) {
+  // the driver alone: no executable, no server of ours
+  const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/pg-driver.ts')], { stdout: 'inherit', stderr: 'inherit' })
+  rmSync(tmp, { recursive: true, force: true })
+  process.exit(run.exitCode ?? 1)
 }
 
 if (args.has('--web-only')) {
