@@ -58,11 +58,11 @@ export function wireLive(
   })
 
   // samples and devices another hub stored: this hub's statuses follow them as they follow its own
-  events.subscribePeers((e) => {
-    const d = e.data as { device_id?: unknown; device?: { device_id?: unknown } }
-    if (e.type === 'sample' && typeof d.device_id === 'string') presence.seen(e.client_id, d.device_id)
-    else if (e.type === 'device.registered' && typeof d.device?.device_id === 'string') presence.registered(e.client_id, d.device.device_id)
-    else if (e.type === 'device.deleted' && typeof d.device_id === 'string') presence.deleted(d.device_id)
+  events.subscribePeers((clientId, type, data) => {
+    const d = (data ?? {}) as { device_id?: unknown; device?: { device_id?: unknown } }
+    if (type === 'sample' && typeof d.device_id === 'string') presence.seen(clientId, d.device_id)
+    else if (type === 'device.registered' && typeof d.device?.device_id === 'string') presence.registered(clientId, d.device.device_id)
+    else if (type === 'device.deleted' && typeof d.device_id === 'string') presence.deleted(d.device_id)
   })
 
   const live: LiveDeps = {

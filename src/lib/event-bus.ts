@@ -21,6 +21,8 @@ export interface BusEvent<T = unknown> {
 export type BusListener = (event: BusEvent) => void
 /** the client's stream started anew (a new epoch at `point`): what the reader shows may lack events, and must be reloaded */
 export type BusRestart = (point: StreamPoint) => void
+/** an event heard from another hub, before this hub keeps it */
+export type PeerListener = (clientId: string, type: string, data: unknown) => void
 
 /** Where a client's stream stands: the newest seq within the current epoch. */
 export interface StreamPoint {
@@ -50,8 +52,12 @@ export interface EventBus {
    * returning). Events heard from other hubs are not told here: their own hub told its listeners.
    */
   subscribeAll(listener: BusListener): () => void
-  /** Called for every event heard from another hub (after the client's own listeners), until the returned function is called. */
-  subscribePeers(listener: BusListener): () => void
+  /**
+   * Called for every event heard from another hub, until the returned function is called: before
+   * it is kept and told to the client's listeners, as a hub's own hooks run before it publishes
+   * (what the listener publishes then comes first, in the order the publishing hub had it).
+   */
+  subscribePeers(listener: PeerListener): () => void
   /** where the client's stream stands: where a reader stands once it has caught up */
   position(clientId: string): StreamPoint
   /** how many listeners are subscribed, over all clients */
@@ -144,7 +150,7 @@ export function createEventBus({
   /** in order of last use, least recent first (a use moves a ring to the end) */
   const rings = new Map<string, Ring>()
   const everyClient = new Set<BusListener>()
-  const fromPeers = new Set<BusListener>()
+  const fromPeers = new Set<PeerListener>()
   let count = 0
   let bytes = 0
   let events = 0
@@ -243,7 +249,6 @@ export function createEventBus({
     if (bytes > totalBytes) while (ring.bytes > totalBytes / rings.size && ring.events.length - ring.head > 1) dropOldest(ring)
     if (local) for (const listener of everyClient) tell(listener, event)
     for (const listener of ring.listeners.keys()) tell(listener, event)
-    if (!local) for (const listener of fromPeers) tell(listener, event)
     return event
   }
 
@@ -251,7 +256,15 @@ export function createEventBus({
     peers.on(BUS_TOPIC, (body, clientId) => {
       const heard = peerEvent(body)
       // only what a hub may send: a client's event of a shared type
-      if (heard && clientId !== '' && isShared(heard.type)) emit(clientId, heard.type, heard.data, heard.json, heard.timestamp, false)
+      if (!heard || clientId === '' || !isShared(heard.type)) return
+      for (const listener of fromPeers) {
+        try {
+          listener(clientId, heard.type, heard.data)
+        } catch {
+          // as for tell: a faulty listener must not stop the event
+        }
+      }
+      emit(clientId, heard.type, heard.data, heard.json, heard.timestamp, false)
     })
     peers.onMissed((clientId) => {
       if (clientId === null) for (const ring of [...rings.values()]) restart(ring)

@@ -54,7 +54,7 @@ describe('event bus across hubs', () => {
     const all: string[] = []
     const peers: string[] = []
     b.subscribeAll((e) => all.push(e.type))
-    b.subscribePeers((e) => peers.push(`${e.client_id}:${e.type}`))
+    b.subscribePeers((clientId, type) => peers.push(`${clientId}:${type}`))
     a.publish('c1', 'endpoint.disabled', {})
     b.publish('c1', 'recommendation.created', {})
     expect(all).toEqual(['recommendation.created'])
