@@ -4,9 +4,10 @@ import { manualClock } from '../../src/lib/clock'
 import { type BusEvent, createEventBus, type StreamPoint } from '../../src/lib/event-bus'
 import { createLogger, type Logger } from '../../src/lib/logger'
 import { migratePostgres } from '../../src/db/pg/migrate'
-import { type PgPeerLink, pgPeerLink } from '../../src/db/pg/notify'
+import { KEEP_ROWS_MS, type PgPeerLink, pgPeerLink, RETRY_MIN_MS } from '../../src/db/pg/notify'
 import { sessionRevocations } from '../../src/modules/users/users.revocations'
 import { type FreshDatabase, postgresForTests } from '../helpers/postgres'
+import { manualTimers } from '../helpers/timers'
 
 const pg = postgresForTests()
 const cleanup: (() => Promise<void>)[] = []
@@ -16,14 +17,14 @@ afterEach(async () => {
 
 /** a logger whose lines a test can wait for: the link's own words, not a sleep */
 function watchedLogger() {
-  const lines: { level: string; msg: string }[] = []
+  const lines: { level: string; msg: string; [field: string]: unknown }[] = []
   const waiting: { match: RegExp; resolve: () => void }[] = []
   const logger: Logger = createLogger({
     level: 'debug',
     format: 'json',
     write: (line) => {
-      const { level, msg } = JSON.parse(line)
-      lines.push({ level, msg })
+      const { level, msg, ...fields } = JSON.parse(line)
+      lines.push({ level, msg, ...fields })
       for (const w of waiting.splice(0))
         if (w.match.test(msg)) w.resolve()
         else waiting.push(w)
@@ -249,4 +250,41 @@ describe('events across hubs, on a real PostgreSQL', () => {
       expect(a.log.lines.some((l) => /queue full/.test(l.msg))).toBe(true)
     },
   )
+})
+
+describe('the link itself', () => {
+  test('a hub that cannot LISTEN at start says so and tries again, waiting twice as long each time', async () => {
+    const log = watchedLogger()
+    const timers = manualTimers()
+    // nothing listens on port 1: every attempt is refused at once
+    const sql = new SQL('postgres://vigil:x@127.0.0.1:1/none', { max: 1, connectionTimeout: 2 })
+    const link = await pgPeerLink(sql, { logger: log.logger, clock: manualClock(), timers: timers.timers })
+    cleanup.push(async () => {
+      await link.close()
+      await sql.close()
+    })
+    const attempts = () => log.lines.filter((l) => /cannot listen to the other hubs/.test(l.msg))
+    expect(attempts().map((l) => l.retry_in_ms)).toEqual([RETRY_MIN_MS])
+    expect(timers.pending()).toBe(1)
+    timers.fire()
+    await until(() => attempts().length === 2)
+    timers.fire()
+    await until(() => attempts().length === 3)
+    expect(attempts().map((l) => l.retry_in_ms)).toEqual([RETRY_MIN_MS, RETRY_MIN_MS * 2, RETRY_MIN_MS * 4])
+    expect(attempts().every((l) => l.level === 'warn')).toBe(true)
+  })
+
+  test.skipIf(!pg.url)(`rows of large messages are deleted once older than they are kept ${pg.skipReason}`, async () => {
+    const db = await migratedDatabase()
+    const clock = manualClock()
+    const a = await hub(db, 'hubA', clock)
+    const large = JSON.stringify({ x: 'z'.repeat(9_000) })
+    a.link.send('t', 'c1', large)
+    await a.link.flushed()
+    clock.advance(KEEP_ROWS_MS + 60_000)
+    a.link.send('t', 'c1', large)
+    await a.link.flushed()
+    const rows = await a.sql`SELECT created_at FROM hub_messages`
+    expect(rows.map((r: { created_at: string }) => Number(r.created_at))).toEqual([clock.now()])
+  })
 })
