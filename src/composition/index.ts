@@ -57,7 +57,7 @@ export function compose(deps: AppDeps) {
   // each group takes what the groups before it provide; none reaches back. What a group tells
   // later ones goes through the bus or a hook, both made first: every port is filled when its
   // group is built
-  const events = createEventBus({ clock: deps.clock })
+  const events = createEventBus({ clock: deps.clock, peers: deps.peers })
   const hooks = createHooks()
   const lookups = createLookups()
   const identity = wireIdentity(deps, plans, lookups)

@@ -59,7 +59,7 @@ describe('PostgreSQL migrations, on a real server', () => {
       expect(await migratePostgres(sql, 1_000)).toEqual(MIGRATIONS.map((m) => m.tag))
       expect(await migratePostgres(sql, 2_000)).toEqual([])
       const tables: { name: string }[] = await sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`
-      expect(tables.map((t) => t.name).sort()).toEqual([...sqliteTables().keys(), '__vigil_migrations'].sort())
+      expect(tables.map((t) => t.name).sort()).toEqual([...sqliteTables().keys(), '__vigil_migrations', 'hub_messages'].sort())
       expect((await migrationStatusPostgres(sql)).every((m) => m.applied && m.appliedAt === 1_000)).toBe(true)
       // an INTEGER PRIMARY KEY numbers its rows as SQLite's does, and a foreign key holds
       await sql`INSERT INTO clients (id, name, created_at, updated_at) VALUES ('c1', 'Acme', 1, 1)`
