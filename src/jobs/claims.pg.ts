@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import type { SQL } from 'bun'
 import type { JobClaims } from './claims'
 
@@ -8,6 +9,11 @@ import type { JobClaims } from './claims'
 export const JOB_LEASE_MS = 60_000
 /** A claim older than this whose lease has run out is deleted by the job's next claim. */
 export const JOB_CLAIMS_KEPT_MS = 60 * 60_000
+
+/** This process as `job_runs.hub` names it: host and process id. */
+export function hubName(): string {
+  return `${hostname()}:${process.pid}`
+}
 
 export interface PostgresJobClaimsOptions {
   /** names this hub in `job_runs.hub` (host and process), for the operator */
@@ -40,7 +46,8 @@ export function postgresJobClaims(sql: SQL, options: PostgresJobClaimsOptions): 
         INSERT INTO job_runs (job, slot, hub, claimed_at, lease_until)
         SELECT ${job}, ${slotMs}::bigint, ${hub}, ${now}::bigint, ${now + leaseMs}::bigint
          WHERE NOT EXISTS (
-           SELECT 1 FROM job_runs WHERE job = ${job} AND slot <> ${slotMs}::bigint AND lease_until > ${now}::bigint
+           SELECT 1 FROM job_runs
+            WHERE job = ${job} AND slot <> ${slotMs}::bigint AND finished_at IS NULL AND lease_until > ${now}::bigint
          )
         ON CONFLICT (job, slot) DO NOTHING
         RETURNING slot`
