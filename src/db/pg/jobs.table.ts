@@ -5,8 +5,8 @@ import { bigint, index, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
  * A slot is the time croner names for the run, the same on every hub whatever its clock says, so
  * the primary key lets one hub alone insert it. `lease_until` keeps the other hubs from starting
  * the job's next runs while this one goes on: the hub renews it while the run lasts, a finished
- * run sets it to the time it ended, and a hub that died mid-run lets it run out. Rows older than
- * an hour are deleted by the claims that come after them.
+ * run sets it to the time it ended, and a hub that died mid-run lets it run out. A job's rows
+ * older than an hour whose lease is over are deleted by its later claims (src/jobs/claims.pg.ts).
  */
 export const jobRuns = pgTable(
   'job_runs',
