@@ -122,6 +122,7 @@ describe('scheduled runs across hubs on one PostgreSQL', () => {
         // the hubs did ask for the same slots: every hub but the one that won was refused
         expect(hubs.reduce((n, h) => n + h.refused(), 0)).toBeGreaterThan(10)
       },
+      60_000,
     )
   }
 
@@ -175,40 +176,45 @@ describe('scheduled runs across hubs on one PostgreSQL', () => {
       expect(rows[0]!.finished_at).toBeNull()
       expect(started.map((s) => s.hub)).toEqual(['a', 'b', 'b', 'b'])
     },
+    60_000,
   )
 
-  test.skipIf(!pg.url)(`a run that outlasts its lease keeps it while its hub lives: no other hub starts the job meanwhile ${pg.skipReason}`, async () => {
-    const url = await migratedDatabase()
-    const { w, hub } = world()
-    let active = 0
-    let most = 0
-    const log: string[] = []
-    const finishers: (() => void)[] = []
-    const job = (name: string): Job[] => [
-      {
-        name: 'test.long',
-        cron: '* * * * * *',
-        run: () => {
-          active++
-          most = Math.max(most, active)
-          log.push(name)
-          return new Promise<void>((resolve) => finishers.push(resolve)).finally(() => void active--)
+  test.skipIf(!pg.url)(
+    `a run that outlasts its lease keeps it while its hub lives: no other hub starts the job meanwhile ${pg.skipReason}`,
+    async () => {
+      const url = await migratedDatabase()
+      const { w, hub } = world()
+      let active = 0
+      let most = 0
+      const log: string[] = []
+      const finishers: (() => void)[] = []
+      const job = (name: string): Job[] => [
+        {
+          name: 'test.long',
+          cron: '* * * * * *',
+          run: () => {
+            active++
+            most = Math.max(most, active)
+            log.push(name)
+            return new Promise<void>((resolve) => finishers.push(resolve)).finally(() => void active--)
+          },
         },
-      },
-    ]
-    // claims are kept 2 s: the live one, older than that, is still not forgotten
-    const opts = { leaseMs: 1000, keptMs: 2000 }
-    const hubs = [hub(url, 'a', 300, job('a'), opts), hub(url, 'b', -100, job('b'), opts)]
-    while (log.length === 0) await advance(w, hubs, 100)
-    // the first run lasts five seconds, five leases: its hub renews it (every third of a lease)
-    for (let i = 0; i < 50; i++) await advance(w, hubs, 100)
-    expect(log).toHaveLength(1)
-    finishers.shift()!()
-    while (log.length < 2) await advance(w, hubs, 100)
-    finishers.shift()!()
-    await Promise.all(hubs.map((h) => h.scheduler.stop()))
-    expect(most).toBe(1)
-  })
+      ]
+      // claims are kept 2 s: the live one, older than that, is still not forgotten
+      const opts = { leaseMs: 1000, keptMs: 2000 }
+      const hubs = [hub(url, 'a', 300, job('a'), opts), hub(url, 'b', -100, job('b'), opts)]
+      while (log.length === 0) await advance(w, hubs, 100)
+      // the first run lasts five seconds, five leases: its hub renews it (every third of a lease)
+      for (let i = 0; i < 50; i++) await advance(w, hubs, 100)
+      expect(log).toHaveLength(1)
+      finishers.shift()!()
+      while (log.length < 2) await advance(w, hubs, 100)
+      finishers.shift()!()
+      await Promise.all(hubs.map((h) => h.scheduler.stop()))
+      expect(most).toBe(1)
+    },
+    60_000,
+  )
 
   test.skipIf(!pg.url)(
     `old claims are forgotten, an every-hub job runs on each hub unclaimed, and an operator's run is immediate ${pg.skipReason}`,
@@ -235,20 +241,25 @@ describe('scheduled runs across hubs on one PostgreSQL', () => {
       expect(runs.at(-1)).toBe('operator@a')
       for (const h of hubs) await h.scheduler.stop()
     },
+    60_000,
   )
 
-  test.skipIf(!pg.url)(`a claim that fails (the database unreachable) skips that run and says why ${pg.skipReason}`, async () => {
-    const url = await migratedDatabase()
-    const { w, hub } = world()
-    let ran = 0
-    const a = hub(url, 'a', 0, [{ name: 'test.claimed', cron: '* * * * * *', run: () => void ran++ }])
-    await advance(w, [a], 1000)
-    expect(ran).toBe(1)
-    await a.sql.close()
-    await advance(w, [a], 1000)
-    expect(ran).toBe(1)
-    const line = w.lines.find((l) => l.includes('job not run: its claim failed'))
-    expect(line).toContain('test.claimed')
-    await a.scheduler.stop()
-  })
+  test.skipIf(!pg.url)(
+    `a claim that fails (the database unreachable) skips that run and says why ${pg.skipReason}`,
+    async () => {
+      const url = await migratedDatabase()
+      const { w, hub } = world()
+      let ran = 0
+      const a = hub(url, 'a', 0, [{ name: 'test.claimed', cron: '* * * * * *', run: () => void ran++ }])
+      await advance(w, [a], 1000)
+      expect(ran).toBe(1)
+      await a.sql.close()
+      await advance(w, [a], 1000)
+      expect(ran).toBe(1)
+      const line = w.lines.find((l) => l.includes('job not run: its claim failed'))
+      expect(line).toContain('test.claimed')
+      await a.scheduler.stop()
+    },
+    60_000,
+  )
 })

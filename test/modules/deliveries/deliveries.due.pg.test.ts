@@ -17,7 +17,7 @@ beforeAll(async () => {
   db = await pg.freshDatabase()
   sql = new SQL(db.url, { max: 2 })
   await migratePostgres(sql, 0)
-})
+}, 60_000)
 afterAll(async () => {
   for (const s of open) await s.close({ timeout: 0 })
   await sql?.close({ timeout: 0 })
@@ -25,7 +25,7 @@ afterAll(async () => {
 }, 30_000)
 beforeEach(async () => {
   if (pg.url) await sql`TRUNCATE clients CASCADE`
-})
+}, 30_000)
 
 const NOW = 1_000_000
 type Queue = keyof typeof PG_QUEUES
@@ -139,31 +139,40 @@ for (const queue of ['channels', 'webhooks'] as const) {
         // a's four attempts are in flight (on the first hub): the second takes none of a's rows
         expect(ids(await two.claims.claim({ now: NOW, limit: 8, caps, after: null }))).toEqual([])
       },
+      60_000,
     )
 
-    test.skipIf(!pg.url)(`per destination: one channel or endpoint cannot take all of its account's slots ${pg.skipReason}`, async () => {
-      await seed(queue, [...rowsOf('a', 10), { id: 'a-other', account: 'a', destination: 'elsewhere', due: 50 }])
-      const got = await worker(queue).claims.claim({ now: NOW, limit: 8, caps, after: null })
-      expect(ids(got).toSorted()).toEqual(['a-0', 'a-1', 'a-other'])
-    })
+    test.skipIf(!pg.url)(
+      `per destination: one channel or endpoint cannot take all of its account's slots ${pg.skipReason}`,
+      async () => {
+        await seed(queue, [...rowsOf('a', 10), { id: 'a-other', account: 'a', destination: 'elsewhere', due: 50 }])
+        const got = await worker(queue).claims.claim({ now: NOW, limit: 8, caps, after: null })
+        expect(ids(got).toSorted()).toEqual(['a-0', 'a-1', 'a-other'])
+      },
+      60_000,
+    )
 
-    test.skipIf(!pg.url)(`accounts are served in turn, one row each per round, starting after the last one served ${pg.skipReason}`, async () => {
-      await seed(queue, [
-        ...rowsOf('c', 3, 3),
-        ...rowsOf('a', 3, 3),
-        ...rowsOf('b', 3, 3),
-        { id: 'b-later', account: 'b', destination: 'b-d0', due: NOW + 1 },
-        { id: 'a-done', account: 'a', destination: 'a-d0', due: 0, status: 'succeeded' },
-      ])
-      const w = worker(queue)
-      const first = await w.claims.claim({ now: NOW, limit: 4, caps: { perAccount: 8, perDestination: 4 }, after: null })
-      expect(ids(first)).toEqual(['a-0', 'b-0', 'c-0', 'a-1'])
-      expect(first.lastServed).toBe('a')
-      const next = await w.claims.claim({ now: NOW, limit: 3, caps: { perAccount: 8, perDestination: 4 }, after: first.lastServed })
-      expect(ids(next)).toEqual(['b-1', 'c-1', 'a-2'])
-      const rest = await w.claims.claim({ now: NOW, limit: 8, caps: { perAccount: 8, perDestination: 4 }, after: next.lastServed })
-      expect(ids(rest)).toEqual(['b-2', 'c-2']) // not b-later (not due), not a-done (finished)
-    })
+    test.skipIf(!pg.url)(
+      `accounts are served in turn, one row each per round, starting after the last one served ${pg.skipReason}`,
+      async () => {
+        await seed(queue, [
+          ...rowsOf('c', 3, 3),
+          ...rowsOf('a', 3, 3),
+          ...rowsOf('b', 3, 3),
+          { id: 'b-later', account: 'b', destination: 'b-d0', due: NOW + 1 },
+          { id: 'a-done', account: 'a', destination: 'a-d0', due: 0, status: 'succeeded' },
+        ])
+        const w = worker(queue)
+        const first = await w.claims.claim({ now: NOW, limit: 4, caps: { perAccount: 8, perDestination: 4 }, after: null })
+        expect(ids(first)).toEqual(['a-0', 'b-0', 'c-0', 'a-1'])
+        expect(first.lastServed).toBe('a')
+        const next = await w.claims.claim({ now: NOW, limit: 3, caps: { perAccount: 8, perDestination: 4 }, after: first.lastServed })
+        expect(ids(next)).toEqual(['b-1', 'c-1', 'a-2'])
+        const rest = await w.claims.claim({ now: NOW, limit: 8, caps: { perAccount: 8, perDestination: 4 }, after: next.lastServed })
+        expect(ids(rest)).toEqual(['b-2', 'c-2']) // not b-later (not due), not a-done (finished)
+      },
+      60_000,
+    )
 
     test.skipIf(!pg.url)(
       `an account's backlog at a full destination is passed over in the index: its other destination's row goes ${pg.skipReason}`,
@@ -177,6 +186,7 @@ for (const queue of ['channels', 'webhooks'] as const) {
         const got = await worker(queue).claims.claim({ now: NOW, limit: 8, caps, after: null })
         expect(ids(got)).toEqual(['a-late'])
       },
+      60_000,
     )
 
     test.skipIf(!pg.url)(
@@ -201,13 +211,18 @@ for (const queue of ['channels', 'webhooks'] as const) {
           ['pending', NOW + 30_002],
         ])
       },
+      60_000,
     )
   })
 }
 
 describe('the webhooks queue claimed on PostgreSQL', () => {
-  test.skipIf(!pg.url)(`a delivery to an endpoint disabled meanwhile is not taken ${pg.skipReason}`, async () => {
-    await seed('webhooks', [...rowsOf('a', 2, 2)], ['a-d1'])
-    expect(ids(await worker('webhooks').claims.claim({ now: NOW, limit: 8, caps, after: null }))).toEqual(['a-0'])
-  })
+  test.skipIf(!pg.url)(
+    `a delivery to an endpoint disabled meanwhile is not taken ${pg.skipReason}`,
+    async () => {
+      await seed('webhooks', [...rowsOf('a', 2, 2)], ['a-d1'])
+      expect(ids(await worker('webhooks').claims.claim({ now: NOW, limit: 8, caps, after: null }))).toEqual(['a-0'])
+    },
+    60_000,
+  )
 })
