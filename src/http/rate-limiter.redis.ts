@@ -36,8 +36,14 @@ return {allowed, t}
 const KEY_PREFIX = 'vigil:rl:'
 
 export interface RedisRateLimiterOptions {
-  /** how long connecting may take before a take fails (the caller falls back meanwhile) */
+  /** how long one attempt to connect may take */
   connectTimeoutMs?: number
+  /**
+   * A take still waiting for the connection after this long is dropped instead of sent: its
+   * caller has answered it by other means (rate-limiter.fallback.ts), and a take sent once the
+   * server is back would count the request a second time.
+   */
+  sendWithinMs?: number
 }
 
 /**
@@ -53,6 +59,7 @@ export function redisRateLimiter(url: string, opts: RedisRateLimiterOptions = {}
     maxRetries: 2 ** 32 - 1, // the most Bun takes: keep reconnecting for as long as the hub runs
   })
   const sha = new Bun.CryptoHasher('sha1').update(TAKE_SCRIPT).digest('hex')
+  const sendWithinMs = opts.sendWithinMs ?? 50
   let connecting: Promise<void> | null = null
   let closed = false
 
@@ -65,6 +72,9 @@ export function redisRateLimiter(url: string, opts: RedisRateLimiterOptions = {}
     })
     return connecting
   }
+
+  // at once, so that the first requests do not wait for the handshake (nor fall back for it)
+  connected()?.catch(() => {})
 
   async function run(key: string, limit: number, now: number): Promise<[number, string]> {
     const args = [sha, '1', KEY_PREFIX + key, String(limit), String(now), String(WINDOW_MS)]
@@ -80,7 +90,11 @@ export function redisRateLimiter(url: string, opts: RedisRateLimiterOptions = {}
   return {
     async take(key, limitPerMinute, now): Promise<TakeResult> {
       const wait = connected()
-      if (wait) await wait
+      if (wait) {
+        const started = performance.now()
+        await wait
+        if (performance.now() - started > sendWithinMs) throw new Error('connected too late for this take')
+      }
       const [allowed, tokens] = await run(key, limitPerMinute, now)
       return takeResult(allowed === 1, Number(tokens), limitPerMinute, now)
     },
