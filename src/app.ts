@@ -45,12 +45,12 @@ export function createApp(deps: AppDeps) {
   const { registry } = modules.observability
   // latency on the monotonic clock: the injected clock is wall time (and stands still in tests)
   const observer = { now: () => performance.now() / 1000, request: registry.request, rateLimited: registry.rateLimited }
-  // the hub does not serve from PostgreSQL yet: `postgres` is its pool once it does
+  // the hub does not serve from PostgreSQL yet: `databaseUrl` is VIGIL_DATABASE_URL once it does
   const limiter =
     deps.limiter ??
     selectRateLimiter({
       redisUrl: ctx.config.redisUrl,
-      postgres: null,
+      databaseUrl: null,
       logger: ctx.logger,
       timers: deps.timers ?? systemTimers,
       onFallback: registry.rateLimitFallback,

@@ -1,4 +1,4 @@
-import type { SQL } from 'bun'
+import { SQL } from 'bun'
 import type { TakeResult } from '../lib/token-bucket'
 import { type RateLimiter, takeResult, WINDOW_MS } from './rate-limiter'
 
@@ -22,11 +22,22 @@ RETURNING tokens, allowed`
 const FORGET = 'DELETE FROM rate_limit_buckets WHERE updated_at < $1::bigint'
 
 /**
+ * The limiter's own connections: a few, so that a take never queues behind the hub's other
+ * queries, with synchronous_commit off, so that a take does not wait for its commit to reach
+ * the disk. A crash of the server may lose the last moments of takes: a client then finds a
+ * little more budget than it had, which is all a rate limit can lose.
+ */
+export function rateLimitPool(url: string, max = 4): SQL {
+  return new SQL(url, { max, connectionTimeout: 5, connection: { synchronous_commit: 'off', application_name: 'vigil-ratelimit' } })
+}
+
+/**
  * The rate limit in PostgreSQL (the rate_limit_buckets table, src/db/pg/ratelimit.table.ts),
  * shared by every hub on the database. Each instance forgets idle rows once a window, in the
- * background of a take, so the table holds about one window's worth of callers.
+ * background of a take, so the table holds about one window's worth of callers. `close` ends
+ * the pool when it was made for the limiter (rateLimitPool).
  */
-export function postgresRateLimiter(sql: SQL): RateLimiter {
+export function postgresRateLimiter(sql: SQL, opts: { ownsPool?: boolean } = {}): RateLimiter {
   let forgotAt = Number.NEGATIVE_INFINITY
 
   function forget(now: number) {
@@ -40,6 +51,9 @@ export function postgresRateLimiter(sql: SQL): RateLimiter {
       if (now - forgotAt >= WINDOW_MS) forget(now)
       const [row] = (await sql.unsafe(TAKE, [key, limitPerMinute, now])) as { tokens: number; allowed: boolean }[]
       return takeResult(row!.allowed, Number(row!.tokens), limitPerMinute, now)
+    },
+    async close() {
+      if (opts.ownsPool) await sql.close()
     },
   }
 }

@@ -1,17 +1,16 @@
-import type { SQL } from 'bun'
 import type { Logger } from '../lib/logger'
 import type { Timers } from '../lib/timers'
 import { memoryRateLimiter, type RateLimiter } from './rate-limiter'
 import { redactUrl, urlPassword } from './rate-limiter.config'
 import { SHARED_BOUND_MS, withLocalFallback } from './rate-limiter.fallback'
-import { postgresRateLimiter } from './rate-limiter.pg'
+import { postgresRateLimiter, rateLimitPool } from './rate-limiter.pg'
 import { redisRateLimiter } from './rate-limiter.redis'
 
 export interface LimiterChoice {
   /** VIGIL_REDIS_URL */
   redisUrl: string | null
-  /** the hub's PostgreSQL pool when it runs on PostgreSQL (VIGIL_DATABASE_URL); null on SQLite */
-  postgres: { sql: SQL; url: string } | null
+  /** VIGIL_DATABASE_URL when the hub runs on PostgreSQL; null on SQLite */
+  databaseUrl: string | null
   logger: Logger
   timers: Timers
   onFallback(): void
@@ -25,8 +24,8 @@ export interface LimiterChoice {
 export function selectRateLimiter(c: LimiterChoice): RateLimiter {
   const shared = c.redisUrl
     ? { limiter: redisRateLimiter(c.redisUrl, { sendWithinMs: SHARED_BOUND_MS }), url: c.redisUrl, engine: 'redis' }
-    : c.postgres
-      ? { limiter: postgresRateLimiter(c.postgres.sql), url: c.postgres.url, engine: 'postgresql' }
+    : c.databaseUrl
+      ? { limiter: postgresRateLimiter(rateLimitPool(c.databaseUrl), { ownsPool: true }), url: c.databaseUrl, engine: 'postgresql' }
       : null
   if (!shared) return memoryRateLimiter()
   const store = redactUrl(shared.url)

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import type { Socket } from 'bun'
+import { RedisClient, type Socket, SQL } from 'bun'
+import { migratePostgres } from '../../src/db/pg/migrate'
 import { memoryRateLimiter, type RateLimiter } from '../../src/http/rate-limiter'
 import { withLocalFallback } from '../../src/http/rate-limiter.fallback'
 import { selectRateLimiter } from '../../src/http/rate-limiter.select'
@@ -7,6 +8,7 @@ import { createLogger } from '../../src/lib/logger'
 import { systemTimers } from '../../src/lib/timers'
 import type { TakeResult } from '../../src/lib/token-bucket'
 import { freePort } from '../helpers/binary'
+import { postgresForTests, redisForTests } from '../helpers/postgres'
 import { manualTimers } from '../helpers/timers'
 
 const T0 = Date.parse('2026-03-01T00:00:00Z')
@@ -143,7 +145,7 @@ describe('through a real Redis that goes away', () => {
     let fallbacks = 0
     const limiter = selectRateLimiter({
       redisUrl: `redis://127.0.0.1:${port}`,
-      postgres: null,
+      databaseUrl: null,
       logger: log.logger,
       timers: systemTimers,
       onFallback: () => fallbacks++,
@@ -185,7 +187,7 @@ describe('through a real Redis that goes away', () => {
     let fallbacks = 0
     const limiter = selectRateLimiter({
       redisUrl: `redis://:hunter2-secret@127.0.0.1:${silent.port}`,
-      postgres: null,
+      databaseUrl: null,
       logger: log.logger,
       timers: systemTimers,
       onFallback: () => fallbacks++,
@@ -201,4 +203,42 @@ describe('through a real Redis that goes away', () => {
       await limiter.close?.()
     }
   })
+})
+
+describe('which store the hub uses', () => {
+  const pg = postgresForTests()
+  const redis = redisForTests()
+  const choose = (redisUrl: string | null, databaseUrl: string | null) =>
+    selectRateLimiter({ redisUrl, databaseUrl, logger: logs().logger, timers: systemTimers, onFallback: () => {} })
+
+  test('neither VIGIL_REDIS_URL nor PostgreSQL: this process, answering at once', () => {
+    expect(choose(null, null).take('c:1', 5, T0)).toMatchObject({ allowed: true, remaining: 4 })
+  })
+
+  test.skipIf(!pg.url || !redis.url)(
+    `VIGIL_REDIS_URL wins over PostgreSQL; PostgreSQL alone keeps the buckets in its table ${pg.skipReason}${redis.skipReason}`,
+    async () => {
+      const db = await pg.freshDatabase()
+      const sql = new SQL(db.url, { max: 1 })
+      const raw = new RedisClient(redis.url!)
+      const both = choose(redis.url!, db.url)
+      const pgOnly = choose(null, db.url)
+      try {
+        await migratePostgres(sql, T0)
+        const key = `select-${process.pid}-${Date.now()}`
+        await both.take(`${key}-both`, 5, T0)
+        await pgOnly.take(`${key}-pg`, 5, T0)
+        expect(Number(await raw.send('EXISTS', [`vigil:rl:${key}-both`]))).toBe(1)
+        const rows = await sql`SELECT key FROM rate_limit_buckets ORDER BY key`
+        expect(rows.map((r: { key: string }) => r.key)).toEqual([`${key}-pg`])
+      } finally {
+        await both.close?.()
+        await pgOnly.close?.()
+        raw.close()
+        await sql.close()
+        await db.drop()
+      }
+    },
+    30_000,
+  )
 })
