@@ -45,13 +45,16 @@ export function withLocalFallback(d: FallbackDeps): RateLimiter {
 
   return {
     take(key, limit, now) {
+      // only a take sent while the store was down may say it is back: one sent before, answered
+      // in time while others of the same burst were not, must not flap the state (and the log)
+      const probe = down
       if (down) {
         if (now < nextProbe) return local(key, limit, now)
         nextProbe = now + retryMs
       }
       return within(d.shared.take(key, limit, now), boundMs, d.timers).then(
         (result) => {
-          if (down) {
+          if (probe && down) {
             down = false
             d.logger.info('rate limit store answers again: the limit is counted across hubs again', { store: d.store, down_ms: now - downSince })
           }

@@ -97,6 +97,18 @@ describe('a shared limiter that is down or slow never fails a request', () => {
     expect(h.fallbacks()).toBe(4)
   })
 
+  test('in a burst where one take fails and another is answered in time, the store stays down until a later take finds it back: one line each way', async () => {
+    const h = harness()
+    const first = h.limiter.take('c:1', 5, T0)
+    const second = h.limiter.take('c:2', 5, T0)
+    h.s.fail('refused')
+    expect(await first).toMatchObject({ allowed: true, remaining: 4 })
+    h.s.answer() // sent before the store went down: its answer says nothing of the store now
+    expect(await second).toMatchObject({ allowed: true, remaining: 4 })
+    expect(h.log.lines.map((l) => l.level)).toEqual(['warn'])
+    expect(h.limiter.take('c:3', 5, T0 + 10)).not.toBeInstanceOf(Promise) // still counting locally
+  })
+
   test('a store that does not answer within the bound: the take is answered locally when the bound passes', async () => {
     const h = harness()
     const p = h.limiter.take('c:1', 5, T0)
