@@ -23,7 +23,7 @@ const json = { 'content-type': 'application/json' }
 const LIMIT = 10
 const METRICS_TOKEN = 'metrics-token-for-the-rate-limit-test-0123456789'
 
-async function hub(cwd: string, redisUrl: string) {
+async function hub(cwd: string, redisUrl: string, extra: Record<string, string> = {}) {
   const h = await startBinary({
     cwd,
     env: {
@@ -34,6 +34,7 @@ async function hub(cwd: string, redisUrl: string) {
       VIGIL_RATE_LIMIT_ANONYMOUS: '10000000',
       VIGIL_RATE_LIMIT_DELAY_MS: '0',
       VIGIL_METRICS_TOKEN: METRICS_TOKEN,
+      ...extra,
     },
   })
   procs.push(h.proc)
@@ -104,6 +105,35 @@ describe('the rate limit in Redis, through dist/vigil', () => {
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limited')
       expect(h.log()).toContain('"msg":"rate limit shared across hubs"')
       expect(h.log()).not.toContain('rate limit store unreachable')
+    },
+    60_000,
+  )
+})
+
+describe('two hubs on one Redis', () => {
+  test.skipIf(!redis.url)(
+    `requests alternating between two dist/vigil hubs count against one budget per address ${redis.skipReason}`,
+    async () => {
+      // two hubs as behind a proxy on this machine: the caller's address is its X-Forwarded-For,
+      // one of this run's own, so no bucket of another run or test is in the way
+      const proxied = { VIGIL_TRUST_PROXY: 'true', VIGIL_RATE_LIMIT_ANONYMOUS: '20' }
+      const [a, b] = [await hub(tempDir('vigil-ratelimit-a-'), redis.url!, proxied), await hub(tempDir('vigil-ratelimit-b-'), redis.url!, proxied)]
+      const byte = () => 1 + Math.floor(Math.random() * 254)
+      const caller = { 'x-forwarded-for': `10.${byte()}.${byte()}.${byte()}` }
+      const statuses: { hub: 'a' | 'b'; status: number }[] = []
+      for (let i = 0; i < 24; i++) {
+        const h = i % 2 ? b : a
+        const res = await fetch(`${h.base}/health`, { headers: caller })
+        await res.arrayBuffer()
+        statuses.push({ hub: i % 2 ? 'b' : 'a', status: res.status })
+      }
+      // each hub saw 12 requests, under the 20 a minute it would allow by itself; together they
+      // spent the budget of 20 (a 21st only if a token came back while they ran: one every 3 s)
+      const ok = statuses.filter((s) => s.status === 200).length
+      expect(ok).toBeGreaterThanOrEqual(20)
+      expect(ok).toBeLessThanOrEqual(21)
+      expect(statuses.slice(0, 20).every((s) => s.status === 200)).toBe(true)
+      expect(new Set(statuses.filter((s) => s.status === 429).map((s) => s.hub))).toEqual(new Set(['a', 'b']))
     },
     60_000,
   )
