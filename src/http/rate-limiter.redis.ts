@@ -48,8 +48,9 @@ export interface RedisRateLimiterOptions {
 
 /**
  * The rate limit in Redis (or Valkey), shared by every hub pointed at it: `take` is one EVALSHA
- * round trip. Commands are never queued while the connection is down: they fail at once, and
- * the caller (rate-limiter.fallback.ts) counts locally until Redis answers again.
+ * round trip. Commands are never queued while the connection is down: a take fails at once, or
+ * after waiting `sendWithinMs` at most for a connection under way, and the caller
+ * (rate-limiter.fallback.ts) counts locally until Redis answers again.
  */
 export function redisRateLimiter(url: string, opts: RedisRateLimiterOptions = {}): RateLimiter {
   const client = new RedisClient(url, {
