@@ -48,6 +48,8 @@
  * the full run (its window alone is minutes).
  * `--ingest-real-only [--before <executable>]` runs ingest with the real sample over 200 devices beside the group-commit
  * baseline (scripts/bench/run-ingest-real.ts); not part of the full run.
+ * `--ratelimit-only` runs the shared rate limit's figures (scripts/bench/run-ratelimit.ts: a take in memory, Redis and
+ * PostgreSQL, and ingest with the Redis limiter beside the memory one); not part of the full run.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--browser-only` runs the portal's figures in chromium (scripts/bench/browser.ts: a dashboard of 200
  * devices to first content and to its cards, a 30-day device page from its data to every chart drawn).
@@ -171,6 +173,7 @@ try {
   else if (args.has('--containers-only')) await containersOnly()
   else if (args.has('--ingest-real-only')) await (await import('./bench/run-ingest-real')).ingestRealOnly()
   else if (args.has('--rss-only')) await rssOnly()
+  else if (args.has('--ratelimit-only')) await (await import('./bench/run-ratelimit')).ratelimitOnly()
   else if (args.has('--checks-only')) await (await import('./bench/run-checks')).checksOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {

@@ -33,10 +33,7 @@ async function embed(journalDir: string, out: string, fromOut: string) {
 await embed('migrations', 'src/db/migrations.gen.ts', '../../migrations')
 await embed('migrations-pg', 'src/db/pg/migrations.gen.ts', '../../../migrations-pg')
 // the house formatter's layout, so that a regenerated file passes `bun run lint` as written
-Bun.spawnSync(
-  [join(root, 'node_modules/.bin/biome'), 'format', '--write', 'src/db/migrations.gen.ts', 'src/db/pg/migrations.gen.ts', 'src/db/pg/twins.table.ts'],
-  {
-    cwd: root,
-    stdout: 'ignore',
-  },
-)
+Bun.spawnSync([join(root, 'node_modules/.bin/biome'), 'format', '--write', 'src/db/pg/migrations.gen.ts', 'src/db/pg/twins.table.ts'], {
+  cwd: root,
+  stdout: 'ignore',
+})

@@ -8,7 +8,8 @@ import { openapiDocs } from './http/openapi'
 import { pages } from './http/pages'
 import { portal } from './http/portal'
 import { downloads, IS_COMPILED } from './http/downloads'
-import { memoryRateLimiter } from './http/rate-limiter'
+import { selectRateLimiter } from './http/rate-limiter.select'
+import { systemTimers } from './lib/timers'
 import { requestPipeline } from './http/pipeline'
 import { directRoutes } from './http/direct-routes'
 import { billingRoutes } from './modules/billing/billing.routes'
@@ -44,11 +45,21 @@ export function createApp(deps: AppDeps) {
   const { registry } = modules.observability
   // latency on the monotonic clock: the injected clock is wall time (and stands still in tests)
   const observer = { now: () => performance.now() / 1000, request: registry.request, rateLimited: registry.rateLimited }
+  // the hub does not serve from PostgreSQL yet: `databaseUrl` is VIGIL_DATABASE_URL once it does
+  const limiter =
+    deps.limiter ??
+    selectRateLimiter({
+      redisUrl: ctx.config.redisUrl,
+      databaseUrl: null,
+      logger: ctx.logger,
+      timers: deps.timers ?? systemTimers,
+      onFallback: registry.rateLimitFallback,
+    })
   const pipeline = requestPipeline({
     config: ctx.config,
     clock: ctx.clock,
     logger: ctx.logger,
-    limiter: deps.limiter ?? memoryRateLimiter(),
+    limiter,
     auth: ctx.auth,
     storage: ctx.db.health,
     observer,

@@ -3,6 +3,7 @@ import type { LogFormat, LogLevel } from './lib/logger'
 import { parseCidr, type Cidr } from './lib/cidr'
 import { storageSettings, type StorageSettings } from './modules/storage/storage.config'
 import { databaseSettings, type DatabaseSettings } from './lib/database-url'
+import { redisUrlSetting } from './http/rate-limiter.config'
 
 /**
  * A bad option, environment variable or argument: one line on stderr and exit 2. Named, so
@@ -34,6 +35,8 @@ export interface Config {
   rateLimits: { free: number; pro: number; enterprise: number; anonymous: number }
   /** how long a refusal for the rate limit is held before it is sent (at most the wait it announces) */
   rateLimitDelayMs: number
+  /** VIGIL_REDIS_URL: the rate limit's buckets in Redis or Valkey, shared by every hub pointed at it; null: not used */
+  redisUrl: string | null
   maxBodyBytes: number
   tlsCert: string | null
   tlsKey: string | null
@@ -193,6 +196,9 @@ export function loadConfig(env: Env, flagArgs: string[] = []): Config {
       anonymous: int('VIGIL_RATE_LIMIT_ANONYMOUS', e.VIGIL_RATE_LIMIT_ANONYMOUS, 60, 1, 10_000_000),
     },
     rateLimitDelayMs: int('VIGIL_RATE_LIMIT_DELAY_MS', e.VIGIL_RATE_LIMIT_DELAY_MS, 1000, 0, 60_000),
+    redisUrl: redisUrlSetting(e.VIGIL_REDIS_URL, (message) => {
+      throw new ConfigError(message)
+    }),
     maxBodyBytes: int('VIGIL_MAX_BODY_BYTES', e.VIGIL_MAX_BODY_BYTES, 1024 * 1024, 1024, 1024 * 1024 * 1024),
     tlsCert,
     tlsKey,

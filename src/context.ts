@@ -47,6 +47,8 @@ export interface AppDeps {
   channelApiBase?: RenderEnv['apiBase']
   /** what status pages read of checks; default: the checks module (tests pass a fake) */
   statusChecks?: import('./modules/status-pages/status-pages.ports').StatusChecksPort
+  /** the other hubs on the same PostgreSQL (src/db/pg/notify.ts): shared events and session revocations; none with one hub */
+  peers?: import('./lib/peer-link').PeerLink
 }
 
 /** The dependencies every module receives, built once by createApp. */

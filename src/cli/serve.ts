@@ -3,7 +3,7 @@ import { isLoopbackHost, listenerExposed, proxyTrustWarning, siteUrlWarning, typ
 import { systemClock } from '../lib/clock'
 import { createLogger, type Logger } from '../lib/logger'
 import { systemTimers, type Timers } from '../lib/timers'
-import { startScheduler } from '../jobs/scheduler'
+import { localJobClaims, startScheduler, systemWallTime } from '../jobs/scheduler'
 import { VERSION } from '../version'
 import { newSetupToken, setupPending } from '../modules/users/users.signup'
 import { dataDirSecret } from '../db/data-dir'
@@ -71,7 +71,8 @@ export async function serve(config: Config): Promise<void> {
       lock.release()
     },
   )
-  const scheduler = startScheduler(jobs, logger)
+  // one hub on SQLite: every scheduled run is this hub's (src/jobs/claims.ts)
+  const scheduler = startScheduler(jobs, logger, systemWallTime, localJobClaims)
   // samples an hour old (and all of a database from an earlier release) start to move into their long-lived form now
   void scheduler.trigger('metrics.seal')
   // notification deliveries a previous run left queued go out now

@@ -68,7 +68,12 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[], lookups: Pick<L
     logger,
     passwords: passwords(deps.passwordCost ?? DEFAULT_PASSWORD_COST),
     tenancy: tenancyOf(clients),
-    tokens: accessTokens(deps.jwtSecret, clock, (userId) => currentRole({ store: usersStore }, userId), sessionRevocations(sessions, clock)),
+    tokens: accessTokens(
+      deps.jwtSecret,
+      clock,
+      (userId) => currentRole({ store: usersStore }, userId),
+      sessionRevocations(sessions, clock, undefined, deps.peers),
+    ),
     refreshTtlSeconds: config.refreshTtlSeconds,
     throttle: { account: loginThrottle(clock, ACCOUNT_POLICY), address: loginThrottle(clock, ADDRESS_POLICY) },
     signup: { policy: signupPolicyOf(config.instance), setupToken: deps.setupToken ?? null, exposed: listenerExposed(config) },

@@ -57,7 +57,7 @@ export function compose(deps: AppDeps) {
   // each group takes what the groups before it provide; none reaches back. What a group tells
   // later ones goes through the bus or a hook, both made first: every port is filled when its
   // group is built
-  const events = createEventBus({ clock: deps.clock })
+  const events = createEventBus({ clock: deps.clock, peers: deps.peers })
   const hooks = createHooks()
   const lookups = createLookups()
   const identity = wireIdentity(deps, plans, lookups)
@@ -143,11 +143,13 @@ function jobList(
     // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices
     { name: 'alerts.evaluate', cron: '*/15 * * * * *', run: () => modules.alertsTick() },
     { name: 'ai.recommendations', cron: '0 * * * * *', run: () => runDueGenerations(modules.ai).then(() => undefined) },
-    { name: 'ai.hub-alive', cron: '30 * * * * *', run: () => modules.ai.hubRuns?.beat() },
+    // each hub's own heartbeat record
+    { name: 'ai.hub-alive', cron: '30 * * * * *', everyHub: true, run: () => modules.ai.hubRuns?.beat() },
     { name: 'billing.prune-events', cron: '0 17 3 * * *', run: () => pruneBillingEvents(modules.billing) },
     { name: 'users.purge-refresh-tokens', cron: '0 17 3 * * *', run: async () => void (await purgeOldRefreshTokens(modules.users)) },
-    // each device's status against its own interval; a change goes out on the live stream
-    { name: 'devices.status', cron: '*/15 * * * * *', run: () => modules.presence.sweep() },
+    // each device's status against its own interval; a change goes out on the live stream. Every hub
+    // runs it: presence is kept in each hub's memory, from the samples it stores and hears of
+    { name: 'devices.status', cron: '*/15 * * * * *', everyHub: true, run: () => modules.presence.sweep() },
     { name: 'health.integrity-check', cron: '0 23 * * * *', run: () => integrityCheck(modules.health) },
     ...webhookJobs(modules),
     ...checkJobs(modules),

@@ -57,6 +57,14 @@ export function wireLive(
     events.publish(s.clientId, 'sample', { device_id: s.deviceId, kind: s.kind, recorded_at: toIso(s.ts), values: hotValues(s.kind, s.values) })
   })
 
+  // samples and devices another hub stored: this hub's statuses follow them as they follow its own
+  events.subscribePeers((clientId, type, data) => {
+    const d = (data ?? {}) as { device_id?: unknown; device?: { device_id?: unknown } }
+    if (type === 'sample' && typeof d.device_id === 'string') presence.seen(clientId, d.device_id)
+    else if (type === 'device.registered' && typeof d.device?.device_id === 'string') presence.registered(clientId, d.device.device_id)
+    else if (type === 'device.deleted' && typeof d.device_id === 'string') presence.deleted(d.device_id)
+  })
+
   const live: LiveDeps = {
     events,
     clock,

@@ -117,7 +117,10 @@ export function requestPipeline(deps: PipelineDeps) {
     const [bucketKey, limit] = p
       ? [`c:${p.clientId}`, auth.rateLimitFor(p.clientId)] // the plan's budget belongs to the tenant, not to each credential
       : [`ip:${state.ip}`, config.rateLimits.anonymous]
-    const r = limiter.take(bucketKey, limit, clock.now())
+    // a shared store answers with a promise; the memory limiter at once, and awaiting a plain
+    // value would still cost the ingest path a turn of the microtask queue per request
+    const taken = limiter.take(bucketKey, limit, clock.now())
+    const r = taken instanceof Promise ? await taken : taken
     headers['x-ratelimit-limit'] = String(r.limit)
     headers['x-ratelimit-remaining'] = String(r.remaining)
     headers['x-ratelimit-reset'] = String(Math.ceil(r.resetAt / 1000))

@@ -1,5 +1,7 @@
 import type { Clock } from './clock'
 import { toIso } from './clock'
+import { BUS_TOPIC, isShared } from './event-bus.shared'
+import type { PeerLink } from './peer-link'
 
 /**
  * One event of a client's live stream: a new sample, a device's status change, an alert.
@@ -17,6 +19,10 @@ export interface BusEvent<T = unknown> {
 }
 
 export type BusListener = (event: BusEvent) => void
+/** the client's stream started anew (a new epoch at `point`): what the reader shows may lack events, and must be reloaded */
+export type BusRestart = (point: StreamPoint) => void
+/** an event heard from another hub, before this hub keeps it */
+export type PeerListener = (clientId: string, type: string, data: unknown) => void
 
 /** Where a client's stream stands: the newest seq within the current epoch. */
 export interface StreamPoint {
@@ -29,8 +35,11 @@ export interface StreamPoint {
 export interface EventBus {
   /** Tells the client's subscribers now (synchronously) and keeps the event for resuming readers. */
   publish<T>(clientId: string, type: string, data: T): BusEvent<T>
-  /** Called for each of the client's events until the returned function is called. */
-  subscribe(clientId: string, listener: BusListener): () => void
+  /**
+   * Called for each of the client's events until the returned function is called; `restarted`
+   * when the client's stream starts anew while subscribed (this hub missed other hubs' events).
+   */
+  subscribe(clientId: string, listener: BusListener, restarted?: BusRestart): () => void
   /**
    * The client's kept events after `seq` of `epoch`, oldest first; null when that point cannot be
    * resumed from: another epoch, a seq this epoch never reached, or events after it already dropped
@@ -38,10 +47,17 @@ export interface EventBus {
    */
   since(clientId: string, epoch: string, seq: number): BusEvent[] | null
   /**
-   * Called for every client's events until the returned function is called (outbound webhooks:
-   * a listener that must be durable writes the event to its own table before returning).
+   * Called for every client's events published on this hub until the returned function is called
+   * (outbound webhooks: a listener that must be durable writes the event to its own table before
+   * returning). Events heard from other hubs are not told here: their own hub told its listeners.
    */
   subscribeAll(listener: BusListener): () => void
+  /**
+   * Called for every event heard from another hub, until the returned function is called: before
+   * it is kept and told to the client's listeners, as a hub's own hooks run before it publishes
+   * (what the listener publishes then comes first, in the order the publishing hub had it).
+   */
+  subscribePeers(listener: PeerListener): () => void
   /** where the client's stream stands: where a reader stands once it has caught up */
   position(clientId: string): StreamPoint
   /** how many listeners are subscribed, over all clients */
@@ -60,6 +76,11 @@ export interface EventBusOptions {
   idleMs?: number
   /** all clients' kept events together; past it, the rings nobody listens to go first, least recently used */
   totalBytes?: number
+  /**
+   * the other hubs (several on one PostgreSQL): the events event-bus.shared.ts lists are sent to
+   * them, and theirs are kept and told here as if published here, but not sent back
+   */
+  peers?: PeerLink
 }
 
 export const KEEP_EVENTS = 500
@@ -87,7 +108,8 @@ interface Ring {
   bytes: number
   /** the seq of the newest event let go (0: none) */
   dropped: number
-  listeners: Set<BusListener>
+  /** each listener, with what to call when the stream starts anew */
+  listeners: Map<BusListener, BusRestart | undefined>
   lastUsed: number
 }
 
@@ -117,10 +139,18 @@ const newEpoch = () => crypto.randomUUID().replaceAll('-', '').slice(0, 12)
  * over any number of clients: each keeps at most `keep` events and `keepBytes`, a client idle
  * (no listener, nothing new) for `idleMs` is let go, and all together stay under `totalBytes`.
  */
-export function createEventBus({ clock, keep = KEEP_EVENTS, keepBytes = KEEP_BYTES, idleMs = IDLE_MS, totalBytes = TOTAL_BYTES }: EventBusOptions): EventBus {
+export function createEventBus({
+  clock,
+  keep = KEEP_EVENTS,
+  keepBytes = KEEP_BYTES,
+  idleMs = IDLE_MS,
+  totalBytes = TOTAL_BYTES,
+  peers,
+}: EventBusOptions): EventBus {
   /** in order of last use, least recent first (a use moves a ring to the end) */
   const rings = new Map<string, Ring>()
   const everyClient = new Set<BusListener>()
+  const fromPeers = new Set<PeerListener>()
   let count = 0
   let bytes = 0
   let events = 0
@@ -139,7 +169,16 @@ export function createEventBus({ clock, keep = KEEP_EVENTS, keepBytes = KEEP_BYT
   }
 
   function ringOf(clientId: string): Ring {
-    const ring = rings.get(clientId) ?? { epoch: newEpoch(), seq: 0, events: [], head: 0, bytes: 0, dropped: 0, listeners: new Set<BusListener>(), lastUsed: 0 }
+    const ring = rings.get(clientId) ?? {
+      epoch: newEpoch(),
+      seq: 0,
+      events: [],
+      head: 0,
+      bytes: 0,
+      dropped: 0,
+      listeners: new Map<BusListener, BusRestart | undefined>(),
+      lastUsed: 0,
+    }
     touch(clientId, ring)
     return ring
   }
@@ -174,28 +213,78 @@ export function createEventBus({ clock, keep = KEEP_EVENTS, keepBytes = KEEP_BYT
     }
   }
 
+  /**
+   * A new epoch for the client's stream, its kept events let go: a reader cannot resume from a
+   * point before it (events are missing there), and each listener is told to reload.
+   */
+  function restart(ring: Ring) {
+    while (ring.events.length - ring.head > 0) dropOldest(ring)
+    ring.events = []
+    ring.head = 0
+    ring.dropped = ring.seq
+    ring.epoch = newEpoch()
+    const point = { epoch: ring.epoch, seq: ring.seq }
+    for (const restarted of ring.listeners.values()) {
+      try {
+        restarted?.(point)
+      } catch {
+        // as for tell: one faulty reader must not stop the others
+      }
+    }
+  }
+
+  /** keeps the event in the client's ring and tells its listeners; `local`: published on this hub */
+  function emit<T>(clientId: string, type: string, data: T, json: string, timestamp: string, local: boolean): BusEvent<T> {
+    const now = clock.now()
+    const ring = ringOf(clientId)
+    const event: BusEvent<T> = { seq: ++ring.seq, client_id: clientId, type, timestamp, data, json }
+    const size = json.length + type.length + EVENT_OVERHEAD
+    ring.events.push({ seq: event.seq, type, timestamp: event.timestamp, json, bytes: size })
+    ring.bytes += size
+    bytes += size
+    events++
+    while (ring.events.length - ring.head > keep || (ring.bytes > keepBytes && ring.events.length - ring.head > 1)) dropOldest(ring)
+    sweep(now, bytes > totalBytes, ring)
+    // still past the total with every ring listened to: this client keeps no more than its share
+    if (bytes > totalBytes) while (ring.bytes > totalBytes / rings.size && ring.events.length - ring.head > 1) dropOldest(ring)
+    if (local) for (const listener of everyClient) tell(listener, event)
+    for (const listener of ring.listeners.keys()) tell(listener, event)
+    return event
+  }
+
+  if (peers) {
+    peers.on(BUS_TOPIC, (body, clientId) => {
+      const heard = peerEvent(body)
+      // only what a hub may send: a client's event of a shared type
+      if (!heard || clientId === '' || !isShared(heard.type)) return
+      for (const listener of fromPeers) {
+        try {
+          listener(clientId, heard.type, heard.data)
+        } catch {
+          // as for tell: a faulty listener must not stop the event
+        }
+      }
+      emit(clientId, heard.type, heard.data, heard.json, heard.timestamp, false)
+    })
+    peers.onMissed((clientId) => {
+      if (clientId === null) for (const ring of [...rings.values()]) restart(ring)
+      else {
+        const ring = rings.get(clientId)
+        if (ring) restart(ring)
+      }
+    })
+  }
+
   return {
     publish(clientId, type, data) {
-      const now = clock.now()
-      const ring = ringOf(clientId)
-      const json = toJson(data)
-      const event: BusEvent<typeof data> = { seq: ++ring.seq, client_id: clientId, type, timestamp: toIso(now), data, json }
-      const size = json.length + type.length + EVENT_OVERHEAD
-      ring.events.push({ seq: event.seq, type, timestamp: event.timestamp, json, bytes: size })
-      ring.bytes += size
-      bytes += size
-      events++
-      while (ring.events.length - ring.head > keep || (ring.bytes > keepBytes && ring.events.length - ring.head > 1)) dropOldest(ring)
-      sweep(now, bytes > totalBytes, ring)
-      // still past the total with every ring listened to: this client keeps no more than its share
-      if (bytes > totalBytes) while (ring.bytes > totalBytes / rings.size && ring.events.length - ring.head > 1) dropOldest(ring)
-      for (const listener of everyClient) tell(listener, event)
-      for (const listener of ring.listeners) tell(listener, event)
+      const event = emit(clientId, type, data, toJson(data), toIso(clock.now()), true)
+      // the data's JSON as made once, inside the link's own: the bytes are not written twice
+      if (peers && isShared(type)) peers.send(BUS_TOPIC, clientId, `{"t":${JSON.stringify(type)},"ts":${JSON.stringify(event.timestamp)},"d":${event.json}}`)
       return event
     },
-    subscribe(clientId, listener) {
+    subscribe(clientId, listener, restarted) {
       const ring = ringOf(clientId)
-      ring.listeners.add(listener)
+      ring.listeners.set(listener, restarted)
       count++
       sweep(clock.now(), false)
       return () => {
@@ -211,6 +300,10 @@ export function createEventBus({ clock, keep = KEEP_EVENTS, keepBytes = KEEP_BYT
       return () => {
         if (everyClient.delete(listener)) count--
       }
+    },
+    subscribePeers(listener) {
+      fromPeers.add(listener)
+      return () => void fromPeers.delete(listener)
     },
     since(clientId, epoch, after) {
       const ring = rings.get(clientId)
@@ -232,4 +325,12 @@ export function createEventBus({ clock, keep = KEEP_EVENTS, keepBytes = KEEP_BYT
       return { rings: rings.size, events, bytes }
     },
   }
+}
+
+/** an event as another hub sent it (see publish), or null for anything else */
+function peerEvent(body: unknown): { type: string; timestamp: string; data: unknown; json: string } | null {
+  if (!body || typeof body !== 'object') return null
+  const { t, ts, d } = body as { t?: unknown; ts?: unknown; d?: unknown }
+  if (typeof t !== 'string' || typeof ts !== 'string') return null
+  return { type: t, timestamp: ts, data: d ?? null, json: toJson(d ?? null) }
 }

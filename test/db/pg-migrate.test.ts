@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { SQL } from 'bun'
-import { getTableConfig as pgConfig } from 'drizzle-orm/pg-core'
+import { is } from 'drizzle-orm'
+import { getTableConfig as pgConfig, PgTable } from 'drizzle-orm/pg-core'
 import { getTableConfig as sqliteConfig } from 'drizzle-orm/sqlite-core'
 import { MigrationError } from '../../src/db/migrate'
 import { migratePostgres, migrationStatusPostgres } from '../../src/db/pg/migrate'
@@ -17,6 +18,17 @@ const made: FreshDatabase[] = []
 afterAll(async () => {
   for (const db of made) await db.drop()
 })
+
+/** the tables of src/db/pg/<name>.table.ts beside the twins: coordination between hubs, PostgreSQL only */
+async function pgOnlyTables() {
+  const files = readdirSync(join(root, 'src/db/pg')).filter((f) => f.endsWith('.table.ts') && f !== 'twins.table.ts')
+  const modules = await Promise.all(files.map((f) => import(join(root, 'src/db/pg', f))))
+  return modules.flatMap((m) =>
+    Object.values(m)
+      .filter((v) => is(v, PgTable))
+      .map((t) => pgConfig(t as PgTable).name),
+  )
+}
 
 describe('the PostgreSQL schema comes from the SQLite table files', () => {
   test('every table file is a source of the schema (run `bun run db:generate` if not)', () => {
@@ -59,7 +71,7 @@ describe('PostgreSQL migrations, on a real server', () => {
       expect(await migratePostgres(sql, 1_000)).toEqual(MIGRATIONS.map((m) => m.tag))
       expect(await migratePostgres(sql, 2_000)).toEqual([])
       const tables: { name: string }[] = await sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`
-      expect(tables.map((t) => t.name).sort()).toEqual([...sqliteTables().keys(), '__vigil_migrations'].sort())
+      expect(tables.map((t) => t.name).sort()).toEqual([...sqliteTables().keys(), ...(await pgOnlyTables()), '__vigil_migrations'].sort())
       expect((await migrationStatusPostgres(sql)).every((m) => m.applied && m.appliedAt === 1_000)).toBe(true)
       // an INTEGER PRIMARY KEY numbers its rows as SQLite's does, and a foreign key holds
       await sql`INSERT INTO clients (id, name, created_at, updated_at) VALUES ('c1', 'Acme', 1, 1)`

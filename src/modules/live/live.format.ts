@@ -21,8 +21,11 @@ export function eventFrame(epoch: string, event: BusEvent): Uint8Array {
   return frame
 }
 
-/** Why a stream could not resume where the reader left off. */
-export type ResetReason = 'other_boot' | 'too_old' | 'malformed'
+/**
+ * Why a stream could not resume where the reader left off, or (`missed`) why an open stream
+ * starts anew: the hub missed events other hubs sent while its link to them was down.
+ */
+export type ResetReason = 'other_boot' | 'too_old' | 'malformed' | 'missed'
 
 /**
  * The first event of a resumed stream that cannot replay what the reader missed: it reloads

@@ -105,10 +105,18 @@ export function openStream(deps: LiveDeps, req: StreamRequest): ReadableStream<U
         controller = c
         send(OPENING)
         // the client's stream is kept (not let go as idle) while this reader listens: its epoch holds
-        const { epoch } = deps.events.position(clientId)
-        unsubscribe = deps.events.subscribe(clientId, (e) => {
-          if (wanted(e)) send(eventFrame(epoch, e))
-        })
+        let { epoch } = deps.events.position(clientId)
+        unsubscribe = deps.events.subscribe(
+          clientId,
+          (e) => {
+            if (wanted(e)) send(eventFrame(epoch, e))
+          },
+          // this hub missed other hubs' events: the reader reloads, and goes on from the new point
+          (point) => {
+            epoch = point.epoch
+            send(resetFrame(point.epoch, point.seq, toIso(deps.clock.now()), 'missed'))
+          },
+        )
         if (req.lastEventId !== null) replay(req.lastEventId, epoch)
         schedule()
       },

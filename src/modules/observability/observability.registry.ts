@@ -49,6 +49,7 @@ interface JobSeries {
 export function createRegistry() {
   const routes = new Map<string, Map<string, RouteSeries>>()
   const rateLimited = { client: 0, anonymous: 0 }
+  let rateLimitFallbacks = 0
   const ingested = { hardware: 0, network: 0 }
   const jobs = new Map<string, JobSeries>()
 
@@ -81,6 +82,10 @@ export function createRegistry() {
     rateLimited(bucket: 'client' | 'anonymous') {
       rateLimited[bucket]++
     },
+    /** a take the shared rate-limit store did not answer in time, answered by this hub's own limiter */
+    rateLimitFallback() {
+      rateLimitFallbacks++
+    },
     ingested(kind: 'hardware' | 'network', samples: number) {
       ingested[kind] += samples
     },
@@ -109,6 +114,13 @@ export function createRegistry() {
 
       out.family('vigil_rate_limit_rejections_total', 'counter', 'Requests refused with 429 by the per-client or per-address rate limit')
       for (const b of ['client', 'anonymous'] as const) out.sample('vigil_rate_limit_rejections_total', labelText([['bucket', b]]), rateLimited[b])
+
+      out.family(
+        'vigil_rate_limit_fallbacks_total',
+        'counter',
+        'Rate-limit checks this hub answered alone because the shared store (Redis or PostgreSQL) did not answer in time',
+      )
+      out.sample('vigil_rate_limit_fallbacks_total', '', rateLimitFallbacks)
 
       out.family('vigil_ingest_samples_total', 'counter', 'Metric samples stored from collectors, by kind')
       for (const k of ['hardware', 'network'] as const) out.sample('vigil_ingest_samples_total', labelText([['kind', k]]), ingested[k])
