@@ -51,7 +51,7 @@ export function wireFleet(
     clock,
     logger,
     // cached principals for the hot path
-    verifier: apiKeyVerifier(keysStore, clock),
+    verifier: apiKeyVerifier(keysStore, clock, deps.peers),
     devices: { exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null },
   }
 

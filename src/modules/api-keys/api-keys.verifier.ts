@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock'
 import { sha256Hex } from '../../lib/crypto'
+import type { PeerLink } from '../../lib/peer-link'
 import type { CredentialFailure, KeyPrincipal } from '../../http/principal'
 import { API_KEY_LENGTH, isWellFormedApiKey } from './api-keys.format'
 import type { ApiKeysStore } from './api-keys.store'
@@ -13,6 +14,8 @@ interface CachedKey {
 
 const LAST_USED_EVERY_MS = 60_000
 const MAX_CACHED = 100_000
+/** the hubs' link topic: a key revoked or changed on one hub, which every other hub drops from its cache */
+export const KEY_CHANGED_TOPIC = 'api-key.changed'
 
 export type KeyCheck = KeyPrincipal | CredentialFailure
 
@@ -27,8 +30,15 @@ export interface ApiKeyVerifier {
  * Verifies collector keys on the hot path. Keys are looked up by SHA-256 once and then
  * served from memory; revocation goes through `invalidate`, so it is still immediate.
  * last_used_at is written at most once a minute per key, to keep ingest free of extra writes.
+ * With several hubs (`peers`), an invalidation is sent to the others, which drop the key from
+ * their caches as they hear it; a hub that may have missed some (its link dropped) drops every
+ * cached key, and looks each up again on its next use.
  */
-export function apiKeyVerifier(store: Pick<ApiKeysStore, 'byHash' | 'touch'>, clock: Clock): ApiKeyVerifier {
+export function apiKeyVerifier(
+  store: Pick<ApiKeysStore, 'byHash' | 'touch'>,
+  clock: Clock,
+  peers?: Pick<PeerLink, 'send' | 'on' | 'onMissed'>,
+): ApiKeyVerifier {
   const byHash = new Map<string, CachedKey>()
   const hashById = new Map<string, string>()
   /**
@@ -72,6 +82,22 @@ export function apiKeyVerifier(store: Pick<ApiKeysStore, 'byHash' | 'touch'>, cl
     return check(entry)
   }
 
+  const forget = (keyId: string) => {
+    invalidations++
+    const hash = hashById.get(keyId)
+    if (hash) byHash.delete(hash)
+    hashById.delete(keyId)
+  }
+  peers?.on(KEY_CHANGED_TOPIC, (body) => {
+    const id = (body as { id?: unknown } | null)?.id
+    if (typeof id === 'string' && id.length <= 100) forget(id)
+  })
+  peers?.onMissed(() => {
+    invalidations++
+    byHash.clear()
+    hashById.clear()
+  })
+
   return {
     verify(key) {
       if (key.length !== API_KEY_LENGTH) return invalid('Invalid API key')
@@ -83,10 +109,8 @@ export function apiKeyVerifier(store: Pick<ApiKeysStore, 'byHash' | 'touch'>, cl
       return lookup(hash)
     },
     invalidate(keyId) {
-      invalidations++
-      const hash = hashById.get(keyId)
-      if (hash) byHash.delete(hash)
-      hashById.delete(keyId)
+      forget(keyId)
+      peers?.send(KEY_CHANGED_TOPIC, '', JSON.stringify({ id: keyId }))
     },
   }
 }

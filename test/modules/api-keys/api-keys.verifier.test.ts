@@ -4,6 +4,7 @@ import { sha256Hex } from '../../../src/lib/crypto'
 import { generateApiKey } from '../../../src/modules/api-keys/api-keys.format'
 import type { ApiKeyCredentialRow } from '../../../src/modules/api-keys/api-keys.store'
 import { apiKeyVerifier } from '../../../src/modules/api-keys/api-keys.verifier'
+import { linkedPeers } from '../../helpers/peer-links'
 
 /** a store that counts its lookups: what a request costs is what the verifier asks of it */
 function fakeStore(rows: Record<string, ApiKeyCredentialRow>) {
@@ -76,4 +77,28 @@ test('a row read before a revoke and answered after it is not cached: the next r
   expect(await first).toMatchObject({ kind: 'key' }) // read before the revoke: this request passes
   expect(await verifier.verify(key)).toEqual({ kind: 'invalid', presented: 'key', message: 'This API key has been revoked' })
   expect(asked.length).toBe(2)
+})
+
+test('with several hubs, a key revoked on one is refused by the others on their very next request, and a hub that missed messages looks keys up again', async () => {
+  const { links, miss } = linkedPeers(2)
+  const key = generateApiKey()
+  const rows = { [sha256Hex(key)]: row() }
+  const [storeA, storeB] = [fakeStore(rows), fakeStore(rows)]
+  const a = apiKeyVerifier(storeA, manualClock(), links[0])
+  const b = apiKeyVerifier(storeB, manualClock(), links[1])
+  expect(await a.verify(key)).toMatchObject({ kind: 'key' })
+  expect(await b.verify(key)).toMatchObject({ kind: 'key' })
+  expect(await b.verify(key)).toMatchObject({ kind: 'key' })
+  expect(storeB.asked.length).toBe(1)
+  // revoked through hub A: the row changes in the shared database, A tells B
+  rows[sha256Hex(key)] = row({ is_active: 0 })
+  a.invalidate('key_1')
+  expect(await b.verify(key)).toEqual({ kind: 'invalid', presented: 'key', message: 'This API key has been revoked' })
+  expect(storeB.asked.length).toBe(2)
+  // a hub whose link dropped forgets what it cached
+  rows[sha256Hex(key)] = row()
+  expect(await b.verify(key)).toMatchObject({ kind: 'invalid' })
+  miss(1, null)
+  expect(await b.verify(key)).toMatchObject({ kind: 'key' })
+  expect(storeB.asked.length).toBe(3)
 })
