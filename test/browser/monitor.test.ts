@@ -275,8 +275,13 @@ describeBrowser('portal: monitoring', () => {
     await page.getByRole('button', { name: '6h' }).click()
     await page.waitForURL((u) => u.searchParams.get('range') === '6h')
     const over = page.locator('figure.vg-chart').filter({ hasText: 'CPU usage' }).locator('.u-over')
-    await over.waitFor()
-    const box = (await over.boundingBox())!
+    // the chart is drawn again once the 6 hours' series arrives: take its box once it stays on the page
+    let box = await over.boundingBox()
+    for (let tries = 0; !box && tries < 100; tries++) {
+      await over.waitFor()
+      box = await over.boundingBox()
+    }
+    if (!box) throw new Error('the CPU chart never stayed on the page')
     // the last ~10 minutes of the 6 hours: where this test's samples are
     await page.mouse.move(box.x + box.width * 0.97, box.y + box.height / 2)
     await page.mouse.down()
