@@ -8,12 +8,16 @@
  * window. Prints per agent its median RSS and, at the window's end, its resident memory per
  * mapping (agent-memory-map.ts): the executable's native code, read-only data, Bun's built-in
  * JavaScript, our embedded JavaScript and bytecode, its own (anonymous) memory and the libraries.
+ * `--https-hub`: the hub serves HTTPS (a self-signed certificate each agent has pinned, as
+ * `vigil agent enrol --pin` keeps it), so the agents report over TLS as most do.
  */
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
 import { AGENT_RUNTIME_ENV } from '../../src/agent/agent.install'
+import { HUB_CERT_FILE } from '../../src/agent/agent.tls'
+import { selfSignedCert } from '../../test/helpers/check-servers'
 import { checkMix, operator, startTargets } from './agent-checks'
 import { memoryMap } from './agent-memory-map'
 import { freePort, median, memoryMb, stop, waitReady } from './proc'
@@ -51,12 +55,20 @@ export interface Variant {
 }
 
 /** Runs the variants' agents side by side; returns the table's lines. */
-export async function agentsSideBySide(variants: Variant[], windowS: number): Promise<string[]> {
+export async function agentsSideBySide(variants: Variant[], windowS: number, opts: { httpsHub?: boolean } = {}): Promise<string[]> {
   const tmp = mkdtempSync(join(tmpdir(), 'vigil-agent-mem-'))
   const port = freePort()
-  const base = `http://127.0.0.1:${port}`
+  const base = `${opts.httpsHub ? 'https' : 'http'}://127.0.0.1:${port}`
+  const cert = opts.httpsHub ? selfSignedCert(30) : null
+  if (cert) {
+    writeFileSync(join(tmp, 'hub.pem'), cert.cert)
+    writeFileSync(join(tmp, 'hub.key'), cert.key)
+    // this script's own calls to the hub (accounts, checks); the agents verify it against their pin
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
+  }
   const hub = Bun.spawn([join(root, 'dist/vigil'), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', join(tmp, 'hub')], {
     env: {
+      ...(cert ? { VIGIL_TLS_CERT: join(tmp, 'hub.pem'), VIGIL_TLS_KEY: join(tmp, 'hub.key') } : {}),
       PATH: process.env.PATH ?? '',
       VIGIL_MODE: 'service',
       VIGIL_LOG_LEVEL: 'warn',
@@ -95,6 +107,10 @@ export async function agentsSideBySide(variants: Variant[], windowS: number): Pr
       const op = await operator(base, `agent-${i}@example.test`)
       const dir = join(tmp, `agent-${i}`)
       const device = await op.device(dir)
+      if (cert) {
+        mkdirSync(dir, { recursive: true })
+        writeFileSync(join(dir, HUB_CERT_FILE), cert.cert)
+      }
       if (pick) {
         const mix = checkMix(targets.ports, 10, device)
         const one = mix.filter(pick)
@@ -125,7 +141,7 @@ export async function agentsSideBySide(variants: Variant[], windowS: number): Pr
       .filter((k) => maps.some((m) => (m[k] ?? 0) >= 100))
       .sort((a, b) => (maps[0]![b] ?? 0) - (maps[0]![a] ?? 0))
     return [
-      `agents at 10 s, 50 checks each at 10 s; ${windowS} s window; load average ${loadavg()
+      `agents at 10 s reporting to a hub over ${opts.httpsHub ? 'HTTPS' : 'plain HTTP'}, 50 checks each at 10 s; ${windowS} s window; load average ${loadavg()
         .map((l) => l.toFixed(2))
         .join(', ')}`,
       '',
@@ -146,5 +162,5 @@ if (import.meta.main) {
   const variants: Variant[] = []
   for (const [binName, bin] of Object.entries(bins))
     for (const kind of Object.keys(KINDS)) if (!only || only.includes(kind)) variants.push({ name: `${binName} ${kind}`, bin, kind })
-  console.log((await agentsSideBySide(variants, WINDOW_S)).join('\n'))
+  console.log((await agentsSideBySide(variants, WINDOW_S, { httpsHub: process.argv.includes('--https-hub') })).join('\n'))
 }
