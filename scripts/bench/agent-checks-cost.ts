@@ -6,7 +6,7 @@
  * counted (its CPU is the footprint's "child processes").
  */
 import type { CheckKind, CheckSettings } from '../../src/modules/checks/checks.model'
-import { directProbeDeps } from '../../src/modules/checks/checks.outbound'
+import { directProbeDeps } from '../../src/modules/checks/probes/probe.direct'
 import { runProbe } from '../../src/modules/checks/probes/probe.run'
 import { checkMix, startTargets } from './agent-checks'
 

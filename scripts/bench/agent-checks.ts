@@ -6,9 +6,10 @@
  * the agent fetches it from GET /v1/agent/checks. The mix: 15 HTTP and 5 HTTPS requests,
  * 10 TCP connections, 8 DNS queries to a tiny local DNS server, 7 TLS handshakes and 5 pings of
  * 127.0.0.1 (iputils-ping, one child process each), all against targets in a process of their
- * own (agent-check-targets.ts).
+ * own (agent-check-targets.ts). With VIGIL_BENCH_BEFORE naming another executable (main's
+ * dist/vigil), three more agents run from it in the same window, for a side-by-side comparison.
  */
-import { readFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { fingerprintOf } from '../../src/agent/agent.device'
@@ -130,7 +131,9 @@ export async function checksCase(opts: {
   base: string
   tmp: string
   windowS: number
-  startAgent: (key: string, stateDir: string) => Subprocess
+  startAgent: (key: string, stateDir: string, bin?: string) => Subprocess
+  /** another executable whose three agents run beside these in the same window (VIGIL_BENCH_BEFORE) */
+  before?: string
   footprint: Footprint
   stop: (p: Subprocess) => Promise<void>
   log: (msg: string) => void
@@ -139,22 +142,32 @@ export async function checksCase(opts: {
   const agents: Subprocess[] = []
   try {
     // an account each: on one machine the three agents share its fingerprint (/etc/machine-id)
-    const sides = []
-    for (const [name, interval] of [
-      ['none', 0],
-      ['at 60 s', 60],
-      ['at 10 s', 10],
-    ] as const) {
-      const op = await operator(opts.base, `checks-${interval}@example.test`)
-      const dir = join(opts.tmp, `agent-checks-${interval}`)
-      const device = await op.device(dir)
-      if (interval) await op.addChecks(checkMix(targets.ports, interval, device))
-      sides.push({ name, interval, dir, device, op })
+    // the executable to compare with, copied afresh as dist/vigil was just built: both wholly in
+    // the page cache alike (one read back from disk maps fewer of its pages around each touched)
+    const before = opts.before ? join(opts.tmp, 'vigil-before') : null
+    if (before) {
+      copyFileSync(opts.before!, before)
+      chmodSync(before, 0o755)
     }
-    for (const s of sides) agents.push(opts.startAgent(s.op.key, s.dir))
+    const sides = []
+    for (const bin of before ? [undefined, before] : [undefined]) {
+      for (const [name, interval] of [
+        ['none', 0],
+        ['at 60 s', 60],
+        ['at 10 s', 10],
+      ] as const) {
+        const tag = `${bin ? 'before-' : ''}${interval}`
+        const op = await operator(opts.base, `checks-${tag}@example.test`)
+        const dir = join(opts.tmp, `agent-checks-${tag}`)
+        const device = await op.device(dir)
+        if (interval) await op.addChecks(checkMix(targets.ports, interval, device))
+        sides.push({ name: bin ? `before, ${name}` : name, interval, dir, device, op, bin })
+      }
+    }
+    for (const s of sides) agents.push(opts.startAgent(s.op.key, s.dir, s.bin))
     // the first runs are spread over the interval: past a whole 60 s one, every check has run
     opts.log(
-      `checks: ${opts.windowS} s of three agents at 10 s side by side: none, ${CHECKS_PER_AGENT} checks at 60 s, ${CHECKS_PER_AGENT} at 10 s (after 75 s of warm-up)`,
+      `checks: ${opts.windowS} s of ${sides.length} agents at 10 s side by side: none, ${CHECKS_PER_AGENT} checks at 60 s, ${CHECKS_PER_AGENT} at 10 s${before ? `, from this tree's executable and from ${opts.before}` : ''} (after 75 s of warm-up)`,
     )
     await Bun.sleep(75_000)
     const children0 = agents.map((a) => childCpuMs(a.pid))
@@ -164,10 +177,13 @@ export async function checksCase(opts: {
     for (const [i, s] of sides.entries()) {
       const f = fp[s.name]!
       const got = s.interval ? await s.op.attempts(s.device) : null
+      const at = s.interval ? `${s.interval} s` : ''
       rows.push([
-        s.interval
-          ? `agent at 10 s with ${CHECKS_PER_AGENT} checks ${s.name} (${opts.windowS} s window)`
-          : `agent at 10 s without checks, beside them (${opts.windowS} s window)`,
+        `${s.bin ? 'before: ' : ''}${
+          s.interval
+            ? `agent at 10 s with ${CHECKS_PER_AGENT} checks at ${at} (${opts.windowS} s window)`
+            : `agent at 10 s without checks, beside them (${opts.windowS} s window)`
+        }`,
         `RSS ${round(f.rssMedian)} MB, CPU ${round(f.cpuPercent, 2)} % of a core`,
         `max RSS ${round(f.rssMax)} MB, its own (anonymous) memory ${round(f.anonMedian)} MB` +
           (got

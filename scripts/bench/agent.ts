@@ -74,10 +74,10 @@ async function startHub(dataDir: string) {
  * `asUnit`: with the installed unit's options (its log level, updates checked); else quiet and
  * without update checks, for the replay.
  */
-function startAgent(base: string, key: string, stateDir: string, interval: number, asUnit = false, env: Record<string, string> = {}) {
+function startAgent(base: string, key: string, stateDir: string, interval: number, asUnit = false, env: Record<string, string> = {}, bin = BIN) {
   return Bun.spawn(
     [
-      BIN,
+      bin,
       'agent',
       '--hub',
       base,
@@ -314,7 +314,8 @@ async function main() {
         base: hub.base,
         tmp,
         windowS: CHECKS_WINDOW_S,
-        startAgent: (key, dir) => startAgent(hub.base, key, dir, 10, true),
+        startAgent: (key, dir, bin) => startAgent(hub.base, key, dir, 10, true, {}, bin),
+        before: process.env.VIGIL_BENCH_BEFORE,
         footprint,
         stop,
         log,

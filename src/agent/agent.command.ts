@@ -97,14 +97,16 @@ export async function agentCommand(
   })
   if (updates.rolledBack) return UPDATE_RESTART_CODE
   await importSqliteQueue(config.stateDir, { clock: systemClock, log })
+  // one for both: with a pinned hub, its certificate read and its TLS options made once
+  const toHub = hubFetch(config.stateDir)
   const agent = startAgent(
     { hub: config.hub!, key: config.key!, intervalMs: config.intervalMs, stateDir: config.stateDir },
-    { sampler, clock: systemClock, timers: systemTimers, fetch: hubFetch(config.stateDir), log, checkResults: () => checks.drain() },
+    { sampler, clock: systemClock, timers: systemTimers, fetch: toHub, log, checkResults: () => checks.drain() },
   )
   // the service checks the hub assigns to this device
   const checks = startCheckRunner(
     { hub: config.hub!, key: config.key! },
-    { clock: systemClock, timers: systemTimers, fetch: hubFetch(config.stateDir), log, deviceId: agent.deviceId },
+    { clock: systemClock, timers: systemTimers, fetch: toHub, log, deviceId: agent.deviceId },
   )
   log.info('agent: started', { hub: config.hub, interval_s: config.intervalMs / 1000, state_dir: config.stateDir })
   // the loop's timers are unref'd; this one holds the process until a signal

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { firstCertificate, PIN_FORMAT, publicKeyPin } from '../lib/tls-pin'
+import { pinOfDer, pinOfPem } from './agent.pin'
 import type { Fetch } from './agent.sender'
 
 /** The hub's self-signed certificate, kept by `vigil agent enrol --pin` once it matched the pin. */
@@ -9,8 +10,7 @@ export const HUB_CERT_FILE = 'hub.pem'
 export class PinError extends Error {}
 
 // the peer's DER certificate: its `pubkey` is the bare key for EC (not the SPKI curl hashes)
-const pinOfPeer = (cert: { raw?: Uint8Array }) =>
-  cert.raw ? publicKeyPin(new (process.getBuiltinModule('node:crypto').X509Certificate)(cert.raw).toString()) : null
+const pinOfPeer = (cert: { raw?: Uint8Array }) => (cert.raw ? pinOfDer(cert.raw) : null)
 
 /**
  * TLS options that trust exactly one certificate: the hub's own, as the only CA, so the chain
@@ -18,7 +18,8 @@ const pinOfPeer = (cert: { raw?: Uint8Array }) =>
  * key pin (a self-signed certificate rarely names the address machines use, such as an IP).
  */
 export function pinnedTls(certPem: string) {
-  const pin = publicKeyPin(certPem)
+  const pin = pinOfPem(certPem)
+  if (!pin) throw new PinError('the kept hub certificate is not a PEM certificate')
   return {
     ca: certPem,
     checkServerIdentity: (_host: string, cert: { raw?: Uint8Array }) =>

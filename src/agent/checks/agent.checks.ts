@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import type { Timers } from '../../lib/timers'
-import { directProbeDeps } from '../../modules/checks/checks.outbound'
+import { directProbeDeps } from '../../modules/checks/probes/probe.direct'
 import type { CheckDefinition, CheckResultIn } from '../../modules/checks/checks.model'
 import { runProbe } from '../../modules/checks/probes/probe.run'
 import { MAX_CHECK_RESULTS, type ProbeDeps } from '../../modules/checks/probes/probe.types'

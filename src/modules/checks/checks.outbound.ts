@@ -44,18 +44,5 @@ export function hubProbeDeps(outbound: OutboundDeps, policy: OutboundPolicy, wor
   }
 }
 
-/** An agent's probe dependencies: its own resolver and network, no policy (docs/checks.md says why). */
-export function directProbeDeps(now: () => number = Date.now): ProbeDeps {
-  return {
-    async addresses(host) {
-      const bare = host.replace(/^\[|\]$/g, '')
-      if (classifyIp(bare) !== null) return [bare]
-      const found = await Bun.dns.lookup(bare.replace(/\.$/, ''), {})
-      if (!found.length) throw Object.assign(new Error('name not resolved'), { code: 'ENOTFOUND' })
-      return found.map((r) => r.address)
-    },
-    fetch: (url, init) => fetch(url, { ...init, redirect: 'manual' }),
-    elapsed: () => performance.now(),
-    now,
-  }
-}
+// the agent imports it from its own file, without the outbound policy's modules
+export { directProbeDeps } from './probes/probe.direct'

@@ -56,6 +56,29 @@ describe('http probe', () => {
     expect(await json('$.missing')).toMatchObject({ ok: false, error: '$.missing not found' })
   })
 
+  test('at most 1 MB of the answer is read for keywords, whether it says its length, streams it or comes compressed', async () => {
+    const long = `${'x'.repeat(2 * 1024 * 1024)}needle`
+    const url = http((req) => {
+      const path = new URL(req.url).pathname
+      if (path === '/short') return new Response('a needle in a small page')
+      if (path === '/sized') return new Response(long)
+      if (path === '/gzip') return new Response(Bun.gzipSync(long), { headers: { 'content-encoding': 'gzip' } })
+      const bytes = new TextEncoder().encode(long)
+      return new Response(
+        new ReadableStream({
+          start(c) {
+            for (let i = 0; i < bytes.length; i += 65_536) c.enqueue(bytes.subarray(i, i + 65_536))
+            c.close()
+          },
+        }),
+      )
+    })
+    const needle = (path: string) => runProbe(def({ kind: 'http', settings: { url: `${url}${path}`, keyword: 'needle' } }), direct)
+    expect(await needle('/short')).toMatchObject({ ok: true })
+    // a small compressed answer can unpack to any size: its length says nothing of what is read
+    for (const path of ['/sized', '/streamed', '/gzip']) expect(await needle(path)).toMatchObject({ ok: false, error: 'keyword absent' })
+  })
+
   test('method, headers and body are sent; redirects are followed or not as set', async () => {
     let seen: { method: string; auth: string | null; body: string } | null = null
     const url = http(async (req) => {

@@ -1,4 +1,5 @@
 import { parseResolver } from './probe.resolver'
+import { resolverCache } from './probe.resolvers'
 import { failed, networkError, withDeadline, type Probe } from './probe.types'
 
 type Answer = string | { exchange?: string; priority?: number } | string[] | { name?: string; port?: number } | Record<string, unknown>
@@ -14,6 +15,21 @@ export function answerText(a: Answer): string {
   return JSON.stringify(r)
 }
 
+type Resolver = import('node:dns/promises').Resolver
+let cache: ReturnType<typeof resolverCache<Resolver>> | null = null
+
+/** The resolvers, once node:dns is loaded: it is loaded when a DNS check first runs, as it costs an agent without DNS checks several MB. */
+async function resolvers() {
+  if (cache) return cache
+  const { Resolver } = await import('node:dns/promises')
+  cache ??= resolverCache((timeout, server) => {
+    const resolver = new Resolver({ timeout, tries: 1 })
+    if (server) resolver.setServers([server])
+    return resolver
+  })
+  return cache
+}
+
 /**
  * DNS: one query of the record type, at the chosen resolver (else the system's), one try. Up
  * when it answers and every expected answer is among the answers (case-insensitive, trailing
@@ -24,14 +40,14 @@ export const dnsProbe: Probe = async (def, deps) => {
   const start = deps.elapsed()
   try {
     return await withDeadline(def.timeout_ms, async () => {
-      // loaded when a DNS check first runs: node:dns costs an agent without DNS checks several MB
-      const { Resolver } = await import('node:dns/promises')
-      const resolver = new Resolver({ timeout: def.timeout_ms, tries: 1 })
+      let server: string | null = null
       if (s.resolver) {
+        // checked on every attempt: on the hub, the address goes through the outbound policy
         const r = parseResolver(s.resolver)!
         const [ip] = await deps.addresses(r.host)
-        resolver.setServers([ip!.includes(':') ? `[${ip}]:${r.port}` : `${ip}:${r.port}`])
+        server = ip!.includes(':') ? `[${ip}]:${r.port}` : `${ip}:${r.port}`
       }
+      const resolver = (await resolvers()).get(def.timeout_ms, server, deps.elapsed())
       const raw = (await resolver.resolve(s.name!, s.record_type ?? 'A')) as Answer[]
       const response_ms = Math.round(deps.elapsed() - start)
       const answers = raw.map(answerText)

@@ -26,6 +26,11 @@ export function jsonPathValue(doc: unknown, path: string): unknown {
 
 async function readCapped(res: Response): Promise<string> {
   if (!res.body) return ''
+  // a body that says its length and fits, not compressed (a small compressed body can unpack to
+  // any size), is read whole; the stream below is for the others
+  const length = res.headers.get('content-length')
+  const encoding = res.headers.get('content-encoding')
+  if (length && /^\d{1,7}$/.test(length) && Number(length) <= MAX_BODY && (!encoding || encoding === 'identity')) return await res.text()
   const reader = res.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0

@@ -32,11 +32,7 @@ export const pingProbe: Probe = async (def, deps) => {
     return failed('ping is not installed: install iputils-ping')
   }
   const kill = setTimeout(() => proc.kill(), def.timeout_ms + 500)
-  const [code, out, errText] = await Promise.all([
-    proc.exited,
-    new Response(proc.stdout as ReadableStream).text(),
-    new Response(proc.stderr as ReadableStream).text(),
-  ])
+  const [code, out, errText] = await Promise.all([proc.exited, (proc.stdout as ReadableStream).text(), (proc.stderr as ReadableStream).text()])
   clearTimeout(kill)
   const time = pingTime(out)
   if (code === 0 && time !== null) {
