@@ -1,0 +1,1 @@
+CREATE INDEX `metric_samples_one_kind` ON `metric_samples` (`device_seq`,`ts`,`kinds`) WHERE ("metric_samples"."kinds" & 3) != 3;
