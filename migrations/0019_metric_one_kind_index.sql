@@ -1,1 +1,0 @@
-CREATE INDEX `metric_samples_one_kind` ON `metric_samples` (`device_seq`,`ts`,`kinds`) WHERE ("metric_samples"."kinds" & 3) != 3;
