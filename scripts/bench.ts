@@ -166,6 +166,7 @@ try {
   } else if (args.has('--agent-only')) agentOnly()
   else if (args.has('--browser-only')) await browserOnly()
   else if (args.has('--portal-only')) await portalOnly()
+  else if (args.has('--reads-only')) await (await import('./bench/run-reads-scale')).readsScaleOnly()
   else if (args.has('--live-only')) await liveOnly()
   else if (args.has('--alerts-only')) await alertsOnly()
   else if (args.has('--webhooks-only')) await webhooksOnly()

@@ -7,7 +7,8 @@ export {}
  * its 10 slowest), and each round's own p99 shows the spread.
  * Prints {name: {p50, p99, p99Rounds, status}} in ms as JSON.
  * Usage: bun scripts/bench/reads.ts '<json: {base, token, paths: {name: path}, n, rounds, warmup}>'; `{random:N}` in a
- * path is replaced by a random integer below N for each request.
+ * path is replaced by a random integer below N for each request; `{time:A:B}` by a random time in [A, B) (ms) as an ISO
+ * date, and `{time+D}` by that same time plus D ms (a window at a random place).
  */
 interface ReadSpec {
   base: string
@@ -26,7 +27,16 @@ const round2 = (ms: number) => Math.round(ms * 100) / 100
 const out: Record<string, { p50: number; p99: number; p99Rounds: number[]; status: number }> = {}
 
 /** `{random:N}` in a path becomes a fresh integer below N each request (a history page at a random offset: a cold read) */
-const fill = (path: string) => path.replace(/\{random:(\d+)\}/g, (_, n: string) => String(Math.floor(Math.random() * Number(n))))
+const fill = (path: string) => {
+  let t = 0
+  return path
+    .replace(/\{random:(\d+)\}/g, (_, n: string) => String(Math.floor(Math.random() * Number(n))))
+    .replace(/\{time:(\d+):(\d+)\}/g, (_, a: string, b: string) => {
+      t = Number(a) + Math.floor(Math.random() * (Number(b) - Number(a)))
+      return new Date(t).toISOString()
+    })
+    .replace(/\{time\+(\d+)\}/g, (_, d: string) => new Date(t + Number(d)).toISOString())
+}
 
 async function timed(path: string): Promise<{ ms: number; status: number }> {
   const url = spec.base + fill(path)

@@ -84,7 +84,7 @@ export async function portalBench() {
     await read(t, 'history limit 120, a day back (sealed)', `/v1/metrics/hardware/${id}?limit=120&offset=8640`)
     await read(t, 'history limit 120, newest', `/v1/metrics/hardware/${id}?limit=120`)
     // a page anywhere in the 30 days: its two or three blocks are seldom among the eight kept decoded,
-    // and the offset is walked row by row (tens of ms deep in the month): a tenth of the requests
+    // and its start is located by walking the index entries above it (a few ms deep in the month): a tenth of the requests
     await read(
       t,
       'history limit 120, random offset (sealed, cold)',

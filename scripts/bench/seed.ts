@@ -93,6 +93,9 @@ export async function seedSamples(sqlite: Database, seqs: number[], perDevice: n
   await rollupAll(createRollupStore(sqlite), { now: end + 60_000, devices: seqs })
 }
 
+/** Ids a device takes at a time, as the hub's hot store hands them out (metrics.hot.store.ts) */
+const ID_RUN = 64
+
 /** Samples in the pool the seed cycles through: an hour at 10 s, each moved on from the one before. */
 const POOL = 360
 
@@ -128,12 +131,26 @@ function samplePool(): Sample[] {
  */
 export async function insertSamples(sqlite: Database, seqs: number[], perDevice: number, end: number, onProgress?: (done: number) => void) {
   const STEP = 10_000
-  const cols = ['device_seq', 'ts', 'kinds', ...FIELDS.hardware.map((f) => f.name), ...FIELDS.network.map((f) => f.name), 'hw_rest', 'net_rest']
+  const cols = ['id', 'device_seq', 'ts', 'kinds', ...FIELDS.hardware.map((f) => f.name), ...FIELDS.network.map((f) => f.name), 'hw_rest', 'net_rest']
   const insert = sqlite.prepare(`INSERT INTO ${RAW_MAIN} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
   const pool = samplePool().map((s) => ({ hw: toSampleRow('hardware', s.hardware, 0), net: toSampleRow('network', s.network, 0) }))
   const withTexts = new Set(seqs.slice(0, WITH_TEXTS))
   const start = end - (perDevice - 1) * STEP
   const PER_TX = 2_000 // time steps per transaction (× devices rows)
+  // ids as the hub hands them out: ID_RUN at a time per device, so a device's neighbouring samples
+  // lie side by side in the table as they do once sealed (not one row per page, as plain time-major
+  // inserts would leave them: a page of 120 would then read 120 pages of the table)
+  let nextId = (sqlite.query<{ id: number | null }, []>(`SELECT max(id) AS id FROM ${RAW_MAIN}`).get()?.id ?? 0) + 1
+  const runs = new Map<number, { next: number; end: number }>()
+  const takeId = (seq: number) => {
+    let run = runs.get(seq)
+    if (!run || run.next >= run.end) {
+      run = { next: nextId, end: nextId + ID_RUN }
+      nextId += ID_RUN
+      runs.set(seq, run)
+    }
+    return run.next++
+  }
   for (let s0 = 0; s0 < perDevice; s0 += PER_TX) {
     sqlite.transaction(() => {
       for (let s = s0; s < Math.min(perDevice, s0 + PER_TX); s++) {
@@ -149,7 +166,7 @@ export async function insertSamples(sqlite: Database, seqs: number[], perDevice:
           nv[2] = 1_000_000 + s * 1500 // bytes_sent_total
           nv[3] = 5_000_000 + s * 9000 // bytes_recv_total
           nv[10] = 5 + ((s * 3 + seq) % 30) // latency_avg_ms
-          insert.run(seq, ts, 3, ...hv, ...nv, texts ? hw.rest : null, texts ? net.rest : null)
+          insert.run(takeId(seq), seq, ts, 3, ...hv, ...nv, texts ? hw.rest : null, texts ? net.rest : null)
         }
       }
     })()

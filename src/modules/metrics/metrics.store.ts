@@ -3,6 +3,7 @@ import { FIELDS, RAW_TABLE, TIERS, hasKind, restColumn, tierColumns, tierTable, 
 import { perConnection } from '../../db/per-connection'
 import { PARKED_BITS, createBlockStore } from './metrics.block.store'
 import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
+import { createHistoryStore } from './metrics.history.store'
 
 /** A stored sample as an array in column order: id, ts, hot values..., rest (JSON text or null). */
 export type SampleValues = unknown[]
@@ -23,10 +24,6 @@ function kindReads(sqlite: Database, kind: MetricKind) {
   return {
     page: q<Record<string, unknown>, [number, number, number, number, number]>(
       `SELECT id, ts, ${hot.join(', ')}, ${rest} FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts <= ? AND ${has} ORDER BY ts DESC, id DESC LIMIT ? OFFSET ?`,
-    ),
-    // counted in each table by its own index (a count over the union would read every row through it)
-    count: q<{ n: number }, [number, number, number]>(
-      `SELECT (SELECT count(*) FROM ${RAW_MAIN} WHERE device_seq = ?1 AND ts >= ?2 AND ts <= ?3 AND ${has}) + (SELECT count(*) FROM ${HOT_ROWS} WHERE device_seq = ?1 AND ts >= ?2 AND ts <= ?3 AND ${has}) AS n`,
     ),
     hourlyCount: q<{ n: number | null }, [number, number, number]>(
       `SELECT sum(n) AS n FROM ${tierTable(kind, '1h')} WHERE device_seq = ? AND bucket >= ? AND bucket < ?`,
@@ -72,17 +69,28 @@ function build(sqlite: Database) {
   const reads: Record<MetricKind, ReturnType<typeof kindReads>> = { hardware: kindReads(sqlite, 'hardware'), network: kindReads(sqlite, 'network') }
   const doneUntil = sqlite.query<{ tier: TierName; done_until: number }, [string]>('SELECT tier, done_until FROM metric_rollups WHERE kind = ?')
   const blocks = createBlockStore(sqlite)
+  const history = createHistoryStore(sqlite)
   return {
-    /** one history page, newest first, as arrays (no object per row): see SampleValues */
+    /**
+     * One history page, newest first, as arrays (no object per row): see SampleValues. A page
+     * past the first is read from the time its first sample is located at (metrics.history.ts),
+     * not by stepping over its offset, which reads every row it skips.
+     */
     page(kind: MetricKind, seq: number, from: number, to: number, limit: number, offset: number) {
-      const rows = reads[kind].page.values(seq, from, to, limit, offset) as SampleValues[]
+      const start = offset === 0 ? to : history.pageStart(kind, seq, from, to, offset)
+      const rows =
+        start === null
+          ? []
+          : start === undefined
+            ? (reads[kind].page.values(seq, from, to, limit, offset) as SampleValues[])
+            : (reads[kind].page.values(seq, from, start, limit, 0) as SampleValues[])
       const at = FIELDS[kind].length + 2
       let read: ReturnType<typeof blocks.reader> | undefined
       for (const row of rows) if (row[at] === '') row[at] = (read ??= blocks.reader(seq))(row[0] as number, row[1] as number, kind)
       return rows
     },
-    /** raw samples in [from, to] */
-    count: (kind: MetricKind, seq: number, from: number, to: number) => reads[kind].count.get(seq, from, to)!.n,
+    /** raw samples in [from, to], counted from the indexes (metrics.history.store.ts) */
+    count: (kind: MetricKind, seq: number, from: number, to: number) => history.count(kind, seq, from, to),
     /** samples in [from, to) as the hourly tier counted them: lets a wide total skip counting raw rows */
     hourlyCount: (kind: MetricKind, seq: number, from: number, to: number) => reads[kind].hourlyCount.get(seq, from, to)?.n ?? 0,
     oldestTs: (kind: MetricKind, seq: number): number | null => reads[kind].oldestTs.get(seq)?.ts ?? null,

@@ -1,4 +1,5 @@
-import { blob, integer, primaryKey, real, sqliteTable, text, uniqueIndex, type SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
+import { sql } from 'drizzle-orm'
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex, type SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
 import { devices } from '../devices/devices.table'
 import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, hotTable, tierTable, type MetricKind } from './metrics.fields'
 
@@ -13,6 +14,13 @@ for (const f of [...FIELDS.hardware, ...FIELDS.network]) hotColumns[f.name] = f.
  *
  * (device_seq, ts) is unique: a device's sample is identified by its time, so a retry or a
  * replay of one the hub already holds finds its row instead of making a second (the writer).
+ *
+ * The rows carrying one part only (rare: a collector sends both in one batch) are indexed apart,
+ * with their kinds: a history page is then located by counting entries of the (device, ts) index
+ * alone, less these, instead of reading every row it skips (metrics.history.store.ts). So are the
+ * rows still carrying a text of their own (not sealed into their block yet: a late part, a row of
+ * an earlier release): finding the oldest of a range, as sealing and the charts of nested families
+ * do, read every sealed row of the range without it (27 ms for a day at 10 s).
  */
 export const metricSamples = sqliteTable(
   RAW_TABLE,
@@ -29,7 +37,11 @@ export const metricSamples = sqliteTable(
     hwRest: text('hw_rest'),
     netRest: text('net_rest'),
   },
-  (t) => [uniqueIndex(`${RAW_TABLE}_device_ts`).on(t.deviceSeq, t.ts)],
+  (t) => [
+    uniqueIndex(`${RAW_TABLE}_device_ts`).on(t.deviceSeq, t.ts),
+    index(`${RAW_TABLE}_one_kind`).on(t.deviceSeq, t.ts, t.kinds).where(sql`(${t.kinds} & 3) != 3`),
+    index(`${RAW_TABLE}_unsealed`).on(t.deviceSeq, t.ts).where(sql`${t.hwRest} IS NOT NULL OR ${t.netRest} IS NOT NULL`),
+  ],
 )
 
 /**

@@ -1,0 +1,180 @@
+/**
+ * `bun run bench --reads-only [--before <executable>] [--reads-data <dir>] [--reads-rounds N]`: the
+ * issue's read targets at 10 M samples. 20 devices × 30 days at 10 s (10.4 M samples), sealed as a
+ * running hub seals them, with every tier rolled up; then `dist/vigil` (and `--before`, an earlier
+ * build, on the same file, its turns alternating with this one's) answers the device page's reads
+ * of one of them, each path in sequential requests from a second process. `--reads-data` keeps the
+ * seeded data dir there and reuses it on the next run (seeding takes minutes). The earlier build
+ * reads a copy of the seeded dir taken before this one first opens it (`<dir>-before`): a hub
+ * refuses a database a newer one migrated.
+ */
+import { Database } from 'bun:sqlite'
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '../../src/db/connection'
+import { systemClock } from '../../src/lib/clock'
+import { rollupAll } from '../../src/modules/metrics/metrics.rollup'
+import { createRollupStore } from '../../src/modules/metrics/metrics.rollup.store'
+import { accessTokens } from '../../src/modules/users/users.tokens'
+import { freshDb, log, quick, root, secret, startVigil, tmp, type Reads } from './common'
+import { cpuMs, freePort, median, runJson, stop, waitReady } from './proc'
+import { insertSamples, seedAccounts, type SeededTenant } from './seed'
+
+const argv = process.argv.slice(2)
+const opt = (name: string) => {
+  const i = argv.indexOf(name)
+  return i === -1 ? undefined : argv[i + 1]
+}
+const DAYS = quick ? 3 : 30
+const PER_DEVICE = DAYS * 8_640
+const ROUNDS = Number(opt('--reads-rounds') ?? (quick ? 1 : 3))
+const N = quick ? 100 : 500
+
+interface World {
+  tenant: SeededTenant
+  /** when the seeded samples end (ms): the reads' ranges are taken back from the time of the run */
+  end: number
+  total: number
+  seedSeconds: number
+}
+
+/**
+ * The seeded data dir (reused when it holds a finished seed). With an earlier build, its schema:
+ * that build makes the empty database (then stops) and this one migrates its copy as it starts.
+ */
+async function world(dir: string, before?: string): Promise<World> {
+  const marker = join(dir, 'seeded.json')
+  if (existsSync(marker)) return JSON.parse(readFileSync(marker, 'utf8')) as World
+  const t0 = performance.now()
+  let db: ReturnType<typeof freshDb>
+  if (before) {
+    mkdirSync(dir, { recursive: true })
+    const port = freePort()
+    const server = startVigil(dir, port, before)
+    await waitReady(`http://127.0.0.1:${port}/health`, server, 600)
+    await stop(server)
+    db = openDatabase(join(dir, 'vigil.db'))
+  } else db = freshDb(dir)
+  const end = Date.now()
+  const tenants = seedAccounts(db.sqlite, { tenants: 2, keysPerTenant: 1, maxDevices: 10, devicesPerTenant: 10, now: end })
+  const seqs = tenants.flatMap((t) => t.devices.map((d) => d.seq))
+  log(`reads: seeding ${((seqs.length * PER_DEVICE * 2) / 1e6).toFixed(1)} M samples (${seqs.length} devices × ${DAYS} days)`)
+  await insertSamples(db.sqlite, seqs, PER_DEVICE, end)
+  await rollupAll(createRollupStore(db.sqlite), { now: end + 60_000, devices: seqs })
+  db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+  db.close()
+  // the sealed rows of the devices with texts were written with their texts and emptied in place,
+  // one row a page, as a database converted from an earlier release is; a running hub writes them
+  // once sealed, a block's rows side by side. VACUUM lays them out so (on a connection of its own:
+  // the hub's has the temp view named like the raw table)
+  const v = new Database(join(dir, 'vigil.db'))
+  v.run('VACUUM')
+  v.run('PRAGMA wal_checkpoint(TRUNCATE)')
+  v.close()
+  const w: World = { tenant: tenants[0]!, end, total: seqs.length * PER_DEVICE * 2, seedSeconds: Math.round((performance.now() - t0) / 1000) }
+  writeFileSync(marker, JSON.stringify(w))
+  if (before) cpSync(dir, `${dir}-before`, { recursive: true })
+  return w
+}
+
+/** The reads, by name: the device page's, each at the issue's target (ms, p99). */
+function paths(w: World) {
+  const id = w.tenant.devices[0]!.id
+  const iso = (ms: number) => new Date(ms).toISOString()
+  const history = `/v1/metrics/hardware/${id}?limit=120`
+  const series = `/v1/metrics/series/${id}?kind=hardware`
+  // the seeded samples end at w.end: ranges are taken from there, so a reused seed reads the same data
+  const dayAgo = iso(w.end - 86_400_000)
+  return {
+    'history limit 120, newest': { path: history, target: 3 },
+    'history limit 120, a day back': { path: `${history}&offset=8640`, target: 3 },
+    // each request another page of the month: its blocks are seldom among those kept decoded
+    'history limit 120, random offset in 30 d': { path: `${history}&offset={random:${PER_DEVICE - 120}}`, target: 3, cold: true },
+    'history limit 120, random day (start_date, end_date)': {
+      path: `${history}&start_date={time:${w.end - PER_DEVICE * 10_000}:${w.end - 86_400_000}}&end_date={time+86400000}`,
+      target: 3,
+      cold: true,
+    },
+    latest: { path: `/v1/metrics/hardware/${id}/latest`, target: 1 },
+    'summary 24 h': { path: `/v1/metrics/summary/${id}?hours=24`, target: 3 },
+    'summary 168 h': { path: `/v1/metrics/summary/${id}?hours=168`, target: 3 },
+    [`series ${DAYS} d, 2 hot fields`]: {
+      path: `${series}&fields=cpu_percent,ram_percent&start=${iso(w.end - DAYS * 86_400_000)}&end=${iso(w.end)}`,
+      target: 5,
+    },
+    'series 24 h, cpu_per_core + disk_partitions': {
+      path: `${series}&fields=cpu_per_core,disk_partitions&start=${dayAgo}&end=${iso(w.end)}`,
+      target: 16,
+      cold: true,
+    },
+  } as Record<string, { path: string; target: number; cold?: boolean }>
+}
+
+type Result = Reads[string] & { cpuMs: number }
+
+/**
+ * Waits (at most two minutes) until the server has used under 5 % of a core for 2 s: its first
+ * jobs after a start (the sealing job's look over every device, the rollups) would otherwise be
+ * counted in the first reads' latencies and CPU.
+ */
+async function quiet(pid: number) {
+  const seen: number[] = []
+  for (let i = 0; i < 240; i++) {
+    seen.push(cpuMs(pid) ?? 0)
+    if (seen.length > 4 && seen.at(-1)! - seen.at(-5)! < 100) return
+    await Bun.sleep(500)
+  }
+}
+
+/** One executable's turn: started on the data dir, every path read, stopped. */
+async function turn(exe: string, dir: string, w: World, out: Record<string, Result[]>) {
+  const port = freePort()
+  const server = startVigil(dir, port, exe)
+  const base = `http://127.0.0.1:${port}`
+  try {
+    await waitReady(`${base}/health`, server, 600)
+    await quiet(server.pid)
+    for (const [name, p] of Object.entries(paths(w))) {
+      const token = await accessTokens(secret, systemClock).sign({ userId: w.tenant.userId, clientId: w.tenant.clientId, role: 'user' })
+      const n = p.cold ? N / 5 : N
+      const warmup = p.cold ? 20 : 100
+      const cpu0 = cpuMs(server.pid) ?? 0
+      const r = await runJson<Reads>(join(root, 'scripts/bench/reads.ts'), { base, token, n, rounds: 1, warmup, paths: { [name]: p.path } }, 900_000)
+      const cpu = ((cpuMs(server.pid) ?? cpu0) - cpu0) / (n + warmup)
+      if (r[name]!.status !== 200) throw new Error(`${name}: status ${r[name]!.status}`)
+      ;(out[name] ??= []).push({ ...r[name]!, cpuMs: cpu })
+    }
+  } finally {
+    await stop(server)
+  }
+}
+
+export async function readsScaleOnly() {
+  const dir = opt('--reads-data') ?? join(tmp, 'reads-scale')
+  const before = opt('--before')
+  const w = await world(dir, before)
+  const sides = [{ name: 'vigil', exe: join(root, 'dist/vigil'), dir }]
+  if (before) sides.unshift({ name: 'before', exe: before, dir: `${dir}-before` })
+  const results = Object.fromEntries(sides.map((s) => [s.name, {} as Record<string, Result[]>]))
+  const load0 = loadavg()[0]!
+  for (let r = 0; r < ROUNDS; r++)
+    for (const s of sides) {
+      log(`reads round ${r + 1}/${ROUNDS}: ${s.name}`)
+      await turn(s.exe, s.dir, w, results[s.name]!)
+    }
+  const load1 = loadavg()[0]!
+  console.log(
+    `\nvigil bench, reads at ${(w.total / 1e6).toFixed(1)} M samples (20 devices × ${DAYS} days, sealed) — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${ROUNDS} rounds, load average ${load0.toFixed(2)} → ${load1.toFixed(2)}; seeded in ${w.seedSeconds} s\n`,
+  )
+  console.log(`| read | target p99 | ${sides.map((s) => `${s.name} p50 / p99 (median of rounds); server CPU per request`).join(' | ')} |`)
+  console.log(`|---|---|${sides.map(() => '---|').join('')}`)
+  for (const [name, p] of Object.entries(paths(w))) {
+    const cells = sides.map((s) => {
+      const rs = results[s.name]![name]!
+      const f = (k: 'p50' | 'p99' | 'cpuMs') => median(rs.map((x) => x[k])).toFixed(2)
+      return `${f('p50')} / ${f('p99')} ms (p99 per round: ${rs.map((x) => x.p99).join(', ')}); ${f('cpuMs')} ms`
+    })
+    console.log(`| ${name} | ${p.target} ms | ${cells.join(' | ')} |`)
+  }
+}
