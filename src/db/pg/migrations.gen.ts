@@ -3,6 +3,7 @@ import m0 from '../../../migrations-pg/0000_init.sql' with { type: 'text' }
 import m1 from '../../../migrations-pg/0001_hub_messages.sql' with { type: 'text' }
 import m2 from '../../../migrations-pg/0002_job_runs.sql' with { type: 'text' }
 import m3 from '../../../migrations-pg/0003_rate_limit_buckets.sql' with { type: 'text' }
+import m4 from '../../../migrations-pg/0004_metric_read_indexes.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -14,4 +15,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0001_hub_messages', sql: m1 },
   { tag: '0002_job_runs', sql: m2 },
   { tag: '0003_rate_limit_buckets', sql: m3 },
+  { tag: '0004_metric_read_indexes', sql: m4 },
 ]

@@ -1,0 +1,2 @@
+CREATE INDEX "metric_samples_one_kind" ON "metric_samples" USING btree ("device_seq","ts","kinds") WHERE ("metric_samples"."kinds" & 3) != 3;--> statement-breakpoint
+CREATE INDEX "metric_samples_unsealed" ON "metric_samples" USING btree ("device_seq","ts") WHERE "metric_samples"."hw_rest" IS NOT NULL OR "metric_samples"."net_rest" IS NOT NULL;
