@@ -9,13 +9,16 @@
  * floor is read 2 s after it answers. Each round starts at second 1 or 16 of a minute, so that
  * none of the hub's jobs (every 15 s, and at :30, :35, :40, :50) runs before the first two
  * readings. Medians of the rounds (5; `--quick` 1), each with its anonymous part (the process's
- * own memory) and its file-backed part (pages of the executable).
+ * own memory) and its file-backed part (pages of the executable). Then the first request of
+ * each kind after a start, for every build (scripts/bench/run-rss-first.ts).
  */
 import { join } from 'node:path'
 import { loadavg } from 'node:os'
 import { freePort, median, memoryMb, stop, waitReady } from './proc'
 import { seedAccounts, type SeededTenant } from './seed'
 import { quick, IDLE_AFTER_START_MS, root, tmp, log, startVigil, freshDb } from './common'
+import { firstRequestBench, firstRequestRows } from './run-rss-first'
+import { realSample } from './storage-samples'
 
 const ROUNDS = quick ? 1 : 5
 const DEVICES = 100
@@ -130,7 +133,9 @@ export async function rssBench() {
     floor.push(f!)
     for (const [i, b] of list.entries()) hubs[b.label]!.push(readings[i]!)
   }
-  return { floor, hubs, rounds: ROUNDS, load }
+  log(`first requests after start: ${list.map((b) => b.label).join(', ')}, ${ROUNDS} starts each`)
+  const first = await firstRequestBench(list, await realSample(list[0]!.bin), ROUNDS)
+  return { floor, hubs, first, rounds: ROUNDS, load }
 }
 
 const mid = (ms: Mem[]) => ({ rss: median(ms.map((m) => m.rss)), anon: median(ms.map((m) => m.anon)), file: median(ms.map((m) => m.file)) })
@@ -156,7 +161,7 @@ export function rssRows(r: Awaited<ReturnType<typeof rssBench>>): [string, strin
       [`RSS idle ${LATE_MS / 1000} s after start (${name})`, `${late.rss} MB`, `${parts(late)}; its jobs have run`],
     )
   }
-  return rows
+  return [...rows, ...firstRequestRows(r.first, r.rounds)]
 }
 
 export async function rssOnly() {

@@ -1,0 +1,100 @@
+/**
+ * Part of `bun run bench --rss-only`: the first request of each kind after a start, for each
+ * build the idle-memory section reads. A cut of an idle hub's memory must not move work into
+ * the first requests (compiling, loading, building something start-up used to): each round
+ * starts every build in turn on a fresh data dir of one tenant with one device (no sample yet),
+ * waits as long as the idle reading does (2 s after /health first answers), then sends each kind
+ * of request once, one after another, and times it from this process (loopback included).
+ * Medians of the rounds.
+ */
+import { join } from 'node:path'
+import { systemClock } from '../../src/lib/clock'
+import { accessTokens } from '../../src/modules/users/users.tokens'
+import { freePort, median, stop, waitReady } from './proc'
+import { seedAccounts } from './seed'
+import { freshDb, IDLE_AFTER_START_MS, secret, startVigil, tmp } from './common'
+import type { Sample } from './storage-samples'
+
+interface Kind {
+  name: string
+  method: 'GET' | 'POST'
+  path: (device: string) => string
+  /** the collector's key; otherwise the portal user's token, or nothing for a public path */
+  auth: 'key' | 'user' | 'none'
+  body?: string
+  status: number
+}
+
+/** What a hub meets first after a start: a collector's sample, a portal session, the docs. */
+function kinds(sample: Sample): Kind[] {
+  return [
+    {
+      name: 'POST /v1/metrics/batch (the real sample)',
+      method: 'POST',
+      path: () => '/v1/metrics/batch',
+      auth: 'key',
+      body: JSON.stringify(sample),
+      status: 201,
+    },
+    { name: 'GET /dashboard (the portal shell)', method: 'GET', path: () => '/dashboard', auth: 'none', status: 200 },
+    { name: 'GET /v1/clients/me/devices', method: 'GET', path: () => '/v1/clients/me/devices', auth: 'user', status: 200 },
+    { name: 'GET /v1/metrics/hardware/{id}?limit=120', method: 'GET', path: (d) => `/v1/metrics/hardware/${d}?limit=120`, auth: 'user', status: 200 },
+    { name: 'GET /v1/metrics/summary/{id}?hours=24', method: 'GET', path: (d) => `/v1/metrics/summary/${d}?hours=24`, auth: 'user', status: 200 },
+    { name: 'GET /openapi.json', method: 'GET', path: () => '/openapi.json', auth: 'none', status: 200 },
+    { name: 'GET /docs', method: 'GET', path: () => '/docs', auth: 'none', status: 200 },
+  ]
+}
+
+/** One start of `bin`: ms per kind for its first request. */
+async function firstRequests(bin: string, name: string, sample: Sample): Promise<Record<string, number>> {
+  const dir = join(tmp, name)
+  const db = freshDb(dir)
+  const [tenant] = seedAccounts(db.sqlite, { tenants: 1, keysPerTenant: 1, maxDevices: 10, devicesPerTenant: 1, now: Date.now() })
+  db.close()
+  const device = tenant!.devices[0]!.id
+  const token = await accessTokens(secret, systemClock).sign({ userId: tenant!.userId, clientId: tenant!.clientId, role: 'admin' })
+  const headers = {
+    key: { 'x-api-key': tenant!.keys[0]!, 'x-device-id': device, 'content-type': 'application/json' },
+    user: { authorization: `Bearer ${token}` },
+    none: {},
+  }
+  const port = freePort()
+  const base = `http://127.0.0.1:${port}`
+  const server = startVigil(dir, port, bin)
+  try {
+    await waitReady(`${base}/health`, server)
+    await Bun.sleep(IDLE_AFTER_START_MS)
+    const ms: Record<string, number> = {}
+    for (const k of kinds(sample)) {
+      const t0 = performance.now()
+      const res = await fetch(base + k.path(device), { method: k.method, headers: headers[k.auth], body: k.body })
+      await res.arrayBuffer()
+      ms[k.name] = performance.now() - t0
+      if (res.status !== k.status) throw new Error(`${name}: ${k.name} answered ${res.status}`)
+    }
+    return ms
+  } finally {
+    await stop(server)
+  }
+}
+
+/** `rounds` starts of each build, builds alternating within a round. */
+export async function firstRequestBench(list: { label: string; bin: string }[], sample: Sample, rounds: number) {
+  const runs: Record<string, Record<string, number>[]> = Object.fromEntries(list.map((b) => [b.label, []]))
+  for (let round = 0; round < rounds; round++) {
+    for (const b of round % 2 ? [...list].reverse() : list) runs[b.label]!.push(await firstRequests(b.bin, `first-${b.label}-${round}`, sample))
+  }
+  return runs
+}
+
+/** One row per kind: each build's median, side by side. */
+export function firstRequestRows(runs: Awaited<ReturnType<typeof firstRequestBench>>, rounds: number): [string, string, string][] {
+  const labels = Object.keys(runs)
+  const names = Object.keys(runs[labels[0]!]![0] ?? {})
+  const at = (label: string, name: string) => median(runs[label]!.map((r) => r[name]!)).toFixed(1)
+  return names.map((name) => [
+    `first ${name} after start (${labels[0]})`,
+    `${at(labels[0]!, name)} ms`,
+    [...labels.slice(1).map((l) => `${l}: ${at(l, name)} ms`), `median of ${rounds} starts`].join('; '),
+  ])
+}
