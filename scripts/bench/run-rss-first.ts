@@ -4,9 +4,11 @@
  * the first requests (compiling, loading, building something start-up used to): each round
  * starts every build in turn on a fresh data dir of one tenant with one device (no sample yet),
  * waits as long as the idle reading does (2 s after /health first answers), then sends each kind
- * of request once, one after another, and times it from this process (loopback included).
- * Medians of the rounds.
+ * of request once, one after another, and times it from this process (loopback included) and
+ * in the hub's CPU time (all its threads, nanosecond clocks: on a busy machine the steadier of
+ * the two). Medians of the rounds.
  */
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { systemClock } from '../../src/lib/clock'
 import { accessTokens } from '../../src/modules/users/users.tokens'
@@ -45,8 +47,26 @@ function kinds(sample: Sample): Kind[] {
   ]
 }
 
-/** One start of `bin`: ms per kind for its first request. */
-async function firstRequests(bin: string, name: string, sample: Sample): Promise<Record<string, number>> {
+/** CPU time of every thread of a process so far, in ms (/proc/PID/task/TID/schedstat counts nanoseconds). */
+function threadsCpuMs(pid: number): number {
+  let ns = 0
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ns / 1e6
+}
+
+interface Took {
+  ms: number
+  cpuMs: number
+}
+
+/** One start of `bin`: wall and CPU ms per kind for its first request. */
+async function firstRequests(bin: string, name: string, sample: Sample): Promise<Record<string, Took>> {
   const dir = join(tmp, name)
   const db = freshDb(dir)
   const [tenant] = seedAccounts(db.sqlite, { tenants: 1, keysPerTenant: 1, maxDevices: 10, devicesPerTenant: 1, now: Date.now() })
@@ -64,15 +84,16 @@ async function firstRequests(bin: string, name: string, sample: Sample): Promise
   try {
     await waitReady(`${base}/health`, server)
     await Bun.sleep(IDLE_AFTER_START_MS)
-    const ms: Record<string, number> = {}
+    const took: Record<string, Took> = {}
     for (const k of kinds(sample)) {
       const t0 = performance.now()
+      const cpu0 = threadsCpuMs(server.pid)
       const res = await fetch(base + k.path(device), { method: k.method, headers: headers[k.auth], body: k.body })
       await res.arrayBuffer()
-      ms[k.name] = performance.now() - t0
+      took[k.name] = { ms: performance.now() - t0, cpuMs: threadsCpuMs(server.pid) - cpu0 }
       if (res.status !== k.status) throw new Error(`${name}: ${k.name} answered ${res.status}`)
     }
-    return ms
+    return took
   } finally {
     await stop(server)
   }
@@ -80,21 +101,22 @@ async function firstRequests(bin: string, name: string, sample: Sample): Promise
 
 /** `rounds` starts of each build, builds alternating within a round. */
 export async function firstRequestBench(list: { label: string; bin: string }[], sample: Sample, rounds: number) {
-  const runs: Record<string, Record<string, number>[]> = Object.fromEntries(list.map((b) => [b.label, []]))
+  const runs: Record<string, Record<string, Took>[]> = Object.fromEntries(list.map((b) => [b.label, []]))
   for (let round = 0; round < rounds; round++) {
     for (const b of round % 2 ? [...list].reverse() : list) runs[b.label]!.push(await firstRequests(b.bin, `first-${b.label}-${round}`, sample))
   }
   return runs
 }
 
-/** One row per kind: each build's median, side by side. */
+/** One row per kind: each build's medians, side by side. */
 export function firstRequestRows(runs: Awaited<ReturnType<typeof firstRequestBench>>, rounds: number): [string, string, string][] {
   const labels = Object.keys(runs)
   const names = Object.keys(runs[labels[0]!]![0] ?? {})
-  const at = (label: string, name: string) => median(runs[label]!.map((r) => r[name]!)).toFixed(1)
+  const at = (label: string, name: string, what: keyof Took) => median(runs[label]!.map((r) => r[name]![what])).toFixed(1)
+  const both = (label: string, name: string) => `${at(label, name, 'ms')} ms (server CPU ${at(label, name, 'cpuMs')} ms)`
   return names.map((name) => [
     `first ${name} after start (${labels[0]})`,
-    `${at(labels[0]!, name)} ms`,
-    [...labels.slice(1).map((l) => `${l}: ${at(l, name)} ms`), `median of ${rounds} starts`].join('; '),
+    both(labels[0]!, name),
+    [...labels.slice(1).map((l) => `${l}: ${both(l, name)}`), `median of ${rounds} starts`].join('; '),
   ])
 }
