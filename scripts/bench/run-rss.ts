@@ -9,8 +9,9 @@
  * floor is read 2 s after it answers. Each round starts at second 1 or 16 of a minute, so that
  * none of the hub's jobs (every 15 s, and at :30, :35, :40, :50) runs before the first two
  * readings. Medians of the rounds (5; `--quick` 1), each with its anonymous part (the process's
- * own memory) and its file-backed part (pages of the executable). Then the first request of
- * each kind after a start, for every build (scripts/bench/run-rss-first.ts).
+ * own memory) and its file-backed part (pages of the executable), with each executable as the
+ * page cache holds it (dist/vigil just built: in full). Then every build started from a cold page
+ * cache, read the same way, and the first request of each kind (scripts/bench/run-rss-first.ts).
  */
 import { join } from 'node:path'
 import { loadavg } from 'node:os'
@@ -133,7 +134,7 @@ export async function rssBench() {
     floor.push(f!)
     for (const [i, b] of list.entries()) hubs[b.label]!.push(readings[i]!)
   }
-  log(`first requests after start: ${list.map((b) => b.label).join(', ')}, ${ROUNDS} starts each`)
+  log(`cold starts and first requests: ${list.map((b) => b.label).join(', ')}, ${ROUNDS} starts each`)
   const first = await firstRequestBench(list, await realSample(list[0]!.bin), ROUNDS)
   return { floor, hubs, first, rounds: ROUNDS, load }
 }
