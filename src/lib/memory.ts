@@ -15,11 +15,12 @@ export const shrink = (): void => (Bun as { shrink?: () => void }).shrink?.()
 
 /**
  * The JIT policy dist/vigil starts with (scripts/build.ts passes it to `--compile-jit-policy`):
- * JavaScriptCore's tier-up thresholds a hundred times higher. Start-up runs its code once (module
- * bodies, the ~2,000 TypeBox schemas, ~140 routes, the migrations' check) and yet made the JIT
- * compile about 220 functions, 50 of them with the optimising compiler, all thrown away by the
- * shrink half a second later; the compilers' own code stayed resident: about 5 MB of an idle
- * hub's RSS (docs/performance.md). A hundred is where no start-up function reaches a threshold.
+ * JavaScriptCore's tier-up thresholds a hundred times higher. Start-up runs its code once or a
+ * few thousand times (module bodies, the TypeBox schemas, ~140 routes, the migrations' check) and
+ * yet made the JIT compile about 220 functions, 50 of them with the optimising compiler, all
+ * thrown away by the shrink half a second later; the compilers' own code and memory stayed: about
+ * 5 MB of an idle hub's RSS (docs/performance.md). At a hundred start-up compiles nothing
+ * (test/cli/start-up-jit.test.ts); at eight it still compiled a third of that.
  */
 export const START_UP_JIT_POLICY = 100
 
