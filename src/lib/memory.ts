@@ -20,7 +20,7 @@ export const shrink = (): void => (Bun as { shrink?: () => void }).shrink?.()
  * yet made the JIT compile about 220 functions, 50 of them with the optimising compiler, all
  * thrown away by the shrink half a second later; the compilers' own code and memory stayed: about
  * 5 MB of an idle hub's RSS (docs/performance.md). At a hundred start-up compiles nothing
- * (test/cli/start-up-jit.test.ts); at eight it still compiled a third of that.
+ * (test/cli/start-up-jit.test.ts); eight saved a third as much.
  */
 export const START_UP_JIT_POLICY = 100
 
