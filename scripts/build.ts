@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { recordBytecodeProfile } from './bytecode-profile'
 import { withEmbeddedWeb } from './web-embed'
+import { START_UP_JIT_POLICY } from '../src/lib/memory'
 
 const root = join(import.meta.dir, '..')
 const argv = process.argv.slice(2)
@@ -44,6 +45,9 @@ const common = [
   '--no-compile-autoload-bunfig',
   // A smaller JS heap that collects more often: the idle and under-load RSS targets.
   '--compile-exec-argv=--smol',
+  // Start-up's run-once code stays in the interpreter: `vigil serve` returns to the normal
+  // policy once it listens, and the collector as it starts (src/lib/memory.ts).
+  `--compile-jit-policy=${START_UP_JIT_POLICY}`,
 ]
 
 function bunBuild(args: string[]): void {

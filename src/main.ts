@@ -183,6 +183,8 @@ async function run(command: string, args: string[]): Promise<number> {
       return (await import('./cli/admin')).adminCommand(await config(args), sub, { email, role, passwordStdin: stdinAt !== -1 })
     }
     case 'agent':
+      // the JIT's normal policy: the executable starts every command with the hub's start-up one (src/lib/memory.ts)
+      Bun.unsafe.setJITPolicy(1)
       // loaded on demand: the collector must not pay for the hub's module graph
       return (await import('./agent/agent.command')).agentCommand(args)
     default:

@@ -1,6 +1,6 @@
 /** Process helpers for the bench: free loopback ports, start/stop what we started, RSS. */
 import type { Subprocess } from 'bun'
-import { readFileSync } from 'node:fs'
+import { closeSync, fsyncSync, openSync, readFileSync } from 'node:fs'
 
 /** the tests' own: a loopback port the OS just handed out */
 export { freePort } from '../../test/helpers/binary'
@@ -23,6 +23,23 @@ export function memoryMb(pid: number): { rss: number; anon: number; file: number
   } catch {
     return null
   }
+}
+
+/**
+ * Drops a file's pages from the page cache (written back first: dirty pages stay), so the next
+ * process to map it reads what it touches from the disk, as after a reboot. GNU dd's
+ * `iflag=nocache count=0` asks the kernel to drop the whole file; pages other processes have
+ * mapped stay.
+ */
+export function dropFromPageCache(path: string): void {
+  const fd = openSync(path, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  const dd = Bun.spawnSync(['dd', `if=${path}`, 'iflag=nocache', 'count=0', 'status=none'], { stderr: 'pipe' })
+  if (dd.exitCode !== 0) throw new Error(`could not drop ${path} from the page cache: ${dd.stderr.toString()}`)
 }
 
 /** Polls `url` until it answers (at most `tries` × 100 ms). */

@@ -9,13 +9,18 @@
  * floor is read 2 s after it answers. Each round starts at second 1 or 16 of a minute, so that
  * none of the hub's jobs (every 15 s, and at :30, :35, :40, :50) runs before the first two
  * readings. Medians of the rounds (5; `--quick` 1), each with its anonymous part (the process's
- * own memory) and its file-backed part (pages of the executable).
+ * own memory) and its file-backed part (pages of the executable), each executable a fresh copy
+ * (wholly in the page cache, as a file just written is). Then every build started from a cold page
+ * cache, read the same way, and the first request of each kind (scripts/bench/run-rss-first.ts).
  */
+import { chmodSync, copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadavg } from 'node:os'
 import { freePort, median, memoryMb, stop, waitReady } from './proc'
 import { seedAccounts, type SeededTenant } from './seed'
 import { quick, IDLE_AFTER_START_MS, root, tmp, log, startVigil, freshDb } from './common'
+import { firstRequestBench, firstRequestRows } from './run-rss-first'
+import { realSample } from './storage-samples'
 
 const ROUNDS = quick ? 1 : 5
 const DEVICES = 100
@@ -117,9 +122,24 @@ export function untilQuietSecond(now: number): number {
   return next - intoMinute
 }
 
+/**
+ * Each build copied afresh into the bench's temp dir: every executable is then wholly in the page
+ * cache the way a just-written file is (dist/vigil just built is), where a baseline built earlier
+ * holds whatever its own past runs left there; a hub maps more or fewer of its executable's pages
+ * depending on that (scripts/bench/run-rss-first.ts), and the comparison must not.
+ */
+function freshCopies(list: { label: string; bin: string }[]): { label: string; bin: string }[] {
+  return list.map(({ label, bin }) => {
+    const copy = join(tmp, `exe-${label}`)
+    copyFileSync(bin, copy)
+    chmodSync(copy, 0o755)
+    return { label, bin: copy }
+  })
+}
+
 export async function rssBench() {
   const floorBin = buildFloor()
-  const list = builds()
+  const list = freshCopies(builds())
   const floor: Mem[] = []
   const hubs: Record<string, HubReading[]> = Object.fromEntries(list.map((b) => [b.label, []]))
   const load = loadavg()[0]!
@@ -130,7 +150,9 @@ export async function rssBench() {
     floor.push(f!)
     for (const [i, b] of list.entries()) hubs[b.label]!.push(readings[i]!)
   }
-  return { floor, hubs, rounds: ROUNDS, load }
+  log(`cold starts and first requests: ${list.map((b) => b.label).join(', ')}, ${ROUNDS} starts each`)
+  const first = await firstRequestBench(list, await realSample(list[0]!.bin), ROUNDS)
+  return { floor, hubs, first, rounds: ROUNDS, load }
 }
 
 const mid = (ms: Mem[]) => ({ rss: median(ms.map((m) => m.rss)), anon: median(ms.map((m) => m.anon)), file: median(ms.map((m) => m.file)) })
@@ -156,7 +178,7 @@ export function rssRows(r: Awaited<ReturnType<typeof rssBench>>): [string, strin
       [`RSS idle ${LATE_MS / 1000} s after start (${name})`, `${late.rss} MB`, `${parts(late)}; its jobs have run`],
     )
   }
-  return rows
+  return [...rows, ...firstRequestRows(r.first, r.rounds)]
 }
 
 export async function rssOnly() {

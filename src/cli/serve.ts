@@ -11,7 +11,7 @@ import { deriveSecretKey } from '../lib/secret-box'
 import { lockForService, openAndMigrate } from './open'
 import { StartupError } from './errors'
 import { portHeldMessage, probePort } from './port-holder'
-import { shrink, startMemoryReducer } from '../lib/memory'
+import { afterStartUp, shrink, startMemoryReducer } from '../lib/memory'
 import { startCheckpointer } from '../db/checkpointer'
 import { publishSelf } from '../modules/versions/versions.self'
 import { servePostgresRefusal } from '../db/pg/serve-refusal'
@@ -89,8 +89,12 @@ export async function serve(config: Config): Promise<void> {
     logger,
     everyMs: CHECKPOINT_EVERY_MS,
   })
-  // after start-up (once the event loop has run it through), then after every burst of requests
-  setTimeout(shrink, 500).unref()
+  // once the event loop has run start-up through: the JIT's normal policy (start-up ran under a
+  // reluctant one, lib/memory.ts) and memory given back; after every burst of requests too
+  setTimeout(() => {
+    afterStartUp()
+    logger.debug('start-up over: the JIT compiles as usual, memory given back')
+  }, 500).unref()
   const reducer = startMemoryReducer({
     requests: requestsAdmitted,
     quietMs: QUIET_MS,

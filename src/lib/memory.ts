@@ -13,6 +13,29 @@
  */
 export const shrink = (): void => (Bun as { shrink?: () => void }).shrink?.()
 
+/**
+ * The JIT policy dist/vigil starts with (scripts/build.ts passes it to `--compile-jit-policy`):
+ * JavaScriptCore's tier-up thresholds a hundred times higher. Start-up runs its code once or a
+ * few thousand times (module bodies, the TypeBox schemas, ~140 routes, the migrations' check) and
+ * yet made the JIT compile about 220 functions, 50 of them with the optimising compiler, all
+ * thrown away by the shrink half a second later; the compilers' own code and memory stayed: about
+ * 5 MB of an idle hub's RSS (docs/performance.md). At a hundred start-up compiles nothing
+ * (test/cli/start-up-jit.test.ts); eight saved a third as much.
+ */
+export const START_UP_JIT_POLICY = 100
+
+/** The JIT's normal policy again (a no-op where it never changed: from source, in tests). */
+export const normalJit = (): void => Bun.unsafe.setJITPolicy(1)
+
+/**
+ * Start-up is over: requests are compiled as usual from now on, and what start-up left behind
+ * goes back. The server calls it once, half a second after it listens.
+ */
+export function afterStartUp(o: { normalJit: () => void; shrink: () => void } = { normalJit, shrink }): void {
+  o.normalJit()
+  o.shrink()
+}
+
 export interface MemoryReducer {
   /** one check; the timer calls it every `quietMs` */
   tick(): void
