@@ -4,7 +4,7 @@ import { randomToken, sha256Hex } from '../../lib/crypto'
 import { AppError, forbidden, notFound } from '../../http/errors'
 import type { MemberRole } from '../../http/principal'
 import type { MemberResponse } from './clients.model'
-import { getClient, type ClientsDeps } from './clients.service'
+import { getClientInTransaction, type ClientsDeps } from './clients.service'
 import type { MemberRow, MemberStatus } from './members.store'
 
 /** The secret's prefix only makes a leaked one recognisable. */
@@ -29,7 +29,7 @@ export const listMembers = (deps: Pick<ClientsDeps, 'members' | 'accounts'>, cli
   deps.members.ofClient(clientId).map((row) => toMemberResponse(deps, row))
 
 function ensureSeat(deps: ClientsDeps, clientId: string) {
-  const { max_users } = getClient(deps, clientId)
+  const { max_users } = getClientInTransaction(deps, clientId)
   if (deps.members.seatsUsed(clientId) >= max_users) {
     throw new AppError('user_limit_reached', `This account allows ${max_users} members; remove or disable one first`)
   }
