@@ -8,7 +8,7 @@ import { clientLimits } from '../modules/clients/clients.limits'
 import { createClientWithOwner, type ClientsDeps } from '../modules/clients/clients.service'
 import { createClientsStore, sqliteClients } from '../modules/clients/clients.store'
 import { actingClient, memberRole, membershipsOf } from '../modules/clients/members.service'
-import { createMembersStore } from '../modules/clients/members.store'
+import { createMembersStore, sqliteMembers } from '../modules/clients/members.store'
 import { joinOnRegistration } from '../modules/clients/invitations.service'
 import { setupTokenRequired, signupPolicyOf } from '../modules/users/users.signup'
 import type { HealthDeps } from '../modules/health/health.service'
@@ -26,7 +26,7 @@ import { hubExecutables } from '../modules/versions/versions.executables'
 import type { Lookups } from './hooks'
 
 /** The users domain's view of the clients domain. */
-const tenancyOf = (clients: Pick<ClientsDeps, 'sqlite' | 'members' | 'clock'>): Tenancy => ({
+const tenancyOf = (clients: Pick<ClientsDeps, 'sqlite' | 'membersSqlite' | 'clock'>): Tenancy => ({
   createClientWithOwner: (opts) => createClientWithOwner(clients, opts),
   memberRole: (userId, clientId) => memberRole(clients, userId, clientId),
   membershipsOf: (userId) => membershipsOf(clients, userId),
@@ -36,7 +36,7 @@ const tenancyOf = (clients: Pick<ClientsDeps, 'sqlite' | 'members' | 'clock'>): 
 
 /** The shell's account tasks (vigil admin …): accounts and their clients, without the service around them. */
 export function accountTasks(sqlite: Database, clock: Clock, hashing: Passwords): AccountDeps {
-  const clients = { sqlite: sqliteClients(sqlite), members: createMembersStore(sqlite), clock }
+  const clients = { sqlite: sqliteClients(sqlite), membersSqlite: sqliteMembers(sqlite), clock }
   return { store: createUsersStore(sqlite), sessions: createSessionsStore(sqlite), clock, passwords: hashing, tenancy: tenancyOf(clients) }
 }
 
@@ -47,12 +47,14 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[], lookups: Pick<L
   const usersStore = createUsersStore(sqlite)
   const sessions = createSessionsStore(sqlite)
   const clientsSqlite = sqliteClients(sqlite)
+  const membersSqlite = sqliteMembers(sqlite)
   const ownLimits = config.instance.mode === 'own' ? config.instance.own : null
 
   const clients: ClientsDeps = {
     store: createClientsStore(clientsSqlite),
     sqlite: clientsSqlite,
-    members: createMembersStore(sqlite),
+    members: createMembersStore(membersSqlite),
+    membersSqlite,
     clock,
     accounts: {
       userIdByEmail: (email) => userIdByEmail({ store: usersStore }, email),

@@ -67,8 +67,8 @@ export function clientsRoutes(deps: ClientsDeps, auth: Authenticator) {
     )
     .delete(
       '/members/:member_id',
-      ({ user, memberRole, params, set }) => {
-        removeMember(deps, user.clientId, memberRole, params.member_id)
+      async ({ user, memberRole, params, set }) => {
+        await removeMember(deps, user.clientId, memberRole, params.member_id)
         set.status = 204
       },
       { user: managers, params: MemberParams, detail: { ...routeErrors('last_owner'), tags, summary: 'Remove a member or withdraw an invitation' } },

@@ -5,7 +5,7 @@ import { notFound } from '../../http/errors'
 import { NEW_CLIENT, type ClientResponse } from './clients.model'
 import { limitsUnderPlan, withLimitsInForce, type ClientLimits, type OwnInstanceLimits } from './clients.limits'
 import type { ClientChanges, ClientRow, ClientsStore, SqliteClients } from './clients.store'
-import type { MembersStore } from './members.store'
+import type { MembersStore, SqliteMembers } from './members.store'
 
 /** What the clients domain needs of the users domain: accounts by email and back. */
 export interface Accounts {
@@ -18,6 +18,8 @@ export interface ClientsDeps {
   /** SQLite's statements, for callers inside another domain's synchronous transaction or behind a synchronous port */
   sqlite: SqliteClients
   members: MembersStore
+  /** SQLite's statements of the members, for the same kind of callers as `sqlite` */
+  membersSqlite: SqliteMembers
   clock: Clock
   accounts: Accounts
   /** cached per-client rate limits, dropped when a plan or limit changes */
@@ -41,24 +43,20 @@ export function toClientResponse(row: ClientRow): ClientResponse {
 }
 
 /** A new tenant with the defaults of NEW_CLIENT and its first owner. Runs inside the caller's transaction: no await here. */
-export function createClientWithOwner(deps: Pick<ClientsDeps, 'sqlite' | 'members' | 'clock'>, opts: { name: string | null; ownerUserId: string }): string {
+export function createClientWithOwner(
+  deps: Pick<ClientsDeps, 'sqlite' | 'membersSqlite' | 'clock'>,
+  opts: { name: string | null; ownerUserId: string },
+): string {
   const now = deps.clock.now()
   const id = newId('cli')
   deps.sqlite.insert({ id, name: opts.name, ...NEW_CLIENT, now })
-  deps.members.insert({ id: newId('mem'), client_id: id, user_id: opts.ownerUserId, invited_email: null, role: 'owner', status: 'active', now })
+  deps.membersSqlite.insert({ id: newId('mem'), client_id: id, user_id: opts.ownerUserId, invited_email: null, role: 'owner', status: 'active', now })
   return id
 }
 
 /** The client with the limits in force (see withLimitsInForce), 404 when unknown. */
 export async function getClient(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, clientId: string): Promise<ClientRow> {
   const row = await deps.store.byId(clientId)
-  if (!row) throw notFound('Client')
-  return withLimitsInForce(row, deps.ownLimits)
-}
-
-/** getClient for a caller inside a synchronous SQLite transaction (the members' seat check). */
-export function getClientInTransaction(deps: Pick<ClientsDeps, 'sqlite' | 'ownLimits'>, clientId: string): ClientRow {
-  const row = deps.sqlite.byId(clientId)
   if (!row) throw notFound('Client')
   return withLimitsInForce(row, deps.ownLimits)
 }
@@ -97,10 +95,10 @@ export async function clientsPage(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>
 }
 
 /** Counts for the operator's GET /v1/admin/stats (its providers answer synchronously: SQLite's statements). */
-export const clientStats = (deps: Pick<ClientsDeps, 'sqlite' | 'members'>) => ({
+export const clientStats = (deps: Pick<ClientsDeps, 'sqlite' | 'membersSqlite'>) => ({
   clients: deps.sqlite.count(),
   paying_clients: deps.sqlite.countPaying(),
-  members: deps.members.countActive(),
+  members: deps.membersSqlite.countActive(),
 })
 
 /** The client as the operator sees it: with the hand-set rate limit and limit overrides (null: the plan's). */
