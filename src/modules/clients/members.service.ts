@@ -25,6 +25,9 @@ export function toMemberResponse(deps: Pick<ClientsDeps, 'accounts'>, row: Membe
   }
 }
 
+/** What managing members needs: the stores and services, not SQLite's statements, so it runs on either engine. */
+type ManageDeps = Pick<ClientsDeps, 'store' | 'members' | 'clock' | 'accounts' | 'ownLimits'>
+
 export async function listMembers(deps: Pick<ClientsDeps, 'members' | 'accounts'>, clientId: string) {
   const rows = await deps.members.ofClient(clientId)
   return rows.map((row) => toMemberResponse(deps, row))
@@ -56,7 +59,7 @@ const alreadyThere = () => new AppError('conflict', 'This email is already a mem
  * email. Only its SHA-256 is stored. Knowing or registering the email alone grants nothing.
  */
 export async function inviteMember(
-  deps: ClientsDeps,
+  deps: ManageDeps,
   clientId: string,
   actor: MemberRole,
   input: { email: string; role?: MemberRole },
@@ -80,7 +83,7 @@ export async function inviteMember(
 }
 
 export async function changeMember(
-  deps: ClientsDeps,
+  deps: ManageDeps,
   clientId: string,
   actor: MemberRole,
   memberId: string,
@@ -107,7 +110,7 @@ export async function changeMember(
   return toMemberResponse(deps, (await deps.members.byId(clientId, memberId))!)
 }
 
-export async function removeMember(deps: ClientsDeps, clientId: string, actor: MemberRole, memberId: string): Promise<void> {
+export async function removeMember(deps: ManageDeps, clientId: string, actor: MemberRole, memberId: string): Promise<void> {
   const found = await deps.members.change(
     clientId,
     memberId,
