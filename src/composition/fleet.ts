@@ -2,7 +2,7 @@ import type { AppDeps } from '../context'
 import { createDeviceKeyInTransaction, revokeDeviceKeys, type ApiKeysDeps } from '../modules/api-keys/api-keys.service'
 import { createApiKeysStore, sqliteApiKeys } from '../modules/api-keys/api-keys.store'
 import type { EnrolmentsDeps } from '../modules/enrolments/enrolments.service'
-import { createEnrolmentsStore } from '../modules/enrolments/enrolments.store'
+import { createEnrolmentsStore, sqliteEnrolments } from '../modules/enrolments/enrolments.store'
 import { hubPin } from './hub-pin'
 import { hubExecutables } from '../modules/versions/versions.executables'
 import { apiKeyVerifier } from '../modules/api-keys/api-keys.verifier'
@@ -56,8 +56,10 @@ export function wireFleet(
   }
 
   // the install one-liner: a token spent for a device and a key bound to it, in one transaction
+  const enrolmentsSqlite = sqliteEnrolments(sqlite)
   const enrolments: EnrolmentsDeps = {
-    store: createEnrolmentsStore(sqlite),
+    store: createEnrolmentsStore(enrolmentsSqlite),
+    sqlite: enrolmentsSqlite,
     clock,
     logger,
     devices: { register: (clientId, facts) => registerDevice(devices, { clientId, deviceId: null }, facts).device.device_id },

@@ -6,9 +6,9 @@ import type { Clock } from '../lib/clock'
 import { tierOf, type Plan } from '../modules/billing/billing.catalog'
 import { clientLimits } from '../modules/clients/clients.limits'
 import { createClientWithOwner, type ClientsDeps } from '../modules/clients/clients.service'
-import { createClientsStore } from '../modules/clients/clients.store'
+import { createClientsStore, sqliteClients } from '../modules/clients/clients.store'
 import { actingClient, memberRole, membershipsOf } from '../modules/clients/members.service'
-import { createMembersStore } from '../modules/clients/members.store'
+import { createMembersStore, sqliteMembers } from '../modules/clients/members.store'
 import { joinOnRegistration } from '../modules/clients/invitations.service'
 import { setupTokenRequired, signupPolicyOf } from '../modules/users/users.signup'
 import type { HealthDeps } from '../modules/health/health.service'
@@ -26,7 +26,7 @@ import { hubExecutables } from '../modules/versions/versions.executables'
 import type { Lookups } from './hooks'
 
 /** The users domain's view of the clients domain. */
-const tenancyOf = (clients: Pick<ClientsDeps, 'store' | 'members' | 'clock'>): Tenancy => ({
+const tenancyOf = (clients: Pick<ClientsDeps, 'sqlite' | 'membersSqlite' | 'clock'>): Tenancy => ({
   createClientWithOwner: (opts) => createClientWithOwner(clients, opts),
   memberRole: (userId, clientId) => memberRole(clients, userId, clientId),
   membershipsOf: (userId) => membershipsOf(clients, userId),
@@ -36,7 +36,7 @@ const tenancyOf = (clients: Pick<ClientsDeps, 'store' | 'members' | 'clock'>): T
 
 /** The shell's account tasks (vigil admin …): accounts and their clients, without the service around them. */
 export function accountTasks(sqlite: Database, clock: Clock, hashing: Passwords): AccountDeps {
-  const clients = { store: createClientsStore(sqlite), members: createMembersStore(sqlite), clock }
+  const clients = { sqlite: sqliteClients(sqlite), membersSqlite: sqliteMembers(sqlite), clock }
   return { store: createUsersStore(sqlite), sessions: createSessionsStore(sqlite), clock, passwords: hashing, tenancy: tenancyOf(clients) }
 }
 
@@ -46,18 +46,21 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[], lookups: Pick<L
   const sqlite = deps.db.sqlite
   const usersStore = createUsersStore(sqlite)
   const sessions = createSessionsStore(sqlite)
-  const clientsStore = createClientsStore(sqlite)
+  const clientsSqlite = sqliteClients(sqlite)
+  const membersSqlite = sqliteMembers(sqlite)
   const ownLimits = config.instance.mode === 'own' ? config.instance.own : null
 
   const clients: ClientsDeps = {
-    store: clientsStore,
-    members: createMembersStore(sqlite),
+    store: createClientsStore(clientsSqlite),
+    sqlite: clientsSqlite,
+    members: createMembersStore(membersSqlite),
+    membersSqlite,
     clock,
     accounts: {
       userIdByEmail: (email) => userIdByEmail({ store: usersStore }, email),
       emailOf: (userId) => emailOfUser({ store: usersStore }, userId),
     },
-    limits: clientLimits(clientsStore, { rateLimitOf: (planType) => config.rateLimits[tierOf(plans(), planType)] }, ownLimits),
+    limits: clientLimits(clientsSqlite, { rateLimitOf: (planType) => config.rateLimits[tierOf(plans(), planType)] }, ownLimits),
     ownLimits,
   }
 

@@ -168,14 +168,14 @@ function wireAdmin(ctx: AppContext, plans: () => Plan[], identity: IdentityModul
   const { clients, users, health } = identity
   return {
     clients: {
-      get: (clientId) => toOperatorView(getClient(clients, clientId)),
-      page: (limit, offset) => {
-        const { rows, total } = clientsPage(clients, limit, offset)
+      get: async (clientId) => toOperatorView(await getClient(clients, clientId)),
+      page: async (limit, offset) => {
+        const { rows, total } = await clientsPage(clients, limit, offset)
         return { rows: rows.map(toOperatorView), total }
       },
       seatsUsed: (clientId) => seatsUsed(clients, clientId),
       ownerEmail: (clientId) => ownerEmail(clients, clientId),
-      setPlanAndLimits: (clientId, changes) => toOperatorView(setPlanAndLimits(clients, clientId, changes)),
+      setPlanAndLimits: async (clientId, changes) => toOperatorView(await setPlanAndLimits(clients, clientId, changes)),
     },
     usage: {
       devices: (clientId) => deviceCount(fleet.devices, clientId),

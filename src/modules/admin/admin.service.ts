@@ -20,15 +20,15 @@ export type PlanAndLimits = Partial<{
 /** What the operator's views need of the clients domain. */
 export interface OperatorClients {
   /** 404 when unknown */
-  get(clientId: string): OperatorView
+  get(clientId: string): Promise<OperatorView>
   /** one page, oldest first, and how many clients there are */
-  page(limit: number, offset: number): { rows: OperatorView[]; total: number }
+  page(limit: number, offset: number): Promise<{ rows: OperatorView[]; total: number }>
   /** members not disabled, pending invitations included */
   seatsUsed(clientId: string): number
   /** the oldest active owner's email */
   ownerEmail(clientId: string): string | null
   /** writes plan and limit columns; the change bites on the next request */
-  setPlanAndLimits(clientId: string, changes: PlanAndLimits): OperatorView
+  setPlanAndLimits(clientId: string, changes: PlanAndLimits): Promise<OperatorView>
 }
 
 /** What a client uses of the fleet: its devices and active API keys. */
@@ -56,8 +56,8 @@ export interface AdminDeps {
   logger: Logger
 }
 
-export function listClientsForOperator(deps: Pick<AdminDeps, 'clients' | 'usage'>, limit: number, offset: number) {
-  const { rows, total } = deps.clients.page(limit, offset)
+export async function listClientsForOperator(deps: Pick<AdminDeps, 'clients' | 'usage'>, limit: number, offset: number) {
+  const { rows, total } = await deps.clients.page(limit, offset)
   return {
     items: rows.map((c) => ({
       ...c,
@@ -75,8 +75,8 @@ export function listClientsForOperator(deps: Pick<AdminDeps, 'clients' | 'usage'
  * max_devices here). A limit set here is kept as an override that billing does not touch; null
  * clears it and the plan's limit applies again.
  */
-export function updateClientByOperator(deps: Pick<AdminDeps, 'clients' | 'plans' | 'logger'>, clientId: string, input: Static<typeof AdminClientUpdate>) {
-  const current = deps.clients.get(clientId) // 404 first
+export async function updateClientByOperator(deps: Pick<AdminDeps, 'clients' | 'plans' | 'logger'>, clientId: string, input: Static<typeof AdminClientUpdate>) {
+  const current = await deps.clients.get(clientId) // 404 first
   const changes: PlanAndLimits = {}
   let plan = deps.plans.find(current.plan_type ?? '') ?? deps.plans.fallback()
   if (input.plan_type !== undefined) {
@@ -106,7 +106,7 @@ export function updateClientByOperator(deps: Pick<AdminDeps, 'clients' | 'plans'
     changes.max_users = input.max_users ?? plan.maxUsers
   }
   if (input.rate_limit !== undefined) changes.rate_limit = input.rate_limit
-  const updated = deps.clients.setPlanAndLimits(clientId, changes)
+  const updated = await deps.clients.setPlanAndLimits(clientId, changes)
   deps.logger.info('client changed by operator', { client_id: clientId, changes })
   return updated
 }

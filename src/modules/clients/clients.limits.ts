@@ -1,4 +1,4 @@
-import type { ClientRow, ClientsStore } from './clients.store'
+import type { ClientRow, SqliteClients } from './clients.store'
 
 /**
  * An own instance (no billing) has no plans to sell: a client on the free plan gets these limits
@@ -37,8 +37,8 @@ export interface PlanRates {
   rateLimitOf(planType: string): number
 }
 
-/** Rate limits are read on every request, so they are cached per client until invalidated. */
-export function clientLimits(store: Pick<ClientsStore, 'byId'>, plans: PlanRates, own: OwnInstanceLimits | null = null): ClientLimits {
+/** Rate limits are read on every request, so they are cached per client until invalidated (a synchronous read: the rate-limit port is). */
+export function clientLimits(store: Pick<SqliteClients, 'byId'>, plans: PlanRates, own: OwnInstanceLimits | null = null): ClientLimits {
   const cache = new Map<string, number>()
   return {
     rateLimitFor(clientId) {
@@ -60,7 +60,7 @@ export function clientLimits(store: Pick<ClientsStore, 'byId'>, plans: PlanRates
  * The limits a plan grants a client, after the operator's overrides (which win until the
  * operator clears them). For billing, inside its transaction.
  */
-export function limitsUnderPlan(deps: { store: Pick<ClientsStore, 'byId'> }, clientId: string, plan: { maxDevices: number; maxUsers: number }) {
-  const o = deps.store.byId(clientId)
+export function limitsUnderPlan(deps: { sqlite: Pick<SqliteClients, 'byId'> }, clientId: string, plan: { maxDevices: number; maxUsers: number }) {
+  const o = deps.sqlite.byId(clientId)
   return { maxDevices: o?.max_devices_override ?? plan.maxDevices, maxUsers: o?.max_users_override ?? plan.maxUsers }
 }

@@ -18,12 +18,12 @@ const memberUpdate = jsonInput(MemberUpdate)
 export function clientsRoutes(deps: ClientsDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/clients/me' })
     .use(authGuards(auth))
-    .get('', ({ user }) => toClientResponse(getClient(deps, user.clientId)), {
+    .get('', async ({ user }) => toClientResponse(await getClient(deps, user.clientId)), {
       user: true,
       response: { 200: ClientResponse },
       detail: { tags, summary: 'The client (tenant) of the caller' },
     })
-    .patch('', ({ user, body }) => toClientResponse(updateClientProfile(deps, user.clientId, clientUpdate.read(body))), {
+    .patch('', async ({ user, body }) => toClientResponse(await updateClientProfile(deps, user.clientId, clientUpdate.read(body))), {
       user: managers,
       response: { 200: ClientResponse },
       detail: { ...clientUpdate.doc, tags, summary: 'Rename the client or set its billing email (nothing else is writable here)' },
@@ -67,8 +67,8 @@ export function clientsRoutes(deps: ClientsDeps, auth: Authenticator) {
     )
     .delete(
       '/members/:member_id',
-      ({ user, memberRole, params, set }) => {
-        removeMember(deps, user.clientId, memberRole, params.member_id)
+      async ({ user, memberRole, params, set }) => {
+        await removeMember(deps, user.clientId, memberRole, params.member_id)
         set.status = 204
       },
       { user: managers, params: MemberParams, detail: { ...routeErrors('last_owner'), tags, summary: 'Remove a member or withdraw an invitation' } },

@@ -4,8 +4,8 @@ import { newId } from '../../lib/ids'
 import { notFound } from '../../http/errors'
 import { NEW_CLIENT, type ClientResponse } from './clients.model'
 import { limitsUnderPlan, withLimitsInForce, type ClientLimits, type OwnInstanceLimits } from './clients.limits'
-import type { ClientRow, ClientsStore } from './clients.store'
-import type { MembersStore } from './members.store'
+import type { ClientChanges, ClientRow, ClientsStore, SqliteClients } from './clients.store'
+import type { MembersStore, SqliteMembers } from './members.store'
 
 /** What the clients domain needs of the users domain: accounts by email and back. */
 export interface Accounts {
@@ -15,7 +15,11 @@ export interface Accounts {
 
 export interface ClientsDeps {
   store: ClientsStore
+  /** SQLite's statements, for callers inside another domain's synchronous transaction or behind a synchronous port */
+  sqlite: SqliteClients
   members: MembersStore
+  /** SQLite's statements of the members, for the same kind of callers as `sqlite` */
+  membersSqlite: SqliteMembers
   clock: Clock
   accounts: Accounts
   /** cached per-client rate limits, dropped when a plan or limit changes */
@@ -39,31 +43,34 @@ export function toClientResponse(row: ClientRow): ClientResponse {
 }
 
 /** A new tenant with the defaults of NEW_CLIENT and its first owner. Runs inside the caller's transaction: no await here. */
-export function createClientWithOwner(deps: Pick<ClientsDeps, 'store' | 'members' | 'clock'>, opts: { name: string | null; ownerUserId: string }): string {
+export function createClientWithOwner(
+  deps: Pick<ClientsDeps, 'sqlite' | 'membersSqlite' | 'clock'>,
+  opts: { name: string | null; ownerUserId: string },
+): string {
   const now = deps.clock.now()
   const id = newId('cli')
-  deps.store.insert({ id, name: opts.name, ...NEW_CLIENT, now })
-  deps.members.insert({ id: newId('mem'), client_id: id, user_id: opts.ownerUserId, invited_email: null, role: 'owner', status: 'active', now })
+  deps.sqlite.insert({ id, name: opts.name, ...NEW_CLIENT, now })
+  deps.membersSqlite.insert({ id: newId('mem'), client_id: id, user_id: opts.ownerUserId, invited_email: null, role: 'owner', status: 'active', now })
   return id
 }
 
 /** The client with the limits in force (see withLimitsInForce), 404 when unknown. */
-export function getClient(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, clientId: string): ClientRow {
-  const row = deps.store.byId(clientId)
+export async function getClient(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, clientId: string): Promise<ClientRow> {
+  const row = await deps.store.byId(clientId)
   if (!row) throw notFound('Client')
   return withLimitsInForce(row, deps.ownLimits)
 }
 
 /** The tenant-side update: name and billing email only. Plan and limits are not reachable from here. */
-export function updateClientProfile(
+export async function updateClientProfile(
   deps: Pick<ClientsDeps, 'store' | 'clock' | 'ownLimits'>,
   clientId: string,
   input: { name?: string | null; billing_email?: string | null },
-): ClientRow {
-  const changes: Record<string, string | null> = {}
+): Promise<ClientRow> {
+  const changes: ClientChanges = {}
   if (input.name !== undefined) changes.name = input.name === null ? null : input.name.trim() || null
   if (input.billing_email !== undefined) changes.billing_email = input.billing_email?.trim().toLowerCase() ?? null
-  deps.store.update(clientId, changes, deps.clock.now())
+  await deps.store.update(clientId, changes, deps.clock.now())
   return getClient(deps, clientId)
 }
 
@@ -71,23 +78,27 @@ export function updateClientProfile(
 export type PlanAndLimits = Partial<Pick<ClientRow, 'plan_type' | 'max_devices' | 'max_users' | 'max_devices_override' | 'max_users_override' | 'rate_limit'>>
 
 /** Writes plan and limit columns and drops the cached rate limit, so the change bites on the next request. */
-export function setPlanAndLimits(deps: Pick<ClientsDeps, 'store' | 'clock' | 'limits' | 'ownLimits'>, clientId: string, changes: PlanAndLimits): ClientRow {
-  deps.store.update(clientId, changes, deps.clock.now())
+export async function setPlanAndLimits(
+  deps: Pick<ClientsDeps, 'store' | 'clock' | 'limits' | 'ownLimits'>,
+  clientId: string,
+  changes: PlanAndLimits,
+): Promise<ClientRow> {
+  await deps.store.update(clientId, changes, deps.clock.now())
   deps.limits.invalidate(clientId)
   return getClient(deps, clientId)
 }
 
 /** One page of clients, oldest first, and how many there are, for the operator's list. */
-export const clientsPage = (deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, limit: number, offset: number) => ({
-  rows: deps.store.page(limit, offset).map((row) => withLimitsInForce(row, deps.ownLimits)),
-  total: deps.store.count(),
-})
+export async function clientsPage(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, limit: number, offset: number) {
+  const rows = await deps.store.page(limit, offset)
+  return { rows: rows.map((row) => withLimitsInForce(row, deps.ownLimits)), total: await deps.store.count() }
+}
 
-/** Counts for the operator's GET /v1/admin/stats. */
-export const clientStats = (deps: Pick<ClientsDeps, 'store' | 'members'>) => ({
-  clients: deps.store.count(),
-  paying_clients: deps.store.countPaying(),
-  members: deps.members.countActive(),
+/** Counts for the operator's GET /v1/admin/stats (its providers answer synchronously: SQLite's statements). */
+export const clientStats = (deps: Pick<ClientsDeps, 'sqlite' | 'membersSqlite'>) => ({
+  clients: deps.sqlite.count(),
+  paying_clients: deps.sqlite.countPaying(),
+  members: deps.membersSqlite.countActive(),
 })
 
 /** The client as the operator sees it: with the hand-set rate limit and limit overrides (null: the plan's). */
@@ -98,14 +109,15 @@ export const toOperatorView = (row: ClientRow) => ({
   max_users_override: row.max_users_override,
 })
 
-// For the fleet group (devices, billing), which reach clients only through these.
+// For the fleet group (devices, billing), which reach clients only through these, synchronously:
+// they run inside the devices' and billing's SQLite transactions.
 
 /** A client, or null when it does not exist. */
-export const findClient = (deps: Pick<ClientsDeps, 'store'>, clientId: string): ClientRow | null => deps.store.byId(clientId) ?? null
+export const findClient = (deps: Pick<ClientsDeps, 'sqlite'>, clientId: string): ClientRow | null => deps.sqlite.byId(clientId) ?? null
 
 /** How many devices the client may register (a new client's allowance for an unknown one). */
-export function maxDevicesOf(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, clientId: string): number {
-  const row = deps.store.byId(clientId)
+export function maxDevicesOf(deps: Pick<ClientsDeps, 'sqlite' | 'ownLimits'>, clientId: string): number {
+  const row = deps.sqlite.byId(clientId)
   return row ? withLimitsInForce(row, deps.ownLimits).max_devices : NEW_CLIENT.max_devices
 }
 
@@ -114,12 +126,12 @@ export function maxDevicesOf(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, cli
  * winning over the plan's limits. Runs inside billing's transaction: no await here.
  */
 export function applyBillingPlan(
-  deps: Pick<ClientsDeps, 'store' | 'clock' | 'limits'>,
+  deps: Pick<ClientsDeps, 'sqlite' | 'clock' | 'limits'>,
   clientId: string,
   plan: { planType: string; subscriptionStatus: string; maxDevices: number; maxUsers: number },
 ): void {
   const limits = limitsUnderPlan(deps, clientId, plan)
-  deps.store.update(
+  deps.sqlite.update(
     clientId,
     { plan_type: plan.planType, subscription_status: plan.subscriptionStatus, max_devices: limits.maxDevices, max_users: limits.maxUsers },
     deps.clock.now(),

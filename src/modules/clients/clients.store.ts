@@ -15,11 +15,62 @@ export interface ClientRow {
   created_at: number
 }
 
+export type NewClient = Pick<ClientRow, 'id' | 'name' | 'plan_type' | 'subscription_status' | 'max_devices' | 'max_users'> & { now: number }
+
+/** The columns a caller may write through `update`; the service decides which caller writes which. */
+export type ClientChanges = Partial<
+  Pick<
+    ClientRow,
+    'name' | 'billing_email' | 'plan_type' | 'subscription_status' | 'max_devices' | 'max_users' | 'max_devices_override' | 'max_users_override' | 'rate_limit'
+  >
+>
+
+const WRITABLE = new Set<string>([
+  'name',
+  'billing_email',
+  'plan_type',
+  'subscription_status',
+  'max_devices',
+  'max_users',
+  'max_devices_override',
+  'max_users_override',
+  'rate_limit',
+])
+
+/** The changes' columns, refusing any name outside ClientChanges: they are spliced into the SQL. */
+export function changedColumns(changes: ClientChanges): string[] {
+  const cols = Object.keys(changes).filter((c) => changes[c as keyof ClientChanges] !== undefined)
+  for (const c of cols) if (!WRITABLE.has(c)) throw new Error(`clients: ${c} is not a writable column`)
+  return cols
+}
+
+/**
+ * The `clients` table (the tenants), on either engine (this file: SQLite; clients.store.pg.ts:
+ * PostgreSQL). A client is its own tenant: every read and write names its id.
+ */
+export interface ClientsStore {
+  insert(row: NewClient): Promise<void>
+  byId(id: string): Promise<ClientRow | null>
+  /** writes only the named columns (and updated_at); no columns, no write */
+  update(id: string, changes: ClientChanges, now: number): Promise<void>
+  count(): Promise<number>
+  /** clients with a live subscription (active or trialing) */
+  countPaying(): Promise<number>
+  /** one page of clients, oldest first, ties by id */
+  page(limit: number, offset: number): Promise<ClientRow[]>
+}
+
 const CLIENT_COLUMNS =
   'id, name, platform, plan_type, subscription_status, max_devices, max_users, rate_limit, max_devices_override, max_users_override, billing_email, created_at'
 
-/** The `clients` table. */
-export function createClientsStore(sqlite: Database) {
+/**
+ * SQLite's statements, synchronous. Besides backing `createClientsStore`, they serve the callers
+ * that run inside another domain's synchronous SQLite transaction or answer a synchronous port:
+ * a new account's client (the users domain's transaction), billing's plan changes (billing's),
+ * the device limit (the devices domain's registration), the per-request rate limit (cached) and
+ * the operator's counts.
+ */
+export function sqliteClients(sqlite: Database) {
   const insert = sqlite.query(
     'INSERT INTO clients (id, name, plan_type, subscription_status, max_devices, max_users, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   )
@@ -28,23 +79,33 @@ export function createClientsStore(sqlite: Database) {
   const countPaying = sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM clients WHERE subscription_status IN ('active', 'trialing')")
   const page = sqlite.query<ClientRow, [number, number]>(`SELECT ${CLIENT_COLUMNS} FROM clients ORDER BY created_at, id LIMIT ? OFFSET ?`)
   return {
-    insert(row: Pick<ClientRow, 'id' | 'name' | 'plan_type' | 'subscription_status' | 'max_devices' | 'max_users'> & { now: number }) {
+    insert(row: NewClient) {
       insert.run(row.id, row.name, row.plan_type, row.subscription_status, row.max_devices, row.max_users, row.now, row.now)
     },
-    byId: (id: string) => byId.get(id),
-    /** Writes only the named columns; callers decide which fields a caller may change. */
-    update(id: string, changes: Record<string, string | number | null>, now: number) {
-      const cols = Object.keys(changes)
+    byId: (id: string): ClientRow | null => byId.get(id),
+    update(id: string, changes: ClientChanges, now: number) {
+      const cols = changedColumns(changes)
       if (!cols.length) return
       const sets = cols.map((c) => `${c} = ?`).join(', ')
-      sqlite.query(`UPDATE clients SET ${sets}, updated_at = ? WHERE id = ?`).run(...(Object.values(changes) as (string | number | null)[]), now, id)
+      const values = cols.map((c) => changes[c as keyof ClientChanges] as string | number | null)
+      sqlite.query(`UPDATE clients SET ${sets}, updated_at = ? WHERE id = ?`).run(...values, now, id)
     },
     count: () => count.get()!.n,
-    /** clients with a live subscription (active or trialing) */
     countPaying: () => countPaying.get()!.n,
-    /** one page of clients, oldest first */
     page: (limit: number, offset: number) => page.all(limit, offset),
   }
 }
 
-export type ClientsStore = ReturnType<typeof createClientsStore>
+export type SqliteClients = ReturnType<typeof sqliteClients>
+
+/** The store on SQLite: its statements run when called (bun:sqlite is synchronous), the answers come as promises. */
+export function createClientsStore(clients: SqliteClients): ClientsStore {
+  return {
+    insert: async (row) => clients.insert(row),
+    byId: async (id) => clients.byId(id),
+    update: async (id, changes, now) => clients.update(id, changes, now),
+    count: async () => clients.count(),
+    countPaying: async () => clients.countPaying(),
+    page: async (limit, offset) => clients.page(limit, offset),
+  }
+}

@@ -10,20 +10,18 @@ const unusable = () => new AppError('not_found', 'This invitation is unknown, al
  * also be the invited one, so a forwarded or leaked link is useless to anyone else. Single use:
  * accepting clears the secret.
  */
-export function acceptInvitation(deps: Pick<ClientsDeps, 'members' | 'clock' | 'accounts'>, userId: string, token: string) {
-  const accepted = deps.members.immediate(() => {
-    const row = deps.members.invitationByTokenHash(sha256Hex(token))
-    if (row?.status !== 'invited' || row.invite_expires_at === null || row.invite_expires_at <= deps.clock.now()) throw unusable()
-    if (deps.accounts.emailOf(userId) !== row.invited_email || (row.user_id !== null && row.user_id !== userId)) {
+export async function acceptInvitation(deps: Pick<ClientsDeps, 'members' | 'clock' | 'accounts'>, userId: string, token: string) {
+  // the account's email does not change with the invitation: read before the transaction
+  const email = deps.accounts.emailOf(userId)
+  const now = deps.clock.now()
+  const row = await deps.members.accept(sha256Hex(token), userId, now, (row, alreadyMember) => {
+    if (row?.status !== 'invited' || row.invite_expires_at === null || row.invite_expires_at <= now) throw unusable()
+    if (email !== row.invited_email || (row.user_id !== null && row.user_id !== userId)) {
       throw forbidden('This invitation was sent to another email address; sign in with that one')
     }
-    if (row.user_id === null && deps.members.byUser(row.client_id, userId)) {
-      throw new AppError('conflict', 'You are already a member of this account')
-    }
-    deps.members.acceptInvitation(row.id, userId, deps.clock.now())
-    return { clientId: row.client_id, id: row.id }
+    if (row.user_id === null && alreadyMember) throw new AppError('conflict', 'You are already a member of this account')
   })
-  return toMemberResponse(deps, deps.members.byId(accepted.clientId, accepted.id)!)
+  return toMemberResponse(deps, row)
 }
 
 const invalidInvitation = (message: string) => new AppError('invalid_invitation', message, 'invitation_token')
@@ -31,14 +29,14 @@ const invalidInvitation = (message: string) => new AppError('invalid_invitation'
 /**
  * Registration with an invitation: the new account joins the inviting client as the invitation
  * says, in the same step. The same proofs as accepting: the secret, and the email it was sent to.
- * Runs inside the caller's transaction (no await); returns the client joined.
+ * Runs inside the caller's synchronous SQLite transaction (no await); returns the client joined.
  */
-export function joinOnRegistration(deps: Pick<ClientsDeps, 'members' | 'clock'>, token: string, email: string, userId: string): string {
-  const row = deps.members.invitationByTokenHash(sha256Hex(token))
+export function joinOnRegistration(deps: Pick<ClientsDeps, 'membersSqlite' | 'clock'>, token: string, email: string, userId: string): string {
+  const row = deps.membersSqlite.invitationByTokenHash(sha256Hex(token))
   if (row?.status !== 'invited' || row.invite_expires_at === null || row.invite_expires_at <= deps.clock.now() || row.user_id !== null) {
     throw invalidInvitation('This invitation is unknown, already used or expired; ask for a new one')
   }
   if (row.invited_email !== email) throw invalidInvitation('This invitation was sent to another email address; register with that one')
-  deps.members.acceptInvitation(row.id, userId, deps.clock.now())
+  deps.membersSqlite.acceptInvitation(row.id, userId, deps.clock.now())
   return row.client_id
 }

@@ -5,7 +5,7 @@ import { AppError, forbidden, notFound } from '../../http/errors'
 import type { MemberRole } from '../../http/principal'
 import type { MemberResponse } from './clients.model'
 import { getClient, type ClientsDeps } from './clients.service'
-import type { MemberRow, MemberStatus } from './members.store'
+import type { MemberRow, MemberStatus, SeatCounts } from './members.store'
 
 /** The secret's prefix only makes a leaked one recognisable. */
 export const INVITATION_PREFIX = 'vin_'
@@ -25,15 +25,15 @@ export function toMemberResponse(deps: Pick<ClientsDeps, 'accounts'>, row: Membe
   }
 }
 
-export const listMembers = (deps: Pick<ClientsDeps, 'members' | 'accounts'>, clientId: string) =>
-  deps.members.ofClient(clientId).map((row) => toMemberResponse(deps, row))
+/** What managing members needs: the stores and services, not SQLite's statements, so it runs on either engine. */
+type ManageDeps = Pick<ClientsDeps, 'store' | 'members' | 'clock' | 'accounts' | 'ownLimits'>
 
-function ensureSeat(deps: ClientsDeps, clientId: string) {
-  const { max_users } = getClient(deps, clientId)
-  if (deps.members.seatsUsed(clientId) >= max_users) {
-    throw new AppError('user_limit_reached', `This account allows ${max_users} members; remove or disable one first`)
-  }
+export async function listMembers(deps: Pick<ClientsDeps, 'members' | 'accounts'>, clientId: string) {
+  const rows = await deps.members.ofClient(clientId)
+  return rows.map((row) => toMemberResponse(deps, row))
 }
+
+const seatsFull = (maxUsers: number) => new AppError('user_limit_reached', `This account allows ${maxUsers} members; remove or disable one first`)
 
 /** Admins manage members and admins; only owners touch owners (or make new ones). */
 function ensureMayManage(actor: MemberRole, target: MemberRole | null, newRole?: MemberRole) {
@@ -42,8 +42,8 @@ function ensureMayManage(actor: MemberRole, target: MemberRole | null, newRole?:
 }
 
 /** The last active owner keeps the account manageable: it can be neither demoted, disabled nor removed. */
-function ensureNotLastOwner(deps: ClientsDeps, row: MemberRow) {
-  if (row.role === 'owner' && row.status === 'active' && deps.members.activeOwners(row.client_id) <= 1) {
+function ensureNotLastOwner(row: MemberRow, counts: SeatCounts) {
+  if (row.role === 'owner' && row.status === 'active' && counts.activeOwners <= 1) {
     throw new AppError('last_owner', 'This is the last owner of the account; make another member owner first')
   }
 }
@@ -51,87 +51,94 @@ function ensureNotLastOwner(deps: ClientsDeps, row: MemberRow) {
 /** How long an invitation's secret can be used. */
 export const INVITATION_TTL_MS = 7 * 86_400_000
 
+const alreadyThere = () => new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
+
 /**
  * Invites an email. The answer carries, once, the invitation's secret: the inviter hands it
  * to the invitee, who accepts with it (POST /v1/invitations/accept) while signed in with that
  * email. Only its SHA-256 is stored. Knowing or registering the email alone grants nothing.
  */
-export function inviteMember(
-  deps: ClientsDeps,
+export async function inviteMember(
+  deps: ManageDeps,
   clientId: string,
   actor: MemberRole,
   input: { email: string; role?: MemberRole },
-): MemberResponse & { invitation_token: string; invitation_expires_at: string } {
+): Promise<MemberResponse & { invitation_token: string; invitation_expires_at: string }> {
   const email = input.email.trim().toLowerCase()
   const role = input.role ?? 'member'
   ensureMayManage(actor, null, role)
   const userId = deps.accounts.userIdByEmail(email)
-  const existing = userId ? deps.members.byUser(clientId, userId) : deps.members.byInvitedEmail(clientId, email)
-  if (existing) throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
+  const existing = userId ? await deps.members.byUser(clientId, userId) : await deps.members.byInvitedEmail(clientId, email)
+  if (existing) throw alreadyThere()
+  const { max_users } = await getClient(deps, clientId)
   const id = newId('mem')
   const token = INVITATION_PREFIX + randomToken(32)
   const expiresAt = deps.clock.now() + INVITATION_TTL_MS
-  try {
-    deps.members.transaction(() => {
-      ensureSeat(deps, clientId)
-      deps.members.insert({ id, client_id: clientId, user_id: userId, invited_email: email, role, status: 'invited', now: deps.clock.now() })
-      deps.members.setInvitationSecret(id, sha256Hex(token), expiresAt)
-    })
-  } catch (err) {
-    // Two invitations racing for one email: the unique indexes decide.
-    if (String((err as Error).message).includes('UNIQUE'))
-      throw new AppError('conflict', 'This email is already a member of (or invited to) this account', 'email')
-    throw err
-  }
-  return { ...toMemberResponse(deps, deps.members.byId(clientId, id)!), invitation_token: token, invitation_expires_at: toIso(expiresAt) }
+  const invitation = { id, client_id: clientId, user_id: userId, invited_email: email, role, now: deps.clock.now() }
+  // the seat count and the insert are one transaction; two invitations racing for one email: the unique indexes decide
+  const outcome = await deps.members.invite({ ...invitation, invite_token_hash: sha256Hex(token), invite_expires_at: expiresAt }, max_users)
+  if (outcome === 'no_seat') throw seatsFull(max_users)
+  if (outcome === 'taken') throw alreadyThere()
+  return { ...toMemberResponse(deps, (await deps.members.byId(clientId, id))!), invitation_token: token, invitation_expires_at: toIso(expiresAt) }
 }
 
-export function changeMember(
-  deps: ClientsDeps,
+export async function changeMember(
+  deps: ManageDeps,
   clientId: string,
   actor: MemberRole,
   memberId: string,
   input: { role?: MemberRole; status?: Exclude<MemberStatus, 'invited'> },
-): MemberResponse {
-  deps.members.transaction(() => {
-    const row = deps.members.byId(clientId, memberId)
-    if (!row) throw notFound('Member')
-    ensureMayManage(actor, row.role, input.role)
-    const demoted = input.role !== undefined && input.role !== 'owner'
-    if (demoted || input.status === 'disabled') ensureNotLastOwner(deps, row)
-    if (input.status && row.status === 'invited') {
-      throw new AppError('conflict', 'The invitation is still pending; only the invitee can accept it (delete it to withdraw)', 'status')
-    }
-    if (input.status === 'active' && row.status === 'disabled') ensureSeat(deps, clientId)
-    deps.members.update(row.id, input, deps.clock.now())
-  })
-  return toMemberResponse(deps, deps.members.byId(clientId, memberId)!)
+): Promise<MemberResponse> {
+  // read before: re-enabling a member needs a seat under the limits in force
+  const { max_users } = await getClient(deps, clientId)
+  const found = await deps.members.change(
+    clientId,
+    memberId,
+    (row, counts) => {
+      ensureMayManage(actor, row.role, input.role)
+      const demoted = input.role !== undefined && input.role !== 'owner'
+      if (demoted || input.status === 'disabled') ensureNotLastOwner(row, counts)
+      if (input.status && row.status === 'invited') {
+        throw new AppError('conflict', 'The invitation is still pending; only the invitee can accept it (delete it to withdraw)', 'status')
+      }
+      if (input.status === 'active' && row.status === 'disabled' && counts.seatsUsed >= max_users) throw seatsFull(max_users)
+      return input
+    },
+    deps.clock.now(),
+  )
+  if (!found) throw notFound('Member')
+  return toMemberResponse(deps, (await deps.members.byId(clientId, memberId))!)
 }
 
-export function removeMember(deps: ClientsDeps, clientId: string, actor: MemberRole, memberId: string) {
-  deps.members.transaction(() => {
-    const row = deps.members.byId(clientId, memberId)
-    if (!row) throw notFound('Member')
-    ensureMayManage(actor, row.role)
-    ensureNotLastOwner(deps, row)
-    deps.members.delete(row.id)
-  })
+export async function removeMember(deps: ManageDeps, clientId: string, actor: MemberRole, memberId: string): Promise<void> {
+  const found = await deps.members.change(
+    clientId,
+    memberId,
+    (row, counts) => {
+      ensureMayManage(actor, row.role)
+      ensureNotLastOwner(row, counts)
+      return 'delete'
+    },
+    deps.clock.now(),
+  )
+  if (!found) throw notFound('Member')
 }
 
-/** The caller's role in a client, or null when it is not an active member. Read on every request. */
-export const memberRole = (deps: Pick<ClientsDeps, 'members'>, userId: string, clientId: string): MemberRole | null => deps.members.activeRole(userId, clientId)
+/** The caller's role in a client, or null when it is not an active member. Read on every request, behind a synchronous port. */
+export const memberRole = (deps: Pick<ClientsDeps, 'membersSqlite'>, userId: string, clientId: string): MemberRole | null =>
+  deps.membersSqlite.activeRole(userId, clientId)
 
-/** The client a session acts for (see MembersStore.actingClient). */
-export const actingClient = (deps: Pick<ClientsDeps, 'members'>, userId: string, preferred: string | null, home: string | null) =>
-  deps.members.actingClient(userId, preferred, home)
+/** The client a session acts for (see sqliteMembers' actingClient); the users domain asks synchronously. */
+export const actingClient = (deps: Pick<ClientsDeps, 'membersSqlite'>, userId: string, preferred: string | null, home: string | null) =>
+  deps.membersSqlite.actingClient(userId, preferred, home)
 
-export const membershipsOf = (deps: Pick<ClientsDeps, 'members'>, userId: string) => deps.members.ofUser(userId)
+export const membershipsOf = (deps: Pick<ClientsDeps, 'membersSqlite'>, userId: string) => deps.membersSqlite.ofUser(userId)
 
-/** Seats in use in a client (pending invitations hold one). */
-export const seatsUsed = (deps: Pick<ClientsDeps, 'members'>, clientId: string) => deps.members.seatsUsed(clientId)
+/** Seats in use in a client (pending invitations hold one), for the operator's list. */
+export const seatsUsed = (deps: Pick<ClientsDeps, 'membersSqlite'>, clientId: string) => deps.membersSqlite.seatsUsed(clientId)
 
 /** The oldest active owner's email: how the operator tells clients apart when their names say little. */
-export function ownerEmail(deps: Pick<ClientsDeps, 'members' | 'accounts'>, clientId: string): string | null {
-  const userId = deps.members.firstOwner(clientId)
+export function ownerEmail(deps: Pick<ClientsDeps, 'membersSqlite' | 'accounts'>, clientId: string): string | null {
+  const userId = deps.membersSqlite.firstOwner(clientId)
   return userId === null ? null : deps.accounts.emailOf(userId)
 }

@@ -4,10 +4,12 @@ import { randomToken, sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/logger'
 import { DEFAULT_TTL_MINUTES, type EnrolmentCreate, type EnrolmentCreated, type EnrolmentRedeem, type EnrolmentRedeemed } from './enrolments.model'
-import type { EnrolmentsStore } from './enrolments.store'
+import type { EnrolmentsStore, SqliteEnrolments } from './enrolments.store'
 
 export interface EnrolmentsDeps {
   store: EnrolmentsStore
+  /** SQLite's statements, for the redemption's transaction that spans devices and keys */
+  sqlite: SqliteEnrolments
   clock: Clock
   logger: Logger
   devices: EnrolDevices
@@ -43,13 +45,19 @@ export function installCommand(hub: string, token: string, pin: string | null): 
 }
 
 /** A single-use token for one machine; only its SHA-256 is stored. */
-export function createEnrolment(deps: EnrolmentsDeps, clientId: string, userId: string, input: EnrolmentCreate, requestOrigin: string): EnrolmentCreated {
+export async function createEnrolment(
+  deps: EnrolmentsDeps,
+  clientId: string,
+  userId: string,
+  input: EnrolmentCreate,
+  requestOrigin: string,
+): Promise<EnrolmentCreated> {
   const now = deps.clock.now()
   const expiresAt = now + (input.expires_in_minutes ?? DEFAULT_TTL_MINUTES) * 60_000
   const token = TOKEN_PREFIX + randomToken(24)
   const id = newId('enr')
-  deps.store.prune(now - PRUNE_AFTER_MS)
-  deps.store.insert({ id, client_id: clientId, token_hash: sha256Hex(token), created_by: userId, created_at: now, expires_at: expiresAt })
+  await deps.store.prune(now - PRUNE_AFTER_MS)
+  await deps.store.insert({ id, client_id: clientId, token_hash: sha256Hex(token), created_by: userId, created_at: now, expires_at: expiresAt })
   deps.logger.info('enrolment created', { enrolment_id: id, client_id: clientId, user_id: userId })
   const hub = (input.hub_url ?? requestOrigin).replace(/\/+$/, '')
   const pin = hub.startsWith('https:') ? deps.pin() : null
@@ -64,14 +72,14 @@ export function createEnrolment(deps: EnrolmentsDeps, clientId: string, userId: 
 export function redeemEnrolment(deps: EnrolmentsDeps, input: EnrolmentRedeem): EnrolmentRedeemed {
   const now = deps.clock.now()
   const { token, ...facts } = input
-  const result = deps.store.transaction(() => {
-    const row = deps.store.byHash(sha256Hex(token))
+  const result = deps.sqlite.transaction(() => {
+    const row = deps.sqlite.byHash(sha256Hex(token))
     if (!row || row.used_at !== null || row.expires_at <= now) {
       throw new AppError('invalid_enrolment', 'This enrolment token is unknown, already used or expired; create a new one (POST /v1/enrolments)', 'token')
     }
     const deviceId = deps.devices.register(row.client_id, facts)
     const key = deps.keys.createBound(row.client_id, deviceId, `enrolled: ${facts.hostname || facts.fingerprint}`.slice(0, 100))
-    deps.store.markUsed(row.id, now, deviceId)
+    deps.sqlite.markUsed(row.id, now, deviceId)
     return { enrolmentId: row.id, clientId: row.client_id, deviceId, key }
   })
   deps.logger.info('enrolment redeemed', {

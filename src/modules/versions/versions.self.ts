@@ -33,7 +33,7 @@ export async function publishSelf(deps: VersionsDeps, release: SelfRelease, log:
   })).filter((c) => existsSync(c.file))
   const published: string[] = []
   for (const { platform, file } of candidates) {
-    const existing = deps.store.ofPlatform(platform)
+    const existing = await deps.store.ofPlatform(platform)
     if (existing.some((r) => compareSemver(r.version, release.version) >= 0)) continue
     const sha256 = await fileSha256(file)
     await publishVersion(deps, { platform, version: release.version, download_url: selfDownloadPath(platform), sha256, is_mandatory: false }, null)

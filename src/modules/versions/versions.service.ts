@@ -65,36 +65,32 @@ export async function publishVersion(deps: VersionsDeps, input: VersionCreate, p
   const platform = input.platform.toLowerCase()
   const version = input.version.replace(/^v/, '')
   const id = newId('ver')
-  try {
-    deps.store.insert({
-      id,
-      platform,
-      version,
-      build_number: input.build_number ?? null,
-      release_notes: input.release_notes ?? null,
-      download_url: input.download_url ?? null,
-      sha256,
-      is_mandatory: input.is_mandatory ? 1 : 0,
-      created_at: deps.clock.now(),
-      published_by: publishedBy,
-    })
-  } catch (err) {
-    if (String((err as Error).message).includes('UNIQUE')) throw new AppError('conflict', `Version ${version} of ${platform} is already published`, 'version')
-    throw err
-  }
-  return toResponse(deps.store.byId(id)!)
+  const inserted = await deps.store.insert({
+    id,
+    platform,
+    version,
+    build_number: input.build_number ?? null,
+    release_notes: input.release_notes ?? null,
+    download_url: input.download_url ?? null,
+    sha256,
+    is_mandatory: input.is_mandatory ? 1 : 0,
+    created_at: deps.clock.now(),
+    published_by: publishedBy,
+  })
+  if (!inserted) throw new AppError('conflict', `Version ${version} of ${platform} is already published`, 'version')
+  return toResponse((await deps.store.byId(id))!)
 }
 
 /** The highest version of a platform by semantic-version precedence (not by publication date). */
-export function latestVersion(deps: Pick<VersionsDeps, 'store'>, platform: string): VersionResponse {
-  const rows = deps.store.ofPlatform(platform.toLowerCase())
+export async function latestVersion(deps: Pick<VersionsDeps, 'store'>, platform: string): Promise<VersionResponse> {
+  const rows = await deps.store.ofPlatform(platform.toLowerCase())
   if (!rows.length) throw notFound(`Collector version for ${platform}`)
   const best = rows.reduce((a, b) => (compareSemver(b.version, a.version) > 0 ? b : a))
   return toResponse(best)
 }
 
 /** Every published version for the operator's page, newest publication first. */
-export function listVersions(deps: Pick<VersionsDeps, 'store'>, query: VersionsQuery) {
-  const { rows, total } = deps.store.page(query.platform?.toLowerCase() ?? null, query.limit, query.offset)
+export async function listVersions(deps: Pick<VersionsDeps, 'store'>, query: VersionsQuery) {
+  const { rows, total } = await deps.store.page(query.platform?.toLowerCase() ?? null, query.limit, query.offset)
   return { items: rows.map(toResponse), total, limit: query.limit, offset: query.offset }
 }

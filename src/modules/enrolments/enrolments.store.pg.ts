@@ -1,0 +1,39 @@
+import type { SQL } from 'bun'
+import type { EnrolmentRow, EnrolmentsStore } from './enrolments.store'
+
+/** int8 columns come back from Bun.SQL as strings; the rows say numbers, as on SQLite. */
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
+
+type Raw = Record<string, unknown>
+
+const row = (r: Raw): EnrolmentRow => ({
+  id: r.id as string,
+  client_id: r.client_id as string,
+  created_by: r.created_by as string,
+  created_at: Number(r.created_at),
+  expires_at: Number(r.expires_at),
+  used_at: numOrNull(r.used_at),
+  device_id: (r.device_id as string | null) ?? null,
+})
+
+/** The enrolments table on PostgreSQL: the same answers as the SQLite store (enrolments.store.contract.test.ts). */
+export function createEnrolmentsStorePg(sql: SQL): EnrolmentsStore {
+  return {
+    async insert(r) {
+      await sql`INSERT INTO enrolments (id, client_id, token_hash, created_by, created_at, expires_at)
+        VALUES (${r.id}, ${r.client_id}, ${r.token_hash}, ${r.created_by}, ${r.created_at}, ${r.expires_at})`
+    },
+    async byHash(hash) {
+      const [r]: Raw[] = await sql`SELECT id, client_id, created_by, created_at, expires_at, used_at, device_id FROM enrolments WHERE token_hash = ${hash}`
+      return r ? row(r) : null
+    },
+    async markUsed(id, at, deviceId) {
+      // the condition is checked under the row's lock: of two hubs spending one token, one changes it
+      const rows: Raw[] = await sql`UPDATE enrolments SET used_at = ${at}, device_id = ${deviceId} WHERE id = ${id} AND used_at IS NULL RETURNING id`
+      return rows.length > 0
+    },
+    async prune(before) {
+      await sql`DELETE FROM enrolments WHERE expires_at < ${before}`
+    },
+  }
+}
