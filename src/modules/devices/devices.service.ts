@@ -176,6 +176,9 @@ export async function updateDevice(deps: DevicesDeps, clientId: string, deviceId
   return responses(deps, [row])[0]!
 }
 
+/** Every device with its stored last report: what the status sweep (devices.presence.ts) starts from. */
+export const devicesLastSeen = (deps: Pick<DevicesDeps, 'store'>) => deps.store.lastSeenAll()
+
 // ---- read synchronously, for the other domains' ports (SQLite's statements) ----
 
 /** A device row of this client, or null: for domains that need its facts (hostname, last_seen_at). */
@@ -274,9 +277,6 @@ export const deviceLabels = (deps: Pick<DevicesDeps, 'sqlite'>, clientId: string
 
 /** Clients with at least one device, in id order. */
 export const clientsWithDevices = (deps: Pick<DevicesDeps, 'sqlite'>) => deps.sqlite.clientsWithDevices()
-
-/** Every device with its stored last report: what the status sweep (devices.presence.ts) starts from. */
-export const devicesLastSeen = (deps: Pick<DevicesDeps, 'sqlite'>) => deps.sqlite.lastSeenAll()
 
 /** Records that a device reported at `at` (the ingest path calls it inside its write transaction). */
 export const markDeviceSeen = (deps: Pick<DevicesDeps, 'sqlite'>, seq: number, at: number) => deps.sqlite.markSeen(seq, at)
