@@ -11,7 +11,7 @@ import { subscriptionOf, type BillingDeps } from '../modules/billing/billing.ser
 import { createBillingStore } from '../modules/billing/billing.store'
 import { stripeClient } from '../modules/billing/billing.stripe'
 import { applyBillingPlan, findClient, maxDevicesOf } from '../modules/clients/clients.service'
-import { findDevice, registerDeviceInTransaction, type DevicesDeps } from '../modules/devices/devices.service'
+import { deviceExists, registerDeviceInTransaction, type DevicesDeps } from '../modules/devices/devices.service'
 import { createDevicesStore, sqliteDevices } from '../modules/devices/devices.store'
 import type { EventBus } from '../lib/event-bus'
 import type { Hooks, Lookups } from './hooks'
@@ -54,7 +54,7 @@ export function wireFleet(
     logger,
     // cached principals for the hot path
     verifier: apiKeyVerifier(keysStore, clock),
-    devices: { exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null },
+    devices: { exists: (clientId, deviceId) => deviceExists(devices, clientId, deviceId) },
   }
 
   // the install one-liner: a token spent for a device and a key bound to it, in one transaction

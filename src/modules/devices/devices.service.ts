@@ -176,6 +176,9 @@ export async function updateDevice(deps: DevicesDeps, clientId: string, deviceId
   return responses(deps, [row])[0]!
 }
 
+/** Whether this client has this device: for the API keys' port (a key bound to a device). */
+export const deviceExists = async (deps: Pick<DevicesDeps, 'store'>, clientId: string, deviceId: string) => (await deps.store.byId(clientId, deviceId)) !== null
+
 /** Every device with its stored last report: what the status sweep (devices.presence.ts) starts from. */
 export const devicesLastSeen = (deps: Pick<DevicesDeps, 'store'>) => deps.store.lastSeenAll()
 
