@@ -96,7 +96,7 @@ export function devicePresence(deps: PresenceDeps) {
   return {
     /** a sample of the device was stored now */
     seen(clientId: string, deviceId: string) {
-      void load()
+      if (!loaded) void load()
       let e = entries.get(deviceId)
       if (!e) entries.set(deviceId, (e = fresh(clientId, null)))
       e.lastSeen = deps.clock.now()
@@ -104,7 +104,7 @@ export function devicePresence(deps: PresenceDeps) {
     },
     /** a new device: it has never reported */
     registered(clientId: string, deviceId: string) {
-      void load()
+      if (!loaded) void load()
       if (!entries.has(deviceId)) entries.set(deviceId, fresh(clientId, null))
     },
     deleted(deviceId: string) {
