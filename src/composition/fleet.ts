@@ -11,8 +11,8 @@ import { subscriptionOf, type BillingDeps } from '../modules/billing/billing.ser
 import { createBillingStore } from '../modules/billing/billing.store'
 import { stripeClient } from '../modules/billing/billing.stripe'
 import { applyBillingPlan, findClient, maxDevicesOf } from '../modules/clients/clients.service'
-import { findDevice, registerDevice, type DevicesDeps } from '../modules/devices/devices.service'
-import { createDevicesStore } from '../modules/devices/devices.store'
+import { deviceExists, registerDeviceInTransaction, type DevicesDeps } from '../modules/devices/devices.service'
+import { createDevicesStore, sqliteDevices } from '../modules/devices/devices.store'
 import type { EventBus } from '../lib/event-bus'
 import type { Hooks, Lookups } from './hooks'
 import type { IdentityModules } from './identity'
@@ -35,8 +35,10 @@ export function wireFleet(
   const keysStore = createApiKeysStore(keysSqlite)
 
   // devices and keys ask each other (a key's device must exist; a deleted device revokes its keys)
+  const devicesSqlite = sqliteDevices(sqlite)
   const devices: Filled<DevicesDeps, 'events' | 'intervals' | 'seen'> = {
-    store: createDevicesStore(sqlite),
+    store: createDevicesStore(devicesSqlite),
+    sqlite: devicesSqlite,
     clock,
     // answered by the groups that know (metrics, presence), once they are built
     intervals: lookups.deviceIntervals.ask,
@@ -52,7 +54,7 @@ export function wireFleet(
     logger,
     // cached principals for the hot path
     verifier: apiKeyVerifier(keysStore, clock, deps.peers),
-    devices: { exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null },
+    devices: { exists: (clientId, deviceId) => deviceExists(devices, clientId, deviceId) },
   }
 
   // the install one-liner: a token spent for a device and a key bound to it, in one transaction
@@ -62,7 +64,7 @@ export function wireFleet(
     sqlite: enrolmentsSqlite,
     clock,
     logger,
-    devices: { register: (clientId, facts) => registerDevice(devices, { clientId, deviceId: null }, facts).device.device_id },
+    devices: { register: (clientId, facts) => registerDeviceInTransaction(devices, { clientId, deviceId: null }, facts).device.device_id },
     keys: {
       createBound: (clientId, deviceId, name) => {
         const key = createDeviceKeyInTransaction(apiKeys, clientId, deviceId, name)

@@ -137,7 +137,10 @@ function jobList(
     {
       name: 'containers.retention',
       cron: '0 19 * * * *',
-      run: () => void (pruneContainers(modules.containerJobs) + pruneDisks(modules.disks, ctx.config.metricsRetention.raw)),
+      run: async () => {
+        pruneContainers(modules.containerJobs)
+        await pruneDisks(modules.disks, ctx.config.metricsRetention.raw)
+      },
     },
     // each client's own cron pattern decides whether it is its turn
     // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context'
-import { listDevices } from '../modules/devices/devices.service'
+import { listDevicesNow } from '../modules/devices/devices.service'
 import { createRenderCache } from '../modules/status-pages/status-pages.cache'
 import type { StatusChecksPort, StatusDevicesPort } from '../modules/status-pages/status-pages.ports'
 import { forgetItem, pagesShowing, type StatusPagesDeps } from '../modules/status-pages/status-pages.service'
@@ -15,7 +15,7 @@ export function wireStatusPages(ctx: AppContext, fleet: FleetModules, ports: { c
   const devices: StatusDevicesPort = {
     views(clientId, ids) {
       const wanted = new Set(ids)
-      return listDevices(fleet.devices, clientId)
+      return listDevicesNow(fleet.devices, clientId)
         .filter((d) => wanted.has(d.device_id))
         .map((d) => ({ id: d.device_id, name: d.name ?? d.hostname ?? 'Server', state: d.status }))
     },

@@ -20,7 +20,7 @@ export interface PresenceRow {
 export interface PresenceDeps {
   clock: Clock
   /** every device with its stored last report: read when made (the start) and by every sweep */
-  devices(): PresenceRow[]
+  devices(): Promise<PresenceRow[]>
   /**
    * each device's reporting interval in ms (null: not known yet), measured from its own stored
    * samples: the one the fleet overview shows, so the two always agree
@@ -64,24 +64,39 @@ export function devicePresence(deps: PresenceDeps) {
   /**
    * Every device's status as its stored last_seen_at says, told to no one: at start, so that a
    * device's first sample after a restart is a change from what it was. A database that cannot
-   * be read then (damaged: the service still starts and says so) is read again on next use.
+   * be read then (damaged or away: the service still starts and says so) is read again on next use.
+   * A sample that arrives while the read is out counts from "never"; the read does not undo it.
    */
   let loaded = false
-  const load = () => {
-    if (loaded) return
+  let loading: Promise<void> | null = null
+  const load = (): Promise<void> => {
+    if (loaded) return Promise.resolve()
+    if (loading) return loading
+    let rows: Promise<PresenceRow[]>
     try {
-      for (const row of deps.devices()) if (!entries.has(row.id)) entries.set(row.id, fresh(row.clientId, row.lastSeenAt))
-      loaded = true
-    } catch {
-      // the sweep reports the failure (its job fails); the ingest path must not
+      rows = deps.devices()
+    } catch (err) {
+      rows = Promise.reject(err)
     }
+    loading = rows.then(
+      (read) => {
+        for (const row of read) if (!entries.has(row.id)) entries.set(row.id, fresh(row.clientId, row.lastSeenAt))
+        loaded = true
+        loading = null
+      },
+      () => {
+        // the sweep reports the failure (its job fails); the ingest path must not
+        loading = null
+      },
+    )
+    return loading
   }
-  load()
+  void load()
 
   return {
     /** a sample of the device was stored now */
     seen(clientId: string, deviceId: string) {
-      load()
+      if (!loaded) void load()
       let e = entries.get(deviceId)
       if (!e) entries.set(deviceId, (e = fresh(clientId, null)))
       e.lastSeen = deps.clock.now()
@@ -89,16 +104,18 @@ export function devicePresence(deps: PresenceDeps) {
     },
     /** a new device: it has never reported */
     registered(clientId: string, deviceId: string) {
-      load()
+      if (!loaded) void load()
       if (!entries.has(deviceId)) entries.set(deviceId, fresh(clientId, null))
     },
     deleted(deviceId: string) {
       entries.delete(deviceId)
     },
+    /** resolves once the stored statuses are read (or their read failed) */
+    ready: (): Promise<void> => load(),
     /** every device's status now; changes are told, devices gone are forgotten */
-    sweep() {
+    async sweep() {
+      const rows = await deps.devices()
       const now = deps.clock.now()
-      const rows = deps.devices()
       const intervals = deps.intervals(rows.flatMap((r) => (r.seq === null ? [] : [r.seq])))
       const present = new Set<string>()
       for (const row of rows) {

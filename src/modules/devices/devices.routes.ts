@@ -20,8 +20,8 @@ export function devicesRoutes(deps: DevicesDeps, auth: Authenticator) {
     })
     .post(
       '',
-      ({ key, body, set }) => {
-        const { device } = registerDevice(deps, key, deviceRegister.read(body))
+      async ({ key, body, set }) => {
+        const { device } = await registerDevice(deps, key, deviceRegister.read(body))
         set.status = 201
         return device
       },

@@ -3,10 +3,17 @@ import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { DevicePatch, DeviceRegister, DeviceResponse } from './devices.model'
 import { deviceStatus } from './devices.status'
-import type { DeviceRef, DeviceRow, DevicesStore } from './devices.store'
+import type { DeviceRef, DeviceRegistration, DeviceRow, DevicesStore, Registered, SqliteDevices } from './devices.store'
 
 export interface DevicesDeps {
+  /** the devices' own reads and writes (the routes), on either engine */
   store: DevicesStore
+  /**
+   * SQLite's statements with the ingest path's ref caches, for the callers that cannot await
+   * yet: the metrics' ports, the transactions that span domains (enrolment, delete with its
+   * keys) and the other domains' synchronous ports
+   */
+  sqlite: SqliteDevices
   clock: Clock
   clients: DeviceLimits
   keys: DeviceKeys
@@ -38,7 +45,7 @@ export interface DeviceEvents {
   deleted(clientId: string, deviceId: string): void
 }
 
-/** What devices need of the clients domain. Asked inside the registration transaction. */
+/** What devices need of the clients domain. Asked before a registration, which applies it if the device is new. */
 export interface DeviceLimits {
   maxDevices(clientId: string): number
 }
@@ -97,68 +104,94 @@ const limitMessage = (max: number) =>
   `This account may register at most ${max} device${max === 1 ? '' : 's'}. To raise the limit, upgrade the plan ` +
   `(POST /v1/billing/checkout), or ask the instance operator to set max_devices with PATCH /v1/admin/clients/{client_id}.`
 
+function refusal(r: Extract<Registered, { refused: string }>, max: number): AppError {
+  return r.refused === 'device_mismatch'
+    ? new AppError('device_mismatch', 'This API key is bound to another device and cannot register a new one')
+    : new AppError('device_limit_reached', limitMessage(max))
+}
+
+function registration(deps: Pick<DevicesDeps, 'clock' | 'clients'>, caller: DeviceCaller, body: DeviceRegister): DeviceRegistration {
+  return {
+    clientId: caller.clientId,
+    boundTo: caller.deviceId,
+    fingerprint: body.fingerprint,
+    facts: { hostname: body.hostname, os: body.os, os_version: body.os_version, arch: body.arch, mac_address: body.mac_address ?? null },
+    max: deps.clients.maxDevices(caller.clientId),
+    newId: newId('dev'),
+    now: deps.clock.now(),
+  }
+}
+
 /**
  * Registers a device, or updates the one with the same fingerprint (a collector re-registers on
- * every start). The limit check and the insert share one IMMEDIATE transaction, so concurrent
- * registrations can never overshoot max_devices.
+ * every start). The limit check and the insert are one store call in one transaction, so
+ * concurrent registrations can never overshoot max_devices.
  */
-export function registerDevice(deps: DevicesDeps, caller: DeviceCaller, body: DeviceRegister): { device: DeviceResponse; created: boolean } {
-  const { store } = deps
-  const now = deps.clock.now()
-  const facts = { hostname: body.hostname, os: body.os, os_version: body.os_version, arch: body.arch, mac_address: body.mac_address ?? null }
-  const result = store.transaction(() => {
-    const existing = store.byFingerprint(caller.clientId, body.fingerprint)
-    if (caller.deviceId && existing?.id !== caller.deviceId) {
-      throw new AppError('device_mismatch', 'This API key is bound to another device and cannot register a new one')
-    }
-    if (existing) {
-      store.update(existing.id, facts, now)
-      return { id: existing.id, created: false }
-    }
-    const max = deps.clients.maxDevices(caller.clientId)
-    if (store.countForClient(caller.clientId) >= max) throw new AppError('device_limit_reached', limitMessage(max))
-    const id = newId('dev')
-    store.insert({ id, client_id: caller.clientId, fingerprint: body.fingerprint, ...facts, created_at: now, seq: store.nextSeq() })
-    return { id, created: true }
-  })
-  if (result.created) store.forget(caller.clientId)
-  const [device] = responses(deps, [store.byId(caller.clientId, result.id)!]) as [DeviceResponse]
+export async function registerDevice(deps: DevicesDeps, caller: DeviceCaller, body: DeviceRegister): Promise<{ device: DeviceResponse; created: boolean }> {
+  const r = registration(deps, caller, body)
+  const result = await deps.store.register(r)
+  if ('refused' in result) throw refusal(result, r.max)
+  if (result.created) deps.sqlite.forget(caller.clientId)
+  const row = await deps.store.byId(caller.clientId, result.id)
+  if (!row) throw notFound('Device') // deleted in between
+  const [device] = responses(deps, [row]) as [DeviceResponse]
   if (result.created) deps.events.registered(caller.clientId, device)
   return { device, created: result.created }
 }
 
-export function listDevices(deps: DevicesDeps, clientId: string): DeviceResponse[] {
-  return responses(deps, deps.store.listForClient(clientId))
+/**
+ * The same inside a caller's synchronous SQLite transaction (redeeming an enrolment token makes
+ * the device and its key together); SQLite only until that transaction can span the engines' stores.
+ */
+export function registerDeviceInTransaction(deps: DevicesDeps, caller: DeviceCaller, body: DeviceRegister): { device: DeviceResponse; created: boolean } {
+  const r = registration(deps, caller, body)
+  const result = deps.sqlite.register(r)
+  if ('refused' in result) throw refusal(result, r.max)
+  if (result.created) deps.sqlite.forget(caller.clientId)
+  const [device] = responses(deps, [deps.sqlite.byId(caller.clientId, result.id)!]) as [DeviceResponse]
+  if (result.created) deps.events.registered(caller.clientId, device)
+  return { device, created: result.created }
+}
+
+export async function listDevices(deps: DevicesDeps, clientId: string): Promise<DeviceResponse[]> {
+  return responses(deps, await deps.store.listForClient(clientId))
+}
+
+/** The same, read synchronously: for the status pages' port. */
+export function listDevicesNow(deps: DevicesDeps, clientId: string): DeviceResponse[] {
+  return responses(deps, deps.sqlite.listForClient(clientId))
 }
 
 /** A device of this client (with last_seen_at and status); 404 for unknown ids and other tenants' devices. */
-export function getDevice(deps: DevicesDeps, clientId: string, deviceId: string): DeviceResponse {
-  const row = deps.store.byId(clientId, deviceId)
+export async function getDevice(deps: DevicesDeps, clientId: string, deviceId: string): Promise<DeviceResponse> {
+  const row = await deps.store.byId(clientId, deviceId)
   if (!row) throw notFound('Device')
   return responses(deps, [row])[0]!
 }
 
 /** Renames and/or retags a device of this client; a field left out is unchanged. 404 for other tenants' devices. */
-export function updateDevice(deps: DevicesDeps, clientId: string, deviceId: string, patch: DevicePatch): DeviceResponse {
-  const { store } = deps
-  const now = deps.clock.now()
-  const row = store.transaction(() => {
-    if (!store.byId(clientId, deviceId)) throw notFound('Device')
-    if (patch.name !== undefined) store.setName(clientId, deviceId, patch.name, now)
-    if (patch.tags !== undefined) store.setTags(clientId, deviceId, patch.tags, now)
-    return store.byId(clientId, deviceId)!
-  })
+export async function updateDevice(deps: DevicesDeps, clientId: string, deviceId: string, patch: DevicePatch): Promise<DeviceResponse> {
+  const row = await deps.store.change(clientId, deviceId, patch, deps.clock.now())
+  if (!row) throw notFound('Device')
   return responses(deps, [row])[0]!
 }
 
+/** Whether this client has this device: for the API keys' port (a key bound to a device). */
+export const deviceExists = async (deps: Pick<DevicesDeps, 'store'>, clientId: string, deviceId: string) => (await deps.store.byId(clientId, deviceId)) !== null
+
+/** Every device with its stored last report: what the status sweep (devices.presence.ts) starts from. */
+export const devicesLastSeen = (deps: Pick<DevicesDeps, 'store'>) => deps.store.lastSeenAll()
+
+// ---- read synchronously, for the other domains' ports (SQLite's statements) ----
+
 /** A device row of this client, or null: for domains that need its facts (hostname, last_seen_at). */
 export function findDevice(deps: DevicesDeps, clientId: string, deviceId: string): DeviceRow | null {
-  return deps.store.byId(clientId, deviceId)
+  return deps.sqlite.byId(clientId, deviceId)
 }
 
 /** The account's devices, oldest first, with the seq their metrics are keyed on: for the fleet overview. */
-export function deviceSummaries(deps: Pick<DevicesDeps, 'store' | 'seen'>, clientId: string) {
-  return deps.store.listForClient(clientId).map((r) => ({
+export function deviceSummaries(deps: Pick<DevicesDeps, 'sqlite' | 'seen'>, clientId: string) {
+  return deps.sqlite.listForClient(clientId).map((r) => ({
     id: r.id,
     seq: r.seq,
     name: r.name,
@@ -172,22 +205,24 @@ export function deviceSummaries(deps: Pick<DevicesDeps, 'store' | 'seen'>, clien
 }
 
 export function deviceIdsOf(deps: DevicesDeps, clientId: string): string[] {
-  return listDevices(deps, clientId).map((d) => d.device_id)
+  return deps.sqlite.listForClient(clientId).map((d) => d.id)
 }
 
 /**
  * Deletes a device; its metrics (every tier) and recommendations go with it by ON DELETE CASCADE,
  * and the API keys bound to it are revoked in the same transaction. Returns the revoked key ids.
+ * SQLite's synchronous transaction: it spans the API keys' table, which a transaction handed from
+ * one engine's store to the next would have to carry on PostgreSQL.
  */
 export function deleteDevice(deps: DevicesDeps, clientId: string, deviceId: string): string[] {
-  const { store } = deps
-  const revoked = store.transaction(() => {
-    if (!store.byId(clientId, deviceId)) throw notFound('Device')
+  const { sqlite } = deps
+  const revoked = sqlite.transaction(() => {
+    if (!sqlite.byId(clientId, deviceId)) throw notFound('Device')
     const keys = deps.keys.revokeForDevice(clientId, deviceId)
-    store.remove(clientId, deviceId)
+    sqlite.remove(clientId, deviceId)
     return keys
   })
-  store.forget(clientId, deviceId)
+  sqlite.forget(clientId, deviceId)
   deps.events.deleted(clientId, deviceId)
   return revoked
 }
@@ -198,19 +233,19 @@ export function deleteDevice(deps: DevicesDeps, clientId: string, deviceId: stri
  * A device of another client is 404; a bound key naming another device is 403.
  */
 export function resolveDevice(deps: DevicesDeps, key: DeviceCaller, named: string | null | undefined): DeviceRef {
-  const { store } = deps
+  const { sqlite } = deps
   if (key.deviceId) {
     if (named && named !== key.deviceId) throw new AppError('device_mismatch', 'This API key is bound to another device')
-    const ref = store.ref(key.clientId, key.deviceId)
+    const ref = sqlite.cachedRef(key.clientId, key.deviceId)
     if (!ref) throw notFound('Device')
     return ref
   }
   if (named) {
-    const ref = store.ref(key.clientId, named)
+    const ref = sqlite.cachedRef(key.clientId, named)
     if (!ref) throw notFound('Device')
     return ref
   }
-  const only = store.onlyDevice(key.clientId)
+  const only = sqlite.cachedOnlyDevice(key.clientId)
   if (!only) {
     throw new AppError(
       'device_required',
@@ -223,7 +258,7 @@ export function resolveDevice(deps: DevicesDeps, key: DeviceCaller, named: strin
 
 /** A device of this client for portal reads (metrics history, summary): 404 otherwise. */
 export function deviceRef(deps: DevicesDeps, clientId: string, deviceId: string): DeviceRef {
-  const ref = deps.store.ref(clientId, deviceId)
+  const ref = deps.sqlite.cachedRef(clientId, deviceId)
   if (!ref) throw notFound('Device')
   return ref
 }
@@ -231,23 +266,20 @@ export function deviceRef(deps: DevicesDeps, clientId: string, deviceId: string)
 // ---- for the operator's views (admin) ----
 
 /** Counts for GET /v1/admin/stats. */
-export const deviceStats = (deps: Pick<DevicesDeps, 'store'>) => ({ devices: deps.store.countAll() })
+export const deviceStats = (deps: Pick<DevicesDeps, 'sqlite'>) => ({ devices: deps.sqlite.countAll() })
 
-export const deviceCount = (deps: Pick<DevicesDeps, 'store'>, clientId: string) => deps.store.countForClient(clientId)
+export const deviceCount = (deps: Pick<DevicesDeps, 'sqlite'>, clientId: string) => deps.sqlite.countForClient(clientId)
 
 // ---- for the metrics and AI domains ----
 
 /** Every device's seq, the key its metric rows are stored under. */
-export const deviceSeqs = (deps: Pick<DevicesDeps, 'store'>) => deps.store.seqs()
+export const deviceSeqs = (deps: Pick<DevicesDeps, 'sqlite'>) => deps.sqlite.seqs()
 
 /** The devices a metrics scrape shows: one client's, or every client's (null). */
-export const deviceLabels = (deps: Pick<DevicesDeps, 'store'>, clientId: string | null) => deps.store.labels(clientId)
+export const deviceLabels = (deps: Pick<DevicesDeps, 'sqlite'>, clientId: string | null) => deps.sqlite.labels(clientId)
 
 /** Clients with at least one device, in id order. */
-export const clientsWithDevices = (deps: Pick<DevicesDeps, 'store'>) => deps.store.clientsWithDevices()
-
-/** Every device with its stored last report: what the status sweep (devices.presence.ts) starts from. */
-export const devicesLastSeen = (deps: Pick<DevicesDeps, 'store'>) => deps.store.lastSeenAll()
+export const clientsWithDevices = (deps: Pick<DevicesDeps, 'sqlite'>) => deps.sqlite.clientsWithDevices()
 
 /** Records that a device reported at `at` (the ingest path calls it inside its write transaction). */
-export const markDeviceSeen = (deps: Pick<DevicesDeps, 'store'>, seq: number, at: number) => deps.store.markSeen(seq, at)
+export const markDeviceSeen = (deps: Pick<DevicesDeps, 'sqlite'>, seq: number, at: number) => deps.sqlite.markSeen(seq, at)

@@ -35,10 +35,77 @@ export interface DeviceLabels {
   seq: number
 }
 
+/** A device with its stored last report, for the status sweep. */
+export interface DeviceLastSeen {
+  id: string
+  clientId: string
+  seq: number | null
+  lastSeenAt: number | null
+}
+
 /** The facts a collector reports about its machine. */
 export type DeviceFacts = Pick<DeviceRow, 'hostname' | 'os' | 'os_version' | 'arch' | 'mac_address'>
 
 export type NewDevice = DeviceFacts & Pick<DeviceRow, 'id' | 'client_id' | 'fingerprint' | 'created_at' | 'seq'>
+
+/** A collector registering its machine: found by fingerprint and updated, or made within the client's limit. */
+export interface DeviceRegistration {
+  clientId: string
+  /** the one device a bound key may act for; null for a key of the whole client */
+  boundTo: string | null
+  fingerprint: string
+  facts: DeviceFacts
+  /** the client's device limit, applied when the device is new */
+  max: number
+  /** the id a new device gets */
+  newId: string
+  now: number
+}
+
+/** What a registration did, or why it was refused (nothing written then). */
+export type Registered = { id: string; created: boolean } | { refused: 'device_mismatch' | 'device_limit_reached' }
+
+/** A tenant's change to a device: a field left out is unchanged. */
+export interface DeviceChange {
+  /** null shows the hostname again */
+  name?: string | null
+  tags?: string[]
+}
+
+/**
+ * The devices and device_seqs tables, on either engine (this file: SQLite; devices.store.pg.ts:
+ * PostgreSQL). Every tenant-owned read and write filters by client_id; the operator's counts,
+ * the scrape of every client and the status sweep read all clients on purpose. What must read and
+ * write together (a registration, a change) is one call, one transaction.
+ */
+export interface DevicesStore {
+  byId(clientId: string, id: string): Promise<DeviceRow | null>
+  byFingerprint(clientId: string, fingerprint: string): Promise<DeviceRow | null>
+  /** oldest first, ties by id */
+  listForClient(clientId: string): Promise<DeviceRow[]>
+  countForClient(clientId: string): Promise<number>
+  /** every client's devices, for the operator's stats */
+  countAll(): Promise<number>
+  /** the limit check and the insert in one transaction: concurrent registrations never overshoot `max` */
+  register(r: DeviceRegistration): Promise<Registered>
+  /** the device as changed; null for unknown ids and other tenants' devices */
+  change(clientId: string, id: string, change: DeviceChange, now: number): Promise<DeviceRow | null>
+  /** false when there was no such device of this client */
+  remove(clientId: string, id: string): Promise<boolean>
+  /** what a scrape labels each device with: one client's devices, or all (null) */
+  labels(clientId: string | null): Promise<DeviceLabels[]>
+  lastSeenAll(): Promise<DeviceLastSeen[]>
+  /** every device's seq (the key of its metric rows), ascending */
+  seqs(): Promise<number[]>
+  /** clients with at least one device, in id order */
+  clientsWithDevices(): Promise<string[]>
+  /** when the device last reported (server time) */
+  markSeen(seq: number, at: number): Promise<void>
+  /** a device of this client with its seq (given one on first use if it has none); null otherwise */
+  ref(clientId: string, id: string): Promise<DeviceRef | null>
+  /** the client's only device; null when it has none or several */
+  onlyDevice(clientId: string): Promise<DeviceRef | null>
+}
 
 const COLS = 'id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, last_seen_at, seq, name, tags'
 /** the ref caches are dropped whole past this many entries */
@@ -66,7 +133,7 @@ function build(sqlite: Database) {
   const setName = sqlite.query<never, [string | null, number, string, string]>('UPDATE devices SET name = ?, updated_at = ? WHERE id = ? AND client_id = ?')
   const setTags = sqlite.query<never, [string, number, string, string]>('UPDATE devices SET tags = ?, updated_at = ? WHERE id = ? AND client_id = ?')
   const remove = sqlite.query<never, [string, string]>('DELETE FROM devices WHERE id = ? AND client_id = ?')
-  const allSeqs = sqlite.query<{ seq: number }, []>('SELECT seq FROM devices WHERE seq IS NOT NULL')
+  const allSeqs = sqlite.query<{ seq: number }, []>('SELECT seq FROM devices WHERE seq IS NOT NULL ORDER BY seq')
   const clientsWithDevices = sqlite.query<{ client_id: string }, []>('SELECT DISTINCT client_id FROM devices ORDER BY client_id')
   const labelsAll = sqlite.query<DeviceLabels, []>(
     'SELECT id, client_id AS clientId, hostname, seq FROM devices WHERE seq IS NOT NULL ORDER BY client_id, created_at, id',
@@ -74,9 +141,7 @@ function build(sqlite: Database) {
   const labelsOf = sqlite.query<DeviceLabels, [string]>(
     'SELECT id, client_id AS clientId, hostname, seq FROM devices WHERE client_id = ? AND seq IS NOT NULL ORDER BY created_at, id',
   )
-  const lastSeenAll = sqlite.query<{ id: string; clientId: string; seq: number | null; lastSeenAt: number | null }, []>(
-    'SELECT id, client_id AS clientId, seq, last_seen_at AS lastSeenAt FROM devices',
-  )
+  const lastSeenAll = sqlite.query<DeviceLastSeen, []>('SELECT id, client_id AS clientId, seq, last_seen_at AS lastSeenAt FROM devices')
   const markSeen = sqlite.query<never, [number, number]>('UPDATE devices SET last_seen_at = ? WHERE seq = ?')
   /** a device made without one (by an older version or directly in SQL) gets its seq on first use */
   const assignSeq = sqlite.query<{ seq: number }, [number, string]>('UPDATE devices SET seq = ? WHERE id = ? AND seq IS NULL RETURNING seq')
@@ -92,54 +157,77 @@ function build(sqlite: Database) {
     const seq = sqlite.transaction(() => assignSeq.get(nextSeq(), r.id)?.seq ?? byId.get(r.id, r.clientId)!.seq).immediate()
     return { ...r, seq }
   }
+  const refOf = (clientId: string, id: string): DeviceRef | null => {
+    const row = byId.get(id, clientId)
+    return row ? withSeq({ id: row.id, clientId: row.client_id, seq: row.seq }) : null
+  }
+  const onlyOf = (clientId: string): DeviceRef | null => {
+    const rows = firstTwo.all(clientId)
+    return rows.length === 1 ? withSeq(rows[0]!) : null
+  }
   const refs = new Map<string, DeviceRef>()
   /** clientId → its only device, or null when it has none or several */
   const only = new Map<string, DeviceRef | null>()
 
   return {
-    /** runs `fn` in one IMMEDIATE transaction: its reads and writes see no other writer in between */
-    transaction: <T>(fn: () => T): T => sqlite.transaction(fn).immediate(),
     byId: (clientId: string, id: string): DeviceRow | null => byId.get(id, clientId),
     byFingerprint: (clientId: string, fingerprint: string): DeviceRow | null => byFingerprint.get(clientId, fingerprint),
-    /** oldest first */
     listForClient: (clientId: string): DeviceRow[] => list.all(clientId),
     countForClient: (clientId: string): number => count.get(clientId)!.n,
-    /** every client's devices, for the operator's stats */
     countAll: (): number => countAll.get()!.n,
-    /** what a scrape labels each device with: one client's devices, or all (null) */
     labels: (clientId: string | null): DeviceLabels[] => (clientId === null ? labelsAll.all() : labelsOf.all(clientId)),
-    /** every client's devices with their last report, for the status sweep */
     lastSeenAll: () => lastSeenAll.all(),
-    nextSeq,
-    insert(d: NewDevice) {
-      insert.run(d.id, d.client_id, d.fingerprint, d.hostname, d.os, d.os_version, d.arch, d.mac_address, d.created_at, d.created_at, d.seq)
-    },
-    update(id: string, facts: DeviceFacts, now: number) {
-      update.run(facts.hostname, facts.os, facts.os_version, facts.arch, facts.mac_address, now, id)
-    },
-    /** the tenant's display name (null: show the hostname) */
-    setName: (clientId: string, id: string, name: string | null, now: number) => void setName.run(name, now, id, clientId),
-    /** the tenant's tags, stored as a JSON array */
-    setTags: (clientId: string, id: string, tags: string[], now: number) => void setTags.run(JSON.stringify(tags), now, id, clientId),
-    remove: (clientId: string, id: string) => void remove.run(id, clientId),
-    /** a device of this client, from cache; null for unknown ids and other tenants' devices */
-    ref(clientId: string, id: string): DeviceRef | null {
+    /** in one IMMEDIATE transaction (a savepoint inside a caller's): no other writer between the count and the insert */
+    register: (r: DeviceRegistration): Registered =>
+      sqlite
+        .transaction((): Registered => {
+          const existing = byFingerprint.get(r.clientId, r.fingerprint)
+          if (r.boundTo && existing?.id !== r.boundTo) return { refused: 'device_mismatch' }
+          const f = r.facts
+          if (existing) {
+            update.run(f.hostname, f.os, f.os_version, f.arch, f.mac_address, r.now, existing.id)
+            return { id: existing.id, created: false }
+          }
+          if (count.get(r.clientId)!.n >= r.max) return { refused: 'device_limit_reached' }
+          const seq = nextSeq()
+          insert.run(r.newId, r.clientId, r.fingerprint, f.hostname, f.os, f.os_version, f.arch, f.mac_address, r.now, r.now, seq)
+          return { id: r.newId, created: true }
+        })
+        .immediate(),
+    change: (clientId: string, id: string, c: DeviceChange, now: number): DeviceRow | null =>
+      sqlite
+        .transaction(() => {
+          if (!byId.get(id, clientId)) return null
+          if (c.name !== undefined) setName.run(c.name, now, id, clientId)
+          if (c.tags !== undefined) setTags.run(JSON.stringify(c.tags), now, id, clientId)
+          return byId.get(id, clientId)
+        })
+        .immediate(),
+    remove: (clientId: string, id: string): boolean => remove.run(id, clientId).changes > 0,
+    seqs: () => allSeqs.all().map((r) => r.seq),
+    clientsWithDevices: () => clientsWithDevices.all().map((r) => r.client_id),
+    markSeen: (seq: number, at: number) => void markSeen.run(at, seq),
+    ref: refOf,
+    onlyDevice: onlyOf,
+    /** runs `fn` in one IMMEDIATE transaction: its reads and writes see no other writer in between */
+    transaction: <T>(fn: () => T): T => sqlite.transaction(fn).immediate(),
+    /** `ref` from the ingest path's cache */
+    cachedRef(clientId: string, id: string): DeviceRef | null {
       let r = refs.get(id)
       if (!r) {
-        const row = byId.get(id, clientId)
-        if (!row) return null
-        r = withSeq({ id: row.id, clientId: row.client_id, seq: row.seq })
+        const found = refOf(clientId, id)
+        if (!found) return null
+        r = found
         if (refs.size > MAX_CACHED) refs.clear()
         refs.set(id, r)
       }
       return r.clientId === clientId ? r : null
     },
-    /** the client's only device, from cache; null when it has none or several */
-    onlyDevice(clientId: string): DeviceRef | null {
+    /** `onlyDevice` from the ingest path's cache */
+    cachedOnlyDevice(clientId: string): DeviceRef | null {
       let r = only.get(clientId)
       if (r === undefined) {
-        const rows = firstTwo.all(clientId)
-        r = rows.length === 1 ? withSeq(rows[0]!) : null
+        r = onlyOf(clientId)
         if (only.size > MAX_CACHED) only.clear()
         only.set(clientId, r)
       }
@@ -150,20 +238,38 @@ function build(sqlite: Database) {
       only.delete(clientId)
       if (id) refs.delete(id)
     },
-    // for the metrics and AI domains
-    /** every device's seq (the key of its metric rows) */
-    seqs: () => allSeqs.all().map((r) => r.seq),
-    /** clients with at least one device, in id order */
-    clientsWithDevices: () => clientsWithDevices.all().map((r) => r.client_id),
-    /** when the device last reported (server time) */
-    markSeen: (seq: number, at: number) => void markSeen.run(at, seq),
   }
 }
 
-export type DevicesStore = ReturnType<typeof build>
-
 /**
- * The devices and device_seqs tables, with the ingest path's ref caches. One per database
- * connection, so every holder of the connection sees the same caches.
+ * SQLite's statements, synchronous, with the ingest path's ref caches; one per database
+ * connection, so every holder of the connection sees the same caches. Besides backing
+ * `createDevicesStore`, they serve the callers that cannot await yet: the metrics domain's ports
+ * (resolving a sample's device, its last-seen write inside the metric writer's transaction),
+ * the enrolment and device-delete transactions that span domains, and the other domains' ports
+ * that read devices synchronously.
  */
-export const createDevicesStore: (sqlite: Database) => DevicesStore = perConnection(build)
+export const sqliteDevices = perConnection(build)
+
+export type SqliteDevices = ReturnType<typeof build>
+
+/** The store on SQLite: its statements run when called (bun:sqlite is synchronous), the answers come as promises. */
+export function createDevicesStore(devices: SqliteDevices): DevicesStore {
+  return {
+    byId: async (clientId, id) => devices.byId(clientId, id),
+    byFingerprint: async (clientId, fingerprint) => devices.byFingerprint(clientId, fingerprint),
+    listForClient: async (clientId) => devices.listForClient(clientId),
+    countForClient: async (clientId) => devices.countForClient(clientId),
+    countAll: async () => devices.countAll(),
+    register: async (r) => devices.register(r),
+    change: async (clientId, id, c, now) => devices.change(clientId, id, c, now),
+    remove: async (clientId, id) => devices.remove(clientId, id),
+    labels: async (clientId) => devices.labels(clientId),
+    lastSeenAll: async () => devices.lastSeenAll(),
+    seqs: async () => devices.seqs(),
+    clientsWithDevices: async () => devices.clientsWithDevices(),
+    markSeen: async (seq, at) => devices.markSeen(seq, at),
+    ref: async (clientId, id) => devices.ref(clientId, id),
+    onlyDevice: async (clientId) => devices.onlyDevice(clientId),
+  }
+}

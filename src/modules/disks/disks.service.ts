@@ -17,7 +17,7 @@ export interface DisksDeps {
   devices: DiskDevices
   /** told of each report newer than the device's last, after its commit (alert rules) */
   applied?: (a: DisksApplied) => void
-  /** the device reported (the devices' last-seen), in the report's transaction: a batch of S.M.A.R.T. only is a sign of life too */
+  /** the device reported (the devices' last-seen), once its report is stored: a batch of S.M.A.R.T. only is a sign of life too */
   seen?: (deviceSeq: number) => void
 }
 
@@ -64,63 +64,58 @@ function toDisk(r: ReadingRow, oldest: Map<string, number | null>): Disk {
 
 /**
  * Stores one S.M.A.R.T. report: its readings always (a replay completes the history), the
- * device's report only when it is newer than the one held. Synchronous: reports come at most
- * every 30 minutes per device.
+ * device's report only when it is newer than the one held, in one store call. Reports come at
+ * most every 30 minutes per device.
  */
-export function ingestDisks(deps: DisksDeps, r: DisksReceived): void {
-  const applied = deps.store.transaction(() => {
-    const held = deps.store.report(r.deviceId)
-    const b = r.block
-    for (const d of b.devices) {
-      deps.store.putReading({
-        device_id: r.deviceId,
-        client_id: r.clientId,
-        name: d.name,
-        ts: r.ts,
-        model: d.model,
-        serial: d.serial,
-        kind: d.kind,
-        capacity_bytes: d.capacity_bytes,
-        passed: d.passed === null ? null : d.passed ? 1 : 0,
-        temperature_c: d.temperature_c,
-        power_on_hours: d.power_on_hours,
-        reallocated_sectors: d.reallocated_sectors,
-        pending_sectors: d.pending_sectors,
-        uncorrectable_sectors: d.uncorrectable_sectors,
-        nvme_percentage_used: d.nvme_percentage_used,
-        nvme_media_errors: d.nvme_media_errors,
-      })
-    }
-    deps.seen?.(r.deviceSeq)
-    if (held && held.ts >= r.ts) return false
-    deps.store.putReport({ device_id: r.deviceId, client_id: r.clientId, available: b.available ? 1 : 0, unavailable_reason: b.unavailable_reason, ts: r.ts })
-    return true
+export async function ingestDisks(deps: DisksDeps, r: DisksReceived): Promise<void> {
+  const b = r.block
+  const applied = await deps.store.apply({
+    report: { device_id: r.deviceId, client_id: r.clientId, available: b.available ? 1 : 0, unavailable_reason: b.unavailable_reason, ts: r.ts },
+    readings: b.devices.map((d) => ({
+      device_id: r.deviceId,
+      client_id: r.clientId,
+      name: d.name,
+      ts: r.ts,
+      model: d.model,
+      serial: d.serial,
+      kind: d.kind,
+      capacity_bytes: d.capacity_bytes,
+      passed: d.passed === null ? null : d.passed ? 1 : 0,
+      temperature_c: d.temperature_c,
+      power_on_hours: d.power_on_hours,
+      reallocated_sectors: d.reallocated_sectors,
+      pending_sectors: d.pending_sectors,
+      uncorrectable_sectors: d.uncorrectable_sectors,
+      nvme_percentage_used: d.nvme_percentage_used,
+      nvme_media_errors: d.nvme_media_errors,
+    })),
   })
-  if (applied && deps.applied) deps.applied({ clientId: r.clientId, deviceId: r.deviceId, ts: r.ts, disks: readings(deps, r.deviceId, r.ts) })
+  deps.seen?.(r.deviceSeq)
+  if (applied && deps.applied) deps.applied({ clientId: r.clientId, deviceId: r.deviceId, ts: r.ts, disks: await readings(deps, r.clientId, r.deviceId, r.ts) })
 }
 
-const readings = (deps: Pick<DisksDeps, 'store'>, deviceId: string, ts: number) => {
-  const oldest = deps.store.oldestSince(deviceId, ts - GROWTH_WINDOW_MS)
-  return deps.store.readingsAt(deviceId, ts).map((r) => toDisk(r, oldest))
+const readings = async (deps: Pick<DisksDeps, 'store'>, clientId: string, deviceId: string, ts: number) => {
+  const [oldest, rows] = await Promise.all([deps.store.oldestSince(clientId, deviceId, ts - GROWTH_WINDOW_MS), deps.store.readingsAt(clientId, deviceId, ts)])
+  return rows.map((r) => toDisk(r, oldest))
 }
 
 /** A device's disks as of its newest report, with when they were read and why there are none. */
-export function deviceDisks(deps: DisksDeps, clientId: string, deviceId: string) {
+export async function deviceDisks(deps: DisksDeps, clientId: string, deviceId: string) {
   const device = deps.devices.ref(clientId, deviceId)
-  const report = deps.store.report(device.id)
+  const report = await deps.store.report(clientId, device.id)
   if (!report) return { device_id: device.id, available: null, unavailable_reason: null, collected_at: null, items: [] }
   return {
     device_id: device.id,
     available: report.available === 1,
     unavailable_reason: report.unavailable_reason,
     collected_at: toIso(report.ts),
-    items: readings(deps, device.id, report.ts),
+    items: await readings(deps, clientId, device.id, report.ts),
   }
 }
 
 /** The account's failing disks (newest report of each device): the dashboard's "disk failing" hint. */
-export function disksAttention(deps: Pick<DisksDeps, 'store'>, clientId: string) {
-  const rows = deps.store.failing(clientId)
+export async function disksAttention(deps: Pick<DisksDeps, 'store'>, clientId: string) {
+  const rows = await deps.store.failing(clientId)
   return {
     disks_failing: rows.length,
     items: rows.slice(0, 100).map((r) => ({ device_id: r.device_id, device_name: r.device_name, name: r.name, model: r.model, collected_at: toIso(r.ts) })),

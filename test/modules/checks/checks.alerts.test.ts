@@ -86,7 +86,7 @@ describe('alerts on checks', () => {
     await rule(t, a.userHeaders, { name: 'Check down', metric: 'check:down', operator: '>=', threshold: 1, channel_ids: [channel] })
     const device = insertDevice(t, a.clientId, { hostname: 'nas', lastSeenAt: t.clock.now() - 3600_000 })
     t.db.sqlite.run('UPDATE devices SET seq = 901 WHERE id = ?', [device])
-    t.modules.presence.sweep()
+    await t.modules.presence.sweep()
     expect(t.modules.presence.status(device)).toBe('offline')
     const id = await check(t, a.userHeaders, { depends_on_device_id: device, down_after: 1 })
     t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, fail(t.clock.now()))!)
