@@ -61,8 +61,14 @@ export function wireLive(
   events.subscribePeers((clientId, type, data) => {
     const d = (data ?? {}) as { device_id?: unknown; device?: { device_id?: unknown } }
     if (type === 'sample' && typeof d.device_id === 'string') presence.seen(clientId, d.device_id)
-    else if (type === 'device.registered' && typeof d.device?.device_id === 'string') presence.registered(clientId, d.device.device_id)
-    else if (type === 'device.deleted' && typeof d.device_id === 'string') presence.deleted(d.device_id)
+    else if (type === 'device.registered' && typeof d.device?.device_id === 'string') {
+      presence.registered(clientId, d.device.device_id)
+      // the client's "only device" this hub's ingest may have cached is no longer its only one
+      devices.sqlite.forget(clientId)
+    } else if (type === 'device.deleted' && typeof d.device_id === 'string') {
+      presence.deleted(d.device_id)
+      devices.sqlite.forget(clientId, d.device_id)
+    }
   })
 
   const live: LiveDeps = {

@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'bun:test'
+import { openDatabase } from '../../src/db/connection'
 import { testApp, type TestApp } from '../helpers/app'
 import { createTenant } from '../helpers/fixtures'
 import { linkedPeers } from '../helpers/peer-links'
 import { hardwareSample, networkSample } from '../helpers/samples'
 import { sseReader } from '../helpers/sse'
+import { tempDirs } from '../helpers/temp-dirs'
 
 const PASSWORD = 'correct horse battery'
 
@@ -59,5 +61,34 @@ describe('several hubs on one database', () => {
     expect(await me(b, headers)).toBe(200)
     expect((await a.request('POST', '/v1/auth/logout', { body: { refresh_token: login.body.refresh_token } })).status).toBe(204)
     expect(await me(b, headers)).toBe(401)
+  })
+})
+
+describe('several hubs, each with its own connection to one database file', () => {
+  const newDir = tempDirs('vigil-peers-')
+  test("a device registered or deleted on hub A changes what hub B's ingest answers at once, not only after B's cache is dropped", async () => {
+    const file = `${newDir()}/vigil.db`
+    const net = linkedPeers(2)
+    const a = testApp({ db: openDatabase(file), peers: net.links[0] })
+    const b = testApp({ db: openDatabase(file), clock: a.clock, peers: net.links[1] })
+    const tenant = await createTenant(a, { maxDevices: 5 })
+    const register = (fingerprint: string) =>
+      a.request('POST', '/v1/clients/me/devices', {
+        headers: tenant.keyHeaders,
+        body: { hostname: fingerprint, os: 'linux', os_version: '6.8', arch: 'x86_64', fingerprint },
+      })
+    const first = (await register('fp-1')).body.device_id as string
+    // without x-device-id a sample goes to the client's only device; B caches which one that is
+    const post = () => b.request('POST', '/v1/metrics/batch', { headers: tenant.keyHeaders, body: { hardware: hardwareSample(1) } })
+    expect((await post()).status).toBe(201)
+    expect((await register('fp-2')).status).toBe(201)
+    // two devices now: B must ask which one
+    expect((await post()).status).toBe(422)
+    // a device deleted on A is gone for B's ingest at once
+    const viaB = () =>
+      b.request('POST', '/v1/metrics/batch', { headers: { ...tenant.keyHeaders, 'x-device-id': first }, body: { hardware: hardwareSample(2) } })
+    expect((await viaB()).status).toBe(201)
+    expect((await a.request('DELETE', `/v1/clients/me/devices/${first}`, { headers: tenant.userHeaders })).status).toBe(204)
+    expect((await viaB()).status).toBe(404)
   })
 })
