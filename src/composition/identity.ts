@@ -60,7 +60,7 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[], lookups: Pick<L
       userIdByEmail: (email) => userIdByEmail({ store: usersStore }, email),
       emailOf: (userId) => emailOfUser({ store: usersStore }, userId),
     },
-    limits: clientLimits(clientsSqlite, { rateLimitOf: (planType) => config.rateLimits[tierOf(plans(), planType)] }, ownLimits),
+    limits: clientLimits(clientsSqlite, { rateLimitOf: (planType) => config.rateLimits[tierOf(plans(), planType)] }, ownLimits, deps.peers),
     ownLimits,
   }
 

@@ -1,3 +1,4 @@
+import type { PeerLink } from '../../lib/peer-link'
 import type { ClientRow, SqliteClients } from './clients.store'
 
 /**
@@ -37,9 +38,23 @@ export interface PlanRates {
   rateLimitOf(planType: string): number
 }
 
-/** Rate limits are read on every request, so they are cached per client until invalidated (a synchronous read: the rate-limit port is). */
-export function clientLimits(store: Pick<SqliteClients, 'byId'>, plans: PlanRates, own: OwnInstanceLimits | null = null): ClientLimits {
+/** the hubs' link topic: a client whose limits changed on one hub, which every other hub reads again */
+export const LIMITS_CHANGED_TOPIC = 'client.limits-changed'
+
+/**
+ * Rate limits are read on every request, so they are cached per client until invalidated (a synchronous read: the rate-limit port is).
+ * With several hubs (`peers`), an invalidation is sent to the others, which drop the client's cached limit as they hear it; a hub
+ * that may have missed some drops them all.
+ */
+export function clientLimits(
+  store: Pick<SqliteClients, 'byId'>,
+  plans: PlanRates,
+  own: OwnInstanceLimits | null = null,
+  peers?: Pick<PeerLink, 'send' | 'on' | 'onMissed'>,
+): ClientLimits {
   const cache = new Map<string, number>()
+  peers?.on(LIMITS_CHANGED_TOPIC, (_body, clientId) => void cache.delete(clientId))
+  peers?.onMissed((clientId) => (clientId === null ? cache.clear() : void cache.delete(clientId)))
   return {
     rateLimitFor(clientId) {
       let limit = cache.get(clientId)
@@ -52,7 +67,10 @@ export function clientLimits(store: Pick<SqliteClients, 'byId'>, plans: PlanRate
       }
       return limit
     },
-    invalidate: (clientId) => void cache.delete(clientId),
+    invalidate(clientId) {
+      cache.delete(clientId)
+      peers?.send(LIMITS_CHANGED_TOPIC, clientId, '{}')
+    },
   }
 }
 
