@@ -39,11 +39,10 @@ interface Pending {
 /**
  * Group commit. Requests waiting together share one IMMEDIATE transaction, each inside its own
  * SAVEPOINT (a failing request rolls back only itself), and every promise settles only after
- * COMMIT: a 201 is never sent for a row that is not durable against a process crash (WAL; see
- * db/connection.ts). One commit per group instead of one per request is where the ingest
- * throughput comes from, and fewer bytes written: each commit writes at least a whole page of
- * the table it appends to (and the database header's), so a group of one sample writes ten
- * times its record.
+ * the group's records are written to their segment file (one write, metrics.hot.log.ts) and its
+ * COMMIT went through: a 201 is never sent for a sample that is not durable against a process
+ * crash (see db/connection.ts). One commit per group instead of one per request is where the
+ * ingest throughput comes from.
  *
  * When a group goes (see schedule): on the next turn of the event loop when a pending request's
  * device had a sample committed within RETURN_MS (a client posting again as soon as it is
@@ -236,6 +235,8 @@ export function createMetricWriter(
         devices.markSeen(seq, t)
         lastTouched.set(seq, t)
       }
+      // the records go into their segment's file first: should the COMMIT fail, they are cut off again
+      hot.persist()
       commit.run()
       hot.end(true)
     } catch (err) {
