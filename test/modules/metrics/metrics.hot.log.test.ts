@@ -49,6 +49,11 @@ describe('the hot records file (metrics.hot.log.ts)', () => {
         ])
         expect(again.read(0, 11, 1)).toEqual(bytes(4))
         again.close()
+        // the samples are the owner's alone, as the database is
+        if (where === 'file') {
+          expect(statSync(join(dir, 'hot')).mode & 0o777).toBe(0o700)
+          expect(statSync(join(dir, 'hot', '0.log')).mode & 0o777).toBe(0o600)
+        }
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }
