@@ -112,8 +112,8 @@ export function createMetricWriter(
   const recent = recentDevices(elapsed)
   /** while above zero, groups wait (the checkpointer is copying the WAL's tail; see db/checkpointer.ts) */
   let holds = 0
-  /** per kind, the oldest sample time stored since the rollup job last looked (late data) */
-  const oldestWritten: Record<MetricKind, number | null> = { hardware: null, network: null }
+  /** per kind, the oldest and newest sample times stored since the rollup job last looked (late data) */
+  const spanWritten: Record<MetricKind, { from: number; to: number } | null> = { hardware: null, network: null }
   /** per device, the oldest sample time stored since the sealing job last looked (late data, replays) */
   let writtenSince = new Map<number, number>()
   /** per device, its newest sample time written and when (elapsed ms): a block still filling */
@@ -162,8 +162,10 @@ export function createMetricWriter(
       if (!s.stamped && ts > (lastStamp.get(seq) ?? Number.NEGATIVE_INFINITY)) lastStamp.set(seq, ts)
       for (const x of [h, n]) {
         if (!x || duplicate?.[x === s ? i : j]) continue
-        const o = oldestWritten[x.kind]
-        if (o === null || ts < o) oldestWritten[x.kind] = ts
+        const o = spanWritten[x.kind]
+        if (o === null) spanWritten[x.kind] = { from: ts, to: ts }
+        else if (ts < o.from) o.from = ts
+        else if (ts > o.to) o.to = ts
         const w = writtenSince.get(seq)
         if (w === undefined || ts < w) writtenSince.set(seq, ts)
         const n = newestWritten.get(seq)
@@ -313,10 +315,10 @@ export function createMetricWriter(
       newestWritten.delete(seq)
       return null
     },
-    /** the oldest sample time written since the last call, per kind (then forgotten) */
-    takeOldestWritten(kind: MetricKind): number | null {
-      const o = oldestWritten[kind]
-      oldestWritten[kind] = null
+    /** the oldest and newest sample times written since the last call, per kind (then forgotten) */
+    takeWrittenSpan(kind: MetricKind): { from: number; to: number } | null {
+      const o = spanWritten[kind]
+      spanWritten[kind] = null
       return o
     },
   }
