@@ -162,10 +162,12 @@ export function createMetricWriter(
       if (!s.stamped && ts > (lastStamp.get(seq) ?? Number.NEGATIVE_INFINITY)) lastStamp.set(seq, ts)
       for (const x of [h, n]) {
         if (!x || duplicate?.[x === s ? i : j]) continue
-        const o = spanWritten[x.kind]
-        if (o === null) spanWritten[x.kind] = { from: ts, to: ts }
-        else if (ts < o.from) o.from = ts
-        else if (ts > o.to) o.to = ts
+        if (ts < now - LIVE_MS) {
+          const o = spanWritten[x.kind]
+          if (o === null) spanWritten[x.kind] = { from: ts, to: ts }
+          else if (ts < o.from) o.from = ts
+          else if (ts > o.to) o.to = ts
+        }
         const w = writtenSince.get(seq)
         if (w === undefined || ts < w) writtenSince.set(seq, ts)
         const n = newestWritten.get(seq)
@@ -323,6 +325,14 @@ export function createMetricWriter(
     },
   }
 }
+
+/**
+ * A sample at most this old when written is one the rollup job's next run reaches anyway (it
+ * rolls again from the minute before the last one it finished): only older ones are reported as
+ * late, so that a replay two hours back beside live samples re-rolls the replay's buckets, not
+ * every bucket from it to now.
+ */
+const LIVE_MS = 60_000
 
 /**
  * last_seen_at feeds an online/offline status with a 5-minute window: half a minute of precision

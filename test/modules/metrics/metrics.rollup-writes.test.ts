@@ -63,16 +63,18 @@ describe('rollup writes', () => {
     await runRollup(t.modules.metricsJobs)
     t.db.sqlite.run('CREATE TEMP TABLE writes (bucket INTEGER)')
     t.db.sqlite.run('CREATE TEMP TRIGGER count_1m AFTER INSERT ON main.metric_hw_1m BEGIN INSERT INTO temp.writes VALUES (NEW.bucket); END')
-    // a part of five minutes two hours back arrives again with other readings (a collector's replay)
+    // a part of five minutes two hours back arrives again with other readings (a collector's replay),
+    // beside a sample of now
     await post(T0 - 2 * 60 * MIN + 15_000, 5 * 6)
+    await post(T0 + MIN - 5_000, 1)
     t.clock.advance(MIN)
     await runRollup(t.modules.metricsJobs)
     const buckets = t.db.sqlite
       .query<{ bucket: number }, []>('SELECT DISTINCT bucket FROM temp.writes ORDER BY bucket')
       .all()
       .map((r) => (r.bucket - T0) / MIN)
-    // the six minutes the replay touched, and the minute before the last finished one (the look back; the
-    // last finished minute has no samples), where every minute from the replay to now was rolled again before
-    expect(buckets).toEqual([-120, -119, -118, -117, -116, -115, -1])
+    // the six minutes the replay touched, and the last finished minute with the one before it (the look
+    // back), where every minute from the replay to now was rolled again before
+    expect(buckets).toEqual([-120, -119, -118, -117, -116, -115, -1, 0])
   })
 })
