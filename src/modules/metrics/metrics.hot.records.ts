@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { Buffer } from 'node:buffer'
 import { HOT_TABLES, hotTable } from './metrics.fields'
-import { createHotLog, fileSegments, frameOf, memorySegments, type HotLog } from './metrics.hot.log'
+import { createHotLog, fileSegments, frameOf, memorySegments, type HotLog, type SegmentFiles } from './metrics.hot.log'
 
 /**
  * What a hot segment's file holds (metrics.hot.log.ts), and the tables `metric_hot_0..n` that
@@ -72,12 +72,12 @@ export const recordData = (payload: Uint8Array) => payload.subarray(RECORD_HEAD)
 export const hotLogDir = (dbPath: string) => `${dbPath}-hot`
 
 /** The log of this connection's database: files beside it, or memory for a database in memory. */
-export function openHotLog(sqlite: Database): HotLog {
+export function openHotLog(sqlite: Database, files?: SegmentFiles): HotLog {
   const path = sqlite.filename
   const inMemory = path === '' || path === ':memory:'
   // synchronous=FULL promises that a commit survives a power cut: each group's records are synced too
   const full = (sqlite.query<{ synchronous: number }, []>('PRAGMA synchronous').get()?.synchronous ?? 1) >= 2
-  return createHotLog(inMemory ? memorySegments() : fileSegments(hotLogDir(path)), { sync: full })
+  return createHotLog(files ?? (inMemory ? memorySegments() : fileSegments(hotLogDir(path))), { sync: full })
 }
 
 /**

@@ -3,6 +3,7 @@ import { closeSync, fdatasyncSync, openSync } from 'node:fs'
 import { perConnection } from '../../db/per-connection'
 import { FIELDS, MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
 import { decodeHot, encodeHot, type HotPart, type HotRef } from './metrics.hot'
+import type { SegmentFiles } from './metrics.hot.log'
 import { decodePayload, encodeMark, encodeRecord, importTables, openHotLog, recordData } from './metrics.hot.records'
 
 /**
@@ -72,7 +73,12 @@ interface Record_ {
 
 type Undo = () => void
 
-function build(sqlite: Database) {
+export interface HotStoreOptions {
+  /** where the segments' bytes go (tests: a disk that fills up); default files beside the database */
+  files?: SegmentFiles
+}
+
+function build(sqlite: Database, opts: HotStoreOptions | undefined) {
   const types = [...FIELDS.hardware, ...FIELDS.network].map((f) => `${f.name} ${f.integer ? 'INTEGER' : 'REAL'}`)
   sqlite.run(
     `CREATE TEMP TABLE IF NOT EXISTS metric_hot_rows (id INTEGER PRIMARY KEY, device_seq INTEGER NOT NULL, ts INTEGER NOT NULL, kinds INTEGER NOT NULL, ${types.join(', ')}, hw_rest TEXT, net_rest TEXT, segment INTEGER NOT NULL)`,
@@ -85,7 +91,7 @@ function build(sqlite: Database) {
   sqlite.run(
     'CREATE TEMP TRIGGER IF NOT EXISTS metric_hot_rows_device_gone AFTER DELETE ON main.devices BEGIN DELETE FROM temp.metric_hot_rows WHERE device_seq = OLD.seq; END',
   )
-  const log = openHotLog(sqlite)
+  const log = openHotLog(sqlite, opts?.files)
   // a new sample's row with all its hot values in one statement (the parts it lacks are null)
   const insertRow = sqlite.prepare(
     `INSERT INTO temp.metric_hot_rows (id, device_seq, ts, kinds, segment, ${HOT_COLS.join(', ')}) VALUES (${['?', '?', '?', '?', '?', ...HOT_COLS.map(() => '?')].join(', ')})`,
@@ -369,4 +375,4 @@ function build(sqlite: Database) {
 
 export type HotStore = ReturnType<typeof build>
 /** One store per database connection: the in-memory mirror lives on that connection. */
-export const createHotStore: (sqlite: Database) => HotStore = perConnection(build)
+export const createHotStore: (sqlite: Database, opts?: HotStoreOptions) => HotStore = perConnection(build)
