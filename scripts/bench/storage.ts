@@ -123,7 +123,7 @@ for (const r of results) {
   )
 }
 console.log(
-  '\n| bytes written to the disk per sample (real sample; write_bytes of /proc/PID/io: 100 devices × 1 sample/s for 60 s, all at once each second unless said, then 100 s for the sealing job and the checkpoints) | result |',
+  '\n| bytes written to the disk per sample (real sample; write_bytes of /proc/PID/io: 100 devices × 1 sample/s for 60 s, all at once each second unless said, then 100 s for the sealing job and the checkpoints, each device posting a sample every 10 s meanwhile, its bytes counted and the sample not) | result |',
 )
 console.log('|---|---|')
 console.log(
