@@ -131,7 +131,7 @@ function sampleWallTime(): { p50: number; max: number } {
 const hubRows = (dataDir: string, since = 0) => {
   const db = new Database(join(dataDir, 'vigil.db'), { readonly: true })
   try {
-    createHotStore(db) // the samples not yet sealed are read from metric_hot
+    createHotStore(db) // the samples not yet sealed are read from their records' files
     return db.query<{ n: number }, [number]>('SELECT count(*) AS n FROM metric_samples WHERE ts >= ?').get(since)!.n
   } finally {
     db.close()

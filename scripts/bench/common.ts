@@ -117,7 +117,7 @@ export type Run = Awaited<ReturnType<typeof drive>>
 export function countBatches(dir: string): number {
   const db = openDatabase(join(dir, 'vigil.db'))
   try {
-    createHotStore(db.sqlite) // the samples not yet sealed are read from metric_hot
+    createHotStore(db.sqlite) // the samples not yet sealed are read from their records' files
     return db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples').get()!.n
   } finally {
     db.sqlite.close()

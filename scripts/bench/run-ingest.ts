@@ -79,16 +79,17 @@ export async function ingestBench() {
     if (durability.stored < durability.acked) throw new Error(`kill -9 lost acknowledged batches: ${JSON.stringify(durability)}`)
     const check = openDatabase(join(dir, 'vigil.db'))
     check.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
-    createHotStore(check.sqlite) // the samples not yet sealed are read from metric_hot
+    const hot = createHotStore(check.sqlite) // the samples not yet sealed are read from their records' files
     const rows = check.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples WHERE kinds & 3 = 3').get()!.n
-    const bytes = check.sqlite
-      .query<{ b: number }, []>(
-        "SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('metric_samples', 'metric_samples_device_ts', 'metric_hot_0', 'metric_hot_1', 'metric_hot_2', 'metric_hot_3')",
-      )
-      .get()!.b
+    const bytes =
+      check.sqlite
+        .query<{ b: number }, []>(
+          "SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('metric_samples', 'metric_samples_device_ts', 'metric_hot_0', 'metric_hot_1', 'metric_hot_2', 'metric_hot_3')",
+        )
+        .get()!.b + hot.stats().bytes
     const disk = {
       bytesPerBatch: Math.round(bytes / rows),
-      fileBytesPerBatch: Math.round(statSync(join(dir, 'vigil.db')).size / rows),
+      fileBytesPerBatch: Math.round((statSync(join(dir, 'vigil.db')).size + hot.stats().bytes) / rows),
     }
     check.close()
     return { runs, startRss: vigil.startRss, registeredRss, quietRss, laterRss, disk, stored: rows, durability }

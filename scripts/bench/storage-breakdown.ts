@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/db/connection'
 import type { BlockStore } from '../../src/modules/metrics/metrics.block.store'
+import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
 import { runRollup } from '../../src/modules/metrics/metrics.jobs'
 import { testApp } from '../../test/helpers/app'
 import { tenantWithDevices } from '../../test/helpers/metrics'
@@ -46,11 +47,9 @@ export async function breakdown(base: Sample, opts: { devices: number; rounds: n
       checkpoint()
     }
     const w1 = writeBytes()
-    const hot = db.sqlite
-      .query<{ n: number; avg: number }, []>(
-        'SELECT count(*) AS n, avg(length(data)) AS avg FROM (SELECT * FROM metric_hot_0 UNION ALL SELECT * FROM metric_hot_1 UNION ALL SELECT * FROM metric_hot_2 UNION ALL SELECT * FROM metric_hot_3)',
-      )
-      .get()!
+    // the records' files: their bytes per record, frames included
+    const files = createHotStore(db.sqlite).stats()
+    const hot = { n: files.records, avg: files.bytes / Math.max(1, files.records) }
     t.clock.set(T + opts.rounds * 1000 + 60_000)
     await runRollup(t.modules.metricsJobs)
     checkpoint()

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context'
 import { metricsBudget } from '../modules/metrics/metrics.budget'
-import { STORAGE_TIERS } from '../modules/metrics/metrics.usage'
+import { HOT_RECORD_FILES, STORAGE_TIERS, hotRecordBytes } from '../modules/metrics/metrics.usage'
 import { readDisk } from '../modules/storage/storage.disk'
 import { newStorageState, storageWarning, type StorageDeps } from '../modules/storage/storage.service'
 import { createStorageStore } from '../modules/storage/storage.store'
@@ -16,10 +16,14 @@ import type { MonitoringModules } from './monitoring'
 export function wireStorage(ctx: AppContext, monitoring: MonitoringModules, lookups: Lookups): StorageDeps {
   const state = newStorageState()
   lookups.storageWarning.answer(() => storageWarning(state))
-  const store = createStorageStore(ctx.db.sqlite)
+  const db = createStorageStore(ctx.db.sqlite)
+  // the newest samples' record files count with the database (metrics.usage.ts)
+  const hot = hotRecordBytes(ctx.db.sqlite)
+  const store = { ...db, usedBytes: () => db.usedBytes() + hot() }
+  const perTable = tableBytes(ctx.db.sqlite.filename, db.bytesPerTable, ctx.logger)
   return {
     store,
-    tableBytes: tableBytes(ctx.db.sqlite.filename, store.bytesPerTable, ctx.logger),
+    tableBytes: async () => (await perTable()).set(HOT_RECORD_FILES, hot()),
     metrics: metricsBudget(monitoring.metricsJobs),
     tiers: STORAGE_TIERS,
     readDisk,

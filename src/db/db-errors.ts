@@ -19,6 +19,9 @@ export function classifyDbError(err: unknown): DbFault | null {
     if (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB')) return 'corrupt'
     if (code.startsWith('SQLITE_FULL')) return 'full'
     if (code.startsWith('SQLITE_IOERR')) return 'io'
+    // the same faults met writing a file of its own (the metrics' hot records)
+    if (code === 'ENOSPC' || code === 'EDQUOT') return 'full'
+    if (code === 'EIO') return 'io'
     for (const [re, fault] of BY_MESSAGE) if (re.test(e.message)) return fault
   }
   return null

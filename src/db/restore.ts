@@ -90,7 +90,8 @@ export function restoreBackup(file: string, dataDir: string, asideName: string):
     } finally {
       db.close()
     }
-    const current = ['vigil.db', 'vigil.db-wal', 'vigil.db-shm', ...info.secrets.map((s) => s.name), 'jwt-secret', 'secret.key']
+    // vigil.db-hot: the newest samples' records of the database being replaced (the backup carries its own in the file)
+    const current = ['vigil.db', 'vigil.db-wal', 'vigil.db-shm', 'vigil.db-hot', ...info.secrets.map((s) => s.name), 'jwt-secret', 'secret.key']
     const present = [...new Set(current)].filter((name) => existsSync(join(dataDir, name)))
     let asideDir: string | null = null
     if (present.length) {

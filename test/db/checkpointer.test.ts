@@ -154,12 +154,16 @@ async function fileApp() {
   const path = join(tempDir('vigil-ckpt-'), 'vigil.db')
   const t = testApp({ db: openDatabase(path), config: { rateLimits: { free: 1e6, pro: 1e6, enterprise: 1e6, anonymous: 1e6 } } })
   const a = await tenantWithDevices(t)
-  const send = (n: number) =>
-    Promise.all(
+  // the samples' records go to files beside the database; each group also writes the devices'
+  // last_seen_at (every 30 s of the clock) into the database, the writes these tests checkpoint
+  const send = (n: number) => {
+    t.clock.advance(30_000)
+    return Promise.all(
       Array.from({ length: n }, () =>
         t.request('POST', '/v1/metrics/batch', { body: { hardware: hardwareSample(), network: { upload_mbps: 1 } }, headers: a.keyHeaders }),
       ),
     )
+  }
   const count = () => t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples').get()!.n
   return { t, path, send, count }
 }
@@ -209,7 +213,7 @@ describe('the checkpointer on a database file', () => {
     expect(count()).toBe(50 + 20 * 25)
     t.db.close()
     const fresh = new Database(path)
-    createHotStore(fresh) // the samples not yet sealed are read from metric_hot
+    createHotStore(fresh) // the samples not yet sealed are read from their records' files
     expect(fresh.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
     expect(fresh.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples').get()!.n).toBe(50 + 20 * 25)
     fresh.close()

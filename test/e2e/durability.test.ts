@@ -1,11 +1,13 @@
 import { beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
+import { readRecords } from '../../src/modules/metrics/metrics.hot.records'
 import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
 
 /**
  * kill -9 in the middle of a stream of writes: every metric the server acknowledged with 201
- * must be in the database afterwards (group commit answers only after COMMIT). The stream runs
+ * must be stored afterwards, in the database or in the newest samples' record files (group
+ * commit answers only after both). The stream runs
  * long enough for the checkpoint thread to be copying the WAL back when the kill lands.
  */
 beforeAll(() => void ensureBinary(), 60_000) // a fresh clone builds it first
@@ -63,7 +65,35 @@ test('no acknowledged write is lost when the server is killed with SIGKILL', asy
     for (const row of db.query<{ id: string | number }, []>(`SELECT id FROM ${table}`).all()) stored.add(String(row.id))
   }
   db.close()
+  // the newest samples' records, in their segment files beside the database
+  for (const r of readRecords(join(dataDir, 'vigil.db'))) stored.add(String(r.sampleId))
   const lost = acked.filter((id) => !stored.has(String(id)))
   expect(acked.length).toBeGreaterThanOrEqual(400)
   expect(lost).toEqual([])
+
+  // started again on what the kill left (a record may be cut short at the end of its file): the
+  // next sample is stored after the last whole record, and everything acknowledged still reads back
+  const again = await startBinary({ cwd, env })
+  try {
+    const res = await fetch(`${again.base}/v1/metrics/hardware`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ cpu_percent: 42 }),
+    })
+    expect(res.status).toBe(201)
+    acked.push(((await res.json()) as { id: string }).id)
+  } finally {
+    again.proc.kill('SIGTERM')
+  }
+  expect(await again.proc.exited).toBe(0)
+  const after = new Database(join(dataDir, 'vigil.db'))
+  const kept = new Set(
+    after
+      .query<{ id: number }, []>('SELECT id FROM metric_samples')
+      .all()
+      .map((r) => String(r.id)),
+  )
+  after.close()
+  for (const r of readRecords(join(dataDir, 'vigil.db'))) kept.add(String(r.sampleId))
+  expect(acked.filter((id) => !kept.has(String(id)))).toEqual([])
 }, 60_000)

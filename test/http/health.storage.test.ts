@@ -4,6 +4,9 @@ import { openAndMigrate } from '../../src/cli/open'
 import { testConfig } from '../../src/config'
 import { memoryLogger } from '../../src/lib/logger'
 import { TRANSIENT_MS } from '../../src/db/storage-health'
+import { fileSegments, type SegmentFiles } from '../../src/modules/metrics/metrics.hot.log'
+import { hotLogDir } from '../../src/modules/metrics/metrics.hot.records'
+import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
 import { testApp } from '../helpers/app'
 import { createTenant } from '../helpers/fixtures'
 import { insertDevice } from '../helpers/devices'
@@ -14,8 +17,9 @@ const tempDir = tempDirs('vigil-storage-')
 const open = (dir: string) => openAndMigrate(testConfig({ dataDir: dir }), memoryLogger().logger, 1)
 
 /** A tenant with enough devices that their rows fill a few dozen pages, on a database in a file. */
-async function filled(dir: string) {
+async function filled(dir: string, before: (db: ReturnType<typeof open>) => void = () => {}) {
   const db = open(dir)
+  before(db)
   const t = testApp({ db, config: { rateLimits: { free: 1e6, pro: 1e6, enterprise: 1e6, anonymous: 1e6 } } })
   const a = await createTenant(t, { maxDevices: 10_000 })
   const insert = db.sqlite.prepare(
@@ -118,10 +122,24 @@ describe('storage faults', () => {
 
   test('a full disk under ingest: every sample answers 201 or storage_full, never internal_error, and each 201 is stored', async () => {
     const dir = tempDir()
-    const { db, t, a } = await filled(dir)
+    // the samples' records go to files beside the database: a disk with room for a few groups of them
+    let room = Number.POSITIVE_INFINITY
+    const { db, t, a } = await filled(dir, (db) => {
+      const files = fileSegments(hotLogDir(db.sqlite.filename))
+      const filling: SegmentFiles = {
+        ...files,
+        write(segment, at, bytes) {
+          if (bytes.length > room) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+          room -= bytes.length
+          files.write(segment, at, bytes)
+        },
+      }
+      createHotStore(db.sqlite, { files: filling })
+    })
     const device = insertDevice(t, a.clientId)
     const pages = db.sqlite.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count
     db.sqlite.run(`PRAGMA max_page_count = ${pages + 2}`)
+    room = 4_000
     const headers = { ...a.keyHeaders, 'x-device-id': device }
     const statuses: Record<string, number> = {}
     let created = 0

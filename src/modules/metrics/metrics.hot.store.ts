@@ -1,21 +1,23 @@
 import type { Database } from 'bun:sqlite'
+import { closeSync, fdatasyncSync, openSync } from 'node:fs'
 import { perConnection } from '../../db/per-connection'
-import { FIELDS, HOT_TABLES, MINUTE_MS, RAW_TABLE, hotTable, type MetricKind } from './metrics.fields'
+import { FIELDS, MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
 import { decodeHot, encodeHot, type HotPart, type HotRef } from './metrics.hot'
+import type { SegmentFiles } from './metrics.hot.log'
+import { decodePayload, encodeMark, encodeRecord, importTables, openHotLog, recordData } from './metrics.hot.records'
 
 /**
  * The newest samples, from ingest until the sealing job moves them into their long-lived form
  * (rows of hot values plus a compressed block, see metrics.block.store.ts).
  *
- * On disk: HOT_TABLES append-only tables metric_hot_0..n whose only key is their increasing
- * rowid, used in turn, one segment (about SEGMENT_MS of writing) each. Each record is one
- * request's part(s) of one sample, coded against the device's previous record of the same
- * segment (metrics.hot.ts); every RESTART_EVERY-th record of a device's chain stands alone, so
- * reading any record decodes at most that many. Once every
- * sample of a segment is sealed, its table is emptied by one DELETE without a condition, which
- * SQLite carries out by handing the pages to the free list without writing them (a DELETE by
- * rows, or one checking a foreign key, would rewrite every page: that is why these tables have
- * none; a deleted device's records go with their segment).
+ * On disk: one append-only file per segment of writing (about SEGMENT_MS each) beside the
+ * database (metrics.hot.log.ts: why not a table). Each record is one request's part(s) of one
+ * sample, coded against the device's previous record of the same segment (metrics.hot.ts);
+ * every RESTART_EVERY-th record of a device's chain stands alone, so reading any record decodes
+ * at most that many. The writer's group puts its records in the file before its COMMIT
+ * (`persist`). Once every sample of a segment is sealed, its file is removed (a deleted device's
+ * records go with their segment). Records still in the metric_hot tables (a database from the
+ * release that kept them there, a restored backup) move into the files at start.
  *
  * In memory, per connection: `temp.metric_hot_rows`, the same columns as the raw table with the
  * hot values (their rest texts stay in the records), indexed on (device_seq, ts), rebuilt from
@@ -27,9 +29,8 @@ import { decodeHot, encodeHot, type HotPart, type HotRef } from './metrics.hot'
 /** Ids handed to a device at a time (see takeId): about a block's samples at the default 10 s. */
 const ID_RUN = 64
 /**
- * How long a segment collects records before the next table takes over. Its samples are sealed
- * within about 70 minutes of being written, so a table is empty again well before its turn comes
- * back (HOT_TABLES segments later); if it is not, the current segment goes on.
+ * How long a segment collects records before the next one takes over. Its samples are sealed
+ * within about 70 minutes of being written, so two or three segments exist at a time.
  */
 export const SEGMENT_MS = 30 * MINUTE_MS
 /**
@@ -41,7 +42,7 @@ export const RESTART_EVERY = 60
 /** Decoded runs (a restart and the records after it) kept at hand for reads and sealing. */
 const DECODED_RUNS = 4
 
-/** `kinds` bit of a row whose parts live in metric_hot (the in-memory mirror only) */
+/** `kinds` bit of a row whose parts live in the hot records (the in-memory mirror only) */
 export const HOT_BIT = 8
 /** the raw table on disk, for writes (the unqualified name is the view on the writer's connection) */
 export const RAW_MAIN = `main.${RAW_TABLE}`
@@ -58,21 +59,26 @@ interface Chain {
   ref: HotRef | null
 }
 
-/** A record on disk; its key is rowid * HOT_TABLES + its table. */
+/** A record on disk, by a key of its own (handed out in order). */
 interface Record_ {
   key: number
   deviceSeq: number
   segment: number
   /** its place in its device's chain */
   at: number
+  /** where its frame starts in the segment, and its payload's length */
+  pos: number
+  length: number
 }
-
-const tableOf = (segment: number) => ((segment % HOT_TABLES) + HOT_TABLES) % HOT_TABLES
-const keyOf = (rowid: number, table: number) => rowid * HOT_TABLES + table
 
 type Undo = () => void
 
-function build(sqlite: Database) {
+export interface HotStoreOptions {
+  /** where the segments' bytes go (tests: a disk that fills up); default files beside the database */
+  files?: SegmentFiles
+}
+
+function build(sqlite: Database, opts: HotStoreOptions | undefined) {
   const types = [...FIELDS.hardware, ...FIELDS.network].map((f) => `${f.name} ${f.integer ? 'INTEGER' : 'REAL'}`)
   sqlite.run(
     `CREATE TEMP TABLE IF NOT EXISTS metric_hot_rows (id INTEGER PRIMARY KEY, device_seq INTEGER NOT NULL, ts INTEGER NOT NULL, kinds INTEGER NOT NULL, ${types.join(', ')}, hw_rest TEXT, net_rest TEXT, segment INTEGER NOT NULL)`,
@@ -85,13 +91,7 @@ function build(sqlite: Database) {
   sqlite.run(
     'CREATE TEMP TRIGGER IF NOT EXISTS metric_hot_rows_device_gone AFTER DELETE ON main.devices BEGIN DELETE FROM temp.metric_hot_rows WHERE device_seq = OLD.seq; END',
   )
-  const tables = Array.from({ length: HOT_TABLES }, (_, i) => ({
-    append: sqlite.prepare(`INSERT INTO main.${hotTable(i)} (device_seq, sample_id, ts, kinds, segment, data) VALUES (?, ?, ?, ?, ?, ?)`),
-    data: sqlite.query<{ data: Uint8Array }, [number]>(`SELECT data FROM main.${hotTable(i)} WHERE id = ?`),
-    empty: sqlite.prepare(`DELETE FROM main.${hotTable(i)}`),
-    // kinds 0: the sample was pruned while hot; the record stays in its chain (a later record is coded against it)
-    pruned: sqlite.prepare(`UPDATE main.${hotTable(i)} SET kinds = 0 WHERE id = ?`),
-  }))
+  const log = openHotLog(sqlite, opts?.files)
   // a new sample's row with all its hot values in one statement (the parts it lacks are null)
   const insertRow = sqlite.prepare(
     `INSERT INTO temp.metric_hot_rows (id, device_seq, ts, kinds, segment, ${HOT_COLS.join(', ')}) VALUES (${['?', '?', '?', '?', '?', ...HOT_COLS.map(() => '?')].join(', ')})`,
@@ -110,10 +110,8 @@ function build(sqlite: Database) {
   const dropRows = sqlite.prepare('DELETE FROM temp.metric_hot_rows WHERE id IN (SELECT value FROM json_each(?1))')
   const orphans = sqlite.prepare('DELETE FROM temp.metric_hot_rows WHERE device_seq NOT IN (SELECT seq FROM main.devices)')
   const unsealedIn = sqlite.query<{ n: number }, [number]>('SELECT count(*) AS n FROM temp.metric_hot_rows WHERE segment <= ?')
-  const allTables = (cols: string) => Array.from({ length: HOT_TABLES }, (_, i) => `SELECT ${cols} FROM main.${hotTable(i)}`).join(' UNION ALL ')
-  const maxIds = sqlite.query<{ a: number | null; b: number | null }, []>(
-    `SELECT (SELECT max(id) FROM ${RAW_MAIN}) AS a, (SELECT max(sample_id) FROM (${allTables('sample_id')})) AS b`,
-  )
+  const dropRow = sqlite.prepare('DELETE FROM temp.metric_hot_rows WHERE id = ?')
+  const maxId = sqlite.query<{ a: number | null }, []>(`SELECT max(id) AS a FROM ${RAW_MAIN}`)
 
   /** per device and segment (`seq:segment`) its chain */
   const chains = new Map<string, Chain>()
@@ -153,8 +151,8 @@ function build(sqlite: Database) {
     else if (decoded.size >= DECODED_RUNS) decoded.delete(decoded.keys().next().value!)
     decoded.set(keys[start]!, (texts ??= []))
     const read = (i: number) => {
-      const k = keys[i]!
-      return decodeHot(tables[k % HOT_TABLES]!.data.get(Math.floor(k / HOT_TABLES))!.data, i === start ? null : texts[i - start - 1]!)
+      const r = records.get(keys[i]!)!
+      return decodeHot(recordData(log.read(r.segment, r.pos, r.length)), i === start ? null : texts[i - start - 1]!)
     }
     for (let i = start + texts.length; i < rec.at; i++) texts.push(read(i).ref)
     const r = read(rec.at)
@@ -163,28 +161,56 @@ function build(sqlite: Database) {
   }
 
   function rebuild() {
-    const m = maxIds.get()!
-    nextId = Math.max(m.a ?? 0, m.b ?? 0) + 1
-    const all = sqlite.query<{ id: number; device_seq: number; sample_id: number; ts: number; kinds: number; segment: number; data: Uint8Array }, []>(
-      `SELECT id, device_seq, sample_id, ts, kinds, segment, data FROM (${allTables('id, device_seq, sample_id, ts, kinds, segment, data')}) ORDER BY segment, id`,
-    )
-    for (const r of all.iterate()) {
-      if (r.segment !== segment) {
-        segment = r.segment
-        segments.push(segment)
+    importTables(sqlite, log)
+    let maxSample = maxId.get()!.a ?? 0
+    /** the records by their place, for the marks that follow them */
+    const byPlace = new Map<string, { key: number; sampleId: number }>()
+    for (const e of log.scan()) {
+      const p = decodePayload(e.payload)
+      if (p.type === 'mark') {
+        // its sample was pruned while hot: it stays pruned (the record stays in its chain)
+        const r = byPlace.get(`${e.segment}:${p.at}`)
+        if (r) dropRow.run(r.sampleId)
+        continue
       }
-      const chainKey = `${r.device_seq}:${r.segment}`
+      const r = p.record
+      maxSample = Math.max(maxSample, r.sampleId)
+      const chainKey = `${r.deviceSeq}:${e.segment}`
       let c = chains.get(chainKey)
       if (!c) chains.set(chainKey, (c = { records: [], ref: null }))
       const { parts, ref } = decodeHot(r.data, c.records.length % RESTART_EVERY === 0 ? null : c.ref)
       c.ref = ref
-      const key = keyOf(r.id, tableOf(r.segment))
-      remember({ key, deviceSeq: r.device_seq, segment: r.segment, at: c.records.length }, r.sample_id)
+      const key = nextKey++
+      remember({ key, deviceSeq: r.deviceSeq, segment: e.segment, at: c.records.length, pos: e.at, length: e.payload.length }, r.sampleId)
+      byPlace.set(`${e.segment}:${e.at}`, { key, sampleId: r.sampleId })
       c.records.push(key)
       // a sample pruned while hot stays pruned; one already sealed (its record waits for its
       // segment to go) is read from the raw table
-      if (r.kinds === 0 || inMain.get(r.sample_id)) continue
-      mirror(r.sample_id, r.device_seq, r.ts, r.segment, parts)
+      if (r.kinds === 0 || inMain.get(r.sampleId)) continue
+      mirror(r.sampleId, r.deviceSeq, r.ts, e.segment, parts)
+    }
+    segments.push(...log.segments())
+    segment = segments.at(-1) ?? -1
+    nextId = maxSample + 1
+  }
+
+  /**
+   * Before a segment's file goes, the transactions that sealed its samples must be on the disk:
+   * under synchronous=NORMAL SQLite does not sync its WAL at COMMIT, and a power cut could keep
+   * the file's removal and lose the sealing. Once per segment, so it costs nothing.
+   */
+  function syncWal() {
+    const path = sqlite.filename
+    if (path === '' || path === ':memory:') return
+    try {
+      const fd = openSync(`${path}-wal`, 'r')
+      try {
+        fdatasyncSync(fd)
+      } finally {
+        closeSync(fd)
+      }
+    } catch {
+      // no WAL file: the sealing is already in the database file, which the checkpoint synced
     }
   }
 
@@ -194,6 +220,7 @@ function build(sqlite: Database) {
   }
 
   let nextId = 1
+  let nextKey = 1
   /** per device the run of ids it takes its next ones from */
   const runs = new Map<number, { next: number; end: number }>()
   rebuild()
@@ -222,8 +249,8 @@ function build(sqlite: Database) {
     append(seq: number, sampleId: number, ts: number, parts: HotPart[], now: number, isNew: boolean) {
       const prevSegment = segment
       const prevSince = segmentSince
-      // the next table takes over once the segment is old enough and that table was emptied
-      const turn = !segments.length || (now - segmentSince >= SEGMENT_MS && segments.length < HOT_TABLES)
+      // the next segment takes over once this one is old enough
+      const turn = !segments.length || now - segmentSince >= SEGMENT_MS
       if (turn) {
         segment += 1
         segmentSince = now
@@ -235,19 +262,23 @@ function build(sqlite: Database) {
       const { data, ref } = encodeHot(parts, c.records.length % RESTART_EVERY === 0 ? null : c.ref)
       let kinds = 0
       for (const p of parts) kinds |= KIND_BIT[p.kind]
-      const table = tableOf(segment)
-      const key = keyOf(Number(tables[table]!.append.run(seq, sampleId, ts, kinds, segment, data).lastInsertRowid), table)
+      const payload = encodeRecord({ deviceSeq: seq, sampleId, ts, kinds, data })
+      const pos = log.append(segment, payload)
+      const key = nextKey++
+      const seg = segment
       if (isNew) {
         const hw = parts.find((p) => p.kind === 'hardware')
         const net = parts.find((p) => p.kind === 'network')
         insertRow.run(sampleId, seq, ts, HOT_BIT | kinds, segment, ...(hw?.values ?? noValues.hardware), ...(net?.values ?? noValues.network))
       } else for (const p of parts) setValues[p.kind].run(...p.values, sampleId)
       const prevRef = c.ref
-      remember({ key, deviceSeq: seq, segment, at: c.records.length }, sampleId)
+      remember({ key, deviceSeq: seq, segment, at: c.records.length, pos, length: payload.length }, sampleId)
       c.records.push(key)
       c.ref = ref
       chains.set(chainKey, c)
       journal?.push(() => {
+        log.unappend(seg)
+        nextKey = key
         records.delete(key)
         const list = bySample.get(sampleId)!
         list.pop()
@@ -275,8 +306,17 @@ function build(sqlite: Database) {
       if (!journal) return
       while (journal.length > mark) journal.pop()!()
     },
+    /** Writes the group's records into their segments; before the group's COMMIT (throws when the disk refuses them). */
+    persist() {
+      log.persist()
+    },
+    /** After the COMMIT (or its failure): a failed group's records are taken back, in memory and in the files. */
     end(committed: boolean) {
-      if (!committed) this.undoTo(0)
+      if (committed) log.done()
+      else {
+        this.undoTo(0)
+        log.undo()
+      }
       journal = null
     },
     /** how many records a hot sample has (one per request that sent a part of it) */
@@ -300,16 +340,21 @@ function build(sqlite: Database) {
      * the rebuild at start leaves them out; their space goes with their segment.
      */
     forget(sampleIds: number[]) {
-      for (const id of sampleIds) for (const key of bySample.get(id) ?? []) tables[key % HOT_TABLES]!.pruned.run(Math.floor(key / HOT_TABLES))
+      for (const id of sampleIds)
+        for (const key of bySample.get(id) ?? []) {
+          const r = records.get(key)!
+          log.write(r.segment, encodeMark(r.pos))
+        }
     },
-    /** Empties the tables of the segments whose samples are all sealed, oldest first; returns how many segments went. */
+    /** Removes the files of the segments whose samples are all sealed, oldest first; returns how many segments went. */
     dropSealed(): number {
       orphans.run()
       let dropped = 0
       // a segment goes once nothing in it or before it is unsealed (the newest too: the next record starts a new one)
       while (segments.length && unsealedIn.get(segments[0]!)!.n === 0) {
+        if (!dropped) syncWal()
         const gone = segments.shift()!
-        tables[tableOf(gone)]!.empty.run()
+        log.drop(gone)
         dropped++
         for (const [key, rec] of records) if (rec.segment === gone) records.delete(key)
         for (const [sampleId, list] of bySample) {
@@ -323,11 +368,11 @@ function build(sqlite: Database) {
       }
       return dropped
     },
-    /** records on disk and segments in use */
-    stats: () => ({ records: records.size, segments: segments.length }),
+    /** records on disk, segments in use and the bytes of their files */
+    stats: () => ({ records: records.size, segments: segments.length, bytes: log.bytes() }),
   }
 }
 
 export type HotStore = ReturnType<typeof build>
 /** One store per database connection: the in-memory mirror lives on that connection. */
-export const createHotStore: (sqlite: Database) => HotStore = perConnection(build)
+export const createHotStore: (sqlite: Database, opts?: HotStoreOptions) => HotStore = perConnection(build)

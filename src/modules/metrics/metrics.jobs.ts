@@ -16,7 +16,7 @@ export interface MetricsJobDeps {
   blocks?: Pick<BlockStore, 'prune'>
   devices: Pick<MetricDevices, 'seqs'>
   /** the late samples it has written since the last run */
-  writer: Pick<MetricWriter, 'takeOldestWritten'>
+  writer: Pick<MetricWriter, 'takeWrittenSpan'>
   clock: Clock
   retention: Retention
   logger: Logger
@@ -31,7 +31,7 @@ export async function runRollup(deps: MetricsJobDeps): Promise<void> {
   await rollupAll(deps.rollups, {
     now: deps.clock.now(),
     devices: deps.devices.seqs(),
-    lateFrom: { hardware: deps.writer.takeOldestWritten('hardware'), network: deps.writer.takeOldestWritten('network') },
+    late: { hardware: deps.writer.takeWrittenSpan('hardware'), network: deps.writer.takeWrittenSpan('network') },
     rawRetentionMs: deps.retention.raw * 1000,
     pause: yieldToRequests,
   })

@@ -5,10 +5,12 @@ import type { RollupStore, SourceRow } from './metrics.rollup.store'
 export const GRACE_MS = 30_000
 /**
  * Each run re-rolls this many of the last finished minutes, to pick up stragglers the writer did
- * not report (a sample written just before a restart). Later samples are reported (lateFrom) and
- * each coarser tier re-rolls only the buckets whose finer ones changed: re-rolling settled
- * buckets of every tier each minute rewrote every device's tier rows, most of the bytes the
- * rollups wrote to the disk.
+ * not report (a sample written just before a restart). Later samples are reported (the span of
+ * times written late) and each coarser tier re-rolls only the buckets whose finer ones changed:
+ * re-rolling settled buckets of every tier each minute rewrote every device's tier rows, most of
+ * the bytes the rollups wrote to the disk. Only the buckets the late span covers are re-rolled,
+ * not everything from it to now: a replay of samples two hours old re-rolled two hours of every
+ * device's minutes at each run (600 B per sample written in the paced bench, docs/storage.md).
  */
 const LOOKBACK_BUCKETS = 1
 /** At most this many buckets per statement, so one statement never holds the write lock long. */
@@ -118,8 +120,8 @@ export interface RollupOptions {
   now: number
   /** the devices to roll up (every device's seq) */
   devices: number[]
-  /** the oldest raw sample written since the last run, per kind (late data re-rolls from there) */
-  lateFrom?: Partial<Record<MetricKind, number | null>>
+  /** the times of the raw samples written since the last run, oldest and newest, per kind (late data re-rolls their buckets) */
+  late?: Partial<Record<MetricKind, { from: number; to: number } | null>>
   /** raw samples older than this are never rolled up (they are about to be pruned) */
   rawRetentionMs?: number
   /** called between steps, so a long catch-up yields the event loop to requests */
@@ -134,8 +136,13 @@ export interface RollupOptions {
 export async function rollupAll(s: RollupStore, opts: RollupOptions): Promise<void> {
   for (const kind of ['hardware', 'network'] as const) {
     let srcDone = opts.now - GRACE_MS
-    let dirtyFrom: number | null = opts.lateFrom?.[kind] ?? null
-    if (dirtyFrom !== null && opts.rawRetentionMs) dirtyFrom = Math.max(dirtyFrom, opts.now - opts.rawRetentionMs)
+    const late = opts.late?.[kind] ?? null
+    /** the spans of time [from, to) whose rows changed at the level below the tier being rolled */
+    let dirty: Span[] = []
+    if (late) {
+      const from = opts.rawRetentionMs ? Math.max(late.from, opts.now - opts.rawRetentionMs) : late.from
+      if (from <= late.to) dirty = [[from, late.to + 1]]
+    }
     for (let i = 0; i < TIERS.length; i++) {
       const { name, ms: w } = TIERS[i]!
       const end = floorTo(srcDone, w)
@@ -145,15 +152,33 @@ export async function rollupAll(s: RollupStore, opts: RollupOptions): Promise<vo
         const first = s.oldest(kind, i, opts.devices)
         start = first === null ? end : floorTo(first, w)
       } else start = Math.min(done, end) - (i === 0 ? LOOKBACK_BUCKETS * w : 0)
-      if (dirtyFrom !== null) start = Math.min(start, floorTo(dirtyFrom, w))
-      for (let a = start; a < end; a += BUCKETS_PER_STEP * w) {
-        const b = Math.min(end, a + BUCKETS_PER_STEP * w)
-        s.roll(kind, i, opts.devices, a, b, (rows, emit) => aggregate(kind, i, w, rows, emit))
-        if (opts.pause) await opts.pause()
+      // the tier's own progress, and the whole buckets over what changed below it, whenever that was
+      const spans = merge([[start, end], ...dirty.map(([a, b]): Span => [floorTo(a, w), Math.min(end, ceilTo(b, w))])])
+      for (const [from, to] of spans) {
+        for (let a = from; a < to; a += BUCKETS_PER_STEP * w) {
+          const b = Math.min(to, a + BUCKETS_PER_STEP * w)
+          s.roll(kind, i, opts.devices, a, b, (rows, emit) => aggregate(kind, i, w, rows, emit))
+          if (opts.pause) await opts.pause()
+        }
       }
       s.setDone(kind, name, Math.max(done ?? end, end))
-      dirtyFrom = start < end ? start : dirtyFrom
+      if (spans.length) dirty = spans
       srcDone = Math.max(done ?? end, end)
     }
   }
+}
+
+type Span = [number, number]
+
+const ceilTo = (t: number, w: number) => Math.ceil(t / w) * w
+
+/** The non-empty spans, sorted, overlapping or touching ones joined. */
+function merge(spans: Span[]): Span[] {
+  const out: Span[] = []
+  for (const [a, b] of spans.filter(([a, b]) => a < b).sort((x, y) => x[0] - y[0])) {
+    const prev = out.at(-1)
+    if (prev && a <= prev[1]) prev[1] = Math.max(prev[1], b)
+    else out.push([a, b])
+  }
+  return out
 }

@@ -1,4 +1,15 @@
+import type { Database } from 'bun:sqlite'
 import { HOT_TABLES, RAW_TABLE, hotTable, tierTable, type LevelName } from './metrics.fields'
+import { createHotStore } from './metrics.hot.store'
+
+/**
+ * The newest samples' records live in files beside the database (metrics.hot.log.ts): counted in
+ * the raw tier under this name, as if they were a table, and in the space the data uses.
+ */
+export const HOT_RECORD_FILES = 'metric_hot (files)'
+
+/** The bytes of those files now. */
+export const hotRecordBytes = (sqlite: Database) => () => createHotStore(sqlite).stats().bytes
 
 /**
  * Which tables make up each metric tier, finest first: the order the disk budget prunes them in.
@@ -8,7 +19,10 @@ import { HOT_TABLES, RAW_TABLE, hotTable, tierTable, type LevelName } from './me
  */
 export const STORAGE_TIERS: readonly { tier: LevelName; tables: readonly string[] }[] = [
   // raw samples: their rows, their sealed blocks and minutes, and the compact records of the newest ones (docs/storage.md)
-  { tier: 'raw', tables: [RAW_TABLE, 'metric_blocks', 'metric_nested', ...Array.from({ length: HOT_TABLES }, (_, i) => hotTable(i))] },
+  {
+    tier: 'raw',
+    tables: [RAW_TABLE, 'metric_blocks', 'metric_nested', ...Array.from({ length: HOT_TABLES }, (_, i) => hotTable(i)), HOT_RECORD_FILES],
+  },
   { tier: '1m', tables: [tierTable('hardware', '1m'), tierTable('network', '1m')] },
   { tier: '10m', tables: [tierTable('hardware', '10m'), tierTable('network', '10m')] },
   { tier: '1h', tables: [tierTable('hardware', '1h'), tierTable('network', '1h')] },

@@ -39,11 +39,10 @@ interface Pending {
 /**
  * Group commit. Requests waiting together share one IMMEDIATE transaction, each inside its own
  * SAVEPOINT (a failing request rolls back only itself), and every promise settles only after
- * COMMIT: a 201 is never sent for a row that is not durable against a process crash (WAL; see
- * db/connection.ts). One commit per group instead of one per request is where the ingest
- * throughput comes from, and fewer bytes written: each commit writes at least a whole page of
- * the table it appends to (and the database header's), so a group of one sample writes ten
- * times its record.
+ * the group's records are written to their segment file (one write, metrics.hot.log.ts) and its
+ * COMMIT went through: a 201 is never sent for a sample that is not durable against a process
+ * crash (see db/connection.ts). One commit per group instead of one per request is where the
+ * ingest throughput comes from.
  *
  * When a group goes (see schedule): on the next turn of the event loop when a pending request's
  * device had a sample committed within RETURN_MS (a client posting again as soon as it is
@@ -87,8 +86,11 @@ export function createMetricWriter(
   const release = sqlite.prepare('RELEASE req')
   const rollbackTo = sqlite.prepare('ROLLBACK TO req')
 
-  /** when each device's last_seen_at was last written (a rolled-back group may leave it a little early; harmless) */
-  const lastTouched = new Map<number, number>()
+  /** the devices whose last_seen_at was written since the hub started (a rolled-back group may leave one in early; harmless) */
+  const touchedOnce = new Set<number>()
+  /** the devices with a sample since last_seen_at was last written for them all, and when that was */
+  let seenSince = new Set<number>()
+  let lastSweep = Number.NEGATIVE_INFINITY
   /**
    * Per device, the last time the hub stamped on a sample of its own (no recorded_at). A sample
    * stamped in a millisecond already used takes the next one straight away, so a burst costs one
@@ -110,8 +112,8 @@ export function createMetricWriter(
   const recent = recentDevices(elapsed)
   /** while above zero, groups wait (the checkpointer is copying the WAL's tail; see db/checkpointer.ts) */
   let holds = 0
-  /** per kind, the oldest sample time stored since the rollup job last looked (late data) */
-  const oldestWritten: Record<MetricKind, number | null> = { hardware: null, network: null }
+  /** per kind, the oldest and newest sample times stored since the rollup job last looked (late data) */
+  const spanWritten: Record<MetricKind, { from: number; to: number } | null> = { hardware: null, network: null }
   /** per device, the oldest sample time stored since the sealing job last looked (late data, replays) */
   let writtenSince = new Map<number, number>()
   /** per device, its newest sample time written and when (elapsed ms): a block still filling */
@@ -160,8 +162,12 @@ export function createMetricWriter(
       if (!s.stamped && ts > (lastStamp.get(seq) ?? Number.NEGATIVE_INFINITY)) lastStamp.set(seq, ts)
       for (const x of [h, n]) {
         if (!x || duplicate?.[x === s ? i : j]) continue
-        const o = oldestWritten[x.kind]
-        if (o === null || ts < o) oldestWritten[x.kind] = ts
+        if (ts < now - LIVE_MS) {
+          const o = spanWritten[x.kind]
+          if (o === null) spanWritten[x.kind] = { from: ts, to: ts }
+          else if (ts < o.from) o.from = ts
+          else if (ts > o.to) o.to = ts
+        }
         const w = writtenSince.get(seq)
         if (w === undefined || ts < w) writtenSince.set(seq, ts)
         const n = newestWritten.get(seq)
@@ -228,14 +234,23 @@ export function createMetricWriter(
         }
         if (!p.error) touched.add(p.job.deviceSeq)
       }
-      // last_seen_at: in the same transaction, at most once per device every few seconds
+      // last_seen_at, in the same transaction: a device's first sample since the start at once,
+      // then every device seen in between together, once per TOUCH_EVERY_MS
       const t = clock.now()
       for (const seq of touched) {
-        const last = lastTouched.get(seq)
-        if (last !== undefined && Math.abs(t - last) < TOUCH_EVERY_MS) continue
-        devices.markSeen(seq, t)
-        lastTouched.set(seq, t)
+        if (touchedOnce.has(seq)) seenSince.add(seq)
+        else {
+          devices.markSeen(seq, t)
+          touchedOnce.add(seq)
+        }
       }
+      if (Math.abs(t - lastSweep) >= TOUCH_EVERY_MS) {
+        for (const seq of seenSince) devices.markSeen(seq, t)
+        seenSince = new Set()
+        lastSweep = t
+      }
+      // the records go into their segment's file first: should the COMMIT fail, they are cut off again
+      hot.persist()
       commit.run()
       hot.end(true)
     } catch (err) {
@@ -302,19 +317,29 @@ export function createMetricWriter(
       newestWritten.delete(seq)
       return null
     },
-    /** the oldest sample time written since the last call, per kind (then forgotten) */
-    takeOldestWritten(kind: MetricKind): number | null {
-      const o = oldestWritten[kind]
-      oldestWritten[kind] = null
+    /** the oldest and newest sample times written since the last call, per kind (then forgotten) */
+    takeWrittenSpan(kind: MetricKind): { from: number; to: number } | null {
+      const o = spanWritten[kind]
+      spanWritten[kind] = null
       return o
     },
   }
 }
 
 /**
+ * A sample at most this old when written is one the rollup job's next run reaches anyway (it
+ * rolls again from the minute before the last one it finished): only older ones are reported as
+ * late, so that a replay two hours back beside live samples re-rolls the replay's buckets, not
+ * every bucket from it to now.
+ */
+const LIVE_MS = 60_000
+
+/**
  * last_seen_at feeds an online/offline status with a 5-minute window: half a minute of precision
- * suffices, and each write rewrites a page of the devices table (every few seconds, that was a
- * good share of the bytes written per sample).
+ * suffices. Each write rewrites a page of the devices table in the WAL (and again at the
+ * checkpoint): written for every device seen at once, every 30 s, the devices' pages are written
+ * once per 30 s instead of by a commit every second or so as each device's turn came (with the
+ * samples' records out of SQLite, that was about a third of what ingest wrote).
  */
 const TOUCH_EVERY_MS = 30_000
 

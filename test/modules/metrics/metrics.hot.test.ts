@@ -1,11 +1,12 @@
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { rng } from '../../../scripts/bench/storage-samples'
 import { openDatabase } from '../../../src/db/connection'
 import { FIELDS, type MetricKind } from '../../../src/modules/metrics/metrics.fields'
 import { decodeHot, encodeHot, type HotPart, type HotRef } from '../../../src/modules/metrics/metrics.hot'
+import { readRecords } from '../../../src/modules/metrics/metrics.hot.records'
 import { testApp, type TestApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
 import { hardwareSample, networkSample } from '../../helpers/samples'
@@ -174,7 +175,7 @@ describe('the newest samples after a restart', () => {
     }
   })
 
-  test("the sealing job empties a segment's table once all its samples are sealed; the newest ones stay and read the same after a restart", async () => {
+  test("the sealing job removes a segment's file once all its samples are sealed; the newest ones stay and read the same after a restart", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vigil-hot-'))
     try {
       const file = join(dir, 'vigil.db')
@@ -188,18 +189,24 @@ describe('the newest samples after a restart', () => {
         }))
       const post = async (items: unknown[]) =>
         expect((await t.request('POST', '/v1/metrics/bulk', { body: { items }, headers: a.keyHeaders })).status).toBe(201)
-      // two segments of writing (a table each) whose samples are hours old, then one of samples of now
+      // two segments of writing (a file each) whose samples are hours old, then one of samples of now
       t.clock.set(T0)
       await post(batch(T0 - 3 * 3_600_000, 60))
       t.clock.set(T0 + 30 * 60_000)
       await post(batch(T0 - 2 * 3_600_000, 60))
       t.clock.set(T0 + 60 * 60_000)
       await post(batch(T0 + 50 * 60_000, 60))
-      const records = () => [0, 1, 2, 3].map((i) => t.db.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM metric_hot_${i}`).get()!.n)
-      expect(records()).toEqual([60, 60, 60, 0])
+      // the records in each segment's file, as a restart reads them
+      const records = () => {
+        const n: Record<number, number> = {}
+        for (const r of readRecords(file)) n[r.segment] = (n[r.segment] ?? 0) + 1
+        return n
+      }
+      expect(records()).toEqual({ 0: 60, 1: 60, 2: 60 })
       const before = await reads(t, a.deviceId, a)
       await t.modules.sealer.run()
-      expect(records()).toEqual([0, 0, 60, 0])
+      expect(records()).toEqual({ 2: 60 })
+      expect(readdirSync(`${file}-hot`)).toEqual(['2.log'])
       expect(await reads(t, a.deviceId, a)).toEqual(before)
       t.db.sqlite.close(false)
       const again = testApp({ db: openDatabase(file), clock: t.clock })

@@ -43,4 +43,38 @@ describe('rollup writes', () => {
     await runRollup(t.modules.metricsJobs)
     expect(writes()).toEqual({ metric_hw_1m: 1, metric_hw_10m: 1, metric_hw_1h: 1, metric_hw_1d: 1 })
   })
+  test('samples arriving late (a replay two hours back) re-roll the minutes they fall in, not every minute from them to now', async () => {
+    const t = testApp()
+    t.clock.set(T0)
+    const a = await tenantWithDevices(t)
+    const post = async (from: number, n: number) => {
+      const items = Array.from({ length: n }, (_, i) => ({
+        recorded_at: new Date(from + i * 10_000).toISOString(),
+        hardware: hardwareSample(i % 3),
+        network: networkSample(i % 2),
+      }))
+      for (let i = 0; i < items.length; i += 500) {
+        expect((await t.request('POST', '/v1/metrics/bulk', { body: { items: items.slice(i, i + 500) }, headers: a.keyHeaders })).status).toBe(201)
+      }
+    }
+    // three hours of samples, rolled up
+    await post(T0 - 3 * 60 * MIN, 3 * 60 * 6)
+    t.clock.set(T0 + MIN)
+    await runRollup(t.modules.metricsJobs)
+    t.db.sqlite.run('CREATE TEMP TABLE writes (bucket INTEGER)')
+    t.db.sqlite.run('CREATE TEMP TRIGGER count_1m AFTER INSERT ON main.metric_hw_1m BEGIN INSERT INTO temp.writes VALUES (NEW.bucket); END')
+    // a part of five minutes two hours back arrives again with other readings (a collector's replay),
+    // beside a sample of now
+    await post(T0 - 2 * 60 * MIN + 15_000, 5 * 6)
+    await post(T0 + MIN - 5_000, 1)
+    t.clock.advance(MIN)
+    await runRollup(t.modules.metricsJobs)
+    const buckets = t.db.sqlite
+      .query<{ bucket: number }, []>('SELECT DISTINCT bucket FROM temp.writes ORDER BY bucket')
+      .all()
+      .map((r) => (r.bucket - T0) / MIN)
+    // the six minutes the replay touched, and the last finished minute with the one before it (the look
+    // back), where every minute from the replay to now was rolled again before
+    expect(buckets).toEqual([-120, -119, -118, -117, -116, -115, -1, 0])
+  })
 })

@@ -3,6 +3,7 @@ import { evolve, rng } from '../../../scripts/bench/storage-samples'
 import { memoryLogger } from '../../../src/lib/logger'
 import { createBlockStore } from '../../../src/modules/metrics/metrics.block.store'
 import { createSealer } from '../../../src/modules/metrics/metrics.seal'
+import { createHotStore } from '../../../src/modules/metrics/metrics.hot.store'
 import { testApp, type TestApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
 import { hardwareSample, networkSample } from '../../helpers/samples'
@@ -36,12 +37,7 @@ async function post(t: TestApp, headers: Record<string, string>, items: unknown[
 const unsealedRows = (t: TestApp) =>
   t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples WHERE hw_rest IS NOT NULL OR net_rest IS NOT NULL OR (kinds & 8) != 0').get()!
     .n
-const hotRecords = (t: TestApp) =>
-  t.db.sqlite
-    .query<{ n: number }, []>(
-      'SELECT count(*) AS n FROM (SELECT * FROM metric_hot_0 UNION ALL SELECT * FROM metric_hot_1 UNION ALL SELECT * FROM metric_hot_2 UNION ALL SELECT * FROM metric_hot_3)',
-    )
-    .get()!.n
+const hotRecords = (t: TestApp) => createHotStore(t.db.sqlite).stats().records
 const blockCount = (t: TestApp) => t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n
 
 /** Every read that shows the nested fields, as the bytes it answers (a fresh token: the tests move the clock). */

@@ -81,3 +81,32 @@ describe('samples the hub stamps itself, many in one millisecond', () => {
     expect(times()).toEqual([start, start + 1, start + 2])
   })
 })
+
+describe("the devices' last_seen_at", () => {
+  test("a device's first sample writes it at once; after that every device seen is written together, once per 30 s", async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t, 3)
+    const seqs = a.deviceIds.map((id) => t.db.sqlite.query<{ seq: number }, [string]>('SELECT seq FROM devices WHERE id = ?').get(id)!.seq)
+    const clock = manualClock(Date.UTC(2026, 0, 1))
+    const seen: [number, number][] = []
+    const writer = createMetricWriter(t.db.sqlite, clock, { markSeen: (seq, at) => void seen.push([seq, at]) })
+    const post = (d: number) => writer.submit({ deviceSeq: seqs[d]!, samples: [toSampleRow('hardware', hardwareSample(1), clock.now(), false)] })
+    const t0 = clock.now()
+    await post(0)
+    expect(seen).toEqual([[seqs[0]!, t0]])
+    clock.advance(1_000)
+    await post(1)
+    await post(0)
+    expect(seen).toEqual([
+      [seqs[0]!, t0],
+      [seqs[1]!, t0 + 1_000],
+    ])
+    clock.advance(10_000)
+    await post(1)
+    expect(seen.length).toBe(2) // within 30 s of the last sweep: nothing written
+    clock.advance(20_000)
+    await post(2) // its first: at once; and the sweep is due: both others, with this group's time
+    const all = (xs: [number, number][]) => xs.map(([seq, at]) => `${seq}@${at}`).sort()
+    expect(all(seen.slice(2))).toEqual(all(seqs.map((seq) => [seq, t0 + 31_000])))
+  })
+})

@@ -1,0 +1,299 @@
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+
+/**
+ * The append-only files the newest samples' records live in (metrics.hot.store.ts), one per
+ * segment of writing, beside the database: `<database>-hot/<segment>.log`.
+ *
+ * Why not a table: SQLite writes whole 4 KB pages per commit to its WAL (the table's last page,
+ * the database header, the pointer map, the tree's parent page) and each of them once more at the
+ * checkpoint, so a record of ~300 B cost 800 B to 2.4 KB of writes depending on how many shared a
+ * commit (docs/storage.md). A file takes the record's own bytes: the kernel counts a page of the
+ * file once while it stays dirty, and these records are never copied a second time.
+ *
+ * Each record is a frame: its length (u32), the CRC-32 of its payload (u32), the payload. A frame
+ * cut short (a process killed in the middle of a write, a power cut) or damaged ends the file's
+ * readable part: what follows is cut off before the next append. A group's frames are written by
+ * one write() before the group's COMMIT and cut off again if the COMMIT fails, so a request is
+ * answered only once its record is in the file (in the OS's page cache: a kill -9 loses nothing,
+ * as with SQLite's WAL under synchronous=NORMAL; with FULL each group is synced).
+ *
+ * Segments are files rather than rows, so a sealed segment goes with one unlink, whatever its size.
+ */
+
+/** A frame's header: the payload's length and its CRC-32. */
+const HEADER = 8
+/** No record is near this (a request's body is bounded far below it): a larger length is damage. */
+const MAX_PAYLOAD = 64 * 1024 * 1024
+const READ_CHUNK = 1 << 20
+
+/** Where the segments' bytes live: files beside the database, or memory for a database in memory. */
+export interface SegmentFiles {
+  list(): number[]
+  size(segment: number): number
+  write(segment: number, at: number, bytes: Uint8Array): void
+  read(segment: number, at: number, into: Uint8Array): number
+  truncate(segment: number, length: number): void
+  sync(segment: number): void
+  remove(segment: number): void
+  /** puts a whole segment in place at once (written beside, synced, renamed): it exists whole or not at all */
+  install(segment: number, bytes: Uint8Array): void
+  close(): void
+}
+
+/** `readOnly`: another process's files, read while it may append (nothing is created or cut off). */
+export function fileSegments(dir: string, readOnly = false): SegmentFiles {
+  const fds = new Map<number, number>()
+  let made = false
+  const path = (segment: number) => join(dir, `${segment}.log`)
+  const fd = (segment: number) => {
+    let f = fds.get(segment)
+    if (f === undefined) {
+      if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 })
+      made = true
+      // the samples are the owner's alone, as the database is (db/connection.ts)
+      f = openSync(path(segment), readOnly ? 'r' : 'a+', 0o600)
+      fds.set(segment, f)
+    }
+    return f
+  }
+  return {
+    list() {
+      let names: string[]
+      try {
+        names = readdirSync(dir)
+      } catch {
+        return []
+      }
+      made = true
+      return names
+        .map((n) => /^(\d+)\.log$/.exec(n))
+        .filter((m) => m !== null)
+        .map((m) => Number(m[1]))
+        .sort((a, b) => a - b)
+    },
+    size: (segment) => fstatSync(fd(segment)).size,
+    write(segment, at, bytes) {
+      let done = 0
+      while (done < bytes.length) done += writeSync(fd(segment), bytes, done, bytes.length - done, at + done)
+    },
+    read: (segment, at, into) => readSync(fd(segment), into, 0, into.length, at),
+    truncate: (segment, length) => ftruncateSync(fd(segment), length),
+    sync: (segment) => fdatasyncSync(fd(segment)),
+    remove(segment) {
+      const f = fds.get(segment)
+      if (f !== undefined) closeSync(f)
+      fds.delete(segment)
+      rmSync(path(segment), { force: true })
+    },
+    install(segment, bytes) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      made = true
+      const tmp = `${path(segment)}.tmp`
+      const f = openSync(tmp, 'w', 0o600)
+      try {
+        let done = 0
+        while (done < bytes.length) done += writeSync(f, bytes, done, bytes.length - done, done)
+        fdatasyncSync(f)
+      } finally {
+        closeSync(f)
+      }
+      renameSync(tmp, path(segment))
+    },
+    close() {
+      for (const f of fds.values()) closeSync(f)
+      fds.clear()
+    },
+  }
+}
+
+export function memorySegments(): SegmentFiles {
+  const files = new Map<number, Uint8Array>()
+  const get = (segment: number) => files.get(segment) ?? new Uint8Array(0)
+  return {
+    list: () => [...files.keys()].sort((a, b) => a - b),
+    size: (segment) => get(segment).length,
+    write(segment, at, bytes) {
+      const old = get(segment)
+      const next = new Uint8Array(Math.max(old.length, at + bytes.length))
+      next.set(old)
+      next.set(bytes, at)
+      files.set(segment, next)
+    },
+    read(segment, at, into) {
+      const part = get(segment).subarray(at, at + into.length)
+      into.set(part)
+      return part.length
+    },
+    truncate: (segment, length) => void files.set(segment, get(segment).slice(0, length)),
+    sync: () => {},
+    remove: (segment) => void files.delete(segment),
+    install: (segment, bytes) => void files.set(segment, bytes.slice()),
+    close: () => {},
+  }
+}
+
+/** A record found when a segment is read from its start. */
+export interface LogEntry {
+  segment: number
+  /** where its frame starts in the segment */
+  at: number
+  payload: Uint8Array
+}
+
+export function createHotLog(files: SegmentFiles, opts: { sync: boolean; readOnly?: boolean }) {
+  /** per segment the length of its readable part: where the next frame goes */
+  const ends = new Map<number, number>()
+  /** frames of the group being written, per segment, not yet in the files */
+  let pending = new Map<number, Uint8Array[]>()
+  /** where each segment ended before the group was written (to cut it off again) */
+  let written: Map<number, number> | null = null
+
+  const endOf = (segment: number) => {
+    let end = ends.get(segment)
+    if (end === undefined) {
+      end = files.size(segment)
+      ends.set(segment, end)
+    }
+    return end
+  }
+
+  return {
+    /**
+     * Every readable record, segment by segment, oldest first. A segment's damaged or cut tail is
+     * left out, and is cut off before anything is appended to it.
+     */
+    *scan(): Generator<LogEntry> {
+      for (const segment of files.list()) {
+        const size = files.size(segment)
+        let at = 0
+        let buf = new Uint8Array(0)
+        let bufAt = 0
+        const bytes = (from: number, n: number): Uint8Array | null => {
+          if (from + n > size) return null
+          if (from < bufAt || from + n > bufAt + buf.length) {
+            buf = new Uint8Array(Math.min(size - from, Math.max(n, READ_CHUNK)))
+            bufAt = from
+            if (files.read(segment, from, buf) < buf.length) return null
+          }
+          return buf.subarray(from - bufAt, from - bufAt + n)
+        }
+        for (;;) {
+          const head = bytes(at, HEADER)
+          if (!head) break
+          const view = new DataView(head.buffer, head.byteOffset, HEADER)
+          const length = view.getUint32(0, true)
+          const crc = view.getUint32(4, true)
+          if (length > MAX_PAYLOAD) break
+          const payload = bytes(at + HEADER, length)
+          if (!payload || Bun.hash.crc32(payload) !== crc) break
+          yield { segment, at, payload: payload.slice() }
+          at += HEADER + length
+        }
+        if (at < size && !opts.readOnly) files.truncate(segment, at)
+        ends.set(segment, at)
+      }
+    },
+    /** Adds a record to the group being written; returns where its frame will start. */
+    append(segment: number, payload: Uint8Array): number {
+      const frame = frameOf(payload)
+      let list = pending.get(segment)
+      if (!list) pending.set(segment, (list = []))
+      let at = endOf(segment)
+      for (const f of list) at += f.length
+      list.push(frame)
+      return at
+    },
+    /** Takes back the group's last record (its request failed before the group was written). */
+    unappend(segment: number) {
+      pending.get(segment)?.pop()
+    },
+    /**
+     * Writes the group's records, one write per segment. On failure what was written is cut off
+     * again and the error is thrown.
+     */
+    persist() {
+      const group = pending
+      pending = new Map()
+      written = new Map()
+      try {
+        for (const [segment, frames] of group) {
+          if (!frames.length) continue
+          const at = endOf(segment)
+          written.set(segment, at)
+          const bytes = frames.length === 1 ? frames[0]! : Buffer.concat(frames)
+          files.write(segment, at, bytes)
+          ends.set(segment, at + bytes.length)
+          if (opts.sync) files.sync(segment)
+        }
+      } catch (err) {
+        this.undo()
+        throw err
+      }
+    },
+    /** The group's COMMIT went through: its records stay. */
+    done() {
+      pending = new Map()
+      written = null
+    },
+    /** The group failed: its records, written or not, go. */
+    undo() {
+      pending = new Map()
+      if (!written) return
+      for (const [segment, at] of written) {
+        try {
+          files.truncate(segment, at)
+        } catch {
+          // the file could not be cut: the records of a failed group would come back at start as
+          // samples stored but never acknowledged, which a retry recognises as already there
+        }
+        ends.set(segment, at)
+      }
+      written = null
+    },
+    /** Appends one record outside a group (a mark), written at once. */
+    write(segment: number, payload: Uint8Array): void {
+      const saved = pending
+      pending = new Map()
+      this.append(segment, payload)
+      this.persist()
+      written = null
+      pending = saved
+    },
+    read(segment: number, at: number, length: number): Uint8Array {
+      const out = new Uint8Array(length)
+      if (files.read(segment, at + HEADER, out) < length) throw new Error(`hot record ${segment}:${at} is cut short`)
+      return out
+    },
+    /** the segments there are files for, oldest first */
+    segments: () => files.list(),
+    /** puts a whole segment in place (see SegmentFiles.install) */
+    install(segment: number, bytes: Uint8Array) {
+      files.install(segment, bytes)
+      ends.set(segment, bytes.length)
+    },
+    /** Removes a segment's file (every sample in it is sealed). */
+    drop(segment: number) {
+      files.remove(segment)
+      ends.delete(segment)
+    },
+    /** the bytes the segments take */
+    bytes(): number {
+      let n = 0
+      for (const segment of files.list()) n += ends.get(segment) ?? files.size(segment)
+      return n
+    },
+    close: () => files.close(),
+  }
+}
+
+export type HotLog = ReturnType<typeof createHotLog>
+/** A payload in its frame, as a segment holds it. */
+export function frameOf(payload: Uint8Array): Uint8Array {
+  const frame = new Uint8Array(HEADER + payload.length)
+  const view = new DataView(frame.buffer)
+  view.setUint32(0, payload.length, true)
+  view.setUint32(4, Bun.hash.crc32(payload), true)
+  frame.set(payload, HEADER)
+  return frame
+}
