@@ -1,0 +1,233 @@
+import type { Database } from 'bun:sqlite'
+import type { SQL } from 'bun'
+import { getTableConfig } from 'drizzle-orm/sqlite-core'
+import { sqliteTables } from './schema'
+import { CopyValueError, canonical, type PgValue, RowChecksum, toPgValue, type TwinType, twinType } from './copy.values'
+
+/**
+ * Copies every table of a SQLite database into its PostgreSQL twin (src/db/pg/schema.ts), in one
+ * transaction on the target: the copy lands whole or not at all, so a failure half-way leaves the
+ * target as it was and the command can simply be run again (resumable batches would leave a
+ * half-copied instance that looks usable). Rows go as multi-row INSERTs with bound parameters,
+ * parents before children (foreign-key order), then each identity sequence is moved past the
+ * copied maximum, and with `verify` every table's rows are read back and their checksums compared
+ * before the transaction commits.
+ */
+
+export interface CopyColumn {
+  name: string
+  type: TwinType
+}
+
+export interface CopyTable {
+  name: string
+  columns: CopyColumn[]
+}
+
+export interface TableCopied {
+  table: string
+  rows: number
+  ms: number
+  /** the source's checksum, and the target's when verified */
+  checksum: string
+  verified?: { rows: number; checksum: string }
+}
+
+export class CopyError extends Error {
+  override name = 'CopyError'
+}
+
+/** Tables of the source that are not the instance's data: the migration ledger (the target keeps its own), SQLite's own. */
+const SOURCE_INTERNAL = (name: string) => name === '__vigil_migrations' || name.startsWith('sqlite_')
+
+/** PostgreSQL takes at most 65,535 parameters per statement; rows per INSERT stay below both limits. */
+const MAX_PARAMS = 65_535
+export const DEFAULT_BATCH_ROWS = 1_000
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+/** Every twin table with its columns, parents before the tables whose foreign keys point at them. */
+export function copyPlan(): CopyTable[] {
+  const tables = sqliteTables()
+  const deps = new Map<string, Set<string>>()
+  for (const [name, table] of tables) {
+    const parents = new Set<string>()
+    for (const fk of getTableConfig(table).foreignKeys) {
+      const parent = getTableConfig(fk.reference().foreignTable).name
+      if (parent !== name) parents.add(parent)
+    }
+    deps.set(name, parents)
+  }
+  const ordered: string[] = []
+  const placed = new Set<string>()
+  const visit = (name: string, path: string[]) => {
+    if (placed.has(name)) return
+    if (path.includes(name)) throw new CopyError(`the tables' foreign keys form a cycle (${[...path, name].join(' → ')})`)
+    for (const parent of [...(deps.get(name) ?? [])].sort()) visit(parent, [...path, name])
+    placed.add(name)
+    ordered.push(name)
+  }
+  for (const name of [...tables.keys()].sort()) visit(name, [])
+  return ordered.map((name) => ({
+    name,
+    columns: getTableConfig(tables.get(name)!).columns.map((c) => ({ name: c.name, type: twinType((c as unknown as { columnType: string }).columnType) })),
+  }))
+}
+
+/** The source must hold exactly the tables and columns this version's twins have: a copy never leaves data behind. */
+export function checkSource(sqlite: Database, plan: CopyTable[]): void {
+  const names = sqlite
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
+    .all()
+    .map((r) => r.name)
+  const known = new Set(plan.map((t) => t.name))
+  const extra = names.filter((n) => !SOURCE_INTERNAL(n) && !known.has(n))
+  if (extra.length) throw new CopyError(`the database has tables this vigil does not know (${extra.join(', ')}): it was used by a newer vigil`)
+  for (const t of plan) {
+    if (!names.includes(t.name)) throw new CopyError(`the database has no table ${t.name}: run "vigil migrate" on it first`)
+    const cols = new Set(
+      sqlite
+        .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${t.name}')`)
+        .all()
+        .map((r) => r.name),
+    )
+    const missing = t.columns.filter((c) => !cols.has(c.name)).map((c) => c.name)
+    const unknown = [...cols].filter((c) => !t.columns.some((k) => k.name === c))
+    if (missing.length || unknown.length) throw new CopyError(`table ${t.name} does not match this vigil's schema (${[...missing, ...unknown].join(', ')})`)
+  }
+}
+
+/** The twin tables that already hold a row on the target. */
+export async function tablesWithRows(sql: SQL, plan: CopyTable[]): Promise<string[]> {
+  const rows: { name: string }[] = await sql.unsafe(
+    plan.map((t) => `SELECT '${t.name}' AS name WHERE EXISTS (SELECT 1 FROM ${quote(t.name)})`).join(' UNION ALL '),
+  )
+  return rows.map((r) => r.name).sort()
+}
+
+export interface CopyOptions {
+  /** empty the target's twin tables first (in the same transaction) */
+  replace: boolean
+  verify: boolean
+  batchRows?: number
+  progress?: (t: TableCopied) => void
+  /** a monotonic clock in ms, for the per-table times */
+  clock?: () => number
+}
+
+/** Copies the whole database; returns what each table took. Throws CopyError (one line) when it refuses or fails. */
+export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: CopyTable[], o: CopyOptions): Promise<TableCopied[]> {
+  const clock = o.clock ?? (() => performance.now())
+  checkSource(sqlite, plan)
+  // one read transaction: every table from the same moment of the source
+  sqlite.run('BEGIN')
+  try {
+    return await sql.begin(async (tx) => {
+      const t = tx as unknown as SQL
+      const full = await tablesWithRows(t, plan)
+      if (full.length && !o.replace) {
+        throw new CopyError(
+          `the target already holds data (${full.slice(0, 5).join(', ')}${full.length > 5 ? ', …' : ''}): copy into an empty database, or add --replace to empty it first`,
+        )
+      }
+      if (o.replace) await t.unsafe(`TRUNCATE ${plan.map((p) => quote(p.name)).join(', ')} RESTART IDENTITY`)
+      const done: TableCopied[] = []
+      for (const table of plan) {
+        const started = clock()
+        const copied = await copyTable(sqlite, t, table, o.batchRows ?? DEFAULT_BATCH_ROWS)
+        const result: TableCopied = { table: table.name, rows: copied.rows, checksum: copied.hex, ms: 0 }
+        if (o.verify) {
+          const back = await checksumPostgres(t, table)
+          result.verified = { rows: back.rows, checksum: back.hex }
+          if (back.rows !== copied.rows || back.hex !== copied.hex) {
+            throw new CopyError(
+              `verification failed for ${table.name}: ${copied.rows} rows (checksum ${copied.hex}) read, ${back.rows} rows (checksum ${back.hex}) on the target; nothing was copied`,
+            )
+          }
+        }
+        result.ms = clock() - started
+        done.push(result)
+        o.progress?.(result)
+      }
+      await advanceIdentities(t)
+      return done
+    })
+  } finally {
+    sqlite.run('COMMIT')
+  }
+}
+
+/** Inserts one table's rows in batches; returns the checksum of what was sent. */
+async function copyTable(sqlite: Database, sql: SQL, table: CopyTable, batchRows: number): Promise<RowChecksum> {
+  const cols = table.columns
+  const perBatch = Math.max(1, Math.min(batchRows, Math.floor(MAX_PARAMS / cols.length)))
+  const head = `INSERT INTO ${quote(table.name)} (${cols.map((c) => quote(c.name)).join(', ')}) VALUES `
+  const statements = new Map<number, string>()
+  const statement = (rows: number) => {
+    let text = statements.get(rows)
+    if (!text) {
+      const tuples: string[] = []
+      for (let r = 0; r < rows; r++) tuples.push(`(${cols.map((_, c) => `$${r * cols.length + c + 1}`).join(', ')})`)
+      text = head + tuples.join(', ')
+      statements.set(rows, text)
+    }
+    return text
+  }
+  const sum = new RowChecksum()
+  // rowid order: a table that refers to itself gets its parents' rows before their children's
+  const query = sqlite.query(`SELECT ${cols.map((c) => quote(c.name)).join(', ')} FROM ${quote(table.name)} ORDER BY rowid`).safeIntegers(true)
+  let params: PgValue[] = []
+  let rows = 0
+  let rowNumber = 0
+  for (const raw of query.iterate() as Iterable<Record<string, unknown>>) {
+    rowNumber++
+    const parts: string[] = []
+    for (const c of cols) {
+      let v: PgValue
+      try {
+        v = toPgValue(c.type, raw[c.name])
+      } catch (err) {
+        if (err instanceof CopyValueError) throw new CopyError(`${table.name}.${c.name}, row ${rowNumber}: ${err.message}`)
+        throw err
+      }
+      params.push(v)
+      parts.push(canonical(c.type, v))
+    }
+    sum.add(parts)
+    if (++rows === perBatch) {
+      await sql.unsafe(statement(rows), params)
+      params = []
+      rows = 0
+    }
+  }
+  if (rows) await sql.unsafe(statement(rows), params)
+  return sum
+}
+
+/** Reads a table back from PostgreSQL in pages (by physical position: no index needed) and sums its rows' checksums. */
+export async function checksumPostgres(sql: SQL, table: CopyTable, pageRows = 5_000): Promise<RowChecksum> {
+  const sum = new RowChecksum()
+  const list = table.columns.map((c) => quote(c.name)).join(', ')
+  let after = '(0,0)'
+  for (;;) {
+    const page: Record<string, unknown>[] = await sql.unsafe(
+      `SELECT ctid::text AS "__ctid", ${list} FROM ${quote(table.name)} WHERE ctid > $1::tid ORDER BY ctid LIMIT ${pageRows}`,
+      [after],
+    )
+    for (const row of page) sum.add(table.columns.map((c) => canonical(c.type, row[c.name] as PgValue)))
+    if (page.length < pageRows) return sum
+    after = page[page.length - 1]!.__ctid as string
+  }
+}
+
+/** Moves every identity column's sequence past its table's largest value, so new rows do not collide with copied ones. */
+async function advanceIdentities(sql: SQL): Promise<void> {
+  const identities: { table_name: string; column_name: string }[] =
+    await sql`SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() AND is_identity = 'YES'`
+  for (const { table_name, column_name } of identities) {
+    await sql.unsafe(
+      `SELECT setval(pg_get_serial_sequence($1, $2), max(${quote(column_name)})) FROM ${quote(table_name)} HAVING max(${quote(column_name)}) IS NOT NULL`,
+      [quote(table_name), column_name],
+    )
+  }
+}
