@@ -63,7 +63,9 @@ export function toPgValue(type: TwinType, v: unknown): PgValue {
       if (typeof v === 'bigint' && BigInt(Number(v)) === v) return Number(v)
       break
     case 'text':
-      if (typeof v === 'string') return v
+      // PostgreSQL's text cannot hold the character U+0000, which SQLite's can
+      if (typeof v === 'string' && !v.includes('\u0000')) return v
+      if (typeof v === 'string') throw new CopyValueError('text holding the character U+0000 does not fit a PostgreSQL text column')
       break
     case 'bytea':
       if (v instanceof Uint8Array) return v
