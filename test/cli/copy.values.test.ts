@@ -120,69 +120,74 @@ describe('the value conversion', () => {
 })
 
 describe('edge values through PostgreSQL', () => {
-  test.skipIf(!pg.url)(`arrive exactly as SQLite holds them, and the identity sequences continue past them ${pg.skipReason}`, async () => {
-    const dir = tempDir()
-    const config = testConfig({ dataDir: dir })
-    openAndMigrate(config, quiet, 1).close()
-    const sqlite = new Database(join(dir, 'vigil.db'), { strict: true })
-    const name = 'Zoë 🚀 日本'
-    sqlite.run('INSERT INTO clients (id, name, rate_limit, max_users, created_at, updated_at) VALUES (?, ?, ?, ?, 1, 2)', [
-      'cli_a',
-      name,
-      2n ** 63n - 1n,
-      -(2n ** 63n),
-    ])
-    sqlite.run("INSERT INTO devices (id, client_id, fingerprint, created_at, updated_at, seq) VALUES ('dev_a', 'cli_a', 'fp', 1, 2, 7)")
-    sqlite.run("INSERT INTO metric_blocks (device_seq, start, data) VALUES (7, 0, x''), (7, 1, x'00ff10')")
-    sqlite.run("INSERT INTO collector_versions (id, platform, version, is_mandatory, created_at) VALUES ('v1', 'linux', '1', 1, 3), ('v2', 'linux', '2', 0, 4)")
-    sqlite.run("INSERT INTO ai_configs (client_id, temperature, enabled, updated_at) VALUES ('cli_a', ?, 1, 5)", [Number.MIN_VALUE])
-    sqlite.run("INSERT INTO metric_hot_0 (id, device_seq, sample_id, ts, kinds, segment, data) VALUES (41, 7, 1, 9007199254740993, 1, 0, x'01')")
-    const db = await pg.freshDatabase()
-    made.push(db)
-    const sql = new SQL(db.url, { max: 1 })
-    try {
-      await migratePostgres(sql, 1)
-      const plan = copyPlan()
-      const tables = await copySqliteToPostgres(sqlite, sql, plan, { replace: false, verify: true, batchRows: 1 })
-      expect(tables.find((t) => t.table === 'metric_blocks')!.rows).toBe(2)
-
-      const [client] = await sql`SELECT name, rate_limit::text AS rl, max_users::text AS mu FROM clients`
-      expect(client).toEqual({ name, rl: '9223372036854775807', mu: '-9223372036854775808' })
-      const blocks = await sql`SELECT start, encode(data, 'hex') AS hex, data IS NULL AS null FROM metric_blocks ORDER BY start`
-      expect(blocks.map((b: { hex: string; null: boolean }) => [b.hex, b.null])).toEqual([
-        ['', false],
-        ['00ff10', false],
+  test.skipIf(!pg.url).each(['insert', 'unnest'] as const)(
+    `sent by %s, arrive exactly as SQLite holds them, and the identity sequences continue past them ${pg.skipReason}`,
+    async (method) => {
+      const dir = tempDir()
+      const config = testConfig({ dataDir: dir })
+      openAndMigrate(config, quiet, 1).close()
+      const sqlite = new Database(join(dir, 'vigil.db'), { strict: true })
+      const name = 'Zoë 🚀 日本'
+      sqlite.run('INSERT INTO clients (id, name, rate_limit, max_users, created_at, updated_at) VALUES (?, ?, ?, ?, 1, 2)', [
+        'cli_a',
+        name,
+        2n ** 63n - 1n,
+        -(2n ** 63n),
       ])
-      const versions = await sql`SELECT id, is_mandatory FROM collector_versions ORDER BY id`
-      expect(versions.map((v: { is_mandatory: boolean }) => v.is_mandatory)).toEqual([true, false])
-      const [ai] = await sql`SELECT temperature, enabled, model FROM ai_configs`
-      expect(ai).toEqual({ temperature: Number.MIN_VALUE, enabled: true, model: null })
-      const [hot] = await sql`SELECT ts::text AS ts FROM metric_hot_0`
-      expect(hot.ts).toBe('9007199254740993')
-      // a new row numbered by PostgreSQL lands past the copied ones
-      const [next] =
-        await sql`INSERT INTO metric_hot_0 (device_seq, sample_id, ts, kinds, segment, data) VALUES (7, 2, 1, 1, 0, '\\x01'::bytea) RETURNING id::int AS id`
-      expect(next.id).toBe(42)
-
-      // the verification reads the target: a row changed there no longer matches the source's checksum
-      const blocksPlan = plan.find((t) => t.name === 'metric_blocks')!
-      const before = (await checksumPostgres(sql, blocksPlan)).hex
-      await sql`UPDATE metric_blocks SET data = '\\x00ff11'::bytea WHERE start = 1`
-      expect((await checksumPostgres(sql, blocksPlan)).hex).not.toBe(before)
-
-      // a value PostgreSQL cannot hold: one line naming the row, and with --replace the target keeps what it held
-      sqlite.run("UPDATE clients SET billing_email = 'a' || char(0) || 'b'")
-      await sql`DELETE FROM collector_versions WHERE id = 'v2'`
-      const refused = copySqliteToPostgres(sqlite, sql, plan, { replace: true, verify: true })
-      expect(refused).rejects.toThrow(CopyError)
-      await refused.catch((err: Error) =>
-        expect(err.message).toBe('clients.billing_email, row 1: text holding the character U+0000 does not fit a PostgreSQL text column'),
+      sqlite.run("INSERT INTO devices (id, client_id, fingerprint, created_at, updated_at, seq) VALUES ('dev_a', 'cli_a', 'fp', 1, 2, 7)")
+      sqlite.run("INSERT INTO metric_blocks (device_seq, start, data) VALUES (7, 0, x''), (7, 1, x'00ff10')")
+      sqlite.run(
+        "INSERT INTO collector_versions (id, platform, version, is_mandatory, created_at) VALUES ('v1', 'linux', '1', 1, 3), ('v2', 'linux', '2', 0, 4)",
       )
-      const [{ n }] = await sql`SELECT count(*)::int AS n FROM collector_versions`
-      expect(n).toBe(1)
-    } finally {
-      sqlite.close()
-      await sql.close()
-    }
-  })
+      sqlite.run("INSERT INTO ai_configs (client_id, temperature, enabled, updated_at) VALUES ('cli_a', ?, 1, 5)", [Number.MIN_VALUE])
+      sqlite.run("INSERT INTO metric_hot_0 (id, device_seq, sample_id, ts, kinds, segment, data) VALUES (41, 7, 1, 9007199254740993, 1, 0, x'01')")
+      const db = await pg.freshDatabase()
+      made.push(db)
+      const sql = new SQL(db.url, { max: 1 })
+      try {
+        await migratePostgres(sql, 1)
+        const plan = copyPlan()
+        const tables = await copySqliteToPostgres(sqlite, sql, plan, { replace: false, verify: true, method, batchRows: 1 })
+        expect(tables.find((t) => t.table === 'metric_blocks')!.rows).toBe(2)
+
+        const [client] = await sql`SELECT name, rate_limit::text AS rl, max_users::text AS mu FROM clients`
+        expect(client).toEqual({ name, rl: '9223372036854775807', mu: '-9223372036854775808' })
+        const blocks = await sql`SELECT start, encode(data, 'hex') AS hex, data IS NULL AS null FROM metric_blocks ORDER BY start`
+        expect(blocks.map((b: { hex: string; null: boolean }) => [b.hex, b.null])).toEqual([
+          ['', false],
+          ['00ff10', false],
+        ])
+        const versions = await sql`SELECT id, is_mandatory FROM collector_versions ORDER BY id`
+        expect(versions.map((v: { is_mandatory: boolean }) => v.is_mandatory)).toEqual([true, false])
+        const [ai] = await sql`SELECT temperature, enabled, model FROM ai_configs`
+        expect(ai).toEqual({ temperature: Number.MIN_VALUE, enabled: true, model: null })
+        const [hot] = await sql`SELECT ts::text AS ts FROM metric_hot_0`
+        expect(hot.ts).toBe('9007199254740993')
+        // a new row numbered by PostgreSQL lands past the copied ones
+        const [next] =
+          await sql`INSERT INTO metric_hot_0 (device_seq, sample_id, ts, kinds, segment, data) VALUES (7, 2, 1, 1, 0, '\\x01'::bytea) RETURNING id::int AS id`
+        expect(next.id).toBe(42)
+
+        // the verification reads the target: a row changed there no longer matches the source's checksum
+        const blocksPlan = plan.find((t) => t.name === 'metric_blocks')!
+        const before = (await checksumPostgres(sql, blocksPlan)).hex
+        await sql`UPDATE metric_blocks SET data = '\\x00ff11'::bytea WHERE start = 1`
+        expect((await checksumPostgres(sql, blocksPlan)).hex).not.toBe(before)
+
+        // a value PostgreSQL cannot hold: one line naming the row, and with --replace the target keeps what it held
+        sqlite.run("UPDATE clients SET billing_email = 'a' || char(0) || 'b'")
+        await sql`DELETE FROM collector_versions WHERE id = 'v2'`
+        const refused = copySqliteToPostgres(sqlite, sql, plan, { replace: true, verify: true, method })
+        expect(refused).rejects.toThrow(CopyError)
+        await refused.catch((err: Error) =>
+          expect(err.message).toBe('clients.billing_email, row 1: text holding the character U+0000 does not fit a PostgreSQL text column'),
+        )
+        const [{ n }] = await sql`SELECT count(*)::int AS n FROM collector_versions`
+        expect(n).toBe(1)
+      } finally {
+        sqlite.close()
+        await sql.close()
+      }
+    },
+  )
 })

@@ -42,7 +42,7 @@ const SOURCE_INTERNAL = (name: string) => name === '__vigil_migrations' || name.
 
 /** PostgreSQL takes at most 65,535 parameters per statement; rows per INSERT stay below both limits. */
 const MAX_PARAMS = 65_535
-export const DEFAULT_BATCH_ROWS = 1_000
+export const DEFAULT_BATCH_ROWS: Record<CopyMethod, number> = { insert: 1_000, unnest: 10_000 }
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
 
@@ -105,10 +105,21 @@ export async function tablesWithRows(sql: SQL, plan: CopyTable[]): Promise<strin
   return rows.map((r) => r.name).sort()
 }
 
+/**
+ * How rows are sent: one INSERT with a parameter per value (`insert`), or one array per column
+ * unnested by the server (`unnest`: a handful of parameters however many rows, so larger batches).
+ * Bun.SQL has no COPY FROM STDIN.
+ */
+export type CopyMethod = 'insert' | 'unnest'
+
+const ARRAY_TYPE: Record<TwinType, string> = { bigint: 'INT8', boolean: 'BOOL', double: 'FLOAT8', text: 'TEXT', bytea: 'BYTEA' }
+const SQL_TYPE: Record<TwinType, string> = { bigint: 'bigint', boolean: 'boolean', double: 'float8', text: 'text', bytea: 'bytea' }
+
 export interface CopyOptions {
   /** empty the target's twin tables first (in the same transaction) */
   replace: boolean
   verify: boolean
+  method?: CopyMethod
   batchRows?: number
   progress?: (t: TableCopied) => void
   /** a monotonic clock in ms, for the per-table times */
@@ -134,7 +145,8 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
       const done: TableCopied[] = []
       for (const table of plan) {
         const started = clock()
-        const copied = await copyTable(sqlite, t, table, o.batchRows ?? DEFAULT_BATCH_ROWS)
+        const method = o.method ?? 'unnest'
+        const copied = await copyTable(sqlite, t, table, method, o.batchRows ?? DEFAULT_BATCH_ROWS[method])
         const result: TableCopied = { table: table.name, rows: copied.rows, checksum: copied.hex, ms: 0 }
         if (o.verify) {
           const back = await checksumPostgres(t, table)
@@ -158,9 +170,22 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
 }
 
 /** Inserts one table's rows in batches; returns the checksum of what was sent. */
-async function copyTable(sqlite: Database, sql: SQL, table: CopyTable, batchRows: number): Promise<RowChecksum> {
+async function copyTable(sqlite: Database, sql: SQL, table: CopyTable, method: CopyMethod, batchRows: number): Promise<RowChecksum> {
   const cols = table.columns
-  const perBatch = Math.max(1, Math.min(batchRows, Math.floor(MAX_PARAMS / cols.length)))
+  const perBatch = Math.max(1, method === 'unnest' ? batchRows : Math.min(batchRows, Math.floor(MAX_PARAMS / cols.length)))
+  const unnest = `INSERT INTO ${quote(table.name)} (${cols.map((c) => quote(c.name)).join(', ')}) SELECT * FROM unnest(${cols
+    .map((c, i) => `$${i + 1}::${SQL_TYPE[c.type]}[]`)
+    .join(', ')})`
+  const send = async (params: PgValue[], rows: number) => {
+    if (method === 'insert') return sql.unsafe(statement(rows), params)
+    // column-major arrays from the row-major batch
+    const arrays = cols.map((c, i) => {
+      const column: PgValue[] = new Array(rows)
+      for (let r = 0; r < rows; r++) column[r] = params[r * cols.length + i] as PgValue
+      return sql.array(column, ARRAY_TYPE[c.type] as never)
+    })
+    return sql.unsafe(unnest, arrays)
+  }
   const head = `INSERT INTO ${quote(table.name)} (${cols.map((c) => quote(c.name)).join(', ')}) VALUES `
   const statements = new Map<number, string>()
   const statement = (rows: number) => {
@@ -174,8 +199,9 @@ async function copyTable(sqlite: Database, sql: SQL, table: CopyTable, batchRows
     return text
   }
   const sum = new RowChecksum()
-  // rowid order: a table that refers to itself gets its parents' rows before their children's
-  const query = sqlite.query(`SELECT ${cols.map((c) => quote(c.name)).join(', ')} FROM ${quote(table.name)} ORDER BY rowid`).safeIntegers(true)
+  // rowid order: a table that refers to itself gets its parents' rows before their children's; main.: a
+  // connection's temporary objects (the hub's own, in-process) may shadow a table's name
+  const query = sqlite.query(`SELECT ${cols.map((c) => quote(c.name)).join(', ')} FROM main.${quote(table.name)} ORDER BY rowid`).safeIntegers(true)
   let params: PgValue[] = []
   let rows = 0
   let rowNumber = 0
@@ -195,12 +221,12 @@ async function copyTable(sqlite: Database, sql: SQL, table: CopyTable, batchRows
     }
     sum.add(parts)
     if (++rows === perBatch) {
-      await sql.unsafe(statement(rows), params)
+      await send(params, rows)
       params = []
       rows = 0
     }
   }
-  if (rows) await sql.unsafe(statement(rows), params)
+  if (rows) await send(params, rows)
   return sum
 }
 
