@@ -244,6 +244,9 @@ describe('vigil copy --to postgres://…', () => {
 
   test('without --to, or with a URL that is not PostgreSQL, or without a database: one line, nothing made', () => {
     const dataDir = join(tempDir(), 'data')
+    const help = copy(dataDir, ['--help'])
+    expect(help.out).toContain('Usage: vigil copy --to postgres://USER:PASSWORD@HOST:5432/DATABASE [--replace] [--no-verify]')
+    expect(help.out).toContain("carry the data dir's jwt-secret and secret.key")
     expect(copy(dataDir, []).err.trim()).toBe('vigil: copy needs --to postgres://USER:PASSWORD@HOST:5432/DATABASE (the database to copy into)')
     const mysql = copy(dataDir, ['--to', 'mysql://root:hunter22@db/vigil'])
     expect(mysql.code).toBe(2)
