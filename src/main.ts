@@ -58,7 +58,8 @@ first, in one transaction there: it lands whole or not at all. Refuses while the
 tables in the same transaction. Each table's rows are read back and their count and checksum
 compared before the copy commits (--no-verify skips that). Keys, sessions and secrets are
 copied byte for byte: carry the data dir's jwt-secret and secret.key (or the same
-VIGIL_JWT_SECRET and VIGIL_SECRET_KEY) over to the hubs that serve the copy.`,
+VIGIL_JWT_SECRET and VIGIL_SECRET_KEY) over to the hubs that serve the copy. Without --to, the
+database VIGIL_DATABASE_URL names (which keeps the password out of the process list).`,
   healthcheck: `Usage: vigil healthcheck [--port N] [--host ADDR]\n\nExits 0 when GET /health on the local service answers 200 within 3 s. Otherwise exits 1 and\nsays on stderr which address it tried: give it the service's own VIGIL_PORT (and VIGIL_HOST,\nVIGIL_TLS_CERT) or --port and --host.`,
   install: `Usage: vigil install [--now] [--unit-dir DIR] [--env-file FILE] [--bin FILE] [--user NAME]
 

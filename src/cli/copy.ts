@@ -25,8 +25,10 @@ export interface CopyCommandOptions {
  * data dir stays locked meanwhile, so no hub writes to what is being copied.
  */
 export async function copyCommand(config: Config, o: CopyCommandOptions, out: (line: string) => void = (l) => console.log(l)): Promise<number> {
-  if (!o.to) throw new StartupError('copy needs --to postgres://USER:PASSWORD@HOST:5432/DATABASE (the database to copy into)')
-  const url = databaseSettings(o.to, undefined, (message) => {
+  // VIGIL_DATABASE_URL (already checked with the settings) keeps the password off the command line
+  const to = o.to ?? config.database.url
+  if (!to) throw new StartupError('copy needs --to postgres://USER:PASSWORD@HOST:5432/DATABASE (the database to copy into), or VIGIL_DATABASE_URL set to it')
+  const url = databaseSettings(to, undefined, (message) => {
     throw new StartupError(message.replace('VIGIL_DATABASE_URL', '--to'))
   }).url!
   const path = requireDatabase(config)

@@ -97,9 +97,9 @@ describe('the value conversion', () => {
     a.add(['i2', 'sy'])
     b.add(['i2', 'sy'])
     b.add(['i1', 'sx'])
-    expect(a.hex).toBe(b.hex)
+    expect(a.value).toBe(b.value)
     b.add(['i2', 'sy'])
-    expect(a.hex).not.toBe(b.hex)
+    expect(a.value).not.toBe(b.value)
   })
 
   test('every table of the schema is in the plan, each after the tables its foreign keys point at', () => {
@@ -140,6 +140,10 @@ describe('edge values through PostgreSQL', () => {
         "INSERT INTO collector_versions (id, platform, version, is_mandatory, created_at) VALUES ('v1', 'linux', '1', 1, 3), ('v2', 'linux', '2', 0, 4)",
       )
       sqlite.run("INSERT INTO ai_configs (client_id, temperature, enabled, updated_at) VALUES ('cli_a', ?, 1, 5)", [Number.MIN_VALUE])
+      sqlite.run(
+        "INSERT INTO disk_readings (device_id, client_id, name, ts, kind, capacity_bytes, temperature_c) VALUES ('dev_a', 'cli_a', 'sda', 1, 'ssd', ?, ?)",
+        [Number.POSITIVE_INFINITY, -1e-300],
+      )
       sqlite.run("INSERT INTO metric_hot_0 (id, device_seq, sample_id, ts, kinds, segment, data) VALUES (41, 7, 1, 9007199254740993, 1, 0, x'01')")
       const db = await pg.freshDatabase()
       made.push(db)
@@ -161,6 +165,8 @@ describe('edge values through PostgreSQL', () => {
         expect(versions.map((v: { is_mandatory: boolean }) => v.is_mandatory)).toEqual([true, false])
         const [ai] = await sql`SELECT temperature, enabled, model FROM ai_configs`
         expect(ai).toEqual({ temperature: Number.MIN_VALUE, enabled: true, model: null })
+        const [disk] = await sql`SELECT capacity_bytes, temperature_c FROM disk_readings`
+        expect(disk).toEqual({ capacity_bytes: Number.POSITIVE_INFINITY, temperature_c: -1e-300 })
         const [hot] = await sql`SELECT ts::text AS ts FROM metric_hot_0`
         expect(hot.ts).toBe('9007199254740993')
         // a new row numbered by PostgreSQL lands past the copied ones
@@ -170,9 +176,9 @@ describe('edge values through PostgreSQL', () => {
 
         // the verification reads the target: a row changed there no longer matches the source's checksum
         const blocksPlan = plan.find((t) => t.name === 'metric_blocks')!
-        const before = (await checksumPostgres(sql, blocksPlan)).hex
+        const before = await checksumPostgres(sql, blocksPlan)
         await sql`UPDATE metric_blocks SET data = '\\x00ff11'::bytea WHERE start = 1`
-        expect((await checksumPostgres(sql, blocksPlan)).hex).not.toBe(before)
+        expect((await checksumPostgres(sql, blocksPlan)).checksum).not.toBe(before.checksum)
 
         // a value PostgreSQL cannot hold: one line naming the row, and with --replace the target keeps what it held
         sqlite.run("UPDATE clients SET billing_email = 'a' || char(0) || 'b'")

@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite'
 import type { SQL } from 'bun'
 import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { sqliteTables } from './schema'
-import { CopyValueError, canonical, type PgValue, RowChecksum, toPgValue, type TwinType, twinType } from './copy.values'
+import { CopyValueError, canonical, canonicalSql, type PgValue, RowChecksum, toPgValue, type TwinType, twinType } from './copy.values'
 
 /**
  * Copies every table of a SQLite database into its PostgreSQL twin (src/db/pg/schema.ts), in one
@@ -135,6 +135,8 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
   try {
     return await sql.begin(async (tx) => {
       const t = tx as unknown as SQL
+      // no one else writes to the twins until this commits: the emptiness seen below holds for the copy
+      await t.unsafe(`LOCK TABLE ${plan.map((p) => quote(p.name)).join(', ')} IN EXCLUSIVE MODE`)
       const full = await tablesWithRows(t, plan)
       if (full.length && !o.replace) {
         throw new CopyError(
@@ -147,13 +149,13 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
         const started = clock()
         const method = o.method ?? 'unnest'
         const copied = await copyTable(sqlite, t, table, method, o.batchRows ?? DEFAULT_BATCH_ROWS[method])
-        const result: TableCopied = { table: table.name, rows: copied.rows, checksum: copied.hex, ms: 0 }
+        const result: TableCopied = { table: table.name, rows: copied.rows, checksum: copied.value, ms: 0 }
         if (o.verify) {
           const back = await checksumPostgres(t, table)
-          result.verified = { rows: back.rows, checksum: back.hex }
-          if (back.rows !== copied.rows || back.hex !== copied.hex) {
+          result.verified = back
+          if (back.rows !== copied.rows || back.checksum !== copied.value) {
             throw new CopyError(
-              `verification failed for ${table.name}: ${copied.rows} rows (checksum ${copied.hex}) read, ${back.rows} rows (checksum ${back.hex}) on the target; nothing was copied`,
+              `verification failed for ${table.name}: ${copied.rows} rows (checksum ${copied.value}) read, ${back.rows} rows (checksum ${back.checksum}) on the target; nothing was copied`,
             )
           }
         }
@@ -230,20 +232,13 @@ async function copyTable(sqlite: Database, sql: SQL, table: CopyTable, method: C
   return sum
 }
 
-/** Reads a table back from PostgreSQL in pages (by physical position: no index needed) and sums its rows' checksums. */
-export async function checksumPostgres(sql: SQL, table: CopyTable, pageRows = 5_000): Promise<RowChecksum> {
-  const sum = new RowChecksum()
-  const list = table.columns.map((c) => quote(c.name)).join(', ')
-  let after = '(0,0)'
-  for (;;) {
-    const page: Record<string, unknown>[] = await sql.unsafe(
-      `SELECT ctid::text AS "__ctid", ${list} FROM ${quote(table.name)} WHERE ctid > $1::tid ORDER BY ctid LIMIT ${pageRows}`,
-      [after],
-    )
-    for (const row of page) sum.add(table.columns.map((c) => canonical(c.type, row[c.name] as PgValue)))
-    if (page.length < pageRows) return sum
-    after = page[page.length - 1]!.__ctid as string
-  }
+/** The table's row count and checksum as PostgreSQL computes them over what it holds (`RowChecksum`'s, in SQL). */
+export async function checksumPostgres(sql: SQL, table: CopyTable): Promise<{ rows: number; checksum: string }> {
+  const row = table.columns.map((c) => canonicalSql(c.type, quote(c.name))).join(` || chr(1) || `)
+  const [r] = await sql.unsafe(
+    `SELECT count(*)::text AS rows, coalesce(sum(('x' || substr(md5(${row}), 1, 15))::bit(60)::bigint::numeric), 0)::text AS checksum FROM ${quote(table.name)}`,
+  )
+  return { rows: Number(r.rows), checksum: r.checksum as string }
 }
 
 /** Moves every identity column's sequence past its table's largest value, so new rows do not collide with copied ones. */

@@ -75,8 +75,10 @@ export function toPgValue(type: TwinType, v: unknown): PgValue {
 }
 
 /**
- * One value in a form both engines' reads agree on, for the row checksums: the twin's type and
- * its exact content (a float's 8 bytes, so -0, Infinity and the last bit count).
+ * One value in a form both engines agree on, for the row checksums: the twin's type and its exact
+ * content (a float's 8 bytes, so -0, Infinity and the last bit count; text's UTF-8 length). The
+ * PostgreSQL side computes the same form in SQL (`canonicalSql`), so the target's rows are summed
+ * where they are, not sent back.
  */
 export function canonical(type: TwinType, v: PgValue | bigint): string {
   if (v === null || v === undefined) return 'N'
@@ -85,27 +87,50 @@ export function canonical(type: TwinType, v: PgValue | bigint): string {
       return `i${BigInt(v as string | bigint | number).toString()}`
     case 'boolean':
       return v === true ? 'T' : 'F'
-    case 'double': {
-      const view = new DataView(new ArrayBuffer(8))
-      view.setFloat64(0, v as number)
-      return `d${view.getBigUint64(0).toString(16)}`
-    }
+    case 'double':
+      FLOAT.setFloat64(0, v as number)
+      return `d${FLOAT.getBigUint64(0).toString(16).padStart(16, '0')}`
     case 'text':
-      return `s${(v as string).length}:${v as string}`
+      return `s${Buffer.byteLength(v as string)}:${v as string}`
     case 'bytea':
       return `b${Buffer.from(v as Uint8Array).toString('hex')}`
   }
 }
 
-/** Rows' hashes summed mod 2^64: order does not matter, and a changed, lost or doubled row does. */
+const FLOAT = new DataView(new ArrayBuffer(8))
+
+/** `canonical` as a PostgreSQL expression on a column (quoted name). */
+export function canonicalSql(type: TwinType, column: string): string {
+  switch (type) {
+    case 'bigint':
+      return `coalesce('i' || ${column}::text, 'N')`
+    case 'boolean':
+      return `CASE WHEN ${column} IS NULL THEN 'N' WHEN ${column} THEN 'T' ELSE 'F' END`
+    case 'double':
+      return `coalesce('d' || encode(float8send(${column}), 'hex'), 'N')`
+    case 'text':
+      return `coalesce('s' || octet_length(${column}) || ':' || ${column}, 'N')`
+    case 'bytea':
+      return `coalesce('b' || encode(${column}, 'hex'), 'N')`
+  }
+}
+
+/** Separates a row's values in its canonical form (a length prefix keeps text from running into the next). */
+export const SEPARATOR = '\u0001'
+
+/**
+ * The sum of the rows' MD5s (their first 60 bits, so PostgreSQL sums them as bigints cast to
+ * numeric): order does not matter, and a changed, lost or doubled row does.
+ */
 export class RowChecksum {
   rows = 0
   private sum = 0n
   add(parts: string[]) {
     this.rows++
-    this.sum = (this.sum + BigInt(Bun.hash(parts.join('\u0001')))) & 0xffff_ffff_ffff_ffffn
+    const md5 = new Bun.CryptoHasher('md5').update(parts.join(SEPARATOR)).digest('hex')
+    this.sum += BigInt(`0x${md5.slice(0, 15)}`)
   }
-  get hex() {
-    return this.sum.toString(16).padStart(16, '0')
+  get value() {
+    return this.sum.toString()
   }
 }
