@@ -232,6 +232,24 @@ describe('vigil copy --to postgres://…', () => {
     )
   })
 
+  test('a database with a migration pending, or from a newer vigil, is refused before the target is touched', () => {
+    const dataDir = join(tempDir(), 'data')
+    Bun.spawnSync([ensureBinary(), 'migrate'], { env: { PATH: process.env.PATH ?? '', VIGIL_DATA_DIR: dataDir } })
+    const url = `postgres://vigil:hunter22@127.0.0.1:${freePort()}/vigil`
+    const db = new Database(join(dataDir, 'vigil.db'))
+    const last = db.query<{ tag: string }, []>('SELECT max(tag) AS tag FROM __vigil_migrations').get()!.tag
+    db.run('DELETE FROM __vigil_migrations WHERE tag = ?', [last])
+    db.close()
+    const pending = copy(dataDir, ['--to', url])
+    expect(pending.code).toBe(2)
+    expect(pending.err.trim()).toBe(`vigil: the database ${join(dataDir, 'vigil.db')} needs 1 migration this vigil brings: run "vigil migrate" first`)
+    const again = new Database(join(dataDir, 'vigil.db'))
+    again.run("INSERT INTO __vigil_migrations (tag, hash, applied_at) VALUES (?, 'h', 1), ('9999_future', 'h', 1)", [last])
+    again.close()
+    const newer = copy(dataDir, ['--to', url])
+    expect(newer.err.trim()).toBe(`vigil: the database ${join(dataDir, 'vigil.db')} was migrated by a newer vigil (9999_future): copy it with that version`)
+  })
+
   test.skipIf(!pg.url)(`a wrong password: one line with the server's reason, without the password ${pg.skipReason}`, () => {
     const dataDir = join(tempDir(), 'data')
     Bun.spawnSync([ensureBinary(), 'migrate'], { env: { PATH: process.env.PATH ?? '', VIGIL_DATA_DIR: dataDir } })
