@@ -155,7 +155,7 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
           result.verified = back
           if (back.rows !== copied.rows || back.checksum !== copied.value) {
             throw new CopyError(
-              `verification failed for ${table.name}: ${copied.rows} rows (checksum ${copied.value}) read, ${back.rows} rows (checksum ${back.checksum}) on the target; nothing was copied`,
+              `verification failed for ${table.name}: ${copied.rows} rows (checksum ${copied.value}) read, ${back.rows} rows (checksum ${back.checksum}) on the target`,
             )
           }
         }
