@@ -60,6 +60,8 @@
  * footprint window alone is 10 minutes).
  * `--pg-driver-only` compares the PostgreSQL drivers on a store's typical queries (scripts/bench/pg-driver.ts: Bun.SQL
  * beside drizzle's bun-sql adapter; needs VIGIL_BENCH_PG_URL or VIGIL_TEST_PG_URL; no executable).
+ * `--copy-only [--copy-samples N]` times `vigil copy --to` for a 1 M-sample instance, rows sent as INSERTs beside unnested
+ * arrays (scripts/bench/run-copy.ts; needs VIGIL_BENCH_PG_URL or VIGIL_TEST_PG_URL).
  * The sections live in scripts/bench/run-*.ts, what they share in scripts/bench/common.ts.
  * Everything runs on loopback; only processes started here are stopped.
  */
@@ -176,6 +178,7 @@ try {
   else if (args.has('--rss-only')) await rssOnly()
   else if (args.has('--ratelimit-only')) await (await import('./bench/run-ratelimit')).ratelimitOnly()
   else if (args.has('--checks-only')) await (await import('./bench/run-checks')).checksOnly()
+  else if (args.has('--copy-only')) await (await import('./bench/run-copy')).copyOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })

@@ -17,6 +17,7 @@ Commands:
   migrate [--status] apply pending database migrations (SQLite or PostgreSQL), or list them
   backup --out FILE  write the database and the data dir's secrets to one file (safe while serving)
   restore FILE       put a backup back in place (with the service stopped)
+  copy --to URL      copy the instance, everything in it, into a PostgreSQL database (service stopped)
   install            install the systemd service (as root); uninstall removes it
   healthcheck        exit 0 if the local service answers /health, else 1
   admin              manage operator accounts (create, set-role, reset-password, list)
@@ -49,6 +50,16 @@ Checks FILE (a backup "vigil backup" wrote, sound, not from a newer vigil), then
 dir's database and secrets aside into before-restore-<time>/ and puts the backup's in place.
 Refuses while the service runs: stop it first. Signed-in users stay signed in, and stored
 provider keys stay readable, because the secrets come back with the database.`,
+  copy: `Usage: vigil copy --to postgres://USER:PASSWORD@HOST:5432/DATABASE [--replace] [--no-verify] [--data-dir DIR]
+
+Copies every table of the data dir's SQLite database into the PostgreSQL database, migrated
+first, in one transaction there: it lands whole or not at all. Refuses while the service runs
+(stop it first), and a target that already holds data unless --replace, which empties its
+tables in the same transaction. Each table's rows are read back and their count and checksum
+compared before the copy commits (--no-verify skips that). Keys, sessions and secrets are
+copied byte for byte: carry the data dir's jwt-secret and secret.key (or the same
+VIGIL_JWT_SECRET and VIGIL_SECRET_KEY) over to the hubs that serve the copy. Without --to, the
+database VIGIL_DATABASE_URL names (which keeps the password out of the process list).`,
   healthcheck: `Usage: vigil healthcheck [--port N] [--host ADDR]\n\nExits 0 when GET /health on the local service answers 200 within 3 s. Otherwise exits 1 and\nsays on stderr which address it tried: give it the service's own VIGIL_PORT (and VIGIL_HOST,\nVIGIL_TLS_CERT) or --port and --host.`,
   install: `Usage: vigil install [--now] [--unit-dir DIR] [--env-file FILE] [--bin FILE] [--user NAME]
 
@@ -84,6 +95,13 @@ function takeOption(args: string[], name: string): string | undefined {
   const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[i + 1]
   args.splice(i, arg.includes('=') ? 1 : 2)
   return value
+}
+
+/** Removes `--name` from the arguments; whether it was there. */
+function takeFlag(args: string[], name: string): boolean {
+  const i = args.indexOf(`--${name}`)
+  if (i !== -1) args.splice(i, 1)
+  return i !== -1
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -157,6 +175,11 @@ async function run(command: string, args: string[]): Promise<number> {
     case 'restore': {
       const file = args[0] && !args[0].startsWith('-') ? args.shift() : undefined
       return (await backups()).restoreCommand(await config(args), file)
+    }
+    case 'copy': {
+      const to = takeOption(args, 'to')
+      const flags = { replace: takeFlag(args, 'replace'), verify: !takeFlag(args, 'no-verify') }
+      return (await import('./cli/copy')).copyCommand(await config(args), { to, ...flags })
     }
     case 'install':
     case 'uninstall': {
