@@ -8,6 +8,7 @@ import { CopyError, copyPlan, copySqliteToPostgres, type TableCopied } from '../
 import { migratePostgres } from '../db/pg/migrate'
 import { systemClock } from '../lib/clock'
 import { databaseSettings, redactDatabaseUrl } from '../lib/database-url'
+import { copyRecordsInto, readRecords } from '../modules/metrics/metrics.hot.records'
 import { VERSION } from '../version'
 import { lockForService, requireDatabase } from './open'
 import { StartupError } from './errors'
@@ -50,7 +51,10 @@ export async function copyCommand(config: Config, o: CopyCommandOptions, out: (l
     }
     const started = performance.now()
     const width = Math.max(...copyPlan().map((t) => t.name.length))
+    // the newest samples' records live in files beside the database: copied in their table form, as a backup carries them
+    const hot = readRecords(path)
     const tables = await copySqliteToPostgres(sqlite, sql, copyPlan(), {
+      carry: (db) => copyRecordsInto(db, hot),
       replace: o.replace,
       verify: o.verify,
       batchRows: o.batchRows,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SQL } from 'bun'
+import { copyRecordsInto, readRecords } from '../../src/modules/metrics/metrics.hot.records'
 import { copyPlan } from '../../src/db/pg/copy'
 import { canonical, type PgValue, toPgValue } from '../../src/db/pg/copy.values'
 import { deriveSecretKey, openSecret } from '../../src/lib/secret-box'
@@ -123,9 +124,13 @@ async function populatedInstance() {
 
 /** Each table's rows on both engines, each row as the twins' canonical values, sorted. */
 async function bothSides(dataDir: string, url: string) {
-  const sqlite = new Database(join(dataDir, 'vigil.db'), { readonly: true })
+  const path = join(dataDir, 'vigil.db')
+  const sqlite = new Database(path, { readwrite: true, create: false })
   const sql = new SQL(url, { max: 1 })
   const out = new Map<string, { sqlite: string[]; pg: string[] }>()
+  // the source as a backup holds it: the newest samples' records (in files beside it) in their tables, undone after
+  sqlite.run('BEGIN')
+  copyRecordsInto(sqlite, readRecords(path))
   try {
     for (const t of copyPlan()) {
       const list = t.columns.map((c) => `"${c.name}"`).join(', ')
@@ -138,6 +143,7 @@ async function bothSides(dataDir: string, url: string) {
       out.set(t.name, { sqlite: left.sort(), pg: right.sort() })
     }
   } finally {
+    sqlite.run('ROLLBACK')
     sqlite.close()
     await sql.close()
   }

@@ -124,6 +124,12 @@ export interface CopyOptions {
   progress?: (t: TableCopied) => void
   /** a monotonic clock in ms, for the per-table times */
   clock?: () => number
+  /**
+   * Runs inside the source's read transaction before any table is read, and is undone with it:
+   * puts what the database keeps outside its tables (the newest samples' records, in files beside
+   * it) into their tables for the copy, as a backup does, without changing the source.
+   */
+  carry?: (sqlite: Database) => void
 }
 
 /** Copies the whole database; returns what each table took. Throws CopyError (one line) when it refuses or fails. */
@@ -133,6 +139,7 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
   // one read transaction: every table from the same moment of the source
   sqlite.run('BEGIN')
   try {
+    o.carry?.(sqlite)
     return await sql.begin(async (tx) => {
       const t = tx as unknown as SQL
       // no one else writes to the twins until this commits: the emptiness seen below holds for the copy
@@ -167,7 +174,8 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
       return done
     })
   } finally {
-    sqlite.run('COMMIT')
+    // nothing of the source changes: what `carry` put in is undone
+    sqlite.run('ROLLBACK')
   }
 }
 
