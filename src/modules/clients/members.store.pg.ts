@@ -1,11 +1,7 @@
 import type { SQL } from 'bun'
+import { type Raw, numOrNull } from '../../db/pg/rows'
 import type { MemberRole } from '../../http/principal'
 import type { AcceptCheck, MemberRow, MembersStore, MemberStatus, MembershipRow, SeatCounts } from './members.store'
-
-/** int8 columns come back from Bun.SQL as strings; the rows say numbers, as on SQLite. */
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
-
-type Raw = Record<string, unknown>
 
 const row = (r: Raw): MemberRow => ({
   id: r.id as string,

@@ -1,11 +1,6 @@
 import type { SQL } from 'bun'
+import { type Raw, num, numOrNull } from '../../db/pg/rows'
 import type { DeviceLabels, DeviceLastSeen, DeviceRef, DeviceRow, DevicesStore, Registered } from './devices.store'
-
-/** int8 columns come back from Bun.SQL as strings; the rows say numbers, as on SQLite. */
-const num = (v: unknown): number => Number(v)
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
-
-type Raw = Record<string, unknown>
 
 const COLS = 'id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, last_seen_at, seq, name, tags'
 

@@ -1,11 +1,6 @@
 import type { SQL } from 'bun'
+import { type Raw, num, numOrNull } from '../../db/pg/rows'
 import { type DisksStore, FAILING_SQL, READING_COLUMNS, type ReadingRow, type ReportRow } from './disks.store'
-
-/** int8 columns come back from Bun.SQL as strings; the rows say numbers, as on SQLite. */
-const num = (v: unknown): number => Number(v)
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
-
-type Raw = Record<string, unknown>
 
 const COLS = READING_COLUMNS.join(', ')
 const TEXT = new Set(['device_id', 'client_id', 'name', 'model', 'serial', 'kind'])

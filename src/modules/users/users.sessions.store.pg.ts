@@ -1,10 +1,7 @@
 import type { SQL } from 'bun'
+import { type Raw, numOrNull } from '../../db/pg/rows'
 import type { NewRefreshToken, RefreshRow, SessionsStore } from './users.sessions.store'
 
-type Raw = Record<string, unknown>
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
-
-/** int8 columns come back from Bun.SQL as strings; the rows say numbers, as on SQLite. */
 const refreshRow = (r: Raw): RefreshRow => ({
   id: r.id as string,
   user_id: r.user_id as string,

@@ -1,10 +1,6 @@
 import type { SQL } from 'bun'
+import { type Raw, numOrNull } from '../../db/pg/rows'
 import type { VersionRow, VersionsStore } from './versions.store'
-
-/** int8 columns come back from Bun.SQL as strings; the rows say numbers, as on SQLite. */
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
-
-type Raw = Record<string, unknown>
 
 const row = (r: Raw): VersionRow => ({
   id: r.id as string,
