@@ -76,7 +76,6 @@ function renderConfig(shipped: string, opts: { hubs: number[]; port: number; dir
   const out = shipped
     .replace(/^ {4}server hub1:8080 .*\n {4}server hub2:8080 .*$/m, servers)
     .replace(/^ {4}listen 80;$/m, `    listen 127.0.0.1:${opts.port};`)
-    .replace(/^ {4}listen \[::\]:80;\n/m, '')
     .replace('/var/log/nginx/vigil.access.log', join(opts.dir, 'access.log'))
     .replace('/var/cache/nginx/vigil', join(opts.dir, 'cache'))
   for (const p of opts.hubs) if (!out.includes(`127.0.0.1:${p}`)) throw new Error('the upstream of deploy/nginx/vigil.conf was not found')
