@@ -13,7 +13,11 @@ import { sseReader } from '../helpers/sse'
  */
 const NGINX = '/usr/sbin/nginx'
 const redis = redisForTests()
-const skipReason = !existsSync(NGINX) ? "(skipped: /usr/sbin/nginx is not installed; .ci/run installs Debian's nginx)" : redis.skipReason
+const skipReason = !existsSync(NGINX)
+  ? "(skipped: /usr/sbin/nginx is not installed; .ci/run installs Debian's nginx)"
+  : !Bun.which('openssl')
+    ? '(skipped: openssl, which makes the TLS test its certificate, is not installed; .ci/run installs it)'
+    : redis.skipReason
 const skip = skipReason !== ''
 /** the anonymous budget per address, per minute, across both hubs (one token back every 3 s) */
 const ANONYMOUS_LIMIT = 20
