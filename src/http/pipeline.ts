@@ -7,7 +7,7 @@ import { AppError, ERROR_CODES, errorBody } from './errors'
 import type { Authenticator } from './principal'
 import type { RateLimiter } from './rate-limiter'
 import { systemTimers, type Timers } from '../lib/timers'
-import { clientIp, requestIdFrom, requestState as requestStateOf, RequestState, setRequestState } from './request-state'
+import { clientIp, peerIsTrustedProxy, requestIdFrom, requestState as requestStateOf, RequestState, setRequestState } from './request-state'
 import { BodyParseError, tooLarge } from './body'
 import { storageFaultError } from './storage-fault'
 import type { StorageHealth } from '../db/storage-health'
@@ -80,6 +80,7 @@ export function requestPipeline(deps: PipelineDeps) {
     const id = requestIdFrom(h.get('x-request-id'))
     // the socket address is costly to ask for: only anonymous buckets, login throttling and logs need it
     const state = new RequestState(id, clock.now(), () => clientIp(h.get('x-forwarded-for'), peer?.requestIP(request)?.address, config))
+    state.fromTrustedProxy = () => peerIsTrustedProxy(peer?.requestIP(request)?.address, config)
     setRequestState(request, state)
     if (observer) state.admittedAt = observer.now()
     headers['x-request-id'] = id
@@ -153,8 +154,12 @@ export function requestPipeline(deps: PipelineDeps) {
     const reply = replyFor(error, request)
     // Refused before its body was read (rate limit, credential, size): the connection closes
     // after the answer instead of reading and discarding the rest of the body to keep it, which
-    // under a flood of large bodies was most of the server's work.
-    if (!request.bodyUsed && hasBody(request.headers)) reply.headers = { ...reply.headers, connection: 'close' }
+    // under a flood of large bodies was most of the server's work. Not a trusted proxy's: it
+    // sends the whole body it buffered, and a connection closed under it turns the answer into
+    // the proxy's 502; the proxy bounds the body (its client_max_body_size) and the flood.
+    if (!request.bodyUsed && hasBody(request.headers) && !requestStateOf(request)?.fromTrustedProxy()) {
+      reply.headers = { ...reply.headers, connection: 'close' }
+    }
     return reply
   }
 

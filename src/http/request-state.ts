@@ -13,6 +13,8 @@ export class RequestState {
   scraper = false
   /** when admission began, on the request observer's monotonic clock (seconds) */
   admittedAt = 0
+  /** whether the connection is a trusted proxy's (asked only when an answer may close it) */
+  fromTrustedProxy: () => boolean = () => false
   #ip: string | undefined
 
   constructor(
@@ -63,10 +65,7 @@ export function clientIp(forwardedFor: string | null, socketIp: string | undefin
   const peer = socketIp ?? 'unknown'
   if (!trust.trustProxy || !forwardedFor) return peer
   const listed = trust.trustedProxies
-  const trusted = (address: string) => {
-    const groups = addressGroups(address)
-    return groups !== null && listed.some((cidr) => inCidr(groups, cidr))
-  }
+  const trusted = (address: string) => listedProxy(address, listed)
   if (listed.length && !trusted(peer)) return peer
   const hops = forwardedFor.split(',')
   for (let i = hops.length - 1; i >= 0; i--) {
@@ -77,4 +76,15 @@ export function clientIp(forwardedFor: string | null, socketIp: string | undefin
     return hop.slice(0, MAX_ADDRESS)
   }
   return peer
+}
+
+const listedProxy = (address: string, listed: Cidr[]) => {
+  const groups = addressGroups(address)
+  return groups !== null && listed.some((cidr) => inCidr(groups, cidr))
+}
+
+/** Whether the socket's peer is a proxy this hub trusts (VIGIL_TRUST_PROXY, and in VIGIL_TRUSTED_PROXIES when that is set). */
+export function peerIsTrustedProxy(socketIp: string | undefined, trust: ProxyTrust): boolean {
+  if (!trust.trustProxy || socketIp === undefined) return false
+  return trust.trustedProxies.length === 0 || listedProxy(socketIp, trust.trustedProxies)
 }
