@@ -27,7 +27,9 @@ describe('memory per mapping (scripts/bench/agent-memory-map.ts)', () => {
       expect(anon).toBeGreaterThan(0)
       expect(rest['exe .text']).toBeGreaterThan(0)
       const sum = Object.values(rest).reduce((a, b) => a + b, 0)
-      expect(Math.abs(sum - RSS!) / RSS!).toBeLessThan(0.05)
+      // the mappings and the total are read a moment apart while the child still settles (5.006 %
+      // apart once in CI); a part left out or counted twice is a quarter of the total or more
+      expect(Math.abs(sum - RSS!) / RSS!).toBeLessThan(0.1)
     } finally {
       child.kill()
       await child.exited
