@@ -20,16 +20,21 @@ describe('memory per mapping (scripts/bench/agent-memory-map.ts)', () => {
       const reader = child.stdout.getReader()
       await reader.read()
       reader.releaseLock()
-      const parts = memoryMap(child.pid, process.execPath)
+      // the mappings and the total are read a moment apart: while the child still settles they
+      // can disagree by a little more than the bound (5.006 % once in CI), so a few readings are
+      // allowed to find one taken while it stood still; a part left out or counted twice never does
+      let parts = memoryMap(child.pid, process.execPath)
+      const gap = (p: Record<string, number>) => {
+        const { RSS, PSS: _pss, 'RSS anonymous': _anon, ...rest } = p
+        return Math.abs(Object.values(rest).reduce((a, b) => a + b, 0) - RSS!) / RSS!
+      }
+      for (let i = 0; i < 5 && gap(parts) >= 0.05; i++) parts = memoryMap(child.pid, process.execPath)
       const { RSS, PSS, 'RSS anonymous': anon, ...rest } = parts
       expect(RSS).toBeGreaterThan(0)
       expect(PSS).toBeGreaterThan(0)
       expect(anon).toBeGreaterThan(0)
       expect(rest['exe .text']).toBeGreaterThan(0)
-      const sum = Object.values(rest).reduce((a, b) => a + b, 0)
-      // the mappings and the total are read a moment apart while the child still settles (5.006 %
-      // apart once in CI); a part left out or counted twice is a quarter of the total or more
-      expect(Math.abs(sum - RSS!) / RSS!).toBeLessThan(0.1)
+      expect(gap(parts)).toBeLessThan(0.05)
     } finally {
       child.kill()
       await child.exited
