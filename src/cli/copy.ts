@@ -7,7 +7,8 @@ import { describePostgresError, openPostgres } from '../db/pg/connection'
 import { CopyError, copyPlan, copySqliteToPostgres, type TableCopied } from '../db/pg/copy'
 import { migratePostgres } from '../db/pg/migrate'
 import { systemClock } from '../lib/clock'
-import { databaseSettings, redactDatabaseUrl } from '../lib/database-url'
+import { databaseSettings } from '../lib/database-url'
+import { redactUrl } from '../lib/url-secrets'
 import { copyRecordsInto, readRecords } from '../modules/metrics/metrics.hot.records'
 import { VERSION } from '../version'
 import { lockForService, requireDatabase } from './open'
@@ -40,7 +41,7 @@ export async function copyCommand(config: Config, o: CopyCommandOptions, out: (l
   try {
     sqlite = openSource(path)
     await reachable(sql, url)
-    const where = redactDatabaseUrl(url)
+    const where = redactUrl(url)
     out(`copying ${path} to ${where} (vigil ${VERSION})`)
     try {
       const applied = await migratePostgres(sql, now)

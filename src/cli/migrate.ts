@@ -4,7 +4,7 @@ import { MigrationError } from '../db/migrate'
 import { describePostgresError, openPostgres } from '../db/pg/connection'
 import { migratePostgres, migrationStatusPostgres } from '../db/pg/migrate'
 import { MIGRATIONS } from '../db/pg/migrations.gen'
-import { redactDatabaseUrl } from '../lib/database-url'
+import { redactUrl } from '../lib/url-secrets'
 import { systemClock } from '../lib/clock'
 import { VERSION } from '../version'
 import { migrateCommand } from './commands'
@@ -44,14 +44,14 @@ async function apply(sql: SQL, url: string, out: (line: string) => void): Promis
     // PostgreSQL's advisory lock makes this safe beside running hubs: whoever comes second waits, then finds nothing pending
     applied = await migratePostgres(sql, systemClock.now())
   } catch (err) {
-    if (err instanceof MigrationError) throw new StartupError(`${redactDatabaseUrl(url)}: ${err.message}`)
+    if (err instanceof MigrationError) throw new StartupError(`${redactUrl(url)}: ${err.message}`)
     throw new StartupError(describePostgresError(err, url))
   }
   for (const tag of applied) out(`applied   ${tag}`)
   out(
     applied.length
-      ? `${redactDatabaseUrl(url)}: ${applied.length} migration${applied.length === 1 ? '' : 's'} applied, the database is up to date (vigil ${VERSION})`
-      : `${redactDatabaseUrl(url)}: the database is up to date (vigil ${VERSION})`,
+      ? `${redactUrl(url)}: ${applied.length} migration${applied.length === 1 ? '' : 's'} applied, the database is up to date (vigil ${VERSION})`
+      : `${redactUrl(url)}: the database is up to date (vigil ${VERSION})`,
   )
   return 0
 }
@@ -61,7 +61,7 @@ async function status(sql: SQL, url: string, out: (line: string) => void): Promi
     const rows = await migrationStatusPostgres(sql)
     const unknown = await unknownTags(sql)
     const pending = rows.filter((m) => !m.applied).length
-    out(`${redactDatabaseUrl(url)}: ${rows.length - pending} applied, ${pending} pending (vigil ${VERSION})`)
+    out(`${redactUrl(url)}: ${rows.length - pending} applied, ${pending} pending (vigil ${VERSION})`)
     for (const m of rows) out(m.applied ? `applied   ${m.tag}  ${m.appliedAt ? new Date(m.appliedAt).toISOString() : ''}` : `pending   ${m.tag}`)
     for (const tag of unknown) out(`unknown   ${tag}  (from a newer vigil)`)
     if (unknown.length) out('this vigil refuses the database: run the newer version, or restore a backup made by this one')

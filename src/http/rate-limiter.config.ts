@@ -18,23 +18,3 @@ export function redisUrlSetting(raw: string | undefined, fail: (message: string)
   if (u.pathname.length > 1 && !/^\/\d{1,2}$/.test(u.pathname)) bad('the path may only be a database number')
   return v
 }
-
-/** An address for logs and messages: the password, if any, replaced. */
-export function redactUrl(raw: string): string {
-  try {
-    const u = new URL(raw)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return '(an unparsable URL)'
-  }
-}
-
-/** The password in a URL, decoded as the client sends it (to scrub it from error texts). */
-export function urlPassword(raw: string): string | undefined {
-  try {
-    return decodeURIComponent(new URL(raw).password) || undefined
-  } catch {
-    return undefined
-  }
-}

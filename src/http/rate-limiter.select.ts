@@ -1,7 +1,7 @@
 import type { Logger } from '../lib/logger'
 import type { Timers } from '../lib/timers'
 import { memoryRateLimiter, type RateLimiter } from './rate-limiter'
-import { redactUrl, urlPassword } from './rate-limiter.config'
+import { redactUrl, urlPassword } from '../lib/url-secrets'
 import { SHARED_BOUND_MS, withLocalFallback } from './rate-limiter.fallback'
 import { postgresRateLimiter, rateLimitPool } from './rate-limiter.pg'
 import { redisRateLimiter } from './rate-limiter.redis'

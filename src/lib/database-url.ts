@@ -1,7 +1,9 @@
+import { redactUrl } from './url-secrets'
+
 /**
  * The database settings: VIGIL_DATABASE_URL picks PostgreSQL (unset: SQLite in the data dir) and
  * VIGIL_DATABASE_POOL sizes its connection pool. The URL carries a password, so nothing here
- * ever repeats it: errors and every printed form go through `redactDatabaseUrl`.
+ * ever repeats it: errors and every printed form go through `redactUrl` (url-secrets.ts).
  */
 
 export interface DatabaseSettings {
@@ -21,18 +23,6 @@ export const MAX_DATABASE_URL_LENGTH = 2048
 export const DEFAULT_POOL = 4
 export const MAX_POOL = 100
 
-/** The URL with its password (if any) replaced by ***, for logs, errors and printed settings. */
-export function redactDatabaseUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    // not a URL: nothing of it is repeated, it may hold the password anywhere
-    return '(not a URL)'
-  }
-}
-
 /** Parses the settings; `fail` raises the configuration's own error with the message. */
 export function databaseSettings(rawUrl: string | undefined, rawPool: string | undefined, fail: (message: string) => never): DatabaseSettings {
   return { url: databaseUrl(rawUrl, fail), pool: poolSize(rawPool, fail) }
@@ -49,12 +39,10 @@ function databaseUrl(raw: string | undefined, fail: (message: string) => never):
     return fail('VIGIL_DATABASE_URL must be a URL such as postgres://vigil:PASSWORD@db.example.com:5432/vigil (the value given is not a URL)')
   }
   if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
-    fail(
-      `VIGIL_DATABASE_URL must start with postgres:// or postgresql:// (PostgreSQL is the only other engine; unset it for SQLite), got ${redactDatabaseUrl(v)}`,
-    )
+    fail(`VIGIL_DATABASE_URL must start with postgres:// or postgresql:// (PostgreSQL is the only other engine; unset it for SQLite), got ${redactUrl(v)}`)
   }
-  if (!u.hostname) fail(`VIGIL_DATABASE_URL must name the server's host, got ${redactDatabaseUrl(v)}`)
-  if (u.pathname.length <= 1) fail(`VIGIL_DATABASE_URL must name the database (…/vigil at its end), got ${redactDatabaseUrl(v)}`)
+  if (!u.hostname) fail(`VIGIL_DATABASE_URL must name the server's host, got ${redactUrl(v)}`)
+  if (u.pathname.length <= 1) fail(`VIGIL_DATABASE_URL must name the database (…/vigil at its end), got ${redactUrl(v)}`)
   return v
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../../src/config'
-import { redactUrl } from '../../src/http/rate-limiter.config'
+import { redactUrl } from '../../src/lib/url-secrets'
 
 const load = (VIGIL_REDIS_URL?: string) => loadConfig({ VIGIL_LOG_FORMAT: 'json', VIGIL_REDIS_URL })
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../../src/config'
 import { describePostgresError } from '../../src/db/pg/connection'
-import { DEFAULT_POOL, redactDatabaseUrl } from '../../src/lib/database-url'
+import { DEFAULT_POOL } from '../../src/lib/database-url'
+import { redactUrl } from '../../src/lib/url-secrets'
 
 const env = (extra: Record<string, string>) => ({ VIGIL_LOG_FORMAT: 'json', ...extra })
 const refusal = (extra: Record<string, string>) => {
@@ -43,8 +44,8 @@ describe('VIGIL_DATABASE_URL and VIGIL_DATABASE_POOL', () => {
   })
 
   test('redaction keeps everything but the password', () => {
-    expect(redactDatabaseUrl('postgres://vigil:p%40ss@db:5432/vigil?sslmode=require')).toBe('postgres://vigil:***@db:5432/vigil?sslmode=require')
-    expect(redactDatabaseUrl('postgres://db/vigil')).toBe('postgres://db/vigil')
+    expect(redactUrl('postgres://vigil:p%40ss@db:5432/vigil?sslmode=require')).toBe('postgres://vigil:***@db:5432/vigil?sslmode=require')
+    expect(redactUrl('postgres://db/vigil')).toBe('postgres://db/vigil')
   })
 
   test('a driver error is told without the password, whoever quoted it', () => {

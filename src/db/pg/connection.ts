@@ -1,6 +1,7 @@
 import { SQL } from 'bun'
 import { systemTimers, type Timers } from '../../lib/timers'
-import { redactDatabaseUrl, type DatabaseSettings } from '../../lib/database-url'
+import type { DatabaseSettings } from '../../lib/database-url'
+import { redactUrl, urlPassword } from '../../lib/url-secrets'
 
 /**
  * The hub's connections to PostgreSQL: one Bun.SQL pool (the driver Bun ships). Connections are
@@ -53,7 +54,7 @@ export async function checkPostgres(sql: SQL, url: string, o: { timeoutMs?: numb
  */
 export function describePostgresError(err: unknown, url: string): string {
   const e = err as { code?: string; message?: string }
-  const where = redactDatabaseUrl(url)
+  const where = redactUrl(url)
   const message = scrub(String(e?.message ?? err), url)
   switch (e?.code) {
     case 'ERR_POSTGRES_CONNECTION_REFUSED':
@@ -69,12 +70,7 @@ export function describePostgresError(err: unknown, url: string): string {
 
 /** A driver message that quotes the URL or its password must not pass it on. */
 function scrub(message: string, url: string): string {
-  let out = message.split(url).join(redactDatabaseUrl(url))
-  try {
-    const password = decodeURIComponent(new URL(url).password)
-    if (password) out = out.split(password).join('***')
-  } catch {
-    // a URL the settings accepted always parses
-  }
-  return out
+  const out = message.split(url).join(redactUrl(url))
+  const password = urlPassword(url)
+  return password ? out.split(password).join('***') : out
 }
