@@ -28,12 +28,10 @@ import { postgresRateLimiter, rateLimitPool } from '../../src/http/rate-limiter.
 import { redisRateLimiter } from '../../src/http/rate-limiter.redis'
 import { selectRateLimiter } from '../../src/http/rate-limiter.select'
 import { SHARED_BOUND_MS } from '../../src/http/rate-limiter.fallback'
-import { systemClock } from '../../src/lib/clock'
 import { createLogger } from '../../src/lib/logger'
 import { systemTimers } from '../../src/lib/timers'
-import { testApp } from '../../test/helpers/app'
-import { createKey, createTenant } from '../../test/helpers/fixtures'
 import { log, quick, root } from './common'
+import { inprocIngestWorld } from './inproc-world'
 import { realSample } from './storage-samples'
 
 const P = quick ? { sequential: 2_000, rounds: 20, ingestRounds: 6 } : { sequential: 10_000, rounds: 100, ingestRounds: 20 }
@@ -101,31 +99,8 @@ async function redisCpu(): Promise<(() => number) | null> {
 
 async function ingestSide(label: string, limiter: RateLimiter, body: string, dir: string) {
   const db = openDatabase(join(dir, `${label}.db`))
-  const t = testApp({ db, clock: systemClock, limiter, config: { rateLimits: { anonymous: 1e9, free: 1e9, pro: 1e9, enterprise: 1e9 } } as never })
-  const devices: Record<string, string>[] = []
-  for (let i = 0; i < 20; i++) {
-    const tenant = await createTenant(t, { maxDevices: 10 })
-    for (let k = 0; k < 10; k++) {
-      const key = k === 0 ? tenant.apiKey : createKey(t, tenant.clientId).key
-      const reg = await t.request('POST', '/v1/clients/me/devices', {
-        headers: { 'x-api-key': key },
-        body: { hostname: `h${i}-${k}`, os: 'linux', os_version: '6', arch: 'x86_64', fingerprint: `fp${i}-${k}` },
-      })
-      if (reg.status !== 201) throw new Error(`device registration: ${reg.status} ${reg.text}`)
-      devices.push({
-        'x-api-key': key,
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(body)),
-        'x-device-id': reg.body.device_id,
-      })
-    }
-  }
-  const round = async () => {
-    const answers = await Promise.all(devices.map((headers) => t.handle(new Request('http://localhost/v1/metrics/batch', { method: 'POST', headers, body }))))
-    for (const a of answers) if (a.status !== 201) throw new Error(`${label}: status ${a.status} ${await a.text()}`)
-    await Promise.all(answers.map((a) => a.arrayBuffer()))
-  }
-  return { db, round, devices: devices.length }
+  const { round, devices } = await inprocIngestWorld(db, body, { limiter, label })
+  return { db, round, devices }
 }
 
 export async function ratelimitOnly() {
