@@ -5,6 +5,8 @@ import { storageSettings, type StorageSettings } from './modules/storage/storage
 import { databaseSettings, type DatabaseSettings } from './lib/database-url'
 import { redisUrlSetting } from './http/rate-limiter.config'
 
+export { isLoopbackHost, listenerExposed, proxyTrustWarning, siteUrlWarning } from './config.exposure'
+
 /**
  * A bad option, environment variable or argument: one line on stderr and exit 2. Named, so
  * `vigil`'s entry can tell it apart without loading this module (the collector never does).
@@ -296,37 +298,6 @@ function trustedProxies(raw: string | undefined, trustProxy: boolean): Cidr[] {
     if (!cidr) throw new ConfigError(`VIGIL_TRUSTED_PROXIES must list IP addresses or CIDRs (10.0.0.0/8, ::1), got "${item}"`)
     return cidr
   })
-}
-
-const LOOPBACK_NAMES = new Set(['localhost', '::1', '[::1]'])
-/** 127.0.0.0/8, ::1 and localhost: reachable from this machine only. */
-export const isLoopbackHost = (host: string) => LOOPBACK_NAMES.has(host.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-
-/** Other machines can reach the service: it listens beyond loopback, or a proxy in front forwards to it. */
-export const listenerExposed = (config: Pick<Config, 'host' | 'trustProxy'>) => !isLoopbackHost(config.host) || config.trustProxy
-
-/**
- * Links in notices, invitations and `doc_url` are built from VIGIL_SITE_URL. A loopback address
- * there while other machines reach the service makes every such link point at the reader's own
- * computer: worth a warning at start and on the operator's instance page.
- */
-export function siteUrlWarning(config: Pick<Config, 'host' | 'trustProxy' | 'siteUrl'>): string | null {
-  if (!listenerExposed(config)) return null
-  const host = new URL(config.siteUrl).hostname
-  if (!isLoopbackHost(host)) return null
-  const reach = isLoopbackHost(config.host) ? 'through a proxy (VIGIL_TRUST_PROXY)' : `on ${config.host}`
-  return `VIGIL_SITE_URL is ${config.siteUrl}, a loopback address, while the service is reached ${reach}: links in notices, invitations and error answers point at the reader's own machine. Set VIGIL_SITE_URL (or --site-url) to the address people use, e.g. https://vigil.example.com`
-}
-
-/**
- * VIGIL_TRUST_PROXY without VIGIL_TRUSTED_PROXIES trusts the socket's peer to name the client. On
- * a listener beyond loopback the peer may be anybody who reaches the port directly instead of
- * through the proxy, and its X-Forwarded-For then picks its address per request, past every
- * per-address limit: worth a warning at start.
- */
-export function proxyTrustWarning(config: Pick<Config, 'host' | 'trustProxy' | 'trustedProxies'>): string | null {
-  if (!config.trustProxy || config.trustedProxies.length > 0 || isLoopbackHost(config.host)) return null
-  return `VIGIL_TRUST_PROXY is on while the service listens on ${config.host} with no VIGIL_TRUSTED_PROXIES: whoever connects to it directly, not through the proxy, is trusted to say its own address in X-Forwarded-For and so escapes the per-address limits. List the proxy's address in VIGIL_TRUSTED_PROXIES, or listen on 127.0.0.1 behind a proxy on this machine`
 }
 
 /** Long enough not to be guessed, and free of what a bearer header cannot carry. */
