@@ -15,6 +15,7 @@ import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { cpuMs, freePort, median, runJson, stop, waitReady } from './proc'
 import { seedAccounts } from './seed'
+import { registerDevices } from './register'
 import { freshDb, log, quick, root, secret, tmp } from './common'
 import { realSample } from './storage-samples'
 
@@ -66,16 +67,11 @@ async function startVigil(exe: string, name: string) {
   })
   const base = `http://127.0.0.1:${port}`
   await waitReady(`${base}/health`, proc)
-  const devices: { key: string; id: string }[] = []
-  for (const key of tenants.flatMap((t) => t.keys)) {
-    const res = await fetch(`${base}/v1/clients/me/devices`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ hostname: `h-${devices.length}`, os: 'linux', os_version: '6.6', arch: 'x86_64', fingerprint: `fp-${devices.length}` }),
-    })
-    if (res.status !== 201) throw new Error(`device registration: ${res.status} ${await res.text()}`)
-    devices.push({ key, id: ((await res.json()) as { device_id: string }).device_id })
-  }
+  const devices = await registerDevices(
+    base,
+    tenants.flatMap((t) => t.keys),
+    'x86_64',
+  )
   return { proc, side: { name, pid: proc.pid, url: `${base}/v1/metrics/batch`, devices } satisfies Side }
 }
 

@@ -3,6 +3,7 @@ import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/db/connection'
 import { freePort, median, memoryMb, stop, waitReady } from './proc'
+import { registerDevices } from './register'
 import { seedAccounts, type SeededTenant } from './seed'
 import { quick, P, DEVICES, CONNECTIONS, IDLE_AFTER_START_MS, root, tmp, log, body, startVigil, freshDb, drive, type Run, countBatches } from './common'
 import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
@@ -16,18 +17,10 @@ export async function startIngestServer(dir: string, tenants: SeededTenant[]) {
   // a fresh instance, idle: after the start-up shrink (at 0.5 s), before any request but /health
   await Bun.sleep(IDLE_AFTER_START_MS)
   const startRss = memoryMb(server.pid)!
-  const devices: { key: string; id: string }[] = []
-  for (const [ti, t] of tenants.entries()) {
-    for (const [ki, key] of t.keys.entries()) {
-      const res = await fetch(`${base}/v1/clients/me/devices`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ hostname: `pi-${ti}-${ki}`, os: 'linux', os_version: '6.6', arch: 'arm64', fingerprint: `fp-${ti}-${ki}` }),
-      })
-      if (res.status !== 201) throw new Error(`device registration: ${res.status} ${await res.text()}`)
-      devices.push({ key, id: ((await res.json()) as { device_id: string }).device_id })
-    }
-  }
+  const devices = await registerDevices(
+    base,
+    tenants.flatMap((t) => t.keys),
+  )
   return { server, url: `${base}/v1/metrics/batch`, devices, startRss }
 }
 

@@ -17,6 +17,7 @@ import { chmodSync, copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadavg } from 'node:os'
 import { freePort, median, memoryMb, stop, waitReady } from './proc'
+import { registerDevices } from './register'
 import { seedAccounts, type SeededTenant } from './seed'
 import { quick, IDLE_AFTER_START_MS, root, tmp, log, startVigil, freshDb } from './common'
 import { firstRequestBench, firstRequestRows } from './run-rss-first'
@@ -78,16 +79,10 @@ async function readFloor(bin: string): Promise<Mem> {
 
 /** Registers one device per key through the API, as collectors do on their first start. */
 async function register(base: string, tenants: SeededTenant[]) {
-  for (const [ti, t] of tenants.entries()) {
-    for (const [ki, key] of t.keys.entries()) {
-      const res = await fetch(`${base}/v1/clients/me/devices`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ hostname: `pi-${ti}-${ki}`, os: 'linux', os_version: '6.6', arch: 'arm64', fingerprint: `fp-${ti}-${ki}` }),
-      })
-      if (res.status !== 201) throw new Error(`device registration: ${res.status} ${await res.text()}`)
-    }
-  }
+  await registerDevices(
+    base,
+    tenants.flatMap((t) => t.keys),
+  )
 }
 
 async function readHub(bin: string, name: string): Promise<HubReading> {

@@ -10,6 +10,7 @@ import { openDatabase } from '../../src/db/connection'
 import { migrate } from '../../src/db/migrate'
 import { cpuMs, freePort, median, runJson, stop, waitReady } from './proc'
 import { seedAccounts } from './seed'
+import { registerDevices } from './register'
 
 interface Load {
   rps: number
@@ -38,15 +39,7 @@ export async function ingestVsGroupCommit(vigil: string, dir: string, body: stri
   try {
     await waitReady(`${url}/health`, server)
     await waitReady(`http://127.0.0.1:${barePort}/`, bare)
-    const devices: { key: string; id: string }[] = []
-    for (const key of tenants.flatMap((t) => t.keys).slice(0, opts.devices)) {
-      const res = await fetch(`${url}/v1/clients/me/devices`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ hostname: `h-${devices.length}`, os: 'linux', os_version: '6.6', arch: 'arm64', fingerprint: `fp-${devices.length}` }),
-      })
-      devices.push({ key, id: ((await res.json()) as { device_id: string }).device_id })
-    }
+    const devices = await registerDevices(url, tenants.flatMap((t) => t.keys).slice(0, opts.devices))
     const bareDevices = devices.map((d, i) => ({ key: d.key, id: `d${i}` }))
     const drive = async (target: string, pid: number, devs: { key: string; id: string }[], seconds: number) => {
       const cpu0 = cpuMs(pid) ?? 0

@@ -13,6 +13,7 @@ import { openDatabase } from '../../src/db/connection'
 import { migrate } from '../../src/db/migrate'
 import { freePort, stop, waitReady } from './proc'
 import { seedAccounts } from './seed'
+import { registerDevices } from './register'
 import { evolve, type Sample } from './storage-samples'
 
 const writeBytes = (pid: number) => Number(/write_bytes:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1])
@@ -44,15 +45,7 @@ export async function writesBench(
   const url = `http://127.0.0.1:${port}`
   try {
     await waitReady(`${url}/health`, server)
-    const devices: { key: string; id: string }[] = []
-    for (const key of tenants.flatMap((t) => t.keys).slice(0, opts.devices)) {
-      const res = await fetch(`${url}/v1/clients/me/devices`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ hostname: `h-${devices.length}`, os: 'linux', os_version: '6.6', arch: 'arm64', fingerprint: `fp-${devices.length}` }),
-      })
-      devices.push({ key, id: ((await res.json()) as { device_id: string }).device_id })
-    }
+    const devices = await registerDevices(url, tenants.flatMap((t) => t.keys).slice(0, opts.devices))
     // the run's samples end `hoursAgo` before now (10 s apart; never in the future, which ingest refuses)
     const start = Date.now() - opts.hoursAgo * 3_600_000 - opts.seconds * 10_000
     const bodies = evolve(base, opts.seconds, start, 10_000, 5).map((s) => JSON.stringify(s))
