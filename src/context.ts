@@ -1,3 +1,4 @@
+import type { SQL } from 'bun'
 import type { Config } from './config'
 import type { DbHandle } from './db/connection'
 import type { Clock } from './lib/clock'
@@ -49,6 +50,11 @@ export interface AppDeps {
   statusChecks?: import('./modules/status-pages/status-pages.ports').StatusChecksPort
   /** the other hubs on the same PostgreSQL (src/db/pg/notify.ts): shared events and session revocations; none with one hub */
   peers?: import('./lib/peer-link').PeerLink
+  /**
+   * PostgreSQL (VIGIL_DATABASE_URL): the stores that run on both engines are built on it instead
+   * of the SQLite file (src/composition/engine.ts); none (the default) keeps everything in SQLite
+   */
+  pg?: SQL | null
 }
 
 /** The dependencies every module receives, built once by createApp. */
@@ -67,4 +73,6 @@ export interface AppContext {
   secretKey: () => Uint8Array
   /** each client's live events (samples, device status, alerts): the portal's stream reads it */
   events: EventBus
+  /** PostgreSQL when the hub runs on it (AppDeps.pg), else null: pick a store with `onEngine` */
+  pg: SQL | null
 }

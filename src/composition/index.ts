@@ -234,5 +234,6 @@ function createContext(deps: AppDeps, plans: () => Plan[], identity: IdentityMod
     plans,
     secretKey: resolveSecretKey(deps.secretKey, deps.config.secretKey, deps.logger),
     events,
+    pg: deps.pg ?? null,
   }
 }
