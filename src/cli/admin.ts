@@ -1,6 +1,10 @@
 import type { Config } from '../config'
 import { systemClock, type Clock } from '../lib/clock'
-import { createLogger } from '../lib/logger'
+import { createLogger, type Logger } from '../lib/logger'
+import { MigrationError } from '../db/migrate'
+import { describePostgresError, openPostgres } from '../db/pg/connection'
+import { migratePostgres } from '../db/pg/migrate'
+import { redactUrl } from '../lib/url-secrets'
 import { AppError } from '../http/errors'
 import { DEFAULT_PASSWORD_COST, PASSWORD_MAX, PASSWORD_MIN, passwords, type PasswordCost } from '../modules/users/users.passwords'
 import { createAccount, resetPassword, setUserRole } from '../modules/users/users.service'
@@ -53,19 +57,17 @@ export async function adminCommand(config: Config, sub: string | undefined, opts
   if (sub === 'set-role' && opts.role !== 'admin' && opts.role !== 'user') throw new StartupError('set-role needs --role admin or --role user')
   const password = sub === 'create' || sub === 'reset-password' ? await readPassword(opts, io) : ''
 
-  // `create` may bootstrap a fresh instance; the others only make sense on an existing database
-  if (sub !== 'create') requireDatabase(config)
-  const db = openBesideService(config, logger, clock.now())
-  const deps = accountTasks(db.sqlite, clock, passwords(io.passwordCost ?? DEFAULT_PASSWORD_COST))
+  const db = await openAccounts(config, sub, logger, clock)
+  const deps = accountTasks(db.on, clock, passwords(io.passwordCost ?? DEFAULT_PASSWORD_COST))
   try {
     switch (sub) {
       case 'create': {
         const user = await createAccount(deps, { email, password }, 'admin')
-        io.print(`created operator ${user.email} (${user.id}) with its own client ${user.client_id} in ${databasePath(config)}`)
+        io.print(`created operator ${user.email} (${user.id}) with its own client ${user.client_id} in ${db.where}`)
         break
       }
       case 'set-role': {
-        const user = setUserRole(deps, email, opts.role as 'admin' | 'user')
+        const user = await setUserRole(deps, email, opts.role as 'admin' | 'user')
         io.print(`${user.email} is now ${user.role === 'admin' ? 'an operator (admin)' : 'a user'}`)
         break
       }
@@ -75,7 +77,7 @@ export async function adminCommand(config: Config, sub: string | undefined, opts
         break
       }
       case 'list': {
-        const rows = deps.store.operators()
+        const rows = await deps.store.operators()
         if (!rows.length) io.print('no operators yet: the first account registered becomes one, or run `vigil admin create`')
         for (const r of rows) io.print(`${r.email}\t${r.id}`)
         break
@@ -89,6 +91,38 @@ export async function adminCommand(config: Config, sub: string | undefined, opts
       )
     throw err
   } finally {
-    db.close()
+    await db.close()
   }
+}
+
+/**
+ * The database the account tasks work on: PostgreSQL when VIGIL_DATABASE_URL is set (migrated
+ * first, under the advisory lock, so a fresh one can take its operator), else the data dir's
+ * SQLite database beside a running service. On PostgreSQL, hubs see a role set here within
+ * DIRECTORY_TTL_MS (users.directory.ts): this process is not one of them and tells none.
+ */
+async function openAccounts(config: Config, sub: string, logger: Logger, clock: Clock) {
+  const url = config.database.url
+  if (url !== null) {
+    const sql = openPostgres({ url, pool: 1 })
+    try {
+      await migratePostgres(sql, clock.now())
+    } catch (err) {
+      await sql.close().catch(() => {})
+      if (err instanceof MigrationError) throw new StartupError(`${redactUrl(url)}: ${err.message}`)
+      throw new StartupError(describePostgresError(err, url))
+    }
+    return { on: { db: noSqlite, pg: sql }, where: redactUrl(url), close: () => sql.close() }
+  }
+  // `create` may bootstrap a fresh instance; the others only make sense on an existing database
+  if (sub !== 'create') requireDatabase(config)
+  const db = openBesideService(config, logger, clock.now())
+  return { on: { db, pg: null }, where: databasePath(config), close: async () => db.close() }
+}
+
+/** what the account tasks are handed for SQLite on PostgreSQL: never read (onEngine picks PostgreSQL) */
+const noSqlite = {
+  get sqlite(): never {
+    throw new Error('no SQLite database: the account tasks run on PostgreSQL')
+  },
 }

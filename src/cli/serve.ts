@@ -120,7 +120,7 @@ export async function serve(config: Config): Promise<void> {
       { timers: systemTimers, afterMs: SELF_PUBLISH_AFTER_MS, shrink, logger },
     )
   }
-  if (setupPending(modules.users)) {
+  if (await setupPending(modules.users)) {
     // in the message: the logger redacts fields named like secrets, and this one is meant to be read
     const when = listenerExposed(config)
       ? ''

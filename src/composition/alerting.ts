@@ -6,7 +6,6 @@ import { createChannelsStore } from '../modules/channels/channels.store'
 import { nodemailerTransport, type MailTransport } from '../modules/channels/channels.transport'
 import { createChannelsWorker } from '../modules/channels/channels.worker'
 import { createSendNowLimit } from '../modules/deliveries/deliveries.limit'
-import { isOperatorClient } from '../modules/users/users.service'
 import { VERSION } from '../version'
 import type { IdentityModules } from './identity'
 import { firingCounts, forgetSubject } from '../modules/alerts/alerts.instances.service'
@@ -19,7 +18,6 @@ import { compileContainerSelector } from '../modules/containers/containers.selec
 import { compileDiskSelector } from '../modules/disks/disks.selectors'
 import { deviceSummaries, findDevice, parseTags } from '../modules/devices/devices.service'
 import { fieldSeries } from '../modules/metrics/metrics.service'
-import { emailOfUser } from '../modules/users/users.service'
 import type { FleetModules } from './fleet'
 import type { Hooks } from './hooks'
 import type { MonitoringModules } from './monitoring'
@@ -64,7 +62,7 @@ export function wireChannels(ctx: AppContext, identity: IdentityModules, overrid
     },
     allowPrivate: ctx.config.outbound.allowPrivate,
     allowLocal: ctx.config.outbound.allowLocal,
-    isOperatorClient: (clientId) => isOperatorClient(identity.users, clientId),
+    isOperatorClient: (clientId) => identity.directory.isOperatorClient(clientId),
     env: { version: VERSION, apiBase: overrides.apiBase ?? {} },
     wake: (clientId, channelIds) => wake(clientId, channelIds),
     maxChannels: MAX_CHANNELS,
@@ -146,7 +144,7 @@ export function wireAlerts(
     logger: ctx.logger,
     runtime,
     devices: alertDevices,
-    users: { emailOf: (userId) => emailOfUser(identity.users, userId) },
+    users: { emailOf: (userId) => identity.directory.emailOf(userId) },
     channels,
     selectors: subjects ? subjects.selectors(selectors) : selectors,
   }

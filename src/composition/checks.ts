@@ -6,7 +6,6 @@ import type { OutboundPolicy } from '../lib/outbound/outbound.policy'
 import { refusedHostText } from '../lib/outbound/outbound.words'
 import { systemTimers, type Timers } from '../lib/timers'
 import { findDevice } from '../modules/devices/devices.service'
-import { isOperatorClient } from '../modules/users/users.service'
 import { sweepHeartbeats } from '../modules/checks/checks.heartbeat'
 import { packRawHours } from '../modules/checks/checks.jobs'
 import { createIncidentsStore } from '../modules/checks/checks.incidents'
@@ -72,7 +71,7 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
   const isOperator = (clientId: string) => {
     const now = ctx.clock.now()
     let hit = operatorClient.get(clientId)
-    if (!hit || now - hit.at > 60_000) operatorClient.set(clientId, (hit = { value: isOperatorClient(identity.users, clientId), at: now }))
+    if (!hit || now - hit.at > 60_000) operatorClient.set(clientId, (hit = { value: identity.directory.isOperatorClient(clientId), at: now }))
     return hit.value
   }
   const policyFor = (clientId: string): OutboundPolicy => ({ allowPrivate: allowPrivate || isOperator(clientId), allowLocal })

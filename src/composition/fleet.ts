@@ -10,7 +10,7 @@ import type { Plan } from '../modules/billing/billing.catalog'
 import { subscriptionOf, type BillingDeps } from '../modules/billing/billing.service'
 import { createBillingStore } from '../modules/billing/billing.store'
 import { stripeClient } from '../modules/billing/billing.stripe'
-import { applyBillingPlan, findClient, maxDevicesOf } from '../modules/clients/clients.service'
+import { fleetClientsOnSqlite } from '../modules/clients/clients.service'
 import { deviceExists, registerDeviceInTransaction, type DevicesDeps } from '../modules/devices/devices.service'
 import { createDevicesStore, sqliteDevices } from '../modules/devices/devices.store'
 import type { EventBus } from '../lib/event-bus'
@@ -44,7 +44,7 @@ export function wireFleet(
     intervals: lookups.deviceIntervals.ask,
     seen: lookups.deviceLastSeen.ask,
     events: { registered: hooks.deviceRegistered.call, deleted: hooks.deviceDeleted.call },
-    clients: { maxDevices: (clientId) => maxDevicesOf(clients, clientId) },
+    clients: { maxDevices: (clientId) => fleetClientsOnSqlite(sqlite, clients).maxDevices(clientId) },
     keys: { revokeForDevice: (clientId, deviceId) => revokeDeviceKeys(apiKeys, clientId, deviceId) },
   }
   const apiKeys: ApiKeysDeps = {
@@ -82,10 +82,7 @@ export function wireFleet(
     config,
     plans,
     stripe: deps.stripe !== undefined ? deps.stripe : stripeClient(config.stripe),
-    clients: {
-      find: (clientId) => findClient(clients, clientId),
-      applyPlan: (clientId, plan) => applyBillingPlan(clients, clientId, plan),
-    },
+    clients: fleetClientsOnSqlite(sqlite, clients),
     // where subscription.updated is born: the bus carries it to webhooks and the live stream
     subscriptionUpdated: (clientId) =>
       void events.publish(clientId, 'subscription.updated', {

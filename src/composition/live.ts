@@ -79,7 +79,7 @@ export function wireLive(
     devices: { exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null },
     async stillValid(token: string, principal: UserPrincipal) {
       const now = await ctx.auth.verifyAccessToken(token)
-      return now.kind === 'user' && now.userId === principal.userId && ctx.auth.memberRole(principal.userId, principal.clientId) !== null
+      return now.kind === 'user' && now.userId === principal.userId && (await ctx.auth.memberRole(principal.userId, principal.clientId)) !== null
     },
   }
   return { live, presence }

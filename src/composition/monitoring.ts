@@ -15,7 +15,6 @@ import { createBlockStore } from '../modules/metrics/metrics.block.store'
 import { createSealer } from '../modules/metrics/metrics.seal'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
 import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
-import { isOperatorClient } from '../modules/users/users.service'
 import type { FleetModules } from './fleet'
 import type { Hooks } from './hooks'
 import type { IdentityModules } from './identity'
@@ -81,7 +80,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     outbound: ctx.outbound,
     allowPrivate: ctx.config.outbound.allowPrivate,
     allowLocal: ctx.config.outbound.allowLocal,
-    isOperatorClient: (clientId) => isOperatorClient(identity.users, clientId),
+    isOperatorClient: (clientId) => identity.directory.isOperatorClient(clientId),
     logger: ctx.logger,
     timeoutMs: ctx.config.ai.timeoutMs,
     devices: {

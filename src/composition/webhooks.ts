@@ -3,7 +3,6 @@ import type { Job } from '../jobs/scheduler'
 import type { OutboundPolicy } from '../lib/outbound/outbound.policy'
 import { systemTimers, type Timers } from '../lib/timers'
 import { findDevice } from '../modules/devices/devices.service'
-import { isOperatorClient } from '../modules/users/users.service'
 import { createSendNowLimit } from '../modules/deliveries/deliveries.limit'
 import { pruneDeliveries } from '../modules/webhooks/webhooks.deliveries'
 import { createOutboxListener } from '../modules/webhooks/webhooks.listener'
@@ -49,7 +48,7 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
   const isOperator = (clientId: string) => {
     const now = ctx.clock.now()
     let hit = operatorClient.get(clientId)
-    if (!hit || now - hit.at > 60_000) operatorClient.set(clientId, (hit = { value: isOperatorClient(identity.users, clientId), at: now }))
+    if (!hit || now - hit.at > 60_000) operatorClient.set(clientId, (hit = { value: identity.directory.isOperatorClient(clientId), at: now }))
     return hit.value
   }
   const policyFor = (clientId: string): OutboundPolicy => ({ allowPrivate: allowPrivate || isOperator(clientId), allowLocal })

@@ -84,11 +84,12 @@ export function authGuards(auth: Authenticator) {
   return new Elysia({ name: 'auth-guards' }).macro({
     user: (req: true | UserRequirement) => ({
       detail: authDoc('jwt'),
-      transform({ request }) {
+      async transform({ request }) {
         const p = requireUser(request)
         const want = req === true ? {} : req
         if (want.operator && p.role !== 'admin') throw forbidden('Only the instance operator may do this')
-        const role = auth.memberRole(p.userId, p.clientId)
+        const read = auth.memberRole(p.userId, p.clientId)
+        const role = read instanceof Promise ? await read : read
         if (role === null) throw forbidden('Your membership of this account is not active')
         if (want.roles && !want.roles.includes(role)) {
           throw forbidden(`This needs the role ${want.roles.join(' or ')} in your account; you are ${role}`)

@@ -115,9 +115,10 @@ export function requestPipeline(deps: PipelineDeps) {
       else state.principal = resolved
     }
     const p = state.principal
-    const [bucketKey, limit] = p
+    const [bucketKey, limitRead] = p
       ? [`c:${p.clientId}`, auth.rateLimitFor(p.clientId)] // the plan's budget belongs to the tenant, not to each credential
       : [`ip:${state.ip}`, config.rateLimits.anonymous]
+    const limit = limitRead instanceof Promise ? await limitRead : limitRead
     // a shared store answers with a promise; the memory limiter at once, and awaiting a plain
     // value would still cost the ingest path a turn of the microtask queue per request
     const taken = limiter.take(bucketKey, limit, clock.now())

@@ -39,8 +39,8 @@ export interface Authenticator {
   verifyAccessToken(token: string): Promise<UserPrincipal | CredentialFailure>
   /** answered at once for a key already verified; awaited otherwise */
   verifyApiKey(key: string): KeyPrincipal | CredentialFailure | Promise<KeyPrincipal | CredentialFailure>
-  /** requests per minute allowed to a caller of this client */
-  rateLimitFor(clientId: string): number
-  /** the caller's role in its client, or null if not an active member */
-  memberRole(userId: string, clientId: string): MemberRole | null
+  /** requests per minute allowed to a caller of this client; answered at once when known, awaited otherwise */
+  rateLimitFor(clientId: string): number | Promise<number>
+  /** the caller's role in its client, or null if not an active member; answered at once when known, awaited otherwise */
+  memberRole(userId: string, clientId: string): MemberRole | null | Promise<MemberRole | null>
 }

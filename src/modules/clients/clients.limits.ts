@@ -1,5 +1,5 @@
 import type { PeerLink } from '../../lib/peer-link'
-import type { ClientRow, SqliteClients } from './clients.store'
+import type { ClientRow } from './clients.store'
 
 /**
  * An own instance (no billing) has no plans to sell: a client on the free plan gets these limits
@@ -27,8 +27,8 @@ export function withLimitsInForce(row: ClientRow, own: OwnInstanceLimits | null)
 }
 
 export interface ClientLimits {
-  /** requests per minute for callers of this client: the client's override, else its plan tier's */
-  rateLimitFor(clientId: string): number
+  /** requests per minute for callers of this client: the client's override, else its plan tier's; at once when cached */
+  rateLimitFor(clientId: string): number | Promise<number>
   /** forget cached limits after a plan or limit change, so it bites on the next request */
   invalidate(clientId: string): void
 }
@@ -42,43 +42,48 @@ export interface PlanRates {
 export const LIMITS_CHANGED_TOPIC = 'client.limits-changed'
 
 /**
- * Rate limits are read on every request, so they are cached per client until invalidated (a synchronous read: the rate-limit port is).
+ * Rate limits are read on every request, so they are cached per client until invalidated; a read
+ * answered at once (SQLite's statement) keeps the first request of a client synchronous too.
  * With several hubs (`peers`), an invalidation is sent to the others, which drop the client's cached limit as they hear it; a hub
  * that may have missed some drops them all.
  */
 export function clientLimits(
-  store: Pick<SqliteClients, 'byId'>,
+  store: { byId(id: string): ClientRow | null | Promise<ClientRow | null> },
   plans: PlanRates,
   own: OwnInstanceLimits | null = null,
   peers?: Pick<PeerLink, 'send' | 'on' | 'onMissed'>,
 ): ClientLimits {
   const cache = new Map<string, number>()
-  peers?.on(LIMITS_CHANGED_TOPIC, (_body, clientId) => void cache.delete(clientId))
-  peers?.onMissed((clientId) => (clientId === null ? cache.clear() : void cache.delete(clientId)))
+  /** bumped by every invalidation: a read that began before one does not fill the cache */
+  let generation = 0
+  const limitOf = (row: ClientRow | null) => {
+    const planType = row?.plan_type ?? FREE_PLAN
+    return row?.rate_limit ?? (ownLimitsApply({ plan_type: planType }, own) ? own.rateLimit : plans.rateLimitOf(planType))
+  }
+  const remember = (clientId: string, limit: number) => {
+    if (cache.size > 100_000) cache.clear()
+    cache.set(clientId, limit)
+    return limit
+  }
+  const drop = (clientId: string | null) => {
+    generation++
+    if (clientId === null) cache.clear()
+    else cache.delete(clientId)
+  }
+  peers?.on(LIMITS_CHANGED_TOPIC, (_body, clientId) => drop(clientId))
+  peers?.onMissed(drop)
   return {
     rateLimitFor(clientId) {
-      let limit = cache.get(clientId)
-      if (limit === undefined) {
-        const row = store.byId(clientId)
-        const planType = row?.plan_type ?? FREE_PLAN
-        limit = row?.rate_limit ?? (ownLimitsApply({ plan_type: planType }, own) ? own.rateLimit : plans.rateLimitOf(planType))
-        if (cache.size > 100_000) cache.clear()
-        cache.set(clientId, limit)
-      }
-      return limit
+      const limit = cache.get(clientId)
+      if (limit !== undefined) return limit
+      const row = store.byId(clientId)
+      if (!(row instanceof Promise)) return remember(clientId, limitOf(row))
+      const started = generation
+      return row.then((r) => (started === generation ? remember(clientId, limitOf(r)) : limitOf(r)))
     },
     invalidate(clientId) {
-      cache.delete(clientId)
+      drop(clientId)
       peers?.send(LIMITS_CHANGED_TOPIC, clientId, '{}')
     },
   }
-}
-
-/**
- * The limits a plan grants a client, after the operator's overrides (which win until the
- * operator clears them). For billing, inside its transaction.
- */
-export function limitsUnderPlan(deps: { sqlite: Pick<SqliteClients, 'byId'> }, clientId: string, plan: { maxDevices: number; maxUsers: number }) {
-  const o = deps.sqlite.byId(clientId)
-  return { maxDevices: o?.max_devices_override ?? plan.maxDevices, maxUsers: o?.max_users_override ?? plan.maxUsers }
 }

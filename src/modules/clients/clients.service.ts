@@ -3,23 +3,24 @@ import { toIso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { notFound } from '../../http/errors'
 import { NEW_CLIENT, type ClientResponse } from './clients.model'
-import { limitsUnderPlan, withLimitsInForce, type ClientLimits, type OwnInstanceLimits } from './clients.limits'
-import type { ClientChanges, ClientRow, ClientsStore, SqliteClients } from './clients.store'
-import type { MembersStore, SqliteMembers } from './members.store'
+import { withLimitsInForce, type ClientLimits, type OwnInstanceLimits } from './clients.limits'
+import type { Database } from 'bun:sqlite'
+import { perConnection } from '../../db/per-connection'
+import { sqliteClients, type ClientChanges, type ClientRow, type ClientsStore, type NewClient, type PlanInForce } from './clients.store'
+import type { MembersStore } from './members.store'
+import type { MemberRoles } from './clients.roles'
 
 /** What the clients domain needs of the users domain: accounts by email and back. */
 export interface Accounts {
-  userIdByEmail(email: string): string | null
-  emailOf(userId: string): string | null
+  userIdByEmail(email: string): Promise<string | null>
+  emailOf(userId: string): Promise<string | null>
 }
 
 export interface ClientsDeps {
   store: ClientsStore
-  /** SQLite's statements, for callers inside another domain's synchronous transaction or behind a synchronous port */
-  sqlite: SqliteClients
   members: MembersStore
-  /** SQLite's statements of the members, for the same kind of callers as `sqlite` */
-  membersSqlite: SqliteMembers
+  /** the member's role read on every request, cached per hub where the engine needs it */
+  roles: MemberRoles
   clock: Clock
   accounts: Accounts
   /** cached per-client rate limits, dropped when a plan or limit changes */
@@ -42,17 +43,8 @@ export function toClientResponse(row: ClientRow): ClientResponse {
   }
 }
 
-/** A new tenant with the defaults of NEW_CLIENT and its first owner. Runs inside the caller's transaction: no await here. */
-export function createClientWithOwner(
-  deps: Pick<ClientsDeps, 'sqlite' | 'membersSqlite' | 'clock'>,
-  opts: { name: string | null; ownerUserId: string },
-): string {
-  const now = deps.clock.now()
-  const id = newId('cli')
-  deps.sqlite.insert({ id, name: opts.name, ...NEW_CLIENT, now })
-  deps.membersSqlite.insert({ id: newId('mem'), client_id: id, user_id: opts.ownerUserId, invited_email: null, role: 'owner', status: 'active', now })
-  return id
-}
+/** A new tenant's row with the defaults of NEW_CLIENT; the accounts store inserts it with its first owner. */
+export const newClientRow = (name: string | null, now: number): NewClient => ({ id: newId('cli'), name, ...NEW_CLIENT, now })
 
 /** The client with the limits in force (see withLimitsInForce), 404 when unknown. */
 export async function getClient(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, clientId: string): Promise<ClientRow> {
@@ -94,11 +86,11 @@ export async function clientsPage(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>
   return { rows: rows.map((row) => withLimitsInForce(row, deps.ownLimits)), total: await deps.store.count() }
 }
 
-/** Counts for the operator's GET /v1/admin/stats (its providers answer synchronously: SQLite's statements). */
-export const clientStats = (deps: Pick<ClientsDeps, 'sqlite' | 'membersSqlite'>) => ({
-  clients: deps.sqlite.count(),
-  paying_clients: deps.sqlite.countPaying(),
-  members: deps.membersSqlite.countActive(),
+/** Counts for the operator's GET /v1/admin/stats. */
+export const clientStats = async (deps: Pick<ClientsDeps, 'store' | 'members'>) => ({
+  clients: await deps.store.count(),
+  paying_clients: await deps.store.countPaying(),
+  members: await deps.members.countActive(),
 })
 
 /** The client as the operator sees it: with the hand-set rate limit and limit overrides (null: the plan's). */
@@ -109,32 +101,44 @@ export const toOperatorView = (row: ClientRow) => ({
   max_users_override: row.max_users_override,
 })
 
-// For the fleet group (devices, billing), which reach clients only through these, synchronously:
-// they run inside the devices' and billing's SQLite transactions.
+// For the fleet group (devices, billing), which reach clients only through these.
 
 /** A client, or null when it does not exist. */
-export const findClient = (deps: Pick<ClientsDeps, 'sqlite'>, clientId: string): ClientRow | null => deps.sqlite.byId(clientId) ?? null
+export const findClient = async (deps: Pick<ClientsDeps, 'store'>, clientId: string): Promise<ClientRow | null> => deps.store.byId(clientId)
 
 /** How many devices the client may register (a new client's allowance for an unknown one). */
-export function maxDevicesOf(deps: Pick<ClientsDeps, 'sqlite' | 'ownLimits'>, clientId: string): number {
-  const row = deps.sqlite.byId(clientId)
+export async function maxDevicesOf(deps: Pick<ClientsDeps, 'store' | 'ownLimits'>, clientId: string): Promise<number> {
+  const row = await deps.store.byId(clientId)
   return row ? withLimitsInForce(row, deps.ownLimits).max_devices : NEW_CLIENT.max_devices
 }
 
 /**
  * Puts a plan billing decided on in force: its type, status and limits, the operator's overrides
- * winning over the plan's limits. Runs inside billing's transaction: no await here.
+ * winning over the plan's limits (one statement, so an override set meanwhile is never undone),
+ * and drops the cached rate limit on every hub.
  */
-export function applyBillingPlan(
-  deps: Pick<ClientsDeps, 'sqlite' | 'clock' | 'limits'>,
-  clientId: string,
-  plan: { planType: string; subscriptionStatus: string; maxDevices: number; maxUsers: number },
-): void {
-  const limits = limitsUnderPlan(deps, clientId, plan)
-  deps.sqlite.update(
-    clientId,
-    { plan_type: plan.planType, subscription_status: plan.subscriptionStatus, max_devices: limits.maxDevices, max_users: limits.maxUsers },
-    deps.clock.now(),
-  )
+export async function applyBillingPlan(deps: Pick<ClientsDeps, 'store' | 'clock' | 'limits'>, clientId: string, plan: PlanInForce): Promise<void> {
+  await deps.store.applyPlan(clientId, plan, deps.clock.now())
   deps.limits.invalidate(clientId)
 }
+
+/**
+ * The fleet's synchronous view of clients, for the callers that still run inside the devices' and
+ * billing's SQLite transactions (an enrolment's registration, a plan applied by billing). SQLite's
+ * only: a hub on PostgreSQL answers through `maxDevicesOf`, `findClient` and `applyBillingPlan`,
+ * which these callers will await.
+ */
+export const fleetClientsOnSqlite = perConnection((sqlite: Database, deps: Pick<ClientsDeps, 'clock' | 'limits' | 'ownLimits'>) => {
+  const clients = sqliteClients(sqlite)
+  return {
+    maxDevices(clientId: string): number {
+      const row = clients.byId(clientId)
+      return row ? withLimitsInForce(row, deps.ownLimits).max_devices : NEW_CLIENT.max_devices
+    },
+    find: (clientId: string): ClientRow | null => clients.byId(clientId),
+    applyPlan(clientId: string, plan: PlanInForce) {
+      clients.applyPlan(clientId, plan, deps.clock.now())
+      deps.limits.invalidate(clientId)
+    },
+  }
+})

@@ -1,6 +1,6 @@
 import type { SQL } from 'bun'
 import { type Raw, numOrNull } from '../../db/pg/rows'
-import { changedColumns, type ClientChanges, type ClientRow, type ClientsStore } from './clients.store'
+import { changedColumns, type ClientChanges, type ClientRow, type ClientsStore, type NewClient } from './clients.store'
 
 const row = (r: Raw): ClientRow => ({
   id: r.id as string,
@@ -17,12 +17,16 @@ const row = (r: Raw): ClientRow => ({
   created_at: Number(r.created_at),
 })
 
+/** A new client, inside the accounts store's transaction (an account made with its client) */
+export const insertClient = (tx: SQL, r: NewClient) =>
+  tx`INSERT INTO clients (id, name, plan_type, subscription_status, max_devices, max_users, created_at, updated_at)
+    VALUES (${r.id}, ${r.name}, ${r.plan_type}, ${r.subscription_status}, ${r.max_devices}, ${r.max_users}, ${r.now}, ${r.now})`
+
 /** The clients table on PostgreSQL: the same answers as the SQLite store (clients.store.contract.test.ts). */
 export function createClientsStorePg(sql: SQL): ClientsStore {
   return {
     async insert(r) {
-      await sql`INSERT INTO clients (id, name, plan_type, subscription_status, max_devices, max_users, created_at, updated_at)
-        VALUES (${r.id}, ${r.name}, ${r.plan_type}, ${r.subscription_status}, ${r.max_devices}, ${r.max_users}, ${r.now}, ${r.now})`
+      await insertClient(sql, r)
     },
     async byId(id) {
       const [r]: Raw[] = await sql`SELECT id, name, platform, plan_type, subscription_status, max_devices, max_users, rate_limit,
@@ -45,6 +49,12 @@ export function createClientsStorePg(sql: SQL): ClientsStore {
     async countPaying() {
       const [r]: { n: number }[] = await sql`SELECT count(*)::int AS n FROM clients WHERE subscription_status IN ('active', 'trialing')`
       return r!.n
+    },
+    async applyPlan(id, p, now) {
+      const rows = await sql`UPDATE clients SET plan_type = ${p.planType}, subscription_status = ${p.subscriptionStatus},
+          max_devices = coalesce(max_devices_override, ${p.maxDevices}), max_users = coalesce(max_users_override, ${p.maxUsers}), updated_at = ${now}
+        WHERE id = ${id}`
+      return (rows.count as number) > 0
     },
     async page(limit, offset) {
       const rows: Raw[] = await sql`SELECT id, name, platform, plan_type, subscription_status, max_devices, max_users, rate_limit,

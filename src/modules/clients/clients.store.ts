@@ -58,17 +58,28 @@ export interface ClientsStore {
   countPaying(): Promise<number>
   /** one page of clients, oldest first, ties by id */
   page(limit: number, offset: number): Promise<ClientRow[]>
+  /**
+   * Puts a plan in force in one statement: its type and status, and its limits where the
+   * operator set none (an override wins). False when there is no such client.
+   */
+  applyPlan(id: string, plan: PlanInForce, now: number): Promise<boolean>
+}
+
+/** A plan billing decided on: its type, the subscription's status and the plan's limits. */
+export interface PlanInForce {
+  planType: string
+  subscriptionStatus: string
+  maxDevices: number
+  maxUsers: number
 }
 
 const CLIENT_COLUMNS =
   'id, name, platform, plan_type, subscription_status, max_devices, max_users, rate_limit, max_devices_override, max_users_override, billing_email, created_at'
 
 /**
- * SQLite's statements, synchronous. Besides backing `createClientsStore`, they serve the callers
- * that run inside another domain's synchronous SQLite transaction or answer a synchronous port:
- * a new account's client (the users domain's transaction), billing's plan changes (billing's),
- * the device limit (the devices domain's registration), the per-request rate limit (cached) and
- * the operator's counts.
+ * SQLite's statements, synchronous. Besides backing `createClientsStore`, they serve a new
+ * account's client inside the accounts store's SQLite transaction, and the first read of a
+ * client's rate limit on a SQLite hub (answered at once, then cached).
  */
 export function sqliteClients(sqlite: Database) {
   const insert = sqlite.query(
@@ -78,6 +89,10 @@ export function sqliteClients(sqlite: Database) {
   const count = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM clients')
   const countPaying = sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM clients WHERE subscription_status IN ('active', 'trialing')")
   const page = sqlite.query<ClientRow, [number, number]>(`SELECT ${CLIENT_COLUMNS} FROM clients ORDER BY created_at, id LIMIT ? OFFSET ?`)
+  const applyPlan = sqlite.query<never, [string, string, number, number, number, string]>(
+    `UPDATE clients SET plan_type = ?, subscription_status = ?, max_devices = coalesce(max_devices_override, ?),
+       max_users = coalesce(max_users_override, ?), updated_at = ? WHERE id = ?`,
+  )
   return {
     insert(row: NewClient) {
       insert.run(row.id, row.name, row.plan_type, row.subscription_status, row.max_devices, row.max_users, row.now, row.now)
@@ -93,6 +108,7 @@ export function sqliteClients(sqlite: Database) {
     count: () => count.get()!.n,
     countPaying: () => countPaying.get()!.n,
     page: (limit: number, offset: number) => page.all(limit, offset),
+    applyPlan: (id: string, p: PlanInForce, now: number) => applyPlan.run(p.planType, p.subscriptionStatus, p.maxDevices, p.maxUsers, now, id).changes > 0,
   }
 }
 
@@ -107,5 +123,6 @@ export function createClientsStore(clients: SqliteClients): ClientsStore {
     count: async () => clients.count(),
     countPaying: async () => clients.countPaying(),
     page: async (limit, offset) => clients.page(limit, offset),
+    applyPlan: async (id, plan, now) => clients.applyPlan(id, plan, now),
   }
 }

@@ -11,7 +11,8 @@ import type { MemberRow, MemberStatus, SeatCounts } from './members.store'
 export const INVITATION_PREFIX = 'vin_'
 
 /** A membership as answered; the email comes from the account once there is one (the users domain owns it). */
-export function toMemberResponse(deps: Pick<ClientsDeps, 'accounts'>, row: MemberRow): MemberResponse {
+export async function toMemberResponse(deps: Pick<ClientsDeps, 'accounts'>, row: MemberRow): Promise<MemberResponse> {
+  const email = row.user_id !== null ? await deps.accounts.emailOf(row.user_id) : null
   return {
     id: row.id,
     client_id: row.client_id,
@@ -19,18 +20,18 @@ export function toMemberResponse(deps: Pick<ClientsDeps, 'accounts'>, row: Membe
     role: row.role,
     status: row.status,
     invited_email: row.invited_email,
-    email: (row.user_id !== null ? deps.accounts.emailOf(row.user_id) : null) ?? row.invited_email,
+    email: email ?? row.invited_email,
     invitation_expires_at: row.status === 'invited' && row.invite_expires_at !== null ? toIso(row.invite_expires_at) : null,
     created_at: toIso(row.created_at),
   }
 }
 
 /** What managing members needs: the stores and services, not SQLite's statements, so it runs on either engine. */
-type ManageDeps = Pick<ClientsDeps, 'store' | 'members' | 'clock' | 'accounts' | 'ownLimits'>
+type ManageDeps = Pick<ClientsDeps, 'store' | 'members' | 'roles' | 'clock' | 'accounts' | 'ownLimits'>
 
 export async function listMembers(deps: Pick<ClientsDeps, 'members' | 'accounts'>, clientId: string) {
   const rows = await deps.members.ofClient(clientId)
-  return rows.map((row) => toMemberResponse(deps, row))
+  return Promise.all(rows.map((row) => toMemberResponse(deps, row)))
 }
 
 const seatsFull = (maxUsers: number) => new AppError('user_limit_reached', `This account allows ${maxUsers} members; remove or disable one first`)
@@ -67,7 +68,7 @@ export async function inviteMember(
   const email = input.email.trim().toLowerCase()
   const role = input.role ?? 'member'
   ensureMayManage(actor, null, role)
-  const userId = deps.accounts.userIdByEmail(email)
+  const userId = await deps.accounts.userIdByEmail(email)
   const existing = userId ? await deps.members.byUser(clientId, userId) : await deps.members.byInvitedEmail(clientId, email)
   if (existing) throw alreadyThere()
   const { max_users } = await getClient(deps, clientId)
@@ -79,7 +80,7 @@ export async function inviteMember(
   const outcome = await deps.members.invite({ ...invitation, invite_token_hash: sha256Hex(token), invite_expires_at: expiresAt }, max_users)
   if (outcome === 'no_seat') throw seatsFull(max_users)
   if (outcome === 'taken') throw alreadyThere()
-  return { ...toMemberResponse(deps, (await deps.members.byId(clientId, id))!), invitation_token: token, invitation_expires_at: toIso(expiresAt) }
+  return { ...(await toMemberResponse(deps, (await deps.members.byId(clientId, id))!)), invitation_token: token, invitation_expires_at: toIso(expiresAt) }
 }
 
 export async function changeMember(
@@ -107,6 +108,7 @@ export async function changeMember(
     deps.clock.now(),
   )
   if (!found) throw notFound('Member')
+  deps.roles.changed?.(clientId)
   return toMemberResponse(deps, (await deps.members.byId(clientId, memberId))!)
 }
 
@@ -124,21 +126,21 @@ export async function removeMember(deps: ManageDeps, clientId: string, actor: Me
   if (!found) throw notFound('Member')
 }
 
-/** The caller's role in a client, or null when it is not an active member. Read on every request, behind a synchronous port. */
-export const memberRole = (deps: Pick<ClientsDeps, 'membersSqlite'>, userId: string, clientId: string): MemberRole | null =>
-  deps.membersSqlite.activeRole(userId, clientId)
+/** The caller's role in a client, or null when it is not an active member. Read on every request: at once when cached (clients.roles.ts). */
+export const memberRole = (deps: Pick<ClientsDeps, 'roles'>, userId: string, clientId: string): MemberRole | null | Promise<MemberRole | null> =>
+  deps.roles.roleOf(userId, clientId)
 
-/** The client a session acts for (see sqliteMembers' actingClient); the users domain asks synchronously. */
-export const actingClient = (deps: Pick<ClientsDeps, 'membersSqlite'>, userId: string, preferred: string | null, home: string | null) =>
-  deps.membersSqlite.actingClient(userId, preferred, home)
+/** The client a session acts for (see sqliteMembers' actingClient). */
+export const actingClient = (deps: Pick<ClientsDeps, 'members'>, userId: string, preferred: string | null, home: string | null) =>
+  deps.members.actingClient(userId, preferred, home)
 
-export const membershipsOf = (deps: Pick<ClientsDeps, 'membersSqlite'>, userId: string) => deps.membersSqlite.ofUser(userId)
+export const membershipsOf = (deps: Pick<ClientsDeps, 'members'>, userId: string) => deps.members.ofUser(userId)
 
 /** Seats in use in a client (pending invitations hold one), for the operator's list. */
-export const seatsUsed = (deps: Pick<ClientsDeps, 'membersSqlite'>, clientId: string) => deps.membersSqlite.seatsUsed(clientId)
+export const seatsUsed = (deps: Pick<ClientsDeps, 'members'>, clientId: string) => deps.members.seatsUsed(clientId)
 
 /** The oldest active owner's email: how the operator tells clients apart when their names say little. */
-export function ownerEmail(deps: Pick<ClientsDeps, 'membersSqlite' | 'accounts'>, clientId: string): string | null {
-  const userId = deps.membersSqlite.firstOwner(clientId)
+export async function ownerEmail(deps: Pick<ClientsDeps, 'members' | 'accounts'>, clientId: string): Promise<string | null> {
+  const userId = await deps.members.firstOwner(clientId)
   return userId === null ? null : deps.accounts.emailOf(userId)
 }

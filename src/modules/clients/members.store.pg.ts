@@ -1,7 +1,7 @@
 import type { SQL } from 'bun'
 import { type Raw, numOrNull } from '../../db/pg/rows'
 import type { MemberRole } from '../../http/principal'
-import type { AcceptCheck, MemberRow, MembersStore, MemberStatus, MembershipRow, SeatCounts } from './members.store'
+import type { AcceptCheck, MemberRow, MembersStore, MemberStatus, MembershipRow, NewMember, SeatCounts } from './members.store'
 
 const row = (r: Raw): MemberRow => ({
   id: r.id as string,
@@ -16,6 +16,51 @@ const row = (r: Raw): MemberRow => ({
 
 const first = (rows: Raw[]) => (rows[0] ? row(rows[0]) : null)
 
+const counts = async (tx: SQL, clientId: string): Promise<SeatCounts> => {
+  const [r]: { owners: number; seats: number }[] = await tx`SELECT
+      count(*) FILTER (WHERE role = 'owner' AND status = 'active')::int AS owners,
+      count(*) FILTER (WHERE status != 'disabled')::int AS seats
+    FROM members WHERE client_id = ${clientId}`
+  return { activeOwners: r!.owners, seatsUsed: r!.seats }
+}
+
+/**
+ * Locks the client's row until the transaction ends: every change to a client's members takes it
+ * first, so they are serialised per client across hubs. Exported for the accounts store, whose
+ * registration by invitation joins a client in its own transaction.
+ */
+export const lockClient = (tx: SQL, clientId: string) => tx`SELECT id FROM clients WHERE id = ${clientId} FOR UPDATE`
+
+const byId = async (tx: SQL, clientId: string, id: string) =>
+  first(
+    await tx`SELECT id, client_id, user_id, invited_email, role, status, created_at, invite_expires_at
+      FROM members WHERE client_id = ${clientId} AND id = ${id}`,
+  )
+const byUser = async (tx: SQL, clientId: string, userId: string) =>
+  first(
+    await tx`SELECT id, client_id, user_id, invited_email, role, status, created_at, invite_expires_at
+      FROM members WHERE client_id = ${clientId} AND user_id = ${userId}`,
+  )
+
+/** an invitation by its secret's hash */
+export const invitationByHash = async (tx: SQL, tokenHash: string) =>
+  first(
+    await tx`SELECT id, client_id, user_id, invited_email, role, status, created_at, invite_expires_at
+      FROM members WHERE invite_token_hash = ${tokenHash}`,
+  )
+
+/** an active membership (a new client's owner) */
+export const insertMember = (tx: SQL, m: NewMember) =>
+  tx`INSERT INTO members (id, client_id, user_id, invited_email, role, status, created_at, updated_at)
+    VALUES (${m.id}, ${m.client_id}, ${m.user_id}, ${m.invited_email}, ${m.role}, ${m.status}, ${m.now}, ${m.now})`
+
+/** spends an invitation for an account; false when it was no longer a pending invitation */
+export async function acceptInvitationRow(tx: SQL, id: string, userId: string, now: number): Promise<boolean> {
+  const rows = await tx`UPDATE members SET user_id = ${userId}, status = 'active', invite_token_hash = NULL, invite_expires_at = NULL, updated_at = ${now}
+    WHERE id = ${id} AND status = 'invited'`
+  return (rows.count as number) > 0
+}
+
 /**
  * The members table on PostgreSQL: the same answers as the SQLite store (members.store.contract.test.ts).
  * What checks and writes together locks the client's row first (FOR UPDATE), so the changes to one
@@ -23,34 +68,10 @@ const first = (rows: Raw[]) => (rows[0] ? row(rows[0]) : null)
  * two hubs cannot both take the last seat, nor both demote one of the last two owners.
  */
 export function createMembersStorePg(sql: SQL): MembersStore {
-  const counts = async (tx: SQL, clientId: string): Promise<SeatCounts> => {
-    const [r]: { owners: number; seats: number }[] = await tx`SELECT
-        count(*) FILTER (WHERE role = 'owner' AND status = 'active')::int AS owners,
-        count(*) FILTER (WHERE status != 'disabled')::int AS seats
-      FROM members WHERE client_id = ${clientId}`
-    return { activeOwners: r!.owners, seatsUsed: r!.seats }
-  }
-  const lockClient = (tx: SQL, clientId: string) => tx`SELECT id FROM clients WHERE id = ${clientId} FOR UPDATE`
-  const byId = async (tx: SQL, clientId: string, id: string) =>
-    first(
-      await tx`SELECT id, client_id, user_id, invited_email, role, status, created_at, invite_expires_at
-      FROM members WHERE client_id = ${clientId} AND id = ${id}`,
-    )
-  const byUser = async (tx: SQL, clientId: string, userId: string) =>
-    first(
-      await tx`SELECT id, client_id, user_id, invited_email, role, status, created_at, invite_expires_at
-      FROM members WHERE client_id = ${clientId} AND user_id = ${userId}`,
-    )
-  const byTokenHash = async (tx: SQL, tokenHash: string) =>
-    first(
-      await tx`SELECT id, client_id, user_id, invited_email, role, status, created_at, invite_expires_at
-      FROM members WHERE invite_token_hash = ${tokenHash}`,
-    )
-
+  const byTokenHash = invitationByHash
   return {
     async insert(m) {
-      await sql`INSERT INTO members (id, client_id, user_id, invited_email, role, status, created_at, updated_at)
-        VALUES (${m.id}, ${m.client_id}, ${m.user_id}, ${m.invited_email}, ${m.role}, ${m.status}, ${m.now}, ${m.now})`
+      await insertMember(sql, m)
     },
     async ofClient(clientId) {
       const rows: Raw[] = await sql`SELECT id, client_id, user_id, invited_email, role, status, created_at, invite_expires_at
@@ -127,8 +148,7 @@ export function createMembersStorePg(sql: SQL): MembersStore {
         if (seen) await lockClient(tx, seen.client_id)
         const invitation = seen && (await byTokenHash(tx, tokenHash))
         check(invitation, invitation !== null && (await byUser(tx, invitation.client_id, userId)) !== null)
-        await tx`UPDATE members SET user_id = ${userId}, status = 'active', invite_token_hash = NULL, invite_expires_at = NULL, updated_at = ${now}
-          WHERE id = ${invitation.id} AND status = 'invited'`
+        await acceptInvitationRow(tx, invitation.id, userId, now)
         return (await byId(tx, invitation.client_id, invitation.id))!
       }),
   }

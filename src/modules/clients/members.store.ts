@@ -33,6 +33,9 @@ export interface SeatCounts {
 /** Refuses (throws) to spend an invitation; passing, it holds the row for the accepting account. */
 export type AcceptCheck = (row: MemberRow | null, alreadyMember: boolean) => asserts row is MemberRow
 
+/** Refuses (throws) to let a new account join by an invitation; passing, it holds the pending invitation the account takes. */
+export type InvitationCheck = (row: MemberRow | null) => asserts row is MemberRow
+
 /** What `change` writes: new role and/or status, or the row's removal. */
 export type MemberChange = { role?: MemberRole; status?: MemberStatus } | 'delete'
 

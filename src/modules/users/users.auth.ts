@@ -45,7 +45,7 @@ export async function login(deps: UsersDeps, input: { email: string; password: s
   const accountKey = `email:${email}`
   const addressKey = `ip:${ip}`
   throttled(deps, accountKey, addressKey)
-  const user = deps.store.byEmail(email)
+  const user = await deps.store.byEmail(email)
   const ok = user ? await deps.passwords.verify(input.password, user.password_hash) : await deps.passwords.verifyDummy(input.password)
   if (!user || !ok) {
     deps.throttle.account.fail(accountKey)
@@ -55,17 +55,20 @@ export async function login(deps: UsersDeps, input: { email: string; password: s
   }
   deps.throttle.account.reset(accountKey)
   deps.logger.info('login', { user_id: user.id, ip })
-  return tokenPair(deps, user, deps.tenancy.actingClient(user.id, user.client_id, user.client_id))
+  return tokenPair(deps, user, await deps.tenancy.actingClient(user.id, user.client_id, user.client_id))
 }
 
 export async function refresh(deps: UsersDeps, token: string): Promise<TokenResponse> {
   const result = await rotateRefreshToken(deps, token)
   if (!result.ok && result.familyId) deps.tokens.revokeSessions([result.familyId])
   if (!result.ok) throw unauthorized(result.reason === 'expired' ? 'Refresh token expired; sign in again' : 'Invalid refresh token; sign in again')
-  const user = deps.store.byId(result.userId)
+  const user = await deps.store.byId(result.userId)
   if (!user) throw sessionGone()
   // The session's client, while the user is still an active member there; else their home.
-  return tokenPair(deps, user, deps.tenancy.actingClient(user.id, result.clientId, user.client_id), { familyId: result.familyId, refreshToken: result.token })
+  return tokenPair(deps, user, await deps.tenancy.actingClient(user.id, result.clientId, user.client_id), {
+    familyId: result.familyId,
+    refreshToken: result.token,
+  })
 }
 
 export async function logout(deps: UsersDeps, token: string) {
@@ -75,8 +78,8 @@ export async function logout(deps: UsersDeps, token: string) {
 
 /** A fresh pair acting for another client of the user (a new session family). */
 export async function switchClient(deps: UsersDeps, principal: UserPrincipal, clientId: string): Promise<TokenResponse> {
-  const target = switchableClient(deps, principal, clientId)
-  const user = deps.store.byId(principal.userId)
+  const target = await switchableClient(deps, principal, clientId)
+  const user = await deps.store.byId(principal.userId)
   if (!user) throw unauthorized('This account no longer exists')
   return tokenPair(deps, user, target)
 }
@@ -87,7 +90,7 @@ export async function switchClient(deps: UsersDeps, principal: UserPrincipal, cl
  * is reuse: its family is revoked), then its session ends, since the browser keeps only the new one.
  */
 export async function switchSession(deps: UsersDeps, principal: UserPrincipal, clientId: string, refreshToken: string | null): Promise<TokenResponse> {
-  const target = switchableClient(deps, principal, clientId)
+  const target = await switchableClient(deps, principal, clientId)
   if (!refreshToken) throw unauthorized('No session cookie; sign in again')
   const spent = await rotateRefreshToken(deps, refreshToken)
   if (!spent.ok) {
@@ -97,7 +100,7 @@ export async function switchSession(deps: UsersDeps, principal: UserPrincipal, c
   await deps.sessions.revokeFamily(spent.familyId, deps.clock.now())
   deps.tokens.revokeSessions([spent.familyId])
   if (spent.userId !== principal.userId) throw unauthorized('The session cookie belongs to another account; sign in again')
-  const user = deps.store.byId(principal.userId)
+  const user = await deps.store.byId(principal.userId)
   if (!user) throw unauthorized('This account no longer exists')
   return tokenPair(deps, user, target)
 }
@@ -113,7 +116,7 @@ export async function changePassword(
   input: { current_password: string; new_password: string },
   ip: string,
 ): Promise<void> {
-  const user = deps.store.byId(principal.userId)
+  const user = await deps.store.byId(principal.userId)
   if (!user) throw unauthorized('This account no longer exists')
   const accountKey = `email:${user.email}`
   const addressKey = `ip:${ip}`

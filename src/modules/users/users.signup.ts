@@ -11,21 +11,19 @@ export const signupPolicyOf = (instance: InstanceSettings): SignupPolicy => inst
 export const newSetupToken = () => `vst_${randomToken(24)}`
 
 /** Whether the instance still waits for its operator's registration with the setup token. */
-export const setupPending = (deps: Pick<UsersDeps, 'store' | 'signup'>) => deps.signup.setupToken !== null && deps.store.count() === 0
+export const setupPending = async (deps: Pick<UsersDeps, 'store' | 'signup'>) => deps.signup.setupToken !== null && (await deps.store.count()) === 0
 
 /** Headers a reverse proxy adds: a request carrying one came from somewhere else, whatever the socket says. */
 const FORWARDED = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const
 export const cameThroughProxy = (headers: Headers) => FORWARDED.some((name) => headers.has(name))
 
 /**
- * Whether this request's registration would need the setup token: only the first one, and only
+ * Whether this request's registration would need the setup token while no account exists: only
  * when it may come from somebody other than the person at the server's console. A socket on
  * loopback is not enough to tell: behind a proxy on the same machine every stranger arrives
  * from 127.0.0.1, so a trusted proxy or any forwarded header counts as exposed too.
  */
-export function setupTokenRequired(deps: Pick<UsersDeps, 'store' | 'signup'>, headers: Headers): boolean {
-  return setupPending(deps) && (deps.signup.exposed || cameThroughProxy(headers))
-}
+export const setupTokenRequiredOf = (rules: SignupRules, headers: Headers) => rules.setupToken !== null && (rules.exposed || cameThroughProxy(headers))
 
 export interface Registration extends NewAccount {
   invitation_token?: string | null
@@ -81,6 +79,6 @@ export async function register(deps: UsersDeps, input: Registration, headers: He
     proxied: cameThroughProxy(headers),
   }
   // refused before the password's slow hash; decided again inside the transaction, where it holds
-  admit(deps.signup, deps.store.count() === 0, given)
+  admit(deps.signup, (await deps.store.count()) === 0, given)
   return createAccount(deps, input, undefined, { admit: (first) => admit(deps.signup, first, given), invitationToken: input.invitation_token ?? null })
 }

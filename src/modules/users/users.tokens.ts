@@ -30,7 +30,12 @@ export interface AccessTokens {
  * and jti. Verification pins the algorithm, issuer and audience, and reads "now" from the clock.
  * A token of a revoked session is refused at once (checked in memory, after the cache).
  */
-export function accessTokens(secret: string, clock: Clock, roleOf?: (userId: string) => SystemRole | null, revocations?: SessionRevocations): AccessTokens {
+export function accessTokens(
+  secret: string,
+  clock: Clock,
+  roleOf?: (userId: string) => SystemRole | null | Promise<SystemRole | null>,
+  revocations?: SessionRevocations,
+): AccessTokens {
   const signer = jwt({ name: 'jwt', secret, alg: 'HS256', iss: JWT_ISSUER, aud: JWT_AUDIENCE }).decorator.jwt
   const invalid = (message: string): CredentialFailure => ({ kind: 'invalid', presented: 'jwt', message })
   /**
@@ -84,7 +89,8 @@ export function accessTokens(secret: string, clock: Clock, roleOf?: (userId: str
     if (typeof sid === 'string' && (await revocations?.isRevoked(sid))) return invalid('This session has ended; sign in again')
     // The token's role is a snapshot; the stored one wins, so a demotion (or a deleted
     // account) bites on the next request rather than when the token expires.
-    const current = roleOf ? roleOf(sub) : role
+    const stored = roleOf ? roleOf(sub) : role
+    const current = stored instanceof Promise ? await stored : stored
     if (current === null) return invalid('This account no longer exists')
     return {
       kind: 'user',

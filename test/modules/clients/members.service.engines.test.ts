@@ -7,6 +7,7 @@ import { acceptInvitation } from '../../../src/modules/clients/invitations.servi
 import { changeMember, inviteMember, listMembers, removeMember } from '../../../src/modules/clients/members.service'
 import { createMembersStore, sqliteMembers } from '../../../src/modules/clients/members.store'
 import { createMembersStorePg } from '../../../src/modules/clients/members.store.pg'
+import { directMemberRoles } from '../../../src/modules/clients/clients.roles'
 import { ENGINES, type EngineDb } from '../../helpers/engines'
 
 /**
@@ -21,9 +22,10 @@ const depsOf = (db: EngineDb) => {
     clock,
     store: db.sqlite ? createClientsStore(sqliteClients(db.sqlite)) : createClientsStorePg(db.pg!),
     members: db.sqlite ? createMembersStore(sqliteMembers(db.sqlite)) : createMembersStorePg(db.pg!),
+    roles: directMemberRoles(() => null),
     accounts: {
-      userIdByEmail: (email: string) => Object.keys(EMAILS).find((u) => EMAILS[u] === email) ?? null,
-      emailOf: (userId: string) => EMAILS[userId] ?? null,
+      userIdByEmail: async (email: string) => Object.keys(EMAILS).find((u) => EMAILS[u] === email) ?? null,
+      emailOf: async (userId: string) => EMAILS[userId] ?? null,
     },
     ownLimits: null,
   }

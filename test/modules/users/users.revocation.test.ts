@@ -63,7 +63,7 @@ describe('ending a session ends its access tokens at once', () => {
     const bystander = await session(t, 'someone@example.test')
     expect(await me(t, a.headers)).toBe(200)
     // what `vigil admin reset-password` does: it shares only the database with the service, not its memory
-    await resetPassword(accountTasks(t.db.sqlite, manualClock(t.clock.now()), passwords(TEST_PASSWORD_COST)), 'u@example.test', 'a brand new password')
+    await resetPassword(accountTasks({ db: t.db }, manualClock(t.clock.now()), passwords(TEST_PASSWORD_COST)), 'u@example.test', 'a brand new password')
     t.clock.advance(REVOCATION_POLL_MS)
     expect(await me(t, a.headers)).toBe(401)
     expect(await me(t, b.headers)).toBe(401)
