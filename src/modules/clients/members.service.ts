@@ -124,6 +124,7 @@ export async function removeMember(deps: ManageDeps, clientId: string, actor: Me
     deps.clock.now(),
   )
   if (!found) throw notFound('Member')
+  deps.roles.changed?.(clientId)
 }
 
 /** The caller's role in a client, or null when it is not an active member. Read on every request: at once when cached (clients.roles.ts). */

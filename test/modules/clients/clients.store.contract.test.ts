@@ -87,5 +87,23 @@ for (const engine of ENGINES) {
       expect(await s.page(10, 3)).toEqual([])
       expect((await s.page(10, 0))[0]).toEqual((await s.byId('c1'))!)
     })
+
+    test.skipIf(skip)(
+      `applyPlan puts a plan in force on that client only; an operator's override wins over the plan's limit ${engine.skipReason}`,
+      async () => {
+        const s = store()
+        await s.insert(client({ id: 'p1', now: 1_700_000_000_700 }))
+        await s.insert(client({ id: 'p2', now: 1_700_000_000_700 }))
+        await s.update('p1', { max_users_override: 7, max_users: 7 }, 1_700_000_000_800)
+        const pro = { planType: 'pro', subscriptionStatus: 'active', maxDevices: 20, maxUsers: 100 }
+        expect(await s.applyPlan('p1', pro, 1_700_000_000_900)).toBe(true)
+        expect(await s.byId('p1')).toMatchObject({ plan_type: 'pro', subscription_status: 'active', max_devices: 20, max_users: 7, max_users_override: 7 })
+        expect(await s.byId('p2')).toMatchObject({ plan_type: 'free', subscription_status: 'none', max_devices: 1, max_users: 50 })
+        expect(await s.applyPlan('nope', pro, 1_700_000_000_900)).toBe(false)
+        await s.update('p1', { max_users_override: null }, 1_700_000_001_000)
+        await s.applyPlan('p1', { ...pro, subscriptionStatus: 'canceled' }, 1_700_000_001_100)
+        expect(await s.byId('p1')).toMatchObject({ subscription_status: 'canceled', max_users: 100 })
+      },
+    )
   })
 }
