@@ -13,7 +13,11 @@ export interface UsersDirectory {
   roleOf(userId: string): SystemRole | null | Promise<SystemRole | null>
   /** the account's email; null when unknown (on PostgreSQL also while this hub has not read it yet: callers show the id) */
   emailOf(userId: string): string | null
-  /** whether the client is an operator's own (users.service.ts: isOperatorClient) */
+  /**
+   * Whether a client is an instance operator's own: the home client of a user with the instance
+   * role admin who is still an active member of it. Being invited into a tenant's client does not
+   * make that client the operator's; what the operator may reach (the LAN) stays with their own.
+   */
   isOperatorClient(clientId: string): boolean
   /** an account's role changed here: its cached facts go, on every hub; none without a cache */
   changed?(userId: string): void

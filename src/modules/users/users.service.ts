@@ -55,22 +55,8 @@ export const userIdByEmail = async (deps: Pick<UsersDeps, 'store'>, email: strin
 
 export const emailOfUser = async (deps: Pick<UsersDeps, 'store'>, userId: string) => (await deps.store.byId(userId))?.email ?? null
 
-/** The stored instance role of a user (null: no such account); access tokens defer to it on every request. */
-export async function currentRole(deps: Pick<UsersDeps, 'store'>, userId: string): Promise<SystemRole | null> {
-  return asSystemRole(await deps.store.roleOf(userId))
-}
-
+/** A stored instance role as the tokens know it; anything else is no account (null). */
 export const asSystemRole = (role: string | null): SystemRole | null => (role === 'admin' || role === 'user' ? role : null)
-
-/**
- * Whether a client is an instance operator's own: the home client of a user with the instance
- * role admin who is still an active member of it. Being invited into a tenant's client does not
- * make that client the operator's; what the operator may reach (the LAN) stays with their own.
- */
-export async function isOperatorClient(deps: Pick<UsersDeps, 'store' | 'tenancy'>, clientId: string): Promise<boolean> {
-  for (const userId of await deps.store.operatorsHomedAt(clientId)) if ((await deps.tenancy.memberRole(userId, clientId)) !== null) return true
-  return false
-}
 
 /** Counts for the operator's GET /v1/admin/stats. */
 export const userStats = async (deps: Pick<UsersDeps, 'store'>) => ({ users: await deps.store.count(), operators: await deps.store.countOperators() })
