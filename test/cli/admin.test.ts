@@ -92,39 +92,43 @@ describe('vigil admin', () => {
 
 describe('vigil admin on PostgreSQL (VIGIL_DATABASE_URL)', () => {
   const pg = postgresForTests()
-  test.skipIf(!pg.url)(`create, set-role, list and reset-password work on a fresh database, which is migrated first ${pg.skipReason}`, async () => {
-    const fresh = await pg.freshDatabase('vigil_admin')
-    try {
-      const dir = tempDir()
-      const base = testConfig({ dataDir: dir })
-      const config = { ...base, database: { ...base.database, url: fresh.url } }
-      const printed: string[] = []
-      const run = (sub: string, opts: Partial<AdminOptions>, stdin = '') =>
-        adminCommand(
-          config,
-          sub,
-          { passwordStdin: false, ...opts },
-          { readStdin: async () => stdin, print: (l) => printed.push(l), clock: manualClock(), passwordCost: TEST_PASSWORD_COST },
-        )
-      expect(await run('create', { email: 'ops@example.test', passwordStdin: true }, 'a long password\n')).toBe(0)
-      expect(printed.at(-1)).toContain('postgres://')
-      expect(printed.at(-1)).not.toContain('vigil-test') // the URL's password
-      expect(await run('set-role', { email: 'ops@example.test', role: 'user' })).toBe(0)
-      expect(await run('list', {})).toBe(0)
-      expect(printed.at(-1)).toContain('no operators yet')
-      expect(await run('set-role', { email: 'ops@example.test', role: 'admin' })).toBe(0)
-      expect(await run('reset-password', { email: 'ops@example.test', passwordStdin: true }, 'another long password')).toBe(0)
-      const sql = new SQL(fresh.url)
-      const [row] =
-        await sql`SELECT u.role, u.password_hash, m.role AS member_role FROM users u JOIN members m ON m.user_id = u.id AND m.client_id = u.client_id`
-      await sql.close()
-      expect(row.role).toBe('admin')
-      expect(row.member_role).toBe('owner')
-      expect(await Bun.password.verify('another long password', row.password_hash)).toBe(true)
-      // nothing was written beside the service's data dir
-      expect(await Bun.file(join(dir, 'vigil.db')).exists()).toBe(false)
-    } finally {
-      await fresh.drop()
-    }
-  })
+  test.skipIf(!pg.url)(
+    `create, set-role, list and reset-password work on a fresh database, which is migrated first ${pg.skipReason}`,
+    async () => {
+      const fresh = await pg.freshDatabase('vigil_admin')
+      try {
+        const dir = tempDir()
+        const base = testConfig({ dataDir: dir })
+        const config = { ...base, database: { ...base.database, url: fresh.url } }
+        const printed: string[] = []
+        const run = (sub: string, opts: Partial<AdminOptions>, stdin = '') =>
+          adminCommand(
+            config,
+            sub,
+            { passwordStdin: false, ...opts },
+            { readStdin: async () => stdin, print: (l) => printed.push(l), clock: manualClock(), passwordCost: TEST_PASSWORD_COST },
+          )
+        expect(await run('create', { email: 'ops@example.test', passwordStdin: true }, 'a long password\n')).toBe(0)
+        expect(printed.at(-1)).toContain('postgres://')
+        expect(printed.at(-1)).not.toContain('vigil-test') // the URL's password
+        expect(await run('set-role', { email: 'ops@example.test', role: 'user' })).toBe(0)
+        expect(await run('list', {})).toBe(0)
+        expect(printed.at(-1)).toContain('no operators yet')
+        expect(await run('set-role', { email: 'ops@example.test', role: 'admin' })).toBe(0)
+        expect(await run('reset-password', { email: 'ops@example.test', passwordStdin: true }, 'another long password')).toBe(0)
+        const sql = new SQL(fresh.url)
+        const [row] =
+          await sql`SELECT u.role, u.password_hash, m.role AS member_role FROM users u JOIN members m ON m.user_id = u.id AND m.client_id = u.client_id`
+        await sql.close()
+        expect(row.role).toBe('admin')
+        expect(row.member_role).toBe('owner')
+        expect(await Bun.password.verify('another long password', row.password_hash)).toBe(true)
+        // nothing was written beside the service's data dir
+        expect(await Bun.file(join(dir, 'vigil.db')).exists()).toBe(false)
+      } finally {
+        await fresh.drop()
+      }
+    },
+    60_000,
+  ) // making and migrating a database takes seconds on a busy machine
 })
