@@ -125,6 +125,43 @@ describe('identity over HTTP on PostgreSQL', () => {
   )
 
   test.skipIf(pgApp.skip)(
+    `the browser's session: signed in by cookie, switched to another client, and ended elsewhere by a password change ${pgApp.skipReason}`,
+    async () => {
+      const t = await pgApp.make()
+      const acme = (await register(t, 'owner@example.test', { company: 'Acme' })).body
+      await register(t, 'user@example.test')
+      const o = await signIn(t, 'owner@example.test')
+      const token = (await t.request('POST', '/v1/clients/me/members', { headers: o.h, body: { email: 'user@example.test' } })).body.invitation_token
+      const browser = async () => {
+        const r = await t.request('POST', '/v1/auth/session', { body: { email: 'user@example.test', password: PASSWORD } })
+        expect(r.status).toBe(200)
+        return { access: r.body.access_token as string, cookie: /vigil_session=([^;]+)/.exec(r.headers.get('set-cookie')!)![1]! }
+      }
+      const mine = await browser()
+      const other = await browser()
+      const bearer = (access: string) => ({ authorization: `Bearer ${access}` })
+      expect((await t.request('POST', '/v1/invitations/accept', { headers: bearer(mine.access), body: { token } })).status).toBe(200)
+      const switched = await t.request('POST', '/v1/auth/session/switch', {
+        headers: { ...bearer(mine.access), cookie: `vigil_session=${mine.cookie}` },
+        body: { client_id: acme.client_id },
+      })
+      expect(switched.status).toBe(200)
+      const now = { access: switched.body.access_token as string, cookie: /vigil_session=([^;]+)/.exec(switched.headers.get('set-cookie')!)![1]! }
+      expect((await t.request('GET', '/v1/auth/me', { headers: bearer(now.access) })).body.client_id).toBe(acme.client_id)
+      expect((await t.request('GET', '/v1/auth/me', { headers: bearer(mine.access) })).status).toBe(401) // the replaced session
+      const changed = await t.request('POST', '/v1/auth/password', {
+        headers: bearer(now.access),
+        body: { current_password: PASSWORD, new_password: 'a new horse battery' },
+      })
+      expect(changed.status).toBe(204)
+      expect((await t.request('GET', '/v1/auth/me', { headers: bearer(other.access) })).status).toBe(401)
+      expect((await t.request('POST', '/v1/auth/session/refresh', { headers: { cookie: `vigil_session=${other.cookie}` } })).status).toBe(401)
+      expect((await t.request('POST', '/v1/auth/session/refresh', { headers: { cookie: `vigil_session=${now.cookie}` } })).status).toBe(200)
+    },
+    SLOW,
+  )
+
+  test.skipIf(pgApp.skip)(
     `two hubs on one database: a member removed on one hub is refused on the other at once ${pgApp.skipReason}`,
     async () => {
       const { links } = linkedPeers(2)
