@@ -39,6 +39,9 @@ import { hubExecutables } from '../modules/versions/versions.executables'
 import { onEngine } from './engine'
 import type { Lookups } from './hooks'
 
+/** a client's row as the rate limit reads it: at once from SQLite's statement, awaited from PostgreSQL */
+type ClientRows = Parameters<typeof clientLimits>[0]
+
 /** Where the identity stores live: the hub's PostgreSQL when it has one, else its SQLite file. */
 type Engine = { db: Pick<DbHandle, 'sqlite'>; pg?: SQL | null }
 
@@ -79,7 +82,7 @@ function perRequestReads(on: Engine, stores: ReturnType<typeof identityStores>, 
         isOperatorClient: (clientId) => users.operatorsHomedAt(clientId).some((userId) => members.activeRole(userId, clientId) !== null),
       }) as UsersDirectory,
       // the first read of a client's rate limit answers at once too
-      clientRows: sqliteClients(db) as { byId(id: string): Promise<unknown> | unknown },
+      clientRows: sqliteClients(db) as ClientRows,
       accountsExist: () => users.count() > 0,
     }
   }
@@ -88,11 +91,10 @@ function perRequestReads(on: Engine, stores: ReturnType<typeof identityStores>, 
     directory: cachedDirectory({ account: (userId) => stores.users.byId(userId), operatorClients: () => stores.users.operatorClients() }, clock, peers, (err) =>
       logger.warn('accounts not read', { error: (err as Error).message }),
     ),
-    clientRows: stores.clients as { byId(id: string): Promise<unknown> | unknown },
+    clientRows: stores.clients as ClientRows,
     accountsExist: accountsSeen(() => stores.users.count()),
   })
-  const reads = onEngine(on, sqliteReads, pgReads)
-  return { ...reads, clientRows: reads.clientRows as Parameters<typeof clientLimits>[0] }
+  return onEngine(on, sqliteReads, pgReads)
 }
 
 /**
