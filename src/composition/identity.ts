@@ -21,7 +21,7 @@ import { createUsersStore } from '../modules/users/users.store'
 import { ACCOUNT_POLICY, ADDRESS_POLICY, loginThrottle } from '../modules/users/users.throttle'
 import { accessTokens } from '../modules/users/users.tokens'
 import type { VersionsDeps } from '../modules/versions/versions.service'
-import { createVersionsStore } from '../modules/versions/versions.store'
+import { versionsStoreOn } from './fleet'
 import { hubExecutables } from '../modules/versions/versions.executables'
 import type { Lookups } from './hooks'
 
@@ -82,7 +82,7 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[], lookups: Pick<L
     signup: { policy: signupPolicyOf(config.instance), setupToken: deps.setupToken ?? null, exposed: listenerExposed(config) },
   }
 
-  const versions: VersionsDeps = { store: createVersionsStore(sqlite), clock, served: hubExecutables(config), siteUrl: config.siteUrl }
+  const versions: VersionsDeps = { store: versionsStoreOn(deps), clock, served: hubExecutables(config), siteUrl: config.siteUrl }
 
   const health: HealthDeps = {
     store: createHealthStore(sqlite),

@@ -33,8 +33,8 @@ export interface OperatorClients {
 
 /** What a client uses of the fleet: its devices and active API keys. */
 export interface FleetUsage {
-  devices(clientId: string): number
-  apiKeys(clientId: string): number
+  devices(clientId: string): number | Promise<number>
+  apiKeys(clientId: string): number | Promise<number>
 }
 
 /** The billing catalog, as the operator's plan changes read it. */
@@ -59,11 +59,17 @@ export interface AdminDeps {
 export async function listClientsForOperator(deps: Pick<AdminDeps, 'clients' | 'usage'>, limit: number, offset: number) {
   const { rows, total } = await deps.clients.page(limit, offset)
   return {
-    items: rows.map((c) => ({
-      ...c,
-      usage: { devices: deps.usage.devices(c.client_id), members: deps.clients.seatsUsed(c.client_id), api_keys: deps.usage.apiKeys(c.client_id) },
-      owner_email: deps.clients.ownerEmail(c.client_id),
-    })),
+    items: await Promise.all(
+      rows.map(async (c) => ({
+        ...c,
+        usage: {
+          devices: await deps.usage.devices(c.client_id),
+          members: deps.clients.seatsUsed(c.client_id),
+          api_keys: await deps.usage.apiKeys(c.client_id),
+        },
+        owner_email: deps.clients.ownerEmail(c.client_id),
+      })),
+    ),
     total,
     limit,
     offset,
