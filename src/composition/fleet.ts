@@ -16,6 +16,7 @@ import { apiKeyVerifier } from '../modules/api-keys/api-keys.verifier'
 import type { Plan } from '../modules/billing/billing.catalog'
 import { subscriptionOf, type BillingDeps } from '../modules/billing/billing.service'
 import { createBillingStore } from '../modules/billing/billing.store'
+import { createBillingStorePg } from '../modules/billing/billing.store.pg'
 import { stripeClient } from '../modules/billing/billing.stripe'
 import { applyBillingPlan, findClient, maxDevicesOf } from '../modules/clients/clients.service'
 import { deviceExists, deviceRegistered, refusal, registration, type DevicesDeps } from '../modules/devices/devices.service'
@@ -85,7 +86,7 @@ export function wireFleet(
   }
 
   const billing: Filled<BillingDeps, 'subscriptionUpdated'> = {
-    store: createBillingStore(deps.db),
+    store: onEngine(deps, () => createBillingStore(deps.db), createBillingStorePg),
     clock,
     logger,
     config,
@@ -96,11 +97,15 @@ export function wireFleet(
       applyPlan: (clientId, plan) => applyBillingPlan(clients, clientId, plan),
     },
     // where subscription.updated is born: the bus carries it to webhooks and the live stream
-    subscriptionUpdated: (clientId) =>
-      void events.publish(clientId, 'subscription.updated', {
-        subscription: subscriptionOf(billing, clientId),
-        plan_type: billing.clients.find(clientId)?.plan_type ?? null,
-      }),
+    // (the change is committed already: a failed read costs the event, not the request)
+    subscriptionUpdated: async (clientId) => {
+      try {
+        const [subscription, client] = await Promise.all([subscriptionOf(billing, clientId), billing.clients.find(clientId)])
+        void events.publish(clientId, 'subscription.updated', { subscription, plan_type: client?.plan_type ?? null })
+      } catch (err) {
+        logger.error('subscription.updated not published', { client_id: clientId, error: (err as Error).message })
+      }
+    },
   }
 
   return { devices, apiKeys, enrolments, billing }
