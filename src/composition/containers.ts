@@ -10,10 +10,9 @@ import type { ContainersDeps } from '../modules/containers/containers.service'
 import { createContainersStore } from '../modules/containers/containers.store'
 import { ingestDisks, type DisksDeps } from '../modules/disks/disks.service'
 import { DISK_SOURCE } from '../modules/disks/disks.selectors'
-import { createDisksStore } from '../modules/disks/disks.store'
 import type { Filled } from './ports'
 import type { AlertingModules } from './alerting'
-import type { FleetModules } from './fleet'
+import { disksStoreOn, type FleetModules } from './fleet'
 import type { Hooks } from './hooks'
 
 /**
@@ -49,7 +48,7 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
     applied: (a) => observe({ clientId: a.clientId, deviceId: a.deviceId, source: CONTAINER_SOURCE, ts: a.ts, values: observedContainers(store, a) }),
   })
   const disks: Filled<DisksDeps, 'applied'> = {
-    store: createDisksStore(sqlite),
+    store: disksStoreOn(ctx),
     clock: ctx.clock,
     devices: { ref },
     seen,

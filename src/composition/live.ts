@@ -37,15 +37,11 @@ export function wireLive(
   })
   lookups.deviceLastSeen.answer(presence.lastSeen)
 
-  // Registration may run inside a caller's transaction (enrolment): told once it has committed,
-  // and only if the device is there (the transaction could still have rolled back).
-  hooks.deviceRegistered.listen((clientId, device) =>
-    queueMicrotask(() => {
-      if (!findDevice(devices, clientId, device.device_id)) return
-      presence.registered(clientId, device.device_id)
-      events.publish(clientId, 'device.registered', { device })
-    }),
-  )
+  // told after the registration committed (a device's own or a redeemed enrolment's store call)
+  hooks.deviceRegistered.listen((clientId, device) => {
+    presence.registered(clientId, device.device_id)
+    events.publish(clientId, 'device.registered', { device })
+  })
   hooks.deviceDeleted.listen((clientId, deviceId) => {
     presence.deleted(deviceId)
     events.publish(clientId, 'device.deleted', { device_id: deviceId })

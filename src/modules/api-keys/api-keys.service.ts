@@ -6,16 +6,10 @@ import { AppError, notFound } from '../../http/errors'
 import type { ApiKeyVerifier } from './api-keys.verifier'
 import { generateApiKey, keyPrefixOf } from './api-keys.format'
 import { DEFAULT_SCOPES, type APIKeyCreate, type APIKeyResponse } from './api-keys.model'
-import type { ApiKeyRow, ApiKeysStore, NewApiKey, SqliteApiKeys } from './api-keys.store'
+import type { ApiKeyRow, ApiKeysStore, NewApiKey } from './api-keys.store'
 
 export interface ApiKeysDeps {
   store: ApiKeysStore
-  /**
-   * The same table through SQLite's synchronous statements, for the callers inside another
-   * domain's SQLite transaction (device delete, enrolment redeem) and the operator's synchronous
-   * counts, until those domains' stores are async too (docs/scale-out.md).
-   */
-  sqlite: SqliteApiKeys
   clock: Clock
   logger: Logger
   verifier: ApiKeyVerifier
@@ -42,23 +36,29 @@ export function toApiKeyResponse(row: ApiKeyRow, plaintext: string | null = null
   }
 }
 
+/** A key's row before it has a client and a device */
+type KeyMaterial = Omit<NewApiKey, 'client_id' | 'device_id'>
+
 /** A new key's row and its plaintext; only the SHA-256 is stored. */
-function newKey(clientId: string, input: APIKeyCreate, now: number): { row: NewApiKey; plaintext: string } {
+function newKeyMaterial(input: Omit<APIKeyCreate, 'device_id'>, now: number): { row: KeyMaterial; plaintext: string } {
   const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null
   if (expiresAt !== null && expiresAt <= now) throw new AppError('invalid_parameter', 'expires_at must be in the future', 'expires_at')
   const plaintext = generateApiKey()
-  const row: NewApiKey = {
+  const row: KeyMaterial = {
     id: newId('key'),
-    client_id: clientId,
     name: input.name.trim() || input.name,
     key_prefix: keyPrefixOf(plaintext),
     key_hash: sha256Hex(plaintext),
     scopes: JSON.stringify([...new Set(input.scopes ?? DEFAULT_SCOPES)]),
-    device_id: input.device_id ?? null,
     created_at: now,
     expires_at: expiresAt,
   }
   return { row, plaintext }
+}
+
+function newKey(clientId: string, input: APIKeyCreate, now: number): { row: NewApiKey; plaintext: string } {
+  const { row, plaintext } = newKeyMaterial(input, now)
+  return { row: { ...row, client_id: clientId, device_id: input.device_id ?? null }, plaintext }
 }
 
 const created = (row: NewApiKey, plaintext: string): APIKeyResponse => toApiKeyResponse({ ...row, is_active: 1, last_used_at: null }, plaintext)
@@ -73,20 +73,11 @@ export async function createApiKey(deps: ApiKeysDeps, clientId: string, input: A
 }
 
 /**
- * For the enrolments domain, inside its SQLite transaction: a key bound to the device it just
- * registered (which therefore exists). Synchronous, so a failure rolls the enrolment back.
+ * For the enrolments domain: the row of a key for the device a redemption registers, which
+ * stores it in its own transaction with the device (the row's device and client are set there).
+ * Only the plaintext's SHA-256 is in the row.
  */
-export function createDeviceKeyInTransaction(
-  deps: Pick<ApiKeysDeps, 'sqlite' | 'clock' | 'logger'>,
-  clientId: string,
-  deviceId: string,
-  name: string,
-): APIKeyResponse {
-  const { row, plaintext } = newKey(clientId, { name, device_id: deviceId }, deps.clock.now())
-  deps.sqlite.insert(row)
-  deps.logger.info('api key created', { key_id: row.id, client_id: clientId, scopes: JSON.parse(row.scopes) })
-  return created(row, plaintext)
-}
+export const prepareDeviceKey = (deps: Pick<ApiKeysDeps, 'clock'>, name: string) => newKeyMaterial({ name }, deps.clock.now())
 
 export const listApiKeys = async (deps: ApiKeysDeps, clientId: string) => (await deps.store.listForClient(clientId)).map((r) => toApiKeyResponse(r))
 
@@ -99,21 +90,18 @@ export async function revokeKey(deps: ApiKeysDeps, clientId: string, keyId: stri
 }
 
 /**
- * For the devices domain, inside its delete transaction: a key bound to a device dies with it.
- * (The foreign key is ON DELETE SET NULL, and a key with no device acts for the whole client,
- * so leaving it active would widen a one-device credential to every device.) Their cached
- * principals are dropped here too: nothing else runs before the transaction commits, and a
- * rollback only costs a cache miss. Returns the revoked ids.
+ * For the devices domain, after a device's delete revoked its keys in the same transaction (the
+ * foreign key is ON DELETE SET NULL, and a key with no device acts for the whole client, so
+ * leaving it active would widen a one-device credential to every device): their cached
+ * principals are dropped here and on every other hub.
  */
-export function revokeDeviceKeys(deps: Pick<ApiKeysDeps, 'sqlite' | 'clock' | 'verifier'>, clientId: string, deviceId: string): string[] {
-  const revoked = deps.sqlite.revokeForDevice(clientId, deviceId, deps.clock.now())
-  for (const id of revoked) deps.verifier.invalidate(id)
-  return revoked
+export function forgetRevokedKeys(deps: Pick<ApiKeysDeps, 'verifier'>, keyIds: string[]): void {
+  for (const id of keyIds) deps.verifier.invalidate(id)
 }
 
 // ---- for the operator's views (admin) ----
 
 /** Counts for GET /v1/admin/stats: live keys. */
-export const apiKeyStats = (deps: Pick<ApiKeysDeps, 'sqlite'>) => ({ api_keys: deps.sqlite.countActive() })
+export const apiKeyStats = async (deps: Pick<ApiKeysDeps, 'store'>) => ({ api_keys: await deps.store.countActive() })
 
-export const activeKeyCount = (deps: Pick<ApiKeysDeps, 'sqlite'>, clientId: string) => deps.sqlite.countActive(clientId)
+export const activeKeyCount = (deps: Pick<ApiKeysDeps, 'store'>, clientId: string) => deps.store.countActive(clientId)

@@ -1,6 +1,6 @@
 import type { SQL } from 'bun'
 import { type Raw, num, numOrNull } from '../../db/pg/rows'
-import type { ApiKeyCredentialRow, ApiKeyRow, ApiKeysStore } from './api-keys.store'
+import type { ApiKeyCredentialRow, ApiKeyRow, ApiKeysStore, NewApiKey } from './api-keys.store'
 
 const credential = (r: Raw): ApiKeyCredentialRow => ({
   id: r.id as string,
@@ -20,13 +20,23 @@ const row = (r: Raw): ApiKeyRow => ({
   created_at: num(r.created_at),
 })
 
+/** Inserts a live key; `sql` may be a transaction of another store's step (a redeemed enrolment). */
+export async function insertApiKeyPg(sql: SQL, k: NewApiKey): Promise<void> {
+  await sql`INSERT INTO api_keys (id, client_id, name, key_prefix, key_hash, scopes, device_id, is_active, created_at, expires_at)
+    VALUES (${k.id}, ${k.client_id}, ${k.name}, ${k.key_prefix}, ${k.key_hash}, ${k.scopes}, ${k.device_id}, true, ${k.created_at}, ${k.expires_at})`
+}
+
+/** Revokes the keys bound to a device, returning their ids; `sql` may be the device delete's transaction. */
+export async function revokeDeviceKeysPg(sql: SQL, clientId: string, deviceId: string, now: number): Promise<string[]> {
+  const rows: { id: string }[] = await sql`UPDATE api_keys SET is_active = false, revoked_at = coalesce(revoked_at, ${now})
+    WHERE client_id = ${clientId} AND device_id = ${deviceId} RETURNING id`
+  return rows.map((r) => r.id)
+}
+
 /** The api_keys table on PostgreSQL: the same answers as the SQLite store (api-keys.store.contract.test.ts). */
 export function createApiKeysStorePg(sql: SQL): ApiKeysStore {
   return {
-    async insert(k) {
-      await sql`INSERT INTO api_keys (id, client_id, name, key_prefix, key_hash, scopes, device_id, is_active, created_at, expires_at)
-        VALUES (${k.id}, ${k.client_id}, ${k.name}, ${k.key_prefix}, ${k.key_hash}, ${k.scopes}, ${k.device_id}, true, ${k.created_at}, ${k.expires_at})`
-    },
+    insert: (k) => insertApiKeyPg(sql, k),
     async listForClient(clientId) {
       const rows: Raw[] = await sql`SELECT id, client_id, name, key_prefix, scopes, device_id, is_active, created_at, last_used_at, expires_at
         FROM api_keys WHERE client_id = ${clientId} ORDER BY created_at DESC, id DESC`
@@ -44,11 +54,7 @@ export function createApiKeysStorePg(sql: SQL): ApiKeysStore {
     async revoke(clientId, id, now) {
       await sql`UPDATE api_keys SET is_active = false, revoked_at = coalesce(revoked_at, ${now}) WHERE client_id = ${clientId} AND id = ${id}`
     },
-    async revokeForDevice(clientId, deviceId, now) {
-      const rows: { id: string }[] = await sql`UPDATE api_keys SET is_active = false, revoked_at = coalesce(revoked_at, ${now})
-        WHERE client_id = ${clientId} AND device_id = ${deviceId} RETURNING id`
-      return rows.map((r) => r.id)
-    },
+    revokeForDevice: (clientId, deviceId, now) => revokeDeviceKeysPg(sql, clientId, deviceId, now),
     async touch(id, now) {
       await sql`UPDATE api_keys SET last_used_at = ${now} WHERE id = ${id}`
     },

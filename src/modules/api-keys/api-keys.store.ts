@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { perConnection } from '../../db/per-connection'
 
 export interface ApiKeyRow {
   id: string
@@ -40,13 +41,7 @@ export interface ApiKeysStore {
 
 const COLUMNS = 'id, client_id, name, key_prefix, scopes, device_id, is_active, created_at, last_used_at, expires_at'
 
-/**
- * SQLite's statements, synchronous. Besides backing `createApiKeysStore`, they serve the callers
- * that run inside another domain's synchronous SQLite transaction or read a count synchronously
- * (a deleted device revokes its keys, a redeemed enrolment makes one, the operator's counts):
- * the devices, enrolments and admin domains move to the async store when theirs are.
- */
-export function sqliteApiKeys(sqlite: Database) {
+function build(sqlite: Database) {
   const insert = sqlite.query<never, [string, string, string, string, string, string, string | null, number, number | null]>(
     'INSERT INTO api_keys (id, client_id, name, key_prefix, key_hash, scopes, device_id, is_active, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)',
   )
@@ -78,7 +73,14 @@ export function sqliteApiKeys(sqlite: Database) {
   }
 }
 
-export type SqliteApiKeys = ReturnType<typeof sqliteApiKeys>
+/**
+ * SQLite's statements, synchronous, one set per connection. Besides backing `createApiKeysStore`,
+ * they serve the steps of other stores that run in one SQLite transaction with a key's write
+ * (a deleted device revokes its keys, a redeemed enrolment makes one).
+ */
+export const sqliteApiKeys = perConnection(build)
+
+export type SqliteApiKeys = ReturnType<typeof build>
 
 /** The store on SQLite: its statements run when called (bun:sqlite is synchronous), the answers come as promises. */
 export function createApiKeysStore(keys: SqliteApiKeys): ApiKeysStore {

@@ -4,7 +4,7 @@ import type { BillingDeps } from './billing.service'
 const EVENT_RETENTION_MS = 30 * 86_400_000
 
 /** Forgets the ids of handled Stripe events that Stripe can no longer redeliver. */
-export function pruneBillingEvents(deps: Pick<BillingDeps, 'store' | 'clock' | 'logger'>): void {
-  const removed = deps.store.pruneEvents(deps.clock.now() - EVENT_RETENTION_MS)
+export async function pruneBillingEvents(deps: Pick<BillingDeps, 'store' | 'clock' | 'logger'>): Promise<void> {
+  const removed = await deps.store.pruneEvents(deps.clock.now() - EVENT_RETENTION_MS)
   if (removed) deps.logger.debug('billing events pruned', { removed })
 }

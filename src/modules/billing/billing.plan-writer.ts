@@ -1,6 +1,6 @@
 import type { Logger } from '../../lib/logger'
 import { findPlan, freePlan, type Plan } from './billing.catalog'
-import type { BillingStore } from './billing.store'
+import type { BillingAccount, BillingStore, SubscriptionFields } from './billing.store'
 import type { SubscriptionSnapshot } from './billing.stripe'
 
 /**
@@ -23,9 +23,17 @@ export interface PlanWriterDeps {
   logger: Logger
   plans: () => Plan[]
   /** the clients domain's side of BillingDeps['clients'] */
-  clients: { applyPlan(clientId: string, plan: { planType: string; subscriptionStatus: string; maxDevices: number; maxUsers: number }): void }
+  clients: { applyPlan(clientId: string, plan: BillingPlan): void | Promise<void> }
   /** told after a subscription state was applied (the composition root publishes subscription.updated) */
-  subscriptionUpdated: (clientId: string) => void
+  subscriptionUpdated: (clientId: string) => void | Promise<void>
+}
+
+/** The plan fields billing puts in force on a client. */
+export interface BillingPlan {
+  planType: string
+  subscriptionStatus: string
+  maxDevices: number
+  maxUsers: number
 }
 
 export interface ApplyOptions {
@@ -33,7 +41,7 @@ export interface ApplyOptions {
   eventAt?: number
   /** ms; our clock when the snapshot was read from Stripe */
   observedAt: number
-  /** record this event id as processed in the same transaction */
+  /** claim this event id as processed in the same transaction */
   event?: { id: string; type: string }
 }
 
@@ -49,33 +57,42 @@ export function planOfSubscription(plans: Plan[], snap: SubscriptionSnapshot): P
 }
 
 /**
- * Applies a subscription state (null: the client has none) to the client, atomically with the
- * event record; the clients domain drops its cached rate limit so it bites on the next request.
- * Synchronous on purpose: callers fetch from Stripe first, never inside this transaction.
+ * Applies a subscription state (null: the client has none): the billing account's fields in one
+ * store call with the event's claim, then the plan it implies put in force on the client (its
+ * type, status and limits), which drops the client's cached rate limit on every hub. The client's
+ * fields are written after the billing row commits: should that write fail, the next event or a
+ * sync (POST /v1/billing/sync) puts the same plan in force again. Callers fetch from Stripe first.
  */
-export function applySubscription(deps: PlanWriterDeps, clientId: string, snap: SubscriptionSnapshot | null, opts: ApplyOptions, now: number): ApplyOutcome {
+export async function applySubscription(
+  deps: PlanWriterDeps,
+  clientId: string,
+  snap: SubscriptionSnapshot | null,
+  opts: ApplyOptions,
+  now: number,
+): Promise<ApplyOutcome> {
   const plans = deps.plans()
-  const outcome = deps.store.transaction((): ApplyOutcome => {
-    if (opts.event && deps.store.eventSeen(opts.event.id)) return 'duplicate'
-    const outcome = write()
-    if (opts.event) deps.store.recordEvent(opts.event.id, opts.event.type, outcome === 'applied' ? 'applied' : 'ignored', now)
-    return outcome
+  const outcome = await deps.store.applySubscription(clientId, opts.event ?? null, now, (acc) => decide(acc))
+  if (outcome !== 'applied') return outcome
+  const effective = snap && PAID_STATUSES.has(snap.status) ? (planOfSubscription(plans, snap) ?? freePlan(plans)) : freePlan(plans)
+  await deps.clients.applyPlan(clientId, {
+    planType: effective.id,
+    subscriptionStatus: snap?.status ?? 'none',
+    maxDevices: effective.maxDevices,
+    maxUsers: effective.maxUsers,
   })
-  if (outcome === 'applied') {
-    deps.logger.info('subscription applied', { client_id: clientId, subscription: snap?.id ?? null, status: snap?.status ?? 'none' })
-    deps.subscriptionUpdated(clientId)
-  }
+  deps.logger.info('subscription applied', { client_id: clientId, subscription: snap?.id ?? null, status: snap?.status ?? 'none' })
+  await deps.subscriptionUpdated(clientId)
   return outcome
 
-  function write(): ApplyOutcome {
-    const acc = deps.store.ensureAccount(clientId, now)
+  /** the fields to write, or null when this state is older than the stored one */
+  function decide(acc: BillingAccount): SubscriptionFields | null {
     if (snap && acc.providerSubscriptionId) {
       if (acc.providerSubscriptionId !== snap.id) {
         // An old subscription ending (e.g. after a plan switch) must not cancel the live one.
-        if (PAID_STATUSES.has(acc.subscriptionStatus) && !PAID_STATUSES.has(snap.status)) return 'stale'
+        if (PAID_STATUSES.has(acc.subscriptionStatus) && !PAID_STATUSES.has(snap.status)) return null
       } else {
-        if (opts.eventAt !== undefined && acc.lastEventAt !== null && opts.eventAt < acc.lastEventAt) return 'stale'
-        if (acc.observedAt !== null && opts.observedAt < acc.observedAt) return 'stale'
+        if (opts.eventAt !== undefined && acc.lastEventAt !== null && opts.eventAt < acc.lastEventAt) return null
+        if (acc.observedAt !== null && opts.observedAt < acc.observedAt) return null
       }
     }
     const plan = snap ? planOfSubscription(plans, snap) : undefined
@@ -87,30 +104,18 @@ export function applySubscription(deps: PlanWriterDeps, clientId: string, snap: 
       })
     }
     const sameSub = snap !== null && acc.providerSubscriptionId === snap.id
-    deps.store.writeSubscription(
-      clientId,
-      {
-        providerSubscriptionId: snap?.id ?? null,
-        subscriptionStatus: snap?.status ?? 'none',
-        planId: plan?.id ?? snap?.planId ?? null,
-        amount: snap?.amount ?? plan?.price ?? null,
-        currency: snap?.currency ?? plan?.currency ?? null,
-        interval: snap?.interval ?? plan?.interval ?? null,
-        currentPeriodStart: snap?.periodStart ?? null,
-        currentPeriodEnd: snap?.periodEnd ?? null,
-        cancelAtPeriodEnd: snap?.cancelAtPeriodEnd ?? false,
-        lastEventAt: Math.max(opts.eventAt ?? 0, sameSub ? (acc.lastEventAt ?? 0) : 0) || null,
-        observedAt: opts.observedAt,
-      },
-      now,
-    )
-    const effective = snap && plan && PAID_STATUSES.has(snap.status) ? plan : freePlan(plans)
-    deps.clients.applyPlan(clientId, {
-      planType: effective.id,
+    return {
+      providerSubscriptionId: snap?.id ?? null,
       subscriptionStatus: snap?.status ?? 'none',
-      maxDevices: effective.maxDevices,
-      maxUsers: effective.maxUsers,
-    })
-    return 'applied'
+      planId: plan?.id ?? snap?.planId ?? null,
+      amount: snap?.amount ?? plan?.price ?? null,
+      currency: snap?.currency ?? plan?.currency ?? null,
+      interval: snap?.interval ?? plan?.interval ?? null,
+      currentPeriodStart: snap?.periodStart ?? null,
+      currentPeriodEnd: snap?.periodEnd ?? null,
+      cancelAtPeriodEnd: snap?.cancelAtPeriodEnd ?? false,
+      lastEventAt: Math.max(opts.eventAt ?? 0, sameSub ? (acc.lastEventAt ?? 0) : 0) || null,
+      observedAt: opts.observedAt,
+    }
   }
 }

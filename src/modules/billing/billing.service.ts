@@ -5,7 +5,7 @@ import { toIso, type Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import { findPlan, type Plan } from './billing.catalog'
 import type { BillingResponse, CheckoutRequest, Payment, PaymentsQuery, PlanInfo, SubscriptionResponse } from './billing.model'
-import { applySubscription, PAID_STATUSES } from './billing.plan-writer'
+import { applySubscription, PAID_STATUSES, type BillingPlan } from './billing.plan-writer'
 import { recordInvoice } from './billing.payments'
 import { callStripe, snapshotOf } from './billing.stripe'
 import type { BillingStore, PaymentRow } from './billing.store'
@@ -20,7 +20,7 @@ export interface BillingDeps {
   stripe: Stripe | null
   clients: BillingClients
   /** told after a subscription state was applied (the composition root publishes subscription.updated) */
-  subscriptionUpdated: (clientId: string) => void
+  subscriptionUpdated: (clientId: string) => void | Promise<void>
 }
 
 /** What billing reads of a client. */
@@ -34,9 +34,9 @@ export interface BillingClientView {
 /** What billing needs of the clients domain, the owner of the plan fields it changes. */
 export interface BillingClients {
   /** null when the client does not exist */
-  find(clientId: string): BillingClientView | null
-  /** puts a plan's type, status and limits in force (the operator's overrides win); inside billing's transaction */
-  applyPlan(clientId: string, plan: { planType: string; subscriptionStatus: string; maxDevices: number; maxUsers: number }): void
+  find(clientId: string): BillingClientView | null | Promise<BillingClientView | null>
+  /** puts a plan's type, status and limits in force (the operator's overrides win), after billing's own row committed */
+  applyPlan(clientId: string, plan: BillingPlan): void | Promise<void>
 }
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : toIso(ms))
@@ -67,8 +67,8 @@ export function planInfo(plan: Plan, rateLimits: BillingDeps['config']['rateLimi
   }
 }
 
-export function subscriptionOf(deps: BillingDeps, clientId: string): SubscriptionResponse {
-  const acc = deps.store.account(clientId)
+export async function subscriptionOf(deps: Pick<BillingDeps, 'store'>, clientId: string): Promise<SubscriptionResponse> {
+  const acc = await deps.store.account(clientId)
   return {
     status: acc?.subscriptionStatus ?? 'none',
     plan_id: acc?.planId ?? null,
@@ -81,11 +81,11 @@ export function subscriptionOf(deps: BillingDeps, clientId: string): Subscriptio
   }
 }
 
-export function billingOf(deps: BillingDeps, clientId: string): BillingResponse {
-  const client = deps.clients.find(clientId)
+export async function billingOf(deps: BillingDeps, clientId: string): Promise<BillingResponse> {
+  const client = await deps.clients.find(clientId)
   if (!client) throw new AppError('not_found', 'Client not found')
-  const acc = deps.store.account(clientId)
-  const sub = subscriptionOf(deps, clientId)
+  const acc = await deps.store.account(clientId)
+  const sub = await subscriptionOf(deps, clientId)
   return {
     provider_customer_id: acc?.providerCustomerId ?? null,
     provider_subscription_id: acc?.providerSubscriptionId ?? null,
@@ -105,9 +105,9 @@ export function billingOf(deps: BillingDeps, clientId: string): BillingResponse 
 
 /** The client's Stripe customer: created once, on first checkout, then reused. */
 async function customerFor(deps: BillingDeps, stripe: Stripe, clientId: string): Promise<string> {
-  const existing = deps.store.account(clientId)?.providerCustomerId
+  const existing = (await deps.store.account(clientId))?.providerCustomerId
   if (existing) return existing
-  const client = deps.clients.find(clientId)
+  const client = await deps.clients.find(clientId)
   if (!client) throw new AppError('not_found', 'Client not found')
   // The idempotency key makes two racing first checkouts create one customer, not two.
   const customer = await callStripe(deps.logger, 'create the customer', () =>
@@ -131,7 +131,7 @@ export async function checkout(deps: BillingDeps, clientId: string, req: Partial
   }
   const stripe = requireStripe(deps)
   // A second subscription would bill the client twice; plan changes go through the portal.
-  const current = deps.store.account(clientId)
+  const current = await deps.store.account(clientId)
   if (current && PAID_STATUSES.has(current.subscriptionStatus)) {
     throw new AppError(
       'conflict',
@@ -172,7 +172,7 @@ export async function checkout(deps: BillingDeps, clientId: string, req: Partial
 
 export async function portal(deps: BillingDeps, clientId: string) {
   const stripe = requireStripe(deps)
-  const customer = deps.store.account(clientId)?.providerCustomerId
+  const customer = (await deps.store.account(clientId))?.providerCustomerId
   if (!customer) throw new AppError('no_customer', 'This account has no Stripe customer yet; start a subscription with POST /v1/billing/checkout first')
   const session = await callStripe(deps.logger, 'create the portal session', () =>
     stripe.billingPortal.sessions.create({ customer, return_url: `${deps.config.siteUrl}/settings/billing` }),
@@ -189,7 +189,7 @@ const rank = (s: Stripe.Subscription) => (PAID_STATUSES.has(s.status) ? 1 : 0)
  */
 export async function sync(deps: BillingDeps, clientId: string) {
   const stripe = requireStripe(deps)
-  const customer = deps.store.account(clientId)?.providerCustomerId
+  const customer = (await deps.store.account(clientId))?.providerCustomerId
   if (!customer) throw new AppError('no_customer', 'This account has no Stripe customer yet; nothing to sync')
   const observedAt = deps.clock.now()
   const [subs, invoices] = await Promise.all([
@@ -197,18 +197,18 @@ export async function sync(deps: BillingDeps, clientId: string) {
     callStripe(deps.logger, 'list invoices', () => stripe.invoices.list({ customer, limit: 24 })),
   ])
   const best = [...subs.data].sort((a, b) => rank(b) - rank(a) || b.created - a.created)[0]
-  const outcome = applySubscription(deps, clientId, best ? snapshotOf(best) : null, { observedAt }, deps.clock.now())
+  const outcome = await applySubscription(deps, clientId, best ? snapshotOf(best) : null, { observedAt }, deps.clock.now())
   let recorded = 0
-  for (const inv of invoices.data) if (recordInvoice(deps, clientId, inv, null)) recorded++
-  return { synced: outcome === 'applied', subscription: subscriptionOf(deps, clientId), payments_recorded: recorded }
+  for (const inv of invoices.data) if ((await recordInvoice(deps, clientId, inv, null)) === 'applied') recorded++
+  return { synced: outcome === 'applied', subscription: await subscriptionOf(deps, clientId), payments_recorded: recorded }
 }
 
-export function payments(deps: BillingDeps, clientId: string, q: PaymentsQuery) {
+export async function payments(deps: BillingDeps, clientId: string, q: PaymentsQuery) {
   const start = q.start_date ? Date.parse(q.start_date) : undefined
   const end = q.end_date ? Date.parse(q.end_date) : undefined
   const limit = q.limit ?? 24
   const offset = q.offset ?? 0
-  const { items, total } = deps.store.listPayments(clientId, { limit, offset, start, end })
+  const { items, total } = await deps.store.listPayments(clientId, { limit, offset, start, end })
   return { items: items.map(paymentView), total, limit, offset }
 }
 

@@ -37,7 +37,8 @@ export async function handleWebhook(deps: BillingDeps, raw: string, signature: s
     throw new AppError('invalid_signature', `The stripe-signature header does not verify: ${reason}`, 'stripe-signature')
   }
   assertEventShape(event)
-  if (deps.store.eventSeen(event.id)) return 'duplicate'
+  // cheap first look; the claim in each write's transaction is what makes an event count once
+  if (await deps.store.eventSeen(event.id)) return 'duplicate'
   const outcome = await dispatch(deps, stripe, event)
   deps.logger.info('webhook event', { event: event.id, type: event.type, outcome })
   return outcome
@@ -59,21 +60,21 @@ async function dispatch(deps: BillingDeps, stripe: Stripe, event: Stripe.Event):
   }
 }
 
-function ignore(deps: BillingDeps, event: Stripe.Event): WebhookOutcome {
-  return deps.store.recordEvent(event.id, event.type, 'ignored', deps.clock.now()) ? 'ignored' : 'duplicate'
+async function ignore(deps: BillingDeps, event: Stripe.Event): Promise<WebhookOutcome> {
+  return (await deps.store.recordEvent(event.id, event.type, 'ignored', deps.clock.now())) ? 'ignored' : 'duplicate'
 }
 
 /** A client id from our own metadata, only if that client (still) exists. */
-function knownClient(deps: BillingDeps, clientId: string | null | undefined): string | null {
-  return clientId && deps.clients.find(clientId) ? clientId : null
+async function knownClient(deps: BillingDeps, clientId: string | null | undefined): Promise<string | null> {
+  return clientId && (await deps.clients.find(clientId)) ? clientId : null
 }
 
 async function checkoutCompleted(deps: BillingDeps, stripe: Stripe, event: Stripe.Event, session: Stripe.Checkout.Session) {
-  const clientId = knownClient(deps, session.client_reference_id ?? session.metadata?.client_id)
+  const clientId = await knownClient(deps, session.client_reference_id ?? session.metadata?.client_id)
   const customerId = customerIdOf(session.customer)
   const subscriptionId = customerIdOf(session.subscription)
   if (session.mode !== 'subscription' || !clientId || !subscriptionId) return ignore(deps, event)
-  if (customerId) deps.store.setCustomerIfUnset(clientId, customerId, deps.clock.now())
+  if (customerId) await deps.store.setCustomerIfUnset(clientId, customerId, deps.clock.now())
   const observedAt = deps.clock.now()
   let sub: Stripe.Subscription
   try {
@@ -88,15 +89,15 @@ async function checkoutCompleted(deps: BillingDeps, stripe: Stripe, event: Strip
 
 async function subscriptionChanged(deps: BillingDeps, stripe: Stripe, event: Stripe.Event, payload: Stripe.Subscription) {
   const customerId = customerIdOf(payload.customer)
-  const clientId = knownClient(deps, payload.metadata?.client_id) ?? (customerId ? (deps.store.accountByCustomer(customerId)?.clientId ?? null) : null)
+  const clientId =
+    (await knownClient(deps, payload.metadata?.client_id)) ?? (customerId ? ((await deps.store.accountByCustomer(customerId))?.clientId ?? null) : null)
   if (!clientId) return ignore(deps, event)
   // Cheap out-of-order check first: an event older than the last one applied is obsolete.
-  const acc = deps.store.account(clientId)
+  const acc = await deps.store.account(clientId)
   if (acc?.providerSubscriptionId === payload.id && acc.lastEventAt !== null && event.created * 1000 < acc.lastEventAt) {
-    deps.store.recordEvent(event.id, event.type, 'ignored', deps.clock.now())
-    return 'stale' as const
+    return (await deps.store.recordEvent(event.id, event.type, 'ignored', deps.clock.now())) ? 'stale' : 'duplicate'
   }
-  if (customerId) deps.store.setCustomerIfUnset(clientId, customerId, deps.clock.now())
+  if (customerId) await deps.store.setCustomerIfUnset(clientId, customerId, deps.clock.now())
   const observedAt = deps.clock.now()
   let snap: SubscriptionSnapshot
   try {
@@ -113,14 +114,12 @@ function apply(deps: BillingDeps, event: Stripe.Event, clientId: string, snap: S
   return applySubscription(deps, clientId, snap, { eventAt: event.created * 1000, observedAt, event: { id: event.id, type: event.type } }, deps.clock.now())
 }
 
-function invoiceEvent(deps: BillingDeps, event: Stripe.Event, inv: Stripe.Invoice, kind: 'paid' | 'failed'): WebhookOutcome {
+async function invoiceEvent(deps: BillingDeps, event: Stripe.Event, inv: Stripe.Invoice, kind: 'paid' | 'failed'): Promise<WebhookOutcome> {
   const customerId = customerIdOf(inv.customer)
   const clientId =
-    (customerId ? deps.store.accountByCustomer(customerId)?.clientId : undefined) ?? knownClient(deps, inv.parent?.subscription_details?.metadata?.client_id)
+    (customerId ? (await deps.store.accountByCustomer(customerId))?.clientId : undefined) ??
+    (await knownClient(deps, inv.parent?.subscription_details?.metadata?.client_id))
   if (!clientId) return ignore(deps, event)
-  return deps.store.transaction((): WebhookOutcome => {
-    if (!deps.store.recordEvent(event.id, event.type, 'applied', deps.clock.now())) return 'duplicate'
-    recordInvoice(deps, clientId, inv, kind)
-    return 'applied'
-  })
+  const recorded = await recordInvoice(deps, clientId, inv, kind, { id: event.id, type: event.type })
+  return recorded === 'duplicate' ? 'duplicate' : 'applied'
 }

@@ -4,9 +4,7 @@ import { newId } from '../../lib/ids'
 import { notFound } from '../../http/errors'
 import { NEW_CLIENT, type ClientResponse } from './clients.model'
 import { withLimitsInForce, type ClientLimits, type OwnInstanceLimits } from './clients.limits'
-import type { Database } from 'bun:sqlite'
-import { perConnection } from '../../db/per-connection'
-import { sqliteClients, type ClientChanges, type ClientRow, type ClientsStore, type NewClient, type PlanInForce } from './clients.store'
+import type { ClientChanges, ClientRow, ClientsStore, NewClient, PlanInForce } from './clients.store'
 import type { MembersStore } from './members.store'
 import type { MemberRoles } from './clients.roles'
 
@@ -121,24 +119,3 @@ export async function applyBillingPlan(deps: Pick<ClientsDeps, 'store' | 'clock'
   await deps.store.applyPlan(clientId, plan, deps.clock.now())
   deps.limits.invalidate(clientId)
 }
-
-/**
- * The fleet's synchronous view of clients, for the callers that still run inside the devices' and
- * billing's SQLite transactions (an enrolment's registration, a plan applied by billing). SQLite's
- * only: a hub on PostgreSQL answers through `maxDevicesOf`, `findClient` and `applyBillingPlan`,
- * which these callers will await.
- */
-export const fleetClientsOnSqlite = perConnection((sqlite: Database, deps: Pick<ClientsDeps, 'clock' | 'limits' | 'ownLimits'>) => {
-  const clients = sqliteClients(sqlite)
-  return {
-    maxDevices(clientId: string): number {
-      const row = clients.byId(clientId)
-      return row ? withLimitsInForce(row, deps.ownLimits).max_devices : NEW_CLIENT.max_devices
-    },
-    find: (clientId: string): ClientRow | null => clients.byId(clientId),
-    applyPlan(clientId: string, plan: PlanInForce) {
-      clients.applyPlan(clientId, plan, deps.clock.now())
-      deps.limits.invalidate(clientId)
-    },
-  }
-})

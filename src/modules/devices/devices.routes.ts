@@ -51,8 +51,8 @@ export function devicesRoutes(deps: DevicesDeps, auth: Authenticator) {
     })
     .delete(
       '/:device_id',
-      ({ user, params, set }) => {
-        deleteDevice(deps, user.clientId, params.device_id)
+      async ({ user, params, set }) => {
+        await deleteDevice(deps, user.clientId, params.device_id)
         set.status = 204
       },
       {

@@ -10,8 +10,7 @@ export interface DevicesDeps {
   store: DevicesStore
   /**
    * SQLite's statements with the ingest path's ref caches, for the callers that cannot await
-   * yet: the metrics' ports, the transactions that span domains (enrolment, delete with its
-   * keys) and the other domains' synchronous ports
+   * yet: the metrics' ports and the other domains' synchronous ports
    */
   sqlite: SqliteDevices
   clock: Clock
@@ -47,13 +46,13 @@ export interface DeviceEvents {
 
 /** What devices need of the clients domain. Asked before a registration, which applies it if the device is new. */
 export interface DeviceLimits {
-  maxDevices(clientId: string): number
+  maxDevices(clientId: string): number | Promise<number>
 }
 
-/** What devices need of the API keys domain. Called inside the delete transaction. */
+/** What devices need of the API keys domain, once a delete has revoked a device's keys in its transaction. */
 export interface DeviceKeys {
-  /** revokes the keys bound to the device; returns their ids */
-  revokeForDevice(clientId: string, deviceId: string): string[]
+  /** drops the revoked keys' cached principals, on this hub and on the others */
+  revoked(keyIds: string[]): void
 }
 
 /** The caller registering a device: its client and, for a bound key, the one device it may act for. */
@@ -104,19 +103,21 @@ const limitMessage = (max: number) =>
   `This account may register at most ${max} device${max === 1 ? '' : 's'}. To raise the limit, upgrade the plan ` +
   `(POST /v1/billing/checkout), or ask the instance operator to set max_devices with PATCH /v1/admin/clients/{client_id}.`
 
-function refusal(r: Extract<Registered, { refused: string }>, max: number): AppError {
+/** Why a registration was refused, as the API answers it. */
+export function refusal(r: Extract<Registered, { refused: string }>, max: number): AppError {
   return r.refused === 'device_mismatch'
     ? new AppError('device_mismatch', 'This API key is bound to another device and cannot register a new one')
     : new AppError('device_limit_reached', limitMessage(max))
 }
 
-function registration(deps: Pick<DevicesDeps, 'clock' | 'clients'>, caller: DeviceCaller, body: DeviceRegister): DeviceRegistration {
+/** What the store is asked to register for this caller: the facts, the client's limit in force, a new id. */
+export async function registration(deps: Pick<DevicesDeps, 'clock' | 'clients'>, caller: DeviceCaller, body: DeviceRegister): Promise<DeviceRegistration> {
   return {
     clientId: caller.clientId,
     boundTo: caller.deviceId,
     fingerprint: body.fingerprint,
     facts: { hostname: body.hostname, os: body.os, os_version: body.os_version, arch: body.arch, mac_address: body.mac_address ?? null },
-    max: deps.clients.maxDevices(caller.clientId),
+    max: await deps.clients.maxDevices(caller.clientId),
     newId: newId('dev'),
     now: deps.clock.now(),
   }
@@ -128,7 +129,7 @@ function registration(deps: Pick<DevicesDeps, 'clock' | 'clients'>, caller: Devi
  * concurrent registrations can never overshoot max_devices.
  */
 export async function registerDevice(deps: DevicesDeps, caller: DeviceCaller, body: DeviceRegister): Promise<{ device: DeviceResponse; created: boolean }> {
-  const r = registration(deps, caller, body)
+  const r = await registration(deps, caller, body)
   const result = await deps.store.register(r)
   if ('refused' in result) throw refusal(result, r.max)
   if (result.created) deps.sqlite.forget(caller.clientId)
@@ -140,17 +141,14 @@ export async function registerDevice(deps: DevicesDeps, caller: DeviceCaller, bo
 }
 
 /**
- * The same inside a caller's synchronous SQLite transaction (redeeming an enrolment token makes
- * the device and its key together); SQLite only until that transaction can span the engines' stores.
+ * After a device was registered by another step (a redeemed enrolment, which registers it in its
+ * own transaction): the same cache drop and event as `registerDevice`.
  */
-export function registerDeviceInTransaction(deps: DevicesDeps, caller: DeviceCaller, body: DeviceRegister): { device: DeviceResponse; created: boolean } {
-  const r = registration(deps, caller, body)
-  const result = deps.sqlite.register(r)
-  if ('refused' in result) throw refusal(result, r.max)
-  if (result.created) deps.sqlite.forget(caller.clientId)
-  const [device] = responses(deps, [deps.sqlite.byId(caller.clientId, result.id)!]) as [DeviceResponse]
-  if (result.created) deps.events.registered(caller.clientId, device)
-  return { device, created: result.created }
+export async function deviceRegistered(deps: DevicesDeps, clientId: string, deviceId: string, created: boolean): Promise<void> {
+  if (!created) return
+  deps.sqlite.forget(clientId)
+  const row = await deps.store.byId(clientId, deviceId)
+  if (row) deps.events.registered(clientId, responses(deps, [row])[0]!)
 }
 
 export async function listDevices(deps: DevicesDeps, clientId: string): Promise<DeviceResponse[]> {
@@ -210,19 +208,14 @@ export function deviceIdsOf(deps: DevicesDeps, clientId: string): string[] {
 
 /**
  * Deletes a device; its metrics (every tier) and recommendations go with it by ON DELETE CASCADE,
- * and the API keys bound to it are revoked in the same transaction. Returns the revoked key ids.
- * SQLite's synchronous transaction: it spans the API keys' table, which a transaction handed from
- * one engine's store to the next would have to carry on PostgreSQL.
+ * and the API keys bound to it are revoked in the same transaction (one store call). Returns the
+ * revoked key ids.
  */
-export function deleteDevice(deps: DevicesDeps, clientId: string, deviceId: string): string[] {
-  const { sqlite } = deps
-  const revoked = sqlite.transaction(() => {
-    if (!sqlite.byId(clientId, deviceId)) throw notFound('Device')
-    const keys = deps.keys.revokeForDevice(clientId, deviceId)
-    sqlite.remove(clientId, deviceId)
-    return keys
-  })
-  sqlite.forget(clientId, deviceId)
+export async function deleteDevice(deps: DevicesDeps, clientId: string, deviceId: string): Promise<string[]> {
+  const revoked = await deps.store.remove(clientId, deviceId, deps.clock.now())
+  if (revoked === null) throw notFound('Device')
+  deps.keys.revoked(revoked)
+  deps.sqlite.forget(clientId, deviceId)
   deps.events.deleted(clientId, deviceId)
   return revoked
 }
@@ -266,9 +259,9 @@ export function deviceRef(deps: DevicesDeps, clientId: string, deviceId: string)
 // ---- for the operator's views (admin) ----
 
 /** Counts for GET /v1/admin/stats. */
-export const deviceStats = (deps: Pick<DevicesDeps, 'sqlite'>) => ({ devices: deps.sqlite.countAll() })
+export const deviceStats = async (deps: Pick<DevicesDeps, 'store'>) => ({ devices: await deps.store.countAll() })
 
-export const deviceCount = (deps: Pick<DevicesDeps, 'sqlite'>, clientId: string) => deps.sqlite.countForClient(clientId)
+export const deviceCount = (deps: Pick<DevicesDeps, 'store'>, clientId: string) => deps.store.countForClient(clientId)
 
 // ---- for the metrics and AI domains ----
 

@@ -1,6 +1,7 @@
 import type { SQL } from 'bun'
 import { type Raw, num, numOrNull } from '../../db/pg/rows'
-import type { DeviceLabels, DeviceLastSeen, DeviceRef, DeviceRow, DevicesStore, Registered } from './devices.store'
+import { revokeDeviceKeysPg } from '../api-keys/api-keys.store.pg'
+import type { DeviceLabels, DeviceLastSeen, DeviceRef, DeviceRegistration, DeviceRow, DevicesStore, Registered } from './devices.store'
 
 const COLS = 'id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, last_seen_at, seq, name, tags'
 
@@ -24,18 +25,43 @@ const row = (r: Raw): DeviceRow => ({
 
 const ref = (r: Raw): DeviceRef => ({ id: r.id as string, clientId: r.client_id as string, seq: numOrNull(r.seq) as number })
 
+/** the next never-used seq: the identity column never hands one out twice; the table keeps its newest rows only */
+async function nextSeq(tx: SQL) {
+  const [s]: Raw[] = await tx`INSERT INTO device_seqs DEFAULT VALUES RETURNING seq`
+  const seq = num(s!.seq)
+  await tx`DELETE FROM device_seqs WHERE seq < ${seq}`
+  return seq
+}
+
+/**
+ * A registration inside the caller's transaction `tx` (the devices store's own, or a redeemed
+ * enrolment's): registrations of one client queue on an advisory lock held until `tx` ends, so
+ * the count cannot miss one in flight on another hub.
+ */
+export async function registerDevicePg(tx: SQL, r: DeviceRegistration): Promise<Registered> {
+  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`vigil.devices.register:${r.clientId}`}, 0))`
+  const [existing]: Raw[] = await tx`SELECT id FROM devices WHERE client_id = ${r.clientId} AND fingerprint = ${r.fingerprint}`
+  const existingId = existing?.id as string | undefined
+  if (r.boundTo && existingId !== r.boundTo) return { refused: 'device_mismatch' }
+  const f = r.facts
+  if (existingId) {
+    await tx`UPDATE devices SET hostname = ${f.hostname}, os = ${f.os}, os_version = ${f.os_version}, arch = ${f.arch},
+      mac_address = ${f.mac_address}, updated_at = ${r.now} WHERE id = ${existingId}`
+    return { id: existingId, created: false }
+  }
+  const [c]: { n: number }[] = await tx`SELECT count(*)::int AS n FROM devices WHERE client_id = ${r.clientId}`
+  if (c!.n >= r.max) return { refused: 'device_limit_reached' }
+  const seq = await nextSeq(tx)
+  await tx`INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, seq)
+    VALUES (${r.newId}, ${r.clientId}, ${r.fingerprint}, ${f.hostname}, ${f.os}, ${f.os_version}, ${f.arch}, ${f.mac_address}, ${r.now}, ${r.now}, ${seq})`
+  return { id: r.newId, created: true }
+}
+
 /**
  * The devices and device_seqs tables on PostgreSQL: the same answers as the SQLite store
  * (devices.store.contract.test.ts). Text is ordered by its bytes (COLLATE "C"), as SQLite orders it.
  */
 export function createDevicesStorePg(sql: SQL): DevicesStore {
-  /** the next never-used seq: the identity column never hands one out twice; the table keeps its newest rows only */
-  const nextSeq = async (tx: SQL) => {
-    const [s]: Raw[] = await tx`INSERT INTO device_seqs DEFAULT VALUES RETURNING seq`
-    const seq = num(s!.seq)
-    await tx`DELETE FROM device_seqs WHERE seq < ${seq}`
-    return seq
-  }
   /** a device made without a seq gets one on first use; of two hubs doing so at once, the first one's stands */
   const withSeq = async (r: DeviceRef): Promise<DeviceRef> => {
     if (r.seq !== null) return r
@@ -72,25 +98,7 @@ export function createDevicesStorePg(sql: SQL): DevicesStore {
       return r!.n
     },
     register(r) {
-      return sql.begin(async (tx): Promise<Registered> => {
-        // registrations of one client queue here, so the count below cannot miss one in flight on another hub
-        await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`vigil.devices.register:${r.clientId}`}, 0))`
-        const [existing]: Raw[] = await tx`SELECT id FROM devices WHERE client_id = ${r.clientId} AND fingerprint = ${r.fingerprint}`
-        const existingId = existing?.id as string | undefined
-        if (r.boundTo && existingId !== r.boundTo) return { refused: 'device_mismatch' }
-        const f = r.facts
-        if (existingId) {
-          await tx`UPDATE devices SET hostname = ${f.hostname}, os = ${f.os}, os_version = ${f.os_version}, arch = ${f.arch},
-            mac_address = ${f.mac_address}, updated_at = ${r.now} WHERE id = ${existingId}`
-          return { id: existingId, created: false }
-        }
-        const [c]: { n: number }[] = await tx`SELECT count(*)::int AS n FROM devices WHERE client_id = ${r.clientId}`
-        if (c!.n >= r.max) return { refused: 'device_limit_reached' }
-        const seq = await nextSeq(tx)
-        await tx`INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, seq)
-          VALUES (${r.newId}, ${r.clientId}, ${r.fingerprint}, ${f.hostname}, ${f.os}, ${f.os_version}, ${f.arch}, ${f.mac_address}, ${r.now}, ${r.now}, ${seq})`
-        return { id: r.newId, created: true }
-      })
+      return sql.begin((tx) => registerDevicePg(tx, r))
     },
     async change(clientId, id, c, now) {
       if (c.name === undefined && c.tags === undefined) return store.byId(clientId, id)
@@ -102,9 +110,15 @@ export function createDevicesStorePg(sql: SQL): DevicesStore {
       )
       return r ? row(r) : null
     },
-    async remove(clientId, id) {
-      const rows: Raw[] = await sql`DELETE FROM devices WHERE id = ${id} AND client_id = ${clientId} RETURNING id`
-      return rows.length > 0
+    remove(clientId, id, now) {
+      return sql.begin(async (tx) => {
+        // the row locked first: a key bound to it after this point would wait, then find no device
+        const [held]: Raw[] = await tx`SELECT id FROM devices WHERE id = ${id} AND client_id = ${clientId} FOR UPDATE`
+        if (!held) return null
+        const revoked = await revokeDeviceKeysPg(tx, clientId, id, now)
+        await tx`DELETE FROM devices WHERE id = ${id} AND client_id = ${clientId}`
+        return revoked
+      })
     },
     async labels(clientId) {
       return labels(

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
+import { sqliteApiKeys } from '../api-keys/api-keys.store'
 
 export interface DeviceRow {
   id: string
@@ -90,8 +91,12 @@ export interface DevicesStore {
   register(r: DeviceRegistration): Promise<Registered>
   /** the device as changed; null for unknown ids and other tenants' devices */
   change(clientId: string, id: string, change: DeviceChange, now: number): Promise<DeviceRow | null>
-  /** false when there was no such device of this client */
-  remove(clientId: string, id: string): Promise<boolean>
+  /**
+   * deletes a device of this client and revokes the keys bound to it, in one transaction (a key
+   * with no device acts for the whole client, so one left live would outgrow its device); the
+   * revoked keys' ids, or null when there was no such device of this client
+   */
+  remove(clientId: string, id: string, now: number): Promise<string[] | null>
   /** what a scrape labels each device with: one client's devices, or all (null) */
   labels(clientId: string | null): Promise<DeviceLabels[]>
   lastSeenAll(): Promise<DeviceLastSeen[]>
@@ -112,6 +117,7 @@ const COLS = 'id, client_id, fingerprint, hostname, os, os_version, arch, mac_ad
 const MAX_CACHED = 50_000
 
 function build(sqlite: Database) {
+  const keys = sqliteApiKeys(sqlite)
   const byId = sqlite.query<DeviceRow, [string, string]>(`SELECT ${COLS} FROM devices WHERE id = ? AND client_id = ?`)
   const byFingerprint = sqlite.query<DeviceRow, [string, string]>(`SELECT ${COLS} FROM devices WHERE client_id = ? AND fingerprint = ?`)
   const list = sqlite.query<DeviceRow, [string]>(`SELECT ${COLS} FROM devices WHERE client_id = ? ORDER BY created_at, id`)
@@ -203,14 +209,20 @@ function build(sqlite: Database) {
           return byId.get(id, clientId)
         })
         .immediate(),
-    remove: (clientId: string, id: string): boolean => remove.run(id, clientId).changes > 0,
+    remove: (clientId: string, id: string, now: number): string[] | null =>
+      sqlite
+        .transaction(() => {
+          if (!byId.get(id, clientId)) return null
+          const revoked = keys.revokeForDevice(clientId, id, now)
+          remove.run(id, clientId)
+          return revoked
+        })
+        .immediate(),
     seqs: () => allSeqs.all().map((r) => r.seq),
     clientsWithDevices: () => clientsWithDevices.all().map((r) => r.client_id),
     markSeen: (seq: number, at: number) => void markSeen.run(at, seq),
     ref: refOf,
     onlyDevice: onlyOf,
-    /** runs `fn` in one IMMEDIATE transaction: its reads and writes see no other writer in between */
-    transaction: <T>(fn: () => T): T => sqlite.transaction(fn).immediate(),
     /** `ref` from the ingest path's cache */
     cachedRef(clientId: string, id: string): DeviceRef | null {
       let r = refs.get(id)
@@ -244,10 +256,10 @@ function build(sqlite: Database) {
 /**
  * SQLite's statements, synchronous, with the ingest path's ref caches; one per database
  * connection, so every holder of the connection sees the same caches. Besides backing
- * `createDevicesStore`, they serve the callers that cannot await yet: the metrics domain's ports
- * (resolving a sample's device, its last-seen write inside the metric writer's transaction),
- * the enrolment and device-delete transactions that span domains, and the other domains' ports
- * that read devices synchronously.
+ * `createDevicesStore`, they serve a redeemed enrolment's registration (inside the enrolments
+ * store's transaction) and the callers that cannot await yet: the metrics domain's ports
+ * (resolving a sample's device, its last-seen write inside the metric writer's transaction) and
+ * the other domains' ports that read devices synchronously.
  */
 export const sqliteDevices = perConnection(build)
 
@@ -263,7 +275,7 @@ export function createDevicesStore(devices: SqliteDevices): DevicesStore {
     countAll: async () => devices.countAll(),
     register: async (r) => devices.register(r),
     change: async (clientId, id, c, now) => devices.change(clientId, id, c, now),
-    remove: async (clientId, id) => devices.remove(clientId, id),
+    remove: async (clientId, id, now) => devices.remove(clientId, id, now),
     labels: async (clientId) => devices.labels(clientId),
     lastSeenAll: async () => devices.lastSeenAll(),
     seqs: async () => devices.seqs(),

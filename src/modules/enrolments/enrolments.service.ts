@@ -4,12 +4,12 @@ import { randomToken, sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/logger'
 import { DEFAULT_TTL_MINUTES, type EnrolmentCreate, type EnrolmentCreated, type EnrolmentRedeem, type EnrolmentRedeemed } from './enrolments.model'
-import type { EnrolmentsStore, SqliteEnrolments } from './enrolments.store'
+import type { NewApiKey } from '../api-keys/api-keys.store'
+import type { DeviceRegistration } from '../devices/devices.store'
+import type { EnrolmentsStore } from './enrolments.store'
 
 export interface EnrolmentsDeps {
   store: EnrolmentsStore
-  /** SQLite's statements, for the redemption's transaction that spans devices and keys */
-  sqlite: SqliteEnrolments
   clock: Clock
   logger: Logger
   devices: EnrolDevices
@@ -20,14 +20,20 @@ export interface EnrolmentsDeps {
   install: () => { install_available: boolean; install_unavailable_reason: string | null }
 }
 
-/** What enrolment needs of the devices domain: register (or find by fingerprint), limits applied. Runs inside the redeem transaction. */
+/** What enrolment needs of the devices domain, around the registration the redemption's store call makes. */
 export interface EnrolDevices {
-  register(clientId: string, facts: Omit<EnrolmentRedeem, 'token'>): string
+  /** the registration to make for this client: its facts, the client's limit in force, a new id */
+  registration(clientId: string, facts: Omit<EnrolmentRedeem, 'token'>): Promise<Omit<DeviceRegistration, 'clientId' | 'boundTo'>>
+  /** the API's error for a refused registration */
+  refused(reason: 'device_limit_reached' | 'device_mismatch', max: number): Error
+  /** after the redemption committed: caches dropped, the live stream told of a new device */
+  registered(clientId: string, deviceId: string, created: boolean): Promise<void>
 }
 
-/** What enrolment needs of the API keys domain: a new key bound to one device. Runs inside the redeem transaction. */
+/** What enrolment needs of the API keys domain: a new key for one device, stored by the redemption. */
 export interface EnrolKeys {
-  createBound(clientId: string, deviceId: string, name: string): { key_id: string; api_key: string }
+  /** the key's row (its device set by the redemption) and its plaintext, shown once */
+  prepareBound(name: string): { row: Omit<NewApiKey, 'client_id' | 'device_id'>; plaintext: string }
 }
 
 const TOKEN_PREFIX = 'vet_'
@@ -64,29 +70,28 @@ export async function createEnrolment(
   return { enrolment_id: id, token, expires_at: toIso(expiresAt), pin, install_command: installCommand(hub, token, pin), ...deps.install() }
 }
 
+const invalid = () =>
+  new AppError('invalid_enrolment', 'This enrolment token is unknown, already used or expired; create a new one (POST /v1/enrolments)', 'token')
+
 /**
- * The machine's side: the token is its only credential. In one IMMEDIATE transaction the token
- * is checked and spent, the device registered (or found by fingerprint, so re-installing keeps
- * the device) and a key bound to it made; a refusal anywhere (max_devices) leaves the token unspent.
+ * The machine's side: the token is its only credential. One store call, one transaction, spends
+ * the token, registers the device (or finds it by fingerprint, so re-installing keeps the
+ * device) and makes a key bound to it; a refusal anywhere (max_devices) leaves the token unspent.
+ * The read before it only finds the token's client, whose limit the registration applies.
  */
-export function redeemEnrolment(deps: EnrolmentsDeps, input: EnrolmentRedeem): EnrolmentRedeemed {
+export async function redeemEnrolment(deps: EnrolmentsDeps, input: EnrolmentRedeem): Promise<EnrolmentRedeemed> {
   const now = deps.clock.now()
   const { token, ...facts } = input
-  const result = deps.sqlite.transaction(() => {
-    const row = deps.sqlite.byHash(sha256Hex(token))
-    if (!row || row.used_at !== null || row.expires_at <= now) {
-      throw new AppError('invalid_enrolment', 'This enrolment token is unknown, already used or expired; create a new one (POST /v1/enrolments)', 'token')
-    }
-    const deviceId = deps.devices.register(row.client_id, facts)
-    const key = deps.keys.createBound(row.client_id, deviceId, `enrolled: ${facts.hostname || facts.fingerprint}`.slice(0, 100))
-    deps.sqlite.markUsed(row.id, now, deviceId)
-    return { enrolmentId: row.id, clientId: row.client_id, deviceId, key }
-  })
-  deps.logger.info('enrolment redeemed', {
-    enrolment_id: result.enrolmentId,
-    client_id: result.clientId,
-    device_id: result.deviceId,
-    key_id: result.key.key_id,
-  })
-  return { device_id: result.deviceId, client_id: result.clientId, key_id: result.key.key_id, api_key: result.key.api_key }
+  const tokenHash = sha256Hex(token)
+  const row = await deps.store.byHash(tokenHash)
+  if (!row || row.used_at !== null || row.expires_at <= now) throw invalid()
+  const clientId = row.client_id
+  const device = await deps.devices.registration(clientId, facts)
+  const key = deps.keys.prepareBound(`enrolled: ${facts.hostname || facts.fingerprint}`.slice(0, 100))
+  const result = await deps.store.redeem({ tokenHash, clientId, now, device, key: key.row })
+  if ('refused' in result) throw result.refused === 'invalid_enrolment' ? invalid() : deps.devices.refused(result.refused, device.max)
+  await deps.devices.registered(clientId, result.deviceId, result.created)
+  deps.logger.info('api key created', { key_id: key.row.id, client_id: clientId, scopes: JSON.parse(key.row.scopes) })
+  deps.logger.info('enrolment redeemed', { enrolment_id: result.enrolmentId, client_id: clientId, device_id: result.deviceId, key_id: key.row.id })
+  return { device_id: result.deviceId, client_id: clientId, key_id: key.row.id, api_key: key.plaintext }
 }

@@ -1,6 +1,8 @@
 import type { SQL } from 'bun'
 import { type Raw, numOrNull } from '../../db/pg/rows'
-import type { EnrolmentRow, EnrolmentsStore } from './enrolments.store'
+import { insertApiKeyPg } from '../api-keys/api-keys.store.pg'
+import { registerDevicePg } from '../devices/devices.store.pg'
+import { type EnrolmentRow, type EnrolmentsStore, type Redeemed, RedeemRefused } from './enrolments.store'
 
 const row = (r: Raw): EnrolmentRow => ({
   id: r.id as string,
@@ -30,6 +32,24 @@ export function createEnrolmentsStorePg(sql: SQL): EnrolmentsStore {
     },
     async prune(before) {
       await sql`DELETE FROM enrolments WHERE expires_at < ${before}`
+    },
+    async redeem(r) {
+      try {
+        return await sql.begin(async (tx): Promise<Redeemed> => {
+          // spent first, under the row's lock: a second hub's update waits here, then finds it used
+          const [spent]: Raw[] = await tx`UPDATE enrolments SET used_at = ${r.now}
+            WHERE token_hash = ${r.tokenHash} AND client_id = ${r.clientId} AND used_at IS NULL AND expires_at > ${r.now} RETURNING id`
+          if (!spent) return { refused: 'invalid_enrolment' }
+          const reg = await registerDevicePg(tx, { ...r.device, clientId: r.clientId, boundTo: null })
+          if ('refused' in reg) throw new RedeemRefused(reg.refused)
+          await insertApiKeyPg(tx, { ...r.key, client_id: r.clientId, device_id: reg.id })
+          await tx`UPDATE enrolments SET device_id = ${reg.id} WHERE id = ${spent.id as string}`
+          return { enrolmentId: spent.id as string, deviceId: reg.id, created: reg.created }
+        })
+      } catch (err) {
+        if (err instanceof RedeemRefused) return { refused: err.reason }
+        throw err
+      }
     },
   }
 }

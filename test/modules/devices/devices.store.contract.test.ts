@@ -1,9 +1,12 @@
 import { describe, expect, test } from 'bun:test'
+import { type ApiKeysStore, createApiKeysStore, sqliteApiKeys } from '../../../src/modules/api-keys/api-keys.store'
+import { createApiKeysStorePg } from '../../../src/modules/api-keys/api-keys.store.pg'
 import { createDevicesStore, type DeviceRegistration, type DevicesStore, sqliteDevices } from '../../../src/modules/devices/devices.store'
 import { createDevicesStorePg } from '../../../src/modules/devices/devices.store.pg'
 import { ENGINES, type EngineDb } from '../../helpers/engines'
 
 /** The devices store answers the same on SQLite and on PostgreSQL. */
+const keysOf = (db: EngineDb): ApiKeysStore => (db.sqlite ? createApiKeysStore(sqliteApiKeys(db.sqlite)) : createApiKeysStorePg(db.pg!))
 const storeOf = (db: EngineDb): DevicesStore => (db.sqlite ? createDevicesStore(sqliteDevices(db.sqlite)) : createDevicesStorePg(db.pg!))
 
 const T0 = 1_700_000_000_000
@@ -181,17 +184,46 @@ for (const engine of ENGINES) {
       expect(await store.onlyDevice('c5')).toBeNull() // none
     })
 
-    test.skipIf(skip)(`remove deletes a device of its own client only; a seq is never handed out again ${engine.skipReason}`, async () => {
-      await ready()
-      const s3 = (await store.byId('c1', 'd3'))!.seq
-      expect(await store.remove('c2', 'd3')).toBe(false)
-      expect(await store.byId('c1', 'd3')).not.toBeNull()
-      expect(await store.remove('c1', 'd3')).toBe(true)
-      expect(await store.byId('c1', 'd3')).toBeNull()
-      expect(await store.remove('c1', 'd3')).toBe(false)
-      const highest = Math.max(...(await store.seqs()), s3)
-      expect(await store.register(reg({ newId: 'd5', fingerprint: 'fp3', now: T0 + 70 }))).toEqual({ id: 'd5', created: true })
-      expect((await store.byId('c1', 'd5'))!.seq).toBeGreaterThan(highest)
-    })
+    test.skipIf(skip)(
+      `remove deletes a device of its own client only and revokes its keys with it; a seq is never handed out again ${engine.skipReason}`,
+      async () => {
+        await ready()
+        const s3 = (await store.byId('c1', 'd3'))!.seq
+        const keys = keysOf(handle.db)
+        const key = (id: string, client: string, device: string | null) =>
+          keys.insert({
+            id,
+            client_id: client,
+            name: 'k',
+            key_prefix: 'vk_x',
+            key_hash: `hash-${id}`,
+            scopes: '[]',
+            device_id: device,
+            created_at: 1,
+            expires_at: null,
+          })
+        const isActive = async (id: string) => (await keys.byId('c1', id))!.is_active === 1
+        await key('k-d3a', 'c1', 'd3')
+        await key('k-d3b', 'c1', 'd3')
+        await key('k-d1', 'c1', 'd1')
+        await key('k-all', 'c1', null)
+        const active = async () => {
+          const rows: string[] = []
+          for (const id of ['k-d3a', 'k-d3b', 'k-d1', 'k-all']) if (await isActive(id)) rows.push(id)
+          return rows
+        }
+        expect(await store.remove('c2', 'd3', T0 + 65)).toBeNull()
+        expect(await store.byId('c1', 'd3')).not.toBeNull()
+        expect(await active()).toEqual(['k-d3a', 'k-d3b', 'k-d1', 'k-all'])
+        expect((await store.remove('c1', 'd3', T0 + 65))?.sort()).toEqual(['k-d3a', 'k-d3b'])
+        expect(await store.byId('c1', 'd3')).toBeNull()
+        // the client's other keys live on; the revoked ones keep their (now dangling) device only as history
+        expect(await active()).toEqual(['k-d1', 'k-all'])
+        expect(await store.remove('c1', 'd3', T0 + 66)).toBeNull()
+        const highest = Math.max(...(await store.seqs()), s3)
+        expect(await store.register(reg({ newId: 'd5', fingerprint: 'fp3', now: T0 + 70 }))).toEqual({ id: 'd5', created: true })
+        expect((await store.byId('c1', 'd5'))!.seq).toBeGreaterThan(highest)
+      },
+    )
   })
 }

@@ -60,4 +60,20 @@ describe.skipIf(!pg.url)('devices on two hubs sharing PostgreSQL', () => {
     expect(seqs.length).toBe(4)
     expect(new Set(seqs).size).toBe(4)
   })
+
+  test(`one device deleted on both hubs at once is deleted once, its keys revoked with it ${pg.skipReason}`, async () => {
+    const created = await hubs[0].register(reg({ clientId: 'c2', newId: 'gone', fingerprint: 'fp-gone', max: 10 }))
+    expect(created).toEqual({ id: 'gone', created: true })
+    await pools[0]!.unsafe(`INSERT INTO api_keys (id, client_id, name, key_prefix, key_hash, scopes, device_id, is_active, created_at)
+      VALUES ('k1', 'c2', 'k', 'vk_x', 'h1', '[]', 'gone', true, 1), ('k2', 'c2', 'k', 'vk_x', 'h2', '[]', 'gone', true, 1), ('k3', 'c2', 'k', 'vk_x', 'h3', '[]', null, true, 1)`)
+    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => hubs[i % 2]!.remove('c2', 'gone', 5)))
+    expect(results.filter((r) => r === null).length).toBe(3)
+    expect(results.find((r) => r !== null)?.sort()).toEqual(['k1', 'k2'])
+    const keys = await pools[1]!`SELECT id, is_active FROM api_keys ORDER BY id`
+    expect(keys).toEqual([
+      { id: 'k1', is_active: false },
+      { id: 'k2', is_active: false },
+      { id: 'k3', is_active: true },
+    ])
+  }, 60_000)
 })

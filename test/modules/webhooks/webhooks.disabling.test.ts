@@ -146,7 +146,7 @@ describe('events born in other modules', () => {
       periodEnd: t.clock.now() + 30 * 86400_000,
       cancelAtPeriodEnd: false,
     }
-    expect(applySubscription(t.modules.billing, tenant.clientId, snap, { observedAt: t.clock.now() }, t.clock.now())).toBe('applied')
+    expect(await applySubscription(t.modules.billing, tenant.clientId, snap, { observedAt: t.clock.now() }, t.clock.now())).toBe('applied')
     await t.settle()
     const p = verify(endpoint.secret, r.requests[0]!)
     expect(p.type).toBe('subscription.updated')
