@@ -1,5 +1,6 @@
 import type { AppContext } from '../context'
 import { hubRuns, hubRunsFile } from '../modules/ai/ai.hub-runs'
+import { hubRunsPg } from '../modules/ai/ai.hub-runs.pg'
 import type { MetricsSource } from '../modules/ai/ai.metrics-source'
 import type { AiDeps } from '../modules/ai/ai.service'
 import { createAiStore } from '../modules/ai/ai.store'
@@ -93,7 +94,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
       clients: () => clientsWithDevices(devices),
     },
     findings: { store: (clientId, findings) => storeFindings(recommendations, clientId, findings) },
-    hubRuns: hubRuns({ clock: ctx.clock, storage: hubRunsFile(sqlite.filename) }),
+    hubRuns: ctx.pg ? hubRunsPg({ sql: ctx.pg, clock: ctx.clock, logger: ctx.logger }) : hubRuns({ clock: ctx.clock, storage: hubRunsFile(sqlite.filename) }),
     metrics: overrides.metricsSource ?? {
       summary: (clientId, deviceId, hours) => summarizeDevice(metrics, clientId, deviceId, hours),
       series: (clientId, deviceId, field, hours) => fieldSeries(metrics, clientId, deviceId, field, hours),

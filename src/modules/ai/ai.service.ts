@@ -4,7 +4,7 @@ import { AppError, notFound } from '../../http/errors'
 import type { NewRecommendation, Recommendation } from '../recommendations/recommendations.model'
 import { effectiveConfig, providerPolicy, type AiConfigDeps, type EffectiveConfig } from './ai.config.service'
 import { ProviderCallError } from './ai.http'
-import type { HubRuns } from './ai.hub-runs'
+import { KEEP_MS, type HubRunsPort } from './ai.hub-runs'
 import type { MetricsSource } from './ai.metrics-source'
 import type { GenerateResult, TestResult, UsageEntry } from './ai.model'
 import { InvalidOutput, parseModelAnswer } from './ai.parse'
@@ -46,7 +46,7 @@ export interface AiDeps extends AiConfigDeps {
   /** response cap override for tests; default MAX_RESPONSE_BYTES */
   maxResponseBytes?: number
   /** the hub's own runs: its restarts are not a device's packet loss (absent: none known) */
-  hubRuns?: Pick<HubRuns, 'gaps' | 'beat'>
+  hubRuns?: HubRunsPort
 }
 
 const DAY_MS = 86_400_000
@@ -161,12 +161,14 @@ export async function generateForDevice(
     throw budgetSpent(deps, now)
   }
   const summary = deps.metrics.summary(clientId, deviceId, SUMMARY_HOURS)
+  // read once for the rules, which look back a week at most
+  const gaps = deps.hubRuns ? await deps.hubRuns.gaps(now - KEEP_MS, now) : []
   const findings = runRules({
     now,
     device: { hostname: device.hostname, createdAt: device.created_at, lastSeenAt: device.last_seen_at },
     summary,
     series: (field, hours) => deps.metrics.series(clientId, deviceId, field, hours),
-    hubGaps: (from, to) => deps.hubRuns?.gaps(from, to) ?? [],
+    hubGaps: (from, to) => gaps.filter((g) => g.to >= from && g.from <= to),
   })
   const rules = await deps.findings.store(
     clientId,
