@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { AppError } from '../../../src/http/errors'
 import { manualClock } from '../../../src/lib/clock'
 import { type ContainersIngest, createContainersIngest } from '../../../src/modules/containers/containers.ingest'
 import { createContainersIngestPg } from '../../../src/modules/containers/containers.ingest.pg'
@@ -236,6 +237,17 @@ for (const engine of ENGINES) {
       const [a, b] = await Promise.all([hub.rollups.run(), other.rollups.run()])
       if (engine.name === 'postgres') expect(Math.min(a, b)).toBe(0) // the marks are taken by one
       expect((await hub.store.series(12, 1, at - MIN, at + MIN)).length).toBe(1)
+    })
+
+    test.skipIf(skip)(`a block for a device deleted meanwhile is refused as not found, and nothing of it is written ${engine.skipReason}`, async () => {
+      await ready()
+      const err = await hub.ingest
+        .submit({ clientId: 'c1', deviceId: 'gone', deviceSeq: 999, ts: T0, sent: true, block: block([container('web')]) })
+        .catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(AppError)
+      expect((err as AppError).code).toBe('not_found')
+      expect(await hub.store.engine('gone')).toBeNull()
+      expect(await hub.store.series(999, 0, 0, T0 + 100 * MIN)).toEqual([])
     })
 
     test.skipIf(skip)(`retention drops old series per level, long-gone containers and old history ${engine.skipReason}`, async () => {
