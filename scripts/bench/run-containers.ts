@@ -11,7 +11,7 @@
 import { join } from 'node:path'
 import { systemClock } from '../../src/lib/clock'
 import { applyBlock } from '../../src/modules/containers/containers.ingest'
-import { createContainersStore } from '../../src/modules/containers/containers.store'
+import { sqliteContainers } from '../../src/modules/containers/containers.store'
 import { accessTokens } from '../../src/modules/users/users.tokens'
 import { hardwareSample, networkSample } from '../../test/helpers/samples'
 import { block, container } from '../../test/modules/containers/fixtures'
@@ -74,7 +74,7 @@ export async function containersFleetBench() {
   const now = Date.now()
   const [fleet] = seedAccounts(db.sqlite, { tenants: 1, keysPerTenant: 1, maxDevices: FLEET_DEVICES, devicesPerTenant: FLEET_DEVICES, now, label: 'fleet' })
   log(`containers fleet: seeding ${FLEET_DEVICES} devices × ${PER_DEVICE} containers`)
-  const store = createContainersStore(db.sqlite)
+  const store = sqliteContainers(db.sqlite)
   db.sqlite.transaction(() => {
     for (const d of fleet!.devices) {
       for (const ts of [now - 20_000, now - 10_000]) {

@@ -2,12 +2,16 @@ import type { AppContext } from '../context'
 import { deviceRef, markDeviceSeen } from '../modules/devices/devices.service'
 import { ensureDefaults } from '../modules/alerts/alerts.rules.service'
 import type { Observation } from '../modules/alerts/runtime/alerts.runtime'
-import { createContainersIngest, deviceGone } from '../modules/containers/containers.ingest'
+import { type Applied, createContainersIngest, deviceGone } from '../modules/containers/containers.ingest'
+import { createContainersIngestPg } from '../modules/containers/containers.ingest.pg'
 import { createContainerRollups, type ContainerJobDeps } from '../modules/containers/containers.jobs'
-import { observedContainers } from '../modules/containers/containers.observe'
+import { observedContainers, observedContainersAsync } from '../modules/containers/containers.observe'
+import { createContainerRollupsPg } from '../modules/containers/containers.rollup.pg'
 import { CONTAINER_SOURCE } from '../modules/containers/containers.selectors'
 import type { ContainersDeps } from '../modules/containers/containers.service'
-import { createContainersStore } from '../modules/containers/containers.store'
+import { createContainersStore, sqliteContainers } from '../modules/containers/containers.store'
+import { createContainersStorePg } from '../modules/containers/containers.store.pg'
+import { onEngine } from './engine'
 import { ingestDisks, type DisksDeps } from '../modules/disks/disks.service'
 import { DISK_SOURCE } from '../modules/disks/disks.selectors'
 import type { Filled } from './ports'
@@ -20,7 +24,6 @@ import type { Hooks } from './hooks'
  * store them, and hand what changed to the alert rules as `containers` and `disks` observations.
  */
 export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: AlertingModules, hooks: Hooks) {
-  const sqlite = ctx.db.sqlite
   const ref = (clientId: string, deviceId: string) => deviceRef(fleet.devices, clientId, deviceId)
   // last_seen_at at most once per device every few seconds, as the metrics writer does: every
   // collector sends a containers block with each sample, and a write per batch was a row per request
@@ -40,13 +43,29 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
       ctx.logger.error('alert evaluation failed', { client_id: o.clientId, device_id: o.deviceId, source: o.source, error: (err as Error).message })
     }
   }
-  const store = createContainersStore(sqlite)
+  const observation = (a: Applied, values: ReturnType<typeof observedContainers>) =>
+    observe({ clientId: a.clientId, deviceId: a.deviceId, source: CONTAINER_SOURCE, ts: a.ts, values })
+  const { store, ingest, rollups } = onEngine(
+    ctx,
+    (db) => {
+      // SQLite: the group commit and the rollups run the statements synchronously, in one transaction each
+      const sync = sqliteContainers(db)
+      return {
+        store: createContainersStore(sync),
+        ingest: createContainersIngest({ store: sync, seen, applied: (a) => observation(a, observedContainers(sync, a)) }),
+        rollups: createContainerRollups({ store: sync, clock: ctx.clock }),
+      }
+    },
+    (sql) => {
+      const pgStore = createContainersStorePg(sql)
+      const applied = (a: Applied) =>
+        void observedContainersAsync(pgStore, a)
+          .then((values) => observation(a, values))
+          .catch((err: Error) => ctx.logger.error('alert evaluation failed', { client_id: a.clientId, device_id: a.deviceId, error: err.message }))
+      return { store: pgStore, ingest: createContainersIngestPg({ sql, seen, applied }), rollups: createContainerRollupsPg({ sql, clock: ctx.clock }) }
+    },
+  )
   const containers: ContainersDeps = { store, clock: ctx.clock, devices: { ref } }
-  const ingest = createContainersIngest({
-    store,
-    seen,
-    applied: (a) => observe({ clientId: a.clientId, deviceId: a.deviceId, source: CONTAINER_SOURCE, ts: a.ts, values: observedContainers(store, a) }),
-  })
   const disks: Filled<DisksDeps, 'applied'> = {
     store: disksStoreOn(ctx),
     clock: ctx.clock,
@@ -77,7 +96,7 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
       )
     }
   })
-  return { containers, disks, containerJobs, containerRollups: createContainerRollups(containerJobs) }
+  return { containers, disks, containerJobs, containerRollups: rollups }
 }
 
 /** last_seen_at feeds a status with a 5-minute window: seconds of precision suffice (as metrics.writer.ts) */

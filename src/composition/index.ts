@@ -133,12 +133,12 @@ function jobList(
     { name: 'metrics.rollup', cron: '35 * * * * *', run: () => runRollup(modules.metricsJobs) },
     { name: 'metrics.seal', cron: '5 * * * * *', run: () => modules.sealer.run({ leaveFilling: true }).then(() => undefined) },
     { name: 'metrics.retention', cron: '0 17 * * * *', run: () => runRetention(modules.metricsJobs).then(() => undefined) },
-    { name: 'containers.rollup', cron: '40 * * * * *', run: () => void modules.containerRollups.run() },
+    { name: 'containers.rollup', cron: '40 * * * * *', run: () => modules.containerRollups.run().then(() => undefined) },
     {
       name: 'containers.retention',
       cron: '0 19 * * * *',
       run: async () => {
-        pruneContainers(modules.containerJobs)
+        await pruneContainers(modules.containerJobs)
         await pruneDisks(modules.disks, ctx.config.metricsRetention.raw)
       },
     },

@@ -1,8 +1,10 @@
 import type { AppContext } from '../context'
 import { hubRuns, hubRunsFile } from '../modules/ai/ai.hub-runs'
+import { hubRunsPg } from '../modules/ai/ai.hub-runs.pg'
 import type { MetricsSource } from '../modules/ai/ai.metrics-source'
 import type { AiDeps } from '../modules/ai/ai.service'
 import { createAiStore } from '../modules/ai/ai.store'
+import { createAiStorePg } from '../modules/ai/ai.store.pg'
 import { clientsWithDevices, deviceIdsOf, deviceRef, deviceSeqs, findDevice, markDeviceSeen, resolveDevice } from '../modules/devices/devices.service'
 import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
 import { createRollupStore } from '../modules/metrics/metrics.rollup.store'
@@ -15,6 +17,8 @@ import { createBlockStore } from '../modules/metrics/metrics.block.store'
 import { createSealer } from '../modules/metrics/metrics.seal'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
 import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
+import { createRecommendationsStorePg } from '../modules/recommendations/recommendations.store.pg'
+import { onEngine } from './engine'
 import type { FleetModules } from './fleet'
 import type { Hooks } from './hooks'
 import type { IdentityModules } from './identity'
@@ -62,7 +66,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
   }
 
   const recommendations: Filled<RecommendationsDeps, 'created'> = {
-    store: createRecommendationsStore(sqlite),
+    store: onEngine(ctx, createRecommendationsStore, createRecommendationsStorePg),
     clock: ctx.clock,
     devices: {
       exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null,
@@ -73,7 +77,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
   }
 
   const ai: AiDeps = {
-    store: createAiStore(sqlite),
+    store: onEngine(ctx, createAiStore, createAiStorePg),
     clock: ctx.clock,
     defaults: ctx.config.ai,
     secretKey: ctx.secretKey,
@@ -89,7 +93,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
       clients: () => clientsWithDevices(devices),
     },
     findings: { store: (clientId, findings) => storeFindings(recommendations, clientId, findings) },
-    hubRuns: hubRuns({ clock: ctx.clock, storage: hubRunsFile(sqlite.filename) }),
+    hubRuns: ctx.pg ? hubRunsPg({ sql: ctx.pg, clock: ctx.clock, logger: ctx.logger }) : hubRuns({ clock: ctx.clock, storage: hubRunsFile(sqlite.filename) }),
     metrics: overrides.metricsSource ?? {
       summary: (clientId, deviceId, hours) => summarizeDevice(metrics, clientId, deviceId, hours),
       series: (clientId, deviceId, field, hours) => fieldSeries(metrics, clientId, deviceId, field, hours),

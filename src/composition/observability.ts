@@ -34,11 +34,14 @@ export function wireObservability(
     registry,
     clock: ctx.clock,
     startedAt: ctx.clock.now(),
-    storage: {
-      databaseBytes: () => databaseStats(identity.health).database_bytes,
-      walBytes: () => walFileBytes(ctx.db.sqlite.filename),
-      gauges: () => storageGauges(storage),
-    },
+    storage: ctx.pg
+      ? // PostgreSQL's size as the server counts it; its write-ahead log is the server's own, not the hub's
+        { databaseBytes: () => storage.store.fileBytes(), walBytes: () => null, gauges: () => storageGauges(storage) }
+      : {
+          databaseBytes: () => databaseStats(identity.health).database_bytes,
+          walBytes: () => walFileBytes(ctx.db.sqlite.filename),
+          gauges: () => storageGauges(storage),
+        },
     devices: (clientId) => deviceLabels(fleet.devices, clientId),
     latest: (kind, seqs) => latestValues(monitoring.metrics, kind, seqs),
     containers: (clientId, since) => scrapeContainers(containers.containers, clientId, since),

@@ -1,9 +1,12 @@
+import { ConfigError } from '../config'
 import type { AppContext } from '../context'
 import { metricsBudget } from '../modules/metrics/metrics.budget'
 import { HOT_RECORD_FILES, STORAGE_TIERS, hotRecordBytes } from '../modules/metrics/metrics.usage'
+import { postgresBudgetRefusal } from '../modules/storage/storage.config'
 import { readDisk } from '../modules/storage/storage.disk'
 import { newStorageState, storageWarning, type StorageDeps } from '../modules/storage/storage.service'
-import { createStorageStore } from '../modules/storage/storage.store'
+import { createStorageStore, sqliteStorage, type StorageStore } from '../modules/storage/storage.store'
+import { createStorageStorePg } from '../modules/storage/storage.store.pg'
 import { tableBytes } from '../modules/storage/storage.measurer'
 import type { Lookups } from './hooks'
 import type { MonitoringModules } from './monitoring'
@@ -11,19 +14,16 @@ import type { MonitoringModules } from './monitoring'
 /**
  * The disk budget and the space the data uses, after the metrics: it prunes the metric tiers
  * through the metrics module's own bounded deletes. /health asks it for its warning (a lookup:
- * the health check is built first, with the identity group).
+ * the health check is built first, with the identity group). On PostgreSQL the figures are the
+ * server's own, and a budget is refused (storage.config.ts says why).
  */
 export function wireStorage(ctx: AppContext, monitoring: MonitoringModules, lookups: Lookups): StorageDeps {
   const state = newStorageState()
   lookups.storageWarning.answer(() => storageWarning(state))
-  const db = createStorageStore(ctx.db.sqlite)
-  // the newest samples' record files count with the database (metrics.usage.ts)
-  const hot = hotRecordBytes(ctx.db.sqlite)
-  const store = { ...db, usedBytes: () => db.usedBytes() + hot() }
-  const perTable = tableBytes(ctx.db.sqlite.filename, db.bytesPerTable, ctx.logger)
+  const { store, perTable } = ctx.pg ? onPostgres(ctx) : onSqlite(ctx)
   return {
     store,
-    tableBytes: async () => (await perTable()).set(HOT_RECORD_FILES, hot()),
+    tableBytes: perTable,
     metrics: metricsBudget(monitoring.metricsJobs),
     tiers: STORAGE_TIERS,
     readDisk,
@@ -34,4 +34,22 @@ export function wireStorage(ctx: AppContext, monitoring: MonitoringModules, look
     state,
     pause: () => new Promise<void>((r) => setImmediate(r)),
   }
+}
+
+function onSqlite(ctx: AppContext): { store: StorageStore; perTable: () => Promise<Map<string, number>> } {
+  const db = createStorageStore(ctx.db.sqlite)
+  // the newest samples' record files count with the database (metrics.usage.ts)
+  const hot = hotRecordBytes(ctx.db.sqlite)
+  const measured = tableBytes(ctx.db.sqlite.filename, sqliteStorage(ctx.db.sqlite).bytesPerTable, ctx.logger)
+  return {
+    store: { ...db, usedBytes: async () => (await db.usedBytes()) + hot() },
+    perTable: async () => (await measured()).set(HOT_RECORD_FILES, hot()),
+  }
+}
+
+function onPostgres(ctx: AppContext): { store: StorageStore; perTable: () => Promise<Map<string, number>> } {
+  const refusal = postgresBudgetRefusal(ctx.config.storage)
+  if (refusal) throw new ConfigError(refusal)
+  const store = createStorageStorePg(ctx.pg!)
+  return { store, perTable: () => store.bytesPerTable() }
 }

@@ -22,7 +22,8 @@ export interface AiConfigDeps {
   allowPrivate: boolean
   /** VIGIL_OUTBOUND_ALLOW_LOCAL: tenants' providers may be on loopback or this host too */
   allowLocal?: boolean
-  isOperatorClient: (clientId: string) => boolean
+  /** awaited: the users domain may answer either way */
+  isOperatorClient: (clientId: string) => boolean | Promise<boolean>
 }
 
 export const DEFAULT_SCHEDULE = '0 * * * *' // hourly, at minute 0 (UTC)
@@ -48,8 +49,8 @@ export interface EffectiveConfig {
  * mixing the instance's key with a client's base_url would send the operator's key wherever
  * a tenant points it.
  */
-export function effectiveConfig(deps: AiConfigDeps, clientId: string): EffectiveConfig {
-  const row = deps.store.config(clientId) ?? null
+export async function effectiveConfig(deps: AiConfigDeps, clientId: string): Promise<EffectiveConfig> {
+  const row = await deps.store.config(clientId)
   const inherited = !row?.provider
   const provider = (row?.provider ?? deps.defaults.provider) as ProviderName
   let connection: Connection | null = null
@@ -87,13 +88,13 @@ function decryptKey(deps: AiConfigDeps, clientId: string, row: AiConfigRow): str
  * it for everyone (VIGIL_OUTBOUND_ALLOW_LOCAL); the LAN only for the operator's own client, or for
  * everyone when the operator allows it.
  */
-export function providerPolicy(deps: AiConfigDeps, clientId: string, inherited: boolean): OutboundPolicy {
+export async function providerPolicy(deps: AiConfigDeps, clientId: string, inherited: boolean): Promise<OutboundPolicy> {
   if (inherited) return { allowPrivate: true, allowLocal: true }
-  return { allowPrivate: deps.allowPrivate || deps.isOperatorClient(clientId), allowLocal: deps.allowLocal ?? false }
+  return { allowPrivate: deps.allowPrivate || (await deps.isOperatorClient(clientId)), allowLocal: deps.allowLocal ?? false }
 }
 
-export function presentConfig(deps: AiConfigDeps, clientId: string): AiConfig {
-  const eff = effectiveConfig(deps, clientId)
+export async function presentConfig(deps: AiConfigDeps, clientId: string): Promise<AiConfig> {
+  const eff = await effectiveConfig(deps, clientId)
   const row = eff.row
   // An inherited key belongs to the operator: tenants learn that one is set, nothing of it.
   const key = eff.inherited ? null : (eff.connection?.apiKey ?? null)
@@ -125,8 +126,8 @@ export function validateSchedule(pattern: string): void {
   }
 }
 
-export function updateConfig(deps: AiConfigDeps, clientId: string, patch: AiConfigPatch): AiConfig {
-  const row = deps.store.config(clientId) ?? null
+export async function updateConfig(deps: AiConfigDeps, clientId: string, patch: AiConfigPatch): Promise<AiConfig> {
+  const row = await deps.store.config(clientId)
   const changes: ConfigChanges = {}
   const has = (k: keyof AiConfigPatch) => patch[k] !== undefined
 
@@ -147,7 +148,7 @@ export function updateConfig(deps: AiConfigDeps, clientId: string, patch: AiConf
   if (has('model')) changes.model = patch.model
   if (has('base_url')) {
     if (patch.base_url !== null) {
-      const problem = urlProblem(patch.base_url!, providerPolicy(deps, clientId, false), deps.outbound.selfAddresses, 'base_url')
+      const problem = urlProblem(patch.base_url!, await providerPolicy(deps, clientId, false), deps.outbound.selfAddresses, 'base_url')
       if (problem) throw new AppError('unsafe_base_url', problem, 'base_url')
     }
     const next = patch.base_url?.replace(/\/+$/, '') ?? null
@@ -164,11 +165,11 @@ export function updateConfig(deps: AiConfigDeps, clientId: string, patch: AiConf
     changes.schedule = patch.schedule
   }
   if (has('enabled')) changes.enabled = patch.enabled
-  deps.store.update(clientId, changes, deps.clock.now())
+  await deps.store.update(clientId, changes, deps.clock.now())
   return presentConfig(deps, clientId)
 }
 
-export function updatePrompt(deps: AiConfigDeps, clientId: string, prompt: string | null) {
+export async function updatePrompt(deps: AiConfigDeps, clientId: string, prompt: string | null) {
   if (prompt !== null) {
     const unknown = unknownVariables(prompt)
     if (unknown.length) {
@@ -181,6 +182,6 @@ export function updatePrompt(deps: AiConfigDeps, clientId: string, prompt: strin
       )
     }
   }
-  deps.store.update(clientId, { prompt }, deps.clock.now())
+  await deps.store.update(clientId, { prompt }, deps.clock.now())
   return { prompt: prompt ?? DEFAULT_PROMPT, prompt_custom: prompt !== null, variables: { ...PROMPT_VARIABLES } }
 }

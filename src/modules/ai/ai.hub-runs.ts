@@ -15,7 +15,7 @@ export interface HubRunsStorage {
 }
 
 /** runs older than this are forgotten: the rules look back a week at most */
-const KEEP_MS = 8 * 86_400_000
+export const KEEP_MS = 8 * 86_400_000
 /** and at most this many, whatever happens */
 const KEEP_RUNS = 500
 /** how often a run says it is alive (the `ai.hub-alive` job) */
@@ -64,6 +64,28 @@ export function hubRuns(deps: { clock: Clock; storage: HubRunsStorage | null }) 
 }
 
 export type HubRuns = ReturnType<typeof hubRuns>
+
+/** What the engine reads of the hubs' runs: this file's record of one hub, or the database's of every hub (ai.hub-runs.pg.ts). */
+export interface HubRunsPort {
+  /** this hub is alive now */
+  beat(): void | Promise<void>
+  /** when no hub was running, within [from, to] */
+  gaps(from: number, to: number): Gap[] | Promise<Gap[]>
+}
+
+/** The stretches between runs (each run from its start to its last sign of life), oldest first, that touch [from, to]. */
+export function gapsBetween(runs: Gap[], from: number, to: number): Gap[] {
+  const sorted = [...runs].sort((a, b) => a.from - b.from)
+  const out: Gap[] = []
+  let covered = sorted[0]?.to ?? 0
+  for (let i = 1; i < sorted.length; i++) {
+    const r = sorted[i]!
+    const gap = { from: covered, to: r.from }
+    if (gap.to > gap.from && gap.to >= from && gap.from <= to) out.push(gap)
+    covered = Math.max(covered, r.to)
+  }
+  return out
+}
 
 function read(storage: HubRunsStorage | null): Gap[] {
   let text: string | null = null

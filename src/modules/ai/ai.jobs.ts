@@ -16,19 +16,21 @@ export function isDue(schedule: string, lastRunAt: number | null, now: number): 
 
 /**
  * One pass: every client with devices whose schedule is due and whose AI is enabled gets a
- * generation per device. The rules run even when the language-model budget is spent.
+ * generation per device, once across hubs (claimRun). The rules run even when the
+ * language-model budget is spent.
  */
 export async function runDueGenerations(deps: AiDeps): Promise<{ clients: number; devices: number }> {
   let clients = 0
   let devices = 0
-  for (const c of deps.store.scheduleOf(deps.devices.clients())) {
+  for (const c of await deps.store.scheduleOf(await deps.devices.clients())) {
     const now = deps.clock.now()
     if (c.enabled === 0) continue
     if (!isDue(c.schedule ?? DEFAULT_SCHEDULE, c.last_run_at, now)) continue
-    // marked first: a run that fails half-way waits for the next slot instead of retrying every minute
-    deps.store.markRun(c.client_id, now)
+    // claimed first: a run that fails half-way waits for the next slot instead of retrying every
+    // minute, and of two hubs running this pass at once only one generates for the client
+    if (!(await deps.store.claimRun(c.client_id, c.last_run_at, now))) continue
     clients++
-    for (const deviceId of deps.devices.ids(c.client_id)) {
+    for (const deviceId of await deps.devices.ids(c.client_id)) {
       try {
         await generateForDevice(deps, c.client_id, deviceId, { onBudget: 'skip' })
         devices++

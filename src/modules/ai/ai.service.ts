@@ -4,7 +4,7 @@ import { AppError, notFound } from '../../http/errors'
 import type { NewRecommendation, Recommendation } from '../recommendations/recommendations.model'
 import { effectiveConfig, providerPolicy, type AiConfigDeps, type EffectiveConfig } from './ai.config.service'
 import { ProviderCallError } from './ai.http'
-import type { HubRuns } from './ai.hub-runs'
+import { KEEP_MS, type HubRunsPort } from './ai.hub-runs'
 import type { MetricsSource } from './ai.metrics-source'
 import type { GenerateResult, TestResult, UsageEntry } from './ai.model'
 import { InvalidOutput, parseModelAnswer } from './ai.parse'
@@ -23,15 +23,18 @@ export interface AiDevice {
 
 /** What the engine needs of the devices domain. */
 export interface AiDevices {
-  find(clientId: string, deviceId: string): AiDevice | null
-  ids(clientId: string): string[]
+  find(clientId: string, deviceId: string): Awaitable<AiDevice | null>
+  ids(clientId: string): Awaitable<string[]>
   /** clients with at least one device, in id order */
-  clients(): string[]
+  clients(): Awaitable<string[]>
 }
+
+/** the devices domain may answer either way: awaited */
+type Awaitable<T> = T | Promise<T>
 
 /** Where findings go: the recommendations domain, which skips those it stored recently. */
 export interface FindingsSink {
-  store(clientId: string, findings: NewRecommendation[]): { stored: Recommendation[]; skipped: number }
+  store(clientId: string, findings: NewRecommendation[]): Promise<{ stored: Recommendation[]; skipped: number }>
 }
 
 export interface AiDeps extends AiConfigDeps {
@@ -43,7 +46,7 @@ export interface AiDeps extends AiConfigDeps {
   /** response cap override for tests; default MAX_RESPONSE_BYTES */
   maxResponseBytes?: number
   /** the hub's own runs: its restarts are not a device's packet loss (absent: none known) */
-  hubRuns?: Pick<HubRuns, 'gaps' | 'beat'>
+  hubRuns?: HubRunsPort
 }
 
 const DAY_MS = 86_400_000
@@ -76,7 +79,7 @@ async function budgetedCall(
 ): Promise<CallOutcome & { latencyMs: number }> {
   const conn = eff.connection
   const now = deps.clock.now()
-  const usageId = deps.store.reserveCall(
+  const usageId = await deps.store.reserveCall(
     clientId,
     deps.defaults.dailyBudget,
     dayStart(now),
@@ -88,7 +91,7 @@ async function budgetedCall(
   let outcome: CallOutcome
   let result: ChatResult | undefined
   try {
-    const policy = providerPolicy(deps, clientId, eff.inherited)
+    const policy = await providerPolicy(deps, clientId, eff.inherited)
     result = await chat({ ...deps.outbound, policy, timeoutMs: deps.timeoutMs, maxBytes: deps.maxResponseBytes }, conn, req)
     check?.(result.text)
     outcome = { ok: true, result }
@@ -98,7 +101,7 @@ async function budgetedCall(
     outcome = { ok: false, status, error: scrub((err as Error).message, conn.apiKey).slice(0, 1000), detail, result }
   }
   const latencyMs = Math.round(performance.now() - started)
-  deps.store.finishCall(usageId, {
+  await deps.store.finishCall(usageId, {
     status: outcome.ok ? 'ok' : outcome.status,
     error: outcome.ok ? null : outcome.error,
     tokensIn: outcome.result?.tokensIn ?? null,
@@ -121,7 +124,7 @@ async function budgetedCall(
 
 /** POST /v1/ai/test: one tiny call that proves the connection, or says why not. */
 export async function testProvider(deps: AiDeps, clientId: string): Promise<TestResult> {
-  const eff = effectiveConfig(deps, clientId)
+  const eff = await effectiveConfig(deps, clientId)
   if (!eff.connection) return { ok: true, provider: 'rules', model: null, latency_ms: 0, error: null }
   const r = await budgetedCall(deps, clientId, { ...eff, connection: eff.connection }, 'test', null, {
     system: 'Answer with the JSON object {"ok":true} and nothing else.',
@@ -149,23 +152,25 @@ export async function generateForDevice(
   deviceId: string,
   opts: { onBudget: 'throw' | 'skip' } = { onBudget: 'throw' },
 ): Promise<GenerateResult> {
-  const device = deps.devices.find(clientId, deviceId)
+  const device = await deps.devices.find(clientId, deviceId)
   if (!device) throw notFound('Device')
-  const eff = effectiveConfig(deps, clientId)
+  const eff = await effectiveConfig(deps, clientId)
   const now = deps.clock.now()
-  if (eff.connection && opts.onBudget === 'throw' && deps.store.callsSince(clientId, dayStart(now)) >= deps.defaults.dailyBudget) {
+  if (eff.connection && opts.onBudget === 'throw' && (await deps.store.callsSince(clientId, dayStart(now))) >= deps.defaults.dailyBudget) {
     // refuse before storing anything, so a 429 means "nothing happened"
     throw budgetSpent(deps, now)
   }
   const summary = deps.metrics.summary(clientId, deviceId, SUMMARY_HOURS)
+  // read once for the rules, which look back a week at most
+  const gaps = deps.hubRuns ? await deps.hubRuns.gaps(now - KEEP_MS, now) : []
   const findings = runRules({
     now,
     device: { hostname: device.hostname, createdAt: device.created_at, lastSeenAt: device.last_seen_at },
     summary,
     series: (field, hours) => deps.metrics.series(clientId, deviceId, field, hours),
-    hubGaps: (from, to) => deps.hubRuns?.gaps(from, to) ?? [],
+    hubGaps: (from, to) => gaps.filter((g) => g.to >= from && g.from <= to),
   })
-  const rules = deps.findings.store(
+  const rules = await deps.findings.store(
     clientId,
     findings.map((f) => ({
       deviceId,
@@ -188,7 +193,7 @@ export async function generateForDevice(
     if (outcome) {
       llm = { provider: eff.provider, model: eff.connection.model, status: outcome.status, error: outcome.error }
       if (outcome.items.length) {
-        const stored = deps.findings.store(
+        const stored = await deps.findings.store(
           clientId,
           outcome.items.map((i) => ({
             deviceId,
@@ -248,11 +253,11 @@ async function llmRun(
   }
 }
 
-export function usagePage(deps: AiDeps, clientId: string, q: { limit: number; offset: number; start_date?: string | null; end_date?: string | null }) {
+export async function usagePage(deps: AiDeps, clientId: string, q: { limit: number; offset: number; start_date?: string | null; end_date?: string | null }) {
   const from = q.start_date ? Date.parse(q.start_date) : 0
   const to = q.end_date ? Date.parse(q.end_date) : Number.MAX_SAFE_INTEGER
-  const { items, totals } = deps.store.usage(clientId, from, to, q.limit, q.offset)
-  const today = deps.store.callsSince(clientId, dayStart(deps.clock.now()))
+  const { items, totals } = await deps.store.usage(clientId, from, to, q.limit, q.offset)
+  const today = await deps.store.callsSince(clientId, dayStart(deps.clock.now()))
   return {
     items: items.map(
       (u): UsageEntry => ({

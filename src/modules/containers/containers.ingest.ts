@@ -2,7 +2,7 @@ import { AppError } from '../../http/errors'
 import { newId } from '../../lib/ids'
 import type { ContainerIn, ContainersBlock } from './containers.model'
 import { pack, RAW_WIDTH } from './containers.pack'
-import type { ContainerRow, ContainersStore, EngineRow } from './containers.store'
+import type { ContainerRow, EngineRow, SqliteContainers } from './containers.store'
 import { needsAttention, transitions } from './containers.transitions'
 
 /** A block as the metrics batch hands it over: whose, which device, and when it was seen. */
@@ -25,8 +25,38 @@ export interface Applied {
   rows: ContainerRow[]
 }
 
+/**
+ * What applying a block reads and writes, synchronously: SQLite's statements inside the group
+ * commit's transaction, or on PostgreSQL the rows read under the device's lock with the writes
+ * recorded and sent after (containers.ingest.pg.ts).
+ */
+export interface BlockStore {
+  engine(deviceId: string): EngineRow | null
+  /** the device's containers, by name */
+  ofDevice(deviceId: string): ContainerRow[]
+  putEngine(r: EngineRow): void
+  /** the new container's seq */
+  insert(r: ContainerRow): number
+  update(r: ContainerRow): void
+  addEvent(seq: number, ts: number, kind: string, exitCode: number | null, restartCount: number | null, engineId: string): void
+  /** false when the device already had a series row of that level and time */
+  putSeries(deviceSeq: number, level: number, ts: number, data: Uint8Array): boolean
+  /** raw series written at `ts`: the rollup job rolls up from there */
+  markLate(deviceSeq: number, ts: number): void
+  countsChanged(clientId: string | null): void
+  /** forgets a device's `n` longest-gone containers (by gone_at, then seq); how many went */
+  dropGone(deviceId: string, n: number): number
+}
+
+/** The containers' ingest on either engine: a block stored, answered once committed. */
+export interface ContainersIngest {
+  submit(r: ContainersReceived): Promise<void>
+  /** a device deleted: what was remembered of it goes */
+  forget(deviceId: string): void
+}
+
 export interface ContainersIngestDeps {
-  store: ContainersStore
+  store: SqliteContainers
   /** told of each block newer than the last one the device sent, after its commit (alert rules) */
   applied?: (a: Applied) => void
   /** the device reported (the devices' last-seen), in the block's transaction: a batch of containers only is a sign of life too */
@@ -62,7 +92,7 @@ const figures = (c: ContainerIn, accounting: boolean): (number | null)[] => [
  * when the caller knows it and that the device has no containers (no reads then); the engine row
  * written is left in `wrote`.
  */
-export function applyBlock(store: ContainersStore, r: ContainersReceived, known?: EngineRow, wrote?: { engine?: EngineRow }): ContainerRow[] | null {
+export function applyBlock(store: BlockStore, r: ContainersReceived, known?: EngineRow, wrote?: { engine?: EngineRow }): ContainerRow[] | null {
   const engine = known ?? store.engine(r.deviceId)
   let ts = r.ts
   // the hub's own stamp after a sent one in the same millisecond: still the newer block
@@ -176,7 +206,7 @@ export function applyBlock(store: ContainersStore, r: ContainersReceived, known?
  * transaction, each in its own savepoint, and every promise settles after COMMIT, so a batch is
  * answered only once its containers are stored.
  */
-export function createContainersIngest(deps: ContainersIngestDeps) {
+export function createContainersIngest(deps: ContainersIngestDeps): ContainersIngest {
   let queue: { r: ContainersReceived; resolve: () => void; reject: (e: unknown) => void }[] = []
   let scheduled = false
   /**

@@ -1,13 +1,13 @@
 import type { Clock } from '../../lib/clock'
 import { rollUp } from './containers.pack'
-import type { ContainersStore } from './containers.store'
+import type { ContainersStore, SqliteContainers } from './containers.store'
 
 export const MINUTE_MS = 60_000
 export const HOUR_MS = 3_600_000
 /** level → bucket width; level 0 is the raw block */
 export const LEVEL_WIDTH = [0, MINUTE_MS, HOUR_MS] as const
 /** a minute is rolled up once blocks sent late by this much have arrived, as for device samples */
-const GRACE_MS = 30_000
+export const GRACE_MS = 30_000
 
 export interface ContainerJobDeps {
   store: ContainersStore
@@ -16,12 +16,18 @@ export interface ContainerJobDeps {
   retention: { raw: number; m1: number; h1: number }
 }
 
+/** The rollup job of either engine: the buckets written since its last run rolled up; how many. */
+export interface ContainerRollups {
+  run(): Promise<number>
+}
+
 /**
- * The per-minute and hourly rollups of the packed series: each run rolls up, per device, the
- * buckets written to since the last run (a replay into a rolled-up minute rolls it up again).
- * After a restart it starts from each level's newest bucket.
+ * The per-minute and hourly rollups of the packed series on SQLite: each run rolls up, per
+ * device, the buckets written to since the last run (a replay into a rolled-up minute rolls it
+ * up again), in one transaction. After a restart it starts from each level's newest bucket.
+ * (PostgreSQL: containers.rollup.pg.ts, its marks in the database.)
  */
-export function createContainerRollups(deps: ContainerJobDeps) {
+export function createContainerRollups(deps: { store: SqliteContainers; clock: Clock }): ContainerRollups {
   const { store } = deps
   /** level → device → the oldest source time to roll up from */
   const pending: Map<number, number>[] = [new Map(), new Map(), new Map()]
@@ -64,7 +70,7 @@ export function createContainerRollups(deps: ContainerJobDeps) {
   }
 
   return {
-    run(): number {
+    async run() {
       const now = deps.clock.now()
       if (!booted) {
         booted = true
@@ -85,15 +91,8 @@ export function createContainerRollups(deps: ContainerJobDeps) {
  * Drops series rows past each level's retention, containers gone for longer than the raw
  * retention (with their history), and history older than the hourly retention.
  */
-export function pruneContainers(deps: ContainerJobDeps): number {
+export function pruneContainers(deps: ContainerJobDeps): Promise<number> {
   const now = deps.clock.now()
   const r = deps.retention
-  return deps.store.transaction(
-    () =>
-      deps.store.prune(0, now - r.raw * 1000) +
-      deps.store.prune(1, now - r.m1 * 1000) +
-      deps.store.prune(2, now - r.h1 * 1000) +
-      deps.store.pruneGone(now - r.raw * 1000) +
-      deps.store.pruneEvents(now - r.h1 * 1000),
-  )
+  return deps.store.prune({ raw: now - r.raw * 1000, m1: now - r.m1 * 1000, h1: now - r.h1 * 1000, gone: now - r.raw * 1000, events: now - r.h1 * 1000 })
 }

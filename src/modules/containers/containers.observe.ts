@@ -2,6 +2,9 @@ import type { Applied } from './containers.ingest'
 import { memoryPercent } from './containers.service'
 import type { ContainersStore } from './containers.store'
 
+/** the restarts per container of a device since a time, read synchronously (SQLite's statements) */
+type Restarts = { restartsSince(deviceId: string, since: number): Map<number, number> }
+
 /** The window of the `:restarts` selector: restarts counted over the last 15 minutes. */
 export const RESTART_WINDOW_MS = 15 * 60_000
 
@@ -22,7 +25,7 @@ export interface ObservedContainer {
 }
 
 /** The values of a `containers` observation: every container the device has (gone ones as missing). */
-export function observedContainers(store: Pick<ContainersStore, 'restartsSince'>, a: Applied): { containers: ObservedContainer[] } {
+export function observedContainers(store: Restarts, a: Applied): { containers: ObservedContainer[] } {
   // a host without containers (most collectors send an empty block every sample): no query
   if (!a.rows.length) return { containers: [] }
   const restarts = store.restartsSince(a.deviceId, a.ts - RESTART_WINDOW_MS)
@@ -44,4 +47,11 @@ export function observedContainers(store: Pick<ContainersStore, 'restartsSince'>
       }
     }),
   }
+}
+
+/** The same, with the restarts read through the asynchronous store (PostgreSQL). */
+export async function observedContainersAsync(store: Pick<ContainersStore, 'restartsSince'>, a: Applied): Promise<{ containers: ObservedContainer[] }> {
+  if (!a.rows.length) return { containers: [] }
+  const restarts = await store.restartsSince(a.deviceId, a.ts - RESTART_WINDOW_MS)
+  return observedContainers({ restartsSince: () => restarts }, a)
 }

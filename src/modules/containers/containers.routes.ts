@@ -28,7 +28,7 @@ const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { 
 export function containersRoutes(deps: ContainersDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1' })
     .use(authGuards(auth))
-    .get('/devices/:device_id/containers', ({ user, params }) => json(deviceContainers(deps, user.clientId, params.device_id)), {
+    .get('/devices/:device_id/containers', async ({ user, params }) => json(await deviceContainers(deps, user.clientId, params.device_id)), {
       user: true,
       params: DeviceParams,
       response: { 200: DeviceContainers },
@@ -72,7 +72,7 @@ export function containersRoutes(deps: ContainersDeps, auth: Authenticator) {
         },
       },
     )
-    .get('/containers', ({ user, request }) => json(fleetContainers(deps, user.clientId, fleetQuery.read(request))), {
+    .get('/containers', async ({ user, request }) => json(await fleetContainers(deps, user.clientId, fleetQuery.read(request))), {
       user: true,
       response: { 200: ContainerPage },
       detail: {

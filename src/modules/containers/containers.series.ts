@@ -19,20 +19,26 @@ export const levelFor = (spanMs: number): 0 | 1 | 2 => (spanMs <= 6 * HOUR_MS ? 
  * One container's series over a range. Rollup levels are completed on the right by the finer
  * level rolled up on the fly, so the newest minutes show before the rollup job has run.
  */
-export function containerSeries(deps: ContainersDeps, clientId: string, deviceId: string, containerId: string, q: ContainerSeriesQuery): ContainerSeries {
-  const { device, row } = findContainer(deps, clientId, deviceId, containerId)
+export async function containerSeries(
+  deps: ContainersDeps,
+  clientId: string,
+  deviceId: string,
+  containerId: string,
+  q: ContainerSeriesQuery,
+): Promise<ContainerSeries> {
+  const { device, row } = await findContainer(deps, clientId, deviceId, containerId)
   const to = q.end ? Date.parse(q.end) : deps.clock.now()
   const from = q.start ? Date.parse(q.start) : to - RANGE_MS[q.range ?? '1h']!
   if (from >= to) refuse('start', 'start must be before end')
   if (to - from > 400 * 24 * HOUR_MS) refuse('start', 'a range spans at most 400 days')
   const level = levelFor(to - from)
   const width = LEVEL_WIDTH[level]
-  const points: { ts: number; data: Uint8Array }[] = deps.store.series(device.seq, level, from, to + 1)
+  const points: { ts: number; data: Uint8Array }[] = await deps.store.series(device.seq, level, from, to + 1)
   if (level > 0) {
     // the tail the rollup job has not reached yet, from the level below
     const done = points.length ? points.at(-1)!.ts + width : from
     const buckets = new Map<number, Uint8Array[]>()
-    for (const r of deps.store.series(device.seq, level - 1, Math.max(from, done), to + 1)) {
+    for (const r of await deps.store.series(device.seq, level - 1, Math.max(from, done), to + 1)) {
       const b = Math.floor(r.ts / width) * width
       const list = buckets.get(b)
       if (list) list.push(r.data)

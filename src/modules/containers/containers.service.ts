@@ -8,7 +8,7 @@ import { cpuSparks, SPARK_MS } from './containers.spark'
 /** What the containers need of the devices domain. */
 export interface ContainerDevices {
   /** a device of this client for a portal read (its id and the integer seq the series are keyed on); 404 otherwise */
-  ref(clientId: string, deviceId: string): { id: string; seq: number }
+  ref(clientId: string, deviceId: string): { id: string; seq: number } | Promise<{ id: string; seq: number }>
 }
 
 export interface ContainersDeps {
@@ -57,11 +57,14 @@ export function toContainer(r: FleetRow): Container {
 }
 
 /** A device's containers (gone ones last), with what its collector last said of the engine. */
-export function deviceContainers(deps: ContainersDeps, clientId: string, deviceId: string) {
-  const device = deps.devices.ref(clientId, deviceId)
+export async function deviceContainers(deps: ContainersDeps, clientId: string, deviceId: string) {
+  const device = await deps.devices.ref(clientId, deviceId)
   const now = deps.clock.now()
-  const engine = deps.store.engine(device.id)
-  const { rows } = deps.store.fleet(clientId, { deviceId: device.id }, 'name', 100_000, 0)
+  const [engine, { rows }, recent] = await Promise.all([
+    deps.store.engine(device.id),
+    deps.store.fleet(clientId, { deviceId: device.id }, 'name', 100_000, 0),
+    deps.store.series(device.seq, 0, now - SPARK_MS, now + 1),
+  ])
   const items = rows.map(toContainer).sort((a, b) => Number(a.state === 'gone') - Number(b.state === 'gone'))
   return {
     device_id: device.id,
@@ -77,7 +80,7 @@ export function deviceContainers(deps: ContainersDeps, clientId: string, deviceI
       : null,
     items,
     cpu_spark: cpuSparks(
-      deps.store.series(device.seq, 0, now - SPARK_MS, now + 1),
+      recent,
       rows.filter((r) => r.state !== 'gone'),
       now,
     ),
@@ -85,17 +88,17 @@ export function deviceContainers(deps: ContainersDeps, clientId: string, deviceI
 }
 
 /** The account's containers over every device, filtered, sorted ("needs attention" first by default) and paged. */
-export function fleetContainers(deps: ContainersDeps, clientId: string, q: FleetQuery): ContainerPage {
+export async function fleetContainers(deps: ContainersDeps, clientId: string, q: FleetQuery): Promise<ContainerPage> {
   // a device of another account (or none) is a 404, as everywhere else, not an empty page
-  if (q.device_id !== undefined) deps.devices.ref(clientId, q.device_id)
-  const { rows, total } = deps.store.fleet(
+  if (q.device_id !== undefined) await deps.devices.ref(clientId, q.device_id)
+  const { rows, total } = await deps.store.fleet(
     clientId,
     { state: q.state, health: q.health, image: q.image, name: q.name, deviceId: q.device_id, attention: q.needs_attention },
     q.sort,
     q.limit,
     q.offset,
   )
-  const c = deps.store.counts(clientId)
+  const c = await deps.store.counts(clientId)
   return {
     items: rows.map(toContainer),
     total,
@@ -106,35 +109,36 @@ export function fleetContainers(deps: ContainersDeps, clientId: string, q: Fleet
 }
 
 /** One container of one device of this client; 404 for anything else (another account's included). */
-export function findContainer(deps: ContainersDeps, clientId: string, deviceId: string, containerId: string) {
-  const device = deps.devices.ref(clientId, deviceId)
-  const row = deps.store.byId(clientId, device.id, containerId)
+export async function findContainer(deps: ContainersDeps, clientId: string, deviceId: string, containerId: string) {
+  const device = await deps.devices.ref(clientId, deviceId)
+  const row = await deps.store.byId(clientId, device.id, containerId)
   if (!row) throw new AppError('not_found', 'Container not found')
   return { device, row }
 }
 
 /** A container's state history, newest first. */
-export function containerEvents(deps: ContainersDeps, clientId: string, deviceId: string, containerId: string, limit: number, offset: number) {
-  const { row } = findContainer(deps, clientId, deviceId, containerId)
+export async function containerEvents(deps: ContainersDeps, clientId: string, deviceId: string, containerId: string, limit: number, offset: number) {
+  const { row } = await findContainer(deps, clientId, deviceId, containerId)
+  const [events, total] = await Promise.all([deps.store.events(row.seq, limit, offset), deps.store.eventCount(row.seq)])
   return {
     container_id: row.id,
     name: row.name,
-    items: deps.store.events(row.seq, limit, offset).map((e) => ({
+    items: events.map((e) => ({
       kind: e.kind as 'created',
       at: toIso(e.ts),
       exit_code: e.exit_code,
       restart_count: e.restart_count,
       engine_id: e.engine_id,
     })),
-    total: deps.store.eventCount(row.seq),
+    total,
     limit,
     offset,
   }
 }
 
 /** The containers a /metrics scrape shows: present at their device's newest block, seen since a time. */
-export function scrapeContainers(deps: Pick<ContainersDeps, 'store'>, clientId: string | null, since: number): ScrapeContainer[] {
-  return deps.store.present(clientId, since).map((r) => ({
+export async function scrapeContainers(deps: Pick<ContainersDeps, 'store'>, clientId: string | null, since: number): Promise<ScrapeContainer[]> {
+  return (await deps.store.present(clientId, since)).map((r) => ({
     name: r.name,
     image: r.image,
     deviceId: r.device_id,

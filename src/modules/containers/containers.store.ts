@@ -54,16 +54,16 @@ export interface EventRow {
 /** A fleet list row: the container and its device's display name. */
 export type FleetRow = ContainerRow & { device_name: string; memory_accounting: number }
 
-const COLS =
+export const COLS =
   'seq, id, client_id, device_id, name, engine_id, image, labels, state, health, exit_code, oom_killed, restart_count, started_at, finished_at, ' +
   'cpu_percent, memory_used_bytes, memory_limit_bytes, net_rx, net_tx, block_read, block_write, pids, attention, first_seen_at, last_seen_at, gone_at, gone_running'
-const COL_LIST = COLS.split(', ')
-const C_COLS = COL_LIST.map((c) => `c.${c}`).join(', ')
-const UPDATABLE = COL_LIST.filter((c) => !['seq', 'id', 'client_id', 'device_id', 'name', 'first_seen_at'].includes(c))
+export const COL_LIST = COLS.split(', ')
+export const C_COLS = COL_LIST.map((c) => `c.${c}`).join(', ')
+export const UPDATABLE = COL_LIST.filter((c) => !['seq', 'id', 'client_id', 'device_id', 'name', 'first_seen_at'].includes(c))
 
 /** a fleet row's device name, and its engine's memory accounting (every container's device has an engine row) */
-const FLEET_EXTRA = 'COALESCE(d.name, d.hostname, d.id) AS device_name, COALESCE(e.memory_accounting, 1) AS memory_accounting'
-const FLEET_FROM = 'FROM containers c JOIN devices d ON d.id = c.device_id LEFT JOIN container_engines e ON e.device_id = c.device_id'
+export const FLEET_EXTRA = 'COALESCE(d.name, d.hostname, d.id) AS device_name, COALESCE(e.memory_accounting, 1) AS memory_accounting'
+export const FLEET_FROM = 'FROM containers c JOIN devices d ON d.id = c.device_id LEFT JOIN container_engines e ON e.device_id = c.device_id'
 
 /** The fleet list's orders: each ends on the container's seq, so pages never overlap. */
 export const FLEET_ORDER: Record<string, string> = {
@@ -93,9 +93,55 @@ export interface FleetFilter {
 const MAX_CACHED_COUNTS = 10_000
 
 /** `%`, `_` and the escape itself match literally in a LIKE pattern */
-const like = (s: string) => `%${s.replace(/[\\%_]/g, (m) => `\\${m}`)}%`
+export const like = (s: string) => `%${s.replace(/[\\%_]/g, (m) => `\\${m}`)}%`
 
-export function createContainersStore(sqlite: Database) {
+/** The counts of an account's containers the fleet page heads with. */
+export interface ContainerCounts {
+  containers: number
+  running: number
+  attention: number
+}
+
+/** The cut-offs of one retention pass (ms): series per level, containers gone, history. */
+export interface ContainerPruning {
+  raw: number
+  m1: number
+  h1: number
+  gone: number
+  events: number
+}
+
+/**
+ * The containers' tables as the services read them, on either engine (this file: SQLite;
+ * containers.store.pg.ts: PostgreSQL). Every tenant's read filters by client_id (a device's rows
+ * are read after the devices domain found the device in the client); the scrape of every client
+ * reads all on purpose. Writes come through the ingest (containers.ingest.ts on SQLite,
+ * containers.ingest.pg.ts) and the rollup and retention jobs.
+ */
+export interface ContainersStore {
+  /** what the device's collector last said of its engine */
+  engine(deviceId: string): Promise<EngineRow | null>
+  /** the account's containers, filtered, in one of FLEET_ORDER's orders, paged, with the filtered total */
+  fleet(clientId: string, f: FleetFilter, sort: string, limit: number, offset: number): Promise<{ rows: FleetRow[]; total: number }>
+  counts(clientId: string): Promise<ContainerCounts>
+  byId(clientId: string, deviceId: string, id: string): Promise<ContainerRow | null>
+  /** a container's history, newest first (ties: the later written first) */
+  events(seq: number, limit: number, offset: number): Promise<EventRow[]>
+  eventCount(seq: number): Promise<number>
+  /** a device's packed series of a level within [from, to), oldest first */
+  series(deviceSeq: number, level: number, from: number, to: number): Promise<{ ts: number; data: Uint8Array }[]>
+  /** restarts per container of a device since a time */
+  restartsSince(deviceId: string, since: number): Promise<Map<number, number>>
+  /** the containers present and seen since a time, of one account or all (null), with their device's name: the /metrics exposition */
+  present(clientId: string | null, since: number): Promise<FleetRow[]>
+  /** one retention pass, in one transaction; the rows deleted */
+  prune(cut: ContainerPruning): Promise<number>
+  /** a write changed what counts() says of this account (null: of every account): the SQLite store keeps them between writes */
+  countsChanged(clientId: string | null): void
+}
+
+/** SQLite's statements, synchronous: the ingest's group commit and the rollup job run them inside one transaction. */
+export function sqliteContainers(sqlite: Database) {
   const engine = sqlite.query<EngineRow, [string]>('SELECT * FROM container_engines WHERE device_id = ?')
   const putEngine = sqlite.query(
     `INSERT INTO container_engines (device_id, client_id, kind, version, api_version, unavailable_reason, memory_accounting, ts)
@@ -160,10 +206,10 @@ export function createContainersStore(sqlite: Database) {
   const values = (r: ContainerRow): SQLQueryBindings[] => UPDATABLE.map((c) => r[c as keyof ContainerRow])
 
   return {
-    engine: (deviceId: string) => engine.get(deviceId),
+    engine: (deviceId: string) => engine.get(deviceId) ?? null,
     putEngine: (r: EngineRow) => putEngine.run(r.device_id, r.client_id, r.kind, r.version, r.api_version, r.unavailable_reason, r.memory_accounting, r.ts),
     ofDevice: (deviceId: string) => ofDevice.all(deviceId),
-    byId: (clientId: string, deviceId: string, id: string) => byId.get(id, clientId, deviceId),
+    byId: (clientId: string, deviceId: string, id: string) => byId.get(id, clientId, deviceId) ?? null,
     insert: (r: ContainerRow) => insert.get(...COL_LIST.slice(1).map((c) => r[c as keyof ContainerRow]))!.seq,
     update: (r: ContainerRow) => update.run(...values(r), r.seq),
     addEvent: (seq: number, ts: number, kind: string, exitCode: number | null, restartCount: number | null, engineId: string) =>
@@ -233,4 +279,22 @@ export function createContainersStore(sqlite: Database) {
   }
 }
 
-export type ContainersStore = ReturnType<typeof createContainersStore>
+export type SqliteContainers = ReturnType<typeof sqliteContainers>
+
+/** The store on SQLite: its statements run when called (bun:sqlite is synchronous), the answers come as promises. */
+export function createContainersStore(s: SqliteContainers): ContainersStore {
+  return {
+    engine: async (deviceId) => s.engine(deviceId),
+    fleet: async (clientId, f, sort, limit, offset) => s.fleet(clientId, f, sort, limit, offset),
+    counts: async (clientId) => ({ ...s.counts(clientId) }),
+    byId: async (clientId, deviceId, id) => s.byId(clientId, deviceId, id),
+    events: async (seq, limit, offset) => s.events(seq, limit, offset),
+    eventCount: async (seq) => s.eventCount(seq),
+    series: async (deviceSeq, level, from, to) => s.series(deviceSeq, level, from, to),
+    restartsSince: async (deviceId, since) => s.restartsSince(deviceId, since),
+    present: async (clientId, since) => s.present(clientId, since),
+    prune: async (cut) =>
+      s.transaction(() => s.prune(0, cut.raw) + s.prune(1, cut.m1) + s.prune(2, cut.h1) + s.pruneGone(cut.gone) + s.pruneEvents(cut.events)),
+    countsChanged: (clientId) => s.countsChanged(clientId),
+  }
+}

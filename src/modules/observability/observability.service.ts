@@ -14,21 +14,29 @@ export interface ScrapeDevice {
   seq: number
 }
 
+/** the other domains may answer either way (their stores are asynchronous on PostgreSQL): awaited */
+type Awaitable<T> = T | Promise<T>
+
+/** What a scrape reads, all through the other domains' services: it has no statements of its own. */
 export interface ObservabilityDeps {
   registry: Registry
   clock: Clock
   /** when the process started (ms) */
   startedAt: number
-  /** the database file and its write-ahead log, in bytes; the storage module's gauges (space per tier, budget, disk) */
-  storage: { databaseBytes(): number; walBytes(): number; gauges(): ServiceGauge[] }
+  /**
+   * The database's size in bytes (the SQLite file, or the PostgreSQL database), its write-ahead
+   * log file (null on PostgreSQL: the server's WAL is its own); the storage module's gauges
+   * (space per tier, budget, disk)
+   */
+  storage: { databaseBytes(): Awaitable<number>; walBytes(): Awaitable<number | null>; gauges(): Awaitable<ServiceGauge[]> }
   /** the devices a scrape covers: one client's, or all (null) */
-  devices(clientId: string | null): ScrapeDevice[]
+  devices(clientId: string | null): Awaitable<ScrapeDevice[]>
   /** each device's newest sample of a kind: [seq, ts, ...hot values] */
-  latest(kind: MetricKind, seqs: number[]): LatestRows
+  latest(kind: MetricKind, seqs: number[]): Awaitable<LatestRows>
   /** the containers present and seen since a time: one client's, or all (null) */
-  containers?(clientId: string | null, since: number): ScrapeContainer[]
+  containers?(clientId: string | null, since: number): Awaitable<ScrapeContainer[]>
   /** other domains' families (service checks), each writing what the scope may see */
-  sections?: ((out: Exposition, scope: ScrapeScope) => void)[]
+  sections?: ((out: Exposition, scope: ScrapeScope) => Awaitable<void>)[]
 }
 
 /** One sample of a gauge another module reports; samples of one name come together, the first carries the help. */
@@ -46,11 +54,11 @@ export type ScrapeScope = { kind: 'instance' } | { kind: 'client'; clientId: str
  * The exposition for one scrape. The service's own families (traffic, storage, jobs) describe
  * the whole instance and are shown only to an instance-wide scrape; the fleet families to both.
  */
-export function scrape(deps: ObservabilityDeps, scope: ScrapeScope): string {
+export async function scrape(deps: ObservabilityDeps, scope: ScrapeScope): Promise<string> {
   const out = new Exposition()
   const now = deps.clock.now()
-  if (scope.kind === 'instance') writeService(deps, out)
-  const devices = deps.devices(scope.kind === 'client' ? scope.clientId : null)
+  if (scope.kind === 'instance') await writeService(deps, out)
+  const devices = await deps.devices(scope.kind === 'client' ? scope.clientId : null)
   const labels = new Map<number, string>()
   for (const d of devices)
     labels.set(
@@ -62,13 +70,15 @@ export function scrape(deps: ObservabilityDeps, scope: ScrapeScope): string {
       ]),
     )
   const seqs = devices.map((d) => d.seq)
-  writeFleet(out, labels, { hardware: deps.latest('hardware', seqs), network: deps.latest('network', seqs) }, now)
-  if (deps.containers) writeContainers(out, deps.containers(scope.kind === 'client' ? scope.clientId : null, now - FRESH_MS))
-  for (const write of deps.sections ?? []) write(out, scope)
+  const [hardware, network] = await Promise.all([deps.latest('hardware', seqs), deps.latest('network', seqs)])
+  writeFleet(out, labels, { hardware, network }, now)
+  if (deps.containers) writeContainers(out, await deps.containers(scope.kind === 'client' ? scope.clientId : null, now - FRESH_MS))
+  for (const write of deps.sections ?? []) await write(out, scope)
   return out.text()
 }
 
-function writeService(deps: ObservabilityDeps, out: Exposition) {
+async function writeService(deps: ObservabilityDeps, out: Exposition) {
+  const [databaseBytes, walBytes, gauges] = await Promise.all([deps.storage.databaseBytes(), deps.storage.walBytes(), deps.storage.gauges()])
   out.family('vigil_build_info', 'gauge', 'Always 1; the labels name the running build')
   out.sample(
     'vigil_build_info',
@@ -82,12 +92,18 @@ function writeService(deps: ObservabilityDeps, out: Exposition) {
   out.sample('process_start_time_seconds', '', deps.startedAt / 1000)
   out.family('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes')
   out.sample('process_resident_memory_bytes', '', process.memoryUsage.rss())
-  out.family('vigil_database_size_bytes', 'gauge', 'Size of the SQLite database file (pages in use and free)')
-  out.sample('vigil_database_size_bytes', '', deps.storage.databaseBytes())
-  out.family('vigil_database_wal_size_bytes', 'gauge', 'Size of the write-ahead log file (writes not yet copied into the database, and space kept for reuse)')
-  out.sample('vigil_database_wal_size_bytes', '', deps.storage.walBytes())
+  out.family('vigil_database_size_bytes', 'gauge', "Size of the database: the SQLite file (pages in use and free), or PostgreSQL's pg_database_size")
+  out.sample('vigil_database_size_bytes', '', databaseBytes)
+  if (walBytes !== null) {
+    out.family(
+      'vigil_database_wal_size_bytes',
+      'gauge',
+      "Size of SQLite's write-ahead log file (writes not yet copied into the database, and space kept for reuse)",
+    )
+    out.sample('vigil_database_wal_size_bytes', '', walBytes)
+  }
   let family = ''
-  for (const g of deps.storage.gauges()) {
+  for (const g of gauges) {
     if (g.name !== family) out.family((family = g.name), 'gauge', g.help)
     out.sample(g.name, labelText(g.labels ?? []), g.value)
   }

@@ -27,28 +27,31 @@ export interface OverviewFigures {
   spark: (number | null)[]
 }
 
+/** the other domains may answer either way (their stores are asynchronous on PostgreSQL): awaited */
+type Awaitable<T> = T | Promise<T>
+
+/** What the overview reads, all through the other domains' services: it has no statements of its own. */
 export interface OverviewDeps {
   clock: Clock
-  devices: { list(clientId: string): OverviewDevice[] }
-  metrics: { figures(seqs: number[], now: number): Map<number, OverviewFigures> }
+  devices: { list(clientId: string): Awaitable<OverviewDevice[]> }
+  metrics: { figures(seqs: number[], now: number): Awaitable<Map<number, OverviewFigures>> }
   /** alerts firing per device id; absent until the alerts module is wired (0 for every device) */
-  alertsFiring: (clientId: string) => Map<string, number>
+  alertsFiring: (clientId: string) => Awaitable<Map<string, number>>
   /** service checks down now; absent until the checks module is wired (0) */
-  checksDown?: (clientId: string) => number
+  checksDown?: (clientId: string) => Awaitable<number>
 }
 
 const NO_SPARK: (number | null)[] = new Array(60).fill(null)
 
 /** Every device of the account with its status, newest figures and last hour of CPU. */
-export function fleetOverview(deps: OverviewDeps, clientId: string): FleetOverview {
+export async function fleetOverview(deps: OverviewDeps, clientId: string): Promise<FleetOverview> {
   const now = deps.clock.now()
-  const devices = deps.devices.list(clientId)
+  const devices = await deps.devices.list(clientId)
   const seqs = devices.flatMap((d) => (d.seq === null ? [] : [d.seq]))
-  const figures = deps.metrics.figures(seqs, now)
-  const firing = deps.alertsFiring(clientId)
+  const [figures, firing, down] = await Promise.all([deps.metrics.figures(seqs, now), deps.alertsFiring(clientId), deps.checksDown?.(clientId) ?? 0])
   return {
     generated_at: toIso(now),
-    checks_down: deps.checksDown?.(clientId) ?? 0,
+    checks_down: down,
     devices: devices.map((d): FleetDevice => {
       const f = d.seq === null ? undefined : figures.get(d.seq)
       // a device whose samples came another way than ingest (an import) is seen by its newest sample

@@ -6,10 +6,10 @@ import type { RecommendationsStore } from './recommendations.store'
 
 /** What this domain needs of the devices domain. */
 export interface DeviceLookup {
-  /** whether the client has this device */
-  exists(clientId: string, deviceId: string): boolean
+  /** whether the client has this device (awaited: the devices domain may answer either way) */
+  exists(clientId: string, deviceId: string): boolean | Promise<boolean>
   /** the id of the device a collector speaks for: as for metrics (bound key, named, the only one) */
-  resolve(key: KeyPrincipal, named: string | null): string
+  resolve(key: KeyPrincipal, named: string | null): string | Promise<string>
 }
 
 export interface RecommendationsDeps {
@@ -28,9 +28,9 @@ export const DEDUPE_WINDOW_MS = 24 * 3600_000
  * else the one named (body device_id or x-device-id), else the client's only device; else 422
  * device_required, so that every recommendation can be read back by device.
  */
-export function createFromCollector(deps: RecommendationsDeps, key: KeyPrincipal, body: RecommendationIn, headerDevice: string | null = null) {
-  const deviceId = deps.devices.resolve(key, body.device_id ?? headerDevice)
-  const stored = deps.store.insert(
+export async function createFromCollector(deps: RecommendationsDeps, key: KeyPrincipal, body: RecommendationIn, headerDevice: string | null = null) {
+  const deviceId = await deps.devices.resolve(key, body.device_id ?? headerDevice)
+  const stored = await deps.store.insert(
     key.clientId,
     {
       deviceId,
@@ -48,15 +48,15 @@ export function createFromCollector(deps: RecommendationsDeps, key: KeyPrincipal
 }
 
 /** Stores engine findings, skipping those already stored for the device within the dedupe window. */
-export function storeFindings(deps: RecommendationsDeps, clientId: string, findings: NewRecommendation[]) {
+export async function storeFindings(deps: RecommendationsDeps, clientId: string, findings: NewRecommendation[]) {
   const now = deps.clock.now()
-  const result = deps.store.insertDeduplicated(clientId, findings, now, now - DEDUPE_WINDOW_MS)
+  const result = await deps.store.insertDeduplicated(clientId, findings, now, now - DEDUPE_WINDOW_MS)
   if (deps.created) for (const rec of result.stored) deps.created(clientId, rec)
   return result
 }
 
-function requireDevice(deps: RecommendationsDeps, clientId: string, deviceId: string) {
-  if (!deps.devices.exists(clientId, deviceId)) throw notFound('Device')
+async function requireDevice(deps: RecommendationsDeps, clientId: string, deviceId: string) {
+  if (!(await deps.devices.exists(clientId, deviceId))) throw notFound('Device')
 }
 
 function parseBound(value: string | null | undefined, param: string, fallback: number): number {
@@ -66,21 +66,21 @@ function parseBound(value: string | null | undefined, param: string, fallback: n
   return ms
 }
 
-export function listForDevice(
+export async function listForDevice(
   deps: RecommendationsDeps,
   clientId: string,
   deviceId: string,
   q: { limit: number; offset: number; start_date?: string | null; end_date?: string | null },
 ) {
-  requireDevice(deps, clientId, deviceId)
+  await requireDevice(deps, clientId, deviceId)
   const from = parseBound(q.start_date, 'start_date', 0)
   const to = parseBound(q.end_date, 'end_date', Number.MAX_SAFE_INTEGER)
   if (from > to) throw new AppError('invalid_parameter', 'start_date is after end_date', 'start_date')
-  const { items, total } = deps.store.page(clientId, deviceId, from, to, q.limit, q.offset)
+  const { items, total } = await deps.store.page(clientId, deviceId, from, to, q.limit, q.offset)
   return { items, limit: q.limit, offset: q.offset, total }
 }
 
-export function latestForDevice(deps: RecommendationsDeps, clientId: string, deviceId: string, limit: number) {
-  requireDevice(deps, clientId, deviceId)
-  return { items: deps.store.page(clientId, deviceId, 0, Number.MAX_SAFE_INTEGER, limit, 0).items }
+export async function latestForDevice(deps: RecommendationsDeps, clientId: string, deviceId: string, limit: number) {
+  await requireDevice(deps, clientId, deviceId)
+  return { items: (await deps.store.page(clientId, deviceId, 0, Number.MAX_SAFE_INTEGER, limit, 0)).items }
 }

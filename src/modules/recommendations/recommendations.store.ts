@@ -3,7 +3,7 @@ import { newId } from '../../lib/ids'
 import { toIso } from '../../lib/clock'
 import type { NewRecommendation, Recommendation, Severity } from './recommendations.model'
 
-interface Row {
+export interface RecommendationRow {
   id: string
   client_id: string
   device_id: string | null
@@ -15,9 +15,9 @@ interface Row {
   created_at: number
 }
 
-const COLUMNS = 'id, client_id, device_id, recommendation, category, severity, source, evidence, created_at'
+export const RECOMMENDATION_COLUMNS = 'id, client_id, device_id, recommendation, category, severity, source, evidence, created_at'
 
-export const toRecommendation = (r: Row): Recommendation => ({
+export const toRecommendation = (r: RecommendationRow): Recommendation => ({
   id: r.id,
   client_id: r.client_id,
   device_id: r.device_id,
@@ -29,14 +29,43 @@ export const toRecommendation = (r: Row): Recommendation => ({
   created_at: toIso(r.created_at),
 })
 
-export function createRecommendationsStore(sqlite: Database) {
-  const insert = sqlite.query(`INSERT INTO recommendations (${COLUMNS}, dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-  const byId = sqlite.query<Row, [string]>(`SELECT ${COLUMNS} FROM recommendations WHERE id = ?`)
+/** The row a new recommendation is stored as (its id made here, on either engine). */
+export const newRow = (clientId: string, rec: NewRecommendation, now: number): RecommendationRow & { dedupe_key: string | null } => ({
+  id: newId('rec'),
+  client_id: clientId,
+  device_id: rec.deviceId,
+  recommendation: rec.recommendation,
+  category: rec.category,
+  severity: rec.severity,
+  source: rec.source,
+  evidence: rec.evidence ? JSON.stringify(rec.evidence) : null,
+  created_at: now,
+  dedupe_key: rec.dedupeKey,
+})
+
+/**
+ * The recommendations table, on either engine (this file: SQLite; recommendations.store.pg.ts:
+ * PostgreSQL). Every read and write filters by client_id.
+ */
+export interface RecommendationsStore {
+  insert(clientId: string, rec: NewRecommendation, now: number): Promise<Recommendation>
+  /**
+   * Stores the findings whose dedupe key was not stored for the same device since `since`, in
+   * the order given. One transaction that no other deduplicated insert of the client interleaves
+   * with, so two overlapping runs (on one hub or two) cannot both store the same finding.
+   */
+  insertDeduplicated(clientId: string, recs: NewRecommendation[], now: number, since: number): Promise<{ stored: Recommendation[]; skipped: number }>
+  /** a device's recommendations created within [from, to], newest first (ties by id, descending), with their total */
+  page(clientId: string, deviceId: string, from: number, to: number, limit: number, offset: number): Promise<{ items: Recommendation[]; total: number }>
+}
+
+export function createRecommendationsStore(sqlite: Database): RecommendationsStore {
+  const insert = sqlite.query(`INSERT INTO recommendations (${RECOMMENDATION_COLUMNS}, dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   const recentDuplicate = sqlite.query<{ id: string }, [string, string | null, string, number]>(
     'SELECT id FROM recommendations WHERE client_id = ? AND device_id IS ? AND dedupe_key = ? AND created_at >= ? LIMIT 1',
   )
-  const page = sqlite.query<Row, [string, string, number, number, number, number]>(
-    `SELECT ${COLUMNS} FROM recommendations WHERE client_id = ? AND device_id = ? AND created_at >= ? AND created_at <= ?
+  const page = sqlite.query<RecommendationRow, [string, string, number, number, number, number]>(
+    `SELECT ${RECOMMENDATION_COLUMNS} FROM recommendations WHERE client_id = ? AND device_id = ? AND created_at >= ? AND created_at <= ?
      ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
   )
   const count = sqlite.query<{ n: number }, [string, string, number, number]>(
@@ -44,51 +73,30 @@ export function createRecommendationsStore(sqlite: Database) {
   )
 
   const insertOne = (clientId: string, rec: NewRecommendation, now: number): Recommendation => {
-    const id = newId('rec')
-    insert.run(
-      id,
-      clientId,
-      rec.deviceId,
-      rec.recommendation,
-      rec.category,
-      rec.severity,
-      rec.source,
-      rec.evidence ? JSON.stringify(rec.evidence) : null,
-      now,
-      rec.dedupeKey,
-    )
-    return toRecommendation(byId.get(id)!)
+    const r = newRow(clientId, rec, now)
+    insert.run(r.id, r.client_id, r.device_id, r.recommendation, r.category, r.severity, r.source, r.evidence, r.created_at, r.dedupe_key)
+    return toRecommendation(r)
   }
+  // IMMEDIATE: the duplicate check and the insert see no other writer in between
+  const dedupe = sqlite.transaction((clientId: string, recs: NewRecommendation[], now: number, since: number) => {
+    const stored: Recommendation[] = []
+    let skipped = 0
+    for (const rec of recs) {
+      if (rec.dedupeKey && recentDuplicate.get(clientId, rec.deviceId, rec.dedupeKey, since)) {
+        skipped++
+        continue
+      }
+      stored.push(insertOne(clientId, rec, now))
+    }
+    return { stored, skipped }
+  })
 
   return {
-    insert: (clientId: string, rec: NewRecommendation, now: number): Recommendation => insertOne(clientId, rec, now),
-
-    /**
-     * Stores the findings whose dedupe key was not stored for the same device since `since`.
-     * One transaction, so two overlapping runs cannot both store the same finding.
-     */
-    insertDeduplicated(clientId: string, recs: NewRecommendation[], now: number, since: number) {
-      return sqlite.transaction(() => {
-        const stored: Recommendation[] = []
-        let skipped = 0
-        for (const rec of recs) {
-          if (rec.dedupeKey && recentDuplicate.get(clientId, rec.deviceId, rec.dedupeKey, since)) {
-            skipped++
-            continue
-          }
-          stored.push(insertOne(clientId, rec, now))
-        }
-        return { stored, skipped }
-      })()
-    },
-
-    page(clientId: string, deviceId: string, from: number, to: number, limit: number, offset: number) {
-      return {
-        items: page.all(clientId, deviceId, from, to, limit, offset).map(toRecommendation),
-        total: count.get(clientId, deviceId, from, to)!.n,
-      }
-    },
+    insert: async (clientId, rec, now) => insertOne(clientId, rec, now),
+    insertDeduplicated: async (clientId, recs, now, since) => dedupe.immediate(clientId, recs, now, since),
+    page: async (clientId, deviceId, from, to, limit, offset) => ({
+      items: page.all(clientId, deviceId, from, to, limit, offset).map(toRecommendation),
+      total: count.get(clientId, deviceId, from, to)!.n,
+    }),
   }
 }
-
-export type RecommendationsStore = ReturnType<typeof createRecommendationsStore>

@@ -69,3 +69,16 @@ export function parseDiskWarn(raw: string | undefined, fail: Fail): number {
 export function storageSettings(budget: string | undefined, diskWarn: string | undefined, fail: Fail): StorageSettings {
   return { budget: parseStorageBudget(budget, fail), diskWarnRatio: parseDiskWarn(diskWarn, fail) }
 }
+
+/**
+ * A hub on PostgreSQL does not take VIGIL_STORAGE_BUDGET: the budget frees space by deleting the
+ * oldest rows and giving SQLite's free pages back to the file system, while PostgreSQL keeps a
+ * deleted row's space in its tables for reuse (only VACUUM FULL, which locks them, returns it),
+ * and the server's disk is not the data dir's. There the retention settings bound the metrics,
+ * and the database's size is watched with PostgreSQL's own figures (GET /v1/admin/storage,
+ * /metrics). The one-line reason a hub with both refuses to start; null when it can start.
+ */
+export function postgresBudgetRefusal(settings: StorageSettings): string | null {
+  if (!settings.budget) return null
+  return `VIGIL_STORAGE_BUDGET (${settings.budget.text}) applies to the SQLite database only: on PostgreSQL deleting rows does not give their space back to the disk, so Vigil cannot hold a budget there; unset it and bound the data with the VIGIL_RETENTION_* settings (see docs/storage.md)`
+}

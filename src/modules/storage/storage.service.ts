@@ -11,12 +11,15 @@ import type { StorageStore } from './storage.store'
 export interface TierPort {
   /** brings the rollup tiers up to date, so that pruning raw samples loses none from the tiers */
   rollUp(): Promise<void>
-  oldest(tier: LevelName): number | null
+  oldest(tier: LevelName): Awaitable<number | null>
   /** one bounded delete of every device's rows older than `cutoff`; how many went */
-  pruneStep(tier: LevelName, cutoff: number): number
-  freePages(): number
-  vacuumStep(): void
+  pruneStep(tier: LevelName, cutoff: number): Awaitable<number>
+  freePages(): Awaitable<number>
+  vacuumStep(): Awaitable<void>
 }
+
+/** the metrics domain may answer either way: awaited */
+type Awaitable<T> = T | Promise<T>
 
 /** The cached figures: measuring is a scan of the whole file, so the jobs do it and requests read this. */
 export interface StorageState {
@@ -62,13 +65,11 @@ const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`
 /** Space per tier from dbstat, the rest as every other page in use; the tiers' oldest times from the metrics module. */
 export async function measure(deps: StorageDeps): Promise<void> {
   const perTable = await deps.tableBytes()
-  const tiers = deps.tiers.map(({ tier, tables }) => ({
-    tier,
-    bytes: tables.reduce((sum, t) => sum + (perTable.get(t) ?? 0), 0),
-    oldest: deps.metrics.oldest(tier),
-  }))
+  const tiers: TierFigure[] = []
+  for (const { tier, tables } of deps.tiers)
+    tiers.push({ tier, bytes: tables.reduce((sum, t) => sum + (perTable.get(t) ?? 0), 0), oldest: await deps.metrics.oldest(tier) })
   // the rest is every other page in use: other tables, the schema, and the pointer-map pages of incremental vacuum
-  const usedBytes = deps.store.usedBytes()
+  const usedBytes = await deps.store.usedBytes()
   const restBytes = Math.max(0, usedBytes - tiers.reduce((s, t) => s + t.bytes, 0))
   deps.state.usage = { at: deps.clock.now(), usedBytes, tiers, restBytes }
 }
@@ -127,18 +128,19 @@ async function runBudget(deps: StorageDeps): Promise<void> {
   const budget = budgetBytes(deps)
   if (deps.state.usage === null) await measure(deps)
   if (budget === null) return
-  if (deps.store.usedBytes() <= budget) {
-    setWarning(deps, 'budget', null, { budget_bytes: budget, used_bytes: deps.store.usedBytes() })
+  const before = await deps.store.usedBytes()
+  if (before <= budget) {
+    setWarning(deps, 'budget', null, { budget_bytes: budget, used_bytes: before })
     return
   }
   // the tiers brought up to date first: no raw sample is pruned before it is rolled up, and the
   // plan counts the rows that adds
   await deps.metrics.rollUp()
-  const used = deps.store.usedBytes()
+  const used = await deps.store.usedBytes()
   if (stale(deps, used)) await measure(deps)
   const now = deps.clock.now()
   const plan = planPrune({ now, budgetBytes: budget, usedBytes: used, tiers: deps.state.usage!.tiers })
-  if (plan.steps.length === 0) return setShort(deps, budget, plan.short > 0 ? used : 0)
+  if (plan.steps.length === 0) return setShort(deps, budget, plan.short > 0 ? used : 0, used)
   let deleted = 0
   let steps = 0
   for (const step of plan.steps) {
@@ -146,19 +148,19 @@ async function runBudget(deps: StorageDeps): Promise<void> {
     const slice = Math.max(HOUR, Math.ceil((step.cutoff - from) / MAX_SLICES))
     for (let cut = Math.min(from + slice, step.cutoff); steps < MAX_STEPS_PER_RUN; cut = Math.min(cut + slice, step.cutoff)) {
       for (let n = -1; n !== 0 && steps < MAX_STEPS_PER_RUN; steps++) {
-        n = deps.metrics.pruneStep(step.tier, cut)
+        n = await deps.metrics.pruneStep(step.tier, cut)
         deleted += n
         await deps.pause()
       }
       if (cut >= step.cutoff) break
     }
   }
-  for (let i = 0; i < MAX_STEPS_PER_RUN && deps.metrics.freePages() > 0; i++) {
-    deps.metrics.vacuumStep()
+  for (let i = 0; i < MAX_STEPS_PER_RUN && (await deps.metrics.freePages()) > 0; i++) {
+    await deps.metrics.vacuumStep()
     await deps.pause()
   }
   await settle(deps, plan.steps)
-  const after = deps.store.usedBytes()
+  const after = await deps.store.usedBytes()
   deps.state.lastPrune = { at: deps.clock.now(), deletedRows: deleted, tiers: plan.steps.map((s) => s.tier) }
   // a budget that stays short prunes a little every minute: said once (the warning), then quietly
   const log = deps.state.warnings.budget ? deps.logger.debug : deps.logger.info
@@ -169,15 +171,15 @@ async function runBudget(deps: StorageDeps): Promise<void> {
     rows: deleted,
     tiers: plan.steps.map((s) => `${s.tier} before ${new Date(s.cutoff).toISOString()}`),
   })
-  setShort(deps, budget, plan.short > 0 && after > budget ? after : 0)
+  setShort(deps, budget, plan.short > 0 && after > budget ? after : 0, after)
 }
 
 /** The budget's warning: set while what is never pruned (`kept` bytes) passes it, cleared at 0. */
-function setShort(deps: StorageDeps, budget: number, kept: number) {
+function setShort(deps: StorageDeps, budget: number, kept: number, used: number) {
   const message = kept
     ? `the storage budget (VIGIL_STORAGE_BUDGET=${deps.settings.budget!.text}, ${mb(budget)}) is smaller than what Vigil never prunes (${mb(kept)}: the newest hour of raw samples, a day of 1-minute, a week of 10-minute and a month of hourly buckets, the daily tier, and the accounts, alerts and deliveries): raise the budget, or lower the retention settings`
     : null
-  setWarning(deps, 'budget', message, { budget_bytes: budget, used_bytes: deps.store.usedBytes() })
+  setWarning(deps, 'budget', message, { budget_bytes: budget, used_bytes: used })
 }
 
 /**
@@ -188,21 +190,21 @@ function setShort(deps: StorageDeps, budget: number, kept: number) {
 async function settle(deps: StorageDeps, steps: PruneStep[]) {
   const usage = deps.state.usage
   if (!usage || deps.clock.now() - usage.at > FRESH_FOR_PLAN_MS) return measure(deps)
-  usage.usedBytes = deps.store.usedBytes()
+  usage.usedBytes = await deps.store.usedBytes()
   for (const step of steps) {
     const tier = usage.tiers.find((t) => t.tier === step.tier)
     if (!tier) continue
     tier.bytes = Math.max(0, tier.bytes - step.bytes)
-    tier.oldest = deps.metrics.oldest(step.tier)
+    tier.oldest = await deps.metrics.oldest(step.tier)
   }
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
 /** What the operator page shows; reads the cached measure and the free page counts only. */
-export function storageReport(deps: StorageDeps): StorageReport {
+export async function storageReport(deps: StorageDeps): Promise<StorageReport> {
   const disk = deps.readDisk(deps.dataDir)
-  const used = deps.store.usedBytes()
+  const used = await deps.store.usedBytes()
   const usage = deps.state.usage
   const tiers = usage?.tiers ?? deps.tiers.map(({ tier }) => ({ tier, bytes: 0, oldest: null }))
   const budget = budgetBytes(deps)
@@ -230,8 +232,8 @@ export function storageReport(deps: StorageDeps): StorageReport {
 }
 
 /** The storage gauges for GET /metrics (one scrape: the page counts and statfs, no scan). */
-export function storageGauges(deps: StorageDeps): { name: string; help: string; labels?: [string, string][]; value: number }[] {
-  const r = storageReport(deps)
+export async function storageGauges(deps: StorageDeps): Promise<{ name: string; help: string; labels?: [string, string][]; value: number }[]> {
+  const r = await storageReport(deps)
   const out: { name: string; help: string; labels?: [string, string][]; value: number }[] = [
     {
       name: 'vigil_storage_disk_free_ratio',

@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { createContainersIngest } from '../../../src/modules/containers/containers.ingest'
 import { observedContainers } from '../../../src/modules/containers/containers.observe'
-import { createContainersStore } from '../../../src/modules/containers/containers.store'
+import { sqliteContainers } from '../../../src/modules/containers/containers.store'
 import { testApp } from '../../helpers/app'
 import { account, block, container } from './fixtures'
 
@@ -30,7 +30,7 @@ test('empty blocks that mark nothing gone share the group transaction without a 
   const t = testApp()
   const { deviceId } = await account(t)
   const seq = t.db.sqlite.query<{ seq: number }, [string]>('SELECT seq FROM devices WHERE id = ?').get(deviceId)!.seq
-  const store = createContainersStore(t.db.sqlite)
+  const store = sqliteContainers(t.db.sqlite)
   let transactions = 0
   const counted = {
     ...store,
@@ -67,7 +67,7 @@ test("a device's empty blocks after the first read nothing; a block that lists c
   const { deviceId } = await account(t)
   const seq = t.db.sqlite.query<{ seq: number }, [string]>('SELECT seq FROM devices WHERE id = ?').get(deviceId)!.seq
   const clientId = t.db.sqlite.query<{ c: string }, [string]>('SELECT client_id AS c FROM devices WHERE id = ?').get(deviceId)!.c
-  const store = createContainersStore(t.db.sqlite)
+  const store = sqliteContainers(t.db.sqlite)
   const reads: string[] = []
   const counted = {
     ...store,

@@ -73,13 +73,13 @@ describe('the disk budget', () => {
     const { t } = await filledApp(3000)
     const d = deps(t, { settings: settings(2 * MB) })
     await measure(d)
-    const usedBefore = t.modules.storage.store.usedBytes()
+    const usedBefore = await t.modules.storage.store.usedBytes()
     expect(usedBefore).toBeGreaterThan(2 * MB)
     const before = oldestPerDevice(t)
     const minutes = rows(t, 'metric_hw_1m')
     await enforceBudget(d)
     const after = oldestPerDevice(t)
-    expect(t.modules.storage.store.usedBytes()).toBeLessThanOrEqual(2 * MB)
+    expect(await t.modules.storage.store.usedBytes()).toBeLessThanOrEqual(2 * MB)
     expect(after.map((r) => r.newest)).toEqual(before.map((r) => r.newest))
     for (const [i, r] of after.entries()) expect(r.oldest).toBeGreaterThan(before[i]!.oldest)
     // fair: one cut-off for the fleet, so neither device keeps a sample older than the other lost
@@ -106,7 +106,7 @@ describe('the disk budget', () => {
     // as if those figures were a minute old: young, but from before the growth
     d.state.usage!.at = t.clock.now() - 60_000
     await enforceBudget(d)
-    expect(t.modules.storage.store.usedBytes()).toBeLessThanOrEqual(2 * MB)
+    expect(await t.modules.storage.store.usedBytes()).toBeLessThanOrEqual(2 * MB)
     // the oldest went, not everything older than the newest hour (what stale, small figures would plan)
     const left = oldestPerDevice(t)
     for (const r of left) expect(r.oldest).toBeGreaterThan(START)
@@ -141,7 +141,7 @@ describe('the disk budget', () => {
     const left = oldestPerDevice(t)
     for (const r of left) expect(r.oldest).toBeGreaterThanOrEqual(t.clock.now() - HOUR)
     expect(d.state.warnings.budget).toContain('VIGIL_STORAGE_BUDGET=1MB')
-    expect(storageReport(d).budget!.short_bytes).toBe(t.modules.storage.store.usedBytes() - MB)
+    expect((await storageReport(d)).budget!.short_bytes).toBe((await t.modules.storage.store.usedBytes()) - MB)
     await enforceBudget(d)
     expect(t.logs.filter((l) => l.includes('is smaller than what Vigil never prunes')).length).toBe(1)
     const health = await t.request('GET', '/health')
@@ -194,7 +194,7 @@ describe('GET /v1/admin/storage', () => {
 })
 
 describe('a budget as a share of the disk', () => {
-  test('is taken of the size of the file system holding the data dir, as it is now', () => {
+  test('is taken of the size of the file system holding the data dir, as it is now', async () => {
     const t = testApp()
     let total = 8 * MB
     const d = deps(t, {
@@ -204,21 +204,21 @@ describe('a budget as a share of the disk', () => {
     expect(budgetBytes(d)).toBe(2 * MB)
     total = 40 * MB
     expect(budgetBytes(d)).toBe(10 * MB)
-    expect(storageReport(d).budget).toMatchObject({ setting: '25%', bytes: 10 * MB })
+    expect((await storageReport(d)).budget).toMatchObject({ setting: '25%', bytes: 10 * MB })
   })
 })
 
 describe('the storage gauges', () => {
   test('the space per tier only once measured; the budget’s only with a budget; the disk always', async () => {
     const t = testApp()
-    const names = (d: StorageDeps) => storageGauges(d).map((g) => (g.labels ? `${g.name}{${g.labels[0]![1]}}` : g.name))
+    const names = async (d: StorageDeps) => (await storageGauges(d)).map((g) => (g.labels ? `${g.name}{${g.labels[0]![1]}}` : g.name))
     const none = deps(t)
-    expect(names(none)).toEqual(['vigil_storage_disk_free_ratio', 'vigil_storage_disk_warn_used_ratio'])
+    expect(await names(none)).toEqual(['vigil_storage_disk_free_ratio', 'vigil_storage_disk_warn_used_ratio'])
     await measure(none)
-    expect(names(none)).toContain('vigil_storage_tier_bytes{rest}')
-    expect(names(none)).toContain('vigil_storage_tier_bytes{raw}')
+    expect(await names(none)).toContain('vigil_storage_tier_bytes{rest}')
+    expect(await names(none)).toContain('vigil_storage_tier_bytes{raw}')
     const budgeted = deps(t, { settings: settings(50 * MB) })
-    expect(names(budgeted)).toContain('vigil_storage_budget_used_ratio')
-    expect(names(budgeted)).toContain('vigil_storage_budget_bytes')
+    expect(await names(budgeted)).toContain('vigil_storage_budget_used_ratio')
+    expect(await names(budgeted)).toContain('vigil_storage_budget_bytes')
   })
 })

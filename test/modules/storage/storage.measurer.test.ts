@@ -5,7 +5,7 @@ import { openDatabase } from '../../../src/db/connection'
 import { migrate } from '../../../src/db/migrate'
 import { memoryLogger } from '../../../src/lib/logger'
 import { measureInWorker, tableBytes } from '../../../src/modules/storage/storage.measurer'
-import { createStorageStore } from '../../../src/modules/storage/storage.store'
+import { sqliteStorage } from '../../../src/modules/storage/storage.store'
 import { tempDir } from '../../helpers/binary'
 
 describe('the space per table, measured on a thread of its own', () => {
@@ -18,7 +18,7 @@ describe('the space per table, measured on a thread of its own', () => {
       for (let i = 0; i < 200; i++) db.sqlite.run('INSERT INTO filler VALUES (randomblob(3000))')
     })()
     db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
-    const inline = createStorageStore(db.sqlite).bytesPerTable()
+    const inline = sqliteStorage(db.sqlite).bytesPerTable()
     const measured = await measureInWorker(path)
     expect(measured).toEqual(inline)
     expect(measured.get('filler')).toBeGreaterThan(200 * 3000)
@@ -30,7 +30,7 @@ describe('the space per table, measured on a thread of its own', () => {
     const { logger, lines } = memoryLogger()
     const here = new Database(':memory:')
     here.run('CREATE TABLE t (x)')
-    const inline = () => createStorageStore(here).bytesPerTable()
+    const inline = () => sqliteStorage(here).bytesPerTable()
     const measure = tableBytes(join(tempDir('vigil-measure-'), 'missing.db'), inline, logger)
     expect((await measure()).has('t')).toBe(true)
     expect(lines.filter((l) => l.includes('storage measure thread failed'))).toHaveLength(1)
@@ -40,7 +40,7 @@ describe('the space per table, measured on a thread of its own', () => {
     const { logger, lines } = memoryLogger()
     const here = new Database(':memory:')
     here.run('CREATE TABLE t (x)')
-    expect((await tableBytes(':memory:', () => createStorageStore(here).bytesPerTable(), logger)()).has('t')).toBe(true)
+    expect((await tableBytes(':memory:', () => sqliteStorage(here).bytesPerTable(), logger)()).has('t')).toBe(true)
     expect(lines).toEqual([])
   })
 })
