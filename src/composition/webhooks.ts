@@ -114,7 +114,7 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
   })
   ctx.events.subscribeAll(listener.listener)
 
-  return { webhooks, webhookWorker: worker }
+  return { webhooks, webhookWorker: worker, webhookEvents: { settled: listener.settled } }
 }
 
 export type WebhookModules = ReturnType<typeof wireWebhooks>

@@ -26,6 +26,8 @@ export interface ListenerDeps {
 export function createOutboxListener(deps: ListenerDeps) {
   /** devices reported offline since start: their return is device.online even via stale */
   const offline = new Set<string>()
+  /** writes under way (PostgreSQL): a stopping hub, or a test, waits for them */
+  const writing = new Set<Promise<void>>()
 
   function track(event: BusEvent) {
     const d = event.data as { device_id: string; status: string }
@@ -40,7 +42,7 @@ export function createOutboxListener(deps: ListenerDeps) {
     if (event.type === 'device.status') track(event)
     if (!type) return
     const now = deps.clock.now()
-    deps.outbox
+    const write = deps.outbox
       .enqueueEvent(event.client_id, type, (endpointIds) => {
         const payload = payloadOf(type, event.timestamp, webhookDataOf(event, deps.deviceName))
         const messageId = newId('msg')
@@ -59,9 +61,17 @@ export function createOutboxListener(deps: ListenerDeps) {
       })
       // the bus swallows a listener's error; this one must be seen
       .catch((err: Error) => deps.logger.error('webhook event not stored', { client_id: event.client_id, type, error: err.message }))
+      .finally(() => writing.delete(write))
+    writing.add(write)
   }
 
-  return { listener }
+  return {
+    listener,
+    /** resolves once the events heard so far are stored (or their failure logged) */
+    async settled() {
+      while (writing.size) await Promise.all(writing)
+    },
+  }
 }
 
 export type OutboxListener = ReturnType<typeof createOutboxListener>
