@@ -79,8 +79,13 @@ async function work(all: Hub[], worker: 'webhookWorker' | 'channelsWorker', done
   }
 }
 
-const count = async (sql: SQL, table: string, status: string) =>
-  ((await sql.unsafe(`SELECT count(*)::int AS n FROM ${table} WHERE status = $1`, [status])) as { n: number }[])[0]!.n
+/** rows in `status`, of one account or (the file's database is shared by its tests) of all */
+const count = async (sql: SQL, table: string, status: string, clientId: string | null = null) =>
+  (
+    (await sql.unsafe(`SELECT count(*)::int AS n FROM ${table} WHERE status = $1 AND ($2::text IS NULL OR client_id = $2)`, [status, clientId])) as {
+      n: number
+    }[]
+  )[0]!.n
 
 describe('deliveries across hubs', () => {
   test.skipIf(!pg.url)(`two hubs work one webhook outbox: 120 deliveries of three accounts, each sent once ${pg.skipReason}`, async () => {
@@ -156,6 +161,44 @@ describe('deliveries across hubs', () => {
   })
 
   test.skipIf(!pg.url)(
+    `a hub that stops mid-delivery hands its rows back at once: another hub sends them without waiting for the lease ${pg.skipReason}`,
+    async () => {
+      let hang = true
+      let arrived = 0
+      const r = webhookReceiver(async () => {
+        arrived++
+        // the first hub's attempts do not end before it stops
+        while (hang) await new Promise((resolve) => setTimeout(resolve, 5))
+        return new Response('ok')
+      })
+      receivers.push(r)
+      const [first, second] = [hub(), hub()]
+      await accounts(first.sql, ['acc_s'])
+      const endpoint = await createEndpoint(first.t.modules.webhooks, 'acc_s', { url: r.url, event_types: ['device.registered'] })
+      const rows = Array.from({ length: 4 }, (_, i) => ({
+        id: `whd_stop_${i}`,
+        client_id: 'acc_s',
+        endpoint_id: endpoint.id,
+        message_id: `msg_stop_${i}`,
+        event_type: 'device.registered',
+        payload: '{}',
+        created_at: clock.now(),
+      }))
+      await first.t.modules.webhooks.outbox.enqueue(rows)
+      await first.t.modules.webhookWorker.start()
+      first.t.modules.webhookWorker.wake()
+      while (arrived < 4) await new Promise((resolve) => setTimeout(resolve, 5))
+      await first.t.modules.webhookWorker.stop()
+      expect(await count(first.sql, 'webhook_deliveries', 'pending', 'acc_s')).toBe(4)
+      hang = false
+      await second.t.modules.webhookWorker.start()
+      second.t.modules.webhookWorker.wake()
+      await work([second], 'webhookWorker', async () => (await count(second.sql, 'webhook_deliveries', 'succeeded', 'acc_s')) === 4)
+      expect(await count(second.sql, 'webhook_deliveries', 'succeeded', 'acc_s')).toBe(4)
+    },
+  )
+
+  test.skipIf(!pg.url)(
     `a hub that dies holding deliveries leaves them to another once its lease is over; its late result is not written ${pg.skipReason}`,
     async () => {
       const r = receiver()
@@ -183,7 +226,7 @@ describe('deliveries across hubs', () => {
       expect(r.requests).toHaveLength(0) // leased to the other hub
 
       clock.advance(5 * 60_000 + 1)
-      await work([survivor], 'webhookWorker', async () => (await count(survivor.sql, 'webhook_deliveries', 'succeeded')) === 5)
+      await work([survivor], 'webhookWorker', async () => (await count(survivor.sql, 'webhook_deliveries', 'succeeded', 'acc_d')) === 5)
       expect(r.requests.map((q) => q.id).toSorted()).toEqual(rows.map((d) => d.message_id))
       // the dead hub's result, arriving late under its old lease, writes nothing
       const late = await survivor.t.modules.webhooks.outbox.record(

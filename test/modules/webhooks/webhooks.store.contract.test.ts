@@ -131,6 +131,16 @@ for (const engine of ENGINES) {
       expect(await s.outbox.byId('c1', 'fire_e0')).toMatchObject({ status: 'pending', next_attempt_at: T0 + 1 })
     })
 
+    test.skipIf(skip)(`two hubs disabling one endpoint at once: one of them does it (and would tell the owners) ${engine.skipReason}`, async () => {
+      await ready()
+      await s.endpoints.insert(endpoint({ id: 'race', event_types: '["device.deleted"]' }))
+      const other = storesOf(handle.db)
+      const verdicts = await Promise.all([s.endpoints.disable('c1', 'race', 'failing', T0 + 5), other.endpoints.disable('c1', 'race', 'gone', T0 + 6)])
+      expect(verdicts.filter((v) => v !== null)).toHaveLength(1)
+      expect((await s.endpoints.byId('c1', 'race'))!.enabled).toBe(0)
+      expect(await s.endpoints.remove('c1', 'race')).toBe(true)
+    })
+
     test.skipIf(skip)(`a claimed row's result is written once, by the worker holding it, with the endpoint's failure record ${engine.skipReason}`, async () => {
       await ready()
       await handle.db.exec("UPDATE webhook_deliveries SET status = 'sending' WHERE id = ?", ['reg0'])
