@@ -161,6 +161,49 @@ describe('deliveries across hubs', () => {
   })
 
   test.skipIf(!pg.url)(
+    `one account's receivers that never answer hold its share of the slots only: another account's delivery goes out at once ${pg.skipReason}`,
+    async () => {
+      let stalled = 0
+      let release = () => {}
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      const r = webhookReceiver(async (q) => {
+        if (!q.id.startsWith('msg_slow')) return new Response('ok')
+        stalled++
+        // a tarpit: it answers only once the test has looked
+        await gate
+        return new Response('late')
+      })
+      receivers.push(r)
+      const h = hub()
+      await accounts(h.sql, ['acc_slow', 'acc_fast'])
+      const slow = await createEndpoint(h.t.modules.webhooks, 'acc_slow', { url: `${r.url}/slow`, event_types: ['device.registered'] })
+      const fast = await createEndpoint(h.t.modules.webhooks, 'acc_fast', { url: `${r.url}/fast`, event_types: ['device.registered'] })
+      const row = (client: string, endpoint: string, id: string) => ({
+        id: `whd_${id}`,
+        client_id: client,
+        endpoint_id: endpoint,
+        message_id: `msg_${id}`,
+        event_type: 'device.registered',
+        payload: '{}',
+        created_at: clock.now(),
+      })
+      await h.t.modules.webhooks.outbox.enqueue(Array.from({ length: 40 }, (_, i) => row('acc_slow', slow.id, `slow_${i}`)))
+      await h.t.modules.webhookWorker.start()
+      h.t.modules.webhookWorker.wake()
+      while (stalled < 8) await new Promise((resolve) => setTimeout(resolve, 5))
+      // the slow account's endpoint holds its 8 slots (the per-endpoint cap); the other account's row, queued after, goes out beside them
+      await h.t.modules.webhooks.outbox.enqueue([row('acc_fast', fast.id, 'fast_0')])
+      h.t.modules.webhookWorker.wake({ account: 'acc_fast', destinations: [fast.id] })
+      for (let i = 0; i < 1000 && (await count(h.sql, 'webhook_deliveries', 'succeeded', 'acc_fast')) === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      expect(await count(h.sql, 'webhook_deliveries', 'succeeded', 'acc_fast')).toBe(1)
+      expect(await count(h.sql, 'webhook_deliveries', 'sending', 'acc_slow')).toBe(8)
+      expect(stalled).toBe(8)
+      release()
+    },
+  )
+
+  test.skipIf(!pg.url)(
     `a hub that stops mid-delivery hands its rows back at once: another hub sends them without waiting for the lease ${pg.skipReason}`,
     async () => {
       let hang = true
