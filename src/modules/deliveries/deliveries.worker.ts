@@ -103,7 +103,11 @@ export function createDeliveryWorker<J extends Job, R>(deps: WorkerDeps<J, R>) {
   function tick() {
     scheduled = false
     lastTick = performance.now()
-    if (!running || stepping) return
+    if (!running) return
+    if (stepping) {
+      again = true
+      return
+    }
     stepping = step(true).finally(() => {
       stepping = null
       if (again) {
