@@ -2,9 +2,13 @@ import type { AppContext } from '../context'
 import { systemTimers, type Timers } from '../lib/timers'
 import type { RenderEnv } from '../modules/channels/channels.kind-spec'
 import type { ChannelsDeps } from '../modules/channels/channels.service'
-import { createChannelsStore } from '../modules/channels/channels.store'
+import { channelClaimSource, createChannelsStore } from '../modules/channels/channels.store'
+import { createChannelsStorePg } from '../modules/channels/channels.store.pg'
 import { nodemailerTransport, type MailTransport } from '../modules/channels/channels.transport'
-import { createChannelsWorker } from '../modules/channels/channels.worker'
+import { channelJob, createChannelsWorker, type ChannelsWorkerOptions } from '../modules/channels/channels.worker'
+import { sqliteClaims } from '../modules/deliveries/deliveries.claim'
+import { PG_QUEUES, pgClaims, pgDueClaims } from '../modules/deliveries/deliveries.due.pg'
+import { onEngine } from './engine'
 import { createSendNowLimit } from '../modules/deliveries/deliveries.limit'
 import { VERSION } from '../version'
 import type { IdentityModules } from './identity'
@@ -49,7 +53,7 @@ export interface ChannelsOverrides {
 export function wireChannels(ctx: AppContext, identity: IdentityModules, overrides: ChannelsOverrides = {}) {
   let wake: ChannelsDeps['wake'] = () => {}
   const channels: ChannelsDeps = {
-    store: createChannelsStore(ctx.db.sqlite),
+    store: onEngine(ctx, createChannelsStore, createChannelsStorePg),
     clock: ctx.clock,
     logger: ctx.logger,
     secretKey: ctx.secretKey,
@@ -68,11 +72,24 @@ export function wireChannels(ctx: AppContext, identity: IdentityModules, overrid
     maxChannels: MAX_CHANNELS,
     sendNow: createSendNowLimit(ctx.clock),
   }
-  const worker = createChannelsWorker(channels, {
-    timers: overrides.timers ?? systemTimers,
-    caps: CHANNEL_CAPS,
-    transaction: ctx.db.sqlite.transaction(<T>(fn: () => T) => fn()) as <T>(fn: () => T) => T,
-  })
+  // one hub on SQLite claims in its process; hubs on PostgreSQL claim with leases, so none sends a delivery another sends
+  const claiming = onEngine<Pick<ChannelsWorkerOptions, 'claims' | 'unclaimAtStart'>>(
+    ctx,
+    (sqlite) => {
+      const source = channelClaimSource(sqlite)
+      const take = (id: string) => {
+        const row = source.take(id)
+        return row ? channelJob(row) : null
+      }
+      const transaction = sqlite.transaction(<T>(fn: () => T) => fn()) as <T>(fn: () => T) => T
+      return { claims: sqliteClaims({ ...source, take }, transaction), unclaimAtStart: true }
+    },
+    (sql) => ({
+      claims: pgClaims(pgDueClaims(sql, PG_QUEUES.channels), async (claimed) => (await channels.store.deliveriesIn(claimed.map((c) => c.id))).map(channelJob)),
+      unclaimAtStart: false,
+    }),
+  )
+  const worker = createChannelsWorker(channels, { timers: overrides.timers ?? systemTimers, caps: CHANNEL_CAPS, ...claiming })
   wake = (account, destinations) => worker.wake({ account, destinations })
   return { channels, channelsWorker: worker }
 }

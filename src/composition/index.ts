@@ -67,7 +67,7 @@ export function compose(deps: AppDeps) {
   const live = wireLive(ctx, fleet, monitoring, { hooks, lookups }, deps.timers)
   const channels = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
   // alert notices go to the channels' durable queue unless a test listens instead
-  const notify = deps.notify ?? ((clientId, channelIds, n) => enqueueNotification(channels.channels, clientId, channelIds, n).length)
+  const notify = deps.notify ?? (async (clientId, channelIds, n) => (await enqueueNotification(channels.channels, clientId, channelIds, n)).length)
   const checks = wireChecks(ctx, identity, fleet, hooks, { timers: deps.timers })
   const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels), subjects: checks.alertSubjects })
   alertOnChecks(checks, alerting, live)
@@ -106,8 +106,8 @@ export type Modules = ReturnType<typeof compose>['modules']
 /** Which of these ids are not the client's channels: rules and routing name only channels that exist. */
 function channelLookup(channels: ChannelsModules) {
   return {
-    unknown: (clientId: string, ids: string[]) => {
-      const mine = new Set(listChannels(channels.channels, clientId).map((c) => c.id))
+    unknown: async (clientId: string, ids: string[]) => {
+      const mine = new Set((await listChannels(channels.channels, clientId)).map((c) => c.id))
       return ids.filter((id) => !mine.has(id))
     },
   }

@@ -5,11 +5,16 @@ import { systemTimers, type Timers } from '../lib/timers'
 import { findDevice } from '../modules/devices/devices.service'
 import { createSendNowLimit } from '../modules/deliveries/deliveries.limit'
 import { pruneDeliveries } from '../modules/webhooks/webhooks.deliveries'
+import { sqliteClaims } from '../modules/deliveries/deliveries.claim'
+import { PG_QUEUES, pgClaims, pgDueClaims } from '../modules/deliveries/deliveries.due.pg'
 import { createOutboxListener } from '../modules/webhooks/webhooks.listener'
-import { createOutboxStore } from '../modules/webhooks/webhooks.outbox'
+import { createOutboxStore, webhookClaimSource } from '../modules/webhooks/webhooks.outbox'
+import { createOutboxStorePg } from '../modules/webhooks/webhooks.outbox.pg'
 import { disableEndpoint, type EndpointDisabledNotice, type WebhooksDeps } from '../modules/webhooks/webhooks.service'
 import { createEndpointsStore } from '../modules/webhooks/webhooks.store'
-import { createWebhookWorker } from '../modules/webhooks/webhooks.worker'
+import { createEndpointsStorePg } from '../modules/webhooks/webhooks.store.pg'
+import { createWebhookWorker, type WorkerDeps, webhookJob } from '../modules/webhooks/webhooks.worker'
+import { onEngine } from './engine'
 import type { FleetModules } from './fleet'
 import type { IdentityModules } from './identity'
 
@@ -38,10 +43,25 @@ const DISABLE_AFTER_MS = 5 * 86400_000
  * born (wireMonitoring, wireFleet); the listener hears them there.
  */
 export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: FleetModules, overrides: WebhookOverrides = {}) {
-  const sqlite = ctx.db.sqlite
-  const endpoints = createEndpointsStore(sqlite)
-  const outbox = createOutboxStore(sqlite)
-  const inTransaction = sqlite.transaction((fn: () => unknown) => fn())
+  const endpoints = onEngine(ctx, createEndpointsStore, createEndpointsStorePg)
+  const outbox = onEngine(ctx, createOutboxStore, createOutboxStorePg)
+  // one hub on SQLite claims in its process; hubs on PostgreSQL claim with leases, so none sends a delivery another sends
+  const claiming = onEngine<Pick<WorkerDeps, 'claims' | 'unclaimAtStart'>>(
+    ctx,
+    (sqlite) => {
+      const source = webhookClaimSource(sqlite)
+      const take = (id: string) => {
+        const d = source.take(id)
+        return d && webhookJob(d)
+      }
+      const transaction = sqlite.transaction(<T>(fn: () => T) => fn()) as <T>(fn: () => T) => T
+      return { claims: sqliteClaims({ ...source, take }, transaction), unclaimAtStart: true }
+    },
+    (sql) => ({
+      claims: pgClaims(pgDueClaims(sql, PG_QUEUES.webhooks), async (claimed) => (await outbox.claimedIn(claimed.map((c) => c.id))).map(webhookJob)),
+      unclaimAtStart: false,
+    }),
+  )
   const { allowPrivate, allowLocal = false } = ctx.config.outbound
   // asked on every delivery: whether a client is the operator's changes rarely, so it is read once a minute
   const operatorClient = new Map<string, { value: boolean; at: number }>()
@@ -54,7 +74,6 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
   const policyFor = (clientId: string): OutboundPolicy => ({ allowPrivate: allowPrivate || isOperator(clientId), allowLocal })
 
   const listener = createOutboxListener({
-    endpoints,
     outbox,
     clock: ctx.clock,
     logger: ctx.logger,
@@ -70,7 +89,6 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
     selfAddresses: ctx.outbound.selfAddresses,
     policyFor,
     isOperator,
-    subscriptionsChanged: listener.invalidate,
     wake: (account, destinations) => worker.wake({ account, destinations }),
     // no e-mail on this instance yet: the owners hear it as an event (their other endpoints, the live stream) and the log has it
     notifyDisabled: (clientId, notice: EndpointDisabledNotice) => void ctx.events.publish(clientId, 'endpoint.disabled', notice),
@@ -79,8 +97,7 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
   }
   const worker = createWebhookWorker({
     outbox,
-    endpoints,
-    transaction: <T>(fn: () => T) => inTransaction(fn) as T,
+    ...claiming,
     clock: ctx.clock,
     timers: overrides.timers ?? systemTimers,
     logger: ctx.logger,
@@ -96,12 +113,18 @@ export function wireWebhooks(ctx: AppContext, identity: IdentityModules, fleet: 
   })
   ctx.events.subscribeAll(listener.listener)
 
-  return { webhooks, webhookWorker: worker }
+  return { webhooks, webhookWorker: worker, webhookEvents: { settled: listener.settled } }
 }
 
 export type WebhookModules = ReturnType<typeof wireWebhooks>
 
 /** Finished deliveries are kept 30 days. */
 export const webhookJobs = (modules: WebhookModules): Job[] => [
-  { name: 'webhooks.prune-deliveries', cron: '0 37 3 * * *', run: () => void pruneDeliveries(modules.webhooks) },
+  {
+    name: 'webhooks.prune-deliveries',
+    cron: '0 37 3 * * *',
+    run: async () => {
+      await pruneDeliveries(modules.webhooks)
+    },
+  },
 ]

@@ -8,6 +8,23 @@ import type { TestApp } from './app'
 const DEFAULT_SCOPES: Scope[] = ['metrics:write', 'recommendations:write']
 
 /**
+ * A fixture row written where the app keeps it: the app's PostgreSQL database when it runs on one
+ * (test/helpers/app.pg.ts), else its SQLite file. `?` placeholders on both.
+ */
+async function write(t: TestApp, text: string, params: unknown[]) {
+  const pg = t.ctx.pg
+  if (!pg) {
+    t.db.sqlite.run(text, params as never[])
+    return
+  }
+  let n = 0
+  await pg.unsafe(
+    text.replace(/\?/g, () => `$${++n}`),
+    params as never[],
+  )
+}
+
+/**
  * A tenant made directly in the database: a client, an owner user with an access token, and
  * an API key. For tests of other domains; the accounts endpoints have their own tests.
  */
@@ -20,11 +37,12 @@ export async function createTenant(
   const userId = newId('usr')
   const email = opts.email ?? `${userId}@example.test`
   const role = opts.role ?? 'user'
-  t.db.sqlite.run(
+  await write(
+    t,
     'INSERT INTO clients (id, name, plan_type, subscription_status, max_devices, max_users, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     [clientId, `Tenant ${email}`, opts.plan ?? 'free', 'none', opts.maxDevices ?? 1, opts.maxUsers ?? 50, now, now],
   )
-  t.db.sqlite.run('INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+  await write(t, 'INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
     userId,
     email,
     await Bun.password.hash('correct horse battery', { algorithm: 'argon2id', memoryCost: 4096, timeCost: 2 }),
@@ -33,7 +51,7 @@ export async function createTenant(
     now,
     now,
   ])
-  t.db.sqlite.run("INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, 'owner', 'active', ?, ?)", [
+  await write(t, "INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, 'owner', 'active', ?, ?)", [
     newId('mem'),
     clientId,
     userId,
@@ -41,7 +59,7 @@ export async function createTenant(
     now,
   ])
   const token = await t.modules.users.tokens.sign({ userId, clientId, role })
-  const apiKey = createKey(t, clientId, { scopes: opts.scopes })
+  const apiKey = await createKeyOn(t, clientId, { scopes: opts.scopes })
   return {
     clientId,
     userId,
@@ -56,12 +74,30 @@ export async function createTenant(
   }
 }
 
-export function createKey(t: TestApp, clientId: string, opts: { scopes?: Scope[]; deviceId?: string; expiresAt?: number } = {}) {
+type KeyOptions = { scopes?: Scope[]; deviceId?: string; expiresAt?: number }
+
+/** An API key written in the app's SQLite file, at once (tests on SQLite). */
+export function createKey(t: TestApp, clientId: string, opts: KeyOptions = {}) {
+  const { key, keyId, text, params } = keyRow(t, clientId, opts)
+  t.db.sqlite.run(text, params as never[])
+  return { key, keyId, headers: { 'x-api-key': key } }
+}
+
+/** An API key written where the app keeps its keys: PostgreSQL or SQLite. */
+export async function createKeyOn(t: TestApp, clientId: string, opts: KeyOptions = {}) {
+  const { key, keyId, text, params } = keyRow(t, clientId, opts)
+  await write(t, text, params)
+  return { key, keyId, headers: { 'x-api-key': key } }
+}
+
+function keyRow(t: TestApp, clientId: string, opts: KeyOptions) {
   const key = generateApiKey()
   const keyId = newId('key')
-  t.db.sqlite.run(
-    'INSERT INTO api_keys (id, client_id, name, key_prefix, key_hash, scopes, device_id, is_active, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)',
-    [
+  return {
+    key,
+    keyId,
+    text: 'INSERT INTO api_keys (id, client_id, name, key_prefix, key_hash, scopes, device_id, is_active, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?)',
+    params: [
       keyId,
       clientId,
       'test key',
@@ -71,16 +107,15 @@ export function createKey(t: TestApp, clientId: string, opts: { scopes?: Scope[]
       opts.deviceId ?? null,
       t.clock.now(),
       opts.expiresAt ?? null,
-    ],
-  )
-  return { key, keyId, headers: { 'x-api-key': key } }
+    ] as unknown[],
+  }
 }
 
 /** Adds a user to an existing client with the given member role. */
 export async function addMember(t: TestApp, clientId: string, memberRole: MemberRole, opts: { role?: SystemRole } = {}) {
   const now = t.clock.now()
   const userId = newId('usr')
-  t.db.sqlite.run('INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+  await write(t, 'INSERT INTO users (id, email, password_hash, client_id, role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
     userId,
     `${userId}@example.test`,
     'x',
@@ -89,7 +124,7 @@ export async function addMember(t: TestApp, clientId: string, memberRole: Member
     now,
     now,
   ])
-  t.db.sqlite.run("INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)", [
+  await write(t, "INSERT INTO members (id, client_id, user_id, role, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?)", [
     newId('mem'),
     clientId,
     userId,

@@ -17,7 +17,7 @@ export interface AlertsDeps {
   /** who acknowledged, in words (an email); null leaves the user id */
   users: { emailOf(userId: string): string | null }
   /** the channels module's answer to "which of these ids are not this client's channels" */
-  channels: { unknown(clientId: string, ids: string[]): string[] }
+  channels: { unknown(clientId: string, ids: string[]): string[] | Promise<string[]> }
   /** how a rule's metric is read (the runtime's compiler, with every source's); default: the metric selectors */
   selectors?: SelectorCompiler
 }

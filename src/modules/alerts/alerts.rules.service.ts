@@ -24,10 +24,15 @@ function checkScope(deps: AlertsDeps, clientId: string, scope: ScopeIn, loc: str
   if (scope.type === 'device' && (value === null || !deps.devices.find(clientId, value))) throw invalid([loc, 'value'], 'no such device in this account')
 }
 
-function checkChannels(deps: AlertsDeps, clientId: string, ids: string[], loc: (string | number)[]) {
+/** a promise when the channels' store answers later (PostgreSQL): the caller awaits it */
+function checkChannels(deps: AlertsDeps, clientId: string, ids: string[], loc: (string | number)[]): Promise<void> | undefined {
   if (!ids.length) return
-  const unknown = deps.channels.unknown(clientId, [...new Set(ids)])
-  if (unknown.length) throw invalid(loc, `no such channel in this account: ${unknown.join(', ')}`)
+  const judge = (unknown: string[]) => {
+    if (unknown.length) throw invalid(loc, `no such channel in this account: ${unknown.join(', ')}`)
+  }
+  const answer = deps.channels.unknown(clientId, [...new Set(ids)])
+  if (answer instanceof Promise) return answer.then(judge)
+  judge(answer)
 }
 
 // ---- rules ----
@@ -91,7 +96,7 @@ function toRow(clientId: string, r: RuleIn, now: number, builtin: string | null 
 }
 
 /** What makes a rule whole: a readable metric and a threshold for threshold rules, a recovery point on the healthy side. */
-function checkRule(deps: AlertsDeps, r: RuleRow, patchOrBody: RuleIn | RulePatch) {
+function checkRule(deps: AlertsDeps, r: RuleRow, patchOrBody: RuleIn | RulePatch): Promise<void> | undefined {
   if (r.kind === 'threshold') {
     if (!r.metric) throw invalid(['metric'], 'a threshold rule needs a metric')
     const sel = (deps.selectors ?? compileSelector)(r.metric)
@@ -108,7 +113,7 @@ function checkRule(deps: AlertsDeps, r: RuleRow, patchOrBody: RuleIn | RulePatch
     if (patchOrBody.threshold !== undefined && patchOrBody.threshold !== null) throw invalid(['threshold'], `a ${r.kind} rule takes no threshold`)
   }
   if (patchOrBody.scope) checkScope(deps, r.client_id, patchOrBody.scope, 'scope')
-  if (patchOrBody.channel_ids) checkChannels(deps, r.client_id, patchOrBody.channel_ids, ['channel_ids'])
+  if (patchOrBody.channel_ids) return checkChannels(deps, r.client_id, patchOrBody.channel_ids, ['channel_ids'])
 }
 
 export function toRule(r: RuleRow, overrides: OverrideRow[], scopeDeviceMissing: boolean): Rule {
@@ -169,17 +174,18 @@ function checkRoom(deps: AlertsDeps, clientId: string, adding: number) {
   }
 }
 
-export function createRule(deps: AlertsDeps, clientId: string, body: RuleIn): Rule {
+export async function createRule(deps: AlertsDeps, clientId: string, body: RuleIn): Promise<Rule> {
   ensureDefaults(deps, clientId)
   checkRoom(deps, clientId, 1)
   const row = toRow(clientId, body, deps.clock.now())
-  checkRule(deps, row, body)
+  const checking = checkRule(deps, row, body)
+  if (checking) await checking
   deps.store.insertRule(row)
   deps.runtime.reload(clientId)
   return getRule(deps, clientId, row.id)
 }
 
-export function updateRule(deps: AlertsDeps, clientId: string, ruleId: string, patch: RulePatch): Rule {
+export async function updateRule(deps: AlertsDeps, clientId: string, ruleId: string, patch: RulePatch): Promise<Rule> {
   const row = deps.store.rule(clientId, ruleId)
   if (!row) throw notFound('Rule')
   const has = <K extends keyof RulePatch>(k: K) => patch[k] !== undefined
@@ -202,7 +208,8 @@ export function updateRule(deps: AlertsDeps, clientId: string, ruleId: string, p
   if (has('repeat_seconds')) next.repeat_seconds = patch.repeat_seconds!
   if (has('notify_recovery')) next.notify_recovery = patch.notify_recovery ? 1 : 0
   if (has('recovery_delay_seconds')) next.recovery_delay_seconds = patch.recovery_delay_seconds!
-  checkRule(deps, next, patch)
+  const checking = checkRule(deps, next, patch)
+  if (checking) await checking
   // a rule switched off, or watching something else now, closes what it had open
   const retire = next.enabled === 0 || next.metric !== row.metric || next.scope_type !== row.scope_type || next.scope_value !== row.scope_value
   if (retire) deps.runtime.retire(clientId, ruleId, 'the rule was changed or disabled')
@@ -288,13 +295,15 @@ export function getSettings(deps: AlertsDeps, clientId: string): Settings {
   }
 }
 
-export function updateSettings(deps: AlertsDeps, clientId: string, patch: SettingsPatch): Settings {
+export async function updateSettings(deps: AlertsDeps, clientId: string, patch: SettingsPatch): Promise<Settings> {
   ensureDefaults(deps, clientId)
-  const cur = getSettings(deps, clientId)
   if (patch.routing) {
-    checkChannels(deps, clientId, patch.routing.warning, ['routing', 'warning'])
-    checkChannels(deps, clientId, patch.routing.critical, ['routing', 'critical'])
+    const warning = checkChannels(deps, clientId, patch.routing.warning, ['routing', 'warning'])
+    if (warning) await warning
+    const critical = checkChannels(deps, clientId, patch.routing.critical, ['routing', 'critical'])
+    if (critical) await critical
   }
+  const cur = getSettings(deps, clientId)
   const next = { routing: patch.routing ?? cur.routing, group_window_seconds: patch.group_window_seconds ?? cur.group_window_seconds }
   const row = deps.store.settings(clientId)
   deps.store.saveSettings({

@@ -42,7 +42,7 @@ const refusedLocally = (error: string): SendResult => failure('invalid', error)
 
 /** Renders a delivery for its channel's kind and sends it under the client's policy; never throws. */
 export async function sendDelivery(deps: ChannelsDeps, row: DeliveryRow, stop?: AbortSignal): Promise<SendResult> {
-  const channel: ChannelRow | null = deps.store.channel(row.client_id, row.channel_id) ?? null
+  const channel: ChannelRow | null = await deps.store.channel(row.client_id, row.channel_id)
   const n = JSON.parse(row.notification) as ChannelNotification
   if (!channel) return refusedLocally('the channel no longer exists')
   if (channel.enabled !== 1 && n.event !== 'test') return refusedLocally('the channel was disabled before the notification went out')
@@ -64,22 +64,23 @@ export async function sendDelivery(deps: ChannelsDeps, row: DeliveryRow, stop?: 
  * An attempt's result on its delivery: delivered; pending again at the next step of the
  * schedule (or later, when the service said Retry-After); or failed when the answer says
  * retrying cannot help or the schedule is spent. Nothing is written for a delivery deleted
- * with its channel while the attempt was under way.
+ * with its channel while the attempt was under way, nor for one another worker claimed since.
  */
-export function completeDelivery(
+export async function completeDelivery(
   deps: ChannelsDeps,
   row: DeliveryRow,
   result: SendResult,
   timing: { at: number; durationMs: number },
   opts: { retries: boolean; random?: () => number } = { retries: true },
-): void {
+): Promise<void> {
   const attempts = row.attempts + 1
   const now = deps.clock.now()
   const delay =
     result.retry && opts.retries ? retryDelay(RETRY_DELAYS_MS, attempts, (opts.random ?? Math.random)(), result.retryAfterMs, MAX_RETRY_AFTER_MS) : null
   const status = result.ok ? 'delivered' : delay === null ? 'failed' : 'pending'
-  const written = deps.store.settle(
+  const written = await deps.store.settle(
     row.id,
+    row.next_attempt_at,
     { status, attempts, nextAttemptAt: delay === null ? null : now + delay, finishedAt: status === 'pending' ? null : now },
     {
       id: newId('dla'),

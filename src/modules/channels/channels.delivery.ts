@@ -12,11 +12,8 @@ export { RETRY_DELAYS_MS } from './channels.attempt'
 const rankOf = (s: string) => SEVERITY_RANK[s as Severity] ?? 0
 
 /** The client's enabled channels that take notifications of this severity (for rules that name no channels). */
-export function channelsForSeverity(deps: ChannelsDeps, clientId: string, severity: Severity): string[] {
-  return deps.store
-    .channels(clientId)
-    .filter((c) => c.enabled === 1 && rankOf(severity) >= rankOf(c.min_severity))
-    .map((c) => c.id)
+export async function channelsForSeverity(deps: ChannelsDeps, clientId: string, severity: Severity): Promise<string[]> {
+  return (await deps.store.channels(clientId)).filter((c) => c.enabled === 1 && rankOf(severity) >= rankOf(c.min_severity)).map((c) => c.id)
 }
 
 /**
@@ -25,9 +22,11 @@ export function channelsForSeverity(deps: ChannelsDeps, clientId: string, severi
  * survive a restart), then the worker is woken. Returns the delivery ids. Ids of other
  * clients' channels are skipped silently: the caller's list comes from its own rules.
  */
-export function enqueueNotification(deps: ChannelsDeps, clientId: string, channelIds: string[], n: ChannelNotification): string[] {
+export async function enqueueNotification(deps: ChannelsDeps, clientId: string, channelIds: string[], n: ChannelNotification): Promise<string[]> {
   if (!channelIds.length) return []
-  const targets = deps.store.channelsIn(clientId, [...new Set(channelIds)]).filter((c) => c.enabled === 1 && rankOf(n.severity) >= rankOf(c.min_severity))
+  const targets = (await deps.store.channelsIn(clientId, [...new Set(channelIds)])).filter(
+    (c) => c.enabled === 1 && rankOf(n.severity) >= rankOf(c.min_severity),
+  )
   if (!targets.length) return []
   const now = deps.clock.now()
   const notification = JSON.stringify(n)
@@ -42,7 +41,7 @@ export function enqueueNotification(deps: ChannelsDeps, clientId: string, channe
     next_attempt_at: now,
     created_at: now,
   }))
-  deps.store.addDeliveries(rows)
+  await deps.store.addDeliveries(rows)
   deps.wake(
     clientId,
     targets.map((c) => c.id),
@@ -52,7 +51,7 @@ export function enqueueNotification(deps: ChannelsDeps, clientId: string, channe
 
 /** "Send test": a `test` notification to this channel now, whatever its severity filter, logged like any delivery. */
 export async function sendTest(deps: ChannelsDeps, clientId: string, channelId: string, siteUrl: string): Promise<TestResult> {
-  const channel = deps.store.channel(clientId, channelId)
+  const channel = await deps.store.channel(clientId, channelId)
   if (!channel) throw notFound('Channel')
   deps.sendNow('channels', clientId)
   const now = deps.clock.now()
@@ -81,11 +80,11 @@ export async function sendTest(deps: ChannelsDeps, clientId: string, channelId: 
     created_at: now,
     finished_at: null,
   }
-  deps.store.addDeliveries([row])
+  await deps.store.addDeliveries([row])
   const started = performance.now()
   const result = await sendDelivery(deps, row)
   const durationMs = Math.round(performance.now() - started)
-  completeDelivery(deps, row, result, { at: now, durationMs }, { retries: false })
+  await completeDelivery(deps, row, result, { at: now, durationMs }, { retries: false })
   return {
     ok: result.ok,
     delivery_id: row.id,
@@ -106,9 +105,9 @@ const attemptView = (a: AttemptRow) => ({
   excerpt: a.excerpt,
 })
 
-export function deliveriesPage(deps: ChannelsDeps, clientId: string, channelId: string, q: { limit: number; offset: number; status?: string }) {
-  if (!deps.store.channel(clientId, channelId)) throw notFound('Channel')
-  const { items, attempts, total } = deps.store.deliveries(clientId, channelId, q.status ?? null, q.limit, q.offset)
+export async function deliveriesPage(deps: ChannelsDeps, clientId: string, channelId: string, q: { limit: number; offset: number; status?: string }) {
+  if (!(await deps.store.channel(clientId, channelId))) throw notFound('Channel')
+  const { items, attempts, total } = await deps.store.deliveries(clientId, channelId, q.status ?? null, q.limit, q.offset)
   const byDelivery = Map.groupBy(attempts, (a) => a.delivery_id)
   const views: DeliveryView[] = items.map((d) => ({
     id: d.id,

@@ -38,14 +38,14 @@ export function channelsRoutes(deps: ChannelsDeps, auth: Authenticator, siteUrl:
       response: { 200: KindList },
       detail: { tags, summary: "Channel kinds with each kind's fields (name, type, required, secret, default) for the form" },
     })
-    .get('', ({ user }) => ({ items: listChannels(deps, user.clientId) }), {
+    .get('', async ({ user }) => ({ items: await listChannels(deps, user.clientId) }), {
       user: true,
       response: { 200: t.Object({ items: t.Array(ChannelView) }) },
       detail: { tags, summary: "The client's notification channels (secrets masked)" },
     })
     .post(
       '',
-      ({ user, body, set }) => {
+      async ({ user, body, set }) => {
         set.status = 201
         return createChannel(deps, user.clientId, create.read(body))
       },
@@ -57,7 +57,7 @@ export function channelsRoutes(deps: ChannelsDeps, auth: Authenticator, siteUrl:
     )
     .post(
       '/import',
-      ({ user, body, set }) => {
+      async ({ user, body, set }) => {
         set.status = 201
         return importShoutrrr(deps, user.clientId, shoutrrrImport.read(body))
       },
@@ -92,8 +92,8 @@ export function channelsRoutes(deps: ChannelsDeps, auth: Authenticator, siteUrl:
     })
     .delete(
       '/:channel_id',
-      ({ user, params, set }) => {
-        deleteChannel(deps, user.clientId, params.channel_id)
+      async ({ user, params, set }) => {
+        await deleteChannel(deps, user.clientId, params.channel_id)
         set.status = 204
       },
       {

@@ -97,17 +97,17 @@ function checkTargets(deps: ChannelsDeps, clientId: string, kind: KindSpec, s: S
   }
 }
 
-const rowOf = (deps: ChannelsDeps, clientId: string, id: string): ChannelRow => {
-  const row = deps.store.channel(clientId, id)
+const rowOf = async (deps: ChannelsDeps, clientId: string, id: string): Promise<ChannelRow> => {
+  const row = await deps.store.channel(clientId, id)
   if (!row) throw notFound('Channel')
   return row
 }
 
-export const listChannels = (deps: ChannelsDeps, clientId: string) => deps.store.channels(clientId).map((r) => presentChannel(deps, r))
-export const getChannel = (deps: ChannelsDeps, clientId: string, id: string) => presentChannel(deps, rowOf(deps, clientId, id))
+export const listChannels = async (deps: ChannelsDeps, clientId: string) => (await deps.store.channels(clientId)).map((r) => presentChannel(deps, r))
+export const getChannel = async (deps: ChannelsDeps, clientId: string, id: string) => presentChannel(deps, await rowOf(deps, clientId, id))
 
-export function createChannel(deps: ChannelsDeps, clientId: string, input: ChannelCreate): ChannelView {
-  if (deps.store.count(clientId) >= deps.maxChannels) {
+export async function createChannel(deps: ChannelsDeps, clientId: string, input: ChannelCreate): Promise<ChannelView> {
+  if ((await deps.store.count(clientId)) >= deps.maxChannels) {
     throw new AppError('conflict', `An account may have at most ${deps.maxChannels} notification channels; delete one first`)
   }
   const kind = KINDS[input.kind]
@@ -128,12 +128,12 @@ export function createChannel(deps: ChannelsDeps, clientId: string, input: Chann
     created_at: now,
     updated_at: now,
   }
-  deps.store.insertChannel(row)
+  await deps.store.insertChannel(row)
   return presentChannel(deps, row)
 }
 
-export function updateChannel(deps: ChannelsDeps, clientId: string, id: string, patch: ChannelPatch): ChannelView {
-  const row = rowOf(deps, clientId, id)
+export async function updateChannel(deps: ChannelsDeps, clientId: string, id: string, patch: ChannelPatch): Promise<ChannelView> {
+  const row = await rowOf(deps, clientId, id)
   const kind = kindOf(row)
   const next = { ...row, updated_at: deps.clock.now() }
   if (patch.config) {
@@ -148,10 +148,11 @@ export function updateChannel(deps: ChannelsDeps, clientId: string, id: string, 
   if (patch.name !== undefined) next.name = patch.name
   if (patch.enabled !== undefined) next.enabled = patch.enabled ? 1 : 0
   if (patch.min_severity !== undefined) next.min_severity = patch.min_severity
-  deps.store.updateChannel(next)
+  // deleted meanwhile (on this hub or another): 404 as for any unknown id
+  if (!(await deps.store.updateChannel(next))) throw notFound('Channel')
   return presentChannel(deps, next)
 }
 
-export function deleteChannel(deps: ChannelsDeps, clientId: string, id: string): void {
-  if (!deps.store.deleteChannel(clientId, id)) throw notFound('Channel')
+export async function deleteChannel(deps: ChannelsDeps, clientId: string, id: string): Promise<void> {
+  if (!(await deps.store.deleteChannel(clientId, id))) throw notFound('Channel')
 }

@@ -1,8 +1,8 @@
-import { AppError } from '../../http/errors'
+import { AppError, notFound } from '../../http/errors'
 import { ShoutrrrError, type KindSpec, type Settings } from './channels.kind-spec'
 import { KINDS, kindOfScheme } from './channels.kind-catalogue'
 import type { ChannelView, ShoutrrrImport } from './channels.model'
-import { createChannel, getChannel, kindOf, settingsOf, type ChannelsDeps } from './channels.service'
+import { createChannel, kindOf, settingsOf, type ChannelsDeps } from './channels.service'
 
 const SUPPORTED = [...new Set(Object.values(KINDS).map((k) => k.shoutrrr))].join(', ')
 const invalid = (message: string) => new AppError('invalid_shoutrrr_url', message, 'url')
@@ -33,7 +33,7 @@ function defaultName(kind: KindSpec, s: Settings): string {
 }
 
 /** A channel from a Shoutrrr URL, as POST /v1/channels would make it from the same settings. */
-export function importShoutrrr(deps: ChannelsDeps, clientId: string, body: ShoutrrrImport): ChannelView {
+export function importShoutrrr(deps: ChannelsDeps, clientId: string, body: ShoutrrrImport): Promise<ChannelView> {
   const { kind, settings } = parseShoutrrr(body.url)
   return createChannel(deps, clientId, {
     name: body.name ?? defaultName(kind, settings),
@@ -47,9 +47,9 @@ export function importShoutrrr(deps: ChannelsDeps, clientId: string, body: Shout
  * The channel as a Shoutrrr URL, secrets included: only owners and admins may ask, and the
  * answer is the only place a secret is ever shown in full. The log says who took it.
  */
-export function exportShoutrrr(deps: ChannelsDeps, clientId: string, channelId: string, userId: string): { url: string } {
-  getChannel(deps, clientId, channelId) // 404 for another tenant's
-  const row = deps.store.channel(clientId, channelId)!
+export async function exportShoutrrr(deps: ChannelsDeps, clientId: string, channelId: string, userId: string): Promise<{ url: string }> {
+  const row = await deps.store.channel(clientId, channelId)
+  if (!row) throw notFound('Channel') // another tenant's too
   const settings = settingsOf(deps, row)
   if (settings === null) throw new AppError('conflict', "the channel's secrets cannot be read with this server's key: enter them again", 'config')
   let url: string

@@ -1,12 +1,15 @@
 import type { Timers } from '../../lib/timers'
-import type { SlotCaps } from '../deliveries/deliveries.slots'
-import { createDeliveryWorker } from '../deliveries/deliveries.worker'
+import type { SlotCaps, Slots } from '../deliveries/deliveries.slots'
+import { type Claims, createDeliveryWorker } from '../deliveries/deliveries.worker'
 import { completeDelivery, sendDelivery } from './channels.attempt'
 import type { ChannelsDeps } from './channels.service'
 import type { DeliveryRow } from './channels.store'
 import type { SendResult } from './channels.transport'
 
-type Job = DeliveryRow & { account: string; destination: string }
+/** A claimed delivery: its row as claimed (next_attempt_at is what the result is written with), whose and where. */
+export type ChannelJob = DeliveryRow & { account: string; destination: string }
+
+export const channelJob = (row: DeliveryRow): ChannelJob => ({ ...row, account: row.client_id, destination: row.channel_id })
 
 interface Sent {
   result: SendResult
@@ -14,28 +17,34 @@ interface Sent {
   durationMs: number
 }
 
+export interface ChannelsWorkerOptions {
+  timers: Timers
+  caps: SlotCaps
+  /** the engine's claim (deliveries.claim.ts sqliteClaims, deliveries.due.pg.ts pgClaims) */
+  claims: (slots: Slots, caps: SlotCaps) => Claims<ChannelJob>
+  /** at start, the rows a stopped process was sending go back to the queue: one hub on SQLite only (on PostgreSQL the leases do it) */
+  unclaimAtStart: boolean
+  random?: () => number
+}
+
 /**
  * The channels' durable queue on the delivery core (deliveries/deliveries.worker): channels
  * bring the rendering of each kind and what an answer means for the delivery. It runs when
  * woken (on enqueue, at start, by a timer at the earliest retry), within the caps in `caps`.
  */
-export function createChannelsWorker(deps: ChannelsDeps, opts: { timers: Timers; caps: SlotCaps; transaction: <T>(fn: () => T) => T; random?: () => number }) {
-  return createDeliveryWorker<Job, Sent>({
+export function createChannelsWorker(deps: ChannelsDeps, opts: ChannelsWorkerOptions) {
+  return createDeliveryWorker<ChannelJob, Sent>({
     name: 'channel delivery',
     queue: {
-      dueAccounts: deps.store.dueAccounts,
-      dueOf: deps.store.dueOf,
-      take(id) {
-        const row = deps.store.claim(id)
-        return row ? { ...row, account: row.client_id, destination: row.channel_id } : null
-      },
-      complete(job, sent) {
-        completeDelivery(deps, job, sent.result, sent, { retries: true, random: opts.random })
+      claims: opts.claims,
+      async complete(job, sent) {
+        await completeDelivery(deps, job, sent.result, sent, { retries: true, random: opts.random })
         return undefined
       },
-      nextDueAt: deps.store.nextDueAt,
-      releaseClaims() {
-        const resumed = deps.store.unclaimAll(deps.clock.now())
+      nextDueAt: () => deps.store.nextDueAt(),
+      async releaseClaims() {
+        if (!opts.unclaimAtStart) return
+        const resumed = await deps.store.unclaimAll(deps.clock.now())
         if (resumed) deps.logger.info('channel deliveries interrupted by a stop are queued again', { count: resumed })
       },
     },
@@ -45,7 +54,6 @@ export function createChannelsWorker(deps: ChannelsDeps, opts: { timers: Timers;
       const result = await sendDelivery(deps, job, stop)
       return { result, at, durationMs: Math.round(performance.now() - started) }
     },
-    transaction: opts.transaction,
     caps: opts.caps,
     clock: deps.clock,
     timers: opts.timers,

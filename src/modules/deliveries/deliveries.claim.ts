@@ -1,5 +1,6 @@
 import type { Candidate, DueAccount, Job } from './deliveries.due'
 import { rotate, type SlotCaps, type Slots } from './deliveries.slots'
+import type { Claims } from './deliveries.worker'
 
 /** What claiming reads of a queue. */
 export interface ClaimSource<J extends Job> {
@@ -116,5 +117,22 @@ export function createClaimer<J extends Job>(source: ClaimSource<J>, slots: Slot
     rescanSoon() {
       rescanDue = true
     },
+  }
+}
+
+/**
+ * The claim of one process on SQLite: the claimer above, each batch in one transaction of the
+ * queue's database. A stopped worker's unsent claims stay `sending` until the next start
+ * (DeliveryQueue.releaseClaims) sets them pending again.
+ */
+export function sqliteClaims<J extends Job>(source: ClaimSource<J>, transaction: <T>(fn: () => T) => T) {
+  return (slots: Slots, caps: SlotCaps): Claims<J> => {
+    const claimer = createClaimer(source, slots, caps)
+    return {
+      claim: async (now) => transaction(() => claimer.claim(now)),
+      told: claimer.told,
+      rescanSoon: claimer.rescanSoon,
+      release: async () => {},
+    }
   }
 }

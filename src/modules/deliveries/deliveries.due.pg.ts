@@ -1,7 +1,8 @@
 import type { SQL } from 'bun'
 import { claimStatement, type PgQueue } from './deliveries.claim.pg'
 import type { Job } from './deliveries.due'
-import type { SlotCaps } from './deliveries.slots'
+import type { SlotCaps, Slots } from './deliveries.slots'
+import type { Claims } from './deliveries.worker'
 
 export { PG_QUEUES, type PgQueue } from './deliveries.claim.pg'
 
@@ -35,8 +36,8 @@ export interface ClaimBatch {
  * PG_QUEUES), for workers on several hubs: one statement per batch (deliveries.claim.pg.ts) that
  * chooses by the SQLite claim's fairness rule, locks with FOR UPDATE SKIP LOCKED and marks the
  * rows sending with a lease, so that no two workers take one delivery and a dead worker's rows
- * come back when their lease is over. Not yet what the workers run: the hub works its queues on
- * SQLite (deliveries.due.ts, deliveries.claim.ts).
+ * come back when their lease is over. The workers of a hub on PostgreSQL claim through it
+ * (pgClaims below); on SQLite they claim with deliveries.claim.ts.
  */
 export function pgDueClaims(sql: SQL, queue: PgQueue) {
   const text = claimStatement(queue)
@@ -81,3 +82,42 @@ export function pgDueClaims(sql: SQL, queue: PgQueue) {
 }
 
 export type PgDueClaims = ReturnType<typeof pgDueClaims>
+
+/**
+ * A worker's claim on PostgreSQL: batches of pgDueClaims for its free slots, the rows read by
+ * `load` (what sending needs; a row deleted since is skipped), each counted in the slots. The
+ * caps per account and destination are applied by the statement over every hub; the round
+ * starts after the account this worker served last. A stopping worker hands its unsent rows
+ * back at once, where its lease still holds.
+ */
+export function pgClaims<J extends Job>(claims: PgDueClaims, load: (claimed: PgClaimed[]) => Promise<J[]>, leaseMs?: number) {
+  return (slots: Slots, caps: SlotCaps): Claims<J> => {
+    let after: string | null = null
+    const leases = new WeakMap<J, number>()
+    return {
+      async claim(now) {
+        const limit = slots.free()
+        if (limit <= 0) return []
+        const { claimed, lastServed } = await claims.claim({ now, limit, caps, after, leaseMs })
+        after = lastServed
+        if (!claimed.length) return []
+        const order = new Map(claimed.map((c, i) => [c.id, { i, lease: c.leaseUntil }]))
+        const jobs = (await load(claimed)).toSorted((a, b) => order.get(a.id)!.i - order.get(b.id)!.i)
+        for (const job of jobs) {
+          leases.set(job, order.get(job.id)!.lease)
+          slots.take(job.account, job.destination)
+        }
+        return jobs
+      },
+      // the statement finds every account's due rows itself
+      told() {},
+      rescanSoon() {},
+      async release(jobs, now) {
+        await claims.release(
+          jobs.map((j) => ({ id: j.id, account: j.account, destination: j.destination, leaseUntil: leases.get(j)! })),
+          now,
+        )
+      },
+    }
+  }
+}

@@ -42,15 +42,15 @@ export const eventTypes = () => ({
   payload_version: PAYLOAD_VERSION,
 })
 
-function requireEnabled(deps: WebhooksDeps, clientId: string, endpointId: string) {
-  const endpoint = requireEndpoint(deps, clientId, endpointId)
+async function requireEnabled(deps: WebhooksDeps, clientId: string, endpointId: string) {
+  const endpoint = await requireEndpoint(deps, clientId, endpointId)
   if (endpoint.enabled === 0) throw new AppError('conflict', 'The endpoint is disabled; enable it first (PATCH enabled: true)')
   return endpoint
 }
 
 /** A webhook.test event to this endpoint only, sent at once like any other delivery. */
-export function sendTest(deps: WebhooksDeps, clientId: string, endpointId: string): DeliveryResponse {
-  requireEnabled(deps, clientId, endpointId)
+export async function sendTest(deps: WebhooksDeps, clientId: string, endpointId: string): Promise<DeliveryResponse> {
+  await requireEnabled(deps, clientId, endpointId)
   deps.sendNow('webhooks', clientId)
   const now = deps.clock.now()
   const row = {
@@ -62,30 +62,33 @@ export function sendTest(deps: WebhooksDeps, clientId: string, endpointId: strin
     payload: payloadOf(TEST_EVENT, toIso(now), { endpoint_id: endpointId, message: 'A test event from Vigil: your endpoint is wired.' }),
     created_at: now,
   }
-  deps.outbox.enqueue([row])
+  await deps.outbox.enqueue([row])
   deps.wake(clientId, [endpointId])
-  return toDeliveryView(deps.outbox.byId(clientId, row.id)!)
+  const stored = await deps.outbox.byId(clientId, row.id)
+  // deleted with its endpoint meanwhile
+  if (!stored) throw notFound('Webhook endpoint')
+  return toDeliveryView(stored)
 }
 
-export function listDeliveries(deps: WebhooksDeps, clientId: string, q: DeliveryQuery) {
-  if (q.endpoint_id) requireEndpoint(deps, clientId, q.endpoint_id)
-  const { items, total } = deps.outbox.page(clientId, { endpointId: q.endpoint_id, status: q.status as DeliveryState | undefined }, q.limit, q.offset)
+export async function listDeliveries(deps: WebhooksDeps, clientId: string, q: DeliveryQuery) {
+  if (q.endpoint_id) await requireEndpoint(deps, clientId, q.endpoint_id)
+  const { items, total } = await deps.outbox.page(clientId, { endpointId: q.endpoint_id, status: q.status as DeliveryState | undefined }, q.limit, q.offset)
   return { items: items.map(toDeliveryView), limit: q.limit, offset: q.offset, total }
 }
 
-export function getDelivery(deps: WebhooksDeps, clientId: string, deliveryId: string): DeliveryDetail {
-  const row = deps.outbox.byId(clientId, deliveryId)
+export async function getDelivery(deps: WebhooksDeps, clientId: string, deliveryId: string): Promise<DeliveryDetail> {
+  const row = await deps.outbox.byId(clientId, deliveryId)
   if (!row) throw notFound('Webhook delivery')
-  return { ...toDeliveryView(row), payload: JSON.parse(row.payload), attempt_log: deps.outbox.attempts(row.id).map(toAttemptView) }
+  return { ...toDeliveryView(row), payload: JSON.parse(row.payload), attempt_log: (await deps.outbox.attempts(clientId, row.id)).map(toAttemptView) }
 }
 
 /** Sends a delivery again at once, with the same webhook-id, and a fresh retry schedule if it fails. */
-export function resendDelivery(deps: WebhooksDeps, clientId: string, deliveryId: string): DeliveryResponse {
-  const row = deps.outbox.byId(clientId, deliveryId)
+export async function resendDelivery(deps: WebhooksDeps, clientId: string, deliveryId: string): Promise<DeliveryResponse> {
+  const row = await deps.outbox.byId(clientId, deliveryId)
   if (!row) throw notFound('Webhook delivery')
-  requireEnabled(deps, clientId, row.endpoint_id)
+  await requireEnabled(deps, clientId, row.endpoint_id)
   deps.sendNow('webhooks', clientId)
-  const updated = deps.outbox.resend(clientId, deliveryId, deps.clock.now())
+  const updated = await deps.outbox.resend(clientId, deliveryId, deps.clock.now())
   if (!updated) throw new AppError('conflict', 'The delivery is being sent right now; look again in a moment')
   deps.wake(clientId, [row.endpoint_id])
   return toDeliveryView(updated)

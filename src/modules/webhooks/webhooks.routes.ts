@@ -79,8 +79,8 @@ export function webhooksRoutes(deps: WebhooksDeps, auth: Authenticator) {
     })
     .delete(
       '/endpoints/:endpoint_id',
-      ({ user, params, set }) => {
-        deleteEndpoint(deps, user.clientId, params.endpoint_id)
+      async ({ user, params, set }) => {
+        await deleteEndpoint(deps, user.clientId, params.endpoint_id)
         set.status = 204
       },
       {

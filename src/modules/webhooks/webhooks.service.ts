@@ -30,8 +30,6 @@ export interface WebhooksDeps {
   policyFor: (clientId: string) => OutboundPolicy
   /** the operator's own client is told which setting allows a refused address */
   isOperator: (clientId: string) => boolean
-  /** the bus listener's cached subscriptions of the client are stale */
-  subscriptionsChanged: (clientId: string) => void
   /** rows were written to the outbox: the worker sends them now */
   wake: (clientId: string, endpointIds: string[]) => void
   /** tells the client's owners (an endpoint.disabled event, an email when wired) */
@@ -65,8 +63,8 @@ export function toEndpointView(deps: Pick<WebhooksDeps, 'secretKey'>, row: Endpo
   }
 }
 
-export function requireEndpoint(deps: Pick<WebhooksDeps, 'endpoints'>, clientId: string, endpointId: string): EndpointRow {
-  const row = deps.endpoints.byId(clientId, endpointId)
+export async function requireEndpoint(deps: Pick<WebhooksDeps, 'endpoints'>, clientId: string, endpointId: string): Promise<EndpointRow> {
+  const row = await deps.endpoints.byId(clientId, endpointId)
   if (!row) throw notFound('Webhook endpoint')
   return row
 }
@@ -81,13 +79,14 @@ function checkUrl(deps: WebhooksDeps, clientId: string, url: string): string {
 
 const typesJson = (types: string[]) => JSON.stringify([...new Set(types)])
 
-export const listEndpoints = (deps: WebhooksDeps, clientId: string) => deps.endpoints.list(clientId).map((r) => toEndpointView(deps, r))
+export const listEndpoints = async (deps: WebhooksDeps, clientId: string) => (await deps.endpoints.list(clientId)).map((r) => toEndpointView(deps, r))
 
-export const getEndpoint = (deps: WebhooksDeps, clientId: string, endpointId: string) => toEndpointView(deps, requireEndpoint(deps, clientId, endpointId))
+export const getEndpoint = async (deps: WebhooksDeps, clientId: string, endpointId: string) =>
+  toEndpointView(deps, await requireEndpoint(deps, clientId, endpointId))
 
 /** A new endpoint; its whsec_ secret is in this answer only. */
-export function createEndpoint(deps: WebhooksDeps, clientId: string, body: EndpointCreate): EndpointResponse {
-  if (deps.endpoints.count(clientId) >= deps.maxEndpoints) {
+export async function createEndpoint(deps: WebhooksDeps, clientId: string, body: EndpointCreate): Promise<EndpointResponse> {
+  if ((await deps.endpoints.count(clientId)) >= deps.maxEndpoints) {
     throw new AppError('conflict', `An account may have at most ${deps.maxEndpoints} webhook endpoints; delete one first`)
   }
   const url = checkUrl(deps, clientId, body.url)
@@ -110,62 +109,55 @@ export function createEndpoint(deps: WebhooksDeps, clientId: string, body: Endpo
     created_at: now,
     updated_at: now,
   }
-  deps.endpoints.insert(row)
-  deps.subscriptionsChanged(clientId)
+  await deps.endpoints.insert(row)
   return toEndpointView(deps, row, secret)
 }
 
 /** Changes what was sent; `enabled: true` also clears a disabled endpoint's failure record and resumes its held deliveries. */
-export function updateEndpoint(deps: WebhooksDeps, clientId: string, endpointId: string, patch: EndpointPatch): EndpointResponse {
-  const row = requireEndpoint(deps, clientId, endpointId)
+export async function updateEndpoint(deps: WebhooksDeps, clientId: string, endpointId: string, patch: EndpointPatch): Promise<EndpointResponse> {
+  await requireEndpoint(deps, clientId, endpointId)
   const now = deps.clock.now()
   const changes: EndpointChanges = { updated_at: now }
   if (patch.url !== undefined) changes.url = checkUrl(deps, clientId, patch.url)
   if (patch.description !== undefined) changes.description = patch.description.trim()
   if (patch.event_types !== undefined) changes.event_types = typesJson(patch.event_types)
-  if (patch.enabled === true && row.enabled === 0) Object.assign(changes, { enabled: 1, disabled_reason: null, disabled_at: null, failing_since: null })
-  if (patch.enabled === false && row.enabled === 1) Object.assign(changes, { enabled: 0, disabled_reason: 'manual', disabled_at: now })
-  deps.endpoints.update(clientId, endpointId, changes)
-  if (changes.enabled === 1) {
-    deps.outbox.unhold(endpointId, now)
-    deps.wake(clientId, [endpointId])
-  }
-  if (changes.enabled === 0) deps.outbox.hold(endpointId)
-  deps.subscriptionsChanged(clientId)
+  if (!(await deps.endpoints.update(clientId, endpointId, changes))) throw notFound('Webhook endpoint')
+  // each a conditional write: an endpoint already in that state is left as it is
+  if (patch.enabled === true && (await deps.endpoints.enable(clientId, endpointId, now))) deps.wake(clientId, [endpointId])
+  if (patch.enabled === false) await deps.endpoints.disable(clientId, endpointId, 'manual', now)
   return getEndpoint(deps, clientId, endpointId)
 }
 
-export function deleteEndpoint(deps: WebhooksDeps, clientId: string, endpointId: string): void {
-  if (!deps.endpoints.remove(clientId, endpointId)) throw notFound('Webhook endpoint')
-  deps.subscriptionsChanged(clientId)
+export async function deleteEndpoint(deps: WebhooksDeps, clientId: string, endpointId: string): Promise<void> {
+  if (!(await deps.endpoints.remove(clientId, endpointId))) throw notFound('Webhook endpoint')
 }
 
 /**
  * A new secret, shown in this answer only. The previous one keeps signing beside it (both
  * signatures in webhook-signature) for `previous_valid_seconds`, so receivers can switch over.
  */
-export function rotateSecret(deps: WebhooksDeps, clientId: string, endpointId: string, body: RotateSecret): EndpointResponse {
-  const row = requireEndpoint(deps, clientId, endpointId)
+export async function rotateSecret(deps: WebhooksDeps, clientId: string, endpointId: string, body: RotateSecret): Promise<EndpointResponse> {
+  const row = await requireEndpoint(deps, clientId, endpointId)
   const now = deps.clock.now()
   const keep = body.previous_valid_seconds ?? 86400
   const secret = newSecret()
-  deps.endpoints.update(clientId, endpointId, {
+  await deps.endpoints.update(clientId, endpointId, {
     secret_enc: sealSecret(deps.secretKey(), secret, clientId),
     previous_secret_enc: keep > 0 ? row.secret_enc : null,
     previous_expires_at: keep > 0 ? now + keep * 1000 : null,
     updated_at: now,
   })
-  return toEndpointView(deps, requireEndpoint(deps, clientId, endpointId), secret)
+  return toEndpointView(deps, await requireEndpoint(deps, clientId, endpointId), secret)
 }
 
-/** The worker's verdict on an endpoint: off, its pending deliveries held, its owners told. */
-export function disableEndpoint(deps: WebhooksDeps, clientId: string, endpointId: string, reason: 'gone' | 'failing'): void {
-  const row = deps.endpoints.byId(clientId, endpointId)
-  if (!row || row.enabled === 0) return
-  const now = deps.clock.now()
-  deps.endpoints.update(clientId, endpointId, { enabled: 0, disabled_reason: reason, disabled_at: now, updated_at: now })
-  deps.outbox.hold(endpointId)
-  deps.subscriptionsChanged(clientId)
+/**
+ * The worker's verdict on an endpoint: off, its pending deliveries held, its owners told. One
+ * conditional write: of several hubs (or attempts) reaching the verdict at once, one disables it
+ * and tells the owners.
+ */
+export async function disableEndpoint(deps: WebhooksDeps, clientId: string, endpointId: string, reason: 'gone' | 'failing'): Promise<void> {
+  const row = await deps.endpoints.disable(clientId, endpointId, reason, deps.clock.now())
+  if (!row) return
   const message = `The webhook endpoint ${row.url} was disabled: ${DISABLE_TEXT[reason]}. Fix the receiver, then enable it again (PATCH enabled: true); its held deliveries will resume.`
   deps.logger.warn('webhook endpoint disabled', { client_id: clientId, endpoint_id: endpointId, reason })
   deps.notifyDisabled(clientId, {

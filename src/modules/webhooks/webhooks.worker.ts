@@ -7,21 +7,21 @@ import { openSecret } from '../../lib/secret-box'
 import type { Timers } from '../../lib/timers'
 import { VERSION } from '../../version'
 import { sendHttp, type HttpResult } from '../deliveries/deliveries.http'
-import type { SlotCaps } from '../deliveries/deliveries.slots'
-import { createDeliveryWorker } from '../deliveries/deliveries.worker'
+import type { SlotCaps, Slots } from '../deliveries/deliveries.slots'
+import { type Claims, createDeliveryWorker } from '../deliveries/deliveries.worker'
 import type { AttemptOutcome, ClaimedDelivery, OutboxStore } from './webhooks.outbox'
 import { retryDelay } from './webhooks.schedule'
 import { secretKeyOf, signedHeaders } from './webhooks.signer'
-import type { EndpointsStore } from './webhooks.store'
 
 /** what the delivery log keeps of an answer */
 export const EXCERPT_BYTES = 1024
 
 export interface WorkerDeps {
   outbox: OutboxStore
-  endpoints: Pick<EndpointsStore, 'markFailing' | 'markHealthy'>
-  /** runs `fn` in one SQLite transaction (a savepoint when nested) */
-  transaction: <T>(fn: () => T) => T
+  /** the engine's claim (deliveries.claim.ts sqliteClaims, deliveries.due.pg.ts pgClaims) */
+  claims: (slots: Slots, caps: SlotCaps) => Claims<WebhookJob>
+  /** at start, the rows a stopped process was sending go back to the queue: one hub on SQLite only (on PostgreSQL the leases do it) */
+  unclaimAtStart: boolean
   clock: Clock
   timers: Timers
   logger: Logger
@@ -32,7 +32,7 @@ export interface WorkerDeps {
   /** the operator's own client is told more about a refused address (lib/outbound/outbound.words) */
   isOperator: (clientId: string) => boolean
   /** turns an endpoint off (410, or failing for days), holds its deliveries and tells its owners */
-  disable: (clientId: string, endpointId: string, reason: 'gone' | 'failing') => void
+  disable: (clientId: string, endpointId: string, reason: 'gone' | 'failing') => Promise<void>
   /** in flight at once: in all, per account, per endpoint */
   caps: SlotCaps
   timeoutMs: number
@@ -43,7 +43,11 @@ export interface WorkerDeps {
 
 const USER_AGENT = `Vigil-Webhooks/${VERSION}`
 
-type Job = ClaimedDelivery & { account: string; destination: string }
+/** A claimed delivery: its row as claimed (next_attempt_at is what the result is written with), whose and where. */
+export type WebhookJob = ClaimedDelivery & { account: string; destination: string }
+type Job = WebhookJob
+
+export const webhookJob = (d: ClaimedDelivery): WebhookJob => ({ ...d, account: d.client_id, destination: d.endpoint_id })
 
 /**
  * The webhook outbox on the delivery core (deliveries/deliveries.worker): webhooks bring the
@@ -98,8 +102,8 @@ export function createWebhookWorker(deps: WorkerDeps) {
     )
   }
 
-  /** writes one finished attempt (inside the tick's transaction); disables its endpoint after the commit when it must */
-  function complete(d: Job, r: HttpResult, at: number): (() => void) | undefined {
+  /** writes one finished attempt (one store call); disables its endpoint when it must */
+  async function complete(d: Job, r: HttpResult, at: number): Promise<undefined> {
     if (r.kind === 'aborted') return
     const number = d.attempts + 1
     const statusCode = r.kind === 'answer' || r.kind === 'redirect' ? r.status : null
@@ -121,32 +125,31 @@ export function createWebhookWorker(deps: WorkerDeps) {
       const delay = retryDelay(number - d.schedule_from, random(), r.kind === 'answer' ? r.retryAfterMs : null)
       outcome = { status: delay === null ? 'failed' : 'pending', nextAttemptAt: at + (delay ?? 0), attempt }
     }
-    // deleted with its endpoint while in flight: nothing to record, and nothing to disable
-    if (!deps.outbox.record(d.id, outcome)) return
-    if (ok) {
-      if (d.failing_since !== null) deps.endpoints.markHealthy(d.endpoint_id)
-      return
+    const failure = ok ? (d.failing_since !== null ? 'clear' : 'none') : gone ? 'none' : 'mark'
+    const written = await deps.outbox.record(d.id, d.next_attempt_at, outcome, failure)
+    // deleted with its endpoint while in flight, or taken by another worker: nothing to record, and nothing to disable
+    if (!written || ok) return
+    const reason = gone ? 'gone' : at - (written.failingSince ?? at) >= deps.disableAfterMs ? 'failing' : null
+    if (!reason) return
+    try {
+      await deps.disable(d.client_id, d.endpoint_id, reason)
+    } catch (err) {
+      // recorded all the same; the next failed attempt reaches the verdict again
+      deps.logger.error('webhook endpoint not disabled', { endpoint_id: d.endpoint_id, reason, error: (err as Error).message })
     }
-    if (gone) return () => deps.disable(d.client_id, d.endpoint_id, 'gone')
-    const since = deps.endpoints.markFailing(d.endpoint_id, at)
-    if (at - since >= deps.disableAfterMs) return () => deps.disable(d.client_id, d.endpoint_id, 'failing')
   }
 
   return createDeliveryWorker<Job, HttpResult>({
     name: 'webhook',
     queue: {
-      dueAccounts: deps.outbox.dueAccounts,
-      dueOf: deps.outbox.dueOf,
-      take(id) {
-        const d = deps.outbox.take(id)
-        return d && { ...d, account: d.client_id, destination: d.endpoint_id }
-      },
+      claims: deps.claims,
       complete,
-      nextDueAt: deps.outbox.nextDueAt,
-      releaseClaims: deps.outbox.releaseClaims,
+      nextDueAt: () => deps.outbox.nextDueAt(),
+      releaseClaims: async () => {
+        if (deps.unclaimAtStart) await deps.outbox.releaseClaims()
+      },
     },
     send,
-    transaction: deps.transaction,
     caps: deps.caps,
     clock: deps.clock,
     timers: deps.timers,

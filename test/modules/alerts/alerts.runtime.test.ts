@@ -27,7 +27,7 @@ async function harness(
   const deps = t.modules.alerts
   // start from no rules: each test makes its own
   for (const r of listRules(deps, tenant.clientId)) deleteRule(deps, tenant.clientId, r.id)
-  updateSettings(deps, tenant.clientId, { group_window_seconds: 60 })
+  await updateSettings(deps, tenant.clientId, { group_window_seconds: 60 })
   const device = (name: string) => insertDevice(t, tenant.clientId, { hostname: name, lastSeenAt: null })
   const channel = insertChannel(t, tenant.clientId)
   return {
@@ -52,7 +52,7 @@ describe('durations and hysteresis through the runtime', () => {
   test('a pending alert fires when its duration elapses on a tick, with no new sample', async () => {
     const h = await harness()
     const d = h.device('db-1')
-    h.rule({ metric: 'ram_percent', operator: '>', threshold: 95, recovery_threshold: 90, for_seconds: 600, severity: 'critical' })
+    await h.rule({ metric: 'ram_percent', operator: '>', threshold: 95, recovery_threshold: 90, for_seconds: 600, severity: 'critical' })
     h.sample(d, { ram_percent: 97 })
     h.advance(5 * MIN)
     h.sample(d, { ram_percent: 98 })
@@ -68,7 +68,7 @@ describe('durations and hysteresis through the runtime', () => {
   test('a pending alert that clears before its duration leaves nothing behind', async () => {
     const h = await harness()
     const d = h.device('db-1')
-    h.rule({ metric: 'ram_percent', threshold: 95, for_seconds: 600 })
+    await h.rule({ metric: 'ram_percent', threshold: 95, for_seconds: 600 })
     h.sample(d, { ram_percent: 97 })
     expect(h.t.db.sqlite.query('SELECT state FROM alerts').all()).toEqual([{ state: 'pending' }])
     h.advance(MIN)
@@ -80,7 +80,7 @@ describe('durations and hysteresis through the runtime', () => {
   test('a per-device override moves the threshold for that device only', async () => {
     const h = await harness()
     const [a, b] = [h.device('a'), h.device('b')]
-    const r = h.rule({ metric: 'cpu_temp_c', threshold: 80 })
+    const r = await h.rule({ metric: 'cpu_temp_c', threshold: 80 })
     putOverride(h.deps, h.tenant.clientId, r.id, b, { threshold: 95 })
     h.sample(a, { cpu_temp_c: 90 })
     h.sample(b, { cpu_temp_c: 90 })
@@ -90,7 +90,7 @@ describe('durations and hysteresis through the runtime', () => {
   test('a partition that goes away resolves its alert after 3 samples without it', async () => {
     const h = await harness()
     const d = h.device('nas')
-    h.rule({ metric: 'disk_partitions:*', threshold: 90 })
+    await h.rule({ metric: 'disk_partitions:*', threshold: 90 })
     h.sample(d, { disk_partitions: [{ mountpoint: '/mnt/usb', percent: 99 }] })
     for (let i = 0; i < 3; i++) h.sample(d, { disk_partitions: [] })
     expect(h.types()).toEqual(['alert.firing', 'alert.resolved'])
@@ -108,7 +108,7 @@ describe('offline, gateways and the hub uplink', () => {
   test('no data for 5 reporting intervals fires; the next sample resolves', async () => {
     const h = await harness()
     const d = h.device('pi')
-    h.rule({ kind: 'offline', name: 'Offline', offline_intervals: 5, severity: 'critical' })
+    await h.rule({ kind: 'offline', name: 'Offline', offline_intervals: 5, severity: 'critical' })
     await reporting(h, [d])
     h.advance(40_000) // 50 s after the last sample: 5 intervals of 10 s, not more
     h.tick()
@@ -127,7 +127,7 @@ describe('offline, gateways and the hub uplink', () => {
     const [x, y] = [h.device('cam-1'), h.device('cam-2')]
     setDependency(h.deps, h.tenant.clientId, x, gw)
     setDependency(h.deps, h.tenant.clientId, y, gw)
-    h.rule({ kind: 'offline', name: 'Offline', offline_intervals: 5 })
+    await h.rule({ kind: 'offline', name: 'Offline', offline_intervals: 5 })
     await reporting(h, [gw, x, y])
     h.advance(2 * MIN)
     h.tick()
@@ -148,7 +148,7 @@ describe('offline, gateways and the hub uplink', () => {
   test('when no device at all reports, the hub says so once instead of an alert per device', async () => {
     const h = await harness()
     const ids = [h.device('a'), h.device('b'), h.device('c')]
-    h.rule({ kind: 'offline', name: 'Offline', offline_intervals: 5 })
+    await h.rule({ kind: 'offline', name: 'Offline', offline_intervals: 5 })
     await reporting(h, ids)
     h.advance(4 * MIN)
     h.tick()
@@ -177,7 +177,7 @@ describe('silences', () => {
   test('a one-off silence holds the notice; it goes out when the silence ends if still firing', async () => {
     const h = await harness()
     const d = h.device('web')
-    h.rule({ metric: 'cpu_percent', threshold: 90 })
+    await h.rule({ metric: 'cpu_percent', threshold: 90 })
     createSilence(h.deps, h.tenant.clientId, h.tenant.userId, {
       scope: { type: 'device', value: d },
       ends_at: new Date(h.t.clock.now() + 30 * MIN).toISOString(),
@@ -197,7 +197,7 @@ describe('silences', () => {
   test('a recurring window in a named time zone: nightly 02:00–03:00 Paris time', async () => {
     const h = await harness()
     const d = h.device('web')
-    h.rule({ metric: 'cpu_percent', threshold: 90, recovery_threshold: 90 })
+    await h.rule({ metric: 'cpu_percent', threshold: 90, recovery_threshold: 90 })
     createSilence(h.deps, h.tenant.clientId, h.tenant.userId, { cron: '0 2 * * *', duration_seconds: 3600, timezone: 'Europe/Paris' })
     const cases: [string, boolean][] = [
       ['2026-01-01T00:59:00Z', false], // 01:59 in Paris
@@ -221,7 +221,7 @@ describe('grouping, repeats, acknowledge, recovery', () => {
   test('several devices tripping the same rule within the window make one more notice listing them', async () => {
     const h = await harness()
     const ids = ['a', 'b', 'c'].map((n) => h.device(n))
-    h.rule({ metric: 'cpu_percent', threshold: 90 })
+    await h.rule({ metric: 'cpu_percent', threshold: 90 })
     for (const id of ids) {
       h.sample(id, { cpu_percent: 99 })
       h.advance(5_000)
@@ -237,7 +237,7 @@ describe('grouping, repeats, acknowledge, recovery', () => {
   test('repeats while firing until acknowledged; the acknowledgement is announced', async () => {
     const h = await harness()
     const d = h.device('web')
-    h.rule({ metric: 'cpu_percent', threshold: 90, repeat_seconds: 3600 })
+    await h.rule({ metric: 'cpu_percent', threshold: 90, repeat_seconds: 3600 })
     h.sample(d, { cpu_percent: 99 })
     h.advance(59 * MIN)
     h.tick()
@@ -259,7 +259,7 @@ describe('grouping, repeats, acknowledge, recovery', () => {
   test('a delayed recovery notice; a relapse within the delay reopens the alert without a new notice', async () => {
     const h = await harness()
     const d = h.device('web')
-    h.rule({ metric: 'cpu_percent', threshold: 90, recovery_delay_seconds: 300 })
+    await h.rule({ metric: 'cpu_percent', threshold: 90, recovery_delay_seconds: 300 })
     h.sample(d, { cpu_percent: 99 })
     h.advance(MIN)
     h.sample(d, { cpu_percent: 10 })
@@ -282,7 +282,7 @@ describe('grouping, repeats, acknowledge, recovery', () => {
     const sent: { clientId: string; channels: string[]; n: AlertNotification }[] = []
     const h = await harness(undefined, sent)
     const d = h.device('web')
-    h.rule({ metric: 'cpu_percent', threshold: 90 })
+    await h.rule({ metric: 'cpu_percent', threshold: 90 })
     h.sample(d, { cpu_percent: 99 })
     const again = testApp({
       db: h.t.db,

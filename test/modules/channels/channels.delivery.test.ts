@@ -36,7 +36,7 @@ describe('retries', () => {
     t.worker.start()
     fake.received.length = 0
     fake.answer({ status: 500, body: 'upstream exploded' }, { status: 503 })
-    enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+    await enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
     await t.worker.idle()
     let page = await log(t, tenant, id)
     expect(page.items[0]!).toMatchObject({ status: 'pending' })
@@ -77,7 +77,7 @@ describe('retries', () => {
     const { tenant, id } = await withChannel(t)
     t.worker.start()
     fake.answer({ status: 429, headers: { 'retry-after': '120' } })
-    enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+    await enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
     await t.worker.idle()
     const page = await log(t, tenant, id)
     expect(page.items[0]!.attempts[0]!.outcome).toBe('rate_limited')
@@ -90,7 +90,7 @@ describe('retries', () => {
     const { tenant, id } = await withChannel(t)
     t.worker.start()
     fake.answer({ status: 503, headers: { 'retry-after': '600' } })
-    enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+    await enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
     await t.worker.idle()
     const page = await log(t, tenant, id)
     expect(page.items[0]!.attempts[0]!.outcome).toBe('http_error')
@@ -103,7 +103,7 @@ describe('retries', () => {
     const { tenant, id } = await withChannel(t)
     t.worker.start()
     fake.answerAlways({ status: 502 })
-    enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+    await enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
     for (const d of [0, ...RETRY_DELAYS_MS]) {
       t.clock.advance(d)
       t.timers.fire()
@@ -113,7 +113,7 @@ describe('retries', () => {
     expect(page.items[0]!.status).toBe('failed')
     expect(page.items[0]!.attempts).toHaveLength(1 + RETRY_DELAYS_MS.length)
     fake.answerAlways({ status: 404 })
-    enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+    await enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
     await t.worker.idle()
     page = await log(t, tenant, id)
     expect(page.items[0]!).toMatchObject({ status: 'failed', finished_at: expect.any(String) })
@@ -201,12 +201,12 @@ describe('the queue', () => {
     const disabled = await mk({ enabled: false })
     const other = await withChannel(t)
     const warning = { ...FIRING, severity: 'warning' as const }
-    const ids = enqueueNotification(t.channels, tenant.clientId, [all, criticalOnly, disabled, other.id, 'chn_missing', all], warning)
+    const ids = await enqueueNotification(t.channels, tenant.clientId, [all, criticalOnly, disabled, other.id, 'chn_missing', all], warning)
     expect(ids).toHaveLength(1)
-    expect(enqueueNotification(t.channels, tenant.clientId, [all, criticalOnly], FIRING)).toHaveLength(2)
-    expect(channelsForSeverity(t.channels, tenant.clientId, 'warning')).toEqual([all])
-    expect(channelsForSeverity(t.channels, tenant.clientId, 'critical')).toEqual([all, criticalOnly])
-    expect(enqueueNotification(t.channels, tenant.clientId, [], FIRING)).toEqual([])
+    expect(await enqueueNotification(t.channels, tenant.clientId, [all, criticalOnly], FIRING)).toHaveLength(2)
+    expect(await channelsForSeverity(t.channels, tenant.clientId, 'warning')).toEqual([all])
+    expect(await channelsForSeverity(t.channels, tenant.clientId, 'critical')).toEqual([all, criticalOnly])
+    expect(await enqueueNotification(t.channels, tenant.clientId, [], FIRING)).toEqual([])
   })
 
   test("a channel deleted while its delivery is in flight: the result is dropped, and every account's notices go on", async () => {
@@ -227,7 +227,7 @@ describe('the queue', () => {
       const t = channelsTestApp()
       const a = await withChannel(t, { config: { url: `http://hooks.example.test:${slow.port}/x` } })
       t.worker.start()
-      const [gone] = enqueueNotification(t.channels, a.tenant.clientId, [a.id], FIRING)
+      const [gone] = await enqueueNotification(t.channels, a.tenant.clientId, [a.id], FIRING)
       await inFlight
       expect((await t.request('DELETE', `/v1/channels/${a.id}`, { headers: a.tenant.userHeaders })).status).toBe(204)
       release()
@@ -235,7 +235,7 @@ describe('the queue', () => {
 
       fake.received.length = 0
       const b = await withChannel(t)
-      enqueueNotification(t.channels, b.tenant.clientId, [b.id], FIRING)
+      await enqueueNotification(t.channels, b.tenant.clientId, [b.id], FIRING)
       await t.worker.idle()
       expect(fake.received).toHaveLength(1)
       expect((await log(t, b.tenant, b.id)).items[0]).toMatchObject({ status: 'delivered' })
@@ -255,8 +255,8 @@ describe('the queue', () => {
     const first = channelsTestApp({ db: openDatabase(path), secretKey })
     const { tenant, id } = await withChannel(first)
     const [a, b] = [
-      enqueueNotification(first.channels, tenant.clientId, [id], FIRING)[0]!,
-      enqueueNotification(first.channels, tenant.clientId, [id], { ...FIRING, title: 'second' })[0]!,
+      (await enqueueNotification(first.channels, tenant.clientId, [id], FIRING))[0]!,
+      (await enqueueNotification(first.channels, tenant.clientId, [id], { ...FIRING, title: 'second' }))[0]!,
     ]
     // the first process had taken b when it stopped
     first.db.sqlite.run("UPDATE channel_deliveries SET status = 'sending' WHERE id = ?", [b])

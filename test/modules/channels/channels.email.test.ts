@@ -100,7 +100,7 @@ test('STARTTLS with login: the envelope, subject and text arrive over TLS verifi
     to: ['ops@example.com', 'oncall@example.com'],
   })
   t.worker.start()
-  enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
+  await enqueueNotification(t.channels, tenant.clientId, [id], FIRING)
   await t.worker.idle()
   expect(sink.sunk).toHaveLength(1)
   const m = sink.sunk[0]!

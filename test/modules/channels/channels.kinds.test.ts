@@ -32,7 +32,7 @@ async function deliver(kind: string, config: Record<string, unknown>) {
   const created = await t.request('POST', '/v1/channels', { headers, body: { name: kind, kind, config } })
   expect(created.status).toBe(201)
   fake.received.length = 0
-  enqueueNotification(t.channels, clientId, [created.body.id], FIRING)
+  await enqueueNotification(t.channels, clientId, [created.body.id], FIRING)
   await t.worker.idle()
   expect(fake.received).toHaveLength(1)
   const page = await t.request('GET', `/v1/channels/${created.body.id}/deliveries`, { headers })

@@ -185,7 +185,7 @@ describe('CRUD', () => {
       expect([method, path, res.status, res.body.error.code]).toEqual([method, path, 404, 'not_found'])
     }
     expect((await t.request('GET', '/v1/channels', { headers: other.userHeaders })).body.items).toEqual([])
-    expect(enqueueNotification(t.channels, other.clientId, [id], FIRING)).toEqual([])
+    expect(await enqueueNotification(t.channels, other.clientId, [id], FIRING)).toEqual([])
   })
 
   test('members read, only owners and admins write, test and export', async () => {
@@ -214,7 +214,7 @@ describe('secrets never leave in responses or logs', () => {
     // a service that echoes the request back in its error, as some do
     fake.answerAlways((r) => ({ status: 401, body: JSON.stringify({ ok: false, description: `Unauthorized: ${r.path}` }) }))
     t.worker.start()
-    enqueueNotification(t.channels, owner.clientId, [discord, telegram, mail], FIRING)
+    await enqueueNotification(t.channels, owner.clientId, [discord, telegram, mail], FIRING)
     await t.worker.idle()
     await t.request('POST', `/v1/channels/${telegram}/test`, { headers: owner.userHeaders })
     fake.answerAlways({ status: 200, body: '{"ok":true}' })

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { manualClock } from '../../../src/lib/clock'
 import { createLogger } from '../../../src/lib/logger'
+import { type ClaimSource, sqliteClaims } from '../../../src/modules/deliveries/deliveries.claim'
 import { createDeliveryWorker, type DeliveryQueue, type Job } from '../../../src/modules/deliveries/deliveries.worker'
 import { rotate } from '../../../src/modules/deliveries/deliveries.slots'
 
@@ -12,7 +13,7 @@ function memoryQueue(rows: Job[], opts: { failComplete?: (job: Job) => boolean }
   const sending = new Set<string>()
   const done: string[] = []
   const reads: string[] = []
-  const queue: DeliveryQueue<Job, string> = {
+  const source: ClaimSource<Job> = {
     dueAccounts: () =>
       [...new Set(pending.map((r) => r.account))].map((account) => ({
         account,
@@ -28,14 +29,17 @@ function memoryQueue(rows: Job[], opts: { failComplete?: (job: Job) => boolean }
       sending.add(id)
       return pending.splice(i, 1)[0]!
     },
-    complete(job, result) {
+  }
+  const queue: DeliveryQueue<Job, string> = {
+    claims: sqliteClaims(source, (fn) => fn()),
+    async complete(job, result) {
       if (opts.failComplete?.(job)) throw new Error('FOREIGN KEY constraint failed')
       sending.delete(job.id)
       done.push(`${job.id}:${result}`)
       return undefined
     },
-    nextDueAt: () => (pending.length ? 0 : null),
-    releaseClaims: () => {},
+    nextDueAt: async () => (pending.length ? 0 : null),
+    releaseClaims: async () => {},
   }
   return { queue, done, pending, sending, reads }
 }
@@ -59,7 +63,6 @@ function worker(
     name: 'test',
     queue,
     send,
-    transaction: (fn) => fn(),
     caps,
     clock: manualClock(0),
     timers: manualTimers().timers,
@@ -94,7 +97,8 @@ describe('the delivery core', () => {
       sent.push(job.id)
       return tarpit(job, stop)
     })
-    await new Promise((r) => setImmediate(r))
+    // the start, then the first tick's claim
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r))
     expect(sent.toSorted()).toEqual(['a-0', 'a-1', 'a-other'])
   })
 

@@ -122,15 +122,15 @@ describe('delivery', () => {
     for (let at = nextAt(); at !== undefined; at = nextAt()) await t.pass(at - t.clock.now())
     expect(r.requests).toHaveLength(10)
     // (days later the access token has expired: read through the service)
-    const [d] = listDeliveries(t.modules.webhooks, tenant.clientId, { limit: 1, offset: 0 }).items
+    const [d] = (await listDeliveries(t.modules.webhooks, tenant.clientId, { limit: 1, offset: 0 })).items
     expect(d).toMatchObject({ status: 'failed', attempts: 10, next_attempt_at: null })
-    const detail = getDelivery(t.modules.webhooks, tenant.clientId, d!.id)
+    const detail = await getDelivery(t.modules.webhooks, tenant.clientId, d!.id)
     expect(detail.attempt_log[0]!.response_excerpt).toBe('x'.repeat(1024))
     // at most about three days from first to last attempt (the sum of the steps), under the five that disable an endpoint
     const span = Date.parse(detail.attempt_log[9]!.at) - Date.parse(detail.attempt_log[0]!.at)
     expect(span).toBeGreaterThan(9_000)
     expect(span).toBeLessThanOrEqual(75.6 * 3600_000 + 5_000)
-    expect(getEndpoint(t.modules.webhooks, tenant.clientId, d!.endpoint_id).enabled).toBe(true)
+    expect((await getEndpoint(t.modules.webhooks, tenant.clientId, d!.endpoint_id)).enabled).toBe(true)
   })
 
   test('an unreachable receiver is a failed attempt with one message whatever the cause', async () => {

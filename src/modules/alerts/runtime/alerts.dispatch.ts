@@ -55,28 +55,42 @@ export function send(rt: Runtime, cr: ClientRules, items: NoticeItem[], now: num
   const channels = [...new Set([...first.rule.channelIds, ...(cr.routing[severity] ?? [])])]
   const n = buildNotice(items, now, rt.deps.siteUrl)
   // the timeline tells what was queued, not what was meant: the count comes back from the queue
-  let queued = 0
-  let why = `no channel is chosen for this rule or for ${severity} alerts`
+  const none = `no channel is chosen for this rule or for ${severity} alerts`
+  const failed = (err: unknown) => {
+    logger.error('alert notice failed', { client_id: first.alert.client_id, error: (err as Error).message })
+    return { queued: 0, why: 'it could not be queued (the log has the error)' }
+  }
+  const counted = (queued: number) => ({ queued, why: `none of its ${channels.length} channel(s) is enabled and takes ${severity} notices` })
+  let answer: { queued: number; why: string } | Promise<{ queued: number; why: string }> = { queued: 0, why: none }
   if (channels.length) {
     try {
-      queued = rt.deps.notify(first.alert.client_id, channels, n)
-      why = `none of its ${channels.length} channel(s) is enabled and takes ${severity} notices`
+      const q = rt.deps.notify(first.alert.client_id, channels, n)
+      answer = typeof q === 'number' ? counted(q) : q.then(counted, failed)
     } catch (err) {
-      why = 'it could not be queued (the log has the error)'
-      logger.error('alert notice failed', { client_id: first.alert.client_id, error: (err as Error).message })
+      answer = failed(err)
     }
   }
   const grouped = items.length > 1 ? ` (grouped with ${items.length - 1} more)` : ''
+  const timeline = ({ queued, why }: { queued: number; why: string }) => {
+    for (const i of items) {
+      if (queued > 0) event(rt, i.alert, 'notified', now, { note: `${i.kind} notice${grouped} queued for ${queued} channel(s)` })
+      // with no channel chosen at all, the first notice says so; its repeats and recovery would only echo it
+      else if (channels.length || i.kind === 'firing') event(rt, i.alert, 'not_notified', now, { note: `no ${i.kind} notice was sent: ${why}` })
+    }
+  }
   store.transaction(() => {
     for (const i of items) {
       if (i.kind === 'firing' || i.kind === 'repeat') i.alert.last_notified_at = now
       if (i.kind === 'resolved') i.alert.recovery_due_at = null
       store.updateAlert(i.alert)
-      if (queued > 0) event(rt, i.alert, 'notified', now, { note: `${i.kind} notice${grouped} queued for ${queued} channel(s)` })
-      // with no channel chosen at all, the first notice says so; its repeats and recovery would only echo it
-      else if (channels.length || i.kind === 'firing') event(rt, i.alert, 'not_notified', now, { note: `no ${i.kind} notice was sent: ${why}` })
     }
+    if (!(answer instanceof Promise)) timeline(answer)
   })
+  // a queue on another engine answers later: the timeline says what it queued once it has
+  if (answer instanceof Promise)
+    void answer
+      .then((a) => store.transaction(() => timeline(a)))
+      .catch((err: Error) => logger.error('alert timeline not written', { client_id: first.alert.client_id, error: err.message }))
   for (const i of items) {
     rt.state.held.delete(i.alert.id)
     if (i.alert.state === 'resolved' && i.alert.recovery_due_at === null) rt.state.open.delete(i.alert.id)

@@ -25,4 +25,4 @@ export interface AlertMetrics {
 }
 
 /** Queues a notice for these channels; answers how many channels it was queued for (disabled ones and those above their severity are skipped). */
-export type Notify = (clientId: string, channelIds: string[], n: AlertNotification) => number
+export type Notify = (clientId: string, channelIds: string[], n: AlertNotification) => number | Promise<number>
