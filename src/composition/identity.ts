@@ -13,6 +13,8 @@ import { joinOnRegistration } from '../modules/clients/invitations.service'
 import { setupTokenRequired, signupPolicyOf } from '../modules/users/users.signup'
 import type { HealthDeps } from '../modules/health/health.service'
 import { createHealthStore } from '../modules/health/health.store'
+import { createHealthStorePg } from '../modules/health/health.store.pg'
+import { onEngine } from './engine'
 import { DEFAULT_PASSWORD_COST, passwords, type Passwords } from '../modules/users/users.passwords'
 import { sessionRevocations } from '../modules/users/users.revocations'
 import { currentRole, emailOfUser, userIdByEmail, type AccountDeps, type Tenancy, type UsersDeps } from '../modules/users/users.service'
@@ -85,9 +87,9 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[], lookups: Pick<L
   const versions: VersionsDeps = { store: createVersionsStore(sqlite), clock, served: hubExecutables(config), siteUrl: config.siteUrl }
 
   const health: HealthDeps = {
-    store: createHealthStore(sqlite),
+    store: onEngine(deps, createHealthStore, (sql) => createHealthStorePg(sql, { now: () => clock.now(), url: config.database.url ?? '' })),
     storage: deps.db.health,
-    scan: integrityScan(sqlite),
+    scan: deps.pg ? null : integrityScan(sqlite),
     clock,
     logger,
     startedAt: clock.now(),
