@@ -115,7 +115,7 @@ describe('the SQLite stand-in of a hub on PostgreSQL', () => {
     expect(() => stmt.all('c1')).toThrow('no SQLite on a PostgreSQL hub: the statement "SELECT id FROM alert_rules')
     const tx = db.sqlite.transaction(() => 1)
     expect(() => tx()).toThrow(NoSqliteError)
-    expect(() => db.sqlite.run('DELETE FROM devices')).toThrow(NoSqliteError)
+    expect(() => db.sqlite.run('DELETE FROM devices')).toThrow('sqlite.run(), the statement "DELETE FROM devices", reached')
     expect(() => db.sqlite.exec('PRAGMA optimize')).toThrow(NoSqliteError)
     db.close()
   })

@@ -56,8 +56,8 @@ function refusingSqlite(): Database {
       if (name === 'filename') return ''
       if (name === 'then') return undefined
       if (name === 'close') return () => {}
-      return (..._args: unknown[]) => {
-        throw new NoSqliteError(`sqlite.${String(name)}()`)
+      return (...args: unknown[]) => {
+        throw new NoSqliteError(typeof args[0] === 'string' ? `sqlite.${String(name)}(), ${gist(args[0])},` : `sqlite.${String(name)}()`)
       }
     },
   })
