@@ -72,8 +72,10 @@ export async function serve(config: Config): Promise<void> {
   )
   // on SQLite every scheduled run is this hub's; on PostgreSQL each is claimed once across the hubs
   const scheduler = startScheduler(jobs, logger, systemWallTime, engine.claims)
-  // samples an hour old (and all of a database from an earlier release) start to move into their long-lived form now
-  void scheduler.trigger('metrics.seal')
+  // samples an hour old (and all of a database from an earlier release) start to move into their
+  // long-lived form now. Not on PostgreSQL: a run outside the claims would race the one another hub
+  // claimed; the next scheduled slot, claimed once, comes within a minute
+  if (engine.name === 'sqlite') void scheduler.trigger('metrics.seal')
   // notification deliveries a previous run left queued go out now
   modules.channelsWorker.start()
   // outbound webhooks: what a previous run left pending goes out now
