@@ -60,9 +60,19 @@ describe('a hub on PostgreSQL', () => {
       const slot = Date.UTC(2026, 0, 1, 12, 0, 15)
       const wins = await Promise.all([a.hub.claims.claim('metrics.rollup', slot, slot), b.hub.claims.claim('metrics.rollup', slot, slot)])
       expect(wins.filter(Boolean)).toHaveLength(1)
-      const heard = new Promise<unknown>((resolve) => b.hub.peers.on('test.topic', (body) => resolve(body)))
-      a.hub.peers.send('test.topic', 'client-1', JSON.stringify({ hello: 'b' }))
-      expect(await heard).toEqual({ hello: 'b' })
+      // messages of several payloads each, sent just before the hub stops: all of them still go out
+      const COUNT = 40
+      const heard: number[] = []
+      const all = new Promise<void>((resolve) =>
+        b.hub.peers.on('test.topic', (body) => {
+          heard.push((body as { n: number }).n)
+          if (heard.length === COUNT) resolve()
+        }),
+      )
+      for (let n = 0; n < COUNT; n++) a.hub.peers.send('test.topic', 'client-1', JSON.stringify({ n, pad: 'x'.repeat(6_000) }))
+      await a.hub.close()
+      await all
+      expect(heard).toEqual(Array.from({ length: COUNT }, (_, n) => n))
     },
     60_000,
   )

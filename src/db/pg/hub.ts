@@ -1,7 +1,7 @@
 import type { SQL } from 'bun'
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
-import type { Timers } from '../../lib/timers'
+import { systemTimers, type Timers } from '../../lib/timers'
 import { redactUrl } from '../../lib/url-secrets'
 import { hubName, postgresJobClaims } from '../../jobs/claims.pg'
 import type { JobClaims } from '../../jobs/claims'
@@ -11,6 +11,9 @@ import { describePostgresError, openPostgres } from './connection'
 import { migratePostgres } from './migrate'
 import { noSqliteHandle } from './no-sqlite'
 import { type PgPeerLink, pgPeerLink } from './notify'
+
+/** how long a stopping hub waits for its last messages to the other hubs to go out */
+export const FLUSH_ON_CLOSE_MS = 2_000
 
 /** What a hub on PostgreSQL runs on: the pool, the link to the other hubs, and its share of the jobs. */
 export interface PostgresHub {
@@ -58,6 +61,14 @@ export async function openPostgresHub(o: PostgresHubOptions): Promise<PostgresHu
     peers: link,
     claims: postgresJobClaims(sql, { hub: o.hub ?? hubName() }),
     async close() {
+      // what this hub told the others last (a session signed out as it stopped) still goes out,
+      // unless the database does not take it in time
+      let cancel = () => {}
+      const bound = new Promise<void>((resolve) => {
+        cancel = (o.timers ?? systemTimers).after(FLUSH_ON_CLOSE_MS, resolve)
+      })
+      await Promise.race([link.flushed().catch(() => {}), bound])
+      cancel()
       await link.close().catch(() => {})
       await sql.close().catch(() => {})
     },
