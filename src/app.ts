@@ -45,12 +45,12 @@ export function createApp(deps: AppDeps) {
   const { registry } = modules.observability
   // latency on the monotonic clock: the injected clock is wall time (and stands still in tests)
   const observer = { now: () => performance.now() / 1000, request: registry.request, rateLimited: registry.rateLimited }
-  // the hub does not serve from PostgreSQL yet: `databaseUrl` is VIGIL_DATABASE_URL once it does
+  // a hub on PostgreSQL shares the buckets there unless Redis is named
   const limiter =
     deps.limiter ??
     selectRateLimiter({
       redisUrl: ctx.config.redisUrl,
-      databaseUrl: null,
+      databaseUrl: ctx.pg ? ctx.config.database.url : null,
       logger: ctx.logger,
       timers: deps.timers ?? systemTimers,
       onFallback: registry.rateLimitFallback,
@@ -118,7 +118,7 @@ export function createApp(deps: AppDeps) {
   /** One request through the whole service, as the server dispatches it (for tests and in-process callers). */
   const handle = (request: Request): Promise<Response> =>
     direct.match(request)?.(request, NO_PEER) ?? (new URL(request.url).pathname.startsWith('/app/') ? web.asset(request) : app.handle(request))
-  return { app, ctx, modules, jobs, handle, direct, web, requestsAdmitted: pipeline.admittedCount }
+  return { app, ctx, modules, jobs, handle, direct, web, limiter, requestsAdmitted: pipeline.admittedCount }
 }
 
 /** In-process requests come from no socket. */

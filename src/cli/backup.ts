@@ -1,4 +1,5 @@
 import { chownSync, readdirSync, statSync } from 'node:fs'
+import { backupOnPostgres } from '../db/pg/serve-refusal'
 import { join, resolve } from 'node:path'
 import type { Config } from '../config'
 import { BackupError, fileStamp, writeBackup } from '../db/backup'
@@ -11,6 +12,7 @@ import { StartupError } from './errors'
 
 /** `vigil backup --out FILE`: the database and the data dir's secrets in one file, safe while the service runs. */
 export function backupCommand(config: Config, out: string | undefined, force = false): number {
+  if (config.database.url !== null) throw new StartupError(backupOnPostgres(config.database.url, 'backup'))
   if (!out) throw new StartupError('backup needs --out FILE, e.g. vigil backup --out /var/backups/vigil.db')
   const source = requireDatabase(config)
   const secrets = readDataDirSecrets(config.dataDir)
@@ -32,6 +34,7 @@ export function backupCommand(config: Config, out: string | undefined, force = f
  * database and secrets aside and puts the backup's in place.
  */
 export function restoreCommand(config: Config, file: string | undefined): number {
+  if (config.database.url !== null) throw new StartupError(backupOnPostgres(config.database.url, 'restore'))
   if (!file) throw new StartupError('restore needs the backup file, e.g. vigil restore /var/backups/vigil.db')
   const now = systemClock.now()
   const lock = lockForService(config, now, 'stop the service first (e.g. systemctl stop vigil), then run the restore again')

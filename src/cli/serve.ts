@@ -3,16 +3,15 @@ import { isLoopbackHost, listenerExposed, proxyTrustWarning, siteUrlWarning, typ
 import { systemClock } from '../lib/clock'
 import { createLogger, type Logger } from '../lib/logger'
 import { systemTimers, type Timers } from '../lib/timers'
-import { localJobClaims, startScheduler, systemWallTime } from '../jobs/scheduler'
+import { startScheduler, systemWallTime } from '../jobs/scheduler'
 import { VERSION } from '../version'
 import { newSetupToken, setupPending } from '../modules/users/users.signup'
 import { dataDirSecret } from '../db/data-dir'
 import { deriveSecretKey } from '../lib/secret-box'
-import { lockForService, openAndMigrate } from './open'
+import { openServeEngine } from './serve.engine'
 import { StartupError } from './errors'
 import { portHeldMessage, probePort } from './port-holder'
 import { afterStartUp, shrink, startMemoryReducer } from '../lib/memory'
-import { startCheckpointer } from '../db/checkpointer'
 import { publishSelf } from '../modules/versions/versions.self'
 import { servePostgresRefusal } from '../db/pg/serve-refusal'
 
@@ -22,24 +21,17 @@ const QUIET_MS = 5_000
 const SHRINK_AFTER_REQUESTS = 100
 /** how long after start the hub publishes itself as the collectors' version */
 const SELF_PUBLISH_AFTER_MS = 30_000
-/**
- * how often the WAL is copied back into the database: a page written by many commits in between
- * (the hot table's last page, the database header) is copied once per checkpoint, so every 5 s
- * rather than every second writes fewer bytes per sample (measured in docs/storage.md);
- * the WAL holds about 5 s of writes
- */
-const CHECKPOINT_EVERY_MS = 5_000
 
 /** Runs the service until SIGTERM/SIGINT, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
-  // before anything is created: nothing of a data dir may be made for a hub that cannot run
+  // before anything is created: nothing of a data dir may be made for a hub that cannot run.
+  // Lifted once every store runs on PostgreSQL: what follows already serves from it (serve.engine.ts)
   if (config.database.url !== null) throw new StartupError(servePostgresRefusal(config.database.url))
   const logger = createLogger({ level: config.logLevel, format: config.logFormat })
   const clock = systemClock
   // before anything is created: a port another program holds must not leave a new database behind
   if (config.port !== 0 && !probePort(config.host, config.port)) throw new StartupError(portHeldMessage(config.host, config.port))
-  const lock = lockForService(config, clock.now(), 'stop it first, or give this one its own --data-dir')
-  const db = openAndMigrate(config, logger, clock.now())
+  const engine = await openServeEngine(config, logger, clock)
   const jwtSecret = config.jwtSecret ?? dataDirSecret(config, 'jwt-secret')
   // provider API keys at rest: VIGIL_SECRET_KEY, else a key file kept (0600) in the data dir,
   // made now (the data dir must be writable at start) and derived into a key on first use
@@ -49,10 +41,20 @@ export async function serve(config: Config): Promise<void> {
   // from another machine takes this token (users.signup.ts decides per request). Made whatever
   // the address: behind a proxy on this machine, strangers arrive from loopback too.
   const setupToken = newSetupToken()
-  const { app, jobs, modules, requestsAdmitted } = createApp({ config, db, clock, logger, jwtSecret, secretKey, setupToken })
+  const { app, jobs, modules, requestsAdmitted, limiter } = createApp({
+    config,
+    db: engine.db,
+    pg: engine.pg,
+    peers: engine.peers,
+    clock,
+    logger,
+    jwtSecret,
+    secretKey,
+    setupToken,
+  })
   const tls = config.tlsCert && config.tlsKey ? { cert: Bun.file(config.tlsCert), key: Bun.file(config.tlsKey) } : undefined
 
-  listenOrExplain(
+  await listenOrExplain(
     () =>
       app.listen({
         port: config.port,
@@ -66,29 +68,22 @@ export async function serve(config: Config): Promise<void> {
         maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       }),
     config,
-    () => {
-      db.close()
-      lock.release()
-    },
+    () => engine.close(() => {}),
   )
-  // one hub on SQLite: every scheduled run is this hub's (src/jobs/claims.ts)
-  const scheduler = startScheduler(jobs, logger, systemWallTime, localJobClaims)
-  // samples an hour old (and all of a database from an earlier release) start to move into their long-lived form now
-  void scheduler.trigger('metrics.seal')
+  // on SQLite every scheduled run is this hub's; on PostgreSQL each is claimed once across the hubs
+  const scheduler = startScheduler(jobs, logger, systemWallTime, engine.claims)
+  // samples an hour old (and all of a database from an earlier release) start to move into their
+  // long-lived form now. Not on PostgreSQL: a run outside the claims would race the one another hub
+  // claimed; the next scheduled slot, claimed once, comes within a minute
+  if (engine.name === 'sqlite') void scheduler.trigger('metrics.seal')
   // notification deliveries a previous run left queued go out now
   modules.channelsWorker.start()
   // outbound webhooks: what a previous run left pending goes out now
   modules.webhookWorker.start()
   // service checks the hub runs, each on its interval
   modules.checkScheduler.start()
-  const checkpointer = startCheckpointer({
-    sqlite: db.sqlite,
-    synchronous: config.synchronous,
-    // the metric group commit is where the write volume is; the rare other writes are never held
-    holdWrites: () => modules.metrics.writer.hold(),
-    logger,
-    everyMs: CHECKPOINT_EVERY_MS,
-  })
+  // the SQLite file's checkpointer; nothing on PostgreSQL
+  engine.start(() => modules.metrics.writer.hold())
   // once the event loop has run start-up through: the JIT's normal policy (start-up ran under a
   // reluctant one, lib/memory.ts) and memory given back; after every burst of requests too
   setTimeout(() => {
@@ -106,6 +101,7 @@ export async function serve(config: Config): Promise<void> {
   logger.info('vigil listening', {
     version: VERSION,
     url: `${scheme}://${config.host}:${port}`,
+    database: engine.name,
     transport: tls ? 'https (native TLS)' : 'plain http',
     mode: config.instance.mode,
     signup: modules.users.signup.policy,
@@ -153,10 +149,10 @@ export async function serve(config: Config): Promise<void> {
       await modules.channelsWorker.stop()
       await modules.webhookWorker.stop()
       modules.checkScheduler.stop()
-      await checkpointer.stop().catch((err: Error) => logger.warn('checkpoint thread did not close cleanly', { error: err.message }))
       reducer.stop()
-      db.close((what, err) => logger.warn(what, { error: err.message }))
-      lock.release()
+      await limiter.close?.().catch((err: Error) => logger.warn('rate limit store did not close cleanly', { error: err.message }))
+      // last: the workers and jobs above may still have written while stopping
+      await engine.close((what, err) => logger.warn(what, { error: err.message }))
       logger.info('stopped')
       resolve()
     }
@@ -179,11 +175,11 @@ export function publishSelfLater(publish: () => Promise<unknown>, o: { timers: T
 }
 
 /** A port another program holds is an operator's mistake: one line and exit 2, not a stack. */
-function listenOrExplain(listen: () => void, config: Config, undo: () => void) {
+async function listenOrExplain(listen: () => void, config: Config, undo: () => Promise<void>) {
   try {
     listen()
   } catch (err) {
-    undo()
+    await undo()
     const e = err as NodeJS.ErrnoException
     if (e.code === 'EADDRINUSE') throw new StartupError(portHeldMessage(config.host, config.port))
     throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${e.message}`)

@@ -23,6 +23,7 @@ import { createHealthStore } from '../modules/health/health.store'
 import { createAccountsStore } from '../modules/users/users.accounts.store'
 import { createAccountsStorePg } from '../modules/users/users.accounts.store.pg'
 import { cachedDirectory, directDirectory, type UsersDirectory } from '../modules/users/users.directory'
+import { createHealthStorePg } from '../modules/health/health.store.pg'
 import { DEFAULT_PASSWORD_COST, passwords, type Passwords } from '../modules/users/users.passwords'
 import { sessionRevocations } from '../modules/users/users.revocations'
 import { emailOfUser, userIdByEmail, type AccountDeps, type Tenancy, type UsersDeps } from '../modules/users/users.service'
@@ -179,9 +180,9 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[], lookups: Pick<L
 
   const sqlite = () => deps.db.sqlite
   const health: HealthDeps = {
-    store: createHealthStore(sqlite()),
+    store: onEngine(deps, createHealthStore, (sql) => createHealthStorePg(sql, { now: () => clock.now(), url: config.database.url ?? '' })),
     storage: deps.db.health,
-    scan: integrityScan(sqlite()),
+    scan: deps.pg ? null : integrityScan(sqlite()),
     clock,
     logger,
     startedAt: clock.now(),

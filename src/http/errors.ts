@@ -81,6 +81,11 @@ export const ERROR_CODES = {
       'The database file is damaged where this request reads or writes; nothing was changed. The operator must restore a backup (GET /health says since when).',
   },
   storage_full: { status: 503, description: "The server's disk is full; nothing was written. Retry after Retry-After seconds (the operator must free space)." },
+  database_unavailable: {
+    status: 503,
+    description:
+      'The server cannot reach its database (PostgreSQL) at the moment; nothing was changed. Retry after Retry-After seconds (GET /health says since when).',
+  },
   storage_error: {
     status: 503,
     description: 'The server could not read or write its database (a disk I/O error); nothing was changed. Retry after Retry-After seconds.',

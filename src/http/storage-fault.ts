@@ -1,9 +1,12 @@
 import { classifyDbError } from '../db/db-errors'
 import type { StorageHealth } from '../db/storage-health'
 import { AppError } from './errors'
+import { isPostgresUnreachable } from '../db/pg/connection'
 
 /** a full or failing disk may be fixed by freeing space: clients (the collector's queue) come back then */
 const RETRY_AFTER_S = '60'
+/** PostgreSQL restarted or failed over is usually back within seconds */
+const UNREACHABLE_RETRY_S = '5'
 
 /**
  * A thrown storage fault (damaged file, full or failing disk) as the AppError the client gets,
@@ -11,6 +14,9 @@ const RETRY_AFTER_S = '60'
  * with its transaction, so the answer says "nothing was changed" and is never a 2xx.
  */
 export function storageFaultError(err: unknown, health: StorageHealth | undefined, now: number): AppError | null {
+  // PostgreSQL out of reach: /health probes it itself, and says it is back as soon as it is
+  if (isPostgresUnreachable(err))
+    return new AppError('database_unavailable', 'The database cannot be reached; nothing was changed', undefined, { 'retry-after': UNREACHABLE_RETRY_S })
   const kind = classifyDbError(err)
   if (!kind) return null
   health?.record(kind, (err as Error).message, now)

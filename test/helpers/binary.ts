@@ -43,17 +43,28 @@ export function freePort(): number {
   return port
 }
 
-/** Starts `vigil serve` from `cwd` and resolves once /health answers (bounded wait). */
-export async function startBinary(opts: { cwd: string; env?: Record<string, string>; args?: string[]; scheme?: 'http' | 'https' }) {
+/**
+ * Starts `vigil serve` from `cwd` and resolves once /health answers (bounded wait). With
+ * `databaseUrl` it serves from that PostgreSQL database (VIGIL_DATABASE_URL), which it migrates
+ * first: it gets longer to answer.
+ */
+export async function startBinary(opts: { cwd: string; env?: Record<string, string>; args?: string[]; scheme?: 'http' | 'https'; databaseUrl?: string }) {
   const port = freePort()
   const proc = Bun.spawn([ensureBinary(), 'serve', ...(opts.args ?? [])], {
     cwd: opts.cwd,
-    env: { PATH: process.env.PATH ?? '', VIGIL_PORT: String(port), VIGIL_HOST: '127.0.0.1', VIGIL_LOG_FORMAT: 'json', ...opts.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      VIGIL_PORT: String(port),
+      VIGIL_HOST: '127.0.0.1',
+      VIGIL_LOG_FORMAT: 'json',
+      ...(opts.databaseUrl ? { VIGIL_DATABASE_URL: opts.databaseUrl } : {}),
+      ...opts.env,
+    },
     stdout: 'pipe',
     stderr: 'pipe',
   })
   const base = `${opts.scheme ?? 'http'}://127.0.0.1:${port}`
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < (opts.databaseUrl ? 600 : 100); i++) {
     try {
       const res = await fetch(`${base}/health`, { tls: { rejectUnauthorized: false } } as RequestInit)
       if (res.ok) return { proc, port, base }

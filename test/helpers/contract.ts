@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { startBinary, tempDir } from './binary'
 import { testApp } from './app'
 import { loadConfig } from '../../src/config'
+import { postgresForTests } from './postgres'
 
 /** One answer, as the contract tests look at it. */
 export interface Answer {
@@ -65,16 +66,33 @@ function requestInit(method: string, opts: SendOptions = {}): RequestInit {
   return { method, headers, body }
 }
 
-/** dist/vigil on a fresh data dir, on a free loopback port. */
-export async function executableTarget(): Promise<Target> {
+/**
+ * The engine the executable serves from: `VIGIL_TEST_ENGINE=postgres` runs the contract suite
+ * on a fresh PostgreSQL database of the test server's (VIGIL_TEST_PG_URL) instead of SQLite.
+ */
+export type TargetEngine = 'sqlite' | 'postgres'
+export const TARGET_ENGINE: TargetEngine = process.env.VIGIL_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite'
+
+/** dist/vigil on a fresh data dir (and on PostgreSQL, a fresh database), on a free loopback port. */
+export async function executableTarget(opts: { engine?: TargetEngine } = {}): Promise<Target> {
+  const engine = opts.engine ?? TARGET_ENGINE
   const cwd = tempDir('vigil-contract-')
-  const { proc, base } = await startBinary({ cwd, env: { VIGIL_DATA_DIR: join(cwd, 'data'), ...UNTHROTTLED, ...INSTANCE } })
+  const fresh = engine === 'postgres' ? await postgresForTests().freshDatabase('vigil_contract') : null
+  const { proc, base } = await startBinary({
+    cwd,
+    env: { VIGIL_DATA_DIR: join(cwd, 'data'), ...UNTHROTTLED, ...INSTANCE },
+    databaseUrl: fresh?.url,
+  }).catch(async (err) => {
+    await fresh?.drop()
+    throw err
+  })
   return {
     name: 'executable',
     send: async (method, path, opts) => answerOf(await fetch(base + path, requestInit(method, opts))),
     async stop() {
       proc.kill('SIGTERM')
       await proc.exited
+      await fresh?.drop()
     },
   }
 }

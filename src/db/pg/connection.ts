@@ -48,6 +48,22 @@ export async function checkPostgres(sql: SQL, url: string, o: { timeoutMs?: numb
   }
 }
 
+/** Bun.SQL's codes for a server it could not reach or lost: not the request's fault, and it passes when the server is back. */
+const UNREACHABLE = new Set([
+  'ERR_POSTGRES_CONNECTION_REFUSED',
+  'ERR_POSTGRES_CONNECTION_FAILED',
+  'ERR_POSTGRES_CONNECTION_TIMEOUT',
+  'ERR_POSTGRES_CONNECTION_CLOSED',
+])
+
+/** Whether a thrown error (or one it wraps) says PostgreSQL could not be reached. */
+export function isPostgresUnreachable(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (UNREACHABLE.has(String((e as { code?: unknown }).code ?? ''))) return true
+  }
+  return false
+}
+
 /**
  * One line for an operator: what failed and where, the password left out. Bun's messages for a
  * connection that could not be made say only "Failed to connect", so the server is named here.

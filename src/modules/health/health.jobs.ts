@@ -5,6 +5,7 @@ export const INTEGRITY_BUDGET_MS = 2_000
 
 /** The integrity check, one run at a time: damage it finds is logged and turns /health degraded. */
 export async function integrityCheck(deps: Pick<HealthDeps, 'scan' | 'storage' | 'clock' | 'logger'>): Promise<void> {
+  if (!deps.scan) return // PostgreSQL: no file of the hub's to scan
   const started = performance.now()
   const r = await deps.scan.run(INTEGRITY_BUDGET_MS)
   const ms = Math.round(performance.now() - started)

@@ -15,7 +15,7 @@ export const HealthResponse = t.Object({
   }),
   database: t.Object({
     ok: t.Boolean(),
-    // only when not ok: what is wrong, SQLite's words for it, and since when
+    // only when not ok: what is wrong, SQLite's or PostgreSQL's words for it (no password), and since when
     fault: t.Optional(t.Union([t.Literal('corrupt'), t.Literal('full'), t.Literal('io'), t.Literal('unavailable')])),
     message: t.Optional(t.String()),
     since: t.Optional(t.String()),

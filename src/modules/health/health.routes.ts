@@ -5,8 +5,8 @@ import { healthReport, type HealthDeps } from './health.service'
 export function healthRoutes(deps: HealthDeps) {
   return new Elysia().get(
     '/health',
-    ({ set, request }) => {
-      const report = healthReport(deps, request.headers)
+    async ({ set, request }) => {
+      const report = await healthReport(deps, request.headers)
       if (!report.database.ok) set.status = 503
       return report
     },

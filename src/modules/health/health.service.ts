@@ -8,12 +8,14 @@ import type { Logger } from '../../lib/logger'
 import { VERSION } from '../../version'
 import type { HealthResponse } from './health.model'
 import type { HealthStore } from './health.store'
+import { DatabaseUnavailable } from './health.store.pg'
 
 export interface HealthDeps {
   store: HealthStore
   /** storage faults on record (damaged file, full disk, I/O errors) */
   storage: StorageHealth
-  scan: IntegrityScan
+  /** the SQLite file's integrity scan; none on PostgreSQL, which checks its own pages */
+  scan: IntegrityScan | null
   clock: Clock
   logger: Logger
   startedAt: number
@@ -30,21 +32,25 @@ export interface HealthDeps {
 type DatabaseState = Static<typeof HealthResponse>['database']
 
 /** The database as /health reports it: the connection answers, and no storage fault is on record. */
-function databaseState(deps: HealthDeps): DatabaseState {
+async function databaseState(deps: HealthDeps): Promise<DatabaseState> {
   const now = deps.clock.now()
   try {
-    deps.store.ping()
+    await deps.store.ping()
   } catch (err) {
     const kind = classifyDbError(err)
     if (kind) deps.storage.record(kind, (err as Error).message, now)
-    else return { ok: false, fault: 'unavailable', message: (err as Error).message, since: new Date(now).toISOString() }
+    else {
+      // PostgreSQL's spell of silence is dated from its first failed ping; anything else from now
+      const since = err instanceof DatabaseUnavailable ? err.since : now
+      return { ok: false, fault: 'unavailable', message: (err as Error).message, since: new Date(since).toISOString() }
+    }
   }
   const fault = deps.storage.current(now)
   return fault ? { ok: false, fault: fault.kind, message: fault.message, since: new Date(fault.at).toISOString() } : { ok: true }
 }
 
-export function healthReport(deps: HealthDeps, headers: Headers): Static<typeof HealthResponse> {
-  const database = databaseState(deps)
+export async function healthReport(deps: HealthDeps, headers: Headers): Promise<Static<typeof HealthResponse>> {
+  const database = await databaseState(deps)
   return {
     status: database.ok ? 'ok' : 'degraded',
     version: VERSION,
@@ -57,5 +63,8 @@ export function healthReport(deps: HealthDeps, headers: Headers): Static<typeof 
   }
 }
 
-/** The database file's size, for the operator's GET /v1/admin/stats. */
-export const databaseStats = (deps: Pick<HealthDeps, 'store'>) => ({ database_bytes: deps.store.bytes() })
+/**
+ * The database's size (and on PostgreSQL its connections), for the operator's GET /v1/admin/stats
+ * and the /metrics scrape: on PostgreSQL as last read, at most STATS_REFRESH_MS old when asked often.
+ */
+export const databaseStats = (deps: Pick<HealthDeps, 'store'>) => deps.store.stats()
