@@ -9,9 +9,8 @@ import { storeFindings } from '../../../src/modules/recommendations/recommendati
 import { createRecommendationsStorePg } from '../../../src/modules/recommendations/recommendations.store.pg'
 import { pgTestAppLifecycle } from '../../helpers/app.pg'
 import { createTenant } from '../../helpers/fixtures'
-import { insertDevice } from '../../helpers/devices'
+import { insertDeviceOn } from '../../helpers/devices'
 import { hourly, seededSource, summaryOf } from '../../helpers/metrics-source'
-import { mirrorToPg } from '../../helpers/pg-mirror'
 
 /** The AI settings, generations and usage on a hub whose AI and recommendation rows live in PostgreSQL. */
 const pgApp = pgTestAppLifecycle()
@@ -24,8 +23,7 @@ async function setup() {
   const t = await pgApp.make({ config: { ai: { ...testConfig().ai, timeoutMs: 200 } }, secretKey: new Uint8Array(randomBytes(32)), metricsSource: UNHEALTHY })
   const a = await createTenant(t, { role: 'admin' })
   const b = await createTenant(t)
-  const device = insertDevice(t, a.clientId, { hostname: 'db-7' })
-  await mirrorToPg(t, t.sql)
+  const device = await insertDeviceOn(t, a.clientId, { hostname: 'db-7' })
   return { t, a, b, device }
 }
 

@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test'
 import { pgTestAppLifecycle } from '../../helpers/app.pg'
-import { mirrorToPg } from '../../helpers/pg-mirror'
 import { account, block, container } from './fixtures'
 
 /** The containers' routes on a hub whose containers live in PostgreSQL. */
@@ -13,7 +12,6 @@ describe('containers on PostgreSQL', () => {
     const t = await pgApp.make({ config: { metricsToken: TOKEN } })
     const { portal, collector, deviceId } = await account(t)
     const other = await account(t, 'other@example.test')
-    await mirrorToPg(t, t.sql)
     const t0 = t.clock.now()
     const send = (ts: number, items: ReturnType<typeof container>[], headers = collector) =>
       t.request('POST', '/v1/metrics/batch', { body: { hardware: { cpu_percent: 5 }, recorded_at: at(ts), containers: block(items) }, headers })
@@ -55,7 +53,6 @@ describe('containers on PostgreSQL', () => {
   test.skipIf(pgApp.skip)(`the rollup and retention jobs run on PostgreSQL's rows ${pgApp.skipReason}`, async () => {
     const t = await pgApp.make()
     const { collector } = await account(t)
-    await mirrorToPg(t, t.sql)
     const t0 = t.clock.now()
     for (let i = 0; i < 6; i++)
       await t.request('POST', '/v1/metrics/batch', {

@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { pgTestAppLifecycle } from '../../helpers/app.pg'
 import { createTenant } from '../../helpers/fixtures'
-import { insertDevice } from '../../helpers/devices'
-import { mirrorToPg } from '../../helpers/pg-mirror'
+import { insertDeviceOn } from '../../helpers/devices'
 
 /** The fleet overview on a hub on PostgreSQL: it reads the other domains through their services only. */
 const pgApp = pgTestAppLifecycle()
@@ -12,9 +11,8 @@ describe('GET /v1/clients/me/fleet on PostgreSQL', () => {
     const t = await pgApp.make()
     const a = await createTenant(t)
     const b = await createTenant(t)
-    const mine = insertDevice(t, a.clientId, { hostname: 'web-1' })
-    insertDevice(t, b.clientId, { hostname: 'theirs' })
-    await mirrorToPg(t, t.sql)
+    const mine = await insertDeviceOn(t, a.clientId, { hostname: 'web-1' })
+    await insertDeviceOn(t, b.clientId, { hostname: 'theirs' })
     const res = await t.request('GET', '/v1/clients/me/fleet', { headers: a.userHeaders })
     expect(res.status).toBe(200)
     expect(res.body.devices.map((d: { id: string; hostname: string }) => [d.id, d.hostname])).toEqual([[mine, 'web-1']])

@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { pgTestAppLifecycle } from '../../helpers/app.pg'
 import { createTenant } from '../../helpers/fixtures'
-import { insertDevice } from '../../helpers/devices'
-import { mirrorToPg } from '../../helpers/pg-mirror'
+import { insertDeviceOn } from '../../helpers/devices'
 
 /** The recommendation routes on a hub whose recommendations live in PostgreSQL. */
 const pgApp = pgTestAppLifecycle()
@@ -11,9 +10,8 @@ async function setup() {
   const t = await pgApp.make()
   const a = await createTenant(t)
   const b = await createTenant(t)
-  const devA = insertDevice(t, a.clientId)
-  const devB = insertDevice(t, b.clientId)
-  await mirrorToPg(t, t.sql)
+  const devA = await insertDeviceOn(t, a.clientId)
+  const devB = await insertDeviceOn(t, b.clientId)
   return { t, a, b, devA, devB }
 }
 

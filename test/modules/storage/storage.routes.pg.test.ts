@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { pgTestAppLifecycle } from '../../helpers/app.pg'
 import { createTenant } from '../../helpers/fixtures'
-import { mirrorToPg } from '../../helpers/pg-mirror'
 
 /** The operator's storage page and the /metrics scrape on a hub on PostgreSQL. */
 const pgApp = pgTestAppLifecycle()
@@ -11,7 +10,6 @@ describe('storage on PostgreSQL', () => {
   test.skipIf(pgApp.skip)(`the operator page and /metrics show PostgreSQL's own sizes, and no SQLite write-ahead log ${pgApp.skipReason}`, async () => {
     const t = await pgApp.make({ config: { metricsToken: TOKEN } })
     const operator = await createTenant(t, { role: 'admin' })
-    await mirrorToPg(t, t.sql)
     await t.sql`INSERT INTO recommendations (id, client_id, recommendation, source, created_at)
       SELECT 'rec_' || g, ${operator.clientId}, repeat('x', 500), 'rules', g FROM generate_series(1, 2000) g`
     const measured = await t.request('POST', '/v1/admin/storage/enforce', { headers: operator.userHeaders })
