@@ -14,6 +14,8 @@ export interface SetupToken {
   madeAt: number
   /** that hub (host and process) */
   hub: string
+  /** agreed by the hubs of one PostgreSQL (kept across restarts until the operator exists); false: this hub's alone */
+  shared: boolean
 }
 
 /**
@@ -26,13 +28,13 @@ export interface SetupToken {
 export async function setupTokenFor(engine: { pg: SQL | null }, now: number, hub: string = hubName()): Promise<SetupToken> {
   const token = newSetupToken()
   const hash = sha256Hex(token)
-  if (!engine.pg) return { token, hash, madeAt: now, hub }
+  if (!engine.pg) return { token, hash, madeAt: now, hub, shared: false }
   const sql = engine.pg
   const made = (await sql`INSERT INTO setup_tokens (slot, hash, made_at, hub) VALUES ('operator', ${hash}, ${now}, ${hub})
     ON CONFLICT (slot) DO NOTHING RETURNING hash`) as Raw[]
-  if (made.length > 0) return { token, hash, madeAt: now, hub }
+  if (made.length > 0) return { token, hash, madeAt: now, hub, shared: true }
   const [row] = (await sql`SELECT hash, made_at, hub FROM setup_tokens WHERE slot = 'operator'`) as Raw[]
-  return { token: null, hash: String(row!.hash), madeAt: num(row!.made_at), hub: String(row!.hub) }
+  return { token: null, hash: String(row!.hash), madeAt: num(row!.made_at), hub: String(row!.hub), shared: true }
 }
 
 /** The hash the registration is compared with: of a token given in clear (tests, a SQLite hub) or agreed on. */
@@ -44,9 +46,12 @@ export const setupTokenHashOf = (setup: SetupToken | string | null | undefined):
  * which hub's log holds it. `when`: the condition under which a registration needs it.
  */
 export function setupTokenNotice(setup: SetupToken, when: string): string {
+  const lasts = setup.shared
+    ? 'every hub on this database takes it, across restarts, until the operator exists'
+    : 'it works until the operator exists, a restart makes a new one'
   const how = '"vigil admin create" makes the operator without it'
-  if (setup.token !== null) {
-    return `no operator yet: the first registration needs the setup token ${setup.token} (header x-setup-token)${when}; it works until the operator exists, a restart makes a new one unless other hubs share this database, and ${how}`
-  }
-  return `no operator yet: the first registration needs the setup token${when}, which was logged by the hub that started first (${setup.hub}) at ${new Date(setup.madeAt).toISOString()}; every hub on this database takes it until the operator exists, and ${how}`
+  if (setup.token !== null)
+    return `no operator yet: the first registration needs the setup token ${setup.token} (header x-setup-token)${when}; ${lasts}, and ${how}`
+  const at = new Date(setup.madeAt).toISOString()
+  return `no operator yet: the first registration needs the setup token (header x-setup-token)${when}; the setup token was logged by the hub that started first (${setup.hub}) at ${at}; ${lasts}, and ${how}`
 }

@@ -46,10 +46,11 @@ describe('two hubs on one PostgreSQL', () => {
       const first = await setupTokenFor({ pg: sql }, T0, 'hub-a:1')
       const second = await setupTokenFor({ pg: sql }, T0 + 5_000, 'hub-b:2')
       expect(first.token).toMatch(/^vst_/)
-      expect(second).toEqual({ token: null, hash: first.hash, madeAt: T0, hub: 'hub-a:1' })
+      expect(second).toEqual({ token: null, hash: first.hash, madeAt: T0, hub: 'hub-a:1', shared: true })
       // the second hub's console says where the token is, and never prints one
       const notice = setupTokenNotice(second, '')
-      expect(notice).toContain('logged by the hub that started first (hub-a:1) at 2026-03-01T00:00:00.000Z')
+      expect(notice).toContain('the setup token was logged by the hub that started first (hub-a:1) at 2026-03-01T00:00:00.000Z')
+      expect(notice).toContain('across restarts')
       expect(notice).not.toContain('vst_')
       expect(setupTokenNotice(first, '')).toContain(first.token!)
       // only the hash is stored
