@@ -30,7 +30,7 @@ const FORGET = 'DELETE FROM login_throttle WHERE $1::bigint - last_failure > gre
  * The login throttle in PostgreSQL (the login_throttle table, src/db/pg/login-throttle.table.ts),
  * shared by every hub on the database: N hubs behind a proxy allow what one hub allows. `scope`
  * keeps the account and the address counts apart. Each instance forgets finished rows once a
- * window, in the background of a failure.
+ * window, before the failure it counts.
  */
 export function postgresThrottle(sql: SQL, clock: Clock, policy: ThrottlePolicy, scope: string): LoginThrottle {
   const keyOf = (key: string) => `${scope}:${key}`
@@ -45,8 +45,8 @@ export function postgresThrottle(sql: SQL, clock: Clock, policy: ThrottlePolicy,
       const now = clock.now()
       if (now - forgotAt >= policy.windowMs) {
         forgotAt = now
-        // not awaited: a failure does not wait for the sweep, and a failed sweep is tried a window later
-        sql.unsafe(FORGET, [now, policy.windowMs]).catch(() => {})
+        // once a window, so one failure in many waits for it; a failed sweep is tried a window later
+        await sql.unsafe(FORGET, [now, policy.windowMs]).catch(() => {})
       }
       await sql.unsafe(FAIL, [keyOf(key), now, policy.free, policy.baseMs, policy.maxMs, policy.windowMs])
     },

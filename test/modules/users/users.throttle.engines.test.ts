@@ -166,6 +166,45 @@ describe('two throttles on one store are two hubs counting the same failures', (
   }
 })
 
+describe('the PostgreSQL throttle forgets', () => {
+  test.skipIf(!pg.url)(
+    `rows past their window and their lockout, once a window, and keeps the others ${pg.skipReason}`,
+    async () => {
+      const s = await database()
+      const clock = manualClock(T0)
+      // a lockout (2 min) longer than the window (1 min)
+      const long: ThrottlePolicy = { free: 2, baseMs: 120_000, maxMs: 120_000, windowMs: 60_000 }
+      const throttle = postgresThrottle(s, clock, long, `sweep-${run}`)
+      await throttle.fail('done')
+      await throttle.fail('locked')
+      await throttle.fail('locked')
+      clock.advance(long.windowMs + 1)
+      await throttle.fail('fresh')
+      const keys = (await s`SELECT key FROM login_throttle WHERE key LIKE ${`sweep-${run}:%`} ORDER BY key`) as { key: string }[]
+      expect(keys.map((r) => r.key)).toEqual([`sweep-${run}:fresh`, `sweep-${run}:locked`])
+      expect(await throttle.retryAfterMs('locked')).toBe(120_000 - long.windowMs - 1)
+    },
+    60_000,
+  )
+})
+
+describe('the Redis throttle forgets', () => {
+  test.skipIf(!redis.url)(`a key when its window or its lockout ends, whichever is later ${redis.skipReason}`, async () => {
+    const client = redisClient()
+    const clock = manualClock(T0)
+    const long: ThrottlePolicy = { free: 2, baseMs: 120_000, maxMs: 120_000, windowMs: 60_000 }
+    const throttle = redisThrottle(client, clock, long, `expiry-${run}`)
+    await throttle.fail('a')
+    const ttl = async () => Number(await client.send('PTTL', [`vigil:login:expiry-${run}:a`]))
+    expect(await ttl()).toBeGreaterThan(59_000)
+    expect(await ttl()).toBeLessThanOrEqual(60_001)
+    clock.advance(10_000)
+    await throttle.fail('a')
+    expect(await ttl()).toBeGreaterThan(119_000)
+    expect(await ttl()).toBeLessThanOrEqual(120_001)
+  })
+})
+
 describe('a shared store that is down', () => {
   const failing = (): LoginThrottle => ({
     retryAfterMs: () => Promise.reject(new Error('connect ECONNREFUSED redis://:hunter2@10.0.0.9')),
