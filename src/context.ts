@@ -40,8 +40,8 @@ export interface AppDeps {
   passwordCost?: PasswordCost
   /** where alert notices go (the channels module); default: logged only */
   notify?: import('./modules/alerts/alerts.ports').Notify
-  /** the one-time token the operator's registration needs when it may come from another machine (users.signup.ts) */
-  setupToken?: string | null
+  /** the one-time token the operator's registration needs when it may come from another machine (users.signup.ts): in clear, or as agreed by the hubs (users.setup-token.ts) */
+  setupToken?: string | import('./modules/users/users.setup-token').SetupToken | null
   /** the SMTP transport factory of email channels; default nodemailer's */
   mail?: MailTransport
   /** notification services with a fixed API host (Pushover, Telegram) pointed elsewhere: tests' local fakes */

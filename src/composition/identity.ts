@@ -31,7 +31,9 @@ import { createSessionsStore } from '../modules/users/users.sessions.store'
 import { createSessionsStorePg } from '../modules/users/users.sessions.store.pg'
 import { createUsersStore, sqliteUsers } from '../modules/users/users.store'
 import { createUsersStorePg } from '../modules/users/users.store.pg'
-import { ACCOUNT_POLICY, ADDRESS_POLICY, loginThrottle } from '../modules/users/users.throttle'
+import { setupTokenHashOf } from '../modules/users/users.setup-token'
+import { selectLoginThrottles } from '../modules/users/users.throttle.select'
+import { systemTimers } from '../lib/timers'
 import { accessTokens } from '../modules/users/users.tokens'
 import type { VersionsDeps } from '../modules/versions/versions.service'
 import { createVersionsStore } from '../modules/versions/versions.store'
@@ -166,8 +168,15 @@ export function wireIdentity(deps: AppDeps, plans: () => Plan[], lookups: Pick<L
     tenancy: tenancyOf(clients),
     tokens: accessTokens(deps.jwtSecret, clock, (userId) => reads.directory.roleOf(userId), sessionRevocations(stores.sessions, clock, undefined, deps.peers)),
     refreshTtlSeconds: config.refreshTtlSeconds,
-    throttle: { account: loginThrottle(clock, ACCOUNT_POLICY), address: loginThrottle(clock, ADDRESS_POLICY) },
-    signup: { policy: signupPolicyOf(config.instance), setupToken: deps.setupToken ?? null, exposed: listenerExposed(config) },
+    throttle: selectLoginThrottles({
+      pg: deps.pg ?? null,
+      databaseUrl: config.database.url,
+      redisUrl: config.redisUrl,
+      clock,
+      timers: deps.timers ?? systemTimers,
+      logger,
+    }),
+    signup: { policy: signupPolicyOf(config.instance), setupTokenHash: setupTokenHashOf(deps.setupToken), exposed: listenerExposed(config) },
     directory: reads.directory,
   }
 

@@ -28,8 +28,8 @@ async function tokenPair(
   }
 }
 
-function throttled(deps: UsersDeps, accountKey: string, addressKey: string) {
-  const wait = Math.max(deps.throttle.account.retryAfterMs(accountKey), deps.throttle.address.retryAfterMs(addressKey))
+async function throttled(deps: UsersDeps, accountKey: string, addressKey: string) {
+  const wait = Math.max(...(await Promise.all([deps.throttle.account.retryAfterMs(accountKey), deps.throttle.address.retryAfterMs(addressKey)])))
   if (wait > 0) {
     const seconds = String(Math.ceil(wait / 1000))
     throw new AppError('rate_limited', `Too many failed sign-in attempts; retry in ${seconds} s`, undefined, { 'retry-after': seconds })
@@ -44,16 +44,15 @@ export async function login(deps: UsersDeps, input: { email: string; password: s
   const email = normalizeEmail(input.email)
   const accountKey = `email:${email}`
   const addressKey = `ip:${ip}`
-  throttled(deps, accountKey, addressKey)
+  await throttled(deps, accountKey, addressKey)
   const user = await deps.store.byEmail(email)
   const ok = user ? await deps.passwords.verify(input.password, user.password_hash) : await deps.passwords.verifyDummy(input.password)
   if (!user || !ok) {
-    deps.throttle.account.fail(accountKey)
-    deps.throttle.address.fail(addressKey)
+    await Promise.all([deps.throttle.account.fail(accountKey), deps.throttle.address.fail(addressKey)])
     deps.logger.info('login failed', { ip, known_account: !!user })
     throw badCredentials()
   }
-  deps.throttle.account.reset(accountKey)
+  await deps.throttle.account.reset(accountKey)
   deps.logger.info('login', { user_id: user.id, ip })
   return tokenPair(deps, user, await deps.tenancy.actingClient(user.id, user.client_id, user.client_id))
 }
@@ -120,14 +119,13 @@ export async function changePassword(
   if (!user) throw unauthorized('This account no longer exists')
   const accountKey = `email:${user.email}`
   const addressKey = `ip:${ip}`
-  throttled(deps, accountKey, addressKey)
+  await throttled(deps, accountKey, addressKey)
   if (!(await deps.passwords.verify(input.current_password, user.password_hash))) {
-    deps.throttle.account.fail(accountKey)
-    deps.throttle.address.fail(addressKey)
+    await Promise.all([deps.throttle.account.fail(accountKey), deps.throttle.address.fail(addressKey)])
     deps.logger.info('password change refused: wrong current password', { user_id: user.id, ip })
     throw new AppError('invalid_credentials', 'The current password is incorrect', 'current_password')
   }
-  deps.throttle.account.reset(accountKey)
+  await deps.throttle.account.reset(accountKey)
   const hash = await deps.passwords.hash(input.new_password) // slow: before the transaction, never inside
   const ended = await deps.sessions.replacePassword(user.id, hash, principal.sessionId ?? null, deps.clock.now())
   deps.tokens.revokeSessions(ended)

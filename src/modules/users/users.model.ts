@@ -88,11 +88,11 @@ export const MembershipResponse = t.Object({
 export interface SignupRules {
   policy: SignupPolicy
   /**
-   * The one-time token the first registration needs, so nobody else claims an exposed instance
-   * (null: none, e.g. an operator already exists at start). Kept in memory only: a restart makes
-   * a new one and an old one found in the logs is useless.
+   * The SHA-256 (hex) of the one-time token the first registration needs, so nobody else claims
+   * an exposed instance (null: none). On SQLite kept in memory only: a restart makes a new one;
+   * on PostgreSQL the hubs agree on one (users.setup-token.ts).
    */
-  setupToken: string | null
+  setupTokenHash: string | null
   /**
    * The listener is reachable from other machines: it binds beyond loopback, or trusts a proxy
    * (VIGIL_TRUST_PROXY). Otherwise only requests with a forwarded header need the token.

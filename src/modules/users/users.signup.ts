@@ -11,7 +11,7 @@ export const signupPolicyOf = (instance: InstanceSettings): SignupPolicy => inst
 export const newSetupToken = () => `vst_${randomToken(24)}`
 
 /** Whether the instance still waits for its operator's registration with the setup token. */
-export const setupPending = async (deps: Pick<UsersDeps, 'store' | 'signup'>) => deps.signup.setupToken !== null && (await deps.store.count()) === 0
+export const setupPending = async (deps: Pick<UsersDeps, 'store' | 'signup'>) => deps.signup.setupTokenHash !== null && (await deps.store.count()) === 0
 
 /** Headers a reverse proxy adds: a request carrying one came from somewhere else, whatever the socket says. */
 const FORWARDED = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const
@@ -23,7 +23,7 @@ export const cameThroughProxy = (headers: Headers) => FORWARDED.some((name) => h
  * loopback is not enough to tell: behind a proxy on the same machine every stranger arrives
  * from 127.0.0.1, so a trusted proxy or any forwarded header counts as exposed too.
  */
-export const setupTokenRequiredOf = (rules: SignupRules, headers: Headers) => rules.setupToken !== null && (rules.exposed || cameThroughProxy(headers))
+export const setupTokenRequiredOf = (rules: SignupRules, headers: Headers) => rules.setupTokenHash !== null && (rules.exposed || cameThroughProxy(headers))
 
 export interface Registration extends NewAccount {
   invitation_token?: string | null
@@ -31,7 +31,7 @@ export interface Registration extends NewAccount {
 }
 
 /** Compared as digests, in constant time: the token's length and content leak nothing. */
-const tokenMatches = (given: string, expected: string) => safeEqual(sha256Hex(given), sha256Hex(expected))
+const tokenMatches = (given: string, expectedHash: string) => safeEqual(sha256Hex(given), expectedHash)
 
 interface Given {
   invitation: boolean
@@ -43,7 +43,7 @@ interface Given {
 /** Throws unless this registration may go ahead; `first`: no account exists yet (it becomes the operator). */
 function admit(rules: SignupRules, first: boolean, given: Given) {
   if (first) {
-    if (rules.setupToken === null || !(rules.exposed || given.proxied)) return
+    if (rules.setupTokenHash === null || !(rules.exposed || given.proxied)) return
     if (given.setupToken === null) {
       throw new AppError(
         'setup_token_required',
@@ -51,8 +51,12 @@ function admit(rules: SignupRules, first: boolean, given: Given) {
         'setup_token',
       )
     }
-    if (!tokenMatches(given.setupToken, rules.setupToken)) {
-      throw new AppError('setup_token_required', "Wrong setup token: use the one printed on the server's console at its latest start", 'setup_token')
+    if (!tokenMatches(given.setupToken, rules.setupTokenHash)) {
+      throw new AppError(
+        'setup_token_required',
+        "Wrong setup token: use the one printed on the server's console at its latest start (with several hubs, by the hub that started first)",
+        'setup_token',
+      )
     }
     return
   }

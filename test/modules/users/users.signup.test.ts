@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { testApp, type TestApp } from '../../helpers/app'
 import type { Config, SignupPolicy } from '../../../src/config'
 import { testConfig } from '../../../src/config'
+import { setupTokenFor, setupTokenNotice } from '../../../src/modules/users/users.setup-token'
 
 const PASSWORD = 'correct horse battery'
 
@@ -199,5 +200,27 @@ describe('the setup token', () => {
     await createAccount(t.modules.users, { email: 'ops@example.test', password: PASSWORD }, 'admin')
     const res = await register(t, { email: 'someone@example.test' })
     expect(res.body.error.code).toBe('signup_closed')
+  })
+})
+
+describe('the setup token of a hub on SQLite', () => {
+  test('is a new one at each start, printed by the hub, which says a restart makes another', async () => {
+    const first = await setupTokenFor({ pg: null }, 1_000, 'here:1')
+    const again = await setupTokenFor({ pg: null }, 2_000, 'here:1')
+    expect(first.token).toMatch(/^vst_/)
+    expect(again.token).not.toBe(first.token)
+    expect(first.shared).toBe(false)
+    const notice = setupTokenNotice(first, '')
+    expect(notice).toContain(first.token!)
+    expect(notice).toContain('a restart makes a new one')
+  })
+
+  test('a registration is checked against the hash of the token the app was given', async () => {
+    const setup = await setupTokenFor({ pg: null }, 1_000, 'here:1')
+    const t = testApp({ config: testConfig({ host: '0.0.0.0' }), setupToken: setup })
+    const res = (token: string) =>
+      t.request('POST', '/v1/auth/register', { body: { email: 'ops@example.test', password: 'correct horse battery' }, headers: { 'x-setup-token': token } })
+    expect((await res(setup.hash)).status).toBe(403)
+    expect((await res(setup.token!)).status).toBe(201)
   })
 })
