@@ -5,7 +5,8 @@ import { createLogger, type Logger } from '../lib/logger'
 import { systemTimers, type Timers } from '../lib/timers'
 import { startScheduler, systemWallTime } from '../jobs/scheduler'
 import { VERSION } from '../version'
-import { newSetupToken, setupPending } from '../modules/users/users.signup'
+import { setupPending } from '../modules/users/users.signup'
+import { setupTokenFor, setupTokenNotice } from '../modules/users/users.setup-token'
 import { dataDirSecret } from '../db/data-dir'
 import { deriveSecretKey } from '../lib/secret-box'
 import { openServeEngine } from './serve.engine'
@@ -39,8 +40,9 @@ export async function serve(config: Config): Promise<void> {
   const secretKey = secretFile === undefined ? undefined : () => deriveSecretKey(secretFile)
   // Whoever registers first becomes the operator: while nobody has, a registration that may come
   // from another machine takes this token (users.signup.ts decides per request). Made whatever
-  // the address: behind a proxy on this machine, strangers arrive from loopback too.
-  const setupToken = newSetupToken()
+  // the address: behind a proxy on this machine, strangers arrive from loopback too. On
+  // PostgreSQL every hub of the database takes the one the first hub made (users.setup-token.ts).
+  const setupToken = await setupTokenFor({ pg: engine.pg }, clock.now())
   const { app, jobs, modules, requestsAdmitted, limiter } = createApp({
     config,
     db: engine.db,
@@ -121,12 +123,9 @@ export async function serve(config: Config): Promise<void> {
     const when = listenerExposed(config)
       ? ''
       : ' when it comes through a proxy (a Forwarded, X-Forwarded-For or X-Real-IP header; a request straight to this loopback address needs none)'
-    logger.warn(
-      `no operator yet: the first registration needs the setup token ${setupToken} (header x-setup-token)${when}; it works until the operator exists, a restart makes a new one, and "vigil admin create" makes the operator without it`,
-      {
-        register: `POST ${config.siteUrl}/v1/auth/register`,
-      },
-    )
+    logger.warn(setupTokenNotice(setupToken, when), {
+      register: `POST ${config.siteUrl}/v1/auth/register`,
+    })
   }
   const siteWarning = siteUrlWarning(config)
   if (siteWarning) logger.warn(siteWarning, { site_url: config.siteUrl, host: config.host, trust_proxy: config.trustProxy })
