@@ -1,0 +1,382 @@
+import type { SQL } from 'bun'
+import { AppError } from '../../http/errors'
+import type { Clock } from '../../lib/clock'
+import { systemTimers, type Timers } from '../../lib/timers'
+import { FIELDS, KIND_BIT, type MetricKind } from './metrics.fields'
+import type { HotPart } from './metrics.hot'
+import { GATHER_BYTES, GATHER_MS, GATHER_REQUESTS, recentDevices } from './metrics.gather'
+import { createRecordCodec, type RecordCodec } from './metrics.records.pg'
+import { RECORDS, dayOf, ensureMetricDay, ensureMetricTables } from '../../db/pg/metrics.partitions'
+import type { WriteJob, WriteResult } from './metrics.writer'
+
+interface Pending {
+  job: WriteJob
+  resolve(result: WriteResult): void
+  reject(err: unknown): void
+  result?: WriteResult
+  error?: unknown
+}
+
+/** One row to write: a sample's parts of one time (a batch's two parts share it). */
+interface Slot {
+  p: Pending
+  seq: number
+  ts: number
+  stamped: boolean
+  /** indexes into the job's samples */
+  idx: number[]
+}
+
+const HW = FIELDS.hardware.map((f) => f.name)
+const NET = FIELDS.network.map((f) => f.name)
+const COLS = ['device_seq', 'ts', 'kinds', ...HW, ...NET, 'rec']
+/** rows per INSERT: PostgreSQL takes at most 65,535 parameters per statement */
+const ROWS_PER_INSERT = 1_000
+/** see metrics.writer.ts */
+const TOUCH_EVERY_MS = 30_000
+const LIVE_MS = 60_000
+
+/**
+ * The group commit on PostgreSQL, with the SQLite writer's interface (metrics.writer.ts): the
+ * requests of one gathering go in one transaction, their new samples in one multi-row INSERT
+ * (per 1,000 rows) with the devices' last_seen_at, and every request is answered after COMMIT.
+ *
+ * Two hubs may write the same device and time at once: the INSERT skips a (device, ts) that
+ * exists (`ON CONFLICT DO NOTHING`), and the samples it skipped are read again under
+ * `FOR UPDATE` and answered as a repeat (or their missing part added), exactly as one hub
+ * answers a repeat. A day's partition is made before its first write (db/pg/metrics.partitions.ts);
+ * a sample older than raw retention is refused, since its day would be dropped at once.
+ */
+export function createMetricWriterPg(
+  sql: SQL,
+  clock: Clock,
+  opts: { rawRetentionMs: number; codec?: RecordCodec },
+  timers: Timers = systemTimers,
+  elapsed: () => number = () => performance.now(),
+) {
+  const codec = opts.codec ?? createRecordCodec()
+  const knownDays = new Set<number>()
+  /** the parent tables, made (when missing) before the first write */
+  let tables: Promise<void> | undefined
+  const touchedOnce = new Set<number>()
+  let seenSince = new Set<number>()
+  let lastSweep = Number.NEGATIVE_INFINITY
+  const lastStamp = new Map<number, number>()
+  let queue: Pending[] = []
+  let queuedBytes = 0
+  let scheduled = false
+  let gathering: (() => void) | null = null
+  let urgent = false
+  let holds = 0
+  let overdue = false
+  const recent = recentDevices(elapsed)
+  const spanWritten: Record<MetricKind, { from: number; to: number } | null> = { hardware: null, network: null }
+  let writtenSince = new Map<number, number>()
+  const newestWritten = new Map<number, { ts: number; at: number }>()
+
+  /** the parts of a slot as records and columns take them */
+  const partsOf = (s: Slot): HotPart[] =>
+    s.idx.map((i) => {
+      const x = s.p.job.samples[i]!
+      return { kind: x.kind, values: x.values, rest: x.rest }
+    })
+
+  function rowParams(s: Slot, kinds: number, parts: HotPart[], params: unknown[]) {
+    const hw = parts.find((x) => x.kind === 'hardware')
+    const net = parts.find((x) => x.kind === 'network')
+    params.push(s.seq, s.ts, kinds)
+    for (let i = 0; i < HW.length; i++) params.push(hw ? hw.values[i] : null)
+    for (let i = 0; i < NET.length; i++) params.push(net ? net.values[i] : null)
+    params.push(codec.encode(s.seq, s.ts, parts))
+  }
+
+  /** inserts the slots not yet stored; returns those another writer stored first */
+  async function insert(tx: SQL, slots: Slot[]): Promise<Slot[]> {
+    const lost: Slot[] = []
+    for (let at = 0; at < slots.length; at += ROWS_PER_INSERT) {
+      const chunk = slots.slice(at, at + ROWS_PER_INSERT)
+      const params: unknown[] = []
+      const rows = chunk.map((s) => {
+        const parts = partsOf(s)
+        const kinds = parts.reduce((k, x) => k | KIND_BIT[x.kind], 0)
+        const first = params.length
+        rowParams(s, kinds, parts, params)
+        return `(${COLS.map((_, c) => `$${first + c + 1}`).join(', ')})`
+      })
+      const got: [string, string, string][] = await tx
+        .unsafe(`INSERT INTO ${RECORDS} (${COLS.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING RETURNING device_seq, ts, id`, params)
+        .values()
+      const ids = new Map(got.map((r) => [`${r[0]}:${r[1]}`, Number(r[2])]))
+      for (const s of chunk) {
+        const id = ids.get(`${s.seq}:${s.ts}`)
+        if (id === undefined) lost.push(s)
+        else {
+          ids.delete(`${s.seq}:${s.ts}`) // a second slot of the same time in this group is a repeat of this one
+          setIds(s, id, null)
+        }
+      }
+    }
+    return lost
+  }
+
+  function setIds(s: Slot, id: number, dup: boolean[] | null) {
+    const r = (s.p.result ??= { ids: new Array(s.p.job.samples.length), duplicate: null })
+    for (let k = 0; k < s.idx.length; k++) {
+      const i = s.idx[k]!
+      r.ids[i] = id
+      if (dup?.[k]) (r.duplicate ??= new Array<boolean>(s.p.job.samples.length).fill(false))[i] = true
+      else noteWritten(s.seq, s.ts, s.p.job.samples[i]!.kind)
+    }
+  }
+
+  function noteWritten(seq: number, ts: number, kind: MetricKind) {
+    if (ts < clock.now() - LIVE_MS) {
+      const o = spanWritten[kind]
+      if (o === null) spanWritten[kind] = { from: ts, to: ts }
+      else if (ts < o.from) o.from = ts
+      else if (ts > o.to) o.to = ts
+    }
+    const w = writtenSince.get(seq)
+    if (w === undefined || ts < w) writtenSince.set(seq, ts)
+    const n = newestWritten.get(seq)
+    if (n === undefined || ts >= n.ts) newestWritten.set(seq, { ts, at: elapsed() })
+  }
+
+  /** the stored rows of these slots' times, locked: [id, kinds, rec] by "seq:ts" */
+  async function existing(tx: SQL, slots: Slot[]) {
+    const rows: [string, string, string, number, Uint8Array | null][] = await tx`
+      SELECT device_seq, ts, id, kinds, rec FROM metric_records
+      WHERE (device_seq, ts) IN (SELECT * FROM unnest(${tx.array(
+        slots.map((s) => s.seq),
+        'int8',
+      )}::int8[], ${tx.array(
+        slots.map((s) => s.ts),
+        'int8',
+      )}::int8[]))
+      FOR UPDATE`.values()
+    return new Map(rows.map((r) => [`${r[0]}:${r[1]}`, { id: Number(r[2]), kinds: Number(r[3]), rec: r[4] }]))
+  }
+
+  async function writeGroup(tx: SQL, slots: Slot[]) {
+    let todo = slots
+    for (let round = 0; todo.length; round++) {
+      if (round > 8) throw new Error('metric writer: a sample time kept moving')
+      const found = await existing(tx, todo)
+      const fresh: Slot[] = []
+      const moved: Slot[] = []
+      for (const s of todo) {
+        const e = found.get(`${s.seq}:${s.ts}`)
+        if (!e) {
+          fresh.push(s)
+          continue
+        }
+        const parts = partsOf(s)
+        const bits = parts.reduce((k, x) => k | KIND_BIT[x.kind], 0)
+        // the hub's own clock gave two samples one millisecond: the later moves on (metrics.writer.ts)
+        if (!s.stamped && e.kinds & bits) {
+          s.ts++
+          moved.push(s)
+          continue
+        }
+        const dup = parts.map((x) => (e.kinds & KIND_BIT[x.kind]) !== 0)
+        const added = parts.filter((_, k) => !dup[k])
+        if (added.length) await addParts(tx, s, e, added)
+        setIds(s, e.id, dup)
+      }
+      // in key order: two hubs inserting overlapping groups then wait on each other instead of deadlocking
+      fresh.sort((a, b) => a.seq - b.seq || a.ts - b.ts)
+      await codec.refsFor(
+        tx,
+        fresh.map((s) => ({ seq: s.seq, day: dayOf(s.ts), parts: partsOf(s) })),
+      )
+      todo = [...(await insert(tx, fresh)), ...moved]
+    }
+  }
+
+  /** a part added to a stored sample (late data, or the other part sent apart): its columns and its text join the row */
+  async function addParts(tx: SQL, s: Slot, e: { id: number; kinds: number; rec: Uint8Array | null }, added: HotPart[]) {
+    await codec.refsOf(tx, [{ seq: s.seq, ts: s.ts }])
+    const had = codec.decode(s.seq, s.ts, e.rec ? new Uint8Array(e.rec) : null)
+    const parts: HotPart[] = (['hardware', 'network'] as MetricKind[])
+      .filter((k) => e.kinds & KIND_BIT[k])
+      .map((k) => ({ kind: k, values: [], rest: had[k] ?? null }))
+    parts.push(...added)
+    await codec.refsFor(tx, [{ seq: s.seq, day: dayOf(s.ts), parts }])
+    const sets: string[] = []
+    const params: unknown[] = []
+    for (const x of added) {
+      const names = x.kind === 'hardware' ? HW : NET
+      names.forEach((n, i) => {
+        params.push(x.values[i])
+        sets.push(`${n} = $${params.length}`)
+      })
+    }
+    params.push(
+      added.reduce((k, x) => k | KIND_BIT[x.kind], e.kinds),
+      codec.encode(s.seq, s.ts, parts),
+      s.seq,
+      s.ts,
+    )
+    const n = params.length
+    await tx.unsafe(`UPDATE ${RECORDS} SET ${sets.join(', ')}, kinds = $${n - 3}, rec = $${n - 2} WHERE device_seq = $${n - 1} AND ts = $${n}`, params)
+  }
+
+  /** one slot per distinct time of a request; the hub's own times taken past the last it stamped */
+  function slotsOf(p: Pending): Slot[] {
+    const samples = p.job.samples
+    const seq = p.job.deviceSeq
+    const out: Slot[] = []
+    const byTs = new Map<number, Slot>()
+    samples.forEach((x, i) => {
+      let ts = x.ts
+      if (!x.stamped) {
+        const last = lastStamp.get(seq)
+        if (last !== undefined && ts <= last) ts = last + 1
+        lastStamp.set(seq, ts)
+        x.ts = ts
+      }
+      const s = byTs.get(ts)
+      if (s?.idx.every((k) => samples[k]!.kind !== x.kind)) s.idx.push(i)
+      else {
+        const slot: Slot = { p, seq, ts, stamped: x.stamped, idx: [i] }
+        byTs.set(ts, slot)
+        out.push(slot)
+      }
+    })
+    return out
+  }
+
+  /** makes the partitions of the group's days; a day past raw retention refuses its request */
+  async function days(batch: Pending[], now: number) {
+    tables ??= ensureMetricTables(sql, now).then(() => {})
+    await tables
+    const oldest = dayOf(now - opts.rawRetentionMs)
+    for (const p of batch) {
+      for (const x of p.job.samples) {
+        const day = dayOf(x.ts)
+        if (day < oldest) {
+          p.error = new AppError('invalid_parameter', 'recorded_at is older than what the hub keeps', 'recorded_at')
+          break
+        }
+        if (knownDays.has(day)) continue
+        await ensureMetricDay(sql, day)
+        knownDays.add(day)
+        if (knownDays.size > 400) knownDays.clear()
+      }
+    }
+  }
+
+  async function flush() {
+    scheduled = false
+    gathering?.()
+    gathering = null
+    if (holds > 0) {
+      overdue = true
+      return
+    }
+    overdue = false
+    const batch = queue
+    queue = []
+    queuedBytes = 0
+    urgent = false
+    for (const p of batch) recent.committed(p.job.deviceSeq)
+    const now = clock.now()
+    try {
+      await days(batch, now)
+      await sql.begin(async (tx) => {
+        const live = batch.filter((p) => !p.error)
+        const seqs = [...new Set(live.map((p) => p.job.deviceSeq))]
+        const have: [string][] = seqs.length ? await tx`SELECT seq FROM devices WHERE seq IN ${tx(seqs)}`.values() : []
+        const exists = new Set(have.map((r) => Number(r[0])))
+        const slots: Slot[] = []
+        for (const p of live) {
+          if (!exists.has(p.job.deviceSeq)) p.error = new AppError('not_found', 'Device not found')
+          else slots.push(...slotsOf(p))
+        }
+        await writeGroup(tx, slots)
+        await touch(
+          tx,
+          live.filter((p) => !p.error).map((p) => p.job.deviceSeq),
+        )
+      })
+    } catch (err) {
+      for (const p of batch) if (!p.error) p.reject(err)
+      for (const p of batch) if (p.error) p.reject(p.error)
+      return
+    }
+    for (const p of batch) {
+      if (p.error) p.reject(p.error)
+      else p.resolve(p.result ?? { ids: [], duplicate: null })
+    }
+  }
+
+  /** last_seen_at in the group's transaction, as on SQLite: a device's first sample at once, then all together every 30 s */
+  async function touch(tx: SQL, seqs: number[]) {
+    const t = clock.now()
+    const now: number[] = []
+    for (const seq of seqs) {
+      if (touchedOnce.has(seq)) seenSince.add(seq)
+      else if (!now.includes(seq)) {
+        now.push(seq)
+        touchedOnce.add(seq)
+      }
+    }
+    if (Math.abs(t - lastSweep) >= TOUCH_EVERY_MS) {
+      now.push(...seenSince)
+      seenSince = new Set()
+      lastSweep = t
+    }
+    if (now.length) await tx`UPDATE devices SET last_seen_at = ${t} WHERE seq IN ${tx(now)}`
+  }
+
+  function schedule() {
+    if (scheduled || holds > 0) return
+    if (overdue || urgent || queue.length >= GATHER_REQUESTS || queuedBytes >= GATHER_BYTES) {
+      gathering?.()
+      gathering = null
+      scheduled = true
+      setImmediate(() => void flush())
+    } else gathering ??= timers.after(GATHER_MS, () => void flush())
+  }
+
+  return {
+    submit(job: WriteJob): Promise<WriteResult> {
+      return new Promise<WriteResult>((resolve, reject) => {
+        queue.push({ job, resolve, reject })
+        for (const x of job.samples) queuedBytes += x.rest?.length ?? 0
+        if (recent.has(job.deviceSeq)) urgent = true
+        schedule()
+      })
+    },
+    hold(): () => void {
+      holds++
+      let released = false
+      return () => {
+        if (released) return
+        released = true
+        holds--
+        if (queue.length) schedule()
+      }
+    },
+    queued: () => queue.length,
+    takeWrittenSince(): Map<number, number> {
+      const w = writtenSince
+      writtenSince = new Map()
+      return w
+    },
+    newestWrittenWithin(seq: number, withinMs: number): number | null {
+      const n = newestWritten.get(seq)
+      if (!n) return null
+      if (elapsed() - n.at <= withinMs) return n.ts
+      newestWritten.delete(seq)
+      return null
+    },
+    takeWrittenSpan(kind: MetricKind): { from: number; to: number } | null {
+      const o = spanWritten[kind]
+      spanWritten[kind] = null
+      return o
+    },
+  }
+}
+
+export type MetricWriterPg = ReturnType<typeof createMetricWriterPg>
