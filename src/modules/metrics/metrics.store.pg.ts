@@ -1,6 +1,6 @@
 import type { SQL } from 'bun'
 import { FIELDS, KIND_BIT, TIERS, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
-import { RECORDS } from '../../db/pg/metrics.partitions'
+import { RECORDS, metricTables } from '../../db/pg/metrics.partitions'
 import { createRecordCodec, type RecordCodec } from './metrics.records.pg'
 import type { MetricsReads } from './metrics.reads'
 import type { RawValues, SampleValues, TierValues } from './metrics.store'
@@ -41,7 +41,7 @@ export function createMetricsStorePg(sql: SQL, codec: RecordCodec = createRecord
     return v === null || v === undefined ? null : Number(v)
   }
 
-  return {
+  const reads: MetricsReads = {
     async page(kind, seq, from, to, limit, offset) {
       const rows: unknown[][] = await sql
         .unsafe(
@@ -129,6 +129,15 @@ export function createMetricsStorePg(sql: SQL, codec: RecordCodec = createRecord
       return done
     },
   }
+  // every read waits for the tables to exist (made once per pool: a fresh database before its first sample)
+  const out = {} as Record<string, unknown>
+  for (const [name, fn] of Object.entries(reads) as [string, (...a: unknown[]) => Promise<unknown>][]) {
+    out[name] = async (...a: unknown[]) => {
+      await metricTables(sql)
+      return fn(...a)
+    }
+  }
+  return out as unknown as MetricsReads
 }
 
 export type { RawValues, SampleValues, TierValues }

@@ -6,7 +6,7 @@ import { FIELDS, KIND_BIT, type MetricKind } from './metrics.fields'
 import type { HotPart } from './metrics.hot'
 import { GATHER_BYTES, GATHER_MS, GATHER_REQUESTS, recentDevices } from './metrics.gather'
 import { createRecordCodec, type RecordCodec } from './metrics.records.pg'
-import { RECORDS, dayOf, ensureMetricDay, ensureMetricTables } from '../../db/pg/metrics.partitions'
+import { RECORDS, dayOf, ensureMetricDay, metricTables } from '../../db/pg/metrics.partitions'
 import type { WriteJob, WriteResult } from './metrics.writer'
 
 interface Pending {
@@ -56,8 +56,6 @@ export function createMetricWriterPg(
 ) {
   const codec = opts.codec ?? createRecordCodec()
   const knownDays = new Set<number>()
-  /** the parent tables, made (when missing) before the first write */
-  let tables: Promise<void> | undefined
   const touchedOnce = new Set<number>()
   let seenSince = new Set<number>()
   let lastSweep = Number.NEGATIVE_INFINITY
@@ -70,7 +68,8 @@ export function createMetricWriterPg(
   let holds = 0
   let overdue = false
   const recent = recentDevices(elapsed)
-  const spanWritten: Record<MetricKind, { from: number; to: number } | null> = { hardware: null, network: null }
+  /** per kind, the late samples' span of the group being written: kept in the database for whichever hub rolls up */
+  let spanWritten: Record<MetricKind, { from: number; to: number } | null> = { hardware: null, network: null }
   let writtenSince = new Map<number, number>()
   const newestWritten = new Map<number, { ts: number; at: number }>()
 
@@ -248,8 +247,7 @@ export function createMetricWriterPg(
 
   /** makes the partitions of the group's days; a day past raw retention refuses its request */
   async function days(batch: Pending[], now: number) {
-    tables ??= ensureMetricTables(sql, now).then(() => {})
-    await tables
+    await metricTables(sql, clock.now)
     const oldest = dayOf(now - opts.rawRetentionMs)
     for (const p of batch) {
       for (const x of p.job.samples) {
@@ -281,6 +279,7 @@ export function createMetricWriterPg(
     urgent = false
     for (const p of batch) recent.committed(p.job.deviceSeq)
     const now = clock.now()
+    spanWritten = { hardware: null, network: null }
     try {
       await days(batch, now)
       await sql.begin(async (tx) => {
@@ -298,6 +297,12 @@ export function createMetricWriterPg(
           tx,
           live.filter((p) => !p.error).map((p) => p.job.deviceSeq),
         )
+        for (const kind of ['hardware', 'network'] as const) {
+          const o = spanWritten[kind]
+          if (!o) continue
+          await tx`INSERT INTO metric_late (kind, from_ts, to_ts) VALUES (${kind}, ${o.from}, ${o.to})
+            ON CONFLICT (kind) DO UPDATE SET from_ts = LEAST(metric_late.from_ts, EXCLUDED.from_ts), to_ts = GREATEST(metric_late.to_ts, EXCLUDED.to_ts)`
+        }
       })
     } catch (err) {
       for (const p of batch) if (!p.error) p.reject(err)
@@ -371,10 +376,11 @@ export function createMetricWriterPg(
       newestWritten.delete(seq)
       return null
     },
-    takeWrittenSpan(kind: MetricKind): { from: number; to: number } | null {
-      const o = spanWritten[kind]
-      spanWritten[kind] = null
-      return o
+    /** the oldest and newest late sample times any hub stored since the last call, per kind (then forgotten) */
+    async takeWrittenSpan(kind: MetricKind): Promise<{ from: number; to: number } | null> {
+      await metricTables(sql, clock.now)
+      const rows: [string, string][] = await sql`DELETE FROM metric_late WHERE kind = ${kind} RETURNING from_ts, to_ts`.values()
+      return rows[0] ? { from: Number(rows[0][0]), to: Number(rows[0][1]) } : null
     },
   }
 }

@@ -9,6 +9,9 @@ import { createMetricsStore } from '../../../src/modules/metrics/metrics.store'
 import { createMetricsStorePg } from '../../../src/modules/metrics/metrics.store.pg'
 import { createMetricWriter, type WriteJob, type WriteResult } from '../../../src/modules/metrics/metrics.writer'
 import { createMetricWriterPg } from '../../../src/modules/metrics/metrics.writer.pg'
+import { rollupAll } from '../../../src/modules/metrics/metrics.rollup'
+import { createRollupStore, type RollupPort } from '../../../src/modules/metrics/metrics.rollup.store'
+import { createRollupStorePg } from '../../../src/modules/metrics/metrics.rollup.store.pg'
 import type { Timers } from '../../../src/lib/timers'
 import { ENGINES, type EngineDb } from '../../helpers/engines'
 import real from '../../fixtures/agent-sample.json'
@@ -34,6 +37,8 @@ const soon: Timers = {
 interface World {
   write(job: WriteJob): Promise<WriteResult>
   reads: MetricsReads
+  rollups: RollupPort
+  takeLate(kind: 'hardware' | 'network'): Promise<{ from: number; to: number } | null>
   lastSeen(seq: number): Promise<number | null>
 }
 
@@ -49,6 +54,8 @@ function worldOf(db: EngineDb, clock: ReturnType<typeof manualClock>): World {
     return {
       write: (j) => writer.submit(j),
       reads: sqliteMetricsReads(createMetricsStore(sqlite)),
+      rollups: createRollupStore(sqlite),
+      takeLate: async (kind) => writer.takeWrittenSpan(kind),
       lastSeen: async (seq) => sqlite.query<{ t: number | null }, [number]>('SELECT last_seen_at AS t FROM devices WHERE seq = ?').get(seq)!.t,
     }
   }
@@ -57,6 +64,8 @@ function worldOf(db: EngineDb, clock: ReturnType<typeof manualClock>): World {
   return {
     write: (j) => writer.submit(j),
     reads: createMetricsStorePg(pg),
+    rollups: createRollupStorePg(pg),
+    takeLate: (kind) => writer.takeWrittenSpan(kind),
     lastSeen: async (seq) => {
       const [r] = await pg`SELECT last_seen_at AS t FROM devices WHERE seq = ${seq}`
       return r.t === null ? null : Number(r.t)
@@ -212,6 +221,50 @@ for (const engine of ENGINES) {
         expect(await reads.hourlyAverages('hardware', 'cpu_percent', 1, 0, T0 * 2)).toEqual([{ t: T0, avg: 12.5 }])
         expect(await reads.hourlyAverages('hardware', 'no_such', 1, 0, T0 * 2)).toBeUndefined()
         expect((await reads.doneUntil('hardware'))['1h']).toBe(T0 + 3_600_000)
+      },
+    )
+
+    test.skipIf(engine.skip)(
+      `the rollup folds samples into minutes (averages, min, max, counter growth); a late sample re-rolls its minute ${engine.skipReason}`,
+      async () => {
+        const { write, reads, rollups, takeLate } = await setup()
+        const base = T0 - 7_200_000
+        const job = (k: number, cpu: number) => ({
+          deviceSeq: 2,
+          samples: batchRows(
+            {
+              hardware: { ...sample(k).hardware, cpu_percent: cpu },
+              network: { ...sample(k).network, bytes_sent_total: 1_000_000 + k * 1000 },
+              recorded_at: new Date(base + k * 10_000).toISOString(),
+            },
+            T0 + 3_600_000,
+          ),
+        })
+        await takeLate('hardware')
+        for (let k = 0; k < 12; k++) if (k !== 3) await write(job(k, 10 + k))
+        expect(await takeLate('hardware')).toEqual({ from: base, to: base + 110_000 })
+        await takeLate('network')
+        await rollupAll(rollups, { now: T0 + 3_600_000, devices: [2] })
+        const cpu = async () => (await reads.tierValues('hardware', '1m', 2, base, base + 120_000)).map((r) => [r[0], r[1], ...r.slice(2, 6)])
+        expect(await cpu()).toEqual([
+          [base, 5, (10 + 11 + 12 + 14 + 15) / 5, 10, 15, 5],
+          [base + 60_000, 6, 18.5, 16, 21, 6],
+        ])
+        const net = (await reads.tierValues('network', '1m', 2, base, base + 120_000)).map((r) => r.slice(-6, -3))
+        expect(net).toEqual([
+          [5000, 1_000_000, 1_005_000],
+          [5000, 1_006_000, 1_011_000],
+        ])
+        // the missing sample arrives late: its minute alone is rolled again by the next run
+        await write(job(3, 13))
+        const late = { hardware: await takeLate('hardware'), network: await takeLate('network') }
+        expect(late.hardware).toEqual({ from: base + 30_000, to: base + 30_000 })
+        await rollupAll(rollups, { now: T0 + 3_600_000, devices: [2], late })
+        expect((await cpu())[0]).toEqual([base, 6, 12.5, 10, 15, 6])
+        expect((await reads.doneUntil('hardware'))['1m']).toBe(Math.floor((T0 + 3_600_000 - 30_000) / 60_000) * 60_000)
+        // retention of a tier: rows before the cutoff go, the rest stay
+        expect(await rollups.pruneBatch('hardware', 1, [2], base + 60_000)).toBe(1)
+        expect((await cpu()).map((r) => r[0])).toEqual([base + 60_000])
       },
     )
   })
