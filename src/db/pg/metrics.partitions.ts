@@ -55,8 +55,11 @@ const partitionName = (day: number) => `${RECORDS}_${new Date(day).toISOString()
  */
 const LOCK = 0x766d7061
 
-/** Makes the parent tables, when missing, and the partitions of [now - DAYS_BEHIND, now + DAYS_AHEAD] days. */
-export async function ensureMetricTables(sql: SQL, now: number): Promise<string[]> {
+/**
+ * Makes the parent tables, when missing, and the partitions of [now - DAYS_BEHIND, now + DAYS_AHEAD]
+ * days, none before the day of `keepFrom` (what retention keeps: a day it dropped is not made again).
+ */
+export async function ensureMetricTables(sql: SQL, now: number, keepFrom = Number.NEGATIVE_INFINITY): Promise<string[]> {
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${LOCK})`
     await tx.unsafe(`CREATE SEQUENCE IF NOT EXISTS ${RECORDS}_id_seq`)
@@ -68,7 +71,7 @@ export async function ensureMetricTables(sql: SQL, now: number): Promise<string[
     for (let d = -DAYS_BEHIND; d <= DAYS_AHEAD; d++) {
       const day = dayOf(now) + d * DAY_MS
       const name = partitionName(day)
-      if (have.has(name)) continue
+      if (have.has(name) || day + DAY_MS <= keepFrom) continue
       await tx.unsafe(`CREATE TABLE IF NOT EXISTS ${name} PARTITION OF ${RECORDS} FOR VALUES FROM (${day}) TO (${day + DAY_MS})`)
       made.push(name)
     }

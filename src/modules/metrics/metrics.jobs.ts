@@ -70,7 +70,7 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
   }
   total += deps.blocks?.prune(now - deps.retention.raw * 1000) ?? 0
   // PostgreSQL's day partitions for the days ahead: made here, once across hubs, as the run is
-  await deps.rollups.ahead?.(now)
+  await deps.rollups.ahead?.(now, now - deps.retention.raw * 1000)
   deps.rollups.optimize()
   for (let i = 0; i < MAX_BATCHES_PER_TABLE && deps.rollups.freePages() > 0; i++) {
     deps.rollups.vacuumStep()

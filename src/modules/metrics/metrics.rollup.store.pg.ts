@@ -89,8 +89,8 @@ export function createRollupStorePg(sql: SQL): RollupPort {
       )
       return rows.count
     },
-    /** the day partitions ahead (the retention job's run makes them, once across hubs) */
-    ahead: async (now: number) => void (await ensureMetricTables(sql, now)),
+    /** the day partitions ahead (the retention job's run makes them, once across hubs), none past retention */
+    ahead: async (now: number, keepFrom: number) => void (await ensureMetricTables(sql, now, keepFrom)),
     // PostgreSQL's autovacuum keeps statistics and reuses the space freed: nothing to step through
     optimize: () => {},
     freePages: () => 0,

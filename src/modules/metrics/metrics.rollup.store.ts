@@ -129,7 +129,7 @@ export interface RollupPort {
   setDone(kind: MetricKind, tier: TierName, t: number): void | Promise<void>
   pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number): number | Promise<number>
   /** makes the storage ahead of time where the engine needs it (PostgreSQL's day partitions) */
-  ahead?(now: number): Promise<void>
+  ahead?(now: number, keepFrom: number): Promise<void>
   optimize(): void
   freePages(): number
   vacuumStep(): void

@@ -90,8 +90,17 @@ export function createMetricWriterPg(
   }
 
   /** inserts the slots not yet stored; returns those another writer stored first */
-  async function insert(tx: SQL, slots: Slot[]): Promise<Slot[]> {
+  async function insert(tx: SQL, all: Slot[]): Promise<Slot[]> {
     const lost: Slot[] = []
+    // a second slot of one time in the group (an item repeated in a replay) waits for the next round, where it is a repeat:
+    // inserted beside the first, it would take an id from the sequence for nothing
+    const seen = new Set<string>()
+    const slots = all.filter((s) => {
+      const key = `${s.seq}:${s.ts}`
+      if (!seen.has(key)) return seen.add(key)
+      lost.push(s)
+      return false
+    })
     for (let at = 0; at < slots.length; at += ROWS_PER_INSERT) {
       const chunk = slots.slice(at, at + ROWS_PER_INSERT)
       const params: unknown[] = []
@@ -109,10 +118,7 @@ export function createMetricWriterPg(
       for (const s of chunk) {
         const id = ids.get(`${s.seq}:${s.ts}`)
         if (id === undefined) lost.push(s)
-        else {
-          ids.delete(`${s.seq}:${s.ts}`) // a second slot of the same time in this group is a repeat of this one
-          setIds(s, id, null)
-        }
+        else setIds(s, id, null)
       }
     }
     return lost
@@ -174,6 +180,8 @@ export function createMetricWriterPg(
         // the hub's own clock gave two samples one millisecond: the later moves on (metrics.writer.ts)
         if (!s.stamped && e.kinds & bits) {
           s.ts++
+          for (const i of s.idx) s.p.job.samples[i]!.ts = s.ts
+          if (s.ts > (lastStamp.get(s.seq) ?? Number.NEGATIVE_INFINITY)) lastStamp.set(s.seq, s.ts)
           moved.push(s)
           continue
         }
@@ -220,28 +228,31 @@ export function createMetricWriterPg(
     await tx.unsafe(`UPDATE ${RECORDS} SET ${sets.join(', ')}, kinds = $${n - 3}, rec = $${n - 2} WHERE device_seq = $${n - 1} AND ts = $${n}`, params)
   }
 
-  /** one slot per distinct time of a request; the hub's own times taken past the last it stamped */
+  /**
+   * One slot per distinct time of a request, a part joining the slot of the other kind at its time
+   * (a batch's two parts); the hub's own times, per slot, taken past the last it stamped.
+   */
   function slotsOf(p: Pending): Slot[] {
     const samples = p.job.samples
     const seq = p.job.deviceSeq
     const out: Slot[] = []
     const byTs = new Map<number, Slot>()
     samples.forEach((x, i) => {
-      let ts = x.ts
-      if (!x.stamped) {
-        const last = lastStamp.get(seq)
-        if (last !== undefined && ts <= last) ts = last + 1
-        lastStamp.set(seq, ts)
-        x.ts = ts
-      }
-      const s = byTs.get(ts)
-      if (s?.idx.every((k) => samples[k]!.kind !== x.kind)) s.idx.push(i)
+      const s = byTs.get(x.ts)
+      if (s && s.stamped === x.stamped && s.idx.every((k) => samples[k]!.kind !== x.kind)) s.idx.push(i)
       else {
-        const slot: Slot = { p, seq, ts, stamped: x.stamped, idx: [i] }
-        byTs.set(ts, slot)
+        const slot: Slot = { p, seq, ts: x.ts, stamped: x.stamped, idx: [i] }
+        byTs.set(x.ts, slot)
         out.push(slot)
       }
     })
+    for (const s of out) {
+      if (s.stamped) continue
+      const last = lastStamp.get(seq)
+      if (last !== undefined && s.ts <= last) s.ts = last + 1
+      lastStamp.set(seq, s.ts)
+      for (const i of s.idx) samples[i]!.ts = s.ts
+    }
     return out
   }
 
