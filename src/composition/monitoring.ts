@@ -19,6 +19,8 @@ import { createMetricsStorePg } from '../modules/metrics/metrics.store.pg'
 import { createRollupStorePg } from '../modules/metrics/metrics.rollup.store.pg'
 import { createRecordCodec } from '../modules/metrics/metrics.records.pg'
 import { onEngine } from './engine'
+import { sqliteSeriesReads, type SeriesReads } from '../modules/metrics/metrics.series.reads'
+import { createSeriesStorePg } from '../modules/metrics/metrics.series.store.pg'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
 import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
 import { isOperatorClient } from '../modules/users/users.service'
@@ -32,6 +34,7 @@ interface MetricsEngine {
   writer: MetricsDeps['writer']
   late: MetricsJobDeps['writer']
   reads: MetricsReads
+  seriesReads: SeriesReads
   rollups: RollupPort
   sqliteWriter: MetricWriter | null
 }
@@ -54,11 +57,25 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     ctx,
     (db) => {
       const sqliteWriter = createMetricWriter(db, ctx.clock, { markSeen: (seq, at) => markDeviceSeen(devices, seq, at) })
-      return { writer: sqliteWriter, late: sqliteWriter, reads: sqliteMetricsReads(createMetricsStore(db)), rollups: createRollupStore(db), sqliteWriter }
+      return {
+        writer: sqliteWriter,
+        late: sqliteWriter,
+        reads: sqliteMetricsReads(createMetricsStore(db)),
+        seriesReads: sqliteSeriesReads(createSeriesStore(db)),
+        rollups: createRollupStore(db),
+        sqliteWriter,
+      }
     },
     (pg) => {
       const pgWriter = createMetricWriterPg(pg, ctx.clock, { rawRetentionMs: ctx.config.metricsRetention.raw * 1000, codec })
-      return { writer: pgWriter, late: pgWriter, reads: createMetricsStorePg(pg, codec), rollups: createRollupStorePg(pg), sqliteWriter: null }
+      return {
+        writer: pgWriter,
+        late: pgWriter,
+        reads: createMetricsStorePg(pg, codec),
+        seriesReads: createSeriesStorePg(pg, codec),
+        rollups: createRollupStorePg(pg),
+        sqliteWriter: null,
+      }
     },
   )
   const writer = engine.writer
@@ -69,6 +86,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     ingested: hooks.samplesIngested.call,
     checkResults: hooks.checkResults.call,
     reads: engine.reads,
+    seriesReads: engine.seriesReads,
     store: createMetricsStore(sqlite),
     series: createSeriesStore(sqlite),
     retentionMs: retentionMs(ctx.config.metricsRetention),

@@ -119,7 +119,7 @@ export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
     .get(
       '/series/:device_id',
       // serialised here, not checked again against the schema: up to 5,000 points per series
-      ({ user, params, request }) => jsonText(JSON.stringify(deviceSeries(deps, user.clientId, params.device_id, seriesQuery.read(request)))),
+      async ({ user, params, request }) => jsonText(JSON.stringify(await deviceSeries(deps, user.clientId, params.device_id, seriesQuery.read(request)))),
       {
         user: true,
         params: DeviceParams,

@@ -11,6 +11,7 @@ import type { MetricsStore } from './metrics.store'
 import type { MetricsReads } from './metrics.reads'
 import { read, stepsAwait, stepsNow, type Steps } from './metrics.steps'
 import type { SeriesStore } from './metrics.series.store'
+import type { SeriesReads } from './metrics.series.reads'
 import { levelForHours, summarizeKind } from './metrics.summary'
 import type { MetricsSummary } from './metrics.summary.model'
 import type { MetricWriter } from './metrics.writer'
@@ -44,7 +45,9 @@ export interface MetricsDeps {
    * trend, the scrape, the AI's summary and series, the operator's counts)
    */
   store: MetricsStore
-  /** the chart reads (series, fleet figures) */
+  /** the chart reads of one device's series on this hub's engine (the series route) */
+  seriesReads: SeriesReads
+  /** SQLite's chart reads, for the fleet figures behind the other domains' synchronous ports (overview, live stream) */
   series: SeriesStore
   /** how long each level keeps its rows (ms): the series' `auto` skips a level pruned at the range's start */
   retentionMs: Record<LevelName, number>

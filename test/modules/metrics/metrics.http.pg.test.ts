@@ -76,6 +76,10 @@ async function scenario(t: TestApp & { sql?: import('bun').SQL }) {
     `summary/${d}?hours=1`,
     `summary/${d}?hours=24`,
     `hardware/not-a-device/latest`,
+    `series/${d}?kind=hardware&fields=cpu_percent,ram_percent,cpu_per_core,disk_partitions&resolution=raw&start=${at(T0 - HOUR)}&end=${at(T0 + 1)}`,
+    `series/${d}?kind=network&fields=bytes_sent_total,interfaces&resolution=1m&start=${at(T0 - HOUR)}&end=${at(T0)}`,
+    `series/${d}?kind=hardware&fields=cpu_percent,cpu_per_core&start=${at(T0 - 6 * HOUR)}&end=${at(T0)}`,
+    `series/${d}?kind=hardware&fields=nope`,
   ]) {
     reads[path.replace(d, 'D')] = await read(path)
   }
@@ -91,6 +95,9 @@ describe('metric routes on PostgreSQL', () => {
       expect(pg.created).toBe(lite.created)
       for (const [path, text] of Object.entries(lite.reads)) expect(`${path} → ${pg.reads[path]}`).toBe(`${path} → ${text}`)
       expect(lite.reads['hardware/D?limit=10']).toContain('"cpu_brand":"AMD EPYC"')
+      // the charts carry points, nested families included
+      const chart = Object.entries(lite.reads).find(([p]) => p.startsWith('series/D?kind=hardware&fields=cpu_percent,ram_percent'))![1]
+      expect(JSON.parse(chart.slice(4)).values['cpu_per_core:0'].length).toBeGreaterThan(30)
       expect(JSON.parse(lite.reads['summary/D?hours=1']!.slice(4)).hardware.samples).toBe(33)
     },
     60_000,

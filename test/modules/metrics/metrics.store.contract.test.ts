@@ -12,6 +12,9 @@ import { createMetricWriterPg } from '../../../src/modules/metrics/metrics.write
 import { rollupAll } from '../../../src/modules/metrics/metrics.rollup'
 import { createRollupStore, type RollupPort } from '../../../src/modules/metrics/metrics.rollup.store'
 import { createRollupStorePg } from '../../../src/modules/metrics/metrics.rollup.store.pg'
+import { sqliteSeriesReads, type SeriesReads } from '../../../src/modules/metrics/metrics.series.reads'
+import { createSeriesStore } from '../../../src/modules/metrics/metrics.series.store'
+import { createSeriesStorePg } from '../../../src/modules/metrics/metrics.series.store.pg'
 import type { Timers } from '../../../src/lib/timers'
 import { ENGINES, type EngineDb } from '../../helpers/engines'
 import real from '../../fixtures/agent-sample.json'
@@ -37,6 +40,7 @@ const soon: Timers = {
 interface World {
   write(job: WriteJob): Promise<WriteResult>
   reads: MetricsReads
+  series: SeriesReads
   rollups: RollupPort
   takeLate(kind: 'hardware' | 'network'): Promise<{ from: number; to: number } | null>
   lastSeen(seq: number): Promise<number | null>
@@ -54,6 +58,7 @@ function worldOf(db: EngineDb, clock: ReturnType<typeof manualClock>): World {
     return {
       write: (j) => writer.submit(j),
       reads: sqliteMetricsReads(createMetricsStore(sqlite)),
+      series: sqliteSeriesReads(createSeriesStore(sqlite)),
       rollups: createRollupStore(sqlite),
       takeLate: async (kind) => writer.takeWrittenSpan(kind),
       lastSeen: async (seq) => sqlite.query<{ t: number | null }, [number]>('SELECT last_seen_at AS t FROM devices WHERE seq = ?').get(seq)!.t,
@@ -64,6 +69,7 @@ function worldOf(db: EngineDb, clock: ReturnType<typeof manualClock>): World {
   return {
     write: (j) => writer.submit(j),
     reads: createMetricsStorePg(pg),
+    series: createSeriesStorePg(pg),
     rollups: createRollupStorePg(pg),
     takeLate: (kind) => writer.takeWrittenSpan(kind),
     lastSeen: async (seq) => {
@@ -221,6 +227,36 @@ for (const engine of ENGINES) {
         expect(await reads.hourlyAverages('hardware', 'cpu_percent', 1, 0, T0 * 2)).toEqual([{ t: T0, avg: 12.5 }])
         expect(await reads.hourlyAverages('hardware', 'no_such', 1, 0, T0 * 2)).toBeUndefined()
         expect((await reads.doneUntil('hardware'))['1h']).toBe(T0 + 3_600_000)
+      },
+    )
+
+    test.skipIf(engine.skip)(
+      `chart reads: recent times, hot fields and families of raw samples, tier rows of the fields asked for ${engine.skipReason}`,
+      async () => {
+        const { series } = await setup()
+        expect(await series.recentTimes(1)).toEqual([
+          T0 + 510_000,
+          T0 + 150_000,
+          T0 + 140_000,
+          T0 + 130_000,
+          T0 + 120_000,
+          T0 + 110_000,
+          T0 + 100_000,
+          T0 + 20_000,
+        ])
+        expect(await series.recentTimes(3)).toEqual([])
+        const rows = await series.rawRows('hardware', ['cpu_percent'], ['cpu_per_core', 'gpus', 'fans'], 1, T0 + 100_000, T0 + 120_000, 10)
+        const hw = sample(10).hardware
+        const text = (k: string) => (hw[k] === undefined ? null : JSON.stringify(hw[k]))
+        expect(rows).toEqual([
+          [T0 + 100_000, 20, text('cpu_per_core'), text('gpus'), text('fans')],
+          [T0 + 110_000, 21, text('cpu_per_core'), text('gpus'), text('fans')],
+        ])
+        expect((await series.rawRows('network', ['upload_mbps'], [], 1, T0, T0 + 200_000, 3)).map((r) => r[0])).toEqual([T0, T0 + 10_000, T0 + 20_000])
+        expect((await series.tierRows('hardware', '1h', ['cpu_percent'], 1, 0, T0 * 2)).map((r) => r.slice(0, 5))).toEqual([
+          [T0 - 3_600_000, null, null, null, 0],
+          [T0, 12.5, 1, 99.5, 360],
+        ])
       },
     )
 
