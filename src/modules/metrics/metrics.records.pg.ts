@@ -19,6 +19,34 @@ export function createRecordCodec() {
     if (refs.size >= MAX_REFS) refs.clear()
     refs.set(key, ref)
   }
+  return withRefs(refs, keep, (into) => ({
+    /**
+     * A write's view of the references: those it reads or makes inside its transaction are its
+     * own until `commit` (a reference of a transaction rolled back was never there, and another
+     * hub may make that day's reference with another text).
+     */
+    scope() {
+      const pending = new Map<string, Uint8Array>()
+      const lookup = (key: string) => refs.get(key) ?? pending.get(key)
+      return {
+        ...withRefs(
+          { get: lookup, has: (key: string) => lookup(key) !== undefined },
+          (key, ref) => void pending.set(key, ref),
+          () => ({}),
+        ),
+        /** the transaction committed: its references are everyone's */
+        commit() {
+          for (const [key, ref] of pending) into(key, ref)
+        },
+      }
+    },
+  }))
+}
+
+type RefMap = Pick<Map<string, Uint8Array>, 'get' | 'has'>
+
+/** The reads, writes and coding of records over one map of references (`extra`: what the caller adds). */
+function withRefs<X>(refs: RefMap, keep: (key: string, ref: Uint8Array) => void, extra: (into: (key: string, ref: Uint8Array) => void) => X) {
   const keyOf = (seq: number, day: number) => `${seq}:${day}`
 
   /** the references of these (device, day) pairs, read or made in `tx` (the write's transaction) */
@@ -36,7 +64,7 @@ export function createRecordCodec() {
     await readRefs(tx, list)
   }
 
-  /** reads the references of these (device, day) pairs into the cache */
+  /** reads the references of these (device, day) pairs into the map */
   async function readRefs(sql: SQL, list: { seq: number; day: number }[]) {
     const rows: { device_seq: string; day: string; ref: Uint8Array }[] = await sql`SELECT device_seq, day, ref FROM metric_record_refs
       WHERE (device_seq, day) IN (SELECT * FROM unnest(${sql.array(
@@ -49,7 +77,7 @@ export function createRecordCodec() {
     for (const r of rows) keep(keyOf(Number(r.device_seq), Number(r.day)), new Uint8Array(r.ref))
   }
 
-  /** the references of records being read (the hubs' shared ones, from the table) */
+  /** the references of stored records about to be decoded */
   async function refsOf(sql: SQL, pairs: { seq: number; ts: number }[]): Promise<void> {
     const missing = new Map<string, { seq: number; day: number }>()
     for (const p of pairs) {
@@ -61,6 +89,7 @@ export function createRecordCodec() {
   }
 
   return {
+    ...extra(keep),
     refsFor,
     refsOf,
     /** a record of these parts' texts (hot values stay in their columns); null when no part has one */

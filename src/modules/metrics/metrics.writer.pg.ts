@@ -9,6 +9,9 @@ import { createRecordCodec, type RecordCodec } from './metrics.records.pg'
 import { RECORDS, dayOf, ensureMetricDay, metricTables } from '../../db/pg/metrics.partitions'
 import type { WriteJob, WriteResult } from './metrics.writer'
 
+/** the reference records of one group's transaction (metrics.records.pg.ts) */
+type Refs = ReturnType<RecordCodec['scope']>
+
 interface Pending {
   job: WriteJob
   resolve(result: WriteResult): void
@@ -80,17 +83,17 @@ export function createMetricWriterPg(
       return { kind: x.kind, values: x.values, rest: x.rest }
     })
 
-  function rowParams(s: Slot, kinds: number, parts: HotPart[], params: unknown[]) {
+  function rowParams(s: Slot, kinds: number, parts: HotPart[], params: unknown[], refs: Refs) {
     const hw = parts.find((x) => x.kind === 'hardware')
     const net = parts.find((x) => x.kind === 'network')
     params.push(s.seq, s.ts, kinds)
     for (let i = 0; i < HW.length; i++) params.push(hw ? hw.values[i] : null)
     for (let i = 0; i < NET.length; i++) params.push(net ? net.values[i] : null)
-    params.push(codec.encode(s.seq, s.ts, parts))
+    params.push(refs.encode(s.seq, s.ts, parts))
   }
 
   /** inserts the slots not yet stored; returns those another writer stored first */
-  async function insert(tx: SQL, all: Slot[]): Promise<Slot[]> {
+  async function insert(tx: SQL, all: Slot[], refs: Refs): Promise<Slot[]> {
     const lost: Slot[] = []
     // a second slot of one time in the group (an item repeated in a replay) waits for the next round, where it is a repeat:
     // inserted beside the first, it would take an id from the sequence for nothing
@@ -108,7 +111,7 @@ export function createMetricWriterPg(
         const parts = partsOf(s)
         const kinds = parts.reduce((k, x) => k | KIND_BIT[x.kind], 0)
         const first = params.length
-        rowParams(s, kinds, parts, params)
+        rowParams(s, kinds, parts, params, refs)
         return `(${COLS.map((_, c) => `$${first + c + 1}`).join(', ')})`
       })
       const got: [string, string, string][] = await tx
@@ -162,7 +165,7 @@ export function createMetricWriterPg(
     return new Map(rows.map((r) => [`${r[0]}:${r[1]}`, { id: Number(r[2]), kinds: Number(r[3]), rec: r[4] }]))
   }
 
-  async function writeGroup(tx: SQL, slots: Slot[]) {
+  async function writeGroup(tx: SQL, slots: Slot[], refs: Refs) {
     let todo = slots
     for (let round = 0; todo.length; round++) {
       if (round > 8) throw new Error('metric writer: a sample time kept moving')
@@ -187,28 +190,28 @@ export function createMetricWriterPg(
         }
         const dup = parts.map((x) => (e.kinds & KIND_BIT[x.kind]) !== 0)
         const added = parts.filter((_, k) => !dup[k])
-        if (added.length) await addParts(tx, s, e, added)
+        if (added.length) await addParts(tx, s, e, added, refs)
         setIds(s, e.id, dup)
       }
       // in key order: two hubs inserting overlapping groups then wait on each other instead of deadlocking
       fresh.sort((a, b) => a.seq - b.seq || a.ts - b.ts)
-      await codec.refsFor(
+      await refs.refsFor(
         tx,
         fresh.map((s) => ({ seq: s.seq, day: dayOf(s.ts), parts: partsOf(s) })),
       )
-      todo = [...(await insert(tx, fresh)), ...moved]
+      todo = [...(await insert(tx, fresh, refs)), ...moved]
     }
   }
 
   /** a part added to a stored sample (late data, or the other part sent apart): its columns and its text join the row */
-  async function addParts(tx: SQL, s: Slot, e: { id: number; kinds: number; rec: Uint8Array | null }, added: HotPart[]) {
-    await codec.refsOf(tx, [{ seq: s.seq, ts: s.ts }])
-    const had = codec.decode(s.seq, s.ts, e.rec ? new Uint8Array(e.rec) : null)
+  async function addParts(tx: SQL, s: Slot, e: { id: number; kinds: number; rec: Uint8Array | null }, added: HotPart[], refs: Refs) {
+    await refs.refsOf(tx, [{ seq: s.seq, ts: s.ts }])
+    const had = refs.decode(s.seq, s.ts, e.rec ? new Uint8Array(e.rec) : null)
     const parts: HotPart[] = (['hardware', 'network'] as MetricKind[])
       .filter((k) => e.kinds & KIND_BIT[k])
       .map((k) => ({ kind: k, values: [], rest: had[k] ?? null }))
     parts.push(...added)
-    await codec.refsFor(tx, [{ seq: s.seq, day: dayOf(s.ts), parts }])
+    await refs.refsFor(tx, [{ seq: s.seq, day: dayOf(s.ts), parts }])
     const sets: string[] = []
     const params: unknown[] = []
     for (const x of added) {
@@ -220,7 +223,7 @@ export function createMetricWriterPg(
     }
     params.push(
       added.reduce((k, x) => k | KIND_BIT[x.kind], e.kinds),
-      codec.encode(s.seq, s.ts, parts),
+      refs.encode(s.seq, s.ts, parts),
       s.seq,
       s.ts,
     )
@@ -293,6 +296,7 @@ export function createMetricWriterPg(
     spanWritten = { hardware: null, network: null }
     try {
       await days(batch, now)
+      const refs = codec.scope()
       await sql.begin(async (tx) => {
         const live = batch.filter((p) => !p.error)
         const seqs = [...new Set(live.map((p) => p.job.deviceSeq))]
@@ -303,7 +307,7 @@ export function createMetricWriterPg(
           if (!exists.has(p.job.deviceSeq)) p.error = new AppError('not_found', 'Device not found')
           else slots.push(...slotsOf(p))
         }
-        await writeGroup(tx, slots)
+        await writeGroup(tx, slots, refs)
         await touch(
           tx,
           live.filter((p) => !p.error).map((p) => p.job.deviceSeq),
@@ -315,6 +319,7 @@ export function createMetricWriterPg(
             ON CONFLICT (kind) DO UPDATE SET from_ts = LEAST(metric_late.from_ts, EXCLUDED.from_ts), to_ts = GREATEST(metric_late.to_ts, EXCLUDED.to_ts)`
         }
       })
+      refs.commit()
     } catch (err) {
       for (const p of batch) if (!p.error) p.reject(err)
       for (const p of batch) if (p.error) p.reject(p.error)

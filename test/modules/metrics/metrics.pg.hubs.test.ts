@@ -8,6 +8,7 @@ import type { Timers } from '../../../src/lib/timers'
 import { batchRows } from '../../../src/modules/metrics/metrics.service'
 import { createMetricsStorePg } from '../../../src/modules/metrics/metrics.store.pg'
 import { createMetricWriterPg } from '../../../src/modules/metrics/metrics.writer.pg'
+import { createRecordCodec } from '../../../src/modules/metrics/metrics.records.pg'
 import { type FreshDatabase, postgresForTests } from '../../helpers/postgres'
 import real from '../../fixtures/agent-sample.json'
 
@@ -101,6 +102,50 @@ describe('metrics on PostgreSQL, several hubs', () => {
       const page = await createMetricsStorePg(other).page('hardware', 1, T0 - 3_600_000, T0, 20, 0)
       expect(page.length).toBe(20)
       expect(page.every((r) => typeof r[FIELD_REST] === 'string')).toBe(true)
+    },
+  )
+})
+
+describe('reference records on PostgreSQL', () => {
+  let fresh: FreshDatabase | undefined
+  let sql: SQL
+  beforeAll(async () => {
+    if (!pg.url) return
+    fresh = await pg.freshDatabase('vigil_metric_refs')
+    sql = openPostgres({ url: fresh.url, pool: 2 })
+    await migratePostgres(sql, 1)
+    await ensureMetricTables(sql, T0)
+    await sql`INSERT INTO clients (id, name, created_at, updated_at) VALUES ('c1', 'c1', 1, 1)`
+    await sql`INSERT INTO devices (id, client_id, fingerprint, created_at, updated_at, seq) VALUES ('d1', 'c1', 'd1', 1, 1, 1)`
+  }, 60_000)
+  afterAll(async () => {
+    await sql?.close()
+    await fresh?.drop()
+  }, 60_000)
+
+  test.skipIf(!pg.url)(
+    `a reference made in a transaction that rolled back is not kept: the hub codes against the one another hub committed ${pg.skipReason}`,
+    async () => {
+      const part = (text: string) => [{ kind: 'hardware' as const, values: [], rest: JSON.stringify({ note: text, pad: 'x'.repeat(200) }) }]
+      const day = dayOf(T0)
+      const hub1 = createRecordCodec()
+      await sql
+        .begin(async (tx) => {
+          await hub1.scope().refsFor(tx, [{ seq: 1, day, parts: part('first, rolled back') }])
+          throw new Error('rolled back')
+        })
+        .catch(() => {})
+      const hub2 = createRecordCodec().scope()
+      await sql.begin((tx) => hub2.refsFor(tx, [{ seq: 1, day, parts: part('second, committed') }]))
+      hub2.commit()
+      const mine = hub1.scope()
+      await sql.begin((tx) => mine.refsFor(tx, [{ seq: 1, day, parts: part('third') }]))
+      mine.commit()
+      const rec = mine.encode(1, T0, part('third'))
+      // a third hub reads the day's reference from the table and decodes the record
+      const reader = createRecordCodec()
+      await reader.refsOf(sql, [{ seq: 1, ts: T0 }])
+      expect(reader.decode(1, T0, rec)).toEqual({ hardware: part('third')[0]!.rest })
     },
   )
 })
