@@ -70,6 +70,8 @@ export function createMetricWriterPg(
   let urgent = false
   let holds = 0
   let overdue = false
+  /** a group's transaction is under way */
+  let flushing = false
   const recent = recentDevices(elapsed)
   /** per kind, the late samples' span of the group being written: kept in the database for whichever hub rolls up */
   let spanWritten: Record<MetricKind, { from: number; to: number } | null> = { hardware: null, network: null }
@@ -278,14 +280,28 @@ export function createMetricWriterPg(
     }
   }
 
+  /**
+   * One group in flight at a time, as SQLite's writer commits one at a time: requests arriving
+   * meanwhile wait for it and go together as the next group, at once.
+   */
   async function flush() {
     scheduled = false
     gathering?.()
     gathering = null
-    if (holds > 0) {
+    if (holds > 0 || flushing) {
       overdue = true
       return
     }
+    flushing = true
+    try {
+      await flushGroup()
+    } finally {
+      flushing = false
+      if (queue.length) schedule()
+    }
+  }
+
+  async function flushGroup() {
     overdue = false
     const batch = queue
     queue = []

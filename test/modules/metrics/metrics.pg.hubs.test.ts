@@ -106,6 +106,67 @@ describe('metrics on PostgreSQL, several hubs', () => {
   )
 })
 
+describe('the group commit on PostgreSQL', () => {
+  let fresh: FreshDatabase | undefined
+  let sql: SQL
+  beforeAll(async () => {
+    if (!pg.url) return
+    fresh = await pg.freshDatabase('vigil_metric_groups')
+    sql = openPostgres({ url: fresh.url, pool: 4 })
+    await migratePostgres(sql, 1)
+    await sql`INSERT INTO clients (id, name, created_at, updated_at) VALUES ('c1', 'c1', 1, 1)`
+    await sql`INSERT INTO devices (id, client_id, fingerprint, created_at, updated_at, seq) VALUES ('d1', 'c1', 'd1', 1, 1, 1)`
+  }, 60_000)
+  afterAll(async () => {
+    await sql?.close()
+    await fresh?.drop()
+  }, 60_000)
+
+  test.skipIf(!pg.url)(`requests arriving while a group commits wait for it and go together as the next group ${pg.skipReason}`, async () => {
+    // every transaction counted, and the first held open until the test lets it go
+    let begins = 0
+    let release: () => void = () => {}
+    const gate = new Promise<void>((r) => {
+      release = r
+    })
+    let held = true // not during the warm-up below
+    const counted = new Proxy(sql, {
+      get(target, prop) {
+        if (prop === 'begin') {
+          return async (fn: (tx: SQL) => Promise<unknown>) => {
+            begins++
+            if (!held) {
+              held = true
+              await gate
+            }
+            return target.begin(fn as never)
+          }
+        }
+        const v = Reflect.get(target, prop, target)
+        return typeof v === 'function' ? v.bind(target) : v
+      },
+    })
+    const turn = () => new Promise<void>((r) => setImmediate(r))
+    const w = createMetricWriterPg(counted, manualClock(T0), { rawRetentionMs: 30 * DAY }, soon)
+    const job = (i: number) => ({ deviceSeq: 1, samples: batchRows({ ...real, recorded_at: new Date(T0 - 60_000 + i * 1000).toISOString() }, T0) })
+    // the tables and the day's partition first, so that only the groups' transactions are counted below
+    await w.submit(job(0))
+    begins = 0
+    held = false
+    const first = w.submit(job(1))
+    await turn()
+    await turn()
+    const later = [w.submit(job(2))]
+    await turn()
+    later.push(w.submit(job(3)))
+    await turn()
+    release()
+    const results = await Promise.all([first, ...later])
+    expect(results.every((r) => r.duplicate === null)).toBe(true)
+    expect(begins).toBe(2)
+  })
+})
+
 describe('reference records on PostgreSQL', () => {
   let fresh: FreshDatabase | undefined
   let sql: SQL
