@@ -2,37 +2,13 @@ import type { SQL } from 'bun'
 import { AppError } from '../../http/errors'
 import type { Clock } from '../../lib/clock'
 import { systemTimers, type Timers } from '../../lib/timers'
-import { FIELDS, KIND_BIT, type MetricKind } from './metrics.fields'
-import type { HotPart } from './metrics.hot'
+import { KIND_BIT, type MetricKind } from './metrics.fields'
 import { GATHER_BYTES, GATHER_MS, GATHER_REQUESTS, recentDevices } from './metrics.gather'
 import { createRecordCodec, type RecordCodec } from './metrics.records.pg'
 import { RECORDS, dayOf, ensureMetricDay, metricTables } from '../../db/pg/metrics.partitions'
 import type { WriteJob, WriteResult } from './metrics.writer'
+import { COLS, addParts, existing, partsOf, rowParams, type Pending, type Refs, type Slot } from './metrics.writer.pg.sql'
 
-/** the reference records of one group's transaction (metrics.records.pg.ts) */
-type Refs = ReturnType<RecordCodec['scope']>
-
-interface Pending {
-  job: WriteJob
-  resolve(result: WriteResult): void
-  reject(err: unknown): void
-  result?: WriteResult
-  error?: unknown
-}
-
-/** One row to write: a sample's parts of one time (a batch's two parts share it). */
-interface Slot {
-  p: Pending
-  seq: number
-  ts: number
-  stamped: boolean
-  /** indexes into the job's samples */
-  idx: number[]
-}
-
-const HW = FIELDS.hardware.map((f) => f.name)
-const NET = FIELDS.network.map((f) => f.name)
-const COLS = ['device_seq', 'ts', 'kinds', ...HW, ...NET, 'rec']
 /** rows per INSERT: PostgreSQL takes at most 65,535 parameters per statement */
 const ROWS_PER_INSERT = 1_000
 /** see metrics.writer.ts */
@@ -77,22 +53,6 @@ export function createMetricWriterPg(
   let spanWritten: Record<MetricKind, { from: number; to: number } | null> = { hardware: null, network: null }
   let writtenSince = new Map<number, number>()
   const newestWritten = new Map<number, { ts: number; at: number }>()
-
-  /** the parts of a slot as records and columns take them */
-  const partsOf = (s: Slot): HotPart[] =>
-    s.idx.map((i) => {
-      const x = s.p.job.samples[i]!
-      return { kind: x.kind, values: x.values, rest: x.rest }
-    })
-
-  function rowParams(s: Slot, kinds: number, parts: HotPart[], params: unknown[], refs: Refs) {
-    const hw = parts.find((x) => x.kind === 'hardware')
-    const net = parts.find((x) => x.kind === 'network')
-    params.push(s.seq, s.ts, kinds)
-    for (let i = 0; i < HW.length; i++) params.push(hw ? hw.values[i] : null)
-    for (let i = 0; i < NET.length; i++) params.push(net ? net.values[i] : null)
-    params.push(refs.encode(s.seq, s.ts, parts))
-  }
 
   /** inserts the slots not yet stored; returns those another writer stored first */
   async function insert(tx: SQL, all: Slot[], refs: Refs): Promise<Slot[]> {
@@ -152,21 +112,6 @@ export function createMetricWriterPg(
     if (n === undefined || ts >= n.ts) newestWritten.set(seq, { ts, at: elapsed() })
   }
 
-  /** the stored rows of these slots' times, locked: [id, kinds, rec] by "seq:ts" */
-  async function existing(tx: SQL, slots: Slot[]) {
-    const rows: [string, string, string, number, Uint8Array | null][] = await tx`
-      SELECT device_seq, ts, id, kinds, rec FROM metric_records
-      WHERE (device_seq, ts) IN (SELECT * FROM unnest(${tx.array(
-        slots.map((s) => s.seq),
-        'int8',
-      )}::int8[], ${tx.array(
-        slots.map((s) => s.ts),
-        'int8',
-      )}::int8[]))
-      FOR UPDATE`.values()
-    return new Map(rows.map((r) => [`${r[0]}:${r[1]}`, { id: Number(r[2]), kinds: Number(r[3]), rec: r[4] }]))
-  }
-
   async function writeGroup(tx: SQL, slots: Slot[], refs: Refs) {
     let todo = slots
     for (let round = 0; todo.length; round++) {
@@ -203,34 +148,6 @@ export function createMetricWriterPg(
       )
       todo = [...(await insert(tx, fresh, refs)), ...moved]
     }
-  }
-
-  /** a part added to a stored sample (late data, or the other part sent apart): its columns and its text join the row */
-  async function addParts(tx: SQL, s: Slot, e: { id: number; kinds: number; rec: Uint8Array | null }, added: HotPart[], refs: Refs) {
-    await refs.refsOf(tx, [{ seq: s.seq, ts: s.ts }])
-    const had = refs.decode(s.seq, s.ts, e.rec ? new Uint8Array(e.rec) : null)
-    const parts: HotPart[] = (['hardware', 'network'] as MetricKind[])
-      .filter((k) => e.kinds & KIND_BIT[k])
-      .map((k) => ({ kind: k, values: [], rest: had[k] ?? null }))
-    parts.push(...added)
-    await refs.refsFor(tx, [{ seq: s.seq, day: dayOf(s.ts), parts }])
-    const sets: string[] = []
-    const params: unknown[] = []
-    for (const x of added) {
-      const names = x.kind === 'hardware' ? HW : NET
-      names.forEach((n, i) => {
-        params.push(x.values[i])
-        sets.push(`${n} = $${params.length}`)
-      })
-    }
-    params.push(
-      added.reduce((k, x) => k | KIND_BIT[x.kind], e.kinds),
-      refs.encode(s.seq, s.ts, parts),
-      s.seq,
-      s.ts,
-    )
-    const n = params.length
-    await tx.unsafe(`UPDATE ${RECORDS} SET ${sets.join(', ')}, kinds = $${n - 3}, rec = $${n - 2} WHERE device_seq = $${n - 1} AND ts = $${n}`, params)
   }
 
   /**
