@@ -62,6 +62,8 @@
  * beside drizzle's bun-sql adapter; needs VIGIL_BENCH_PG_URL or VIGIL_TEST_PG_URL; no executable).
  * `--copy-only [--copy-samples N]` times `vigil copy --to` for a 1 M-sample instance, rows sent as INSERTs beside unnested
  * arrays (scripts/bench/run-copy.ts; needs VIGIL_BENCH_PG_URL or VIGIL_TEST_PG_URL).
+ * `--pg-metrics-only [--pg-metrics-rounds N]` measures a sample on each engine side by side, in process (scripts/bench/run-pg-metrics.ts:
+ * hub and PostgreSQL CPU per request, bytes per sample on disk; needs VIGIL_BENCH_PG_URL or VIGIL_TEST_PG_URL; no executable).
  * The sections live in scripts/bench/run-*.ts, what they share in scripts/bench/common.ts.
  * Everything runs on loopback; only processes started here are stopped.
  */
@@ -144,6 +146,16 @@ async function fullRun() {
 if (args.has('--pg-driver-only')) {
   // the driver alone: no executable, no server of ours
   const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/pg-driver.ts')], { stdout: 'inherit', stderr: 'inherit' })
+  rmSync(tmp, { recursive: true, force: true })
+  process.exit(run.exitCode ?? 1)
+}
+
+if (args.has('--pg-metrics-only')) {
+  // in process on both engines: no executable, no server of ours
+  const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/run-pg-metrics.ts'), ...process.argv.slice(2)], {
+    stdout: 'inherit',
+    stderr: 'inherit',
+  })
   rmSync(tmp, { recursive: true, force: true })
   process.exit(run.exitCode ?? 1)
 }

@@ -7,22 +7,39 @@ import { createAiStore } from '../modules/ai/ai.store'
 import { createAiStorePg } from '../modules/ai/ai.store.pg'
 import { clientsWithDevices, deviceIdsOf, deviceRef, deviceSeqs, findDevice, markDeviceSeen, resolveDevice } from '../modules/devices/devices.service'
 import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
-import { createRollupStore } from '../modules/metrics/metrics.rollup.store'
+import { createRollupStore, type RollupPort } from '../modules/metrics/metrics.rollup.store'
 import { fieldSeries, summarizeDevice, type MetricsDeps } from '../modules/metrics/metrics.service'
 import { createMetricsStore } from '../modules/metrics/metrics.store'
 import { createSeriesStore } from '../modules/metrics/metrics.series.store'
 import { retentionMs } from '../modules/metrics/metrics.jobs'
-import { createMetricWriter } from '../modules/metrics/metrics.writer'
+import { createMetricWriter, type MetricWriter } from '../modules/metrics/metrics.writer'
+import { createMetricWriterPg } from '../modules/metrics/metrics.writer.pg'
 import { createBlockStore } from '../modules/metrics/metrics.block.store'
-import { createSealer } from '../modules/metrics/metrics.seal'
+import { createSealer, type Sealer } from '../modules/metrics/metrics.seal'
+import { sqliteMetricsReads, type MetricsReads } from '../modules/metrics/metrics.reads'
+import { createMetricsStorePg } from '../modules/metrics/metrics.store.pg'
+import { createRollupStorePg } from '../modules/metrics/metrics.rollup.store.pg'
+import { createRecordCodec } from '../modules/metrics/metrics.records.pg'
+import { onEngine } from './engine'
+import { sqliteSeriesReads, type SeriesReads } from '../modules/metrics/metrics.series.reads'
+import { createSeriesStorePg } from '../modules/metrics/metrics.series.store.pg'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
 import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
 import { createRecommendationsStorePg } from '../modules/recommendations/recommendations.store.pg'
-import { onEngine } from './engine'
 import type { FleetModules } from './fleet'
 import type { Hooks } from './hooks'
 import type { IdentityModules } from './identity'
 import type { Filled } from './ports'
+
+/** The metric stores of this hub's engine (the sealer's SQLite writer: null on PostgreSQL, which keeps no blocks). */
+interface MetricsEngine {
+  writer: MetricsDeps['writer']
+  late: MetricsJobDeps['writer']
+  reads: MetricsReads
+  seriesReads: SeriesReads
+  rollups: RollupPort
+  sqliteWriter: MetricWriter | null
+}
 
 /** What a test may swap in this group. */
 export interface MonitoringOverrides {
@@ -36,13 +53,42 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
   const devices = fleet.devices
 
   // the only writer of the metric tables: ingest, the rollup job and the checkpointer share its queue
-  const writer = createMetricWriter(sqlite, ctx.clock, { markSeen: (seq, at) => markDeviceSeen(devices, seq, at) })
+  // (on PostgreSQL one per hub, each its own group commits; the records' reference texts shared with the reads)
+  const codec = createRecordCodec()
+  const engine = onEngine<MetricsEngine>(
+    ctx,
+    (db) => {
+      const sqliteWriter = createMetricWriter(db, ctx.clock, { markSeen: (seq, at) => markDeviceSeen(devices, seq, at) })
+      return {
+        writer: sqliteWriter,
+        late: sqliteWriter,
+        reads: sqliteMetricsReads(createMetricsStore(db)),
+        seriesReads: sqliteSeriesReads(createSeriesStore(db)),
+        rollups: createRollupStore(db),
+        sqliteWriter,
+      }
+    },
+    (pg) => {
+      const pgWriter = createMetricWriterPg(pg, ctx.clock, { rawRetentionMs: ctx.config.metricsRetention.raw * 1000, codec })
+      return {
+        writer: pgWriter,
+        late: pgWriter,
+        reads: createMetricsStorePg(pg, codec),
+        seriesReads: createSeriesStorePg(pg, codec),
+        rollups: createRollupStorePg(pg),
+        sqliteWriter: null,
+      }
+    },
+  )
+  const writer = engine.writer
   // who hears of each newly stored sample (the live stream, alert rules) and counts them (/metrics) listens on the hooks
   const metrics: Filled<MetricsDeps, 'stored' | 'ingested' | 'extras'> = {
     stored: hooks.sampleStored.call,
     extras: hooks.batchExtras.call,
     ingested: hooks.samplesIngested.call,
     checkResults: hooks.checkResults.call,
+    reads: engine.reads,
+    seriesReads: engine.seriesReads,
     store: createMetricsStore(sqlite),
     series: createSeriesStore(sqlite),
     retentionMs: retentionMs(ctx.config.metricsRetention),
@@ -56,10 +102,11 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
   }
   const blocks = createBlockStore(sqlite)
   const metricsJobs: MetricsJobDeps = {
-    rollups: createRollupStore(sqlite),
-    blocks,
+    rollups: engine.rollups,
+    // PostgreSQL keeps no blocks: its records stay in their day partitions
+    blocks: engine.sqliteWriter ? blocks : undefined,
     devices: metrics.devices,
-    writer,
+    writer: engine.late,
     clock: ctx.clock,
     retention: ctx.config.metricsRetention,
     logger: ctx.logger,
@@ -101,7 +148,9 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
   }
 
   // samples an hour old move into their compact blocks (metrics.seal.ts)
-  const sealer = createSealer({ blocks, devices: metrics.devices, writer, clock: ctx.clock, logger: ctx.logger })
+  const sealer: Sealer = engine.sqliteWriter
+    ? createSealer({ blocks, devices: metrics.devices, writer: engine.sqliteWriter, clock: ctx.clock, logger: ctx.logger })
+    : { run: async () => ({ blocks: 0, rows: 0 }), behind: () => 0 }
   return { metrics, metricsJobs, sealer, recommendations, ai }
 }
 

@@ -5,6 +5,15 @@ import { PRUNE_BATCH } from './metrics.rollup.store'
 const KINDS: MetricKind[] = ['hardware', 'network']
 
 /**
+ * The disk budget measures and shrinks the SQLite file (src/modules/storage): it runs on SQLite,
+ * whose store answers at once. A PostgreSQL hub's retention drops day partitions instead.
+ */
+function now<T>(v: T | Promise<T>): T {
+  if (v instanceof Promise) throw new Error('the disk budget runs on SQLite only')
+  return v
+}
+
+/**
  * What the disk budget (src/modules/storage) asks of the metric tiers: how old their oldest data
  * is over the whole fleet, and a delete of what is older than a cut-off, through the same bounded
  * statements the fixed retention uses (at most PRUNE_BATCH rows per kind and call, so the write
@@ -20,7 +29,7 @@ export function metricsBudget(deps: MetricsJobDeps) {
       const seqs = deps.devices.seqs()
       let min: number | null = null
       for (const kind of KINDS) {
-        const t = deps.rollups.oldest(kind, levels(tier), seqs)
+        const t = now(deps.rollups.oldest(kind, levels(tier), seqs))
         if (t !== null && (min === null || t < min)) min = t
       }
       return min
@@ -31,12 +40,12 @@ export function metricsBudget(deps: MetricsJobDeps) {
       // raw samples of both kinds share one table, pruned under 'hardware' (as runRetention does)
       // and the sealed blocks wholly before the cut-off once the rows are through (rows are what it counts)
       if (tier === 'raw') {
-        const rows = deps.rollups.pruneBatch('hardware', LEVEL.raw, seqs, cutoff)
+        const rows = now(deps.rollups.pruneBatch('hardware', LEVEL.raw, seqs, cutoff))
         if (rows < PRUNE_BATCH) deps.blocks?.prune(cutoff)
         return rows
       }
       let n = 0
-      for (const kind of KINDS) n += deps.rollups.pruneBatch(kind, levels(tier), seqs, cutoff)
+      for (const kind of KINDS) n += now(deps.rollups.pruneBatch(kind, levels(tier), seqs, cutoff))
       return n
     },
     freePages: () => deps.rollups.freePages(),

@@ -4,19 +4,19 @@ import type { Logger } from '../../lib/logger'
 import { LEVEL, TIERS, levelName, type LevelName, type MetricKind } from './metrics.fields'
 import { rollupAll } from './metrics.rollup'
 import type { BlockStore } from './metrics.block.store'
-import { PRUNE_BATCH, type RollupStore } from './metrics.rollup.store'
+import { PRUNE_BATCH, type RollupPort } from './metrics.rollup.store'
 import type { MetricDevices } from './metrics.service'
 import type { MetricWriter } from './metrics.writer'
 
 type Retention = Config['metricsRetention']
 
 export interface MetricsJobDeps {
-  rollups: RollupStore
+  rollups: RollupPort
   /** the sealed blocks: dropped with the raw rows they belong to */
   blocks?: Pick<BlockStore, 'prune'>
   devices: Pick<MetricDevices, 'seqs'>
   /** the late samples it has written since the last run */
-  writer: Pick<MetricWriter, 'takeWrittenSpan'>
+  writer: { takeWrittenSpan(kind: MetricKind): ReturnType<MetricWriter['takeWrittenSpan']> | Promise<ReturnType<MetricWriter['takeWrittenSpan']>> }
   clock: Clock
   retention: Retention
   logger: Logger
@@ -31,7 +31,7 @@ export async function runRollup(deps: MetricsJobDeps): Promise<void> {
   await rollupAll(deps.rollups, {
     now: deps.clock.now(),
     devices: deps.devices.seqs(),
-    late: { hardware: deps.writer.takeWrittenSpan('hardware'), network: deps.writer.takeWrittenSpan('network') },
+    late: { hardware: await deps.writer.takeWrittenSpan('hardware'), network: await deps.writer.takeWrittenSpan('network') },
     rawRetentionMs: deps.retention.raw * 1000,
     pause: yieldToRequests,
   })
@@ -61,7 +61,7 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
       if (level === LEVEL.raw && kind === 'network') continue // one raw table holds both kinds
       const cutoff = now - deps.retention[RETENTION_SETTING[levelName(level)]] * 1000
       for (let i = 0; i < MAX_BATCHES_PER_TABLE; i++) {
-        const n = deps.rollups.pruneBatch(kind, level, seqs, cutoff)
+        const n = await deps.rollups.pruneBatch(kind, level, seqs, cutoff)
         total += n
         if (n < PRUNE_BATCH) break
         await yieldToRequests()
@@ -69,6 +69,8 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
     }
   }
   total += deps.blocks?.prune(now - deps.retention.raw * 1000) ?? 0
+  // PostgreSQL's day partitions for the days ahead: made here, once across hubs, as the run is
+  await deps.rollups.ahead?.(now, now - deps.retention.raw * 1000)
   deps.rollups.optimize()
   for (let i = 0; i < MAX_BATCHES_PER_TABLE && deps.rollups.freePages() > 0; i++) {
     deps.rollups.vacuumStep()

@@ -117,5 +117,22 @@ function build(sqlite: Database) {
 }
 
 export type RollupStore = ReturnType<typeof build>
+
+/**
+ * What the rollup and retention jobs need of either engine: the SQLite store above answers at
+ * once, the PostgreSQL one (metrics.rollup.store.pg.ts) with promises; the jobs await both.
+ */
+export interface RollupPort {
+  roll(kind: MetricKind, tier: number, seqs: number[], a: number, b: number, fold: Fold): void | Promise<void>
+  oldest(kind: MetricKind, level: number, seqs: number[]): number | null | Promise<number | null>
+  doneUntil(kind: MetricKind, tier: TierName): number | null | Promise<number | null>
+  setDone(kind: MetricKind, tier: TierName, t: number): void | Promise<void>
+  pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number): number | Promise<number>
+  /** makes the storage ahead of time where the engine needs it (PostgreSQL's day partitions) */
+  ahead?(now: number, keepFrom: number): Promise<void>
+  optimize(): void
+  freePages(): number
+  vacuumStep(): void
+}
 /** One store (prepared statements) per database connection. */
 export const createRollupStore: (sqlite: Database) => RollupStore = perConnection(build)

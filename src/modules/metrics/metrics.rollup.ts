@@ -1,5 +1,5 @@
 import { COUNTER_FIELDS, counterStep, FIELDS, LEVEL, TIERS, type MetricKind } from './metrics.fields'
-import type { RollupStore, SourceRow } from './metrics.rollup.store'
+import type { RollupPort, SourceRow } from './metrics.rollup.store'
 
 /** Samples may arrive a little late (network, group commit): a bucket is final GRACE_MS after it ends. */
 export const GRACE_MS = 30_000
@@ -133,7 +133,7 @@ export interface RollupOptions {
  * finished, re-rolling the last few buckets (and anything a late sample touched), in bounded
  * steps. Idempotent: rolling a bucket twice gives the same row.
  */
-export async function rollupAll(s: RollupStore, opts: RollupOptions): Promise<void> {
+export async function rollupAll(s: RollupPort, opts: RollupOptions): Promise<void> {
   for (const kind of ['hardware', 'network'] as const) {
     let srcDone = opts.now - GRACE_MS
     const late = opts.late?.[kind] ?? null
@@ -146,10 +146,10 @@ export async function rollupAll(s: RollupStore, opts: RollupOptions): Promise<vo
     for (let i = 0; i < TIERS.length; i++) {
       const { name, ms: w } = TIERS[i]!
       const end = floorTo(srcDone, w)
-      const done = s.doneUntil(kind, name)
+      const done = await s.doneUntil(kind, name)
       let start: number
       if (done === null) {
-        const first = s.oldest(kind, i, opts.devices)
+        const first = await s.oldest(kind, i, opts.devices)
         start = first === null ? end : floorTo(first, w)
       } else start = Math.min(done, end) - (i === 0 ? LOOKBACK_BUCKETS * w : 0)
       // the tier's own progress, and the whole buckets over what changed below it, whenever that was
@@ -157,11 +157,11 @@ export async function rollupAll(s: RollupStore, opts: RollupOptions): Promise<vo
       for (const [from, to] of spans) {
         for (let a = from; a < to; a += BUCKETS_PER_STEP * w) {
           const b = Math.min(to, a + BUCKETS_PER_STEP * w)
-          s.roll(kind, i, opts.devices, a, b, (rows, emit) => aggregate(kind, i, w, rows, emit))
+          await s.roll(kind, i, opts.devices, a, b, (rows, emit) => aggregate(kind, i, w, rows, emit))
           if (opts.pause) await opts.pause()
         }
       }
-      s.setDone(kind, name, Math.max(done ?? end, end))
+      await s.setDone(kind, name, Math.max(done ?? end, end))
       if (spans.length) dirty = spans
       srcDone = Math.max(done ?? end, end)
     }

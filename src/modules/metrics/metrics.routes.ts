@@ -21,7 +21,7 @@ import {
   NetworkRecord,
   SummaryQuery,
 } from './metrics.model'
-import { historyJson, ingestBatch, ingestOne, latest, summarizeDevice, type MetricsDeps } from './metrics.service'
+import { historyJson, ingestBatch, ingestOne, latest, summaryOf, type MetricsDeps } from './metrics.service'
 import { MetricsSummary } from './metrics.summary.model'
 import { ingestBulk } from './metrics.bulk'
 import { SeriesQuery, SeriesResponse } from './metrics.series.model'
@@ -80,7 +80,7 @@ export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
     .use(authGuards(auth))
     .get(
       '/hardware/:device_id',
-      ({ user, params, request }) => json(historyJson(deps, user.clientId, 'hardware', params.device_id, historyQuery.read(request))),
+      async ({ user, params, request }) => json(await historyJson(deps, user.clientId, 'hardware', params.device_id, historyQuery.read(request))),
       {
         user: true,
         params: DeviceParams,
@@ -90,7 +90,7 @@ export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
     )
     .get(
       '/network/:device_id',
-      ({ user, params, request }) => json(historyJson(deps, user.clientId, 'network', params.device_id, historyQuery.read(request))),
+      async ({ user, params, request }) => json(await historyJson(deps, user.clientId, 'network', params.device_id, historyQuery.read(request))),
       {
         user: true,
         params: DeviceParams,
@@ -110,7 +110,7 @@ export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
       response: { 200: NetworkRecord },
       detail: { ...routeErrors('no_metrics'), tags, summary: 'The newest network sample' },
     })
-    .get('/summary/:device_id', ({ user, params, request }) => summarizeDevice(deps, user.clientId, params.device_id, summaryQuery.read(request).hours), {
+    .get('/summary/:device_id', ({ user, params, request }) => summaryOf(deps, user.clientId, params.device_id, summaryQuery.read(request).hours), {
       user: true,
       params: DeviceParams,
       response: { 200: MetricsSummary },
@@ -119,7 +119,7 @@ export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
     .get(
       '/series/:device_id',
       // serialised here, not checked again against the schema: up to 5,000 points per series
-      ({ user, params, request }) => jsonText(JSON.stringify(deviceSeries(deps, user.clientId, params.device_id, seriesQuery.read(request)))),
+      async ({ user, params, request }) => jsonText(JSON.stringify(await deviceSeries(deps, user.clientId, params.device_id, seriesQuery.read(request)))),
       {
         user: true,
         params: DeviceParams,

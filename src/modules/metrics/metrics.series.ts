@@ -17,7 +17,7 @@ import { FIELDS, HOUR_MS, LEVEL, MINUTE_MS, levelName, TIERS, type MetricKind } 
 import { extractFamily, MAX_KEYS_PER_FAMILY, NESTED_FAMILIES } from './metrics.nested'
 import type { MinuteEntry, NestedMinutes } from './metrics.minutes'
 import type { SeriesQuery, SeriesResponse } from './metrics.series.model'
-import type { SeriesStore } from './metrics.series.store'
+import type { SeriesReads } from './metrics.series.reads'
 import type { MetricsDeps } from './metrics.service'
 
 /**
@@ -30,7 +30,7 @@ export const MAX_NESTED_SAMPLES = 360
 /** A bound on the raw rows completing a tier whose rollup lags far behind (it catches up within minutes). */
 const MAX_RAW_EDGE = 100_000
 
-export type SeriesDeps = Pick<MetricsDeps, 'store' | 'series' | 'clock' | 'devices' | 'retentionMs'>
+export type SeriesDeps = Pick<MetricsDeps, 'reads' | 'seriesReads' | 'clock' | 'devices' | 'retentionMs'>
 
 const refuse = (param: string, msg: string): never => {
   throw new RequestValidationError([{ loc: ['query', param], msg, type: 'value_error' }])
@@ -63,8 +63,8 @@ export function parseFields(kind: MetricKind, list: string): { hot: string[]; fa
  * tier has not rolled up yet, so the right edge is current; nested families from raw samples'
  * JSON. A gap longer than ~2 steps gets a null point.
  */
-export function deviceSeries(deps: SeriesDeps, clientId: string, deviceId: string, q: SeriesQuery): SeriesResponse {
-  const device = deps.devices.ref(clientId, deviceId)
+export async function deviceSeries(deps: SeriesDeps, clientId: string, deviceId: string, q: SeriesQuery): Promise<SeriesResponse> {
+  const device = await deps.devices.ref(clientId, deviceId)
   const kind = q.kind
   const { hot, families } = parseFields(kind, q.fields)
   const now = deps.clock.now()
@@ -72,7 +72,7 @@ export function deviceSeries(deps: SeriesDeps, clientId: string, deviceId: strin
   const from = q.start ? Date.parse(q.start) : to - HOUR_MS
   if (from >= to) refuse('start', 'start must be before end')
 
-  const interval = medianGap(deps.series.recentTimes(device.seq))
+  const interval = medianGap(await deps.seriesReads.recentTimes(device.seq))
   const maxPoints = families.length ? MAX_NESTED_POINTS : MAX_POINTS
   const level = q.resolution === 'auto' ? autoLevel({ from, to, now, intervalMs: interval, retentionMs: deps.retentionMs, maxPoints }) : LEVEL[q.resolution]
   const points = estimatePoints(level, from, to, interval)
@@ -84,15 +84,15 @@ export function deviceSeries(deps: SeriesDeps, clientId: string, deviceId: strin
     )
   }
   const width = levelWidth(level)
-  const oldestRaw = deps.store.oldestTs(kind, device.seq)
+  const oldestRaw = await deps.reads.oldestTs(kind, device.seq)
   let cols: Columns
   if (level === LEVEL.raw) {
-    cols = rawPoints(deps.series, kind, hot, families, device.seq, from, to, maxPoints)
+    cols = await rawPoints(deps.seriesReads, kind, hot, families, device.seq, from, to, maxPoints)
   } else {
     const start = Math.floor(from / width) * width
-    cols = tierBuckets(deps, kind, hot, device.seq, level, start, to)
+    cols = await tierBuckets(deps, kind, hot, device.seq, level, start, to)
     if (families.length && oldestRaw !== null) {
-      cols = mergeColumns(cols, nestedBuckets(deps.series, kind, families, device.seq, width, Math.max(start, oldestRaw), to, interval))
+      cols = mergeColumns(cols, await nestedBuckets(deps.seriesReads, kind, families, device.seq, width, Math.max(start, oldestRaw), to, interval))
     }
   }
   const step = width || interval || 0
@@ -154,8 +154,17 @@ function nestedFeeder(b: SeriesBuilder, families: string[]) {
 }
 
 /** Raw resolution: every sample is a point (at most maxPoints, else 422). */
-function rawPoints(store: SeriesStore, kind: MetricKind, hot: string[], families: string[], seq: number, from: number, to: number, maxPoints: number): Columns {
-  const rows = store.rawRows(kind, hot, families, seq, from, to, maxPoints + 1)
+async function rawPoints(
+  store: SeriesReads,
+  kind: MetricKind,
+  hot: string[],
+  families: string[],
+  seq: number,
+  from: number,
+  to: number,
+  maxPoints: number,
+): Promise<Columns> {
+  const rows = await store.rawRows(kind, hot, families, seq, from, to, maxPoints + 1)
   if (rows.length > maxPoints) refuse('resolution', `raw over this range gives more than ${maxPoints} points: choose a coarser resolution or a shorter range`)
   const b = new SeriesBuilder(0, hot)
   const nested = nestedFeeder(b, families)
@@ -176,17 +185,17 @@ function rawPoints(store: SeriesStore, kind: MetricKind, hot: string[], families
  * up to where it is rolled up, then each finer level's up to where it is, then raw samples:
  * the levels nest (a 1h bucket is six 10m buckets), so the buckets are exact.
  */
-function tierBuckets(deps: SeriesDeps, kind: MetricKind, hot: string[], seq: number, level: number, start: number, to: number): Columns {
+async function tierBuckets(deps: SeriesDeps, kind: MetricKind, hot: string[], seq: number, level: number, start: number, to: number): Promise<Columns> {
   const b = new SeriesBuilder(levelWidth(level), hot)
   if (!hot.length) return b.finish()
-  const done = deps.store.doneUntil(kind)
+  const done = await deps.reads.doneUntil(kind)
   const F = hot.length
   let a = start
   for (let lv = level; lv > LEVEL.raw && a < to; lv--) {
     const tier = TIERS[lv - 1]!
     const e = Math.min(to, done[tier.name])
     if (e <= a) continue
-    for (const row of deps.series.tierRows(kind, tier.name, hot, seq, a, e)) {
+    for (const row of await deps.seriesReads.tierRows(kind, tier.name, hot, seq, a, e)) {
       b.at(row[0]!)
       for (let i = 0; i < F; i++) {
         const o = 1 + i * 4
@@ -198,7 +207,7 @@ function tierBuckets(deps: SeriesDeps, kind: MetricKind, hot: string[], seq: num
     a = e
   }
   if (a < to) {
-    for (const row of deps.series.rawRows(kind, hot, [], seq, a, to, MAX_RAW_EDGE)) {
+    for (const row of await deps.seriesReads.rawRows(kind, hot, [], seq, a, to, MAX_RAW_EDGE)) {
       b.at(row[0] as number)
       for (let i = 0; i < F; i++) {
         const v = row[i + 1]
@@ -213,8 +222,8 @@ function tierBuckets(deps: SeriesDeps, kind: MetricKind, hot: string[], seq: num
  * Nested families in buckets of `width` from raw samples in [from, to): all of them when they
  * are at most MAX_NESTED_SAMPLES, else evenly spread ones (see MAX_NESTED_SAMPLES).
  */
-function nestedBuckets(
-  store: SeriesStore,
+async function nestedBuckets(
+  store: SeriesReads,
   kind: MetricKind,
   families: string[],
   seq: number,
@@ -222,7 +231,7 @@ function nestedBuckets(
   from: number,
   to: number,
   interval: number | null,
-): Columns {
+): Promise<Columns> {
   const b = new SeriesBuilder(width)
   const feed = nestedFeeder(b, families)
   const take = (rows: unknown[][]) => {
@@ -233,7 +242,7 @@ function nestedBuckets(
   }
   if (from >= to) return b.finish()
   const rows =
-    estimatePoints(LEVEL.raw, from, to, interval) <= MAX_NESTED_SAMPLES ? store.rawRows(kind, [], families, seq, from, to, MAX_NESTED_SAMPLES + 1) : null
+    estimatePoints(LEVEL.raw, from, to, interval) <= MAX_NESTED_SAMPLES ? await store.rawRows(kind, [], families, seq, from, to, MAX_NESTED_SAMPLES + 1) : null
   if (rows && rows.length <= MAX_NESTED_SAMPLES) {
     take(rows)
     return b.finish()
@@ -244,8 +253,8 @@ function nestedBuckets(
   // A slot of whole minutes before the oldest sample still to seal takes its first sample from
   // the sealed minutes (metrics.minutes.ts: each minute's first sample, as the query below would
   // find it), so a long range decodes no block; the other slots read the sample itself.
-  const sealedUntil = slot % MINUTE_MS === 0 ? (store.firstUnsealed(seq, from, to) ?? to) : from
-  const minutes = sealedUntil > from ? sealedMinutes(store.nestedMinutes(seq, from, sealedUntil), kind) : []
+  const sealedUntil = slot % MINUTE_MS === 0 ? ((await store.firstUnsealed(seq, from, to)) ?? to) : from
+  const minutes = sealedUntil > from ? sealedMinutes(await store.nestedMinutes(seq, from, sealedUntil), kind) : []
   const at = families.map((f) => NESTED_FAMILIES[kind].indexOf(f))
   let m = 0
   for (let s = Math.floor(from / width) * width; s < to; s += slot) {
@@ -261,7 +270,7 @@ function nestedBuckets(
       }
       continue
     }
-    take(store.rawRows(kind, [], families, seq, lo, hi, 1))
+    take(await store.rawRows(kind, [], families, seq, lo, hi, 1))
   }
   return b.finish()
 }

@@ -8,7 +8,10 @@ import type { CheckResultIn } from '../checks/checks.model'
 import type { BatchMetricIn, HardwareRecord, HistoryQuery, NetworkRecord } from './metrics.model'
 import { recordedAt, toRecord, toSampleRow, writePage, type SampleRow } from './metrics.rows'
 import type { MetricsStore } from './metrics.store'
+import type { MetricsReads } from './metrics.reads'
+import { read, stepsAwait, stepsNow, type Steps } from './metrics.steps'
 import type { SeriesStore } from './metrics.series.store'
+import type { SeriesReads } from './metrics.series.reads'
 import { levelForHours, summarizeKind } from './metrics.summary'
 import type { MetricsSummary } from './metrics.summary.model'
 import type { MetricWriter } from './metrics.writer'
@@ -35,13 +38,21 @@ export interface MetricDevices {
 }
 
 export interface MetricsDeps {
+  /** the reads on this hub's engine: the routes await them */
+  reads: MetricsReads
+  /**
+   * SQLite's reads, answering at once, for the other domains' synchronous ports (the alerts' disk
+   * trend, the scrape, the AI's summary and series, the operator's counts)
+   */
   store: MetricsStore
-  /** the chart reads (series, fleet figures) */
+  /** the chart reads of one device's series on this hub's engine (the series route) */
+  seriesReads: SeriesReads
+  /** SQLite's chart reads, for the fleet figures behind the other domains' synchronous ports (overview, live stream) */
   series: SeriesStore
   /** how long each level keeps its rows (ms): the series' `auto` skips a level pruned at the range's start */
   retentionMs: Record<LevelName, number>
-  /** the one writer of this database: ingest requests share its group commits */
-  writer: MetricWriter
+  /** the one writer of this hub: ingest requests share its group commits (metrics.writer.ts, metrics.writer.pg.ts) */
+  writer: Pick<MetricWriter, 'submit' | 'hold' | 'queued'>
   clock: Clock
   devices: MetricDevices
   /** told of every stored sample, after its commit (the /metrics counters) */
@@ -171,15 +182,19 @@ function dateParam(raw: string | null | undefined, param: string, def: number): 
  * not grow with the range. The tier covers only what raw still holds (the range starts at the
  * oldest raw sample), so both count the same rows.
  */
-function countSamples(store: MetricsStore, kind: MetricKind, seq: number, from: number, to: number): number {
-  const oldest = store.oldestTs(kind, seq)
+function* countSamples(kind: MetricKind, seq: number, from: number, to: number): Steps<number> {
+  const oldest = yield* read((s) => s.oldestTs(kind, seq))
   if (oldest === null) return 0
   const a = Math.max(from, oldest)
   if (a > to) return 0
   const s = Math.ceil(a / HOUR_MS) * HOUR_MS
-  const e = Math.min(Math.floor((to + 1) / HOUR_MS) * HOUR_MS, store.doneUntil(kind)['1h'])
-  if (e - s < 2 * HOUR_MS) return store.count(kind, seq, a, to)
-  return store.count(kind, seq, a, s - 1) + store.hourlyCount(kind, seq, s, e) + store.count(kind, seq, e, to)
+  const done = yield* read((r) => r.doneUntil(kind))
+  const e = Math.min(Math.floor((to + 1) / HOUR_MS) * HOUR_MS, done['1h'])
+  if (e - s < 2 * HOUR_MS) return yield* read((r) => r.count(kind, seq, a, to))
+  const head = yield* read((r) => r.count(kind, seq, a, s - 1))
+  const hours = yield* read((r) => r.hourlyCount(kind, seq, s, e))
+  const tail = yield* read((r) => r.count(kind, seq, e, to))
+  return head + hours + tail
 }
 
 /**
@@ -198,25 +213,26 @@ const TOTAL = JsonBytes.constant(',"total":')
  * parsed and re-encoded, and the page is not built as objects or strings first (see JsonBytes
  * for why).
  */
-export function historyJson(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery): Uint8Array {
-  const { device, from, to } = historyWindow(deps, clientId, deviceId, q)
-  const rows = deps.store.page(kind, device.seq, from, to, q.limit, q.offset)
-  const total = countSamples(deps.store, kind, device.seq, from, to)
+export async function historyJson(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery): Promise<Uint8Array> {
+  const { device, from, to } = await historyWindow(deps, clientId, deviceId, q)
+  const rows = await deps.reads.page(kind, device.seq, from, to, q.limit, q.offset)
+  const total = await stepsAwait(countSamples(kind, device.seq, from, to), deps.reads)
+  // written at once, after the reads: the shared buffer is never held across an await
   const out = writePage(historyOut.reset().bytes(ITEMS), kind, rows, device.id)
   return out.bytes(LIMIT).integer(q.limit).bytes(OFFSET).integer(q.offset).bytes(TOTAL).integer(total).byte(CLOSE_BRACE).take()
 }
 
 /** The caller's device and the query's time range (inclusive) of a history read. */
-function historyWindow(deps: MetricsDeps, clientId: string, deviceId: string, q: HistoryQuery) {
-  const device = deps.devices.ref(clientId, deviceId)
+async function historyWindow(deps: MetricsDeps, clientId: string, deviceId: string, q: HistoryQuery) {
+  const device = await deps.devices.ref(clientId, deviceId)
   const from = dateParam(q.start_date, 'start_date', 0)
   const to = dateParam(q.end_date, 'end_date', Number.MAX_SAFE_INTEGER)
   return { device, from, to }
 }
 
-export function latest<K extends MetricKind>(deps: MetricsDeps, clientId: string, kind: K, deviceId: string): RecordOf<K> {
-  const device = deps.devices.ref(clientId, deviceId)
-  const row = deps.store.latest(kind, device.seq)
+export async function latest<K extends MetricKind>(deps: MetricsDeps, clientId: string, kind: K, deviceId: string): Promise<RecordOf<K>> {
+  const device = await deps.devices.ref(clientId, deviceId)
+  const row = await deps.reads.latest(kind, device.seq)
   if (!row) throw new AppError('no_metrics', `This device has not sent ${kind} metrics yet`)
   return toRecord(kind, row, device.id) as RecordOf<K>
 }
@@ -229,12 +245,21 @@ export function latest<K extends MetricKind>(deps: MetricsDeps, clientId: string
  */
 export function summarizeDevice(deps: MetricsDeps, clientId: string, deviceId: string, hours: number): MetricsSummary {
   const device = deps.devices.ref(clientId, deviceId)
-  const to = deps.clock.now()
+  return stepsNow(summarySteps(device, deps.clock.now(), hours), deps.store)
+}
+
+/** The same summary on this hub's engine (the route's). */
+export async function summaryOf(deps: MetricsDeps, clientId: string, deviceId: string, hours: number): Promise<MetricsSummary> {
+  const device = await deps.devices.ref(clientId, deviceId)
+  return stepsAwait(summarySteps(device, deps.clock.now(), hours), deps.reads)
+}
+
+function* summarySteps(device: MetricDevice, to: number, hours: number): Steps<MetricsSummary> {
   const from = to - hours * HOUR_MS
   const level = levelForHours(hours)
   // the window includes a sample taken at exactly `to`
-  const hw = summarizeKind(deps.store, 'hardware', device.seq, from, to + 1, level)
-  const net = summarizeKind(deps.store, 'network', device.seq, from, to + 1, level)
+  const hw = yield* summarizeKind('hardware', device.seq, from, to + 1, level)
+  const net = yield* summarizeKind('network', device.seq, from, to + 1, level)
   return {
     device_id: device.id,
     hours,
@@ -279,7 +304,7 @@ export function metricsStats(deps: Pick<MetricsDeps, 'store' | 'clock' | 'device
   const store = deps.store
   const hourAgo = deps.clock.now() - HOUR_MS
   const seqs = deps.devices.seqs()
-  const stored = (kind: MetricKind) => seqs.reduce((sum, seq) => sum + countSamples(store, kind, seq, 0, Number.MAX_SAFE_INTEGER), 0)
+  const stored = (kind: MetricKind) => seqs.reduce((sum, seq) => sum + stepsNow(countSamples(kind, seq, 0, Number.MAX_SAFE_INTEGER), store), 0)
   return {
     metric_rows_hardware: stored('hardware'),
     metric_rows_network: stored('network'),

@@ -1,7 +1,7 @@
 import { toIso } from '../../lib/clock'
 import { COUNTER_FIELDS, counterStep, FIELDS, LEVEL, TIERS, type MetricKind } from './metrics.fields'
 import type { FieldStats } from './metrics.summary.model'
-import type { MetricsStore } from './metrics.store'
+import { read, type Steps } from './metrics.steps'
 
 /** The level a window of N hours is answered from: ~60–360 rows whatever the window. */
 export function levelForHours(hours: number): number {
@@ -40,13 +40,13 @@ export interface SectionResult {
  * finer levels (down to raw samples) for the ragged edges and for what the tier has not rolled
  * up yet. Everything arrives oldest first, so "last" and counter growth are read in order.
  */
-export function summarizeKind(store: MetricsStore, kind: MetricKind, seq: number, from: number, to: number, level: number): SectionResult {
+export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: number, level: number): Steps<SectionResult> {
   const fields = FIELDS[kind]
   const counters = COUNTER_FIELDS[kind]
   const counterIdx = counters.map((c) => fields.findIndex((f) => f.name === c))
   const acc: Acc[] = fields.map(() => ({ sum: 0, n: 0, min: Infinity, max: -Infinity, vals: [], last: null }))
   const cacc: CounterAcc[] = counters.map(() => ({ delta: 0, prev: null, seen: false }))
-  const done = level > LEVEL.raw ? store.doneUntil(kind) : null
+  const done = level > LEVEL.raw ? yield* read((s) => s.doneUntil(kind)) : null
   let samples = 0
   let firstBucket: number | null = null
   let lastBucketEnd: number | null = null
@@ -62,9 +62,9 @@ export function summarizeKind(store: MetricsStore, kind: MetricKind, seq: number
     c.seen = true
   }
 
-  const fromRaw = (a: number, b: number) => {
+  function* fromRaw(a: number, b: number): Steps<void> {
     if (a >= b) return
-    const rows = store.rawValues(kind, seq, a, b)
+    const rows = yield* read((s) => s.rawValues(kind, seq, a, b))
     samples += rows.length
     for (const row of rows) {
       for (let i = 0; i < fields.length; i++) {
@@ -85,9 +85,9 @@ export function summarizeKind(store: MetricsStore, kind: MetricKind, seq: number
     }
   }
 
-  const fromTier = (lv: number, a: number, b: number) => {
+  function* fromTier(lv: number, a: number, b: number): Steps<void> {
     const tier = TIERS[lv - 1]!
-    const rows = store.tierValues(kind, tier.name, seq, a, b)
+    const rows = yield* read((s) => s.tierValues(kind, tier.name, seq, a, b))
     const width = tier.ms
     for (const row of rows) {
       if (firstBucket === null) {
@@ -117,19 +117,19 @@ export function summarizeKind(store: MetricsStore, kind: MetricKind, seq: number
     }
   }
 
-  const collect = (lv: number, a: number, b: number) => {
+  function* collect(lv: number, a: number, b: number): Steps<void> {
     if (a >= b) return
-    if (lv === LEVEL.raw) return fromRaw(a, b)
+    if (lv === LEVEL.raw) return yield* fromRaw(a, b)
     const { name, ms: w } = TIERS[lv - 1]!
     const s = Math.ceil(a / w) * w
     const e = Math.min(Math.floor(b / w) * w, done![name])
-    if (s >= e) return collect(lv - 1, a, b)
-    collect(lv - 1, a, s)
-    fromTier(lv, s, e)
-    collect(lv - 1, e, b)
+    if (s >= e) return yield* collect(lv - 1, a, b)
+    yield* collect(lv - 1, a, s)
+    yield* fromTier(lv, s, e)
+    yield* collect(lv - 1, e, b)
   }
 
-  collect(level, from, to)
+  yield* collect(level, from, to)
 
   const out: Record<string, FieldStats> = {}
   fields.forEach((f, i) => {
@@ -146,8 +146,8 @@ export function summarizeKind(store: MetricsStore, kind: MetricKind, seq: number
   })
   // exact first/last sample times when raw samples are still kept, else the tier bucket bounds
   // (a tier bucket wholly older than the oldest raw sample means raw was pruned there)
-  const rawFirst = store.firstTs(kind, seq, from, to)
-  const rawLast = store.lastTs(kind, seq, from, to)
+  const rawFirst = yield* read((s) => s.firstTs(kind, seq, from, to))
+  const rawLast = yield* read((s) => s.lastTs(kind, seq, from, to))
   const first = firstBucket !== null && (rawFirst === null || firstBucket + firstWidth <= rawFirst) ? firstBucket : rawFirst
   const last = lastBucketEnd !== null && (rawLast === null || lastBucketEnd - lastWidth > rawLast) ? lastBucketEnd : rawLast
   const counterOut: Record<string, number | null> = {}

@@ -45,8 +45,8 @@ function expected(rows: RawRow[], field: keyof RawRow, from: number, to: number)
 type PageQuery = { limit: number; offset: number; start_date?: string; end_date?: string }
 
 /** What the API serves for a history page, parsed. */
-const historyText = (t: TestApp, clientId: string, kind: MetricKind, deviceId: string, q: PageQuery) =>
-  new TextDecoder().decode(historyJson(t.modules.metrics, clientId, kind, deviceId, q))
+const historyText = async (t: TestApp, clientId: string, kind: MetricKind, deviceId: string, q: PageQuery) =>
+  new TextDecoder().decode(await historyJson(t.modules.metrics, clientId, kind, deviceId, q))
 
 /** The same page built as objects from the stored rows (the records the API documents), for comparison. */
 function recordPage(t: TestApp, kind: MetricKind, deviceId: string, q: PageQuery, total: number) {
@@ -184,12 +184,12 @@ describe('history over rolled-up data', () => {
     for (const [from, to] of ranges) {
       const q = { limit: 5, offset: 3, start_date: new Date(from).toISOString(), end_date: new Date(Math.min(to, 8.64e15)).toISOString() }
       const text = (kind: MetricKind) => historyText(t, a.clientId, kind, a.deviceId, q)
-      expect(JSON.parse(text('hardware')).total).toBe(count(from, to))
+      expect(JSON.parse(await text('hardware')).total).toBe(count(from, to))
       // the bytes are exactly what JSON.stringify makes of the object-built page
-      expect(text('hardware')).toBe(JSON.stringify(recordPage(t, 'hardware', a.deviceId, q, count(from, to))))
-      expect(text('network')).toBe(JSON.stringify(recordPage(t, 'network', a.deviceId, q, count(from, to))))
+      expect(await text('hardware')).toBe(JSON.stringify(recordPage(t, 'hardware', a.deviceId, q, count(from, to))))
+      expect(await text('network')).toBe(JSON.stringify(recordPage(t, 'network', a.deviceId, q, count(from, to))))
     }
-    expect(JSON.parse(historyText(t, a.clientId, 'hardware', a.deviceId, { limit: 1, offset: 0 })).total).toBe(n)
+    expect(JSON.parse(await historyText(t, a.clientId, 'hardware', a.deviceId, { limit: 1, offset: 0 })).total).toBe(n)
   })
 })
 
@@ -211,7 +211,7 @@ describe('retention job', () => {
     const left = t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_samples').get()!.n
     expect(left).toBe(360)
     // the history total counts what raw still holds, though the tiers reach further back
-    expect(JSON.parse(historyText(t, a.clientId, 'hardware', a.deviceId, { limit: 1, offset: 0 })).total).toBe(360)
+    expect(JSON.parse(await historyText(t, a.clientId, 'hardware', a.deviceId, { limit: 1, offset: 0 })).total).toBe(360)
     expect(deleted).toBe(n - 360 + (HOURS * 60 - 120) * 2)
     const s = summarizeDevice(t.modules.metrics, a.clientId, a.deviceId, 24)
     expect(s.hardware.samples).toBe(n)

@@ -1,0 +1,41 @@
+import type { MetricKind, TierName } from './metrics.fields'
+import type { MetricsStore, RawValues, SampleValues, TierValues } from './metrics.store'
+
+/**
+ * The metric reads on either engine (metrics.store.ts on SQLite, metrics.store.pg.ts on
+ * PostgreSQL), one asynchronous interface with the same answers: see MetricsStore for each.
+ */
+export interface MetricsReads {
+  page(kind: MetricKind, seq: number, from: number, to: number, limit: number, offset: number): Promise<SampleValues[]>
+  count(kind: MetricKind, seq: number, from: number, to: number): Promise<number>
+  hourlyCount(kind: MetricKind, seq: number, from: number, to: number): Promise<number>
+  oldestTs(kind: MetricKind, seq: number): Promise<number | null>
+  latest(kind: MetricKind, seq: number): Promise<Record<string, unknown> | null | undefined>
+  latestOf(kind: MetricKind, seqs: number[]): Promise<RawValues[]>
+  rawValues(kind: MetricKind, seq: number, from: number, to: number): Promise<RawValues[]>
+  firstTs(kind: MetricKind, seq: number, from: number, to: number): Promise<number | null>
+  lastTs(kind: MetricKind, seq: number, from: number, to: number): Promise<number | null>
+  tierValues(kind: MetricKind, tier: TierName, seq: number, from: number, to: number): Promise<TierValues[]>
+  hourlyAverages(kind: MetricKind, field: string, seq: number, from: number, to: number): Promise<{ t: number; avg: number | null }[] | undefined>
+  countSince(kind: MetricKind, seqs: number[], since: number): Promise<number>
+  doneUntil(kind: MetricKind): Promise<Record<TierName, number>>
+}
+
+/** The SQLite store behind the asynchronous interface: each read runs at once, as before. */
+export function sqliteMetricsReads(store: MetricsStore): MetricsReads {
+  return {
+    page: async (...a) => store.page(...a),
+    count: async (...a) => store.count(...a),
+    hourlyCount: async (...a) => store.hourlyCount(...a),
+    oldestTs: async (...a) => store.oldestTs(...a),
+    latest: async (...a) => store.latest(...a),
+    latestOf: async (...a) => store.latestOf(...a),
+    rawValues: async (...a) => store.rawValues(...a),
+    firstTs: async (...a) => store.firstTs(...a),
+    lastTs: async (...a) => store.lastTs(...a),
+    tierValues: async (...a) => store.tierValues(...a),
+    hourlyAverages: async (...a) => store.hourlyAverages(...a),
+    countSince: async (...a) => store.countSince(...a),
+    doneUntil: async (...a) => store.doneUntil(...a),
+  }
+}
