@@ -11,7 +11,7 @@ export function overviewRoutes(deps: OverviewDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/clients/me' }).use(authGuards(auth)).get(
     '/fleet',
     // serialised here, not checked again against the schema: hundreds of devices × 60 values
-    ({ user }) => new Response(JSON.stringify(fleetOverview(deps, user.clientId)), { headers: { 'content-type': 'application/json' } }),
+    async ({ user }) => new Response(JSON.stringify(await fleetOverview(deps, user.clientId)), { headers: { 'content-type': 'application/json' } }),
     {
       user: true,
       response: { 200: FleetOverview },

@@ -32,7 +32,7 @@ export interface OverviewDeps {
   devices: { list(clientId: string): OverviewDevice[] }
   metrics: { figures(seqs: number[], now: number): Map<number, OverviewFigures> }
   /** alerts firing per device id; absent until the alerts module is wired (0 for every device) */
-  alertsFiring: (clientId: string) => Map<string, number>
+  alertsFiring: (clientId: string) => Map<string, number> | Promise<Map<string, number>>
   /** service checks down now; absent until the checks module is wired (0) */
   checksDown?: (clientId: string) => number
 }
@@ -40,12 +40,12 @@ export interface OverviewDeps {
 const NO_SPARK: (number | null)[] = new Array(60).fill(null)
 
 /** Every device of the account with its status, newest figures and last hour of CPU. */
-export function fleetOverview(deps: OverviewDeps, clientId: string): FleetOverview {
+export async function fleetOverview(deps: OverviewDeps, clientId: string): Promise<FleetOverview> {
   const now = deps.clock.now()
   const devices = deps.devices.list(clientId)
   const seqs = devices.flatMap((d) => (d.seq === null ? [] : [d.seq]))
   const figures = deps.metrics.figures(seqs, now)
-  const firing = deps.alertsFiring(clientId)
+  const firing = await deps.alertsFiring(clientId)
   return {
     generated_at: toIso(now),
     checks_down: deps.checksDown?.(clientId) ?? 0,

@@ -6,12 +6,12 @@ import { deviceState, scoped, type DeviceRuntime, type Observation, type Runtime
 import { apply, cancel, resolve, type At } from './alerts.transitions'
 
 /**
- * The observation path: a device's new reading from any source, evaluated synchronously
- * against the client's rules that watch that source. O(rules of that client and source); no
- * SQL unless a state changes. A metric sample, a service check's result or a container's state
+ * The observation path: a device's new reading from any source, evaluated against the client's
+ * rules that watch that source. O(rules of that client and source); no SQL unless a state
+ * changes. A metric sample, a service check's result or a container's state
  * all come this way.
  */
-export function observe(rt: Runtime, o: Observation) {
+export async function observe(rt: Runtime, o: Observation): Promise<void> {
   const now = rt.deps.clock.now()
   rt.state.lastObservedAt = now
   const dev = deviceState(rt, o.clientId, o.deviceId)
@@ -28,7 +28,7 @@ export function observe(rt: Runtime, o: Observation) {
   if (cr.offline.length && dev.series.size) {
     for (const rule of cr.offline) {
       const s = dev.series.get(rule.id)?.get('')
-      if (s) resolve(rt, batch, { cr, rule, dev, series: '' }, s, null, now, 'reporting again')
+      if (s) await resolve(rt, batch, { cr, rule, dev, series: '' }, s, null, now, 'reporting again')
     }
   }
   const groups = cr.bySource.get(o.source)
@@ -44,14 +44,14 @@ export function observe(rt: Runtime, o: Observation) {
         const states = dev.series.size ? dev.series.get(rule.id) : undefined
         // the common case: nothing open and nothing past the threshold
         if (!states && v === null && !pairs) continue
-        evaluate(rt, batch, cr, rule, dev, o, v, pairs, states)
+        await evaluate(rt, batch, cr, rule, dev, o, v, pairs, states)
       }
     }
   }
-  if (batch.length) dispatch(rt, batch, now)
+  if (batch.length) await dispatch(rt, batch, now)
 }
 
-function evaluate(
+async function evaluate(
   rt: Runtime,
   batch: NoticeItem[],
   cr: ClientRules,
@@ -66,30 +66,31 @@ function evaluate(
   const at = (series: string): At => ({ cr, rule, dev, series })
   if (!pairs) {
     const s = states?.get('') ?? null
-    if (v === null) return s && missing(rt, batch, at(''), s, o.ts)
-    step(rt, batch, at(''), o.source, s, p, v, o.ts)
+    if (v === null) {
+      if (s) await missing(rt, batch, at(''), s, o.ts)
+    } else await step(rt, batch, at(''), o.source, s, p, v, o.ts)
     return
   }
-  for (const [series, x] of pairs) step(rt, batch, at(series), o.source, states?.get(series) ?? null, p, x, o.ts)
+  for (const [series, x] of pairs) await step(rt, batch, at(series), o.source, states?.get(series) ?? null, p, x, o.ts)
   if (states?.size) {
-    for (const [series, s] of states) if (!pairs.some(([k]) => k === series)) missing(rt, batch, at(series), s, o.ts)
+    for (const [series, s] of [...states]) if (!pairs.some(([k]) => k === series)) await missing(rt, batch, at(series), s, o.ts)
   }
 }
 
-function step(rt: Runtime, batch: NoticeItem[], at: At, source: string, s: SeriesState | null, p: ThresholdParams, v: number, ts: number) {
+async function step(rt: Runtime, batch: NoticeItem[], at: At, source: string, s: SeriesState | null, p: ThresholdParams, v: number, ts: number) {
   const d = onSample(s, p, v, ts)
   if (s) {
     s.value = v
     s.lastAt = ts
     s.misses = 0
   }
-  if (d !== 'none') apply(rt, batch, at, s, d, v, ts, source)
+  if (d !== 'none') await apply(rt, batch, at, s, d, v, ts, source)
 }
 
 /** A reading of the source that lacked the series (a partition unmounted): its alert resolves after a few. */
-function missing(rt: Runtime, batch: NoticeItem[], at: At, s: SeriesState, ts: number) {
+async function missing(rt: Runtime, batch: NoticeItem[], at: At, s: SeriesState, ts: number) {
   const d = onMissing(s)
   s.misses++
-  if (d === 'resolve') resolve(rt, batch, at, s, null, ts, 'no longer reported')
-  else if (d === 'cancel') cancel(rt, at, s)
+  if (d === 'resolve') await resolve(rt, batch, at, s, null, ts, 'no longer reported')
+  else if (d === 'cancel') await cancel(rt, at, s)
 }
