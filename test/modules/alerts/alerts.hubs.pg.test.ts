@@ -183,4 +183,15 @@ describe('two hubs evaluating the same device on one PostgreSQL', () => {
     expect(h.types()).toEqual(['alert.firing', 'alert.resolved', 'alert.firing'])
     expect(h.titles()).toEqual(['firing', 'resolved', 'firing'])
   })
+
+  test.skipIf(!pg.url)(`a rule retired on one hub closes the alert the other hub opened moments before ${pg.skipReason}`, async () => {
+    const h = await hubs('c4', [rule({ id: 'r4', client_id: 'c4' })])
+    await h.runtimes[1]!.runtime.observe({ clientId: 'c4', deviceId: h.deviceId, source: 'hardware', ts: h.clock.now(), values: { cpu_percent: 99 } })
+    await h.runtimes[0]!.runtime.retire('c4', 'r4', 'the rule was disabled')
+    expect(h.events).toEqual([
+      { hub: 1, type: 'alert.firing' },
+      { hub: 0, type: 'alert.resolved' },
+    ])
+    expect(await h.store.firingCounts('c4')).toEqual([])
+  })
 })

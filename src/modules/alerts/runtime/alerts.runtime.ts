@@ -6,7 +6,7 @@ import { dispatch, send } from './alerts.dispatch'
 import type { NoticeItem } from './alerts.notice-text'
 import { observe } from './alerts.observe'
 import { createState, deviceRef, deviceState, type AlertRuntimeDeps, type Observation, type Runtime } from './alerts.runtime-state'
-import { tick, track } from './alerts.tick'
+import { follow, tick, track } from './alerts.tick'
 import { cancel, isSilenced, publish, resolve, type RuleRef } from './alerts.transitions'
 
 export type { AlertRuntimeDeps, Observation } from './alerts.runtime-state'
@@ -91,6 +91,8 @@ export function createAlertRuntime(deps: AlertRuntimeDeps) {
     const rule = cr?.byId.get(ruleId)
     if (!cr || !rule) return
     const now = deps.clock.now()
+    // what another hub opened since this hub's last tick is closed too
+    await follow(rt, now)
     const batch: NoticeItem[] = []
     for (const dev of state.devices.values()) {
       if (dev.clientId !== clientId || (deviceId !== null && dev.id !== deviceId)) continue

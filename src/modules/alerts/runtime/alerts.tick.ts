@@ -52,7 +52,7 @@ export async function tick(rt: Runtime): Promise<void> {
  * The open alerts as stored: those another hub started are followed from now on (as at start),
  * and those another hub resolved, acknowledged or notified are taken as they are now.
  */
-async function follow(rt: Runtime, now: number) {
+export async function follow(rt: Runtime, now: number) {
   const { state } = rt
   const stored = new Map((await rt.deps.store.openAlerts()).map((a) => [a.id, a]))
   for (const a of [...state.open.values()]) {
