@@ -1,35 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { CONTAINER_DEFAULT_RULES } from '../../../src/modules/containers/containers.defaults'
-import { type TestApp, testApp } from '../../helpers/app'
-import { pgTestAppLifecycle } from '../../helpers/app.pg'
-import { insertDevice } from '../../helpers/devices'
-import { addMember, createTenant as tenantOf } from '../../helpers/fixtures'
+import { addMember } from '../../helpers/fixtures'
+import { alertDevice as device, alertEngines, alertTenant as createTenant } from './engines'
 
-/** Every case on SQLite, and again with the alerts module on PostgreSQL (skipped, saying why, without VIGIL_TEST_PG_URL). */
-const pgApp = pgTestAppLifecycle()
-const ENGINES = [
-  { name: 'sqlite', skip: false, skipReason: '', make: async (): Promise<TestApp> => testApp() },
-  { name: 'postgres', skip: pgApp.skip, skipReason: pgApp.skipReason, make: (): Promise<TestApp> => pgApp.make() },
-]
-
-/**
- * On PostgreSQL the alerts tables name their client and devices there: the rows the fixtures
- * write to SQLite are written there too (kept if the clients and devices stores wrote them).
- */
-async function createTenant(t: TestApp) {
-  const a = await tenantOf(t)
-  const sql = t.ctx.pg
-  if (sql) await sql`INSERT INTO clients (id, name, created_at, updated_at) VALUES (${a.clientId}, ${a.clientId}, 1, 1) ON CONFLICT DO NOTHING`
-  return a
-}
-async function device(t: TestApp, clientId: string) {
-  const id = insertDevice(t, clientId)
-  const sql = t.ctx.pg
-  if (sql)
-    await sql`INSERT INTO devices (id, client_id, fingerprint, created_at, updated_at, tags)
-    VALUES (${id}, ${clientId}, ${`fp-${id}`}, 1, 1, '[]') ON CONFLICT DO NOTHING`
-  return id
-}
+/** Every case on SQLite, and again with the alerts module on PostgreSQL. */
+const ENGINES = alertEngines()
 
 for (const engine of ENGINES) {
   const skip = engine.skip
