@@ -8,6 +8,7 @@ import { observe } from './alerts.observe'
 import { createState, deviceRef, deviceState, type AlertRuntimeDeps, type Observation, type Runtime } from './alerts.runtime-state'
 import { follow, tick, track } from './alerts.tick'
 import { cancel, isSilenced, publish, resolve, type RuleRef } from './alerts.transitions'
+import { createTurns } from './alerts.turns'
 
 export type { AlertRuntimeDeps, Observation } from './alerts.runtime-state'
 
@@ -20,19 +21,14 @@ export const RULES_CHANGED_TOPIC = 'alerts.rules'
  * observations (metric samples on the ingest path, any other source the same way) and ticks
  * (the `alerts.evaluate` job); the services tell it when rules change (reload, retire) and
  * when someone acknowledges. Its state is its own: nothing else reads it. The verbs that change
- * it run one at a time, in the order called (a sample's evaluation never interleaves with a
- * tick's); `settled` waits for those already called.
+ * it take turns (alerts.turns.ts): an account's one at a time in the order called, the tick's
+ * alone; `settled` waits for those already called.
  */
 export function createAlertRuntime(deps: AlertRuntimeDeps) {
   const rt: Runtime = { deps, state: createState(deps.clock.now()) }
   const { store, peers } = deps
   const { state } = rt
-  let chain: Promise<unknown> = Promise.resolve()
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = chain.then(fn)
-    chain = run.catch(() => {})
-    return run
-  }
+  const turns = createTurns()
 
   async function compile(clientId: string): Promise<void> {
     const [rules, overrides, settings, silences, gateways] = await Promise.all([
@@ -54,10 +50,10 @@ export function createAlertRuntime(deps: AlertRuntimeDeps) {
   }
 
   // another hub changed a client's rules: compiled again here; messages lost, every client known
-  peers?.on(RULES_CHANGED_TOPIC, (_body, clientId) => void serial(() => compile(clientId)).catch(logFailure))
+  peers?.on(RULES_CHANGED_TOPIC, (_body, clientId) => void turns.of(clientId, () => compile(clientId)).catch(logFailure))
   peers?.onMissed((clientId) => {
     const clients = clientId === null ? [...state.clients.keys()] : [clientId]
-    for (const c of clients) void serial(() => compile(c)).catch(logFailure)
+    for (const c of clients) void turns.of(c, () => compile(c)).catch(logFailure)
   })
   function logFailure(err: unknown) {
     deps.logger.error('alert rules could not be compiled again', { error: (err as Error).message })
@@ -92,7 +88,7 @@ export function createAlertRuntime(deps: AlertRuntimeDeps) {
     if (!cr || !rule) return
     const now = deps.clock.now()
     // what another hub opened since this hub's last tick is closed too
-    await follow(rt, now)
+    await follow(rt, now, clientId)
     const batch: NoticeItem[] = []
     for (const dev of state.devices.values()) {
       if (dev.clientId !== clientId || (deviceId !== null && dev.id !== deviceId)) continue
@@ -112,7 +108,7 @@ export function createAlertRuntime(deps: AlertRuntimeDeps) {
   return {
     /** Loads every client's rules and the open alerts (at start: firing alerts stay firing across a restart). */
     boot: (): Promise<void> =>
-      serial(async () => {
+      turns.whole(async () => {
         for (const c of await store.alertingClients()) {
           if (c.defaultsMade) state.setUp.add(c.clientId)
           await compile(c.clientId)
@@ -122,7 +118,7 @@ export function createAlertRuntime(deps: AlertRuntimeDeps) {
       }),
 
     /** A new reading of a device (after it was stored): evaluates the client's rules that watch its source. */
-    observe: (o: Observation): Promise<void> => serial(() => observe(rt, o)),
+    observe: (o: Observation): Promise<void> => turns.of(o.clientId, () => observe(rt, o)),
 
     /** Another hub stored a reading of this device: it is alive (its values are that hub's to evaluate). */
     heard(clientId: string, deviceId: string): void {
@@ -132,11 +128,11 @@ export function createAlertRuntime(deps: AlertRuntimeDeps) {
     },
 
     /** The time-driven part: offline devices, elapsed durations, forecasts, repeats, delayed and grouped notices. */
-    tick: (): Promise<void> => serial(() => tick(rt)),
+    tick: (): Promise<void> => turns.whole(() => tick(rt)),
 
     /** The client's rules, overrides, silences, settings or gateways changed: compiled again, here and on the other hubs. */
     reload: (clientId: string): Promise<void> =>
-      serial(async () => {
+      turns.of(clientId, async () => {
         await compile(clientId)
         peers?.send(RULES_CHANGED_TOPIC, clientId, '{}')
       }),
@@ -148,7 +144,7 @@ export function createAlertRuntime(deps: AlertRuntimeDeps) {
     ensureDefaults: (clientId: string, make: (clientId: string) => Promise<boolean>): Promise<void> =>
       state.setUp.has(clientId)
         ? Promise.resolve()
-        : serial(async () => {
+        : turns.of(clientId, async () => {
             if (state.setUp.has(clientId)) return
             const made = await make(clientId)
             state.setUp.add(clientId)
@@ -161,10 +157,11 @@ export function createAlertRuntime(deps: AlertRuntimeDeps) {
      * all): firing alerts resolve with a note, pending ones go.
      */
     retire: (clientId: string, ruleId: string, note: string, deviceId: string | null = null): Promise<void> =>
-      serial(() => retire(clientId, ruleId, note, deviceId)),
+      turns.of(clientId, () => retire(clientId, ruleId, note, deviceId)),
 
     /** Acknowledged: no more repeats; the channels that heard of it hear who took it. False when there is no such open alert. */
-    acknowledge: (clientId: string, alertId: string, by: string, note: string): Promise<boolean> => serial(() => acknowledge(clientId, alertId, by, note)),
+    acknowledge: (clientId: string, alertId: string, by: string, note: string): Promise<boolean> =>
+      turns.of(clientId, () => acknowledge(clientId, alertId, by, note)),
 
     /** The alert as stored (every change is written before it is told, on whichever hub made it); null when it is not this client's. */
     current: (clientId: string, alertId: string): Promise<AlertRow | null> => store.alert(clientId, alertId),
@@ -179,7 +176,7 @@ export function createAlertRuntime(deps: AlertRuntimeDeps) {
     ruleRef,
 
     /** Resolves once what was called before it has run (tests, and a hub stopping). */
-    settled: (): Promise<void> => serial(async () => {}),
+    settled: (): Promise<void> => turns.whole(async () => {}),
   }
 }
 

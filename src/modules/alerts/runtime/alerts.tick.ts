@@ -49,13 +49,16 @@ export async function tick(rt: Runtime): Promise<void> {
 }
 
 /**
- * The open alerts as stored: those another hub started are followed from now on (as at start),
- * and those another hub resolved, acknowledged or notified are taken as they are now.
+ * The open alerts as stored (one client's, or all): those another hub started are followed from
+ * now on (as at start), and those another hub resolved, acknowledged or notified are taken as
+ * they are now.
  */
-export async function follow(rt: Runtime, now: number) {
+export async function follow(rt: Runtime, now: number, clientId: string | null = null) {
   const { state } = rt
-  const stored = new Map((await rt.deps.store.openAlerts()).map((a) => [a.id, a]))
+  const mine = (a: AlertRow) => clientId === null || a.client_id === clientId
+  const stored = new Map((await rt.deps.store.openAlerts()).filter(mine).map((a) => [a.id, a]))
   for (const a of [...state.open.values()]) {
+    if (!mine(a)) continue
     const row = stored.get(a.id)
     if (!row) await refresh(rt, a)
     else Object.assign(a, row)

@@ -1,0 +1,34 @@
+/**
+ * Whose turn it is in the alert runtime. Each account's verbs (an observation, a reload, an
+ * acknowledgement) run one at a time, in the order called, beside other accounts' verbs: one
+ * account's slow writes (many alerts changing at once, a database far away) never hold another
+ * account's evaluation back. A verb of the whole hub (the start, the tick) waits for every
+ * account's verbs called before it, and the verbs called after it wait for it.
+ */
+export function createTurns() {
+  let hub: Promise<void> = Promise.resolve()
+  const accounts = new Map<string, Promise<void>>()
+  const quiet = (p: Promise<unknown>): Promise<void> =>
+    p.then(
+      () => {},
+      () => {},
+    )
+  return {
+    of<T>(clientId: string, fn: () => Promise<T>): Promise<T> {
+      const run = Promise.all([hub, accounts.get(clientId)]).then(fn)
+      const done = quiet(run)
+      accounts.set(clientId, done)
+      // an account with nothing waiting is forgotten: the map holds the accounts busy now
+      void done.then(() => {
+        if (accounts.get(clientId) === done) accounts.delete(clientId)
+      })
+      return run
+    },
+    whole<T>(fn: () => Promise<T>): Promise<T> {
+      const run = Promise.all([hub, ...accounts.values()]).then(fn)
+      hub = quiet(run)
+      accounts.clear()
+      return run
+    },
+  }
+}
