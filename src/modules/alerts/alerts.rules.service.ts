@@ -49,7 +49,7 @@ export async function observeSafely(deps: Pick<AlertsDeps, 'store' | 'clock' | '
   const defaults = deps.runtime.isSetUp(o.clientId) ? null : ensureDefaults(deps, o.clientId)
   const observed = deps.runtime.observe(o)
   try {
-    await Promise.all([defaults, observed])
+    await (defaults ? Promise.all([defaults, observed]) : observed)
   } catch (err) {
     deps.logger.error('alert evaluation failed', { client_id: o.clientId, device_id: o.deviceId, source: o.source, error: (err as Error).message })
   }

@@ -7,6 +7,8 @@
  */
 export function createTurns() {
   let hub: Promise<void> = Promise.resolve()
+  /** whether a verb of the whole hub is waiting or running */
+  let hubBusy = false
   const accounts = new Map<string, Promise<void>>()
   const quiet = (p: Promise<unknown>): Promise<void> =>
     p.then(
@@ -15,7 +17,9 @@ export function createTurns() {
     )
   return {
     of<T>(clientId: string, fn: () => Promise<T>): Promise<T> {
-      const run = Promise.all([hub, accounts.get(clientId)]).then(fn)
+      const before = accounts.get(clientId)
+      // the common case on the ingest path, nothing to wait for: it starts now
+      const run = !hubBusy && before === undefined ? fn() : Promise.all([hub, before]).then(fn)
       const done = quiet(run)
       accounts.set(clientId, done)
       // an account with nothing waiting is forgotten: the map holds the accounts busy now
@@ -26,8 +30,13 @@ export function createTurns() {
     },
     whole<T>(fn: () => Promise<T>): Promise<T> {
       const run = Promise.all([hub, ...accounts.values()]).then(fn)
-      hub = quiet(run)
+      const done = quiet(run)
+      hub = done
+      hubBusy = true
       accounts.clear()
+      void done.then(() => {
+        if (hub === done) hubBusy = false
+      })
       return run
     },
   }
