@@ -193,7 +193,7 @@ export function alertOnChecks(checks: CheckModules, alerting: AlertingModules, l
     }
     const o = checkObservation(change, now, unreachable, checks.checks.results.lastOk)
     if (!o) return
-    alerting.alerts.runtime.observe(o).catch((err) => {
+    alerting.alerts.runtime.observe(o)?.catch((err) => {
       checks.checks.logger.error('alert evaluation of a check failed', { check_id: change.check.id, error: (err as Error).message })
     })
   })

@@ -43,20 +43,22 @@ export function ensureDefaults(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runti
   })
 }
 
-/** Evaluates an observation after the client's defaults are made; never throws (ingest and checks go on). */
-export async function observeSafely(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runtime' | 'logger'>, o: Observation): Promise<void> {
+/** Evaluates an observation after the client's defaults are made; never throws (ingest and checks go on). A promise while changes are written. */
+export function observeSafely(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runtime' | 'logger'>, o: Observation): Promise<void> | undefined {
+  const failed = (err: unknown) =>
+    deps.logger.error('alert evaluation failed', { client_id: o.clientId, device_id: o.deviceId, source: o.source, error: (err as Error).message })
   // both are queued now, in this order: whoever waits for the runtime to settle sees the observation evaluated
   const defaults = deps.runtime.isSetUp(o.clientId) ? null : ensureDefaults(deps, o.clientId)
-  const observed = deps.runtime.observe(o)
   try {
-    await (defaults ? Promise.all([defaults, observed]) : observed)
+    const observed = deps.runtime.observe(o)
+    if (defaults || observed) return Promise.all([defaults, observed]).then(() => {}, failed)
   } catch (err) {
-    deps.logger.error('alert evaluation failed', { client_id: o.clientId, device_id: o.deviceId, source: o.source, error: (err as Error).message })
+    failed(err)
   }
 }
 
 /** The ingest observer: ensures the defaults on a client's first report, then evaluates the sample. Never throws into ingest. */
-export function observeSample(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runtime' | 'logger'>, s: StoredSample): Promise<void> {
+export function observeSample(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runtime' | 'logger'>, s: StoredSample): Promise<void> | undefined {
   return observeSafely(deps, { clientId: s.clientId, deviceId: s.deviceId, source: s.kind, ts: s.ts, values: s.values })
 }
 

@@ -114,7 +114,7 @@ describe('two hubs evaluating the same device on one PostgreSQL', () => {
     await store.addRules(clientId, rules, 100)
     for (const h of runtimes) await h.runtime.boot()
     const both = <T>(fn: (r: (typeof runtimes)[number]['runtime']) => Promise<T>) => Promise.all(runtimes.map((h) => fn(h.runtime)))
-    const sample = (cpu: number) => both((r) => r.observe({ clientId, deviceId, source: 'hardware', ts: clock.now(), values: { cpu_percent: cpu } }))
+    const sample = (cpu: number) => both(async (r) => r.observe({ clientId, deviceId, source: 'hardware', ts: clock.now(), values: { cpu_percent: cpu } }))
     const types = () => events.map((e) => e.type)
     const titles = () => sent.map((s) => s.n.event)
     return { clock, store, runtimes, both, sample, events, sent, types, titles, clientId, deviceId }

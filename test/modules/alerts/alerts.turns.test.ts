@@ -52,3 +52,27 @@ test('a failed verb is its caller’s error; the turns after it still run', asyn
   expect(await turns.of('a', async () => 'next')).toBe('next')
   expect(await turns.whole(async () => 'tick')).toBe('tick')
 })
+
+test('an observation that changes nothing runs at once with nothing to wait for; behind a busy account it waits its turn', async () => {
+  const turns = createTurns()
+  const done: string[] = []
+  expect(turns.atOnce('a', () => void done.push('now'))).toBeUndefined()
+  expect(done).toEqual(['now'])
+  const slow = gate()
+  const busy = turns.of('a', async () => {
+    await slow.shut
+    done.push('slow')
+  })
+  const later = turns.atOnce('a', () => void done.push('later'))
+  expect(later).toBeInstanceOf(Promise)
+  expect(done).toEqual(['now'])
+  slow.open()
+  await Promise.all([busy, later])
+  expect(done).toEqual(['now', 'slow', 'later'])
+  // a verb that throws before any wait is a rejected promise, not an exception in its caller
+  await expect(
+    turns.atOnce('b', () => {
+      throw new Error('bad selector')
+    })!,
+  ).rejects.toThrow('bad selector')
+})

@@ -9,9 +9,10 @@ import { apply, cancel, resolve, type At } from './alerts.transitions'
  * The observation path: a device's new reading from any source, evaluated against the client's
  * rules that watch that source. O(rules of that client and source); no SQL unless a state
  * changes. A metric sample, a service check's result or a container's state
- * all come this way.
+ * all come this way. The decisions are made at once; the changes they call for are written
+ * after, one by one (a promise then; nothing when no state changes, the common case).
  */
-export async function observe(rt: Runtime, o: Observation): Promise<void> {
+export function observe(rt: Runtime, o: Observation): Promise<void> | undefined {
   const now = rt.deps.clock.now()
   rt.state.lastObservedAt = now
   const dev = deviceState(rt, o.clientId, o.deviceId)
@@ -25,10 +26,11 @@ export async function observe(rt: Runtime, o: Observation): Promise<void> {
   const cr = rt.state.clients.get(o.clientId)
   if (!cr) return
   const batch: NoticeItem[] = []
+  const work: Work = []
   if (cr.offline.length && dev.series.size) {
     for (const rule of cr.offline) {
       const s = dev.series.get(rule.id)?.get('')
-      if (s) await resolve(rt, batch, { cr, rule, dev, series: '' }, s, null, now, 'reporting again')
+      if (s) work.push(() => resolve(rt, batch, { cr, rule, dev, series: '' }, s, null, now, 'reporting again'))
     }
   }
   const groups = cr.bySource.get(o.source)
@@ -44,15 +46,24 @@ export async function observe(rt: Runtime, o: Observation): Promise<void> {
         const states = dev.series.size ? dev.series.get(rule.id) : undefined
         // the common case: nothing open and nothing past the threshold
         if (!states && v === null && !pairs) continue
-        await evaluate(rt, batch, cr, rule, dev, o, v, pairs, states)
+        evaluate(rt, work, batch, cr, rule, dev, o, v, pairs, states)
       }
     }
   }
+  return work.length ? write(rt, work, batch, now) : undefined
+}
+
+/** the changes decided, each written before the next */
+type Work = (() => Promise<void>)[]
+
+async function write(rt: Runtime, work: Work, batch: NoticeItem[], now: number) {
+  for (const w of work) await w()
   if (batch.length) await dispatch(rt, batch, now)
 }
 
-async function evaluate(
+function evaluate(
   rt: Runtime,
+  work: Work,
   batch: NoticeItem[],
   cr: ClientRules,
   rule: CompiledRule,
@@ -67,30 +78,30 @@ async function evaluate(
   if (!pairs) {
     const s = states?.get('') ?? null
     if (v === null) {
-      if (s) await missing(rt, batch, at(''), s, o.ts)
-    } else await step(rt, batch, at(''), o.source, s, p, v, o.ts)
+      if (s) missing(rt, work, batch, at(''), s, o.ts)
+    } else step(rt, work, batch, at(''), o.source, s, p, v, o.ts)
     return
   }
-  for (const [series, x] of pairs) await step(rt, batch, at(series), o.source, states?.get(series) ?? null, p, x, o.ts)
+  for (const [series, x] of pairs) step(rt, work, batch, at(series), o.source, states?.get(series) ?? null, p, x, o.ts)
   if (states?.size) {
-    for (const [series, s] of [...states]) if (!pairs.some(([k]) => k === series)) await missing(rt, batch, at(series), s, o.ts)
+    for (const [series, s] of states) if (!pairs.some(([k]) => k === series)) missing(rt, work, batch, at(series), s, o.ts)
   }
 }
 
-async function step(rt: Runtime, batch: NoticeItem[], at: At, source: string, s: SeriesState | null, p: ThresholdParams, v: number, ts: number) {
+function step(rt: Runtime, work: Work, batch: NoticeItem[], at: At, source: string, s: SeriesState | null, p: ThresholdParams, v: number, ts: number) {
   const d = onSample(s, p, v, ts)
   if (s) {
     s.value = v
     s.lastAt = ts
     s.misses = 0
   }
-  if (d !== 'none') await apply(rt, batch, at, s, d, v, ts, source)
+  if (d !== 'none') work.push(() => apply(rt, batch, at, s, d, v, ts, source))
 }
 
 /** A reading of the source that lacked the series (a partition unmounted): its alert resolves after a few. */
-async function missing(rt: Runtime, batch: NoticeItem[], at: At, s: SeriesState, ts: number) {
+function missing(rt: Runtime, work: Work, batch: NoticeItem[], at: At, s: SeriesState, ts: number) {
   const d = onMissing(s)
   s.misses++
-  if (d === 'resolve') await resolve(rt, batch, at, s, null, ts, 'no longer reported')
-  else if (d === 'cancel') await cancel(rt, at, s)
+  if (d === 'resolve') work.push(() => resolve(rt, batch, at, s, null, ts, 'no longer reported'))
+  else if (d === 'cancel') work.push(() => cancel(rt, at, s))
 }

@@ -117,8 +117,8 @@ export function createAlertRuntime(deps: AlertRuntimeDeps) {
         for (const a of await store.openAlerts()) track(rt, a, now)
       }),
 
-    /** A new reading of a device (after it was stored): evaluates the client's rules that watch its source. */
-    observe: (o: Observation): Promise<void> => turns.of(o.clientId, () => observe(rt, o)),
+    /** A new reading of a device (after it was stored): evaluated at once; a promise when changes are still being written. */
+    observe: (o: Observation): Promise<void> | undefined => turns.atOnce(o.clientId, () => observe(rt, o)),
 
     /** Another hub stored a reading of this device: it is alive (its values are that hub's to evaluate). */
     heard(clientId: string, deviceId: string): void {

@@ -15,18 +15,35 @@ export function createTurns() {
       () => {},
       () => {},
     )
+  function take<T>(clientId: string, fn: () => Promise<T> | undefined): Promise<T | undefined> | undefined {
+    const before = accounts.get(clientId)
+    // the common case on the ingest path, nothing to wait for: it starts now
+    let run: Promise<T | undefined> | undefined
+    try {
+      run = !hubBusy && before === undefined ? fn() : Promise.all([hub, before]).then(fn)
+    } catch (err) {
+      // a verb that fails before its first wait answers as one that fails after it
+      run = Promise.reject(err)
+    }
+    if (run === undefined) return undefined
+    const done = quiet(run)
+    accounts.set(clientId, done)
+    // an account with nothing waiting is forgotten: the map holds the accounts busy now
+    void done.then(() => {
+      if (accounts.get(clientId) === done) accounts.delete(clientId)
+    })
+    return run
+  }
   return {
     of<T>(clientId: string, fn: () => Promise<T>): Promise<T> {
-      const before = accounts.get(clientId)
-      // the common case on the ingest path, nothing to wait for: it starts now
-      const run = !hubBusy && before === undefined ? fn() : Promise.all([hub, before]).then(fn)
-      const done = quiet(run)
-      accounts.set(clientId, done)
-      // an account with nothing waiting is forgotten: the map holds the accounts busy now
-      void done.then(() => {
-        if (accounts.get(clientId) === done) accounts.delete(clientId)
-      })
-      return run
+      return take(clientId, fn) as Promise<T>
+    },
+    /**
+     * As `of`, for a verb that may have nothing to wait for (an observation that changes no
+     * state): with nothing before it either, it runs at once and answers no promise.
+     */
+    atOnce(clientId: string, fn: () => Promise<void> | undefined): Promise<void> | undefined {
+      return take(clientId, fn)
     },
     whole<T>(fn: () => Promise<T>): Promise<T> {
       const run = Promise.all([hub, ...accounts.values()]).then(fn)
