@@ -16,6 +16,8 @@ import { firingCounts, forgetSubject } from '../modules/alerts/alerts.instances.
 import type { AlertDevice, AlertDevices, AlertsDeps, Notify } from '../modules/alerts/alerts.ports'
 import { observeSample } from '../modules/alerts/alerts.rules.service'
 import { createAlertsStore } from '../modules/alerts/alerts.store'
+import { createAlertsStorePg } from '../modules/alerts/alerts.store.pg'
+import type { PeerLink } from '../lib/peer-link'
 import { createAlertRuntime } from '../modules/alerts/runtime/alerts.runtime'
 import { compileSelector, type SelectorCompiler } from '../modules/alerts/runtime/alerts.selectors'
 import { compileContainerSelector } from '../modules/containers/containers.selectors'
@@ -107,6 +109,8 @@ export interface AlertingPorts {
   channels: AlertsDeps['channels']
   /** alert subjects beside devices (service checks): their selectors, names and tags */
   subjects?: AlertSubjects
+  /** the other hubs (several on one PostgreSQL): rule changes and the samples they store */
+  peers?: PeerLink
 }
 
 /** Another source of alert subjects than devices: its selector compiler (chained before the metric one) and its subjects. */
@@ -118,7 +122,9 @@ export interface AlertSubjects {
 /**
  * Alert rules: the runtime hears every stored sample (the sampleStored hook) and the
  * `alerts.evaluate` job; it publishes alert.* events on the bus and hands grouped notices to
- * `notify`.
+ * `notify`. With several hubs, each hub's runtime evaluates the samples it stores, hears of the
+ * others' (a device alive on another hub is not offline here) and of their rule changes; each
+ * transition is a conditional write in the database that one hub wins (docs/alerts.md).
  */
 export function wireAlerts(
   ctx: AppContext,
@@ -126,7 +132,7 @@ export function wireAlerts(
   fleet: FleetModules,
   monitoring: MonitoringModules,
   hooks: Hooks,
-  { notify, channels, subjects }: AlertingPorts,
+  { notify, channels, subjects, peers }: AlertingPorts,
 ) {
   const devices = fleet.devices
   const toAlertDevice = (d: { id: string; name: string | null; hostname: string | null; tags: string[]; lastSeenAt: number | null }): AlertDevice => ({
@@ -142,7 +148,7 @@ export function wireAlerts(
     },
     list: (clientId) => deviceSummaries(devices, clientId).map(toAlertDevice),
   }
-  const store = createAlertsStore(ctx.db.sqlite)
+  const store = onEngine(ctx, createAlertsStore, createAlertsStorePg)
   const runtime = createAlertRuntime({
     store,
     clock: ctx.clock,
@@ -153,8 +159,10 @@ export function wireAlerts(
     devices: alertDevices,
     metrics: { diskTrend: (clientId, deviceId, hours) => fieldSeries(monitoring.metrics, clientId, deviceId, 'disk_used_percent', hours) },
     selectors: subjects ? subjects.selectors(selectors) : selectors,
+    peers,
   })
-  runtime.boot()
+  const failed = (what: string) => (err: unknown) => ctx.logger.error(what, { error: (err as Error).message })
+  void runtime.boot().catch(failed('the alert runtime could not load its rules and open alerts'))
   const alerts: AlertsDeps = {
     store,
     clock: ctx.clock,
@@ -166,8 +174,15 @@ export function wireAlerts(
     selectors: subjects ? subjects.selectors(selectors) : selectors,
   }
   // a deleted device's alerts go with it (alerts name their subject without a foreign key)
-  hooks.deviceDeleted.listen((clientId, deviceId) => forgetSubject(alerts, clientId, deviceId))
-  hooks.sampleStored.listen((sample) => observeSample(alerts, sample))
+  hooks.deviceDeleted.listen(
+    (clientId, deviceId) => void forgetSubject(alerts, clientId, deviceId).catch(failed("a deleted device's alerts could not be removed")),
+  )
+  hooks.sampleStored.listen((sample) => void observeSample(alerts, sample))
+  // a sample another hub stored: the device is alive (that hub evaluates its values)
+  ctx.events.subscribePeers((clientId, type, data) => {
+    const deviceId = (data as { device_id?: unknown } | null)?.device_id
+    if (type === 'sample' && typeof deviceId === 'string') runtime.heard(clientId, deviceId)
+  })
   return {
     alerts,
     alertsTick: runtime.tick,

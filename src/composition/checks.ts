@@ -192,13 +192,11 @@ export function alertOnChecks(checks: CheckModules, alerting: AlertingModules, l
     }
     const o = checkObservation(change, now, unreachable, checks.checks.results.lastOk)
     if (!o) return
-    try {
-      alerting.alerts.runtime.observe(o)
-    } catch (err) {
+    alerting.alerts.runtime.observe(o)?.catch((err) => {
       checks.checks.logger.error('alert evaluation of a check failed', { check_id: change.check.id, error: (err as Error).message })
-    }
+    })
   })
-  checks.onCheckRemoved((clientId, checkId) => forgetSubject(alerting.alerts, clientId, checkId))
+  checks.onCheckRemoved((clientId, checkId) => void forgetSubject(alerting.alerts, clientId, checkId))
 }
 
 export type CheckModules = ReturnType<typeof wireChecks>

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context'
 import { deviceRef, markDeviceSeen } from '../modules/devices/devices.service'
-import { ensureDefaults } from '../modules/alerts/alerts.rules.service'
+import { observeSafely } from '../modules/alerts/alerts.rules.service'
 import type { Observation } from '../modules/alerts/runtime/alerts.runtime'
 import { type Applied, createContainersIngest, deviceGone } from '../modules/containers/containers.ingest'
 import { createContainersIngestPg } from '../modules/containers/containers.ingest.pg'
@@ -35,14 +35,7 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
     seenAt.set(deviceSeq, now)
     markDeviceSeen(fleet.devices, deviceSeq, now)
   }
-  const observe = (o: Observation) => {
-    try {
-      ensureDefaults(alerting.alerts, o.clientId)
-      alerting.alerts.runtime.observe(o)
-    } catch (err) {
-      ctx.logger.error('alert evaluation failed', { client_id: o.clientId, device_id: o.deviceId, source: o.source, error: (err as Error).message })
-    }
-  }
+  const observe = (o: Observation) => void observeSafely(alerting.alerts, o)
   const observation = (a: Applied, values: ReturnType<typeof observedContainers>) =>
     observe({ clientId: a.clientId, deviceId: a.deviceId, source: CONTAINER_SOURCE, ts: a.ts, values })
   const { store, ingest, rollups } = onEngine(

@@ -69,7 +69,12 @@ export function compose(deps: AppDeps) {
   // alert notices go to the channels' durable queue unless a test listens instead
   const notify = deps.notify ?? (async (clientId, channelIds, n) => (await enqueueNotification(channels.channels, clientId, channelIds, n)).length)
   const checks = wireChecks(ctx, identity, fleet, hooks, { timers: deps.timers })
-  const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, { notify, channels: channelLookup(channels), subjects: checks.alertSubjects })
+  const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, {
+    notify,
+    channels: channelLookup(channels),
+    subjects: checks.alertSubjects,
+    peers: deps.peers,
+  })
   alertOnChecks(checks, alerting, live)
   identity.health.convertingDevices = () => monitoring.sealer.behind()
   const containers = wireContainers(ctx, fleet, alerting, hooks)
@@ -143,8 +148,9 @@ function jobList(
       },
     },
     // each client's own cron pattern decides whether it is its turn
-    // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices
-    { name: 'alerts.evaluate', cron: '*/15 * * * * *', run: () => modules.alertsTick() },
+    // offline devices, durations without new samples, forecasts, repeats, delayed recoveries, grouped notices. Every
+    // hub runs it on what it holds in memory; each transition is a conditional write one hub wins
+    { name: 'alerts.evaluate', cron: '*/15 * * * * *', everyHub: true, run: () => modules.alertsTick() },
     { name: 'ai.recommendations', cron: '0 * * * * *', run: () => runDueGenerations(modules.ai).then(() => undefined) },
     // each hub's own heartbeat record
     { name: 'ai.hub-alive', cron: '30 * * * * *', everyHub: true, run: () => modules.ai.hubRuns?.beat() },

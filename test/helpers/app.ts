@@ -39,6 +39,8 @@ export function testApp(overrides: { config?: Partial<Config> } & Partial<Omit<A
       headers['content-type'] ??= 'application/json'
     }
     const res = await handle(new Request(base + path, { method, headers, body }))
+    // the alert runtime evaluates what a request stored once it has answered: its effects are read after it ran
+    await modules.alerts.runtime.settled()
     // a live stream does not end: its status and headers are the answer, its body is let go
     if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
       await res.body?.cancel()

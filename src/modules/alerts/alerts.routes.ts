@@ -27,7 +27,7 @@ export function alertsRoutes(deps: AlertsDeps, auth: Authenticator) {
     new Elysia({ prefix: '/v1/alerts' })
       .use(authGuards(auth))
       // ---- rules ----
-      .get('/rules', ({ user }) => ({ items: S.listRules(deps, user.clientId) }), {
+      .get('/rules', async ({ user }) => ({ items: await S.listRules(deps, user.clientId) }), {
         user: true,
         response: { 200: M.RuleList },
         detail: { tags, summary: 'Alert rules of the account (the defaults are made on first use)' },
@@ -64,8 +64,8 @@ export function alertsRoutes(deps: AlertsDeps, auth: Authenticator) {
       })
       .delete(
         '/rules/:rule_id',
-        ({ user, params, set }) => {
-          S.deleteRule(deps, user.clientId, params.rule_id)
+        async ({ user, params, set }) => {
+          await S.deleteRule(deps, user.clientId, params.rule_id)
           set.status = 204
         },
         { user: managers, params: M.RuleParams, detail: { tags, summary: 'Delete a rule and its alerts' } },
@@ -94,8 +94,8 @@ export function alertsRoutes(deps: AlertsDeps, auth: Authenticator) {
       )
       .delete(
         '/rules/:rule_id/overrides/:device_id',
-        ({ user, params, set }) => {
-          S.deleteOverride(deps, user.clientId, params.rule_id, params.device_id)
+        async ({ user, params, set }) => {
+          await S.deleteOverride(deps, user.clientId, params.rule_id, params.device_id)
           set.status = 204
         },
         { user: managers, params: M.OverrideParams, detail: { tags, summary: "Remove one device's override" } },
@@ -169,8 +169,8 @@ export function alertsRoutes(deps: AlertsDeps, auth: Authenticator) {
       })
       .delete(
         '/silences/:silence_id',
-        ({ user, params, set }) => {
-          W.deleteSilence(deps, user.clientId, params.silence_id)
+        async ({ user, params, set }) => {
+          await W.deleteSilence(deps, user.clientId, params.silence_id)
           set.status = 204
         },
         { user: managers, params: M.SilenceParams, detail: { tags, summary: 'Lift a silence' } },
@@ -193,8 +193,8 @@ export function alertsRoutes(deps: AlertsDeps, auth: Authenticator) {
       )
       .delete(
         '/dependencies/:device_id',
-        ({ user, params, set }) => {
-          W.deleteDependency(deps, user.clientId, params.device_id)
+        async ({ user, params, set }) => {
+          await W.deleteDependency(deps, user.clientId, params.device_id)
           set.status = 204
         },
         { user: managers, params: M.DeviceParams, detail: { tags, summary: "Remove a device's gateway" } },

@@ -7,6 +7,7 @@ import { DEFAULT_RULES } from './alerts.defaults'
 import type { OverrideIn, Rule, RuleIn, RulePatch, ScopeIn, Settings, SettingsPatch } from './alerts.model'
 import type { AlertsDeps } from './alerts.ports'
 import type { OverrideRow, RuleRow } from './alerts.store'
+import type { Observation } from './runtime/alerts.runtime'
 import { DEFAULT_GROUP_WINDOW_S } from './runtime/alerts.compiled-rules'
 import { compileSelector } from './runtime/alerts.selectors'
 
@@ -24,47 +25,41 @@ function checkScope(deps: AlertsDeps, clientId: string, scope: ScopeIn, loc: str
   if (scope.type === 'device' && (value === null || !deps.devices.find(clientId, value))) throw invalid([loc, 'value'], 'no such device in this account')
 }
 
-/** a promise when the channels' store answers later (PostgreSQL): the caller awaits it */
-function checkChannels(deps: AlertsDeps, clientId: string, ids: string[], loc: (string | number)[]): Promise<void> | undefined {
+async function checkChannels(deps: AlertsDeps, clientId: string, ids: string[], loc: (string | number)[]) {
   if (!ids.length) return
-  const judge = (unknown: string[]) => {
-    if (unknown.length) throw invalid(loc, `no such channel in this account: ${unknown.join(', ')}`)
-  }
-  const answer = deps.channels.unknown(clientId, [...new Set(ids)])
-  if (answer instanceof Promise) return answer.then(judge)
-  judge(answer)
+  const unknown = await deps.channels.unknown(clientId, [...new Set(ids)])
+  if (unknown.length) throw invalid(loc, `no such channel in this account: ${unknown.join(', ')}`)
 }
 
 // ---- rules ----
 
 /** The default rules, made once per client (the first report of one of its devices, or the first look at its rules). */
-export function ensureDefaults(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runtime'>, clientId: string): void {
-  deps.runtime.ensureDefaults(clientId, () => {
+export function ensureDefaults(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runtime'>, clientId: string): Promise<void> {
+  // the store makes them once per client however many hubs ask at once; a built-in the client has is kept
+  return deps.runtime.ensureDefaults(clientId, () => {
     const now = deps.clock.now()
-    deps.store.transaction(() => {
-      const settings = deps.store.settings(clientId)
-      if (settings?.defaults_created_at) return
-      for (const d of DEFAULT_RULES) {
-        if (!deps.store.rulesOf(clientId).some((r) => r.builtin === d.key)) deps.store.insertRule(toRow(clientId, d.rule, now, d.key))
-      }
-      deps.store.saveSettings({
-        client_id: clientId,
-        routing: settings?.routing ?? '{"warning":[],"critical":[]}',
-        group_window_seconds: settings?.group_window_seconds ?? DEFAULT_GROUP_WINDOW_S,
-        defaults_created_at: now,
-      })
-    })
+    const rows = DEFAULT_RULES.map((d) => toRow(clientId, d.rule, now, d.key))
+    return deps.store.makeDefaults(clientId, rows, DEFAULT_GROUP_WINDOW_S, now)
   })
 }
 
-/** The ingest observer: ensures the defaults on a client's first report, then evaluates the sample. Never throws into ingest. */
-export function observeSample(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runtime' | 'logger'>, s: StoredSample): void {
+/** Evaluates an observation after the client's defaults are made; never throws (ingest and checks go on). A promise while changes are written. */
+export function observeSafely(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runtime' | 'logger'>, o: Observation): Promise<void> | undefined {
+  const failed = (err: unknown) =>
+    deps.logger.error('alert evaluation failed', { client_id: o.clientId, device_id: o.deviceId, source: o.source, error: (err as Error).message })
+  // both are queued now, in this order: whoever waits for the runtime to settle sees the observation evaluated
+  const defaults = deps.runtime.isSetUp(o.clientId) ? null : ensureDefaults(deps, o.clientId)
   try {
-    ensureDefaults(deps, s.clientId)
-    deps.runtime.observe({ clientId: s.clientId, deviceId: s.deviceId, source: s.kind, ts: s.ts, values: s.values })
+    const observed = deps.runtime.observe(o)
+    if (defaults || observed) return Promise.all([defaults, observed]).then(() => {}, failed)
   } catch (err) {
-    deps.logger.error('alert evaluation failed', { client_id: s.clientId, device_id: s.deviceId, error: (err as Error).message })
+    failed(err)
   }
+}
+
+/** The ingest observer: ensures the defaults on a client's first report, then evaluates the sample. Never throws into ingest. */
+export function observeSample(deps: Pick<AlertsDeps, 'store' | 'clock' | 'runtime' | 'logger'>, s: StoredSample): Promise<void> | undefined {
+  return observeSafely(deps, { clientId: s.clientId, deviceId: s.deviceId, source: s.kind, ts: s.ts, values: s.values })
 }
 
 function toRow(clientId: string, r: RuleIn, now: number, builtin: string | null = null): RuleRow {
@@ -96,7 +91,7 @@ function toRow(clientId: string, r: RuleIn, now: number, builtin: string | null 
 }
 
 /** What makes a rule whole: a readable metric and a threshold for threshold rules, a recovery point on the healthy side. */
-function checkRule(deps: AlertsDeps, r: RuleRow, patchOrBody: RuleIn | RulePatch): Promise<void> | undefined {
+async function checkRule(deps: AlertsDeps, r: RuleRow, patchOrBody: RuleIn | RulePatch) {
   if (r.kind === 'threshold') {
     if (!r.metric) throw invalid(['metric'], 'a threshold rule needs a metric')
     const sel = (deps.selectors ?? compileSelector)(r.metric)
@@ -113,7 +108,7 @@ function checkRule(deps: AlertsDeps, r: RuleRow, patchOrBody: RuleIn | RulePatch
     if (patchOrBody.threshold !== undefined && patchOrBody.threshold !== null) throw invalid(['threshold'], `a ${r.kind} rule takes no threshold`)
   }
   if (patchOrBody.scope) checkScope(deps, r.client_id, patchOrBody.scope, 'scope')
-  if (patchOrBody.channel_ids) return checkChannels(deps, r.client_id, patchOrBody.channel_ids, ['channel_ids'])
+  if (patchOrBody.channel_ids) await checkChannels(deps, r.client_id, patchOrBody.channel_ids, ['channel_ids'])
 }
 
 export function toRule(r: RuleRow, overrides: OverrideRow[], scopeDeviceMissing: boolean): Rule {
@@ -156,37 +151,31 @@ export function toRule(r: RuleRow, overrides: OverrideRow[], scopeDeviceMissing:
 const scopeDeviceMissing = (deps: AlertsDeps, r: RuleRow) =>
   r.scope_type === 'device' && (r.scope_value === null || !deps.devices.find(r.client_id, r.scope_value))
 
-export function listRules(deps: AlertsDeps, clientId: string): Rule[] {
-  ensureDefaults(deps, clientId)
-  const overrides = deps.store.overridesOf(clientId)
-  return deps.store.rulesOf(clientId).map((r) => toRule(r, overrides, scopeDeviceMissing(deps, r)))
+export async function listRules(deps: AlertsDeps, clientId: string): Promise<Rule[]> {
+  await ensureDefaults(deps, clientId)
+  const overrides = await deps.store.overridesOf(clientId)
+  return (await deps.store.rulesOf(clientId)).map((r) => toRule(r, overrides, scopeDeviceMissing(deps, r)))
 }
 
-export function getRule(deps: AlertsDeps, clientId: string, ruleId: string): Rule {
-  const row = deps.store.rule(clientId, ruleId)
+export async function getRule(deps: AlertsDeps, clientId: string, ruleId: string): Promise<Rule> {
+  const row = await deps.store.rule(clientId, ruleId)
   if (!row) throw notFound('Rule')
-  return toRule(row, deps.store.overridesOf(clientId), scopeDeviceMissing(deps, row))
+  return toRule(row, await deps.store.overridesOf(clientId), scopeDeviceMissing(deps, row))
 }
 
-function checkRoom(deps: AlertsDeps, clientId: string, adding: number) {
-  if (deps.store.ruleCount(clientId) + adding > MAX_RULES) {
-    throw new AppError('conflict', `An account may have ${MAX_RULES} alert rules; delete or reuse one first`)
-  }
-}
+const full = () => new AppError('conflict', `An account may have ${MAX_RULES} alert rules; delete or reuse one first`)
 
 export async function createRule(deps: AlertsDeps, clientId: string, body: RuleIn): Promise<Rule> {
-  ensureDefaults(deps, clientId)
-  checkRoom(deps, clientId, 1)
+  await ensureDefaults(deps, clientId)
   const row = toRow(clientId, body, deps.clock.now())
-  const checking = checkRule(deps, row, body)
-  if (checking) await checking
-  deps.store.insertRule(row)
-  deps.runtime.reload(clientId)
+  await checkRule(deps, row, body)
+  if ((await deps.store.addRules(clientId, [row], MAX_RULES)) === null) throw full()
+  await deps.runtime.reload(clientId)
   return getRule(deps, clientId, row.id)
 }
 
 export async function updateRule(deps: AlertsDeps, clientId: string, ruleId: string, patch: RulePatch): Promise<Rule> {
-  const row = deps.store.rule(clientId, ruleId)
+  const row = await deps.store.rule(clientId, ruleId)
   if (!row) throw notFound('Rule')
   const has = <K extends keyof RulePatch>(k: K) => patch[k] !== undefined
   const next: RuleRow = { ...row, updated_at: deps.clock.now() }
@@ -208,25 +197,24 @@ export async function updateRule(deps: AlertsDeps, clientId: string, ruleId: str
   if (has('repeat_seconds')) next.repeat_seconds = patch.repeat_seconds!
   if (has('notify_recovery')) next.notify_recovery = patch.notify_recovery ? 1 : 0
   if (has('recovery_delay_seconds')) next.recovery_delay_seconds = patch.recovery_delay_seconds!
-  const checking = checkRule(deps, next, patch)
-  if (checking) await checking
+  await checkRule(deps, next, patch)
   // a rule switched off, or watching something else now, closes what it had open
   const retire = next.enabled === 0 || next.metric !== row.metric || next.scope_type !== row.scope_type || next.scope_value !== row.scope_value
-  if (retire) deps.runtime.retire(clientId, ruleId, 'the rule was changed or disabled')
-  deps.store.updateRule(next)
-  deps.runtime.reload(clientId)
+  if (retire) await deps.runtime.retire(clientId, ruleId, 'the rule was changed or disabled')
+  if (!(await deps.store.updateRule(next))) throw notFound('Rule')
+  await deps.runtime.reload(clientId)
   return getRule(deps, clientId, ruleId)
 }
 
-export function deleteRule(deps: AlertsDeps, clientId: string, ruleId: string): void {
-  if (!deps.store.rule(clientId, ruleId)) throw notFound('Rule')
-  deps.runtime.retire(clientId, ruleId, 'the rule was deleted')
-  deps.store.deleteRule(clientId, ruleId)
-  deps.runtime.reload(clientId)
+export async function deleteRule(deps: AlertsDeps, clientId: string, ruleId: string): Promise<void> {
+  if (!(await deps.store.rule(clientId, ruleId))) throw notFound('Rule')
+  await deps.runtime.retire(clientId, ruleId, 'the rule was deleted')
+  if (!(await deps.store.deleteRule(clientId, ruleId))) throw notFound('Rule')
+  await deps.runtime.reload(clientId)
 }
 
-export function putOverride(deps: AlertsDeps, clientId: string, ruleId: string, deviceId: string, body: OverrideIn): Rule {
-  const rule = deps.store.rule(clientId, ruleId)
+export async function putOverride(deps: AlertsDeps, clientId: string, ruleId: string, deviceId: string, body: OverrideIn): Promise<Rule> {
+  const rule = await deps.store.rule(clientId, ruleId)
   const device = deps.devices.find(clientId, deviceId)
   if (!rule || !device || device.subject === 'check') throw notFound(rule ? 'Device' : 'Rule')
   if (rule.kind !== 'threshold' && (body.threshold != null || body.recovery_threshold != null))
@@ -247,20 +235,20 @@ export function putOverride(deps: AlertsDeps, clientId: string, ruleId: string, 
     const up = rule.operator === '>' || rule.operator === '>='
     if (up ? row.recovery_threshold > t : row.recovery_threshold < t) throw invalid(['recovery_threshold'], 'must be on the healthy side of the threshold')
   }
-  if (row.enabled === 0) deps.runtime.retire(clientId, ruleId, 'the rule was disabled for this device', deviceId)
-  deps.store.upsertOverride(row)
-  deps.runtime.reload(clientId)
+  if (row.enabled === 0) await deps.runtime.retire(clientId, ruleId, 'the rule was disabled for this device', deviceId)
+  await deps.store.upsertOverride(row)
+  await deps.runtime.reload(clientId)
   return getRule(deps, clientId, ruleId)
 }
 
-export function deleteOverride(deps: AlertsDeps, clientId: string, ruleId: string, deviceId: string): void {
-  if (!deps.store.deleteOverride(clientId, ruleId, deviceId)) throw notFound('Override')
-  deps.runtime.reload(clientId)
+export async function deleteOverride(deps: AlertsDeps, clientId: string, ruleId: string, deviceId: string): Promise<void> {
+  if (!(await deps.store.deleteOverride(clientId, ruleId, deviceId))) throw notFound('Override')
+  await deps.runtime.reload(clientId)
 }
 
-export function listDefaults(deps: AlertsDeps, clientId: string) {
-  ensureDefaults(deps, clientId)
-  const rules = deps.store.rulesOf(clientId)
+export async function listDefaults(deps: AlertsDeps, clientId: string) {
+  await ensureDefaults(deps, clientId)
+  const rules = await deps.store.rulesOf(clientId)
   return {
     items: DEFAULT_RULES.map((d) => ({
       key: d.key,
@@ -272,23 +260,28 @@ export function listDefaults(deps: AlertsDeps, clientId: string) {
 }
 
 /** Makes again the default rules the client deleted; the ones it kept (edited or not) stay as they are. */
-export function restoreDefaults(deps: AlertsDeps, clientId: string) {
-  ensureDefaults(deps, clientId)
+export async function restoreDefaults(deps: AlertsDeps, clientId: string) {
+  await ensureDefaults(deps, clientId)
   const now = deps.clock.now()
-  deps.store.transaction(() => {
-    const rules = deps.store.rulesOf(clientId)
-    const missing = DEFAULT_RULES.filter((d) => !rules.some((r) => r.builtin === d.key))
-    checkRoom(deps, clientId, missing.length)
-    for (const d of missing) deps.store.insertRule(toRow(clientId, d.rule, now, d.key))
-  })
-  deps.runtime.reload(clientId)
+  const rules = await deps.store.rulesOf(clientId)
+  const missing = DEFAULT_RULES.filter((d) => !rules.some((r) => r.builtin === d.key))
+  // one the client got back meanwhile (another request) is skipped by the store
+  if (
+    (await deps.store.addRules(
+      clientId,
+      missing.map((d) => toRow(clientId, d.rule, now, d.key)),
+      MAX_RULES,
+    )) === null
+  )
+    throw full()
+  await deps.runtime.reload(clientId)
   return listDefaults(deps, clientId)
 }
 
 // ---- settings ----
 
-export function getSettings(deps: AlertsDeps, clientId: string): Settings {
-  const row = deps.store.settings(clientId)
+export async function getSettings(deps: AlertsDeps, clientId: string): Promise<Settings> {
+  const row = await deps.store.settings(clientId)
   return {
     routing: row ? (JSON.parse(row.routing) as Settings['routing']) : { warning: [], critical: [] },
     group_window_seconds: row?.group_window_seconds ?? DEFAULT_GROUP_WINDOW_S,
@@ -296,22 +289,14 @@ export function getSettings(deps: AlertsDeps, clientId: string): Settings {
 }
 
 export async function updateSettings(deps: AlertsDeps, clientId: string, patch: SettingsPatch): Promise<Settings> {
-  ensureDefaults(deps, clientId)
+  await ensureDefaults(deps, clientId)
+  const cur = await getSettings(deps, clientId)
   if (patch.routing) {
-    const warning = checkChannels(deps, clientId, patch.routing.warning, ['routing', 'warning'])
-    if (warning) await warning
-    const critical = checkChannels(deps, clientId, patch.routing.critical, ['routing', 'critical'])
-    if (critical) await critical
+    await checkChannels(deps, clientId, patch.routing.warning, ['routing', 'warning'])
+    await checkChannels(deps, clientId, patch.routing.critical, ['routing', 'critical'])
   }
-  const cur = getSettings(deps, clientId)
   const next = { routing: patch.routing ?? cur.routing, group_window_seconds: patch.group_window_seconds ?? cur.group_window_seconds }
-  const row = deps.store.settings(clientId)
-  deps.store.saveSettings({
-    client_id: clientId,
-    routing: JSON.stringify(next.routing),
-    group_window_seconds: next.group_window_seconds,
-    defaults_created_at: row?.defaults_created_at ?? null,
-  })
-  deps.runtime.reload(clientId)
+  await deps.store.saveSettings(clientId, JSON.stringify(next.routing), next.group_window_seconds)
+  await deps.runtime.reload(clientId)
   return next
 }

@@ -31,12 +31,12 @@ function toSilence(r: SilenceRow, now: number): Silence {
 const TAG = /^[a-z0-9._-]{1,40}$/
 
 /** A window must say when: a start and an end, or a pattern and a duration (an open end is allowed for "until I lift it"). */
-function check(deps: AlertsDeps, clientId: string, r: SilenceRow) {
+async function check(deps: AlertsDeps, clientId: string, r: SilenceRow) {
   const value = r.scope_value
   if (r.scope_type === 'all' && value !== null) throw invalid(['scope', 'value'], 'must be null when the scope is all')
   if (r.scope_type === 'tag' && (value === null || !TAG.test(value))) throw invalid(['scope', 'value'], 'a tag: 1 to 40 of a-z 0-9 . _ -')
   if (r.scope_type === 'device' && (value === null || !deps.devices.find(clientId, value))) throw invalid(['scope', 'value'], 'no such device in this account')
-  if (r.rule_id !== null && !deps.store.rule(clientId, r.rule_id)) throw invalid(['rule_id'], 'no such rule in this account')
+  if (r.rule_id !== null && !(await deps.store.rule(clientId, r.rule_id))) throw invalid(['rule_id'], 'no such rule in this account')
   if (r.starts_at !== null && r.ends_at !== null && r.ends_at <= r.starts_at) throw invalid(['ends_at'], 'must be after starts_at')
   if (r.cron === null) {
     if (r.duration_seconds !== null || r.timezone !== null)
@@ -69,21 +69,18 @@ function apply(row: SilenceRow, body: SilenceIn) {
   if (has('timezone')) row.timezone = body.timezone!
 }
 
-export function listSilences(deps: AlertsDeps, clientId: string) {
+export async function listSilences(deps: AlertsDeps, clientId: string) {
   const now = deps.clock.now()
-  return { items: deps.store.silencesOf(clientId).map((r) => toSilence(r, now)) }
+  return { items: (await deps.store.silencesOf(clientId)).map((r) => toSilence(r, now)) }
 }
 
-export function getSilence(deps: AlertsDeps, clientId: string, id: string): Silence {
-  const row = deps.store.silence(clientId, id)
+export async function getSilence(deps: AlertsDeps, clientId: string, id: string): Promise<Silence> {
+  const row = await deps.store.silence(clientId, id)
   if (!row) throw notFound('Silence')
   return toSilence(row, deps.clock.now())
 }
 
-export function createSilence(deps: AlertsDeps, clientId: string, userId: string, body: SilenceIn): Silence {
-  if (deps.store.silenceCount(clientId) >= MAX_SILENCES) {
-    throw new AppError('conflict', `An account may have ${MAX_SILENCES} silences; lift the ones that are over first`)
-  }
+export async function createSilence(deps: AlertsDeps, clientId: string, userId: string, body: SilenceIn): Promise<Silence> {
   const now = deps.clock.now()
   const row: SilenceRow = {
     id: newId('sil'),
@@ -103,48 +100,50 @@ export function createSilence(deps: AlertsDeps, clientId: string, userId: string
   apply(row, body)
   // a one-off window given only its end starts now
   if (row.cron === null && row.starts_at === null && row.ends_at !== null) row.starts_at = Math.min(now, row.ends_at - 1)
-  check(deps, clientId, row)
-  deps.store.insertSilence(row)
-  deps.runtime.reload(clientId)
+  await check(deps, clientId, row)
+  if (!(await deps.store.addSilence(row, MAX_SILENCES))) {
+    throw new AppError('conflict', `An account may have ${MAX_SILENCES} silences; lift the ones that are over first`)
+  }
+  await deps.runtime.reload(clientId)
   return toSilence(row, now)
 }
 
-export function updateSilence(deps: AlertsDeps, clientId: string, id: string, body: SilenceIn): Silence {
-  const row = deps.store.silence(clientId, id)
+export async function updateSilence(deps: AlertsDeps, clientId: string, id: string, body: SilenceIn): Promise<Silence> {
+  const row = await deps.store.silence(clientId, id)
   if (!row) throw notFound('Silence')
   apply(row, body)
-  check(deps, clientId, row)
-  deps.store.updateSilence(row)
-  deps.runtime.reload(clientId)
+  await check(deps, clientId, row)
+  if (!(await deps.store.updateSilence(row))) throw notFound('Silence')
+  await deps.runtime.reload(clientId)
   return toSilence(row, deps.clock.now())
 }
 
-export function deleteSilence(deps: AlertsDeps, clientId: string, id: string): void {
-  if (!deps.store.deleteSilence(clientId, id)) throw notFound('Silence')
-  deps.runtime.reload(clientId)
+export async function deleteSilence(deps: AlertsDeps, clientId: string, id: string): Promise<void> {
+  if (!(await deps.store.deleteSilence(clientId, id))) throw notFound('Silence')
+  await deps.runtime.reload(clientId)
 }
 
 // ---- dependencies (gateways) ----
 
-export function listDependencies(deps: AlertsDeps, clientId: string) {
-  return { items: deps.store.dependenciesOf(clientId).map((d) => ({ device_id: d.device_id, parent_device_id: d.parent_device_id })) }
+export async function listDependencies(deps: AlertsDeps, clientId: string) {
+  return { items: (await deps.store.dependenciesOf(clientId)).map((d) => ({ device_id: d.device_id, parent_device_id: d.parent_device_id })) }
 }
 
 /** The device is reached through `parent` (a gateway, a router that reports): its offline alert waits behind the gateway's. */
-export function setDependency(deps: AlertsDeps, clientId: string, deviceId: string, parent: string) {
+export async function setDependency(deps: AlertsDeps, clientId: string, deviceId: string, parent: string) {
   if (!deps.devices.find(clientId, deviceId)) throw notFound('Device')
   if (!deps.devices.find(clientId, parent)) throw invalid(['parent_device_id'], 'no such device in this account')
   // no circle: walking up from the parent must not come back to the device
-  const parents = new Map(deps.store.dependenciesOf(clientId).map((d) => [d.device_id, d.parent_device_id]))
+  const parents = new Map((await deps.store.dependenciesOf(clientId)).map((d) => [d.device_id, d.parent_device_id]))
   for (let at: string | undefined = parent, hops = 0; at !== undefined && hops < 1000; at = parents.get(at), hops++) {
     if (at === deviceId) throw invalid(['parent_device_id'], 'that would make a circle of gateways')
   }
-  deps.store.setDependency({ device_id: deviceId, client_id: clientId, parent_device_id: parent })
-  deps.runtime.reload(clientId)
+  await deps.store.setDependency({ device_id: deviceId, client_id: clientId, parent_device_id: parent })
+  await deps.runtime.reload(clientId)
   return { device_id: deviceId, parent_device_id: parent }
 }
 
-export function deleteDependency(deps: AlertsDeps, clientId: string, deviceId: string): void {
-  if (!deps.store.deleteDependency(clientId, deviceId)) throw notFound('Dependency')
-  deps.runtime.reload(clientId)
+export async function deleteDependency(deps: AlertsDeps, clientId: string, deviceId: string): Promise<void> {
+  if (!(await deps.store.deleteDependency(clientId, deviceId))) throw notFound('Dependency')
+  await deps.runtime.reload(clientId)
 }

@@ -21,7 +21,7 @@ const withChecks: SelectorCompiler = (metric) => {
 
 async function checks() {
   const h = await runtimeHarness({ selectors: withChecks })
-  const rule = (over: Partial<RuleRow> = {}) => {
+  const rule = async (over: Partial<RuleRow> = {}) => {
     const now = h.t.clock.now()
     const row: RuleRow = {
       id: newId('rul'),
@@ -48,8 +48,8 @@ async function checks() {
       updated_at: now,
       ...over,
     }
-    h.store.insertRule(row)
-    h.runtime.reload(h.clientId)
+    await h.store.addRules(h.clientId, [row], 200)
+    await h.runtime.reload(h.clientId)
     return row
   }
   const check = (deviceId: string, http: 'up' | 'down') =>
@@ -60,79 +60,79 @@ async function checks() {
 describe('an observation from a source other than metrics goes the same path', () => {
   test('a check going down raises an alert and a notice; back up, it resolves with a recovery notice', async () => {
     const h = await checks()
-    h.rule()
+    await h.rule()
     const web = h.add('web-1')
-    h.check(web, 'up')
+    await h.check(web, 'up')
     expect(h.events).toEqual([])
     h.t.clock.advance(10_000)
-    h.check(web, 'down')
+    await h.check(web, 'down')
     expect(h.events.map((e) => [e.type, e.alert.state, e.alert.value])).toEqual([['alert.firing', 'firing', 0]])
     expect(h.events[0]!.alert.context.sample).toMatchObject({ kind: 'check', values: { http: 'down' } })
     expect(h.sent.map((s) => [s.n.event, s.channels])).toEqual([['firing', ['chn_pager']]])
     h.t.clock.advance(10_000)
-    h.check(web, 'up')
+    await h.check(web, 'up')
     expect(h.events.map((e) => e.type)).toEqual(['alert.firing', 'alert.resolved'])
     expect(h.sent.map((s) => s.n.event)).toEqual(['firing', 'resolved'])
-    expect(h.timeline(h.events[0]!.alert.id)).toEqual(['pending', 'firing', 'notified', 'resolved', 'notified'])
+    expect(await h.timeline(h.events[0]!.alert.id)).toEqual(['pending', 'firing', 'notified', 'resolved', 'notified'])
   })
 
   test('a metric sample does not trip a check rule, nor a check a metric rule', async () => {
     const h = await checks()
-    h.rule()
-    h.rule({ metric: 'cpu_percent', operator: '>', threshold: 90 })
+    await h.rule()
+    await h.rule({ metric: 'cpu_percent', operator: '>', threshold: 90 })
     const web = h.add('web-1')
-    h.runtime.observe({ clientId: h.clientId, deviceId: web, source: 'hardware', ts: h.t.clock.now(), values: { cpu_percent: 10, http: 'down' } })
-    h.runtime.observe({ clientId: h.clientId, deviceId: web, source: 'check', ts: h.t.clock.now(), values: { http: 'up', cpu_percent: 99 } })
+    await h.runtime.observe({ clientId: h.clientId, deviceId: web, source: 'hardware', ts: h.t.clock.now(), values: { cpu_percent: 10, http: 'down' } })
+    await h.runtime.observe({ clientId: h.clientId, deviceId: web, source: 'check', ts: h.t.clock.now(), values: { http: 'up', cpu_percent: 99 } })
     expect(h.events).toEqual([])
   })
 
   test('checks failing on several devices within the grouping window make one notice when it closes', async () => {
     const h = await checks()
-    h.rule()
+    await h.rule()
     const [a, b, c] = [h.add('a'), h.add('b'), h.add('c')]
-    h.check(a, 'down')
+    await h.check(a, 'down')
     h.t.clock.advance(5_000)
-    h.check(b, 'down')
-    h.check(c, 'down')
+    await h.check(b, 'down')
+    await h.check(c, 'down')
     // the first goes at once; the others are held in the window
     expect(h.sent.map((s) => s.n.devices.map((d) => d.name))).toEqual([['a']])
     h.t.clock.advance(MIN)
-    h.runtime.tick()
+    await h.runtime.tick()
     expect(h.sent.map((s) => s.n.devices.map((d) => d.name))).toEqual([['a'], ['b', 'c']])
     expect(h.sent[1]!.n.title).toBe('CRITICAL: Website down on 2 devices')
   })
 
   test('a silence holds a failing check’s notice; the alert is still raised and says it is silenced', async () => {
     const h = await checks()
-    h.rule()
+    await h.rule()
     const web = h.add('web-1')
-    createSilence(h.deps, h.clientId, 'usr_x', {
+    await createSilence(h.deps, h.clientId, 'usr_x', {
       comment: 'deploy',
       scope: { type: 'device', value: web },
       ends_at: new Date(h.t.clock.now() + 30 * MIN).toISOString(),
     })
-    h.check(web, 'down')
+    await h.check(web, 'down')
     expect(h.events.map((e) => [e.type, e.alert.silenced])).toEqual([['alert.firing', true]])
     expect(h.sent).toEqual([])
-    expect(h.timeline(h.events[0]!.alert.id)).toEqual(['pending', 'firing', 'silenced'])
+    expect(await h.timeline(h.events[0]!.alert.id)).toEqual(['pending', 'firing', 'silenced'])
     // the silence ends while the check still fails: the held notice goes out on the next tick
     h.t.clock.advance(31 * MIN)
-    h.runtime.tick()
+    await h.runtime.tick()
     expect(h.sent.map((s) => s.n.event)).toEqual(['firing'])
   })
 
   test('a check that must fail for a while is pending first and fires on the tick once the duration passed', async () => {
     const h = await checks()
-    h.rule({ for_seconds: 120 })
+    await h.rule({ for_seconds: 120 })
     const web = h.add('web-1')
-    h.check(web, 'down')
+    await h.check(web, 'down')
     expect(h.events).toEqual([])
     h.t.clock.advance(MIN)
-    h.check(web, 'down')
-    h.runtime.tick()
+    await h.check(web, 'down')
+    await h.runtime.tick()
     expect(h.events).toEqual([])
     h.t.clock.advance(MIN)
-    h.runtime.tick()
+    await h.runtime.tick()
     expect(h.events.map((e) => e.type)).toEqual(['alert.firing'])
   })
 })

@@ -24,7 +24,7 @@ export async function runtimeHarness(opts: { selectors?: SelectorCompiler } = {}
   })
   const store = createAlertsStore(t.db.sqlite)
   // settings made: no default rules in the way
-  store.saveSettings({ client_id: tenant.clientId, routing: '{"warning":[],"critical":[]}', group_window_seconds: 60, defaults_created_at: 1 })
+  await store.makeDefaults(tenant.clientId, [], 60, 1)
   const logger = memoryLogger().logger
   const alertDevices = { find: (_c: string, id: string) => devices.get(id) ?? null, list: () => [...devices.values()] }
   const runtime = createAlertRuntime({
@@ -41,7 +41,7 @@ export async function runtimeHarness(opts: { selectors?: SelectorCompiler } = {}
     metrics: { diskTrend: (_c, id) => trends.get(id) ?? [] },
     selectors: opts.selectors ?? compileSelector,
   })
-  runtime.boot()
+  await runtime.boot()
   const deps: AlertsDeps = {
     store,
     clock: t.clock,
@@ -56,6 +56,6 @@ export async function runtimeHarness(opts: { selectors?: SelectorCompiler } = {}
     devices.set(id, { id, name, tags, lastSeenAt: t.clock.now() })
     return id
   }
-  const timeline = (alertId: string) => store.eventsOf(alertId).map((e) => e.type)
+  const timeline = async (alertId: string) => (await store.eventsOf(tenant.clientId, alertId)).map((e) => e.type)
   return { t, tenant, clientId: tenant.clientId, store, runtime, deps, add, trends, sent, events, timeline }
 }

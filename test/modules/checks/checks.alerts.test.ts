@@ -52,6 +52,7 @@ describe('alerts on checks', () => {
       t.clock.advance(60_000)
       const change = recordAttempt(t.modules.checks, id, 0, fail(now()))!
       t.modules.checks.stateChanged(change)
+      await t.modules.alerts.runtime.settled()
     }
     const firing = sent.filter((s) => s.n.event === 'firing')
     expect(firing).toHaveLength(1)
@@ -62,6 +63,7 @@ describe('alerts on checks', () => {
     for (let i = 0; i < 2; i++) {
       t.clock.advance(60_000)
       t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, ok(now()))!)
+      await t.modules.alerts.runtime.settled()
     }
     expect(sent.filter((s) => s.n.event === 'resolved')).toHaveLength(1)
   })
@@ -76,6 +78,7 @@ describe('alerts on checks', () => {
     const id = await check(t, a.userHeaders, { kind: 'http', settings: { url: 'https://shop.example/', slow_ms: 500, cert_warn_days: 7 } })
     const soon = t.clock.now() + 5 * 86400_000
     t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, ok(t.clock.now(), 900, soon))!)
+    await t.modules.alerts.runtime.settled()
     expect(sent.map((s) => s.n.rule?.name).sort()).toEqual(['Certificate', 'Expiring', 'Slow'])
   })
 
@@ -90,6 +93,7 @@ describe('alerts on checks', () => {
     expect(t.modules.presence.status(device)).toBe('offline')
     const id = await check(t, a.userHeaders, { depends_on_device_id: device, down_after: 1 })
     t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, fail(t.clock.now()))!)
+    await t.modules.alerts.runtime.settled()
     expect(sent).toEqual([])
     expect((await t.request('GET', `/v1/checks/${id}`, { headers: a.userHeaders })).body.state).toBe('down')
   })
@@ -105,6 +109,7 @@ describe('alerts on checks', () => {
     await rule(t, a.userHeaders, { name: 'Check down', metric: 'check:down', operator: '>=', threshold: 1 })
     const id = await check(t, a.userHeaders, { down_after: 1 })
     t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, fail(t.clock.now()))!)
+    await t.modules.alerts.runtime.settled()
     expect(t.db.sqlite.query('SELECT count(*) AS n FROM alerts').get()).toEqual({ n: 1 })
     expect((await t.request('DELETE', `/v1/checks/${id}`, { headers: a.userHeaders })).status).toBe(204)
     expect(t.db.sqlite.query('SELECT count(*) AS n FROM alerts').get()).toEqual({ n: 0 })

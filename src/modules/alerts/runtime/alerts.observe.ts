@@ -6,12 +6,13 @@ import { deviceState, scoped, type DeviceRuntime, type Observation, type Runtime
 import { apply, cancel, resolve, type At } from './alerts.transitions'
 
 /**
- * The observation path: a device's new reading from any source, evaluated synchronously
- * against the client's rules that watch that source. O(rules of that client and source); no
- * SQL unless a state changes. A metric sample, a service check's result or a container's state
- * all come this way.
+ * The observation path: a device's new reading from any source, evaluated against the client's
+ * rules that watch that source. O(rules of that client and source); no SQL unless a state
+ * changes. A metric sample, a service check's result or a container's state
+ * all come this way. The decisions are made at once; the changes they call for are written
+ * after, one by one (a promise then; nothing when no state changes, the common case).
  */
-export function observe(rt: Runtime, o: Observation) {
+export function observe(rt: Runtime, o: Observation): Promise<void> | undefined {
   const now = rt.deps.clock.now()
   rt.state.lastObservedAt = now
   const dev = deviceState(rt, o.clientId, o.deviceId)
@@ -25,10 +26,11 @@ export function observe(rt: Runtime, o: Observation) {
   const cr = rt.state.clients.get(o.clientId)
   if (!cr) return
   const batch: NoticeItem[] = []
+  const work: Work = []
   if (cr.offline.length && dev.series.size) {
     for (const rule of cr.offline) {
       const s = dev.series.get(rule.id)?.get('')
-      if (s) resolve(rt, batch, { cr, rule, dev, series: '' }, s, null, now, 'reporting again')
+      if (s) work.push(() => resolve(rt, batch, { cr, rule, dev, series: '' }, s, null, now, 'reporting again'))
     }
   }
   const groups = cr.bySource.get(o.source)
@@ -44,15 +46,24 @@ export function observe(rt: Runtime, o: Observation) {
         const states = dev.series.size ? dev.series.get(rule.id) : undefined
         // the common case: nothing open and nothing past the threshold
         if (!states && v === null && !pairs) continue
-        evaluate(rt, batch, cr, rule, dev, o, v, pairs, states)
+        evaluate(rt, work, batch, cr, rule, dev, o, v, pairs, states)
       }
     }
   }
-  if (batch.length) dispatch(rt, batch, now)
+  return work.length ? write(rt, work, batch, now) : undefined
+}
+
+/** the changes decided, each written before the next */
+type Work = (() => Promise<void>)[]
+
+async function write(rt: Runtime, work: Work, batch: NoticeItem[], now: number) {
+  for (const w of work) await w()
+  if (batch.length) await dispatch(rt, batch, now)
 }
 
 function evaluate(
   rt: Runtime,
+  work: Work,
   batch: NoticeItem[],
   cr: ClientRules,
   rule: CompiledRule,
@@ -66,30 +77,31 @@ function evaluate(
   const at = (series: string): At => ({ cr, rule, dev, series })
   if (!pairs) {
     const s = states?.get('') ?? null
-    if (v === null) return s && missing(rt, batch, at(''), s, o.ts)
-    step(rt, batch, at(''), o.source, s, p, v, o.ts)
+    if (v === null) {
+      if (s) missing(rt, work, batch, at(''), s, o.ts)
+    } else step(rt, work, batch, at(''), o.source, s, p, v, o.ts)
     return
   }
-  for (const [series, x] of pairs) step(rt, batch, at(series), o.source, states?.get(series) ?? null, p, x, o.ts)
+  for (const [series, x] of pairs) step(rt, work, batch, at(series), o.source, states?.get(series) ?? null, p, x, o.ts)
   if (states?.size) {
-    for (const [series, s] of states) if (!pairs.some(([k]) => k === series)) missing(rt, batch, at(series), s, o.ts)
+    for (const [series, s] of states) if (!pairs.some(([k]) => k === series)) missing(rt, work, batch, at(series), s, o.ts)
   }
 }
 
-function step(rt: Runtime, batch: NoticeItem[], at: At, source: string, s: SeriesState | null, p: ThresholdParams, v: number, ts: number) {
+function step(rt: Runtime, work: Work, batch: NoticeItem[], at: At, source: string, s: SeriesState | null, p: ThresholdParams, v: number, ts: number) {
   const d = onSample(s, p, v, ts)
   if (s) {
     s.value = v
     s.lastAt = ts
     s.misses = 0
   }
-  if (d !== 'none') apply(rt, batch, at, s, d, v, ts, source)
+  if (d !== 'none') work.push(() => apply(rt, batch, at, s, d, v, ts, source))
 }
 
 /** A reading of the source that lacked the series (a partition unmounted): its alert resolves after a few. */
-function missing(rt: Runtime, batch: NoticeItem[], at: At, s: SeriesState, ts: number) {
+function missing(rt: Runtime, work: Work, batch: NoticeItem[], at: At, s: SeriesState, ts: number) {
   const d = onMissing(s)
   s.misses++
-  if (d === 'resolve') resolve(rt, batch, at, s, null, ts, 'no longer reported')
-  else if (d === 'cancel') cancel(rt, at, s)
+  if (d === 'resolve') work.push(() => resolve(rt, batch, at, s, null, ts, 'no longer reported'))
+  else if (d === 'cancel') work.push(() => cancel(rt, at, s))
 }

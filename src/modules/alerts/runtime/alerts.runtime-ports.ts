@@ -16,12 +16,12 @@ export interface AlertDevice {
 /** What the alerts module needs of the devices domain. */
 export interface AlertDevices {
   find(clientId: string, deviceId: string): AlertDevice | null
-  list(clientId: string): AlertDevice[]
+  list(clientId: string): AlertDevice[] | Promise<AlertDevice[]>
 }
 
 /** What the alerts module needs of the metrics domain: hourly averages of disk_used_percent, oldest first. */
 export interface AlertMetrics {
-  diskTrend(clientId: string, deviceId: string, hours: number): { t: number; avg: number }[]
+  diskTrend(clientId: string, deviceId: string, hours: number): { t: number; avg: number }[] | Promise<{ t: number; avg: number }[]>
 }
 
 /** Queues a notice for these channels; answers how many channels it was queued for (disabled ones and those above their severity are skipped). */

@@ -1,6 +1,7 @@
 import type { Clock } from '../../../lib/clock'
 import type { EventBus } from '../../../lib/event-bus'
 import type { Logger } from '../../../lib/logger'
+import type { PeerLink } from '../../../lib/peer-link'
 import type { AlertDevices, AlertMetrics, Notify } from './alerts.runtime-ports'
 import type { AlertRow, AlertsStore } from '../alerts.store'
 import type { ClientRules } from './alerts.compiled-rules'
@@ -38,6 +39,8 @@ export interface AlertRuntimeDeps {
   selectors: SelectorCompiler
   /** the portal's address for links in notices; null leaves them out */
   siteUrl: string | null
+  /** the other hubs (several on one PostgreSQL): a client's rules changed on one are compiled again on each */
+  peers?: Pick<PeerLink, 'send' | 'on' | 'onMissed'>
 }
 
 /** What the runtime keeps of one device between observations. */

@@ -4,8 +4,9 @@ import { applies, paramsFor, type ClientRules, type CompiledRule } from './alert
 import { dispatch, flushGroups } from './alerts.dispatch'
 import { DEFAULT_INTERVAL_MS, forecastDecision, forecastDiskFull, isOffline, onTick } from './alerts.evaluator'
 import type { NoticeItem } from './alerts.notice-text'
-import { deviceRef, deviceState, type DeviceRuntime, type Runtime } from './alerts.runtime-state'
-import { apply, event, resolve } from './alerts.transitions'
+import { deviceRef, deviceState, seriesOf, type DeviceRuntime, type Runtime } from './alerts.runtime-state'
+import { apply, entry, refresh, resolve } from './alerts.transitions'
+import type { AlertRow } from '../alerts.store'
 
 /** no sample from any device for this long, when several were reporting: the hub's own network is down */
 export const HUB_QUIET_MS = 3 * 60_000
@@ -20,11 +21,13 @@ const intervalOf = (dev: DeviceRuntime) => dev.interval ?? DEFAULT_INTERVAL_MS
  * The time-driven half of the runtime, run by the `alerts.evaluate` job: devices gone quiet
  * (offline, with gateways and the hub's own uplink), durations that elapse without a new
  * observation, disk-full forecasts, repeats, delayed recovery notices, notices held by
- * silences, and grouping windows that close.
+ * silences, and grouping windows that close. Every hub runs it on its own memory: what another
+ * hub changed is read back first (`follow`), and every change it makes is a conditional write.
  */
-export function tick(rt: Runtime): void {
+export async function tick(rt: Runtime): Promise<void> {
   const { deps, state } = rt
   const now = deps.clock.now()
+  await follow(rt, now)
   const batch: NoticeItem[] = []
   const blind = hubBlind(rt, now)
   const byClient = new Map<string, DeviceRuntime[]>()
@@ -34,15 +37,42 @@ export function tick(rt: Runtime): void {
     l.push(dev)
   }
   for (const [clientId, cr] of state.clients) {
-    for (const dev of byClient.get(clientId) ?? []) if (dev.series.size) pendingDurations(rt, batch, cr, dev, now)
+    for (const dev of byClient.get(clientId) ?? []) if (dev.series.size) await pendingDurations(rt, batch, cr, dev, now)
     if (!cr.offline.length && !cr.forecast.length) continue
-    const list = deps.devices.list(clientId)
-    if (cr.offline.length && !blind) offline(rt, batch, clientId, cr, list, now)
-    if (cr.forecast.length) forecasts(rt, batch, clientId, cr, list, now)
+    const list = await deps.devices.list(clientId)
+    if (cr.offline.length && !blind) await offline(rt, batch, clientId, cr, list, now)
+    if (cr.forecast.length) await forecasts(rt, batch, clientId, cr, list, now)
   }
-  notices(rt, batch, now)
-  dispatch(rt, batch, now)
-  flushGroups(rt, now)
+  await notices(rt, batch, now)
+  await dispatch(rt, batch, now)
+  await flushGroups(rt, now)
+}
+
+/**
+ * The open alerts as stored (one client's, or all): those another hub started are followed from
+ * now on (as at start), and those another hub resolved, acknowledged or notified are taken as
+ * they are now.
+ */
+export async function follow(rt: Runtime, now: number, clientId: string | null = null) {
+  const { state } = rt
+  const mine = (a: AlertRow) => clientId === null || a.client_id === clientId
+  const stored = new Map((await rt.deps.store.openAlerts()).filter(mine).map((a) => [a.id, a]))
+  for (const a of [...state.open.values()]) {
+    if (!mine(a)) continue
+    const row = stored.get(a.id)
+    if (!row) await refresh(rt, a)
+    else Object.assign(a, row)
+  }
+  for (const row of stored.values()) if (!state.open.has(row.id)) track(rt, row, now)
+}
+
+/** An open alert this hub did not know: held as open, its series followed (at start, or started by another hub). */
+export function track(rt: Runtime, a: AlertRow, now: number) {
+  rt.state.open.set(a.id, a)
+  if (a.state === 'resolved') return
+  const series = seriesOf(deviceState(rt, a.client_id, a.device_id), a.rule_id)
+  if (series.has(a.series)) return
+  series.set(a.series, { state: a.state as 'pending' | 'firing', alertId: a.id, since: a.started_at, value: a.value ?? 0, lastAt: now, misses: 0 })
 }
 
 function hubBlind(rt: Runtime, now: number): boolean {
@@ -83,7 +113,7 @@ function hubNotice({ deps }: Runtime, clientId: string, cr: ClientRules, last: n
   })
 }
 
-function offline(rt: Runtime, batch: NoticeItem[], clientId: string, cr: ClientRules, list: AlertDevice[], now: number) {
+async function offline(rt: Runtime, batch: NoticeItem[], clientId: string, cr: ClientRules, list: AlertDevice[], now: number) {
   const off = new Set<string>()
   const newly: [CompiledRule, DeviceRuntime][] = []
   for (const d of list) {
@@ -97,7 +127,7 @@ function offline(rt: Runtime, batch: NoticeItem[], clientId: string, cr: ClientR
       if (isOffline(Math.max(seen, rt.state.graceFrom), intervalOf(dev), rule.offlineIntervals, now)) {
         off.add(d.id)
         if (!s) newly.push([rule, dev])
-      } else if (s) resolve(rt, batch, { cr, rule, dev, series: '' }, s, null, now, 'reporting again')
+      } else if (s) await resolve(rt, batch, { cr, rule, dev, series: '' }, s, null, now, 'reporting again')
     }
   }
   // gateways first, so that what sits behind them can be folded into their notice
@@ -106,30 +136,37 @@ function offline(rt: Runtime, batch: NoticeItem[], clientId: string, cr: ClientR
   for (const [rule, dev] of newly) {
     const last = Math.max(dev.lastSeen ?? -1, list.find((d) => d.id === dev.id)?.lastSeenAt ?? -1)
     const before = batch.length
-    apply(rt, batch, { cr, rule, dev, series: '' }, null, 'fire', null, now, null, { last_seen_at: toIso(last), interval_seconds: intervalOf(dev) / 1000 })
+    await apply(rt, batch, { cr, rule, dev, series: '' }, null, 'fire', null, now, null, {
+      last_seen_at: toIso(last),
+      interval_seconds: intervalOf(dev) / 1000,
+    })
     const item = batch.length > before ? batch[batch.length - 1]! : null
     const parent = cr.parents.get(dev.id)
     if (item && parent && off.has(parent)) {
       item.alert.suppressed_by = parent
-      rt.deps.store.updateAlert(item.alert)
-      event(rt, item.alert, 'suppressed', now, { note: `behind ${parent}, which is offline too` })
+      await rt.deps.store.setSuppressed(
+        item.alert.client_id,
+        item.alert.id,
+        parent,
+        entry('suppressed', now, { note: `behind ${parent}, which is offline too` }),
+      )
       firedItems.get(parent)?.behind.push(item.device.name)
     } else if (item) firedItems.set(dev.id, item)
   }
 }
 
-function pendingDurations(rt: Runtime, batch: NoticeItem[], cr: ClientRules, dev: DeviceRuntime, now: number) {
+async function pendingDurations(rt: Runtime, batch: NoticeItem[], cr: ClientRules, dev: DeviceRuntime, now: number) {
   for (const [ruleId, states] of dev.series) {
     const rule = cr.byId.get(ruleId)
     if (rule?.kind !== 'threshold') continue
-    for (const [series, s] of states) {
+    for (const [series, s] of [...states]) {
       const d = onTick(s, paramsFor(rule, dev.id), now)
-      if (d !== 'none') apply(rt, batch, { cr, rule, dev, series }, s, d, s.value, now, rule.selector!.source)
+      if (d !== 'none') await apply(rt, batch, { cr, rule, dev, series }, s, d, s.value, now, rule.selector!.source)
     }
   }
 }
 
-function forecasts(rt: Runtime, batch: NoticeItem[], clientId: string, cr: ClientRules, list: AlertDevice[], now: number) {
+async function forecasts(rt: Runtime, batch: NoticeItem[], clientId: string, cr: ClientRules, list: AlertDevice[], now: number) {
   for (const d of list) {
     const dev = deviceState(rt, clientId, d.id)
     const seen = Math.max(dev.lastSeen ?? -1, d.lastSeenAt ?? -1)
@@ -139,7 +176,7 @@ function forecasts(rt: Runtime, batch: NoticeItem[], clientId: string, cr: Clien
     dev.forecastAt = now
     let points: { t: number; avg: number }[]
     try {
-      points = rt.deps.metrics.diskTrend(clientId, d.id, FORECAST_WINDOW_H)
+      points = await rt.deps.metrics.diskTrend(clientId, d.id, FORECAST_WINDOW_H)
     } catch {
       continue // deleted meanwhile
     }
@@ -155,16 +192,16 @@ function forecasts(rt: Runtime, batch: NoticeItem[], clientId: string, cr: Clien
         disk_used_percent: f.current,
         window_hours: FORECAST_WINDOW_H,
       }
-      apply(rt, batch, { cr, rule, dev, series: '' }, s, decision, hours, now, 'hardware', extra)
+      await apply(rt, batch, { cr, rule, dev, series: '' }, s, decision, hours, now, 'hardware', extra)
     }
   }
 }
 
 /** Alerts whose notice is due now: first notices held by a silence or a gateway, repeats, delayed recoveries. */
-function notices(rt: Runtime, batch: NoticeItem[], now: number) {
+async function notices(rt: Runtime, batch: NoticeItem[], now: number) {
   const inBatch = new Set(batch.map((i) => i.alert.id))
   const { state } = rt
-  for (const a of state.open.values()) {
+  for (const a of [...state.open.values()]) {
     if (inBatch.has(a.id)) continue
     const cr = state.clients.get(a.client_id)
     const rule = cr?.byId.get(a.rule_id)
@@ -179,8 +216,7 @@ function notices(rt: Runtime, batch: NoticeItem[], now: number) {
       const parentDown = cr.offline.some((r) => state.devices.get(a.suppressed_by!)?.series.get(r.id)?.has(''))
       if (parentDown) continue
       a.suppressed_by = null
-      rt.deps.store.updateAlert(a)
-      event(rt, a, 'unsuppressed', now, { note: 'the gateway is back; this device is still offline' })
+      await rt.deps.store.setSuppressed(a.client_id, a.id, null, entry('unsuppressed', now, { note: 'the gateway is back; this device is still offline' }))
     }
     if (a.ack_at !== null || state.held.has(a.id)) continue
     if (a.last_notified_at === null) item('firing')
