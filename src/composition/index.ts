@@ -80,7 +80,7 @@ export function compose(deps: AppDeps) {
   checks.onCheckChange(checkSeries.counted)
   const storage = wireStorage(ctx, monitoring, lookups)
   const observability = { ...wireObservability(ctx, identity, fleet, monitoring, hooks, containers, storage), sections: [checkSeries.write] }
-  const statusPages = wireStatusPages(ctx, fleet, { checks: deps.statusChecks ?? checks.statusChecks })
+  const statusPages = wireStatusPages(ctx, fleet, { checks: deps.statusChecks ?? checks.statusChecks, peers: deps.peers })
   followListedItems(statusPages, checks, hooks)
   const modules = {
     ...identity,

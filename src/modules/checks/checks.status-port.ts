@@ -48,7 +48,7 @@ export function statusChecksPort(
     })
   }
   return {
-    views(clientId, ids) {
+    async views(clientId, ids) {
       return ids.flatMap((id) => {
         const row = owned(clientId, id)
         if (!row) return []
@@ -64,14 +64,14 @@ export function statusChecksPort(
         ]
       })
     },
-    uptimeByDay(clientId, checkId, days) {
+    async uptimeByDay(clientId, checkId, days) {
       const row = owned(clientId, checkId)
       const now = deps.clock.now()
       const first = Math.floor(now / DAY_MS) - days + 1
       const rows = row ? deps.results.days(row.seq, first) : []
       return dayList(clientId, checkId, rows, first, days, now, labelsOf(first, days))
     },
-    responseTimes(clientId, checkId, hours) {
+    async responseTimes(clientId, checkId, hours) {
       const row = owned(clientId, checkId)
       if (!row) return []
       const step = stepFor(hours)
@@ -85,11 +85,11 @@ export function statusChecksPort(
       settled.days.stored(checkId, ts)
       settled.hours.stored(checkId, ts)
     },
-    pageChecks(clientId, ids, opts) {
+    async pageChecks(clientId, ids, opts) {
       if (!reads) throw new Error('the status pages read their checks through createStatusReads: pass it to statusChecksPort')
       return pageChecks(reads, settled, deps.clock.now(), clientId, ids, opts)
     },
-    incidents(clientId, checkId, sinceMs) {
+    async incidents(clientId, checkId, sinceMs) {
       if (!owned(clientId, checkId)) return []
       return deps.incidents.since(clientId, checkId, sinceMs).map((r) => ({
         started_at: toIso(r.started_at),

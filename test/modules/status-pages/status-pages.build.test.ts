@@ -28,11 +28,11 @@ test("a page's checks in one go: the same days as asked check by check (uptime a
   ] as const)
     recordAttempt(t.modules.checks, id, 0, attempt(t.clock.now() - back * day, ok))
   const port = t.modules.statusChecks
-  const page = port.pageChecks(a.clientId, [db, web, theirs, 'chk_none', web], { days: 90, hours: 24, charted: [] })
+  const page = await port.pageChecks(a.clientId, [db, web, theirs, 'chk_none', web], { days: 90, hours: 24, charted: [] })
   expect([...page.checks.keys()]).toEqual([db, web])
   expect(page.firstDay).toBe(Date.parse('2025-12-11T00:00:00Z') / day)
   for (const id of [web, db]) {
-    const one = port.uptimeByDay(a.clientId, id, 90)
+    const one = await port.uptimeByDay(a.clientId, id, 90)
     const got = page.checks.get(id)!
     expect(Array.from(got.uptime, (u) => (Number.isNaN(u) ? null : Math.round(u * 1e5) / 1e3))).toEqual(one.map((d) => d.uptime))
     expect(Array.from(got.down_s)).toEqual(one.map((d) => d.down_s))
@@ -60,22 +60,22 @@ test("a check's past days and hours are read again when a late result lands in o
   }
   store(t.clock.now() - 3 * day, true)
   store(t.clock.now() - 3 * hour, true, 100)
-  const read = () => t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [web] }).checks.get(web)!
-  expect(read().uptime[86]).toBe(1)
-  expect(read().hourly![20]).toBe(100)
+  const read = async () => (await t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [web] })).checks.get(web)!
+  expect((await read()).uptime[86]).toBe(1)
+  expect((await read()).hourly![20]).toBe(100)
   // on time: today's figures move, the kept past stays
   store(t.clock.now(), true, 50)
-  expect(read().hourly![23]).toBe(50)
+  expect((await read()).hourly![23]).toBe(50)
   // an agent replays attempts of three days and three hours ago
   store(t.clock.now() - 3 * day + 60_000, false)
   store(t.clock.now() - 3 * hour + 60_000, true, 300)
-  expect(read().uptime[86]).toBe(0.5)
-  expect(read().hourly![20]).toBe(200)
+  expect((await read()).uptime[86]).toBe(0.5)
+  expect((await read()).hourly![20]).toBe(200)
   t.clock.advance(hour)
-  expect(read().hourly![19]).toBe(200)
-  expect(read().hourly![20]).toBeNaN()
+  expect((await read()).hourly![19]).toBe(200)
+  expect((await read()).hourly![20]).toBeNaN()
   t.clock.advance(day)
-  const next = read()
+  const next = await read()
   expect(next.uptime[85]).toBe(0.5)
   expect(next.uptime[86]).toBeNaN()
 })
@@ -87,13 +87,13 @@ test('a write to the summaries that the module did not announce shows within SET
   const web = await makeTcpCheck(t, a.userHeaders, 'web')
   const day = 86_400_000
   recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day, true))
-  const read = () => t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [] }).checks.get(web)!
-  expect(read().uptime[86]).toBe(1)
+  const read = async () => (await t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [] })).checks.get(web)!
+  expect((await read()).uptime[86]).toBe(1)
   recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day + 60_000, false)) // stored, not announced
   t.clock.advance(SETTLED_REREAD_MS / 2 - 1) // each check is read again after half to all of it, by its id
-  expect(read().uptime[86]).toBe(1)
+  expect((await read()).uptime[86]).toBe(1)
   t.clock.advance(SETTLED_REREAD_MS / 2 + 1)
-  expect(read().uptime[86]).toBe(0.5)
+  expect((await read()).uptime[86]).toBe(0.5)
 })
 
 test('a public page built from the real checks module shows uptime in percent: a day two thirds up reads 66.66%, not 6666.70%', async () => {
@@ -133,7 +133,7 @@ test("a page's charts in one go: one point an hour, the hour's mean response tim
   recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-10T12:10:00Z'), true, 200))
   recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-10T10:10:00Z'), true, 40))
   recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-09T11:10:00Z'), true, 999)) // 25 hours ago: outside
-  const page = t.modules.statusChecks.pageChecks(a.clientId, [web, other, theirs], { days: 90, hours: 24, charted: [web, theirs] })
+  const page = await t.modules.statusChecks.pageChecks(a.clientId, [web, other, theirs], { days: 90, hours: 24, charted: [web, theirs] })
   expect([...page.checks.keys()]).toEqual([web, other])
   expect(page.checks.get(other)!.hourly).toBeNull()
   const points = page.checks.get(web)!.hourly!
