@@ -4,6 +4,7 @@ import m1 from '../../../migrations-pg/0001_hub_messages.sql' with { type: 'text
 import m2 from '../../../migrations-pg/0002_job_runs.sql' with { type: 'text' }
 import m3 from '../../../migrations-pg/0003_rate_limit_buckets.sql' with { type: 'text' }
 import m4 from '../../../migrations-pg/0004_metric_read_indexes.sql' with { type: 'text' }
+import m5 from '../../../migrations-pg/0005_sloppy_silhouette.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -16,4 +17,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0002_job_runs', sql: m2 },
   { tag: '0003_rate_limit_buckets', sql: m3 },
   { tag: '0004_metric_read_indexes', sql: m4 },
+  { tag: '0005_sloppy_silhouette', sql: m5 },
 ]

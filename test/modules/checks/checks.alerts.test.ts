@@ -47,10 +47,10 @@ describe('alerts on checks', () => {
     await rule(t, a.userHeaders, { name: 'Check down', metric: 'check:down', operator: '>=', threshold: 1, channel_ids: [channel] })
     const id = await check(t, a.userHeaders)
     const now = () => t.clock.now()
-    recordAttempt(t.modules.checks, id, 0, ok(now()))
+    await recordAttempt(t.modules.checks, id, 0, ok(now()))
     for (let i = 0; i < 3; i++) {
       t.clock.advance(60_000)
-      const change = recordAttempt(t.modules.checks, id, 0, fail(now()))!
+      const change = (await recordAttempt(t.modules.checks, id, 0, fail(now())))!
       t.modules.checks.stateChanged(change)
     }
     const firing = sent.filter((s) => s.n.event === 'firing')
@@ -61,7 +61,7 @@ describe('alerts on checks', () => {
     expect(alerts.body.items.map((x: { device: { id: string } }) => x.device.id)).toEqual([id])
     for (let i = 0; i < 2; i++) {
       t.clock.advance(60_000)
-      t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, ok(now()))!)
+      t.modules.checks.stateChanged((await recordAttempt(t.modules.checks, id, 0, ok(now())))!)
     }
     expect(sent.filter((s) => s.n.event === 'resolved')).toHaveLength(1)
   })
@@ -75,7 +75,7 @@ describe('alerts on checks', () => {
     await rule(t, a.userHeaders, { name: 'Expiring', metric: 'check:cert_expiring', operator: '>=', threshold: 1, channel_ids: [channel] })
     const id = await check(t, a.userHeaders, { kind: 'http', settings: { url: 'https://shop.example/', slow_ms: 500, cert_warn_days: 7 } })
     const soon = t.clock.now() + 5 * 86400_000
-    t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, ok(t.clock.now(), 900, soon))!)
+    t.modules.checks.stateChanged((await recordAttempt(t.modules.checks, id, 0, ok(t.clock.now(), 900, soon)))!)
     expect(sent.map((s) => s.n.rule?.name).sort()).toEqual(['Certificate', 'Expiring', 'Slow'])
   })
 
@@ -89,7 +89,7 @@ describe('alerts on checks', () => {
     await t.modules.presence.sweep()
     expect(t.modules.presence.status(device)).toBe('offline')
     const id = await check(t, a.userHeaders, { depends_on_device_id: device, down_after: 1 })
-    t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, fail(t.clock.now()))!)
+    t.modules.checks.stateChanged((await recordAttempt(t.modules.checks, id, 0, fail(t.clock.now())))!)
     expect(sent).toEqual([])
     expect((await t.request('GET', `/v1/checks/${id}`, { headers: a.userHeaders })).body.state).toBe('down')
   })
@@ -104,7 +104,7 @@ describe('alerts on checks', () => {
     expect(bad.status).toBe(422)
     await rule(t, a.userHeaders, { name: 'Check down', metric: 'check:down', operator: '>=', threshold: 1 })
     const id = await check(t, a.userHeaders, { down_after: 1 })
-    t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, fail(t.clock.now()))!)
+    t.modules.checks.stateChanged((await recordAttempt(t.modules.checks, id, 0, fail(t.clock.now())))!)
     expect(t.db.sqlite.query('SELECT count(*) AS n FROM alerts').get()).toEqual({ n: 1 })
     expect((await t.request('DELETE', `/v1/checks/${id}`, { headers: a.userHeaders })).status).toBe(204)
     expect(t.db.sqlite.query('SELECT count(*) AS n FROM alerts').get()).toEqual({ n: 0 })

@@ -40,8 +40,8 @@ async function check(t: TestApp, headers: Record<string, string>, body: Record<s
   return res.body as { id: string; heartbeat_token: string | null }
 }
 
-const record = (t: TestApp, id: string, a: Attempt) => {
-  const change = recordAttempt(t.modules.checks, id, 0, a)
+const record = async (t: TestApp, id: string, a: Attempt) => {
+  const change = await recordAttempt(t.modules.checks, id, 0, a)
   if (change) t.modules.checks.stateChanged(change)
 }
 
@@ -49,34 +49,34 @@ describe('check notices read as sentences about the check', () => {
   test('"shop is down (HTTP 503)", then "shop is up again"', async () => {
     const { t, a, sent } = await setup('check:down', 1)
     const { id } = await check(t, a.userHeaders, { name: 'shop', kind: 'http', settings: { url: 'https://shop.example/' }, down_after: 1, up_after: 1 })
-    record(t, id, attempt(t.clock.now(), {}))
+    await record(t, id, attempt(t.clock.now(), {}))
     t.clock.advance(60_000)
-    record(t, id, attempt(t.clock.now(), { ok: false, response_ms: null, status_code: 503, error: 'HTTP 503' }))
+    await record(t, id, attempt(t.clock.now(), { ok: false, response_ms: null, status_code: 503, error: 'HTTP 503' }))
     expect(sent.map((n) => n.title)).toEqual(['CRITICAL: shop is down (HTTP 503)'])
     expect(sent[0]!.body).toContain('\nshop is down (HTTP 503); firing since')
     t.clock.advance(60_000)
-    record(t, id, attempt(t.clock.now(), {}))
+    await record(t, id, attempt(t.clock.now(), {}))
     expect(sent.map((n) => n.title)).toEqual(['CRITICAL: shop is down (HTTP 503)', 'RESOLVED: shop is up again'])
   })
 
   test('a failure without a status quotes its error', async () => {
     const { t, a, sent } = await setup('check:down', 1)
     const { id } = await check(t, a.userHeaders, { name: 'db', kind: 'tcp', settings: { host: 'db.example', port: 5432 }, down_after: 1 })
-    record(t, id, attempt(t.clock.now(), { ok: false, response_ms: null, status_code: null, error: 'connection refused' }))
+    await record(t, id, attempt(t.clock.now(), { ok: false, response_ms: null, status_code: null, error: 'connection refused' }))
     expect(sent.map((n) => n.title)).toEqual(['CRITICAL: db is down (connection refused)'])
   })
 
   test('"shop answers slowly (2.3 s)"', async () => {
     const { t, a, sent } = await setup('check:slow', 1)
     const { id } = await check(t, a.userHeaders, { name: 'shop', kind: 'http', settings: { url: 'https://shop.example/', slow_ms: 1000 } })
-    record(t, id, attempt(t.clock.now(), { response_ms: 2304 }))
+    await record(t, id, attempt(t.clock.now(), { response_ms: 2304 }))
     expect(sent.map((n) => n.title)).toEqual(['CRITICAL: shop answers slowly (2.3 s)'])
   })
 
   test('"shop\'s certificate expires in 5 days"', async () => {
     const { t, a, sent } = await setup('check:cert_days_left', 14, '<')
     const { id } = await check(t, a.userHeaders, { name: 'shop', kind: 'http', settings: { url: 'https://shop.example/' } })
-    record(t, id, attempt(t.clock.now(), { cert_expires_at: t.clock.now() + 5 * 86_400_000 + 3_600_000 }))
+    await record(t, id, attempt(t.clock.now(), { cert_expires_at: t.clock.now() + 5 * 86_400_000 + 3_600_000 }))
     expect(sent.map((n) => n.title)).toEqual(["CRITICAL: shop's certificate expires in 5 days"])
   })
 
@@ -85,7 +85,7 @@ describe('check notices read as sentences about the check', () => {
     const hb = await check(t, a.userHeaders, { name: 'backup', kind: 'heartbeat', settings: { period_s: 86_400, grace_s: 7_200 }, down_after: 1 })
     expect((await t.request('POST', `/hb/${hb.heartbeat_token}`)).status).toBe(200)
     t.clock.advance(26 * 3_600_000 + 60_000)
-    expect(sweepHeartbeats(t.modules.checks)).toBe(1)
+    expect(await sweepHeartbeats(t.modules.checks)).toBe(1)
     expect(sent.map((n) => n.title)).toEqual(['CRITICAL: backup heartbeat missed (last call 26 h ago)'])
   })
 })

@@ -45,7 +45,7 @@ function setup(checks: Scheduled[], caps = { total: 10, perAccount: 4 }, random 
       started.push({ id, at: clock.now() })
       return new Promise((resolve) => pending.set(id, resolve))
     },
-    record: (id, attempt) => recorded.push({ id, attempt }),
+    record: (id, attempt) => void recorded.push({ id, attempt }),
   })
   /** lets `ms` pass in steps of the tick: the clock moves and the timers due fire */
   const pass = (ms: number) => {

@@ -19,9 +19,9 @@ test("the status pages' port: views in the order asked (others' ignored), uptime
   const day = 86_400_000
   const today = Date.parse('2026-03-10T00:00:00Z')
   // yesterday: up, down for an hour from 10:00, up again
-  recordAttempt(t.modules.checks, web, 0, attempt(today - day + 9 * 3600_000, true))
-  recordAttempt(t.modules.checks, web, 0, attempt(today - day + 10 * 3600_000, false))
-  recordAttempt(t.modules.checks, web, 0, attempt(today - day + 11 * 3600_000, true, 150))
+  await recordAttempt(t.modules.checks, web, 0, attempt(today - day + 9 * 3600_000, true))
+  await recordAttempt(t.modules.checks, web, 0, attempt(today - day + 10 * 3600_000, false))
+  await recordAttempt(t.modules.checks, web, 0, attempt(today - day + 11 * 3600_000, true, 150))
   expect((await port.views(a.clientId, [db, theirs, web])).map((v) => [v.name, v.state])).toEqual([
     ['db', 'pending'],
     ['web', 'up'],

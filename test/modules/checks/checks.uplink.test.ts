@@ -10,7 +10,7 @@ import { insertChannel } from '../alerts/channel-rows'
 const T0 = 1_800_000_000_000
 
 describe('the uplink watch', () => {
-  test('most distinct hosts failing at once, none answering: blind; a success ends it', () => {
+  test('most distinct hosts failing at once, none answering: blind; a success ends it', async () => {
     const w = createUplinkWatch()
     for (const h of ['a', 'b', 'c', 'd']) w.attempt(h, { ts: T0, ok: true })
     w.attempt('a', { ts: T0 + 60_000, ok: false })
@@ -26,7 +26,7 @@ describe('the uplink watch', () => {
     expect(w.blind(T0 + 310_000)).toBe(false)
   })
 
-  test("failures spread over more than a minute are the targets' own; fewer than 3 hosts never count", () => {
+  test("failures spread over more than a minute are the targets' own; fewer than 3 hosts never count", async () => {
     const w = createUplinkWatch()
     w.attempt('a', { ts: T0, ok: false })
     w.attempt('b', { ts: T0 + 120_000, ok: false })
@@ -70,8 +70,8 @@ async function setup() {
   return { t, a, sent, check }
 }
 
-const record = (t: TestApp, id: string, place: number, a: Attempt) => {
-  const change = recordAttempt(t.modules.checks, id, place, a)
+const record = async (t: TestApp, id: string, place: number, a: Attempt) => {
+  const change = await recordAttempt(t.modules.checks, id, place, a)
   if (change) t.modules.checks.stateChanged(change)
 }
 
@@ -79,30 +79,30 @@ describe("hub-run checks while the hub's own uplink is down", () => {
   test('hosts failing at once: from the third on, notices are held; once the hub answers again, a check still down sends its notice', async () => {
     const { t, sent, check } = await setup()
     const ids = [await check('shop'), await check('blog'), await check('mail')]
-    for (const id of ids) record(t, id, 0, fail(t.clock.now()))
+    for (const id of ids) await record(t, id, 0, fail(t.clock.now()))
     // one or two hosts down cannot tell: their notices go out; the third failing at once is held
     const two = ['CRITICAL: shop is down (connection timed out)', 'CRITICAL: blog is down (connection timed out)']
     expect(sent.map((n) => n.title)).toEqual(two)
     t.clock.advance(60_000)
-    record(t, ids[2]!, 0, fail(t.clock.now()))
+    await record(t, ids[2]!, 0, fail(t.clock.now()))
     expect(sent.map((n) => n.title)).toEqual(two)
     // the uplink comes back: blog answers; mail is still down and its next failure is news
-    record(t, ids[1]!, 0, { ...fail(t.clock.now()), ok: true, error: null, response_ms: 20, status_code: 200 })
+    await record(t, ids[1]!, 0, { ...fail(t.clock.now()), ok: true, error: null, response_ms: 20, status_code: 200 })
     t.clock.advance(60_000)
-    record(t, ids[2]!, 0, fail(t.clock.now()))
+    await record(t, ids[2]!, 0, fail(t.clock.now()))
     expect(sent.map((n) => n.title).filter((x) => x.includes('down'))).toEqual([...two, 'CRITICAL: mail is down (connection timed out)'])
   })
 
   test('with hosts answering before, a burst of failures to most of them is held', async () => {
     const { t, sent, check } = await setup()
     const ids = [await check('shop'), await check('blog'), await check('mail'), await check('wiki')]
-    for (const id of ids) record(t, id, 0, { ...fail(t.clock.now()), ok: true, error: null, response_ms: 20, status_code: 200 })
+    for (const id of ids) await record(t, id, 0, { ...fail(t.clock.now()), ok: true, error: null, response_ms: 20, status_code: 200 })
     t.clock.advance(60_000)
-    for (const id of ids.slice(0, 3)) record(t, id, 0, fail(t.clock.now()))
+    for (const id of ids.slice(0, 3)) await record(t, id, 0, fail(t.clock.now()))
     // shop and blog: 2 of 4 failing is not most, so those notices went out; mail made it most: held
     expect(sent.map((n) => n.title)).toEqual(['CRITICAL: shop is down (connection timed out)', 'CRITICAL: blog is down (connection timed out)'])
     t.clock.advance(60_000)
-    record(t, ids[3]!, 0, fail(t.clock.now()))
+    await record(t, ids[3]!, 0, fail(t.clock.now()))
     expect(sent).toHaveLength(2)
   })
 
@@ -112,11 +112,11 @@ describe("hub-run checks while the hub's own uplink is down", () => {
     t.db.sqlite.run('UPDATE devices SET seq = 700 WHERE id = ?', [device])
     const ids = [await check('shop'), await check('blog'), await check('mail'), await check('wiki')]
     const router = await check('router', { run_on_hub: false, device_ids: [device] })
-    for (const id of ids) record(t, id, 0, { ...fail(t.clock.now()), ok: true, error: null, response_ms: 20, status_code: 200 })
+    for (const id of ids) await record(t, id, 0, { ...fail(t.clock.now()), ok: true, error: null, response_ms: 20, status_code: 200 })
     t.clock.advance(60_000)
-    for (const id of ids) record(t, id, 0, fail(t.clock.now()))
+    for (const id of ids) await record(t, id, 0, fail(t.clock.now()))
     const before = sent.length
-    record(t, router, 700, fail(t.clock.now()))
+    await record(t, router, 700, fail(t.clock.now()))
     expect(sent.slice(before).map((n) => n.title)).toEqual(['CRITICAL: router is down (connection timed out)'])
   })
 })
