@@ -63,7 +63,8 @@ export type StatusPagesModules = ReturnType<typeof wireStatusPages>
 export function followListedItems(modules: StatusPagesModules, checks: CheckModules, hooks: Hooks) {
   const { statusPages } = modules
   const failed = (what: string) => (err: unknown) => modules.logger.error(`status pages: ${what} failed`, { error: String(err) })
-  checks.onCheckRemoved((clientId, checkId) => void forgetItem(statusPages, clientId, 'check', checkId).catch(failed('dropping a deleted check')))
+  // awaited by the check's delete: the page no longer lists it when the delete is answered
+  checks.onCheckRemoved((clientId, checkId) => forgetItem(statusPages, clientId, 'check', checkId))
   hooks.deviceDeleted.listen((clientId, deviceId) => void forgetItem(statusPages, clientId, 'device', deviceId).catch(failed('dropping a deleted device')))
   checks.onCheckChange((change) => {
     if (change.from === change.to) return

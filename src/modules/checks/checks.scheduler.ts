@@ -109,7 +109,7 @@ export function createCheckScheduler(deps: SchedulerDeps) {
     const lost = (nextAt: number | null) => {
       const current = release(check)
       // another hub runs it: try again just after that hub's next run is due, so a hub that dies hands it over within seconds
-      if (current && nextAt !== null) current.nextAt = Math.max(current.nextAt, nextAt + Math.min(check.intervalMs / 4, TAKEOVER_MS))
+      if (current && nextAt !== null && nextAt > now) current.nextAt = nextAt + Math.min(check.intervalMs / 4, TAKEOVER_MS)
     }
     deps.claim(check.id, now, now + check.intervalMs).then(
       (c) => (c.won && !stopped ? attempt(entry, check, planned, now) : lost(c.nextAt)),
