@@ -111,11 +111,20 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
   const listeners: ((change: CheckChange) => void)[] = overrides.onChange ? [overrides.onChange] : []
   const removedListeners: ((clientId: string, checkId: string) => Promise<void> | void)[] = []
   const claims = ctx.pg ? checkClaimsPg(ctx.pg, peers?.origin ?? `${hostname()}:${process.pid}`) : null
+  /** replans under way, per check: one at a time, so an older read never lands after a newer one */
+  const replanning = new Map<string, Promise<void>>()
   /** the scheduler replans a check as the database holds it now */
-  const replan = async (id: string) => {
-    const row = await checks.anyById(id)
-    scheduler.changed(id, row ? scheduledOf(row) : null)
-    rows.put(id, row)
+  const replan = (id: string) => {
+    const next = (replanning.get(id) ?? Promise.resolve()).then(async () => {
+      const row = await checks.anyById(id)
+      scheduler.changed(id, row ? scheduledOf(row) : null)
+      rows.put(id, row)
+    })
+    const settled = next.finally(() => {
+      if (replanning.get(id) === settled) replanning.delete(id)
+    })
+    replanning.set(id, settled)
+    return next
   }
 
   const record: RecordDeps = { checks, placesOf: (row) => placesOf({ deviceSeq }, row) }
@@ -217,6 +226,8 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
     checkScheduler: scheduler,
     /** the checks as GET /metrics and the dashboard's count read them, synchronously */
     checkRows: rows as CheckRows & { downCount(clientId: string): number },
+    /** resolves once the replans of what other hubs changed, heard so far, are done */
+    replans: () => Promise.all([...replanning.values()]).then(() => undefined),
     /** re-reads the rows above (on PostgreSQL; a SQLite hub reads them as asked) */
     refreshRows: () => rows.refresh(),
     /** the public status pages read checks through this (their module declares it) */
