@@ -86,6 +86,8 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
     () => snapshotRows(checks),
   )
   const { peers } = overrides
+  // on PostgreSQL the synchronous readers' copy is filled at once, then every 15 s (the checks.rows job)
+  void rows.refresh().catch((err) => ctx.logger.error('checks: reading the checks failed', { error: String(err) }))
   const failed = (what: string) => (err: unknown) => ctx.logger.error(`checks: ${what} failed`, { error: String(err) })
   // checks saved before their credentials were encrypted at rest are sealed now
   void sealPlainSecrets(checks, ctx.secretKey).then((sealed) => {

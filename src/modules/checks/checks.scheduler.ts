@@ -46,6 +46,8 @@ export interface SchedulerDeps {
 
 /** an attempt that has not settled this long after its timeout is recorded as a timeout, its slot freed */
 const GUARD_MS = 1000
+/** how soon the checks are read again when they could not be read at start */
+const RETRY_MS = 5000
 /** a hub that lost a claim tries again at most this long after the winner's next run was due */
 const TAKEOVER_MS = 5000
 
@@ -187,8 +189,18 @@ export function createCheckScheduler(deps: SchedulerDeps) {
         for (const c of list) if (!entries.has(c.id)) entries.set(c.id, plan(c, now))
         arm()
       }
-      const list = deps.initial()
-      planAll(Array.isArray(list) ? list : await list)
+      const load = async (): Promise<void> => {
+        const list = deps.initial()
+        if (Array.isArray(list)) return planAll(list)
+        try {
+          planAll(await list)
+        } catch (err) {
+          // the checks could not be read (the database is away): read again shortly
+          deps.logger.error('hub checks not planned; reading them again in 5 s', { error: String(err) })
+          if (!stopped) cancel = deps.timers.after(RETRY_MS, () => void load())
+        }
+      }
+      await load()
     },
     stop() {
       stopped = true
