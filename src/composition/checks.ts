@@ -87,7 +87,7 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
   )
   const { peers } = overrides
   // on PostgreSQL the synchronous readers' copy is filled at once, then every 15 s (the checks.rows job)
-  void rows.refresh().catch((err) => ctx.logger.error('checks: reading the checks failed', { error: String(err) }))
+  const rowsReady = rows.refresh().catch((err) => ctx.logger.error('checks: reading the checks failed', { error: String(err) }))
   const failed = (what: string) => (err: unknown) => ctx.logger.error(`checks: ${what} failed`, { error: String(err) })
   // checks saved before their credentials were encrypted at rest are sealed now
   void sealPlainSecrets(checks, ctx.secretKey).then((sealed) => {
@@ -230,6 +230,8 @@ export function wireChecks(ctx: AppContext, identity: IdentityModules, fleet: Fl
     checkRows: rows as CheckRows & { downCount(clientId: string): number },
     /** resolves once the replans of what other hubs changed, heard so far, are done */
     replans: () => Promise.all([...replanning.values()]).then(() => undefined),
+    /** resolves once the rows above are first read */
+    rowsReady,
     /** re-reads the rows above (on PostgreSQL; a SQLite hub reads them as asked) */
     refreshRows: () => rows.refresh(),
     /** the public status pages read checks through this (their module declares it) */

@@ -180,4 +180,26 @@ describe('checks on PostgreSQL', () => {
       expect(await pastDay()).toBe(0.5)
     },
   )
+
+  test.skipIf(pgApp.skip)(
+    `a hub's synchronous view of the checks (GET /metrics, the dashboard's count of checks down) holds what another hub stored: read at start, then by the checks.rows job ${pgApp.skipReason}`,
+    async () => {
+      const t = await pgApp.make()
+      const a = await createTenant(t)
+      await t.sql`INSERT INTO clients (id, name, created_at, updated_at) VALUES (${a.clientId}, 'x', 1, 1) ON CONFLICT DO NOTHING`
+      const body = { name: 'api', kind: 'tcp', settings: { host: 'x.example', port: 1 }, down_after: 1 }
+      const id = (await t.request('POST', '/v1/checks', { headers: a.userHeaders, body })).body.id as string
+      const other = testApp({ pg: t.sql })
+      await other.modules.rowsReady
+      expect(other.modules.checkRows.list(a.clientId).map((r) => r.id)).toEqual([id])
+      // as the scheduler records an attempt: stored, then heard
+      t.modules.checks.stateChanged((await recordAttempt(t.modules.checks, id, 0, attempt(t.clock.now(), false)))!)
+      expect(t.modules.checkRows.downCount(a.clientId)).toBe(1)
+      expect(other.modules.checkRows.downCount(a.clientId)).toBe(0)
+      const job = other.jobs.find((j) => j.name === 'checks.rows')!
+      expect(job.everyHub).toBe(true)
+      await job.run()
+      expect(other.modules.checkRows.downCount(a.clientId)).toBe(1)
+    },
+  )
 })
