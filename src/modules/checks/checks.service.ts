@@ -220,6 +220,3 @@ export async function placesOf(deps: Pick<ChecksDeps, 'deviceSeq'>, row: CheckRo
 export function viewOf(deps: ChecksDeps, row: CheckRow, token: string | null): Promise<CheckResponse> {
   return checkView(deps, row, token)
 }
-
-/** Checks down now (paused ones are not), for the dashboard beside devices offline. */
-export const checksDown = (deps: Pick<ChecksDeps, 'checks'>, clientId: string) => deps.checks.downCount(clientId)
