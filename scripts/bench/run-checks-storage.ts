@@ -18,11 +18,9 @@
 import { join } from 'node:path'
 import { loadavg } from 'node:os'
 import { newId } from '../../src/lib/ids'
-import { createIncidentsStore } from '../../src/modules/checks/checks.incidents'
 import { packRawHours } from '../../src/modules/checks/checks.jobs'
-import { recordAttempt } from '../../src/modules/checks/checks.record'
-import { createChecksStore } from '../../src/modules/checks/checks.store'
-import { createResultsStore } from '../../src/modules/checks/checks.summaries'
+import { sqliteChecks } from '../../src/modules/checks/checks.store'
+import { resultsStoreOf } from '../../src/modules/checks/checks.summaries'
 import { seedAccounts } from './seed'
 import { tmp, log, freshDb } from './common'
 
@@ -62,22 +60,23 @@ async function fill(name: string, pack: boolean, start: number): Promise<TierByt
   const db = freshDb(join(tmp, `checks-storage-${name}`))
   const s = db.sqlite
   const [tenant] = seedAccounts(s, { tenants: 1, keysPerTenant: 1, maxDevices: 1, devicesPerTenant: 0, now: start })
-  const checks = createChecksStore(s)
-  const results = createResultsStore(s)
-  const incidents = createIncidentsStore(s)
+  const checks = sqliteChecks(s)
+  const results = resultsStoreOf(checks.results)
   const ids = Array.from({ length: CHECKS }, (_, i) => {
     const id = newId('chk')
-    checks.insert({
-      ...{ id, seq: i + 1, client_id: tenant!.clientId, name: `site ${i}`, kind: 'http', settings: '{"url":"https://example.com/"}' },
-      ...{ interval_s: 60, timeout_ms: 10000, down_after: 3, up_after: 2, run_on_hub: 1, device_ids: '[]', depends_on_device_id: null, paused: 0 },
-      ...{ hb_token_hash: null, hb_token_hint: null, state: 'pending', state_since: start, last_checked_at: null, last_response_ms: null },
-      ...{ last_status_code: null, last_error: null, cert_expires_at: null, created_at: start, updated_at: start },
-    })
+    checks.create(
+      {
+        ...{ id, client_id: tenant!.clientId, name: `site ${i}`, kind: 'http', settings: '{"url":"https://example.com/"}' },
+        ...{ interval_s: 60, timeout_ms: 10000, down_after: 3, up_after: 2, run_on_hub: 1, device_ids: '[]', depends_on_device_id: null, paused: 0 },
+        ...{ hb_token_hash: null, hb_token_hint: null, state: 'pending', state_since: start, last_checked_at: null, last_response_ms: null },
+        ...{ last_status_code: null, last_error: null, cert_expires_at: null, created_at: start + i, updated_at: start },
+      },
+      CHECKS,
+    )
     return id
   })
   let now = start
   const clock = { now: () => now }
-  const deps = { checks, results, incidents, transaction: <T>(fn: () => T) => s.transaction(fn)() as T, placesOf: () => [0] }
   const rand = random(27)
   const phase = ids.map(() => Math.floor(rand() * MIN))
   for (let m = 0; m < MINUTES; m += 10) {
@@ -85,21 +84,26 @@ async function fill(name: string, pack: boolean, start: number): Promise<TierByt
       for (let k = m; k < Math.min(m + 10, MINUTES); k++)
         for (const [i, id] of ids.entries()) {
           const ok = rand() > 0.01
-          recordAttempt(deps, id, 0, {
-            ts: start + k * MIN + phase[i]! + Math.floor(rand() * 30),
-            ok,
-            response_ms: ok ? 20 + Math.round(rand() * 200) : null,
-            status_code: ok ? 200 : 503,
-            error: ok ? null : 'status 503 not accepted',
-            cert_expires_at: null,
-          })
+          checks.record(
+            id,
+            0,
+            {
+              ts: start + k * MIN + phase[i]! + Math.floor(rand() * 30),
+              ok,
+              response_ms: ok ? 20 + Math.round(rand() * 200) : null,
+              status_code: ok ? 200 : 503,
+              error: ok ? null : 'status 503 not accepted',
+              cert_expires_at: null,
+            },
+            [0],
+          )
         }
     })()
     now = start + (m + 10) * MIN
     // the job every 10 min; without packing only the 48 h cut, at the end
     if (pack) await packRawHours({ results, clock, pause: async () => {} })
   }
-  if (!pack) results.pruneRaw(now)
+  if (!pack) await results.pruneRaw(now)
   const bytes = (names: string[]) =>
     s.query<{ b: number }, []>(`SELECT coalesce(sum(pgsize), 0) AS b FROM dbstat WHERE name IN (${names.map((x) => `'${x}'`).join(',')})`).get()!.b
   const count = (sql: string) => s.query<{ n: number }, []>(sql).get()!.n

@@ -21,7 +21,7 @@ import { cpSync, existsSync, mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { openDatabase } from '../../src/db/connection'
-import { createResultsStore } from '../../src/modules/checks/checks.summaries'
+import { createResultsSqlite } from '../../src/modules/checks/checks.summaries'
 import { DAY_MS, HOUR_MS, RAW_KEEP_MS } from '../../src/modules/checks/checks.summaries'
 import { log, quick, root, secret, tmp } from './common'
 import { freePort, stop, waitReady } from './proc'
@@ -115,7 +115,7 @@ async function makeWorld(dir: string) {
 function seedHistory(dir: string, ids: string[]) {
   const db = openDatabase(join(dir, 'vigil.db'))
   try {
-    const results = createResultsStore(db.sqlite)
+    const results = createResultsSqlite(db.sqlite)
     const seqOf = db.sqlite.query<{ seq: number }, [string]>('SELECT seq FROM checks WHERE id = ?')
     const now = Date.now()
     const rawFrom = now - RAW_KEEP_MS

@@ -29,6 +29,26 @@ export function hook<A extends unknown[]>(): Hook<A> {
   }
 }
 
+/** A hook whose listeners may write asynchronously: its call resolves once every listener has, in order. */
+export interface AsyncHook<A extends unknown[]> {
+  readonly call: (...args: A) => Promise<void>
+  listen(fn: (...args: A) => Promise<unknown> | undefined): void
+  readonly listeners: number
+}
+
+export function asyncHook<A extends unknown[]>(): AsyncHook<A> {
+  const fns: ((...args: A) => Promise<unknown> | undefined)[] = []
+  return {
+    call: async (...args) => {
+      for (const fn of fns) await fn(...args)
+    },
+    listen: (fn) => void fns.push(fn),
+    get listeners() {
+      return fns.length
+    },
+  }
+}
+
 /** The app's hooks: made first, then handed to the groups. */
 export function createHooks() {
   return {
@@ -41,8 +61,8 @@ export function createHooks() {
     /** a device was registered (possibly inside the caller's transaction) or deleted: the live stream and device presence */
     deviceRegistered: hook<[string, DeviceResponse]>(),
     deviceDeleted: hook<[string, string]>(),
-    /** a batch carried results of checks its agent runs (client id, device id, results): the checks module stores them */
-    checkResults: hook<[string, string, CheckResultIn[]]>(),
+    /** a batch carried results of checks its agent runs (client id, device id, results): the checks module stores them before the batch is answered */
+    checkResults: asyncHook<[string, string, CheckResultIn[]]>(),
   }
 }
 

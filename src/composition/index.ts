@@ -39,7 +39,6 @@ import { wireContainers, type ContainerModules } from './containers'
 import { pruneContainers } from '../modules/containers/containers.jobs'
 import { pruneDisks } from '../modules/disks/disks.service'
 import { alertOnChecks, checkJobs, wireChecks, type CheckModules } from './checks'
-import { checksDown } from '../modules/checks/checks.service'
 import { checksExposition } from '../modules/checks/checks.metrics'
 import { followListedItems, wireStatusPages } from './status-pages'
 import { wireStorage } from './storage'
@@ -68,7 +67,7 @@ export function compose(deps: AppDeps) {
   const channels = wireChannels(ctx, identity, { timers: deps.timers, mail: deps.mail, apiBase: deps.channelApiBase })
   // alert notices go to the channels' durable queue unless a test listens instead
   const notify = deps.notify ?? (async (clientId, channelIds, n) => (await enqueueNotification(channels.channels, clientId, channelIds, n)).length)
-  const checks = wireChecks(ctx, identity, fleet, hooks, { timers: deps.timers })
+  const checks = wireChecks(ctx, identity, fleet, hooks, { timers: deps.timers, peers: deps.peers })
   const alerting = wireAlerts(ctx, identity, fleet, monitoring, hooks, {
     notify,
     channels: channelLookup(channels),
@@ -78,14 +77,14 @@ export function compose(deps: AppDeps) {
   alertOnChecks(checks, alerting, live)
   identity.health.convertingDevices = () => monitoring.sealer.behind()
   const containers = wireContainers(ctx, fleet, alerting, hooks)
-  const overview = { ...wireOverview(ctx, fleet, monitoring, alerting), checksDown: (clientId: string) => checksDown(checks.checks, clientId) }
+  const overview = { ...wireOverview(ctx, fleet, monitoring, alerting), checksDown: (clientId: string) => checks.checkRows.downCount(clientId) }
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
   const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
-  const checkSeries = checksExposition(checks.checks.checks)
+  const checkSeries = checksExposition(checks.checkRows)
   checks.onCheckChange(checkSeries.counted)
   const storage = wireStorage(ctx, monitoring, lookups)
   const observability = { ...wireObservability(ctx, identity, fleet, monitoring, hooks, containers, storage), sections: [checkSeries.write] }
-  const statusPages = wireStatusPages(ctx, fleet, { checks: deps.statusChecks ?? checks.statusChecks })
+  const statusPages = wireStatusPages(ctx, fleet, { checks: deps.statusChecks ?? checks.statusChecks, peers: deps.peers })
   followListedItems(statusPages, checks, hooks)
   const modules = {
     ...identity,

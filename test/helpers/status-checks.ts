@@ -39,8 +39,8 @@ export function portOf(get: () => StatusChecksPort): StatusChecksPort {
 export function fakeChecksPort(clientId: string, checks: FakeCheck[], now: () => number): FakeChecksPort {
   const byId = new Map(checks.map((c) => [c.id, c]))
   const mine = (cid: string, id: string) => (cid === clientId ? byId.get(id) : undefined)
-  const port = {
-    calls: 0,
+  /** the port's answers as the checks module gives them (promises), from the synchronous lists above */
+  const sync = {
     views(cid: string, ids: string[]) {
       return ids.flatMap((id) => {
         const c = mine(cid, id)
@@ -61,7 +61,7 @@ export function fakeChecksPort(clientId: string, checks: FakeCheck[], now: () =>
       })
     },
     uptimeByDays(cid: string, ids: string[], days: number) {
-      return new Map(ids.flatMap((id) => (mine(cid, id) ? [[id, port.uptimeByDay(cid, id, days)] as const] : [])))
+      return new Map(ids.flatMap((id) => (mine(cid, id) ? [[id, sync.uptimeByDay(cid, id, days)] as const] : [])))
     },
     /** one point an hour, a gap in the sixth */
     hourlyResponseTimes(cid: string, ids: string[], hours: number) {
@@ -71,15 +71,14 @@ export function fakeChecksPort(clientId: string, checks: FakeCheck[], now: () =>
     },
     /** the same figures as the lists above, in the page's arrays */
     pageChecks(cid: string, ids: string[], opts: { days: number; hours: number; charted: string[] }): StatusPageChecks {
-      port.calls++
       const firstDay = Math.floor(now() / DAY) - opts.days + 1
       const firstHour = Math.floor(now() / HOUR) - opts.hours + 1
-      const charts = port.hourlyResponseTimes(cid, opts.charted, opts.hours)
+      const charts = sync.hourlyResponseTimes(cid, opts.charted, opts.hours)
       const out: StatusPageChecks = { firstDay, firstHourMs: firstHour * HOUR, checks: new Map() }
-      for (const view of port.views(cid, ids)) {
-        const days = port.uptimeByDay(cid, view.id, opts.days)
+      for (const view of sync.views(cid, ids)) {
+        const days = sync.uptimeByDay(cid, view.id, opts.days)
         const chart = charts.get(view.id)
-        const open = port.incidents(cid, view.id).find((i) => !i.ended_at)
+        const open = sync.incidents(cid, view.id).find((i) => !i.ended_at)
         out.checks.set(view.id, {
           ...view,
           uptime: Float64Array.from(days, (d) => d.uptime ?? Number.NaN),
@@ -102,6 +101,19 @@ export function fakeChecksPort(clientId: string, checks: FakeCheck[], now: () =>
       if (c?.state !== 'down') return []
       return [{ started_at: c.incidentStart ?? new Date(now() - 600_000).toISOString(), ended_at: null, cause: c.cause ?? 'connection refused' }]
     },
+  }
+  const port: FakeChecksPort = {
+    calls: 0,
+    views: async (...a) => sync.views(...a),
+    uptimeByDay: async (...a) => sync.uptimeByDay(...a),
+    uptimeByDays: (...a) => sync.uptimeByDays(...a),
+    hourlyResponseTimes: (...a) => sync.hourlyResponseTimes(...a),
+    async pageChecks(...a) {
+      port.calls++
+      return sync.pageChecks(...a)
+    },
+    responseTimes: async (...a) => sync.responseTimes(...a),
+    incidents: async (cid, id) => sync.incidents(cid, id),
   }
   return port
 }

@@ -68,6 +68,7 @@ describe('the job list', () => {
       'checks.heartbeats',
       'checks.pack',
       'checks.prune',
+      'checks.rows',
       'containers.retention',
       'containers.rollup',
       'devices.status',

@@ -6,6 +6,7 @@ import m3 from '../../../migrations-pg/0003_rate_limit_buckets.sql' with { type:
 import m4 from '../../../migrations-pg/0004_metric_read_indexes.sql' with { type: 'text' }
 import m5 from '../../../migrations-pg/0005_container_rollup_marks_hub_runs.sql' with { type: 'text' }
 import m6 from '../../../migrations-pg/0006_login_throttle_setup_tokens.sql' with { type: 'text' }
+import m7 from '../../../migrations-pg/0007_check_runs.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -20,4 +21,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0004_metric_read_indexes', sql: m4 },
   { tag: '0005_container_rollup_marks_hub_runs', sql: m5 },
   { tag: '0006_login_throttle_setup_tokens', sql: m6 },
+  { tag: '0007_check_runs', sql: m7 },
 ]

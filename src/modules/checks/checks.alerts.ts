@@ -94,12 +94,16 @@ export function checkSelectors(next: SelectorCompiler): SelectorCompiler {
  * offline alert is the one notice (not two). Its alert then fires, if the check is still down,
  * once the device reports again.
  */
+/** whether the change is a heartbeat's missed deadline (its notice says when the last call came) */
+export const missedHeartbeat = (change: CheckChange) =>
+  change.check.kind === 'heartbeat' && change.to === 'down' && (change.attempt.error ?? '').startsWith('heartbeat missed')
+
 export function checkObservation(
   change: CheckChange,
   now: number,
   dependencyOffline: (clientId: string, deviceId: string) => boolean,
-  /** when a heartbeat check last had a successful call (its raw results: 48 h), for "last call 26 h ago" */
-  lastCallAt: (checkSeq: number) => number | null = () => null,
+  /** when a heartbeat check last had a successful call (its raw results: 48 h), for "last call 26 h ago"; read by the caller for a missed heartbeat */
+  lastCallAt: number | null = null,
 ): Observation | null {
   const { check, attempt } = change
   if (check.depends_on_device_id && dependencyOffline(check.client_id, check.depends_on_device_id)) return null
@@ -123,8 +127,8 @@ export function checkObservation(
     if (settings.cert_warn_days !== undefined) values.cert_expiring = (values.cert_days_left as number) < settings.cert_warn_days ? 1 : 0
   }
   if (check.kind === 'heartbeat') {
-    values.heartbeat_missed = change.to === 'down' && (attempt.error ?? '').startsWith('heartbeat missed') ? 1 : 0
-    const last = values.heartbeat_missed ? lastCallAt(check.seq) : null
+    values.heartbeat_missed = missedHeartbeat(change) ? 1 : 0
+    const last = values.heartbeat_missed ? lastCallAt : null
     if (last !== null) values.last_call_ago_ms = Math.max(0, now - last)
   }
   // a heartbeat's miss is stamped at its deadline, which may be past the runtime's staleness window: it is news now

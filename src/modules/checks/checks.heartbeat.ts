@@ -15,12 +15,12 @@ const settingsOf = (row: CheckRow) => JSON.parse(row.settings) as { period_s: nu
  * unknown token is 404 like any unknown path, whether or not it ever existed. A paused check
  * answers but records nothing.
  */
-export function heartbeat(deps: HeartbeatDeps, token: string, ok: boolean): { ok: boolean; state: CheckState } {
-  const row = token.startsWith('hb_') ? deps.checks.byTokenHash(sha256Hex(token)) : null
+export async function heartbeat(deps: HeartbeatDeps, token: string, ok: boolean): Promise<{ ok: boolean; state: CheckState }> {
+  const row = token.startsWith('hb_') ? await deps.checks.byTokenHash(sha256Hex(token)) : null
   if (row?.kind !== 'heartbeat') throw notFound('Heartbeat')
   if (row.paused) return { ok: true, state: 'paused' }
   const now = deps.clock.now()
-  const change = recordAttempt(deps, row.id, HUB_PLACE, {
+  const change = await recordAttempt(deps, row.id, HUB_PLACE, {
     ts: now,
     ok,
     response_ms: null,
@@ -37,17 +37,17 @@ export function heartbeat(deps: HeartbeatDeps, token: string, ok: boolean): { ok
  * ago gets a failure at that deadline, which makes it down. Each further period without a call
  * adds one more miss, so uptime counts the missed periods.
  */
-export function sweepHeartbeats(deps: HeartbeatDeps): number {
+export async function sweepHeartbeats(deps: HeartbeatDeps): Promise<number> {
   const now = deps.clock.now()
   let missed = 0
-  for (const row of deps.checks.all()) {
+  for (const row of await deps.checks.all()) {
     if (row.kind !== 'heartbeat' || row.paused) continue
     const s = settingsOf(row)
-    const place = deps.checks.places(row.seq).find((p) => p.place === HUB_PLACE)
+    const place = (await deps.checks.places(row.seq)).find((p) => p.place === HUB_PLACE)
     const last = place?.last_ts ?? row.state_since ?? row.created_at
     const deadline = last + (s.period_s + (s.grace_s ?? 0)) * 1000
     if (now <= deadline) continue
-    const change = recordAttempt(deps, row.id, HUB_PLACE, {
+    const change = await recordAttempt(deps, row.id, HUB_PLACE, {
       ts: deadline,
       ok: false,
       response_ms: null,

@@ -1,5 +1,4 @@
 import type { Database } from 'bun:sqlite'
-import { newId } from '../../lib/ids'
 
 export interface IncidentRow {
   id: string
@@ -10,36 +9,35 @@ export interface IncidentRow {
   cause: string | null
 }
 
-const COLS = 'id, client_id, check_id, started_at, ended_at, cause'
+export const INCIDENT_COLUMNS = 'id, client_id, check_id, started_at, ended_at, cause'
 
-/** Down periods: one opens when a check's combined state becomes down and closes when it leaves down. */
-export function createIncidentsStore(sqlite: Database) {
-  const open = sqlite.query<IncidentRow, [string]>(`SELECT ${COLS} FROM check_incidents WHERE check_id = ? AND ended_at IS NULL`)
-  const insert = sqlite.query(`INSERT INTO check_incidents (${COLS}) VALUES (?, ?, ?, ?, NULL, ?)`)
-  const close = sqlite.query<never, [number, string]>('UPDATE check_incidents SET ended_at = ? WHERE check_id = ? AND ended_at IS NULL')
+/**
+ * Down periods, on either engine (this file: SQLite; checks.incidents.pg.ts: PostgreSQL): one
+ * opens when a check's combined state becomes down and closes when it leaves down, both inside
+ * the checks store's recording of an attempt. These are the reads, each filtered by client.
+ */
+export interface IncidentsStore {
+  /** latest start first, ties by id descending */
+  page(clientId: string, checkId: string, limit: number, offset: number): Promise<{ rows: IncidentRow[]; total: number }>
+  /** the ones that were open at some time since `sinceMs`, latest start first */
+  since(clientId: string, checkId: string, sinceMs: number): Promise<IncidentRow[]>
+  /** ended ones that ended before `before` */
+  prune(before: number): Promise<number>
+}
+
+export function createIncidentsStore(sqlite: Database): IncidentsStore {
   const page = sqlite.query<IncidentRow, [string, string, number, number]>(
-    `SELECT ${COLS} FROM check_incidents WHERE client_id = ? AND check_id = ? ORDER BY started_at DESC LIMIT ? OFFSET ?`,
+    `SELECT ${INCIDENT_COLUMNS} FROM check_incidents WHERE client_id = ? AND check_id = ? ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?`,
   )
   const count = sqlite.query<{ n: number }, [string, string]>('SELECT count(*) AS n FROM check_incidents WHERE client_id = ? AND check_id = ?')
   const since = sqlite.query<IncidentRow, [string, string, number]>(
-    `SELECT ${COLS} FROM check_incidents WHERE client_id = ? AND check_id = ? AND (ended_at IS NULL OR ended_at >= ?) ORDER BY started_at DESC`,
+    `SELECT ${INCIDENT_COLUMNS} FROM check_incidents WHERE client_id = ? AND check_id = ? AND (ended_at IS NULL OR ended_at >= ?)
+     ORDER BY started_at DESC, id DESC`,
   )
   const prune = sqlite.query<never, [number]>('DELETE FROM check_incidents WHERE ended_at IS NOT NULL AND ended_at < ?')
-
   return {
-    open(clientId: string, checkId: string, at: number, cause: string | null) {
-      if (open.get(checkId)) return
-      insert.run(newId('inc'), clientId, checkId, at, cause)
-    },
-    close: (checkId: string, at: number) => void close.run(at, checkId),
-    page: (clientId: string, checkId: string, limit: number, offset: number) => ({
-      rows: page.all(clientId, checkId, limit, offset),
-      total: count.get(clientId, checkId)!.n,
-    }),
-    /** the ones that were open at some time since `sinceMs`, newest first */
-    since: (clientId: string, checkId: string, sinceMs: number) => since.all(clientId, checkId, sinceMs),
-    prune: (before: number) => void prune.run(before),
+    page: async (clientId, checkId, limit, offset) => ({ rows: page.all(clientId, checkId, limit, offset), total: count.get(clientId, checkId)!.n }),
+    since: async (clientId, checkId, sinceMs) => since.all(clientId, checkId, sinceMs),
+    prune: async (before) => prune.run(before).changes,
   }
 }
-
-export type IncidentsStore = ReturnType<typeof createIncidentsStore>

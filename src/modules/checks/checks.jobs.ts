@@ -21,11 +21,11 @@ export async function packRawHours(deps: PackDeps): Promise<number> {
   const now = deps.clock.now()
   let packed = 0
   for (;;) {
-    const n = deps.results.packBefore(now, PACK_STEP)
+    const n = await deps.results.packBefore(now, PACK_STEP)
     packed += n
     if (n < PACK_STEP) break
     await deps.pause()
   }
-  deps.results.pruneRaw(now)
+  await deps.results.pruneRaw(now)
   return packed
 }

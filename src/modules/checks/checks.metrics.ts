@@ -2,7 +2,13 @@ import type { Exposition } from '../observability/observability.exposition'
 import { labelText } from '../observability/observability.exposition'
 import type { ScrapeScope } from '../observability/observability.service'
 import type { CheckChange } from './checks.record'
-import type { ChecksStore } from './checks.store'
+import type { CheckRow } from './checks.store'
+
+/** The checks as the scrape reads them, synchronously (the scrape's sections are). */
+export interface CheckRows {
+  list(clientId: string): CheckRow[]
+  all(): CheckRow[]
+}
 import { stateOf } from './checks.views'
 
 const STATES = ['up', 'down', 'degraded', 'pending', 'paused'] as const
@@ -12,7 +18,7 @@ const STATES = ['up', 'down', 'degraded', 'pending', 'paused'] as const
  * response time and its certificate's end, labelled by check id, name, kind and account; a
  * tenant's scrape sees its own checks. Attempts by result are counted for the instance.
  */
-export function checksExposition(store: Pick<ChecksStore, 'list' | 'all'>) {
+export function checksExposition(store: Pick<CheckRows, 'list' | 'all'>) {
   const attempts = { ok: 0, failed: 0 }
   return {
     /** every recorded attempt (the onCheckChange hook) */

@@ -1,7 +1,6 @@
-import type { IncidentsStore } from './checks.incidents'
-import { combine, nextPlace, type CombinedState, type PlaceState } from './checks.state'
-import type { CheckRow, ChecksStore, PlaceRow } from './checks.store'
-import type { ResultsStore } from './checks.summaries'
+import { combine, type CombinedState, nextPlace, type PlaceState } from './checks.state'
+import type { CheckChanges, CheckRow, ChecksStore, PlaceRow } from './checks.store'
+import type { ResultRow } from './checks.raw'
 
 /** Place 0 is the hub; an agent's place is its device's seq. */
 export const HUB_PLACE = 0
@@ -27,81 +26,89 @@ export interface CheckChange {
 }
 
 export interface RecordDeps {
-  checks: ChecksStore
-  results: ResultsStore
-  incidents: IncidentsStore
-  transaction: <T>(fn: () => T) => T
+  checks: Pick<ChecksStore, 'anyById' | 'record'>
   /** the places a check runs at now (hub and/or its devices' seqs), for combining their states */
-  placesOf: (check: CheckRow) => number[]
+  placesOf: (check: CheckRow) => Promise<number[]>
 }
 
 const asPlaceState = (s: string): PlaceState => (s === 'up' || s === 'down' ? s : 'pending')
 
+/** the raw row an attempt is stored as */
+export const resultRowOf = (seq: number, place: number, attempt: Attempt): ResultRow => ({
+  check_seq: seq,
+  place,
+  ts: attempt.ts,
+  ok: attempt.ok ? 1 : 0,
+  response_ms: attempt.response_ms === null ? null : Math.round(attempt.response_ms),
+  status_code: attempt.status_code,
+  error: attempt.ok ? null : attempt.error,
+})
+
+/** What an attempt does to a check, decided from the rows as stored (the store writes it). */
+export type Step =
+  | { late: true; from: CombinedState }
+  | { place: PlaceRow; changes: CheckChanges; from: CombinedState; to: CombinedState; incident: 'open' | 'close' | null }
+
 /**
- * Stores one attempt and moves the state machines, in one transaction: the raw row and the
- * summaries, the place's own state, the check's combined state, and an incident opened or
- * closed. A replayed attempt (same check, place and time) changes nothing and answers null; an
- * attempt older than the place's latest is stored but moves no state (a late agent batch
- * cannot undo what newer results decided).
+ * The state machines moved by one fresh attempt, pure: the place's own state, the check's
+ * combined state over the places it runs at (`active`), and an incident to open or close. An
+ * attempt older than the place's latest moves no state (`late`): a late agent batch cannot undo
+ * what newer results decided.
  */
-export function recordAttempt(deps: RecordDeps, checkId: string, place: number, attempt: Attempt): CheckChange | null {
-  return deps.transaction(() => {
-    const check = deps.checks.anyById(checkId)
-    if (!check) return null
-    const fresh = deps.results.record({
-      check_seq: check.seq,
-      place,
-      ts: attempt.ts,
-      ok: attempt.ok ? 1 : 0,
-      response_ms: attempt.response_ms === null ? null : Math.round(attempt.response_ms),
-      status_code: attempt.status_code,
-      error: attempt.ok ? null : attempt.error,
-    })
-    if (!fresh) return null
-    const places = deps.checks.places(check.seq)
-    const prev: PlaceRow = places.find((p) => p.place === place) ?? {
-      check_seq: check.seq,
-      place,
-      state: 'pending',
-      fails: 0,
-      successes: 0,
-      last_ts: null,
-      last_ok: null,
-      last_response_ms: null,
-      last_error: null,
-    }
-    const from = (check.state as CombinedState) ?? 'pending'
-    if (prev.last_ts !== null && attempt.ts < prev.last_ts) return { check, place, attempt, from, to: from }
-    const machine = nextPlace({ state: asPlaceState(prev.state), fails: prev.fails, successes: prev.successes }, attempt.ok, check.down_after, check.up_after)
-    const next: PlaceRow = {
-      ...prev,
-      ...machine,
-      last_ts: attempt.ts,
-      last_ok: attempt.ok ? 1 : 0,
-      last_response_ms: attempt.response_ms,
-      last_error: attempt.ok ? null : attempt.error,
-    }
-    deps.checks.savePlace(next)
-    const active = new Set(deps.placesOf(check))
-    const states = [...places.filter((p) => p.place !== place && active.has(p.place)).map((p) => asPlaceState(p.state))]
-    if (active.has(place)) states.push(machine.state)
-    const to = combine(states)
-    const latest = check.last_checked_at === null || attempt.ts >= check.last_checked_at
-    deps.checks.update(check.client_id, check.id, {
-      state: to,
-      state_since: to !== from ? attempt.ts : check.state_since,
-      ...(latest
-        ? {
-            last_checked_at: attempt.ts,
-            last_response_ms: attempt.response_ms,
-            last_status_code: attempt.status_code,
-            last_error: attempt.ok ? null : attempt.error,
-            cert_expires_at: attempt.cert_expires_at ?? check.cert_expires_at,
-          }
-        : {}),
-    })
-    if (to === 'down' && from !== 'down') deps.incidents.open(check.client_id, check.id, attempt.ts, attempt.error)
-    if (from === 'down' && to !== 'down') deps.incidents.close(check.id, attempt.ts)
-    return { check: deps.checks.anyById(check.id)!, place, attempt, from, to }
-  })
+export function advance(check: CheckRow, places: PlaceRow[], place: number, attempt: Attempt, active: number[]): Step {
+  const prev: PlaceRow = places.find((p) => p.place === place) ?? {
+    check_seq: check.seq,
+    place,
+    state: 'pending',
+    fails: 0,
+    successes: 0,
+    last_ts: null,
+    last_ok: null,
+    last_response_ms: null,
+    last_error: null,
+  }
+  const from = (check.state as CombinedState) ?? 'pending'
+  if (prev.last_ts !== null && attempt.ts < prev.last_ts) return { late: true, from }
+  const machine = nextPlace({ state: asPlaceState(prev.state), fails: prev.fails, successes: prev.successes }, attempt.ok, check.down_after, check.up_after)
+  const next: PlaceRow = {
+    ...prev,
+    ...machine,
+    last_ts: attempt.ts,
+    last_ok: attempt.ok ? 1 : 0,
+    last_response_ms: attempt.response_ms,
+    last_error: attempt.ok ? null : attempt.error,
+  }
+  const on = new Set(active)
+  const states = places.filter((p) => p.place !== place && on.has(p.place)).map((p) => asPlaceState(p.state))
+  if (on.has(place)) states.push(machine.state)
+  const to = combine(states)
+  const latest = check.last_checked_at === null || attempt.ts >= check.last_checked_at
+  const changes: CheckChanges = {
+    state: to,
+    state_since: to !== from ? attempt.ts : check.state_since,
+    ...(latest
+      ? {
+          last_checked_at: attempt.ts,
+          last_response_ms: attempt.response_ms,
+          last_status_code: attempt.status_code,
+          last_error: attempt.ok ? null : attempt.error,
+          cert_expires_at: attempt.cert_expires_at ?? check.cert_expires_at,
+        }
+      : {}),
+  }
+  const incident = to === 'down' && from !== 'down' ? 'open' : from === 'down' && to !== 'down' ? 'close' : null
+  return { place: next, changes, from, to, incident }
+}
+
+/**
+ * Stores one attempt and moves the state machines, in one transaction of the store (the raw
+ * row and the summaries, the place's own state, the check's combined state, an incident opened
+ * or closed; on PostgreSQL under the check's row lock, so of two hubs recording at once each
+ * sees the other's result and an incident opens once). A replayed attempt (same check, place
+ * and time) changes nothing and answers null.
+ */
+export async function recordAttempt(deps: RecordDeps, checkId: string, place: number, attempt: Attempt): Promise<CheckChange | null> {
+  const check = await deps.checks.anyById(checkId)
+  if (!check) return null
+  return deps.checks.record(checkId, place, attempt, await deps.placesOf(check))
 }

@@ -55,9 +55,10 @@ export function checksRoutes(deps: ChecksDeps & RecordDeps, auth: Authenticator)
     })
     .post(
       '',
-      ({ user, body, set }) => {
+      async ({ user, body, set }) => {
+        const check = await createCheck(deps, user.clientId, create.read(body))
         set.status = 201
-        return createCheck(deps, user.clientId, create.read(body))
+        return check
       },
       {
         user: managers,
@@ -101,8 +102,8 @@ export function checksRoutes(deps: ChecksDeps & RecordDeps, auth: Authenticator)
     })
     .delete(
       '/:check_id',
-      ({ user, params, set }) => {
-        deleteCheck(deps, user.clientId, params.check_id)
+      async ({ user, params, set }) => {
+        await deleteCheck(deps, user.clientId, params.check_id)
         set.status = 204
       },
       { user: managers, params: CheckParams, detail: { ...routeErrors('not_found'), tags, summary: 'Delete a check with its results and incidents' } },
@@ -177,8 +178,8 @@ export function heartbeatRoutes(deps: ChecksDeps & RecordDeps) {
 export function agentChecksRoutes(deps: ChecksDeps & RecordDeps, auth: Authenticator) {
   return new Elysia({ prefix: '/v1/agent' }).use(authGuards(auth)).get(
     '/checks',
-    ({ key, request }) => {
-      const list = agentChecks(deps, key, agentQuery.read(request).device_id)
+    async ({ key, request }) => {
+      const list = await agentChecks(deps, key, agentQuery.read(request).device_id)
       if (request.headers.get('if-none-match') === list.etag) return new Response(null, { status: 304, headers: { etag: list.etag } })
       return new Response(JSON.stringify(list), { headers: { 'content-type': 'application/json', etag: list.etag } })
     },

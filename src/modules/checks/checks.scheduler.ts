@@ -29,9 +29,15 @@ export interface SchedulerDeps {
   /** one attempt; resolves with its result (probes never throw) */
   run: (checkId: string) => Promise<Attempt>
   /** stores an attempt (the hub's place) */
-  record: (checkId: string, attempt: Attempt) => void
+  record: (checkId: string, attempt: Attempt) => void | Promise<void>
   /** the hub-run checks at start */
-  initial: () => Scheduled[]
+  initial: () => Scheduled[] | Promise<Scheduled[]>
+  /**
+   * With several hubs: takes the check's run due at `now` for this hub, moving its next run
+   * across hubs to `nextAt` (checks.claims.pg.ts). `won` false: another hub has it, due next at
+   * `nextAt`. Without it (one hub) every due check runs here.
+   */
+  claim?: (checkId: string, now: number, nextAt: number) => Promise<{ won: boolean; nextAt: number | null }>
   /** how far apart ticks are while checks are waiting (ms) */
   tickMs?: number
   /** each attempt's lateness, planned time to start (for /metrics and the bench) */
@@ -40,6 +46,10 @@ export interface SchedulerDeps {
 
 /** an attempt that has not settled this long after its timeout is recorded as a timeout, its slot freed */
 const GUARD_MS = 1000
+/** how soon the checks are read again when they could not be read at start */
+const RETRY_MS = 5000
+/** a hub that lost a claim tries again at most this long after the winner's next run was due */
+const TAKEOVER_MS = 5000
 
 interface Entry {
   check: Scheduled
@@ -55,6 +65,7 @@ interface Entry {
  * that it keeps its phase. Attempts of one check never overlap: a check still running when it
  * is due again waits for the next tick after it ends. Slots are capped in total and per account,
  * and accounts are served in turn, so one account's slow targets never delay another's checks.
+ * With several hubs each plans every check and `claim`s a run before it starts: one hub runs it.
  */
 export function createCheckScheduler(deps: SchedulerDeps) {
   const entries = new Map<string, Entry>()
@@ -77,32 +88,56 @@ export function createCheckScheduler(deps: SchedulerDeps) {
     cancel = stopped ? null : deps.timers.after(tickMs, tick)
   }
 
+  const release = (check: Scheduled) => {
+    inFlight--
+    const n = (byAccount.get(check.clientId) ?? 1) - 1
+    if (n > 0) byAccount.set(check.clientId, n)
+    else byAccount.delete(check.clientId)
+    const current = entries.get(check.id)
+    if (current) current.running = false
+    return current
+  }
+
   function start(entry: Entry, now: number) {
     const { check } = entry
     const planned = entry.nextAt
     entry.running = true
     // keep the phase; a check that fell more than an interval behind starts a new one from now
     entry.nextAt = Math.max(planned + check.intervalMs, now + 1)
+    // the slot is held from here, through the claim, to the attempt's end
     inFlight++
     byAccount.set(check.clientId, (byAccount.get(check.clientId) ?? 0) + 1)
+    if (!deps.claim) return attempt(entry, check, planned, now)
+    const lost = (nextAt: number | null) => {
+      const current = release(check)
+      // another hub runs it: try again just after that hub's next run is due, so a hub that dies hands it over within seconds
+      if (current && nextAt !== null && nextAt > now) current.nextAt = nextAt + Math.min(check.intervalMs / 4, TAKEOVER_MS)
+    }
+    deps.claim(check.id, now, now + check.intervalMs).then(
+      (c) => (c.won && !stopped ? attempt(entry, check, planned, now) : lost(c.nextAt)),
+      (err) => {
+        deps.logger.error('check run not claimed', { check_id: check.id, error: String(err) })
+        lost(null)
+      },
+    )
+  }
+
+  function attempt(entry: Entry, check: Scheduled, planned: number, now: number) {
     deps.onLateness?.(now - planned)
     const version = entry.version
     let settled = false
+    const failed = (err: unknown) => deps.logger.error('check result not stored', { check_id: check.id, error: String(err) })
     const finish = (attempt: Attempt) => {
       if (settled) return
       settled = true
       cancelGuard()
-      inFlight--
-      const n = (byAccount.get(check.clientId) ?? 1) - 1
-      if (n > 0) byAccount.set(check.clientId, n)
-      else byAccount.delete(check.clientId)
-      const current = entries.get(check.id)
-      if (current) current.running = false
+      const current = release(check)
       if (!stopped && current && current.version === version) {
         try {
-          deps.record(check.id, attempt)
+          const stored = deps.record(check.id, attempt)
+          if (stored) stored.catch(failed)
         } catch (err) {
-          deps.logger.error('check result not stored', { check_id: check.id, error: String(err) })
+          failed(err)
         }
       }
     }
@@ -143,12 +178,29 @@ export function createCheckScheduler(deps: SchedulerDeps) {
   }
 
   return {
-    start() {
+    /** plans the checks `initial` answers and starts ticking; resolves once they are planned */
+    async start() {
       if (!stopped) return
       stopped = false
-      const now = deps.clock.now()
-      for (const c of deps.initial()) entries.set(c.id, plan(c, now))
-      arm()
+      const planAll = (list: Scheduled[]) => {
+        if (stopped) return
+        const now = deps.clock.now()
+        // a check changed while the list was read is planned as it was changed
+        for (const c of list) if (!entries.has(c.id)) entries.set(c.id, plan(c, now))
+        arm()
+      }
+      const load = async (): Promise<void> => {
+        const list = deps.initial()
+        if (Array.isArray(list)) return planAll(list)
+        try {
+          planAll(await list)
+        } catch (err) {
+          // the checks could not be read (the database is away): read again shortly
+          deps.logger.error('hub checks not planned; reading them again in 5 s', { error: String(err) })
+          if (!stopped) cancel = deps.timers.after(RETRY_MS, () => void load())
+        }
+      }
+      await load()
     },
     stop() {
       stopped = true
@@ -170,6 +222,15 @@ export function createCheckScheduler(deps: SchedulerDeps) {
       const next = plan(check, deps.clock.now())
       if (old) Object.assign(next, { running: old.running, version: old.version + 1 })
       entries.set(id, next)
+    },
+    /** the checks as the database holds them now (another hub's changes may have been missed): planned anew where changed, dropped where gone */
+    sync(list: Scheduled[]) {
+      const listed = new Set(list.map((c) => c.id))
+      for (const id of [...entries.keys()]) if (!listed.has(id)) entries.delete(id)
+      for (const c of list) {
+        const old = entries.get(c.id)
+        if (!old || old.check.intervalMs !== c.intervalMs || old.check.timeoutMs !== c.timeoutMs || old.check.clientId !== c.clientId) this.changed(c.id, c)
+      }
     },
     /** runs what is due now (tests drive time through the clock and call this) */
     tick,

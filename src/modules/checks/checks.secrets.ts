@@ -72,11 +72,11 @@ export const needsSealing = (settings: string) => {
  * Start-up step: checks saved before their secrets were sealed get them sealed now, once (a
  * sealed row is left as it is). Returns how many rows were sealed.
  */
-export function sealPlainSecrets(checks: Pick<ChecksStore, 'all' | 'update'>, key: () => Uint8Array): number {
+export async function sealPlainSecrets(checks: Pick<ChecksStore, 'all' | 'update'>, key: () => Uint8Array): Promise<number> {
   let n = 0
-  for (const row of checks.all()) {
+  for (const row of await checks.all()) {
     if (!needsSealing(row.settings)) continue
-    checks.update(row.client_id, row.id, { settings: sealSettings(key(), row.client_id, row.id, JSON.parse(row.settings) as CheckSettings) })
+    await checks.update(row.client_id, row.id, { settings: sealSettings(key(), row.client_id, row.id, JSON.parse(row.settings) as CheckSettings) })
     n++
   }
   return n

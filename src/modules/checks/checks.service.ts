@@ -21,11 +21,10 @@ export interface ChecksDeps {
   checks: ChecksStore
   results: ResultsStore
   incidents: IncidentsStore
-  transaction: <T>(fn: () => T) => T
   clock: Clock
   logger: Logger
   /** the seq of one of the client's devices, or null when it has no such device */
-  deviceSeq: (clientId: string, deviceId: string) => number | null
+  deviceSeq: (clientId: string, deviceId: string) => Promise<number | null>
   /** where this client's hub-run checks may connect (docs/outbound.md) */
   policyFor: (clientId: string) => OutboundPolicy
   selfAddresses: SelfAddresses
@@ -44,25 +43,31 @@ export interface ChecksDeps {
   scheduleChanged: (checkId: string, row: CheckRow | null) => void
   /** an attempt was recorded (the alert source hears it) */
   stateChanged: (change: CheckChange) => void
-  /** a check was deleted: its alerts go with it */
-  removed: (clientId: string, checkId: string) => void
+  /** a check was deleted: its alerts and its places on status pages go with it (awaited before the answer) */
+  removed: (clientId: string, checkId: string) => Promise<void>
 }
 
 const HEARTBEAT_TOKEN_BYTES = 24
 
-export function requireCheck(deps: Pick<ChecksDeps, 'checks'>, clientId: string, checkId: string): CheckRow {
-  const row = deps.checks.byId(clientId, checkId)
+export async function requireCheck(deps: Pick<ChecksDeps, 'checks'>, clientId: string, checkId: string): Promise<CheckRow> {
+  const row = await deps.checks.byId(clientId, checkId)
   if (!row) throw notFound('Check')
   return row
 }
 
 /** The device ids as given, each checked to be one of the client's devices (else 422 naming it). */
-function placesFor(deps: ChecksDeps, clientId: string, kind: CheckKind, runOnHub: boolean, deviceIds: string[]): { runOnHub: boolean; deviceIds: string[] } {
+async function placesFor(
+  deps: ChecksDeps,
+  clientId: string,
+  kind: CheckKind,
+  runOnHub: boolean,
+  deviceIds: string[],
+): Promise<{ runOnHub: boolean; deviceIds: string[] }> {
   if (kind === 'heartbeat') return { runOnHub: true, deviceIds: [] }
   const ids = [...new Set(deviceIds)]
-  ids.forEach((id, i) => {
-    if (deps.deviceSeq(clientId, id) === null) throw new AppError('invalid_parameter', `device_ids[${i}] is not one of your devices`, `device_ids.${i}`)
-  })
+  for (const [i, id] of ids.entries()) {
+    if ((await deps.deviceSeq(clientId, id)) === null) throw new AppError('invalid_parameter', `device_ids[${i}] is not one of your devices`, `device_ids.${i}`)
+  }
   if (!runOnHub && !ids.length) throw new AppError('invalid_parameter', 'A check runs somewhere: set run_on_hub or give device_ids', 'run_on_hub')
   return { runOnHub, deviceIds: ids }
 }
@@ -73,8 +78,8 @@ function checkPolicy(deps: ChecksDeps, clientId: string, kind: CheckKind, settin
   if (problem) throw problem
 }
 
-function checkDependency(deps: ChecksDeps, clientId: string, deviceId: string | null | undefined) {
-  if (deviceId && deps.deviceSeq(clientId, deviceId) === null) {
+async function checkDependency(deps: ChecksDeps, clientId: string, deviceId: string | null | undefined) {
+  if (deviceId && (await deps.deviceSeq(clientId, deviceId)) === null) {
     throw new AppError('invalid_parameter', 'depends_on_device_id is not one of your devices', 'depends_on_device_id')
   }
 }
@@ -86,12 +91,13 @@ function checkTimeout(timeoutMs: number, intervalS: number) {
 const newToken = () => `hb_${randomToken(HEARTBEAT_TOKEN_BYTES)}`
 
 /** A new check; a heartbeat's token is in this answer only. */
-export function createCheck(deps: ChecksDeps, clientId: string, body: CheckCreate): CheckResponse {
-  if (deps.checks.count(clientId) >= deps.maxChecks) throw new AppError('conflict', `An account may have at most ${deps.maxChecks} checks; delete one first`)
+export async function createCheck(deps: ChecksDeps, clientId: string, body: CheckCreate): Promise<CheckResponse> {
+  const limited = () => new AppError('conflict', `An account may have at most ${deps.maxChecks} checks; delete one first`)
+  if ((await deps.checks.count(clientId)) >= deps.maxChecks) throw limited()
   const settings = normalizeSettings(body.kind, body.settings)
-  const where = placesFor(deps, clientId, body.kind, body.run_on_hub ?? !body.device_ids?.length, body.device_ids ?? [])
+  const where = await placesFor(deps, clientId, body.kind, body.run_on_hub ?? !body.device_ids?.length, body.device_ids ?? [])
   checkPolicy(deps, clientId, body.kind, settings, where.runOnHub && body.kind !== 'heartbeat')
-  checkDependency(deps, clientId, body.depends_on_device_id)
+  await checkDependency(deps, clientId, body.depends_on_device_id)
   const intervalS = body.interval_s ?? 60
   const timeoutMs = body.timeout_ms ?? Math.min(10_000, intervalS * 1000)
   checkTimeout(timeoutMs, intervalS)
@@ -99,10 +105,9 @@ export function createCheck(deps: ChecksDeps, clientId: string, body: CheckCreat
   const token = body.kind === 'heartbeat' ? newToken() : null
   const heartbeat = body.kind === 'heartbeat'
   const id = newId('chk')
-  const row = deps.transaction(() => {
-    const r: CheckRow = {
+  const row = await deps.checks.create(
+    {
       id,
-      seq: deps.checks.nextSeq(),
       client_id: clientId,
       name: body.name.trim() || body.name,
       kind: body.kind,
@@ -127,24 +132,25 @@ export function createCheck(deps: ChecksDeps, clientId: string, body: CheckCreat
       cert_expires_at: null,
       created_at: now,
       updated_at: now,
-    }
-    deps.checks.insert(r)
-    return r
-  })
+    },
+    deps.maxChecks,
+  )
+  if (!row) throw limited()
   deps.scheduleChanged(row.id, row)
   return viewOf(deps, row, token)
 }
 
-export function updateCheck(deps: ChecksDeps, clientId: string, checkId: string, patch: CheckPatch): CheckResponse {
-  const row = requireCheck(deps, clientId, checkId)
+export async function updateCheck(deps: ChecksDeps, clientId: string, checkId: string, patch: CheckPatch): Promise<CheckResponse> {
+  const row = await requireCheck(deps, clientId, checkId)
   const kind = row.kind as CheckKind
   const stored = openSettings(deps.secretKey, clientId, row.id, row.settings)
   const settings = patch.settings ? unmaskSettings(normalizeSettings(kind, patch.settings), stored) : stored
   // devices deleted since the check was saved drop out of it; the ones sent now must all exist
-  const kept = (JSON.parse(row.device_ids) as string[]).filter((id) => deps.deviceSeq(clientId, id) !== null)
-  const where = placesFor(deps, clientId, kind, patch.run_on_hub ?? row.run_on_hub === 1, patch.device_ids ?? kept)
+  const kept: string[] = []
+  for (const id of JSON.parse(row.device_ids) as string[]) if ((await deps.deviceSeq(clientId, id)) !== null) kept.push(id)
+  const where = await placesFor(deps, clientId, kind, patch.run_on_hub ?? row.run_on_hub === 1, patch.device_ids ?? kept)
   checkPolicy(deps, clientId, kind, settings, where.runOnHub && kind !== 'heartbeat')
-  if (patch.depends_on_device_id !== undefined) checkDependency(deps, clientId, patch.depends_on_device_id)
+  if (patch.depends_on_device_id !== undefined) await checkDependency(deps, clientId, patch.depends_on_device_id)
   const heartbeat = kind === 'heartbeat'
   const intervalS = heartbeat ? settings.period_s! : (patch.interval_s ?? row.interval_s)
   const timeoutMs = patch.timeout_ms ?? Math.min(row.timeout_ms, intervalS * 1000)
@@ -167,34 +173,29 @@ export function updateCheck(deps: ChecksDeps, clientId: string, checkId: string,
     // resuming starts afresh: the old state says nothing about now, and a heartbeat's deadline counts from here
     if (!patch.paused) Object.assign(changes, { state: 'pending', state_since: now })
   }
-  deps.transaction(() => {
-    deps.checks.update(clientId, checkId, changes)
-    if (changes.state === 'pending') for (const p of deps.checks.places(row.seq)) deps.checks.dropPlace(row.seq, p.place)
-    if (changes.paused !== undefined) deps.incidents.close(checkId, now)
+  const next = await deps.checks.update(clientId, checkId, changes, {
+    dropPlaces: changes.state === 'pending',
+    closeIncidentAt: changes.paused !== undefined ? now : undefined,
   })
-  const next = requireCheck(deps, clientId, checkId)
+  if (!next) throw notFound('Check')
   deps.scheduleChanged(checkId, next)
   return viewOf(deps, next, null)
 }
 
-export function deleteCheck(deps: ChecksDeps, clientId: string, checkId: string): void {
-  const seq = deps.transaction(() => {
-    const s = deps.checks.remove(clientId, checkId)
-    if (s !== null) deps.results.drop(s)
-    return s
-  })
-  if (seq === null) throw notFound('Check')
+export async function deleteCheck(deps: ChecksDeps, clientId: string, checkId: string): Promise<void> {
+  if (!(await deps.checks.remove(clientId, checkId))) throw notFound('Check')
   deps.scheduleChanged(checkId, null)
-  deps.removed(clientId, checkId)
+  await deps.removed(clientId, checkId)
 }
 
 /** A new heartbeat token, shown in this answer only; the old one stops working at once. */
-export function rotateToken(deps: ChecksDeps, clientId: string, checkId: string): CheckResponse {
-  const row = requireCheck(deps, clientId, checkId)
+export async function rotateToken(deps: ChecksDeps, clientId: string, checkId: string): Promise<CheckResponse> {
+  const row = await requireCheck(deps, clientId, checkId)
   if (row.kind !== 'heartbeat') throw new AppError('conflict', 'Only a heartbeat check has a token')
   const token = newToken()
-  deps.checks.update(clientId, checkId, { hb_token_hash: sha256Hex(token), hb_token_hint: token.slice(-4), updated_at: deps.clock.now() })
-  return viewOf(deps, requireCheck(deps, clientId, checkId), token)
+  const next = await deps.checks.update(clientId, checkId, { hb_token_hash: sha256Hex(token), hb_token_hint: token.slice(-4), updated_at: deps.clock.now() })
+  if (!next) throw notFound('Check')
+  return viewOf(deps, next, token)
 }
 
 /** "Test now": the definition run once from the hub, under the account's outbound policy; nothing is stored. */
@@ -207,18 +208,15 @@ export async function testCheck(deps: ChecksDeps, clientId: string, body: CheckT
 }
 
 /** The places a check runs at now: the hub (0) and its devices' seqs. */
-export function placesOf(deps: Pick<ChecksDeps, 'deviceSeq'>, row: CheckRow): number[] {
+export async function placesOf(deps: Pick<ChecksDeps, 'deviceSeq'>, row: CheckRow): Promise<number[]> {
   const out: number[] = row.run_on_hub ? [HUB_PLACE] : []
   for (const id of JSON.parse(row.device_ids) as string[]) {
-    const seq = deps.deviceSeq(row.client_id, id)
+    const seq = await deps.deviceSeq(row.client_id, id)
     if (seq !== null) out.push(seq)
   }
   return out
 }
 
-export function viewOf(deps: ChecksDeps, row: CheckRow, token: string | null): CheckResponse {
+export function viewOf(deps: ChecksDeps, row: CheckRow, token: string | null): Promise<CheckResponse> {
   return checkView(deps, row, token)
 }
-
-/** Checks down now (paused ones are not), for the dashboard beside devices offline. */
-export const checksDown = (deps: Pick<ChecksDeps, 'checks'>, clientId: string) => deps.checks.downCount(clientId)

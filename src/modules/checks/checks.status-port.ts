@@ -23,11 +23,11 @@ const labelsOf = (first: number, days: number) => Array.from({ length: days }, (
 export function statusChecksPort(
   deps: Pick<ChecksDeps, 'checks' | 'results' | 'incidents' | 'clock'>,
   reads?: StatusReads,
-): StatusChecksPort & { stored(checkId: string, ts: number): void } {
+): StatusChecksPort & { stored(checkId: string, ts: number): void; forget(): void } {
   const settled = { days: createSettled(SETTLED_KEPT), hours: createSettled(SETTLED_KEPT) }
   const owned = (clientId: string, checkId: string) => deps.checks.byId(clientId, checkId)
   /** one entry per day from the day rows, down time from the check's incidents */
-  const dayList = (
+  const dayList = async (
     clientId: string,
     checkId: string,
     rows: { day: number; total: number; ok: number }[],
@@ -37,7 +37,7 @@ export function statusChecksPort(
     labels: string[],
   ) => {
     const byDay = new Map(rows.map((d) => [d.day, d]))
-    const downs = deps.incidents.since(clientId, checkId, first * DAY_MS)
+    const downs = await deps.incidents.since(clientId, checkId, first * DAY_MS)
     return Array.from({ length: days }, (_, i) => {
       const d = byDay.get(first + i)
       const start = (first + i) * DAY_MS
@@ -48,9 +48,9 @@ export function statusChecksPort(
     })
   }
   return {
-    views(clientId, ids) {
-      return ids.flatMap((id) => {
-        const row = owned(clientId, id)
+    async views(clientId, ids) {
+      const rows = await Promise.all(ids.map((id) => owned(clientId, id)))
+      return rows.flatMap((row) => {
         if (!row) return []
         return [
           {
@@ -64,34 +64,39 @@ export function statusChecksPort(
         ]
       })
     },
-    uptimeByDay(clientId, checkId, days) {
-      const row = owned(clientId, checkId)
+    async uptimeByDay(clientId, checkId, days) {
+      const row = await owned(clientId, checkId)
       const now = deps.clock.now()
       const first = Math.floor(now / DAY_MS) - days + 1
-      const rows = row ? deps.results.days(row.seq, first) : []
+      const rows = row ? await deps.results.days(row.seq, first) : []
       return dayList(clientId, checkId, rows, first, days, now, labelsOf(first, days))
     },
-    responseTimes(clientId, checkId, hours) {
-      const row = owned(clientId, checkId)
+    async responseTimes(clientId, checkId, hours) {
+      const row = await owned(clientId, checkId)
       if (!row) return []
       const step = stepFor(hours)
       const now = deps.clock.now()
       const count = Math.max(1, Math.ceil((hours * HOUR_MS) / step))
       const from = now - (now % step) - (count - 1) * step
-      return deps.results.buckets(row.seq, from, step, count).map((b) => [b.t, b.avg_ms] as [number, number | null])
+      return (await deps.results.buckets(row.seq, from, step, count)).map((b) => [b.t, b.avg_ms] as [number, number | null])
+    },
+    /** what was kept may be stale (another hub's late results were missed): every span is read again */
+    forget() {
+      settled.days.clear()
+      settled.hours.clear()
     },
     /** the checks module stored an attempt of this check at `ts` (a late one lands in a kept span) */
     stored(checkId, ts) {
       settled.days.stored(checkId, ts)
       settled.hours.stored(checkId, ts)
     },
-    pageChecks(clientId, ids, opts) {
+    async pageChecks(clientId, ids, opts) {
       if (!reads) throw new Error('the status pages read their checks through createStatusReads: pass it to statusChecksPort')
       return pageChecks(reads, settled, deps.clock.now(), clientId, ids, opts)
     },
-    incidents(clientId, checkId, sinceMs) {
-      if (!owned(clientId, checkId)) return []
-      return deps.incidents.since(clientId, checkId, sinceMs).map((r) => ({
+    async incidents(clientId, checkId, sinceMs) {
+      if (!(await owned(clientId, checkId))) return []
+      return (await deps.incidents.since(clientId, checkId, sinceMs)).map((r) => ({
         started_at: toIso(r.started_at),
         ended_at: r.ended_at === null ? null : toIso(r.ended_at),
         cause: r.cause,
@@ -117,7 +122,7 @@ function createSettled(max: number) {
   const rereadAfter = (id: string) => SETTLED_REREAD_MS / 2 + (Bun.hash.crc32(id) % (SETTLED_REREAD_MS / 2))
   return {
     /** the values of the span [from, to) (ending at `endMs`) of each of `ids`: kept ones, the rest filled by `load` (NaN where it fills none) */
-    read(ids: string[], from: number, to: number, endMs: number, now: number, load: (stale: string[], out: Map<string, Float64Array>) => void) {
+    async read(ids: string[], from: number, to: number, endMs: number, now: number, load: (stale: string[], out: Map<string, Float64Array>) => Promise<void>) {
       const out = new Map<string, Float64Array>()
       const stale: string[] = []
       for (const id of ids) {
@@ -130,13 +135,14 @@ function createSettled(max: number) {
         kept.set(id, hit)
         out.set(id, hit.values)
       }
-      if (stale.length) load(stale, out)
+      if (stale.length) await load(stale, out)
       for (const id of kept.keys()) {
         if (kept.size <= max) break
         kept.delete(id)
       }
       return out
     },
+    clear: () => kept.clear(),
     /** an attempt of `id` stored at `ts`: a kept span it falls in is stale */
     stored(id: string, ts: number) {
       const hit = kept.get(id)
@@ -158,19 +164,19 @@ const asState = (row: StatusCheckRow) => (row[4] ? 'paused' : row[5]) as StatusP
  * hour's summary rows; their incidents; the past days and hours only of the checks whose kept
  * ones are stale), the figures straight into typed arrays: no object per day or hour.
  */
-function pageChecks(
+async function pageChecks(
   reads: StatusReads,
   settled: { days: Settled; hours: Settled },
   now: number,
   clientId: string,
   ids: string[],
   opts: { days: number; hours: number; charted: string[] },
-): StatusPageChecks {
+): Promise<StatusPageChecks> {
   const firstDay = Math.floor(now / DAY_MS) - opts.days + 1
   const firstHour = Math.floor(now / HOUR_MS) - opts.hours + 1
   const out: StatusPageChecks = { firstDay, firstHourMs: firstHour * HOUR_MS, checks: new Map() }
   if (!ids.length) return out
-  const rows = reads.checks(clientId, ids)
+  const rows = await reads.checks(clientId, ids)
   const bySeq = new Map<number, StatusPageCheck>()
   const charted = new Set(opts.charted)
   for (const row of rows) {
@@ -200,30 +206,30 @@ function pageChecks(
   const seqById = new Map([...bySeq].map(([seq, c]) => [c.id, seq]))
   const seqOf = (id: string) => seqById.get(id)!
   const today = firstDay + opts.days - 1
-  const pastDays = settled.days.read([...out.checks.keys()], firstDay, today, today * DAY_MS, now, (stale, kept) => {
-    for (const [seq, day, total, ok] of reads.days(stale.map(seqOf), firstDay, today))
+  const pastDays = await settled.days.read([...out.checks.keys()], firstDay, today, today * DAY_MS, now, async (stale, kept) => {
+    for (const [seq, day, total, ok] of await reads.days(stale.map(seqOf), firstDay, today))
       if (total) kept.get(bySeq.get(seq)!.id)![day - firstDay] = uptimeOf(ok, total)
   })
   for (const [id, past] of pastDays) out.checks.get(id)!.uptime.set(past)
-  for (const [seq, , total, ok] of reads.days(seqs, today, today + 1)) {
+  for (const [seq, , total, ok] of await reads.days(seqs, today, today + 1)) {
     const c = bySeq.get(seq)
     if (c && total) c.uptime[opts.days - 1] = uptimeOf(ok, total)
   }
   const chartedIds = [...out.checks.values()].filter((c) => c.hourly).map((c) => c.id)
   if (chartedIds.length) {
     const thisHour = firstHour + opts.hours - 1
-    const pastHours = settled.hours.read(chartedIds, firstHour, thisHour, thisHour * HOUR_MS, now, (stale, kept) => {
-      for (const [seq, hour, sum, n] of reads.hours(stale.map(seqOf), firstHour, thisHour))
+    const pastHours = await settled.hours.read(chartedIds, firstHour, thisHour, thisHour * HOUR_MS, now, async (stale, kept) => {
+      for (const [seq, hour, sum, n] of await reads.hours(stale.map(seqOf), firstHour, thisHour))
         if (n) kept.get(bySeq.get(seq)!.id)![hour - firstHour] = Math.round(sum / n)
     })
     for (const [id, past] of pastHours) out.checks.get(id)!.hourly!.set(past)
-    for (const [seq, , sum, n] of reads.hours(chartedIds.map(seqOf), thisHour, thisHour + 1))
+    for (const [seq, , sum, n] of await reads.hours(chartedIds.map(seqOf), thisHour, thisHour + 1))
       if (n) bySeq.get(seq)!.hourly![opts.hours - 1] = Math.round(sum / n)
   }
   // down time per day: each incident spread over the days it overlaps (milliseconds, whole seconds at the end)
   const downMs = new Map<string, Float64Array>()
   const start = firstDay * DAY_MS
-  for (const [id, started, ended] of reads.incidents(clientId, [...out.checks.keys()], start)) {
+  for (const [id, started, ended] of await reads.incidents(clientId, [...out.checks.keys()], start)) {
     const c = out.checks.get(id)
     if (!c) continue
     if (ended === null && c.state === 'down' && c.down_since === null) c.down_since = toIso(started)

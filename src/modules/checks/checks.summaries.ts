@@ -81,12 +81,65 @@ function bucketsOf(rows: ResultRow[], from: number, stepMs: number) {
 
 const pct = (ok: number, total: number) => (total ? Math.round((ok / total) * 1e5) / 1e3 : null)
 
+/** A step of a check's figures: response times and uptime, null where nothing was measured. */
+export interface Bucket {
+  t: number
+  avg_ms: number | null
+  max_ms: number | null
+  uptime: number | null
+  total: number
+}
+
 /**
- * The results tiers: raw attempts (48 h, rows then packed hours: checks.raw.ts), hour and day
- * summaries written as each attempt is stored (no rollup job to fall behind), and the reads the
- * API and status pages make of them.
+ * The results tiers, on either engine (this file: SQLite; checks.results.pg.ts: PostgreSQL): raw
+ * attempts (48 h, rows then packed hours), hour and day summaries written as each attempt is
+ * stored (no rollup job to fall behind: the checks store's `record` writes them in its
+ * transaction), and the reads the API and status pages make of them.
  */
-export function createResultsStore(sqlite: Database) {
+export interface ResultsStore {
+  /** the newest successful attempt among the raw ones (48 h), or null */
+  lastOk(seq: number): Promise<number | null>
+  /** percent of attempts that succeeded since `now - spanMs`, from the finest tier that covers it */
+  uptime(seq: number, now: number, spanMs: number): Promise<number | null>
+  /** exact percentiles from raw attempts within 48 h, else from the day histograms */
+  percentiles(seq: number, now: number, spanMs: number): Promise<Percentiles>
+  /**
+   * Response times and uptime in `count` steps of `stepMs` from `from`, from the finest tier that
+   * covers the span: raw attempts within 48 h at steps under an hour, hours at steps under a day, else days.
+   */
+  buckets(seq: number, from: number, stepMs: number, count: number): Promise<Bucket[]>
+  /** the day rows from `firstDay` on, in day order */
+  days(seq: number, firstDay: number): Promise<{ day: number; total: number; ok: number }[]>
+  /** a page of attempts, newest first, places in order within a time; `place` -1 reads every place */
+  page(seq: number, place: number, limit: number, offset: number): Promise<{ rows: ResultRow[]; total: number }>
+  /** packs up to `max` finished hours of raw rows older than `before` (the hour `before` falls in stays rows); the number packed */
+  packBefore(before: number, max: number): Promise<number>
+  /** raw attempts past their 48 h (run with the packing) */
+  pruneRaw(now: number): Promise<number>
+  /** each tier past its keep; the rows removed */
+  prune(now: number): Promise<number>
+}
+
+/** The results store on SQLite, over its synchronous statements (one set per connection: sqliteChecks). */
+export function resultsStoreOf(s: ResultsSqlite): ResultsStore {
+  return {
+    lastOk: async (seq) => s.lastOk(seq),
+    uptime: async (seq, now, spanMs) => s.uptime(seq, now, spanMs),
+    percentiles: async (seq, now, spanMs) => s.percentiles(seq, now, spanMs),
+    buckets: async (seq, from, stepMs, count) => s.buckets(seq, from, stepMs, count),
+    days: async (seq, firstDay) => s.days(seq, firstDay),
+    page: async (seq, place, limit, offset) => s.page(seq, place, limit, offset),
+    packBefore: async (before, max) => s.packBefore(before, max),
+    pruneRaw: async (now) => s.pruneRaw(now),
+    prune: async (now) => s.prune(now),
+  }
+}
+
+export const bucketOfMs = bucketOf
+export { histBytes, histOf, pct }
+
+/** The results tiers on SQLite, synchronous: the checks store records into them inside its transactions. */
+export function createResultsSqlite(sqlite: Database) {
   const raw = createRawStore(sqlite)
   const upsertHour = sqlite.query(
     `INSERT INTO check_hours (check_seq, hour, total, ok, sum_ms, n_ms, max_ms) VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6)
@@ -116,7 +169,7 @@ export function createResultsStore(sqlite: Database) {
      FROM check_hours WHERE check_seq = ?1 AND hour >= ?2 GROUP BY b`,
   )
   const dayBuckets = sqlite.query<{ b: number; total: number; ok: number; sum_ms: number; n_ms: number; max_ms: number | null }, [number, number, number]>(
-    `SELECT day - ?3 AS b, total, ok, sum_ms, n_ms, max_ms FROM check_days WHERE check_seq = ?1 AND day >= ?2`,
+    `SELECT day - ?3 AS b, total, ok, sum_ms, n_ms, max_ms FROM check_days WHERE check_seq = ?1 AND day >= ?2 ORDER BY day`,
   )
 
   return {
@@ -161,7 +214,7 @@ export function createResultsStore(sqlite: Database) {
      * measured), from the finest tier that covers the span: raw attempts within 48 h at steps
      * under an hour, hours at steps under a day, else days.
      */
-    buckets(seq: number, from: number, stepMs: number, count: number) {
+    buckets(seq: number, from: number, stepMs: number, count: number): Bucket[] {
       const out = Array.from({ length: count }, (_, i) => ({ t: from + i * stepMs, total: 0, ok: 0, sum_ms: 0, n_ms: 0, max_ms: null as number | null }))
       let rows: { b: number; total: number; ok: number; sum_ms: number | null; n_ms: number; max_ms: number | null }[]
       const now = from + count * stepMs
@@ -174,24 +227,6 @@ export function createResultsStore(sqlite: Database) {
         Object.assign(slot, { total: r.total, ok: r.ok, sum_ms: r.sum_ms ?? 0, n_ms: r.n_ms, max_ms: r.max_ms })
       }
       return out.map((s) => ({ t: s.t, avg_ms: s.n_ms ? Math.round(s.sum_ms / s.n_ms) : null, max_ms: s.max_ms, uptime: pct(s.ok, s.total), total: s.total }))
-    },
-    /** the day rows of several checks from `firstDay` on, in one query (a status page's bars) */
-    daysOfMany(seqs: number[], firstDay: number): { check_seq: number; day: number; total: number; ok: number }[] {
-      if (!seqs.length) return []
-      return sqlite
-        .query<{ check_seq: number; day: number; total: number; ok: number }, number[]>(
-          `SELECT check_seq, day, total, ok FROM check_days WHERE day >= ? AND check_seq IN (${seqs.map(() => '?').join(', ')})`,
-        )
-        .all(firstDay, ...seqs)
-    },
-    /** the hour rows of several checks from `firstHour` on, in one query (a status page's charts) */
-    hoursOfMany(seqs: number[], firstHour: number): { check_seq: number; hour: number; sum_ms: number; n_ms: number }[] {
-      if (!seqs.length) return []
-      return sqlite
-        .query<{ check_seq: number; hour: number; sum_ms: number; n_ms: number }, number[]>(
-          `SELECT check_seq, hour, sum_ms, n_ms FROM check_hours WHERE hour >= ? AND check_seq IN (${seqs.map(() => '?').join(', ')})`,
-        )
-        .all(firstHour, ...seqs)
     },
     /** the day rows of the last `days` UTC days: uptime per day */
     days(seq: number, firstDay: number) {
@@ -216,4 +251,4 @@ export function createResultsStore(sqlite: Database) {
   }
 }
 
-export type ResultsStore = ReturnType<typeof createResultsStore>
+export type ResultsSqlite = ReturnType<typeof createResultsSqlite>

@@ -27,14 +27,14 @@ const HALF_HOUR = HOUR_MS / 2
 
 export const stateOf = (row: CheckRow): CheckState => (row.paused ? 'paused' : (row.state as CheckState))
 
-export function checkView(deps: ViewDeps, row: CheckRow, token: string | null): CheckResponse {
+export async function checkView(deps: ViewDeps, row: CheckRow, token: string | null): Promise<CheckResponse> {
   const deviceIds = JSON.parse(row.device_ids) as string[]
-  const stored = new Map(deps.checks.places(row.seq).map((p) => [p.place, p]))
+  const stored = new Map((await deps.checks.places(row.seq)).map((p) => [p.place, p]))
   const where: { name: string; seq: number | null }[] = [
     ...(row.run_on_hub && row.kind !== 'heartbeat' ? [{ name: 'hub', seq: HUB_PLACE }] : []),
     ...(row.kind === 'heartbeat' ? [{ name: 'heartbeat', seq: HUB_PLACE }] : []),
-    ...deviceIds.map((id) => ({ name: id, seq: deps.deviceSeq(row.client_id, id) })),
   ]
+  for (const id of deviceIds) where.push({ name: id, seq: await deps.deviceSeq(row.client_id, id) })
   const heartbeat = row.kind === 'heartbeat'
   const base = `${deps.siteUrl.replace(/\/$/, '')}/hb/`
   return {
@@ -77,39 +77,50 @@ export function checkView(deps: ViewDeps, row: CheckRow, token: string | null): 
 }
 
 /** Every check of the account with uptime and a sparkline, those that need attention first. */
-export function listChecks(deps: ViewDeps, clientId: string): CheckListItem[] {
+export async function listChecks(deps: ViewDeps, clientId: string): Promise<CheckListItem[]> {
   const now = deps.clock.now()
   // 48 half hours, the last one the current
   const from = now - (now % HALF_HOUR) - 47 * HALF_HOUR
-  return deps.checks
-    .list(clientId)
-    .toSorted((a, b) => ATTENTION[stateOf(a)]! - ATTENTION[stateOf(b)]! || a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
-    .map((row) => ({
-      ...checkView(deps, row, null),
-      uptime_24h: deps.results.uptime(row.seq, now, 24 * HOUR_MS),
-      sparkline: deps.results.buckets(row.seq, from, HALF_HOUR, 48).map((b) => b.avg_ms),
-    }))
+  const rows = (await deps.checks.list(clientId)).toSorted(
+    (a, b) => ATTENTION[stateOf(a)]! - ATTENTION[stateOf(b)]! || a.name.localeCompare(b.name) || a.id.localeCompare(b.id),
+  )
+  const out: CheckListItem[] = []
+  for (const row of rows)
+    out.push({
+      ...(await checkView(deps, row, null)),
+      uptime_24h: await deps.results.uptime(row.seq, now, 24 * HOUR_MS),
+      sparkline: (await deps.results.buckets(row.seq, from, HALF_HOUR, 48)).map((b) => b.avg_ms),
+    })
+  return out
 }
 
-export function getCheckDetail(deps: ViewDeps, clientId: string, checkId: string): CheckDetail {
-  const row = deps.checks.byId(clientId, checkId)
+export async function getCheckDetail(deps: ViewDeps, clientId: string, checkId: string): Promise<CheckDetail> {
+  const row = await deps.checks.byId(clientId, checkId)
   if (!row) throw notFound('Check')
   const now = deps.clock.now()
   const up = (days: number) => deps.results.uptime(row.seq, now, days * DAY_MS)
+  const [d1, d7, d30, d365, p24, p30] = await Promise.all([
+    up(1),
+    up(7),
+    up(30),
+    up(365),
+    deps.results.percentiles(row.seq, now, DAY_MS),
+    deps.results.percentiles(row.seq, now, 30 * DAY_MS),
+  ])
   return {
-    ...checkView(deps, row, null),
-    uptime: { '24h': up(1), '7d': up(7), '30d': up(30), '365d': up(365) },
-    response_time: { '24h': deps.results.percentiles(row.seq, now, DAY_MS), '30d': deps.results.percentiles(row.seq, now, 30 * DAY_MS) },
+    ...(await checkView(deps, row, null)),
+    uptime: { '24h': d1, '7d': d7, '30d': d30, '365d': d365 },
+    response_time: { '24h': p24, '30d': p30 },
   }
 }
 
-export function resultsPage(deps: ViewDeps, clientId: string, checkId: string, q: ResultsQuery): Static<typeof ResultsPage> {
-  const row = deps.checks.byId(clientId, checkId)
+export async function resultsPage(deps: ViewDeps, clientId: string, checkId: string, q: ResultsQuery): Promise<Static<typeof ResultsPage>> {
+  const row = await deps.checks.byId(clientId, checkId)
   if (!row) throw notFound('Check')
   const deviceIds = JSON.parse(row.device_ids) as string[]
   const names = new Map<number, string>([[HUB_PLACE, row.kind === 'heartbeat' ? 'heartbeat' : 'hub']])
   for (const id of deviceIds) {
-    const seq = deps.deviceSeq(clientId, id)
+    const seq = await deps.deviceSeq(clientId, id)
     if (seq !== null) names.set(seq, id)
   }
   let place = -1
@@ -118,7 +129,7 @@ export function resultsPage(deps: ViewDeps, clientId: string, checkId: string, q
     if (!found) return { items: [], limit: q.limit, offset: q.offset, total: 0 }
     place = found[0]
   }
-  const { rows, total } = deps.results.page(row.seq, place, q.limit, q.offset)
+  const { rows, total } = await deps.results.page(row.seq, place, q.limit, q.offset)
   return {
     items: rows.map((r) => ({
       ts: toIso(r.ts),
@@ -145,8 +156,8 @@ const STEPS: Record<SeriesQuery['range'], { span: number; step: number }> = {
   '365d': { span: 365 * DAY_MS, step: DAY_MS },
 }
 
-export function series(deps: ViewDeps, clientId: string, checkId: string, range: SeriesQuery['range']): Static<typeof SeriesResponse> {
-  const row = deps.checks.byId(clientId, checkId)
+export async function series(deps: ViewDeps, clientId: string, checkId: string, range: SeriesQuery['range']): Promise<Static<typeof SeriesResponse>> {
+  const row = await deps.checks.byId(clientId, checkId)
   if (!row) throw notFound('Check')
   const { span, step } = STEPS[range]
   const now = deps.clock.now()
@@ -156,13 +167,13 @@ export function series(deps: ViewDeps, clientId: string, checkId: string, range:
   return {
     range,
     step_s: step / 1000,
-    points: deps.results.buckets(row.seq, from, step, count).map((b) => ({ t: toIso(b.t), avg_ms: b.avg_ms, max_ms: b.max_ms, uptime: b.uptime })),
+    points: (await deps.results.buckets(row.seq, from, step, count)).map((b) => ({ t: toIso(b.t), avg_ms: b.avg_ms, max_ms: b.max_ms, uptime: b.uptime })),
   }
 }
 
-export function incidentsPage(deps: ViewDeps, clientId: string, checkId: string, limit: number, offset: number): Static<typeof IncidentsPage> {
-  if (!deps.checks.byId(clientId, checkId)) throw notFound('Check')
-  const { rows, total } = deps.incidents.page(clientId, checkId, limit, offset)
+export async function incidentsPage(deps: ViewDeps, clientId: string, checkId: string, limit: number, offset: number): Promise<Static<typeof IncidentsPage>> {
+  if (!(await deps.checks.byId(clientId, checkId))) throw notFound('Check')
+  const { rows, total } = await deps.incidents.page(clientId, checkId, limit, offset)
   return {
     items: rows.map((r) => ({
       id: r.id,

@@ -42,6 +42,9 @@ export async function ingestBulk(deps: MetricsDeps, key: KeyPrincipal, body: Bul
     device,
     body.items.filter((_, i) => !('reason' in spans[i]!)),
   )
+  // the results of checks the agent ran, stored before the answer: a failure fails the batch, which the agent replays
+  for (const [i, item] of body.items.entries())
+    if (!('reason' in spans[i]!) && item.check_results?.length) await deps.checkResults?.(key.clientId, device.id, item.check_results)
   const counts = { stored: 0, duplicates: 0, rejected: 0 }
   const items = body.items.map((item, i): ItemResult => {
     const span = spans[i]!
@@ -61,7 +64,6 @@ export async function ingestBulk(deps: MetricsDeps, key: KeyPrincipal, body: Bul
     }
     // an item of containers or S.M.A.R.T. only: its modules have stored it (a repeat of a block they hold is kept once)
     if (span.from === span.to) out.status = 'stored'
-    if (item.check_results?.length) deps.checkResults?.(key.clientId, device.id, item.check_results)
     if (out.status === 'stored') counts.stored++
     else counts.duplicates++
     return out

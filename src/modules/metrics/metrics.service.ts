@@ -62,7 +62,7 @@ export interface MetricsDeps {
   /** handed a batch's parts beside its samples (containers, disks_smart) after the samples' commit */
   extras?: (extras: BatchExtras) => void
   /** results of checks the device's agent runs, carried in its batch (the checks module stores them, each once); stored before the batch is answered, a throw answers its error */
-  checkResults?: (clientId: string, deviceId: string, results: CheckResultIn[]) => void
+  checkResults?: (clientId: string, deviceId: string, results: CheckResultIn[]) => Promise<void> | void
 }
 
 /** The parts of one batch beside hardware and network, for the modules that store them. */
@@ -161,7 +161,7 @@ export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: Ba
     deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: body[kind] as Record<string, unknown> })
   }
   await storeExtras(deps, key.clientId, device, [body], samples[0]?.ts)
-  if (body.check_results?.length) deps.checkResults?.(key.clientId, device.id, body.check_results)
+  if (body.check_results?.length) await deps.checkResults?.(key.clientId, device.id, body.check_results)
   const part = (kind: MetricKind) => {
     const i = samples.findIndex((s) => s.kind === kind)
     return i === -1 ? null : { id: ids[i]!, recorded_at: toIso(samples[i]!.ts) }

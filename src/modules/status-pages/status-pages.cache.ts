@@ -48,8 +48,12 @@ export function bodyOf(text: string): Body {
  * `stale` marks a render whose figures moved (a check went down): it is rebuilt when next asked
  * once it is STALE_MIN_MS old, so the news shows within seconds and no faster than that.
  */
-export function createRenderCache(clock: Clock, build: (page: PageRow) => PageData, maxBytes = MAX_BYTES) {
+export function createRenderCache(clock: Clock, build: (page: PageRow) => Promise<PageData>, maxBytes = MAX_BYTES) {
   const entries = new Map<string, Rendered>()
+  /** builds under way: the visitors who ask meanwhile wait for the same one */
+  const building = new Map<string, Promise<Rendered>>()
+  /** per page, how often it changed while a build was under way (entries go with the build) */
+  const changes = new Map<string, number>()
   let bytes = 0
   const drop = (id: string) => {
     const e = entries.get(id)
@@ -57,18 +61,32 @@ export function createRenderCache(clock: Clock, build: (page: PageRow) => PageDa
     entries.delete(id)
     bytes -= e.bytes
   }
+  const render = async (page: PageRow, now: number): Promise<Rendered> => {
+    const view = await build(page)
+    const html = renderPage(view)
+    let json: Body | null = null
+    return { view, html: bodyOf(html), json: () => (json ??= bodyOf(renderJson(view))), at: now, bytes: 2 * html.length }
+  }
   return {
-    get(page: PageRow): Rendered {
+    async get(page: PageRow): Promise<Rendered> {
       const now = clock.now()
       let hit = entries.get(page.id)
-      drop(page.id)
       const age = hit ? now - hit.at : 0
       if (!hit || age >= RENDER_TTL_MS || (hit.stale && age >= STALE_MIN_MS)) {
-        const view = build(page)
-        const html = renderPage(view)
-        let json: Body | null = null
-        hit = { view, html: bodyOf(html), json: () => (json ??= bodyOf(renderJson(view))), at: now, bytes: 2 * html.length }
+        const generation = changes.get(page.id) ?? 0
+        let pending = building.get(page.id)
+        if (!pending) {
+          const p = render(page, now).finally(() => {
+            if (building.get(page.id) === p) building.delete(page.id)
+          })
+          building.set(page.id, (pending = p))
+        }
+        const built = await pending
+        // the page changed while this was built: answered, not kept
+        if ((changes.get(page.id) ?? 0) !== generation) return built
+        hit = built
       }
+      drop(page.id)
       entries.set(page.id, hit)
       bytes += hit.bytes
       for (const id of entries.keys()) {
@@ -77,10 +95,18 @@ export function createRenderCache(clock: Clock, build: (page: PageRow) => PageDa
       }
       return hit
     },
-    invalidate: drop,
+    /** the page changed: its render goes, and a build under way is not kept */
+    invalidate(id: string) {
+      drop(id)
+      if (building.delete(id)) changes.set(id, (changes.get(id) ?? 0) + 1)
+    },
     stale(id: string) {
       const e = entries.get(id)
       if (e) e.stale = true
+    },
+    /** every render goes (another hub's changes may have been missed) */
+    clear() {
+      for (const id of [...entries.keys()]) drop(id)
     },
     size: () => entries.size,
     bytes: () => bytes,

@@ -13,7 +13,7 @@ import {
   type NoteUpdateCreate,
 } from './status-pages.model'
 import { requirePage, type StatusPagesDeps } from './status-pages.service'
-import type { NoteRow, NoteUpdateRow } from './status-pages.store'
+import type { NoteEdit, NoteRow, NoteUpdateRow, NoteWrite } from './status-pages.store'
 
 const STATES: Record<NoteKind, readonly string[]> = { incident: INCIDENT_STATES, maintenance: MAINTENANCE_STATES }
 /** the state that closes a note */
@@ -44,23 +44,32 @@ function toNoteView(row: NoteRow, updates: NoteUpdateRow[]): NoteResponse {
   }
 }
 
-function requireNote(deps: StatusPagesDeps, clientId: string, pageId: string, noteId: string): NoteRow {
-  requirePage(deps, clientId, pageId)
-  const row = deps.store.noteById(clientId, pageId, noteId)
+/** the note as written, or the refusal as its error */
+function written(w: NoteWrite): NoteRow {
+  if ('note' in w) return w.note
+  if (w.refused === 'no_page') throw notFound('Status page')
+  if (w.refused === 'no_note') throw notFound('Note')
+  if (w.refused === 'note_limit') throw new AppError('conflict', `A page keeps at most ${LIMITS.notes} notes; delete old ones first`)
+  throw new AppError('conflict', `A note keeps at most ${LIMITS.updates} updates`)
+}
+
+async function requireNote(deps: StatusPagesDeps, clientId: string, pageId: string, noteId: string): Promise<NoteRow> {
+  await requirePage(deps, clientId, pageId)
+  const row = await deps.store.noteById(clientId, pageId, noteId)
   if (!row) throw notFound('Note')
   return row
 }
 
-const viewOf = (deps: StatusPagesDeps, row: NoteRow) => toNoteView(row, deps.store.updatesOf([row.id]))
+const viewOf = async (deps: StatusPagesDeps, row: NoteRow) => toNoteView(row, await deps.store.updatesOf([row.id]))
 
 function checkWindow(startsAt: number, endsAt: number | null) {
   if (endsAt !== null && endsAt < startsAt) throw new AppError('invalid_parameter', 'ends_at is before starts_at', 'ends_at')
 }
 
-export function listNotes(deps: StatusPagesDeps, clientId: string, pageId: string, q: { limit: number; offset: number }) {
-  requirePage(deps, clientId, pageId)
-  const rows = deps.store.notes(clientId, pageId, q.limit, q.offset)
-  const updates = deps.store.updatesOf(rows.map((r) => r.id))
+export async function listNotes(deps: StatusPagesDeps, clientId: string, pageId: string, q: { limit: number; offset: number }) {
+  await requirePage(deps, clientId, pageId)
+  const [rows, total] = await Promise.all([deps.store.notes(clientId, pageId, q.limit, q.offset), deps.store.countNotes(clientId, pageId)])
+  const updates = await deps.store.updatesOf(rows.map((r) => r.id))
   return {
     items: rows.map((r) =>
       toNoteView(
@@ -70,83 +79,75 @@ export function listNotes(deps: StatusPagesDeps, clientId: string, pageId: strin
     ),
     limit: q.limit,
     offset: q.offset,
-    total: deps.store.countNotes(clientId, pageId),
+    total,
   }
 }
 
-export const getNote = (deps: StatusPagesDeps, clientId: string, pageId: string, noteId: string) => viewOf(deps, requireNote(deps, clientId, pageId, noteId))
+export const getNote = async (deps: StatusPagesDeps, clientId: string, pageId: string, noteId: string) =>
+  viewOf(deps, await requireNote(deps, clientId, pageId, noteId))
 
 /** An incident or maintenance note with its first update (the body). */
-export function createNote(deps: StatusPagesDeps, clientId: string, pageId: string, body: NoteCreate): NoteResponse {
+export async function createNote(deps: StatusPagesDeps, clientId: string, pageId: string, body: NoteCreate): Promise<NoteResponse> {
   const now = deps.clock.now()
   const state = body.state ?? (body.kind === 'incident' ? 'investigating' : 'scheduled')
   checkState(body.kind, state, 'state')
   const startsAt = body.starts_at ? Date.parse(body.starts_at) : now
   const endsAt = body.ends_at ? Date.parse(body.ends_at) : null
   checkWindow(startsAt, endsAt)
-  const row = deps.store.transaction(() => {
-    requirePage(deps, clientId, pageId)
-    if (deps.store.countNotes(clientId, pageId) >= LIMITS.notes) {
-      throw new AppError('conflict', `A page keeps at most ${LIMITS.notes} notes; delete old ones first`)
-    }
-    const row: NoteRow = {
-      id: newId('stn'),
-      client_id: clientId,
-      page_id: pageId,
-      kind: body.kind,
-      title: body.title.trim(),
-      state,
-      starts_at: startsAt,
-      ends_at: endsAt,
-      closed_at: state === CLOSING[body.kind] ? now : null,
-      created_at: now,
-      updated_at: now,
-    }
-    deps.store.insertNote(row)
-    deps.store.insertUpdate({ id: newId('stu'), note_id: row.id, state, body: plain(body.body), created_at: now })
-    return row
-  })
+  const note: NoteRow = {
+    id: newId('stn'),
+    client_id: clientId,
+    page_id: pageId,
+    kind: body.kind,
+    title: body.title.trim(),
+    state,
+    starts_at: startsAt,
+    ends_at: endsAt,
+    closed_at: state === CLOSING[body.kind] ? now : null,
+    created_at: now,
+    updated_at: now,
+  }
+  const row = written(await deps.store.createNote(note, { id: newId('stu'), note_id: note.id, state, body: plain(body.body), created_at: now }, LIMITS.notes))
   deps.changed(pageId)
   return viewOf(deps, row)
 }
 
 /** A new update: its state becomes the note's; resolved or completed closes it, any other state opens it again. */
-export function addNoteUpdate(deps: StatusPagesDeps, clientId: string, pageId: string, noteId: string, body: NoteUpdateCreate): NoteResponse {
+export async function addNoteUpdate(deps: StatusPagesDeps, clientId: string, pageId: string, noteId: string, body: NoteUpdateCreate): Promise<NoteResponse> {
   const now = deps.clock.now()
-  const row = deps.store.transaction(() => {
-    const old = requireNote(deps, clientId, pageId, noteId)
+  const edit: NoteEdit = (old) => {
     checkState(old.kind, body.state, 'state')
-    if (deps.store.countUpdates(noteId) >= LIMITS.updates) throw new AppError('conflict', `A note keeps at most ${LIMITS.updates} updates`)
     const closes = body.state === CLOSING[old.kind]
-    const row: NoteRow = { ...old, state: body.state, closed_at: closes ? (old.closed_at ?? now) : null, updated_at: now }
-    deps.store.updateNote(row)
-    deps.store.insertUpdate({ id: newId('stu'), note_id: noteId, state: body.state, body: plain(body.body), created_at: now })
-    return row
-  })
+    return {
+      note: { ...old, state: body.state, closed_at: closes ? (old.closed_at ?? now) : null, updated_at: now },
+      update: { id: newId('stu'), note_id: noteId, state: body.state, body: plain(body.body), created_at: now },
+    }
+  }
+  const row = written(await deps.store.editNote(clientId, pageId, noteId, edit, LIMITS.updates))
   deps.changed(pageId)
   return viewOf(deps, row)
 }
 
-export function updateNote(deps: StatusPagesDeps, clientId: string, pageId: string, noteId: string, patch: NotePatch): NoteResponse {
-  const row = deps.store.transaction(() => {
-    const old = requireNote(deps, clientId, pageId, noteId)
-    const row: NoteRow = {
+export async function updateNote(deps: StatusPagesDeps, clientId: string, pageId: string, noteId: string, patch: NotePatch): Promise<NoteResponse> {
+  const now = deps.clock.now()
+  const edit: NoteEdit = (old) => {
+    const note: NoteRow = {
       ...old,
       title: patch.title?.trim() ?? old.title,
       starts_at: patch.starts_at ? Date.parse(patch.starts_at) : old.starts_at,
       ends_at: patch.ends_at === undefined ? old.ends_at : patch.ends_at === null ? null : Date.parse(patch.ends_at),
-      updated_at: deps.clock.now(),
+      updated_at: now,
     }
-    checkWindow(row.starts_at, row.ends_at)
-    deps.store.updateNote(row)
-    return row
-  })
+    checkWindow(note.starts_at, note.ends_at)
+    return { note }
+  }
+  const row = written(await deps.store.editNote(clientId, pageId, noteId, edit, LIMITS.updates))
   deps.changed(pageId)
   return viewOf(deps, row)
 }
 
-export function deleteNote(deps: StatusPagesDeps, clientId: string, pageId: string, noteId: string): void {
-  requirePage(deps, clientId, pageId)
-  if (!deps.store.removeNote(clientId, pageId, noteId)) throw notFound('Note')
+export async function deleteNote(deps: StatusPagesDeps, clientId: string, pageId: string, noteId: string): Promise<void> {
+  await requirePage(deps, clientId, pageId)
+  if (!(await deps.store.removeNote(clientId, pageId, noteId))) throw notFound('Note')
   deps.changed(pageId)
 }

@@ -43,14 +43,14 @@ export interface StatusChecksPort {
    * Everything a page shows of its checks, one read per kind of data for all of them: the
    * last `days` UTC days (oldest first) and, for the ids in `charted`, the last `hours` hours.
    */
-  pageChecks(clientId: string, ids: string[], opts: { days: number; hours: number; charted: string[] }): StatusPageChecks
+  pageChecks(clientId: string, ids: string[], opts: { days: number; hours: number; charted: string[] }): Promise<StatusPageChecks>
   /** the known ones among `ids` (unknown ids are missing from the answer) */
-  views(clientId: string, ids: string[]): StatusCheckView[]
+  views(clientId: string, ids: string[]): Promise<StatusCheckView[]>
   /** the last `days` UTC days, oldest first; uptime in percent (0..100), null for a day without results */
-  uptimeByDay(clientId: string, checkId: string, days: number): { day: string; uptime: number | null; down_s: number }[]
+  uptimeByDay(clientId: string, checkId: string, days: number): Promise<{ day: string; uptime: number | null; down_s: number }[]>
   /** [unix ms, response ms] over the last `hours`, oldest first */
-  responseTimes(clientId: string, checkId: string, hours: number): [number, number | null][]
-  incidents(clientId: string, checkId: string, sinceMs: number): { started_at: string; ended_at: string | null; cause: string | null }[]
+  responseTimes(clientId: string, checkId: string, hours: number): Promise<[number, number | null][]>
+  incidents(clientId: string, checkId: string, sinceMs: number): Promise<{ started_at: string; ended_at: string | null; cause: string | null }[]>
 }
 
 export interface StatusDeviceView {
@@ -62,5 +62,5 @@ export interface StatusDeviceView {
 
 /** The devices domain: names and presence only. */
 export interface StatusDevicesPort {
-  views(clientId: string, ids: string[]): StatusDeviceView[]
+  views(clientId: string, ids: string[]): Promise<StatusDeviceView[]>
 }

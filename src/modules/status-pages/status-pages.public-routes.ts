@@ -23,9 +23,9 @@ const CACHE = 'public, max-age=30'
 const HTML = 'text/html; charset=utf-8'
 
 /** A published page by slug; null for an unknown or unpublished one alike (one indexed read either way). */
-function pageBySlug(store: StatusPagesStore, slug: string): PageRow | null {
+async function pageBySlug(store: StatusPagesStore, slug: string): Promise<PageRow | null> {
   if (!SLUG.test(slug)) return null
-  const page = store.pageBySlug(slug)
+  const page = await store.pageBySlug(slug)
   return page && page.published === 1 ? page : null
 }
 
@@ -72,34 +72,34 @@ const notFoundPage = () => new Response(NOT_FOUND_PAGE, { status: 404, headers: 
  */
 export function statusPublicRoutes(deps: PublicRoutesDeps) {
   const { store, cache } = deps
-  const html = (request: Request, page: PageRow) => {
-    const r = cache.get(page)
+  const html = async (request: Request, page: PageRow) => {
+    const r = await cache.get(page)
     return cached(request, r.html, HTML, STATUS_PAGE_CSP)
   }
   return (
     new Elysia({ name: 'status-pages-public' })
       // a custom domain: its page at "/", before the landing page answers it
-      .onRequest(({ request }) => {
+      .onRequest(async ({ request }) => {
         if (request.method !== 'GET' && request.method !== 'HEAD') return
         const url = request.url
         const path = url.slice(url.indexOf('/', url.indexOf('//') + 2)).split('?')[0]
         if (path !== '/') return
         const host = hostOf(request)
-        const page = host ? store.pageByDomain(host) : undefined
+        const page = host ? await store.pageByDomain(host) : null
         if (page && page.published === 1) return html(request, page)
       })
       .get(
         '/status/:slug',
-        ({ params, request }) => {
+        async ({ params, request }) => {
           const json = params.slug.endsWith('.json')
-          const page = pageBySlug(store, json ? params.slug.slice(0, -5) : params.slug)
+          const page = await pageBySlug(store, json ? params.slug.slice(0, -5) : params.slug)
           if (!page) {
             // a browser gets a page to read; any other caller the error body every path answers
             if (json || !(request.headers.get('accept') ?? '').includes('text/html')) throw notFound('Status page')
             return notFoundPage()
           }
           if (!json) return html(request, page)
-          const r = cache.get(page)
+          const r = await cache.get(page)
           // public data without a credential: any site's script may read it (a widget on the team's own site)
           return cached(request, r.json(), 'application/json', "default-src 'none'; frame-ancestors 'none'", { 'access-control-allow-origin': '*' })
         },
@@ -121,12 +121,12 @@ export function statusPublicRoutes(deps: PublicRoutesDeps) {
       )
       .get(
         '/status/:slug/badge/:item/:file',
-        ({ params, request }) => {
+        async ({ params, request }) => {
           const query = badgeQuery.read(request)
-          const page = pageBySlug(store, params.slug)
+          const page = await pageBySlug(store, params.slug)
           const kind = params.file === 'status.svg' ? 'status' : params.file === 'uptime.svg' ? 'uptime' : null
           if (!page || !kind) throw notFound('Status page or badge')
-          const r = cache.get(page)
+          const r = await cache.get(page)
           const item = r.view.groups.flatMap((g) => g.items).find((i) => i.key === params.item)
           if (!item) throw notFound('Status page or badge')
           const svg = kind === 'status' ? statusBadge(item) : uptimeBadge(item, query.days)

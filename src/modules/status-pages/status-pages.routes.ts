@@ -41,9 +41,10 @@ export function statusPagesRoutes(deps: StatusPagesDeps, auth: Authenticator) {
     })
     .post(
       '',
-      ({ user, body, set }) => {
+      async ({ user, body, set }) => {
+        const page = await createPage(deps, user.clientId, pageCreate.read(body))
         set.status = 201
-        return createPage(deps, user.clientId, pageCreate.read(body))
+        return page
       },
       {
         user: managers,
@@ -76,8 +77,8 @@ export function statusPagesRoutes(deps: StatusPagesDeps, auth: Authenticator) {
     })
     .delete(
       '/:page_id',
-      ({ user, params, set }) => {
-        deletePage(deps, user.clientId, params.page_id)
+      async ({ user, params, set }) => {
+        await deletePage(deps, user.clientId, params.page_id)
         set.status = 204
       },
       { user: managers, params: PageParams, detail: { ...routeErrors('not_found'), tags, summary: 'Delete a status page with its notes' } },
@@ -90,9 +91,10 @@ export function statusPagesRoutes(deps: StatusPagesDeps, auth: Authenticator) {
     })
     .post(
       '/:page_id/notes',
-      ({ user, params, body, set }) => {
+      async ({ user, params, body, set }) => {
+        const note = await createNote(deps, user.clientId, params.page_id, noteCreate.read(body))
         set.status = 201
-        return createNote(deps, user.clientId, params.page_id, noteCreate.read(body))
+        return note
       },
       {
         user: managers,
@@ -123,17 +125,18 @@ export function statusPagesRoutes(deps: StatusPagesDeps, auth: Authenticator) {
     })
     .delete(
       '/:page_id/notes/:note_id',
-      ({ user, params, set }) => {
-        deleteNote(deps, user.clientId, params.page_id, params.note_id)
+      async ({ user, params, set }) => {
+        await deleteNote(deps, user.clientId, params.page_id, params.note_id)
         set.status = 204
       },
       { user: managers, params: NoteParams, detail: { ...routeErrors('not_found'), tags, summary: 'Delete a note with its updates' } },
     )
     .post(
       '/:page_id/notes/:note_id/updates',
-      ({ user, params, body, set }) => {
+      async ({ user, params, body, set }) => {
+        const note = await addNoteUpdate(deps, user.clientId, params.page_id, params.note_id, noteUpdate.read(body))
         set.status = 201
-        return addNoteUpdate(deps, user.clientId, params.page_id, params.note_id, noteUpdate.read(body))
+        return note
       },
       {
         user: managers,

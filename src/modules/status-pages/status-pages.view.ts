@@ -76,19 +76,21 @@ function noteView(row: NoteRow, updates: { state: string; body: string; created_
  * day figures and response times; never ids, hostnames beyond a chosen name, or errors. The
  * checks' figures come in one read per kind of data for the whole page.
  */
-export function publicView(deps: PublicViewDeps, page: PageRow): PageData {
+export async function publicView(deps: PublicViewDeps, page: PageRow): Promise<PageData> {
   const now = deps.clock.now()
   const groups = JSON.parse(page.groups) as Group[]
   const all = groups.flatMap((g) => g.items)
   const checkIds = all.filter((i) => i.type === 'check').map((i) => i.id)
   const deviceIds = all.filter((i) => i.type === 'device').map((i) => i.id)
   const charted = all.filter((i) => i.type === 'check' && i.show_response_times).map((i) => i.id)
-  const figures = checkIds.length ? deps.checks.pageChecks(page.client_id, checkIds, { days: UPTIME_DAYS, hours: CHART_HOURS, charted }) : null
+  const [figures, deviceViews, notes] = await Promise.all([
+    checkIds.length ? deps.checks.pageChecks(page.client_id, checkIds, { days: UPTIME_DAYS, hours: CHART_HOURS, charted }) : null,
+    deviceIds.length ? deps.devices.views(page.client_id, deviceIds) : [],
+    deps.store.visibleNotes(page.id, now - PAST_NOTES_MS, MAX_NOTES),
+  ])
   const checks = figures?.checks ?? new Map<string, StatusPageCheck>()
-  const devices = new Map<string, StatusDeviceView>(deviceIds.length ? deps.devices.views(page.client_id, deviceIds).map((d) => [d.id, d]) : [])
-
-  const notes = deps.store.visibleNotes(page.id, now - PAST_NOTES_MS, MAX_NOTES)
-  const updates = deps.store.updatesOf(notes.map((n) => n.id))
+  const devices = new Map<string, StatusDeviceView>(deviceViews.map((d) => [d.id, d]))
+  const updates = notes.length ? await deps.store.updatesOf(notes.map((n) => n.id)) : []
   const notesOut = notes.map((n) =>
     noteView(
       n,

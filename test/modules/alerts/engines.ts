@@ -1,6 +1,6 @@
 import { type TestApp, testApp } from '../../helpers/app'
 import { pgTestAppLifecycle } from '../../helpers/app.pg'
-import { insertDevice, insertDeviceOn } from '../../helpers/devices'
+import { type insertDevice, insertDeviceOn } from '../../helpers/devices'
 import { createTenant } from '../../helpers/fixtures'
 
 type Overrides = Parameters<typeof testApp>[0]

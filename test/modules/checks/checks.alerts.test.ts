@@ -47,10 +47,10 @@ describe('alerts on checks', () => {
     await rule(t, a.userHeaders, { name: 'Check down', metric: 'check:down', operator: '>=', threshold: 1, channel_ids: [channel] })
     const id = await check(t, a.userHeaders)
     const now = () => t.clock.now()
-    recordAttempt(t.modules.checks, id, 0, ok(now()))
+    await recordAttempt(t.modules.checks, id, 0, ok(now()))
     for (let i = 0; i < 3; i++) {
       t.clock.advance(60_000)
-      const change = recordAttempt(t.modules.checks, id, 0, fail(now()))!
+      const change = (await recordAttempt(t.modules.checks, id, 0, fail(now())))!
       t.modules.checks.stateChanged(change)
       await t.modules.alerts.runtime.settled()
     }
@@ -62,7 +62,7 @@ describe('alerts on checks', () => {
     expect(alerts.body.items.map((x: { device: { id: string } }) => x.device.id)).toEqual([id])
     for (let i = 0; i < 2; i++) {
       t.clock.advance(60_000)
-      t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, ok(now()))!)
+      t.modules.checks.stateChanged((await recordAttempt(t.modules.checks, id, 0, ok(now())))!)
       await t.modules.alerts.runtime.settled()
     }
     expect(sent.filter((s) => s.n.event === 'resolved')).toHaveLength(1)
@@ -77,7 +77,7 @@ describe('alerts on checks', () => {
     await rule(t, a.userHeaders, { name: 'Expiring', metric: 'check:cert_expiring', operator: '>=', threshold: 1, channel_ids: [channel] })
     const id = await check(t, a.userHeaders, { kind: 'http', settings: { url: 'https://shop.example/', slow_ms: 500, cert_warn_days: 7 } })
     const soon = t.clock.now() + 5 * 86400_000
-    t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, ok(t.clock.now(), 900, soon))!)
+    t.modules.checks.stateChanged((await recordAttempt(t.modules.checks, id, 0, ok(t.clock.now(), 900, soon)))!)
     await t.modules.alerts.runtime.settled()
     expect(sent.map((s) => s.n.rule?.name).sort()).toEqual(['Certificate', 'Expiring', 'Slow'])
   })
@@ -92,7 +92,7 @@ describe('alerts on checks', () => {
     await t.modules.presence.sweep()
     expect(t.modules.presence.status(device)).toBe('offline')
     const id = await check(t, a.userHeaders, { depends_on_device_id: device, down_after: 1 })
-    t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, fail(t.clock.now()))!)
+    t.modules.checks.stateChanged((await recordAttempt(t.modules.checks, id, 0, fail(t.clock.now())))!)
     await t.modules.alerts.runtime.settled()
     expect(sent).toEqual([])
     expect((await t.request('GET', `/v1/checks/${id}`, { headers: a.userHeaders })).body.state).toBe('down')
@@ -108,7 +108,7 @@ describe('alerts on checks', () => {
     expect(bad.status).toBe(422)
     await rule(t, a.userHeaders, { name: 'Check down', metric: 'check:down', operator: '>=', threshold: 1 })
     const id = await check(t, a.userHeaders, { down_after: 1 })
-    t.modules.checks.stateChanged(recordAttempt(t.modules.checks, id, 0, fail(t.clock.now()))!)
+    t.modules.checks.stateChanged((await recordAttempt(t.modules.checks, id, 0, fail(t.clock.now())))!)
     await t.modules.alerts.runtime.settled()
     expect(t.db.sqlite.query('SELECT count(*) AS n FROM alerts').get()).toEqual({ n: 1 })
     expect((await t.request('DELETE', `/v1/checks/${id}`, { headers: a.userHeaders })).status).toBe(204)

@@ -41,7 +41,7 @@ async function check(t: TestApp, headers: Record<string, string>, body: Record<s
 }
 
 const record = async (t: TestApp, id: string, a: Attempt) => {
-  const change = recordAttempt(t.modules.checks, id, 0, a)
+  const change = await recordAttempt(t.modules.checks, id, 0, a)
   if (change) t.modules.checks.stateChanged(change)
   // the alert runtime evaluates the change once it is its turn
   await t.modules.alerts.runtime.settled()
@@ -87,7 +87,7 @@ describe('check notices read as sentences about the check', () => {
     const hb = await check(t, a.userHeaders, { name: 'backup', kind: 'heartbeat', settings: { period_s: 86_400, grace_s: 7_200 }, down_after: 1 })
     expect((await t.request('POST', `/hb/${hb.heartbeat_token}`)).status).toBe(200)
     t.clock.advance(26 * 3_600_000 + 60_000)
-    expect(sweepHeartbeats(t.modules.checks)).toBe(1)
+    expect(await sweepHeartbeats(t.modules.checks)).toBe(1)
     await t.modules.alerts.runtime.settled()
     expect(sent.map((n) => n.title)).toEqual(['CRITICAL: backup heartbeat missed (last call 26 h ago)'])
   })

@@ -38,26 +38,26 @@ async function checkWithHistory(hours: number) {
   const place = t.db.sqlite.query<{ seq: number }, [string]>('SELECT seq FROM devices WHERE id = ?').get(deviceId)!.seq
   for (let m = hours * 60; m > 0; m--) {
     const ts = NOW - m * MIN + ((m * 7919) % 900)
-    recordAttempt(t.modules.checks, id, 0, attempt(ts, m % 13 !== 0, 20 + ((m * 37) % 300), m % 2 ? 'timeout after 10000 ms' : 'connection refused', 200))
-    recordAttempt(t.modules.checks, id, place, attempt(ts + 17, m % 29 !== 0, 5 + ((m * 11) % 90)))
+    await recordAttempt(t.modules.checks, id, 0, attempt(ts, m % 13 !== 0, 20 + ((m * 37) % 300), m % 2 ? 'timeout after 10000 ms' : 'connection refused', 200))
+    await recordAttempt(t.modules.checks, id, place, attempt(ts + 17, m % 29 !== 0, 5 + ((m * 11) % 90)))
   }
   return { t, a, id, deviceId, place }
 }
 
 /** every read the API and the status pages make of the raw tier */
-function reads(t: TestApp, clientId: string, id: string, deviceId: string) {
+async function reads(t: TestApp, clientId: string, id: string, deviceId: string) {
   const deps = t.modules.checks
-  const seq = deps.checks.byId(clientId, id)!.seq
+  const seq = (await deps.checks.byId(clientId, id))!.seq
   const port = statusChecksPort(deps)
   return {
-    detail: getCheckDetail(deps, clientId, id),
-    list: listChecks(deps, clientId),
-    series: (['1h', '6h', '24h'] as const).map((r) => series(deps, clientId, id, r)),
-    pages: [0, 1, 59, 60, 61, 119, 120, 500, 2000].map((offset) => resultsPage(deps, clientId, id, { limit: 50, offset })),
-    device: resultsPage(deps, clientId, id, { limit: 100, offset: 70, place: deviceId }),
-    uptime: [1, 90, 600, 3 * HOUR, 30 * HOUR].map((span) => deps.results.uptime(seq, t.clock.now(), span)),
-    lastOk: deps.results.lastOk(seq),
-    responseTimes: [1, 6, 24].map((h) => port.responseTimes(clientId, id, h)),
+    detail: await getCheckDetail(deps, clientId, id),
+    list: await listChecks(deps, clientId),
+    series: await Promise.all((['1h', '6h', '24h'] as const).map((r) => series(deps, clientId, id, r))),
+    pages: await Promise.all([0, 1, 59, 60, 61, 119, 120, 500, 2000].map((offset) => resultsPage(deps, clientId, id, { limit: 50, offset }))),
+    device: await resultsPage(deps, clientId, id, { limit: 100, offset: 70, place: deviceId }),
+    uptime: await Promise.all([1, 90, 600, 3 * HOUR, 30 * HOUR].map((span) => deps.results.uptime(seq, t.clock.now(), span))),
+    lastOk: await deps.results.lastOk(seq),
+    responseTimes: await Promise.all([1, 6, 24].map((h) => port.responseTimes(clientId, id, h))),
   }
 }
 
@@ -69,13 +69,13 @@ const immediately = () => Promise.resolve()
 describe('the raw tier, rows and packed hours', () => {
   test('every read is the same before and after the finished hours are packed; the current hour stays rows', async () => {
     const { t, a, id, deviceId } = await checkWithHistory(30)
-    const before = reads(t, a.clientId, id, deviceId)
+    const before = await reads(t, a.clientId, id, deviceId)
     expect(before.pages[0]!.total).toBe(3600)
     // 30 hours started before 12:34:56 at two places: 31 clock hours each, 12:00 still going
     expect(await packRawHours({ ...t.modules.checks, pause: immediately })).toBe(2 * 30)
     expect(packs(t)).toBe(2 * 30)
     expect(rowsLeft(t).oldest).toBeGreaterThanOrEqual(Date.parse('2026-03-10T12:00:00Z'))
-    expect(reads(t, a.clientId, id, deviceId)).toEqual(before)
+    expect(await reads(t, a.clientId, id, deviceId)).toEqual(before)
     // nothing left to pack until the hour ends
     expect(await packRawHours({ ...t.modules.checks, pause: immediately })).toBe(0)
   })
@@ -85,17 +85,17 @@ describe('the raw tier, rows and packed hours', () => {
     await packRawHours({ ...t.modules.checks, pause: immediately })
     const packed = packs(t)
     const late = NOW - 2 * HOUR + 30_000
-    const seq = t.modules.checks.checks.byId(a.clientId, id)!.seq
+    const seq = (await t.modules.checks.checks.byId(a.clientId, id))!.seq
     const all = () => t.modules.checks.results.page(seq, -1, 1000, 0)
-    const before = all()
+    const before = await all()
     const hour = t.db.sqlite.query<{ total: number }, [number]>('SELECT total FROM check_hours WHERE hour = ?')
     const hourTotal = hour.get(Math.floor(late / HOUR))!.total
-    expect(recordAttempt(t.modules.checks, id, 0, attempt(late, false, 0, 'late and new'))).not.toBeNull()
-    expect(recordAttempt(t.modules.checks, id, 0, attempt(late, false, 0, 'late and new'))).toBeNull()
+    expect(await recordAttempt(t.modules.checks, id, 0, attempt(late, false, 0, 'late and new'))).not.toBeNull()
+    expect(await recordAttempt(t.modules.checks, id, 0, attempt(late, false, 0, 'late and new'))).toBeNull()
     // an attempt the packed hour holds already is a replay too
     const held = before.rows.find((r) => r.ts < late - HOUR / 2)!
-    expect(recordAttempt(t.modules.checks, id, held.place, attempt(held.ts, true, 1))).toBeNull()
-    const after = all()
+    expect(await recordAttempt(t.modules.checks, id, held.place, attempt(held.ts, true, 1))).toBeNull()
+    const after = await all()
     expect(after.total).toBe(before.total + 1)
     expect(after.rows.filter((r) => r.error === 'late and new').map((r) => r.ts)).toEqual([late])
     expect(after.rows.filter((r) => r.ts !== late)).toEqual(before.rows)
@@ -106,7 +106,7 @@ describe('the raw tier, rows and packed hours', () => {
 
   test('packing an hour and deleting its rows is one transaction: when the delete fails, the rows stay and nothing is packed', async () => {
     const { t, a, id, deviceId } = await checkWithHistory(2)
-    const before = reads(t, a.clientId, id, deviceId)
+    const before = await reads(t, a.clientId, id, deviceId)
     const rows = rowsLeft(t).n
     t.db.sqlite.run("CREATE TRIGGER no_delete BEFORE DELETE ON check_results BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END")
     await expect(packRawHours({ ...t.modules.checks, pause: immediately })).rejects.toThrow('disk I/O error')
@@ -114,31 +114,31 @@ describe('the raw tier, rows and packed hours', () => {
     expect(rowsLeft(t).n).toBe(rows)
     t.db.sqlite.run('DROP TRIGGER no_delete')
     expect(await packRawHours({ ...t.modules.checks, pause: immediately })).toBeGreaterThan(0)
-    expect(reads(t, a.clientId, id, deviceId)).toEqual(before)
+    expect(await reads(t, a.clientId, id, deviceId)).toEqual(before)
   })
 
   test('a database from before packing (48 h of rows) is converted in steps, every read correct between them', async () => {
     const { t, a, id, deviceId } = await checkWithHistory(48)
-    const before = reads(t, a.clientId, id, deviceId)
+    const before = await reads(t, a.clientId, id, deviceId)
     const steps: number[] = []
     await packRawHours({
       ...t.modules.checks,
       pause: async () => {
         steps.push(packs(t))
-        expect(reads(t, a.clientId, id, deviceId)).toEqual(before)
+        expect(await reads(t, a.clientId, id, deviceId)).toEqual(before)
       },
     })
     // 48 clock hours before the current one at two places: a step of PACK_STEP, then the rest
     expect(steps).toEqual([PACK_STEP])
     expect(packs(t)).toBe(96)
-    expect(reads(t, a.clientId, id, deviceId)).toEqual(before)
+    expect(await reads(t, a.clientId, id, deviceId)).toEqual(before)
   })
 
   test('attempts are kept 48 hours in both forms: a packed hour goes once all of it is older', async () => {
     const { t, a, id } = await checkWithHistory(3)
     await packRawHours({ ...t.modules.checks, pause: immediately })
-    const total = () => resultsPage(t.modules.checks, a.clientId, id, { limit: 1, offset: 0 }).total
-    expect(total()).toBe(360)
+    const total = async () => (await resultsPage(t.modules.checks, a.clientId, id, { limit: 1, offset: 0 })).total
+    expect(await total()).toBe(360)
     // 48 h after 10:30 the hour 09:00 is all older, 10:00 not yet
     t.clock.set(Date.parse('2026-03-12T10:30:00Z'))
     await packRawHours({ ...t.modules.checks, pause: immediately })
@@ -147,22 +147,22 @@ describe('the raw tier, rows and packed hours', () => {
     expect(rowsLeft(t).n).toBe(0)
     t.clock.set(Date.parse('2026-03-12T13:00:00Z'))
     await packRawHours({ ...t.modules.checks, pause: immediately })
-    expect(total()).toBe(0)
+    expect(await total()).toBe(0)
   })
 
   test('the last success is found in a packed hour when the hours since have only failed', async () => {
     const { t, a, id, place } = await checkWithHistory(3)
-    const seq = t.modules.checks.checks.byId(a.clientId, id)!.seq
+    const seq = (await t.modules.checks.checks.byId(a.clientId, id))!.seq
     const failingSince = (Math.floor(NOW / HOUR) - 1) * HOUR
     // nothing but failures from the hour before this one on, at both places
     t.db.sqlite.run('UPDATE check_results SET ok = 0 WHERE ts >= ?', [failingSince])
-    const rows = t.modules.checks.results.page(seq, -1, 1000, 0).rows
+    const rows = (await t.modules.checks.results.page(seq, -1, 1000, 0)).rows
     const lastOk = rows.find((r) => r.ok === 1)!
     expect(lastOk.ts).toBeLessThan(failingSince)
     // the newest success is the device's (its attempts come 17 ms after the hub's)
     expect(lastOk.place).toBe(place)
     await packRawHours({ ...t.modules.checks, pause: immediately })
-    expect(t.modules.checks.results.lastOk(seq)).toBe(lastOk.ts)
+    expect(await t.modules.checks.results.lastOk(seq)).toBe(lastOk.ts)
   })
   test('an agent replaying a batch for an hour already packed stores its new attempts once (POST /v1/metrics/batch)', async () => {
     const { t, a, id, deviceId } = await checkWithHistory(3)
@@ -188,14 +188,14 @@ describe('the raw tier, rows and packed hours', () => {
 
   test('a stored row the codec cannot hold as it is (a fractional or negative response time) is rounded, and does not hold up the rest', async () => {
     const { t, a, id } = await checkWithHistory(2)
-    const seq = t.modules.checks.checks.byId(a.clientId, id)!.seq
+    const seq = (await t.modules.checks.checks.byId(a.clientId, id))!.seq
     t.db.sqlite.run('UPDATE check_results SET response_ms = 12.7 WHERE ts = (SELECT min(ts) FROM check_results WHERE ok = 1)')
     t.db.sqlite.run('UPDATE check_results SET response_ms = -3 WHERE ts = (SELECT max(ts) FROM check_results WHERE ok = 1 AND ts < ?)', [
       Math.floor(NOW / HOUR) * HOUR,
     ])
     await packRawHours({ ...t.modules.checks, pause: immediately })
     expect(rowsLeft(t).oldest).toBeGreaterThanOrEqual(Math.floor(NOW / HOUR) * HOUR)
-    const times = t.modules.checks.results.page(seq, -1, 1000, 0).rows.map((r) => r.response_ms)
+    const times = (await t.modules.checks.results.page(seq, -1, 1000, 0)).rows.map((r) => r.response_ms)
     expect(times).toContain(13)
     expect(times).toContain(0)
   })

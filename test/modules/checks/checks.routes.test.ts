@@ -205,17 +205,17 @@ describe('heartbeats', () => {
     const call = await t.request('GET', `/hb/${check.heartbeat_token}`)
     expect(call.body).toEqual({ ok: true, state: 'up' })
     t.clock.advance(3600_000 + 299_000) // within period + grace
-    expect(sweepHeartbeats(t.modules.checks)).toBe(0)
+    expect(await sweepHeartbeats(t.modules.checks)).toBe(0)
     expect((await t.request('POST', `/hb/${check.heartbeat_token}`)).body.state).toBe('up')
     t.clock.advance(3600_000 + 301_000) // late
-    expect(sweepHeartbeats(t.modules.checks)).toBe(1)
+    expect(await sweepHeartbeats(t.modules.checks)).toBe(1)
     // the access token has expired meanwhile: read through the service
-    const down = getCheckDetail(t.modules.checks, a.clientId, check.id)
+    const down = await getCheckDetail(t.modules.checks, a.clientId, check.id)
     expect(down.state).toBe('down')
     expect(down.last_error).toBe('heartbeat missed: no call within 3600 s + 300 s grace')
-    expect(sweepHeartbeats(t.modules.checks)).toBe(0) // one miss per late period, not one per sweep
+    expect(await sweepHeartbeats(t.modules.checks)).toBe(0) // one miss per late period, not one per sweep
     expect((await t.request('POST', `/hb/${check.heartbeat_token}`)).body.state).toBe('up')
-    const incidents = incidentsPage(t.modules.checks, a.clientId, check.id, 10, 0)
+    const incidents = await incidentsPage(t.modules.checks, a.clientId, check.id, 10, 0)
     expect(incidents.items).toHaveLength(1)
     expect(incidents.items[0]).toMatchObject({ cause: 'heartbeat missed: no call within 3600 s + 300 s grace', duration_s: 1 })
   })

@@ -45,7 +45,7 @@ function setup(checks: Scheduled[], caps = { total: 10, perAccount: 4 }, random 
       started.push({ id, at: clock.now() })
       return new Promise((resolve) => pending.set(id, resolve))
     },
-    record: (id, attempt) => recorded.push({ id, attempt }),
+    record: (id, attempt) => void recorded.push({ id, attempt }),
   })
   /** lets `ms` pass in steps of the tick: the clock moves and the timers due fire */
   const pass = (ms: number) => {
@@ -146,4 +146,44 @@ describe('check scheduler', () => {
     s.pass(60_000)
     expect(s.started.map((x) => x.id)).toEqual(['a', 'b', 'a'])
   })
+})
+
+test('checks that cannot be read at start (the database is away) are read again 5 s later, then run', async () => {
+  const clock = manualClock(Date.parse('2026-03-01T00:00:00Z'))
+  const t = clockTimers(clock)
+  let reads = 0
+  const started: string[] = []
+  const { logger, lines } = memoryLogger()
+  const scheduler = createCheckScheduler({
+    clock,
+    timers: t.timers,
+    logger,
+    caps: { total: 4, perAccount: 4 },
+    random: () => 0,
+    initial: async () => {
+      if (reads++ === 0) throw new Error('connection refused')
+      return [check('a')]
+    },
+    run: async (id) => {
+      started.push(id)
+      return okAttempt
+    },
+    record: () => undefined,
+  })
+  await scheduler.start()
+  expect(scheduler.size()).toBe(0)
+  expect(JSON.stringify(lines)).toContain('hub checks not planned')
+  clock.advance(4999)
+  t.fire()
+  expect(reads).toBe(1)
+  clock.advance(1)
+  t.fire()
+  await Promise.resolve()
+  await Promise.resolve()
+  expect(reads).toBe(2)
+  expect(scheduler.size()).toBe(1)
+  clock.advance(200)
+  t.fire()
+  expect(started).toEqual(['a'])
+  scheduler.stop()
 })

@@ -106,9 +106,9 @@ describe("a check's secrets at rest", () => {
     const { t, a, device, created } = await agentSetup()
     // a row as it was stored before secrets were sealed
     t.db.sqlite.run('UPDATE checks SET settings = ?', [JSON.stringify(settingsWith('https://api.example'))])
-    expect(sealPlainSecrets(t.modules.checks.checks, t.ctx.secretKey)).toBe(1)
+    expect(await sealPlainSecrets(t.modules.checks.checks, t.ctx.secretKey)).toBe(1)
     noSecretIn(rawRow(t))
-    expect(sealPlainSecrets(t.modules.checks.checks, t.ctx.secretKey)).toBe(0)
+    expect(await sealPlainSecrets(t.modules.checks.checks, t.ctx.secretKey)).toBe(0)
     const agent = await t.request('GET', `/v1/agent/checks?device_id=${device}`, { headers: a.keyHeaders })
     expect(agent.body.checks[0].id).toBe(created.id)
     expect(agent.body.checks[0].settings).toMatchObject(settingsWith('https://api.example'))

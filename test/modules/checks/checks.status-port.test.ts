@@ -19,28 +19,28 @@ test("the status pages' port: views in the order asked (others' ignored), uptime
   const day = 86_400_000
   const today = Date.parse('2026-03-10T00:00:00Z')
   // yesterday: up, down for an hour from 10:00, up again
-  recordAttempt(t.modules.checks, web, 0, attempt(today - day + 9 * 3600_000, true))
-  recordAttempt(t.modules.checks, web, 0, attempt(today - day + 10 * 3600_000, false))
-  recordAttempt(t.modules.checks, web, 0, attempt(today - day + 11 * 3600_000, true, 150))
-  expect(port.views(a.clientId, [db, theirs, web]).map((v) => [v.name, v.state])).toEqual([
+  await recordAttempt(t.modules.checks, web, 0, attempt(today - day + 9 * 3600_000, true))
+  await recordAttempt(t.modules.checks, web, 0, attempt(today - day + 10 * 3600_000, false))
+  await recordAttempt(t.modules.checks, web, 0, attempt(today - day + 11 * 3600_000, true, 150))
+  expect((await port.views(a.clientId, [db, theirs, web])).map((v) => [v.name, v.state])).toEqual([
     ['db', 'pending'],
     ['web', 'up'],
   ])
-  const days = port.uptimeByDay(a.clientId, web, 3)
+  const days = await port.uptimeByDay(a.clientId, web, 3)
   expect(days).toEqual([
     { day: '2026-03-08', uptime: null, down_s: 0 },
     { day: '2026-03-09', uptime: 66.667, down_s: 3600 },
     { day: '2026-03-10', uptime: null, down_s: 0 },
   ])
-  expect(port.incidents(a.clientId, web, today - 2 * day)).toEqual([
+  expect(await port.incidents(a.clientId, web, today - 2 * day)).toEqual([
     { started_at: '2026-03-09T10:00:00.000Z', ended_at: '2026-03-09T11:00:00.000Z', cause: 'connection refused' },
   ])
-  const times = port.responseTimes(a.clientId, web, 48)
+  const times = await port.responseTimes(a.clientId, web, 48)
   expect(times.length).toBeGreaterThan(40)
   expect(times.filter(([, v]) => v !== null).map(([, v]) => v)).toEqual([50, 150])
-  expect(port.uptimeByDay(b.clientId, web, 2).every((d) => d.uptime === null)).toBe(true)
-  expect(port.incidents(b.clientId, web, 0)).toEqual([])
-  expect(port.responseTimes(b.clientId, web, 24)).toEqual([])
+  expect((await port.uptimeByDay(b.clientId, web, 2)).every((d) => d.uptime === null)).toBe(true)
+  expect(await port.incidents(b.clientId, web, 0)).toEqual([])
+  expect(await port.responseTimes(b.clientId, web, 24)).toEqual([])
 })
 
 test('a deleted device drops out of the checks that ran on it; the check can still be changed', async () => {

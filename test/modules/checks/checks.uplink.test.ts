@@ -10,7 +10,7 @@ import { insertChannel } from '../alerts/channel-rows'
 const T0 = 1_800_000_000_000
 
 describe('the uplink watch', () => {
-  test('most distinct hosts failing at once, none answering: blind; a success ends it', () => {
+  test('most distinct hosts failing at once, none answering: blind; a success ends it', async () => {
     const w = createUplinkWatch()
     for (const h of ['a', 'b', 'c', 'd']) w.attempt(h, { ts: T0, ok: true })
     w.attempt('a', { ts: T0 + 60_000, ok: false })
@@ -26,7 +26,7 @@ describe('the uplink watch', () => {
     expect(w.blind(T0 + 310_000)).toBe(false)
   })
 
-  test("failures spread over more than a minute are the targets' own; fewer than 3 hosts never count", () => {
+  test("failures spread over more than a minute are the targets' own; fewer than 3 hosts never count", async () => {
     const w = createUplinkWatch()
     w.attempt('a', { ts: T0, ok: false })
     w.attempt('b', { ts: T0 + 120_000, ok: false })
@@ -71,7 +71,7 @@ async function setup() {
 }
 
 const record = async (t: TestApp, id: string, place: number, a: Attempt) => {
-  const change = recordAttempt(t.modules.checks, id, place, a)
+  const change = await recordAttempt(t.modules.checks, id, place, a)
   if (change) t.modules.checks.stateChanged(change)
   // the alert runtime evaluates the change once it is its turn
   await t.modules.alerts.runtime.settled()

@@ -26,13 +26,13 @@ test("a page's checks in one go: the same days as asked check by check (uptime a
     [db, 0.5, false],
     [theirs, 1, true],
   ] as const)
-    recordAttempt(t.modules.checks, id, 0, attempt(t.clock.now() - back * day, ok))
+    await recordAttempt(t.modules.checks, id, 0, attempt(t.clock.now() - back * day, ok))
   const port = t.modules.statusChecks
-  const page = port.pageChecks(a.clientId, [db, web, theirs, 'chk_none', web], { days: 90, hours: 24, charted: [] })
+  const page = await port.pageChecks(a.clientId, [db, web, theirs, 'chk_none', web], { days: 90, hours: 24, charted: [] })
   expect([...page.checks.keys()]).toEqual([db, web])
   expect(page.firstDay).toBe(Date.parse('2025-12-11T00:00:00Z') / day)
   for (const id of [web, db]) {
-    const one = port.uptimeByDay(a.clientId, id, 90)
+    const one = await port.uptimeByDay(a.clientId, id, 90)
     const got = page.checks.get(id)!
     expect(Array.from(got.uptime, (u) => (Number.isNaN(u) ? null : Math.round(u * 1e5) / 1e3))).toEqual(one.map((d) => d.uptime))
     expect(Array.from(got.down_s)).toEqual(one.map((d) => d.down_s))
@@ -54,28 +54,28 @@ test("a check's past days and hours are read again when a late result lands in o
   const day = 86_400_000
   const hour = 3_600_000
   // as the hub's probes, heartbeats and agents' batches store an attempt: the module hears each one
-  const store = (ts: number, ok: boolean, ms?: number) => {
-    const change = recordAttempt(t.modules.checks, web, 0, attempt(ts, ok, ms))
+  const store = async (ts: number, ok: boolean, ms?: number) => {
+    const change = await recordAttempt(t.modules.checks, web, 0, attempt(ts, ok, ms))
     if (change) t.modules.checks.stateChanged(change)
   }
-  store(t.clock.now() - 3 * day, true)
-  store(t.clock.now() - 3 * hour, true, 100)
-  const read = () => t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [web] }).checks.get(web)!
-  expect(read().uptime[86]).toBe(1)
-  expect(read().hourly![20]).toBe(100)
+  await store(t.clock.now() - 3 * day, true)
+  await store(t.clock.now() - 3 * hour, true, 100)
+  const read = async () => (await t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [web] })).checks.get(web)!
+  expect((await read()).uptime[86]).toBe(1)
+  expect((await read()).hourly![20]).toBe(100)
   // on time: today's figures move, the kept past stays
-  store(t.clock.now(), true, 50)
-  expect(read().hourly![23]).toBe(50)
+  await store(t.clock.now(), true, 50)
+  expect((await read()).hourly![23]).toBe(50)
   // an agent replays attempts of three days and three hours ago
-  store(t.clock.now() - 3 * day + 60_000, false)
-  store(t.clock.now() - 3 * hour + 60_000, true, 300)
-  expect(read().uptime[86]).toBe(0.5)
-  expect(read().hourly![20]).toBe(200)
+  await store(t.clock.now() - 3 * day + 60_000, false)
+  await store(t.clock.now() - 3 * hour + 60_000, true, 300)
+  expect((await read()).uptime[86]).toBe(0.5)
+  expect((await read()).hourly![20]).toBe(200)
   t.clock.advance(hour)
-  expect(read().hourly![19]).toBe(200)
-  expect(read().hourly![20]).toBeNaN()
+  expect((await read()).hourly![19]).toBe(200)
+  expect((await read()).hourly![20]).toBeNaN()
   t.clock.advance(day)
-  const next = read()
+  const next = await read()
   expect(next.uptime[85]).toBe(0.5)
   expect(next.uptime[86]).toBeNaN()
 })
@@ -86,14 +86,14 @@ test('a write to the summaries that the module did not announce shows within SET
   const a = await createTenant(t)
   const web = await makeTcpCheck(t, a.userHeaders, 'web')
   const day = 86_400_000
-  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day, true))
-  const read = () => t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [] }).checks.get(web)!
-  expect(read().uptime[86]).toBe(1)
-  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day + 60_000, false)) // stored, not announced
+  await recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day, true))
+  const read = async () => (await t.modules.statusChecks.pageChecks(a.clientId, [web], { days: 90, hours: 24, charted: [] })).checks.get(web)!
+  expect((await read()).uptime[86]).toBe(1)
+  await recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 3 * day + 60_000, false)) // stored, not announced
   t.clock.advance(SETTLED_REREAD_MS / 2 - 1) // each check is read again after half to all of it, by its id
-  expect(read().uptime[86]).toBe(1)
+  expect((await read()).uptime[86]).toBe(1)
   t.clock.advance(SETTLED_REREAD_MS / 2 + 1)
-  expect(read().uptime[86]).toBe(0.5)
+  expect((await read()).uptime[86]).toBe(0.5)
 })
 
 test('a public page built from the real checks module shows uptime in percent: a day two thirds up reads 66.66%, not 6666.70%', async () => {
@@ -102,10 +102,10 @@ test('a public page built from the real checks module shows uptime in percent: a
   const a = await createTenant(t)
   const web = await makeTcpCheck(t, a.userHeaders, 'web')
   const day = 86_400_000
-  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 1.5 * day, true))
-  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 1.4 * day, false))
-  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 1.3 * day, true))
-  recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 0.1 * day, true))
+  await recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 1.5 * day, true))
+  await recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 1.4 * day, false))
+  await recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 1.3 * day, true))
+  await recordAttempt(t.modules.checks, web, 0, attempt(t.clock.now() - 0.1 * day, true))
   const made = await t.request('POST', '/v1/status-pages', {
     headers: a.userHeaders,
     body: { slug: 'shop', title: 'Shop', groups: [{ name: 'Web', items: [{ type: 'check', id: web, key: 'web', show_name: true }] }] },
@@ -129,11 +129,11 @@ test("a page's charts in one go: one point an hour, the hour's mean response tim
   const web = await make(a.userHeaders, 'web')
   const other = await make(a.userHeaders, 'other')
   const theirs = await make(b.userHeaders, 'theirs')
-  recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-10T12:05:00Z'), true, 100))
-  recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-10T12:10:00Z'), true, 200))
-  recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-10T10:10:00Z'), true, 40))
-  recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-09T11:10:00Z'), true, 999)) // 25 hours ago: outside
-  const page = t.modules.statusChecks.pageChecks(a.clientId, [web, other, theirs], { days: 90, hours: 24, charted: [web, theirs] })
+  await recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-10T12:05:00Z'), true, 100))
+  await recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-10T12:10:00Z'), true, 200))
+  await recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-10T10:10:00Z'), true, 40))
+  await recordAttempt(t.modules.checks, web, 0, attempt(Date.parse('2026-03-09T11:10:00Z'), true, 999)) // 25 hours ago: outside
+  const page = await t.modules.statusChecks.pageChecks(a.clientId, [web, other, theirs], { days: 90, hours: 24, charted: [web, theirs] })
   expect([...page.checks.keys()]).toEqual([web, other])
   expect(page.checks.get(other)!.hourly).toBeNull()
   const points = page.checks.get(web)!.hourly!
@@ -145,7 +145,7 @@ test("a page's charts in one go: one point an hour, the hour's mean response tim
   expect(points.filter((p) => !Number.isNaN(p))).toHaveLength(2)
 })
 
-test('the kept bars follow the figures: a past day that changes is drawn anew, the same days give the same markup', () => {
+test('the kept bars follow the figures: a past day that changes is drawn anew, the same days give the same markup', async () => {
   const firstDay = Date.parse('2025-10-31T00:00:00Z') / 86_400_000
   const days: PageDays = { id: 'chk_kept', firstDay, uptime: new Float64Array(90).fill(1), down_s: new Float64Array(90) }
   const item = (d: PageDays): PageItem => ({

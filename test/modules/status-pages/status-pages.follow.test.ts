@@ -36,8 +36,8 @@ async function world() {
   ]
   const page = await t.request('POST', '/v1/status-pages', { headers: a.userHeaders, body: { slug: 'acme', title: 'Acme', groups } })
   expect(page.status).toBe(201)
-  const attempt = (id: string, a: Attempt) => {
-    const change = recordAttempt(t.modules.checks, id, 0, a)
+  const attempt = async (id: string, a: Attempt) => {
+    const change = await recordAttempt(t.modules.checks, id, 0, a)
     if (change) t.modules.checks.stateChanged(change)
   }
   return { t, a, shop, api, dev, pageId: page.body.id as string, attempt }
@@ -81,12 +81,12 @@ describe('pages follow what they list', () => {
 
   test('a check going down shows on the cached page within 5 s, and a flapping check rebuilds it at most once per 5 s', async () => {
     const { t, shop, attempt } = await world()
-    attempt(shop, ok(t.clock.now()))
+    await attempt(shop, ok(t.clock.now()))
     t.clock.advance(31_000) // past the render cache: the next visit builds afresh
     expect((await publicJson(t)).groups[0].items[0].state).toBe('up')
 
     t.clock.advance(1_000)
-    attempt(shop, fail(t.clock.now()))
+    await attempt(shop, fail(t.clock.now()))
     // 1 s after the render: still the cached one, however often visited
     expect((await publicJson(t)).groups[0].items[0].state).toBe('up')
     t.clock.advance(4_000)
@@ -96,7 +96,7 @@ describe('pages follow what they list', () => {
 
     // flapping: up again at once; the page built a moment ago stays until 5 s have passed
     t.clock.advance(1_000)
-    attempt(shop, ok(t.clock.now()))
+    await attempt(shop, ok(t.clock.now()))
     expect((await publicJson(t)).generated_at).toBe(down.generated_at)
     t.clock.advance(4_000)
     const up = await publicJson(t)
@@ -106,11 +106,11 @@ describe('pages follow what they list', () => {
 
   test("an attempt that does not move the state leaves the page's render alone", async () => {
     const { t, shop, attempt } = await world()
-    attempt(shop, ok(t.clock.now()))
+    await attempt(shop, ok(t.clock.now()))
     t.clock.advance(31_000)
     const first = await publicJson(t)
     t.clock.advance(6_000)
-    attempt(shop, ok(t.clock.now()))
+    await attempt(shop, ok(t.clock.now()))
     expect((await publicJson(t)).generated_at).toBe(first.generated_at)
   })
 })

@@ -25,10 +25,10 @@ export interface ReferenceDeps {
   store: StatusPagesStore
   clock: Clock
   checks: {
-    views(clientId: string, ids: string[]): StatusCheckView[]
+    views(clientId: string, ids: string[]): Promise<StatusCheckView[]>
     uptimeByDays(clientId: string, ids: string[], days: number): Map<string, Day[]>
     hourlyResponseTimes(clientId: string, ids: string[], hours: number): Map<string, [number, number | null][]>
-    incidents(clientId: string, checkId: string, sinceMs: number): { started_at: string; ended_at: string | null }[]
+    incidents(clientId: string, checkId: string, sinceMs: number): Promise<{ started_at: string; ended_at: string | null }[]>
   }
   devices: StatusDevicesPort
 }
@@ -75,20 +75,20 @@ function noteView(row: NoteRow, updates: { state: string; body: string; created_
  * badges: names by the team's choice (a label, the real name, or a neutral "Service 2"), states,
  * day figures and response times; never ids, hostnames beyond a chosen name, or errors.
  */
-export function referenceView(deps: ReferenceDeps, page: PageRow): PublicPage {
+export async function referenceView(deps: ReferenceDeps, page: PageRow): Promise<PublicPage> {
   const now = deps.clock.now()
   const groups = JSON.parse(page.groups) as Group[]
   const all = groups.flatMap((g) => g.items)
   const checkIds = all.filter((i) => i.type === 'check').map((i) => i.id)
   const deviceIds = all.filter((i) => i.type === 'device').map((i) => i.id)
-  const checks = new Map<string, StatusCheckView>(checkIds.length ? deps.checks.views(page.client_id, checkIds).map((c) => [c.id, c]) : [])
+  const checks = new Map<string, StatusCheckView>(checkIds.length ? (await deps.checks.views(page.client_id, checkIds)).map((c) => [c.id, c]) : [])
   const dayLists = checks.size ? deps.checks.uptimeByDays(page.client_id, [...checks.keys()], UPTIME_DAYS) : new Map<string, never[]>()
   const charted = all.filter((i) => i.type === 'check' && i.show_response_times && checks.has(i.id)).map((i) => i.id)
   const charts = charted.length ? deps.checks.hourlyResponseTimes(page.client_id, charted, CHART_HOURS) : new Map<string, never[]>()
-  const devices = new Map<string, StatusDeviceView>(deviceIds.length ? deps.devices.views(page.client_id, deviceIds).map((d) => [d.id, d]) : [])
+  const devices = new Map<string, StatusDeviceView>(deviceIds.length ? (await deps.devices.views(page.client_id, deviceIds)).map((d) => [d.id, d]) : [])
 
-  const notes = deps.store.visibleNotes(page.id, now - PAST_NOTES_MS, MAX_NOTES)
-  const updates = deps.store.updatesOf(notes.map((n) => n.id))
+  const notes = await deps.store.visibleNotes(page.id, now - PAST_NOTES_MS, MAX_NOTES)
+  const updates = await deps.store.updatesOf(notes.map((n) => n.id))
   const notesOut = notes.map((n) =>
     noteView(
       n,
@@ -99,6 +99,13 @@ export function referenceView(deps: ReferenceDeps, page: PageRow): PublicPage {
   const past = notesOut.filter((n) => n.closed_at !== null)
   const maintenanceNow = notes.some((n) => n.kind === 'maintenance' && n.state === 'in_progress')
 
+  // the open incident of each check that is down (read before the synchronous build below)
+  const openSince = new Map<string, string>()
+  for (const c of checks.values()) {
+    if (c.state !== 'down') continue
+    const open = (await deps.checks.incidents(page.client_id, c.id, now - UPTIME_DAYS * 86400_000)).find((i) => !i.ended_at)
+    if (open) openSince.set(c.id, open.started_at)
+  }
   const counters = { check: 0, device: 0 }
   const groupsOut: PublicGroup[] = groups.map((g) => {
     const items: PublicItem[] = []
@@ -111,14 +118,12 @@ export function referenceView(deps: ReferenceDeps, page: PageRow): PublicPage {
       const name = item.label ?? (item.show_name ? ownName : `${NEUTRAL[item.type]} ${counters[item.type]}`)
       if (check) {
         const days = dayLists.get(check.id) ?? []
-        const open =
-          check.state === 'down' ? deps.checks.incidents(page.client_id, check.id, now - UPTIME_DAYS * 86400_000).find((i) => !i.ended_at) : undefined
         items.push({
           key: item.key,
           name,
           type: 'check',
           state: check.state,
-          down_since: open?.started_at ?? null,
+          down_since: openSince.get(check.id) ?? null,
           last_checked_at: check.last_checked_at,
           uptime_90d: uptimePercent(days),
           days: days.map((d) => ({ day: d.day, uptime: d.uptime, down_s: Math.round(d.down_s) })),

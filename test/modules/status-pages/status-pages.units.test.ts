@@ -55,48 +55,79 @@ describe('status page pieces', () => {
     expect(escapeXml('plain')).toBe('plain')
   })
 
-  test('the render cache builds once per page until invalidated or 30 s old, and keeps its size bounded', () => {
+  test('the render cache builds once per page until invalidated or 30 s old, and keeps its size bounded', async () => {
     const clock = manualClock()
     let builds = 0
-    const cache = createRenderCache(clock, (page) => {
+    const cache = createRenderCache(clock, async (page) => {
       builds++
       return { ...emptyView, title: page.title }
     })
     const page = (id: string) => ({ id, title: id }) as PageRow
-    cache.get(page('a'))
-    cache.get(page('a'))
+    await cache.get(page('a'))
+    await cache.get(page('a'))
     expect(builds).toBe(1)
     clock.advance(RENDER_TTL_MS - 1)
-    cache.get(page('a'))
+    await cache.get(page('a'))
     expect(builds).toBe(1)
     clock.advance(1)
-    cache.get(page('a'))
+    await cache.get(page('a'))
     expect(builds).toBe(2)
     cache.invalidate('a')
-    expect(cache.get(page('a')).html.text).toContain('<title>a status</title>')
+    expect((await cache.get(page('a'))).html.text).toContain('<title>a status</title>')
     expect(builds).toBe(3)
     // bounded in bytes: the least recently used go first, the one asked for stays
-    const one = cache.get(page('a')).bytes
-    const small = createRenderCache(clock, (p) => ({ ...emptyView, title: p.title }), one * 3)
-    for (const id of ['a', 'b', 'c']) small.get(page(id))
-    small.get(page('a'))
-    small.get(page('d'))
+    const one = (await cache.get(page('a'))).bytes
+    const small = createRenderCache(clock, async (p) => ({ ...emptyView, title: p.title }), one * 3)
+    for (const id of ['a', 'b', 'c']) await small.get(page(id))
+    await small.get(page('a'))
+    await small.get(page('d'))
     expect(small.size()).toBe(3)
     expect(small.bytes()).toBeLessThanOrEqual(one * 3)
     let rebuilt = 0
     const probe = createRenderCache(
       clock,
-      (p) => {
+      async (p) => {
         rebuilt++
         return { ...emptyView, title: p.title }
       },
       one * 2,
     )
-    probe.get(page('a'))
-    probe.get(page('b'))
-    probe.get(page('c')) // pushes out a
-    probe.get(page('a'))
+    await probe.get(page('a'))
+    await probe.get(page('b'))
+    await probe.get(page('c')) // pushes out a
+    await probe.get(page('a'))
     expect(rebuilt).toBe(4)
-    expect(createRenderCache(clock, () => emptyView, 1).get(page('z')).html.text).toContain('<title>')
+    expect((await createRenderCache(clock, async () => emptyView, 1).get(page('z'))).html.text).toContain('<title>')
+  })
+
+  test('visitors who ask while a page is built wait for that one build; a page changed meanwhile is answered, then built anew', async () => {
+    const clock = manualClock()
+    let builds = 0
+    const gates: (() => void)[] = []
+    const cache = createRenderCache(clock, async (page) => {
+      builds++
+      await new Promise<void>((resolve) => gates.push(resolve))
+      return { ...emptyView, title: `${page.title} ${builds}` }
+    })
+    const page = { id: 'a', title: 'a' } as PageRow
+    const visits = [cache.get(page), cache.get(page), cache.get(page)]
+    await Promise.resolve()
+    expect(builds).toBe(1)
+    gates.shift()!()
+    const answers = await Promise.all(visits)
+    expect(new Set(answers).size).toBe(1)
+    expect(answers[0]!.html.text).toContain('<title>a 1 status</title>')
+    // expired: a build starts, the page changes while it runs; its answer is not kept
+    clock.advance(RENDER_TTL_MS)
+    const during = cache.get(page)
+    await Promise.resolve()
+    cache.invalidate('a')
+    gates.shift()!()
+    expect((await during).html.text).toContain('a 2')
+    const after = cache.get(page)
+    await Promise.resolve()
+    expect(builds).toBe(3)
+    gates.shift()!()
+    expect((await after).html.text).toContain('a 3')
   })
 })
