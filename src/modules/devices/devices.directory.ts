@@ -37,6 +37,8 @@ export interface DeviceDirectory {
    * Absent on SQLite, whose reads are the database's.
    */
   known?(clientId: string, id: string | null): Promise<void>
+  /** at the hub's stop, before its database closes: writes what is kept to be written (PostgreSQL) */
+  stop?(): Promise<void>
 }
 
 /** SQLite's statements as the directory: the reads are the database's, so nothing is kept beyond the ref caches. */

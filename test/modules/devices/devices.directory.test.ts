@@ -234,8 +234,11 @@ describe('device directories of two hubs on one PostgreSQL database', () => {
       await Promise.all([dir.idle(), counted.idle()])
       expect(await stored()).toEqual({ s1: T0 + 99, s2: T0 + 7, s3: T0 + 9 })
       expect(clock.pending()).toBe(2)
+      // a stop writes what was seen since
+      dir.markSeen(seq('s2'), T0 + 50)
       await Promise.all([dir.stop(), counted.stop()])
       expect(clock.pending()).toBe(0)
+      expect((await stored()).s2).toBe(T0 + 50)
     },
   )
 })
