@@ -132,9 +132,17 @@ export function pgDeviceDirectory(deps: PgDirectoryDeps) {
     else drop(id)
   }
 
-  /** every device read again; changes heard while the read is out are read again after it */
+  /** reads and writes under way, for `idle` */
+  const inFlight = new Set<Promise<unknown>>()
+  const track = (p: Promise<unknown>) => {
+    inFlight.add(p)
+    void p.finally(() => inFlight.delete(p))
+  }
+  /** every device read again; a device changed while the read was out is read again after it */
+  let loaded = false
   async function load() {
     const gen = ++generation
+    const started = new Map(versions)
     const all: Raw[] = await sql.unsafe(`SELECT ${deviceColumns} FROM devices`)
     if (gen !== generation) return
     const before = new Map(rows)
@@ -145,19 +153,15 @@ export function pgDeviceDirectory(deps: PgDirectoryDeps) {
       const old = before.get(row.id)
       put(old ? { ...row, last_seen_at: newer(row.last_seen_at, old.last_seen_at) } : row)
     }
+    loaded = true
+    for (const [id, v] of versions) if (started.get(id) !== v) track(reread(id).catch(() => reload()))
   }
-  let loading: Promise<void> = load()
   const reload = () => {
     loading = load().catch((err) => deps.logger?.error('device directory not read', { error: (err as Error).message }))
   }
-  loading = loading.catch((err) => deps.logger?.error('device directory not read', { error: (err as Error).message }))
+  let loading: Promise<void> = Promise.resolve()
+  reload()
 
-  /** reads and writes under way, for `idle` */
-  const inFlight = new Set<Promise<unknown>>()
-  const track = (p: Promise<unknown>) => {
-    inFlight.add(p)
-    void p.finally(() => inFlight.delete(p))
-  }
   deps.peers?.on(DEVICE_CHANGED_TOPIC, (body) => {
     const id = (body as { id?: unknown } | null)?.id
     if (typeof id !== 'string') return
@@ -252,6 +256,8 @@ export function pgDeviceDirectory(deps: PgDirectoryDeps) {
     },
     heard: () => {},
     async known(clientId: string, id: string | null) {
+      // a start whose read failed (the database away) reads again on the next ingest
+      if (!loaded) reload()
       await loading
       if (id !== null) {
         if (directory.cachedRef(clientId, id)) return
@@ -267,8 +273,11 @@ export function pgDeviceDirectory(deps: PgDirectoryDeps) {
     ready: () => loading,
     /** resolves once the reads and writes under way (the link's, the timer's) are done */
     async idle() {
-      while (inFlight.size > 0) await Promise.all(inFlight)
-      await loading
+      for (;;) {
+        await loading
+        if (inFlight.size === 0) return
+        await Promise.all(inFlight)
+      }
     },
     flush,
     /** writes the reports not written yet; nothing is scheduled after */

@@ -157,6 +157,30 @@ describe('device directories of two hubs on one PostgreSQL database', () => {
     await b.stop()
   })
 
+  test.skipIf(pgEngine.skip)(`a start whose read failed (the database away) reads every device again at the next ingest ${pgEngine.skipReason}`, async () => {
+    const sql = handle.db.pg!
+    await seed(handle.db, ['h6'])
+    const store = createDevicesStorePg(sql)
+    await store.register(reg('h6', 'f1'))
+    await store.register(reg('h6', 'f2'))
+    let away = true
+    const flaky = new Proxy(sql, {
+      get(target, prop, receiver) {
+        if (prop !== 'unsafe') return Reflect.get(target, prop, receiver)
+        return (text: string, params: unknown[]) => (away ? Promise.reject(new Error('connection refused')) : target.unsafe(text, params))
+      },
+    })
+    const errors: string[] = []
+    const dir = pgDeviceDirectory({ sql: flaky, store, timers: manualTimers().timers, logger: { error: (msg) => void errors.push(msg) } })
+    await dir.ready()
+    expect(errors).toEqual(['device directory not read'])
+    expect(dir.byId('h6', 'f1')).toBeNull()
+    away = false
+    await dir.known('h6', 'f1')
+    expect(dir.listForClient('h6').map((r) => r.id)).toEqual(['f1', 'f2'])
+    await dir.stop()
+  })
+
   test.skipIf(pgEngine.skip)(`a device this hub has not heard of is read before it is refused ${pgEngine.skipReason}`, async () => {
     const sql = handle.db.pg!
     await seed(handle.db, ['h3', 'h4'])
