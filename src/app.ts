@@ -25,6 +25,7 @@ import { healthRoutes } from './modules/health/health.routes'
 import { recommendationsRoutes } from './modules/recommendations/recommendations.routes'
 import { aiRoutes } from './modules/ai/ai.routes'
 import { devicesRoutes } from './modules/devices/devices.routes'
+import { knownDeviceFirst } from './modules/devices/devices.service'
 import { enrolmentsRoutes } from './modules/enrolments/enrolments.routes'
 import { metricsIngestRoutes, metricsRoutes } from './modules/metrics/metrics.routes'
 import { observabilityRoutes } from './modules/observability/observability.routes'
@@ -65,7 +66,7 @@ export function createApp(deps: AppDeps) {
     observer,
     timers: deps.timers,
   })
-  const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, metricsIngestRoutes(modules.metrics))
+  const direct = directRoutes(pipeline, ctx.config.maxBodyBytes, knownDeviceFirst(modules.devices, metricsIngestRoutes(modules.metrics)))
   // Bun's router serves the direct routes; Elysia's serves the rest.
   // The portal's hashed files are served by Bun's router, outside the request pipeline: static
   // bytes from memory, not a share of the caller's rate limit (one page load fetches several)

@@ -150,6 +150,7 @@ export async function serve(config: Config): Promise<void> {
       modules.checkScheduler.stop()
       reducer.stop()
       await limiter.close?.().catch((err: Error) => logger.warn('rate limit store did not close cleanly', { error: err.message }))
+      await modules.devices.directory.stop?.().catch((err: Error) => logger.warn('device last reports not written', { error: err.message }))
       // last: the workers and jobs above may still have written while stopping
       await engine.close((what, err) => logger.warn(what, { error: err.message }))
       logger.info('stopped')

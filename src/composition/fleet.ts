@@ -22,6 +22,7 @@ import { applyBillingPlan, findClient, maxDevicesOf } from '../modules/clients/c
 import { deviceExists, deviceRegistered, refusal, registration, type DevicesDeps } from '../modules/devices/devices.service'
 import { createDevicesStore, sqliteDevices } from '../modules/devices/devices.store'
 import { createDevicesStorePg } from '../modules/devices/devices.store.pg'
+import { pgDeviceDirectory, sqliteDeviceDirectory } from '../modules/devices/devices.directory'
 import type { EventBus } from '../lib/event-bus'
 import type { Hooks, Lookups } from './hooks'
 import type { IdentityModules } from './identity'
@@ -44,15 +45,19 @@ export function wireFleet(
   { events, hooks, lookups }: { events: EventBus; hooks: Hooks; lookups: Lookups },
 ) {
   const { config, clock, logger } = deps
-  const sqlite = deps.db.sqlite
   const { clients } = identity
   const keysStore = onEngine(deps, (db) => createApiKeysStore(sqliteApiKeys(db)), createApiKeysStorePg)
 
   // devices and keys ask each other (a key's device must exist; a deleted device revokes its keys)
-  const devicesSqlite = sqliteDevices(sqlite)
+  const devicesStore = onEngine(deps, (db) => createDevicesStore(sqliteDevices(db)), createDevicesStorePg)
   const devices: Filled<DevicesDeps, 'events' | 'intervals' | 'seen'> = {
-    store: onEngine(deps, () => createDevicesStore(devicesSqlite), createDevicesStorePg),
-    sqlite: devicesSqlite,
+    store: devicesStore,
+    // the other domains' synchronous reads: SQLite's statements, or this hub's copy of the devices
+    directory: onEngine(
+      deps,
+      (db) => sqliteDeviceDirectory(sqliteDevices(db)),
+      (sql) => pgDeviceDirectory({ sql, store: devicesStore, peers: deps.peers, logger }),
+    ),
     clock,
     // answered by the groups that know (metrics, presence), once they are built
     intervals: lookups.deviceIntervals.ask,

@@ -60,10 +60,10 @@ export function wireLive(
     else if (type === 'device.registered' && typeof d.device?.device_id === 'string') {
       presence.registered(clientId, d.device.device_id)
       // the client's "only device" this hub's ingest may have cached is no longer its only one
-      devices.sqlite.forget(clientId)
+      devices.directory.heard(clientId)
     } else if (type === 'device.deleted' && typeof d.device_id === 'string') {
       presence.deleted(d.device_id)
-      devices.sqlite.forget(clientId, d.device_id)
+      devices.directory.heard(clientId, d.device_id)
     }
   })
 

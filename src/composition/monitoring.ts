@@ -6,6 +6,7 @@ import type { AiDeps } from '../modules/ai/ai.service'
 import { createAiStore } from '../modules/ai/ai.store'
 import { createAiStorePg } from '../modules/ai/ai.store.pg'
 import { clientsWithDevices, deviceIdsOf, deviceRef, deviceSeqs, findDevice, markDeviceSeen, resolveDevice } from '../modules/devices/devices.service'
+import { resolveKnownDevice } from '../modules/devices/devices.service'
 import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
 import { createRollupStore, type RollupPort } from '../modules/metrics/metrics.rollup.store'
 import { fieldSeries, summarizeDevice, type MetricsDeps } from '../modules/metrics/metrics.service'
@@ -117,7 +118,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     clock: ctx.clock,
     devices: {
       exists: (clientId, deviceId) => findDevice(devices, clientId, deviceId) !== null,
-      resolve: (key, named) => resolveDevice(devices, key, named).id,
+      resolve: (key, named) => resolveKnownDevice(devices, key, named),
     },
     // where recommendation.created is born: the bus carries it to webhooks and the live stream
     created: (clientId, recommendation) => void ctx.events.publish(clientId, 'recommendation.created', { recommendation }),

@@ -9,7 +9,7 @@ export function insertDevice(t: TestApp, clientId: string, opts: { hostname?: st
     'INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, created_at, updated_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     [id, clientId, `fp-${id}`, opts.hostname ?? 'web-1', 'linux', '6.8', 'x86_64', now, now, opts.lastSeenAt === undefined ? t.clock.now() : opts.lastSeenAt],
   )
-  t.modules.devices.sqlite.forget(clientId) // the store caches each client's "only device"
+  t.modules.devices.directory.forget(clientId) // the store caches each client's "only device"
   return id
 }
 

@@ -3,16 +3,17 @@ import { toIso, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { DevicePatch, DeviceRegister, DeviceResponse } from './devices.model'
 import { deviceStatus } from './devices.status'
-import type { DeviceRef, DeviceRegistration, DeviceRow, DevicesStore, Registered, SqliteDevices } from './devices.store'
+import type { DeviceDirectory } from './devices.directory'
+import type { DeviceRef, DeviceRegistration, DeviceRow, DevicesStore, Registered } from './devices.store'
 
 export interface DevicesDeps {
   /** the devices' own reads and writes (the routes), on either engine */
   store: DevicesStore
   /**
-   * SQLite's statements with the ingest path's ref caches, for the callers that cannot await
-   * yet: the metrics' ports and the other domains' synchronous ports
+   * the devices read synchronously, for the callers that cannot await: the metrics' ports and
+   * the other domains' synchronous ports (SQLite's statements, or this hub's copy on PostgreSQL)
    */
-  sqlite: SqliteDevices
+  directory: DeviceDirectory
   clock: Clock
   clients: DeviceLimits
   keys: DeviceKeys
@@ -132,9 +133,10 @@ export async function registerDevice(deps: DevicesDeps, caller: DeviceCaller, bo
   const r = await registration(deps, caller, body)
   const result = await deps.store.register(r)
   if ('refused' in result) throw refusal(result, r.max)
-  if (result.created) deps.sqlite.forget(caller.clientId)
+  if (result.created) deps.directory.forget(caller.clientId)
   const row = await deps.store.byId(caller.clientId, result.id)
   if (!row) throw notFound('Device') // deleted in between
+  deps.directory.changed(row)
   const [device] = responses(deps, [row]) as [DeviceResponse]
   if (result.created) deps.events.registered(caller.clientId, device)
   return { device, created: result.created }
@@ -146,8 +148,9 @@ export async function registerDevice(deps: DevicesDeps, caller: DeviceCaller, bo
  */
 export async function deviceRegistered(deps: DevicesDeps, clientId: string, deviceId: string, created: boolean): Promise<void> {
   if (!created) return
-  deps.sqlite.forget(clientId)
+  deps.directory.forget(clientId)
   const row = await deps.store.byId(clientId, deviceId)
+  if (row) deps.directory.changed(row)
   if (row) deps.events.registered(clientId, responses(deps, [row])[0]!)
 }
 
@@ -157,7 +160,7 @@ export async function listDevices(deps: DevicesDeps, clientId: string): Promise<
 
 /** The same, read synchronously: for the status pages' port. */
 export function listDevicesNow(deps: DevicesDeps, clientId: string): DeviceResponse[] {
-  return responses(deps, deps.sqlite.listForClient(clientId))
+  return responses(deps, deps.directory.listForClient(clientId))
 }
 
 /** A device of this client (with last_seen_at and status); 404 for unknown ids and other tenants' devices. */
@@ -171,6 +174,7 @@ export async function getDevice(deps: DevicesDeps, clientId: string, deviceId: s
 export async function updateDevice(deps: DevicesDeps, clientId: string, deviceId: string, patch: DevicePatch): Promise<DeviceResponse> {
   const row = await deps.store.change(clientId, deviceId, patch, deps.clock.now())
   if (!row) throw notFound('Device')
+  deps.directory.changed(row)
   return responses(deps, [row])[0]!
 }
 
@@ -180,16 +184,16 @@ export const deviceExists = async (deps: Pick<DevicesDeps, 'store'>, clientId: s
 /** Every device with its stored last report: what the status sweep (devices.presence.ts) starts from. */
 export const devicesLastSeen = (deps: Pick<DevicesDeps, 'store'>) => deps.store.lastSeenAll()
 
-// ---- read synchronously, for the other domains' ports (SQLite's statements) ----
+// ---- read synchronously, for the other domains' ports (the directory) ----
 
 /** A device row of this client, or null: for domains that need its facts (hostname, last_seen_at). */
 export function findDevice(deps: DevicesDeps, clientId: string, deviceId: string): DeviceRow | null {
-  return deps.sqlite.byId(clientId, deviceId)
+  return deps.directory.byId(clientId, deviceId)
 }
 
 /** The account's devices, oldest first, with the seq their metrics are keyed on: for the fleet overview. */
-export function deviceSummaries(deps: Pick<DevicesDeps, 'sqlite' | 'seen'>, clientId: string) {
-  return deps.sqlite.listForClient(clientId).map((r) => ({
+export function deviceSummaries(deps: Pick<DevicesDeps, 'directory' | 'seen'>, clientId: string) {
+  return deps.directory.listForClient(clientId).map((r) => ({
     id: r.id,
     seq: r.seq,
     name: r.name,
@@ -203,7 +207,7 @@ export function deviceSummaries(deps: Pick<DevicesDeps, 'sqlite' | 'seen'>, clie
 }
 
 export function deviceIdsOf(deps: DevicesDeps, clientId: string): string[] {
-  return deps.sqlite.listForClient(clientId).map((d) => d.id)
+  return deps.directory.listForClient(clientId).map((d) => d.id)
 }
 
 /**
@@ -215,7 +219,7 @@ export async function deleteDevice(deps: DevicesDeps, clientId: string, deviceId
   const revoked = await deps.store.remove(clientId, deviceId, deps.clock.now())
   if (revoked === null) throw notFound('Device')
   deps.keys.revoked(revoked)
-  deps.sqlite.forget(clientId, deviceId)
+  deps.directory.forget(clientId, deviceId)
   deps.events.deleted(clientId, deviceId)
   return revoked
 }
@@ -226,19 +230,19 @@ export async function deleteDevice(deps: DevicesDeps, clientId: string, deviceId
  * A device of another client is 404; a bound key naming another device is 403.
  */
 export function resolveDevice(deps: DevicesDeps, key: DeviceCaller, named: string | null | undefined): DeviceRef {
-  const { sqlite } = deps
+  const dir = deps.directory
   if (key.deviceId) {
     if (named && named !== key.deviceId) throw new AppError('device_mismatch', 'This API key is bound to another device')
-    const ref = sqlite.cachedRef(key.clientId, key.deviceId)
+    const ref = dir.cachedRef(key.clientId, key.deviceId)
     if (!ref) throw notFound('Device')
     return ref
   }
   if (named) {
-    const ref = sqlite.cachedRef(key.clientId, named)
+    const ref = dir.cachedRef(key.clientId, named)
     if (!ref) throw notFound('Device')
     return ref
   }
-  const only = sqlite.cachedOnlyDevice(key.clientId)
+  const only = dir.cachedOnlyDevice(key.clientId)
   if (!only) {
     throw new AppError(
       'device_required',
@@ -249,9 +253,46 @@ export function resolveDevice(deps: DevicesDeps, key: DeviceCaller, named: strin
   return only
 }
 
+/**
+ * Before an ingest request resolves its device: on PostgreSQL, a device this hub has not heard of
+ * yet (made on another hub a moment ago) is read from the database first, so that it is not
+ * refused. `body` is the request's parsed body, whose device_id names the device when no header does.
+ */
+export async function deviceKnown(deps: Pick<DevicesDeps, 'directory'>, key: DeviceCaller, header: string | null, body: unknown): Promise<void> {
+  const field = (body as { device_id?: unknown } | null)?.device_id
+  const named = key.deviceId ?? header ?? (typeof field === 'string' ? field : null)
+  await deps.directory.known?.(key.clientId, named)
+}
+
+/** `resolveDevice`'s id, `deviceKnown` first: for the recommendations' ingest, which awaits it. */
+export async function resolveKnownDevice(deps: DevicesDeps, key: DeviceCaller, named: string | null | undefined): Promise<string> {
+  await deps.directory.known?.(key.clientId, key.deviceId ?? named ?? null)
+  return resolveDevice(deps, key, named).id
+}
+
+/** A collector's route that resolves its device synchronously, as the metrics' ingest routes do. */
+interface IngestRoute {
+  handle(input: { key: DeviceCaller; body: unknown; request: Request }): unknown
+}
+
+/**
+ * The ingest routes with `deviceKnown` first on PostgreSQL; unchanged on SQLite, whose reads are
+ * the database's (its hot path gains no step).
+ */
+export function knownDeviceFirst<R extends IngestRoute>(deps: Pick<DevicesDeps, 'directory'>, routes: R[]): R[] {
+  if (!deps.directory.known) return routes
+  return routes.map((route) => ({
+    ...route,
+    handle: async (input: Parameters<R['handle']>[0]) => {
+      await deviceKnown(deps, input.key, input.request.headers.get('x-device-id') || null, input.body)
+      return route.handle(input)
+    },
+  }))
+}
+
 /** A device of this client for portal reads (metrics history, summary): 404 otherwise. */
 export function deviceRef(deps: DevicesDeps, clientId: string, deviceId: string): DeviceRef {
-  const ref = deps.sqlite.cachedRef(clientId, deviceId)
+  const ref = deps.directory.cachedRef(clientId, deviceId)
   if (!ref) throw notFound('Device')
   return ref
 }
@@ -266,13 +307,16 @@ export const deviceCount = (deps: Pick<DevicesDeps, 'store'>, clientId: string) 
 // ---- for the metrics and AI domains ----
 
 /** Every device's seq, the key its metric rows are stored under. */
-export const deviceSeqs = (deps: Pick<DevicesDeps, 'sqlite'>) => deps.sqlite.seqs()
+export const deviceSeqs = (deps: Pick<DevicesDeps, 'directory'>) => deps.directory.seqs()
 
 /** The devices a metrics scrape shows: one client's, or every client's (null). */
-export const deviceLabels = (deps: Pick<DevicesDeps, 'sqlite'>, clientId: string | null) => deps.sqlite.labels(clientId)
+export const deviceLabels = (deps: Pick<DevicesDeps, 'directory'>, clientId: string | null) => deps.directory.labels(clientId)
 
 /** Clients with at least one device, in id order. */
-export const clientsWithDevices = (deps: Pick<DevicesDeps, 'sqlite'>) => deps.sqlite.clientsWithDevices()
+export const clientsWithDevices = (deps: Pick<DevicesDeps, 'directory'>) => deps.directory.clientsWithDevices()
 
-/** Records that a device reported at `at` (the ingest path calls it inside its write transaction). */
-export const markDeviceSeen = (deps: Pick<DevicesDeps, 'sqlite'>, seq: number, at: number) => deps.sqlite.markSeen(seq, at)
+/**
+ * Records that a device reported at `at` (the ingest path calls it inside its write transaction on
+ * SQLite; on PostgreSQL the directory writes the reports seen every 30 s in one statement).
+ */
+export const markDeviceSeen = (deps: Pick<DevicesDeps, 'directory'>, seq: number, at: number) => deps.directory.markSeen(seq, at)

@@ -3,9 +3,10 @@ import { type Raw, num, numOrNull } from '../../db/pg/rows'
 import { revokeDeviceKeysPg } from '../api-keys/api-keys.store.pg'
 import type { DeviceLabels, DeviceLastSeen, DeviceRef, DeviceRegistration, DeviceRow, DevicesStore, Registered } from './devices.store'
 
-const COLS = 'id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, last_seen_at, seq, name, tags'
+export const DEVICE_COLUMNS = 'id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, last_seen_at, seq, name, tags'
 
-const row = (r: Raw): DeviceRow => ({
+/** a devices row as the SQLite store answers it */
+export const deviceRowPg = (r: Raw): DeviceRow => ({
   id: r.id as string,
   client_id: r.client_id as string,
   fingerprint: r.fingerprint as string,
@@ -78,16 +79,16 @@ export function createDevicesStorePg(sql: SQL): DevicesStore {
 
   const store: DevicesStore = {
     async byId(clientId, id) {
-      const [r]: Raw[] = await sql.unsafe(`SELECT ${COLS} FROM devices WHERE id = $1 AND client_id = $2`, [id, clientId])
-      return r ? row(r) : null
+      const [r]: Raw[] = await sql.unsafe(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE id = $1 AND client_id = $2`, [id, clientId])
+      return r ? deviceRowPg(r) : null
     },
     async byFingerprint(clientId, fingerprint) {
-      const [r]: Raw[] = await sql.unsafe(`SELECT ${COLS} FROM devices WHERE client_id = $1 AND fingerprint = $2`, [clientId, fingerprint])
-      return r ? row(r) : null
+      const [r]: Raw[] = await sql.unsafe(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE client_id = $1 AND fingerprint = $2`, [clientId, fingerprint])
+      return r ? deviceRowPg(r) : null
     },
     async listForClient(clientId) {
-      const rows: Raw[] = await sql.unsafe(`SELECT ${COLS} FROM devices WHERE client_id = $1 ORDER BY created_at, id COLLATE "C"`, [clientId])
-      return rows.map(row)
+      const rows: Raw[] = await sql.unsafe(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE client_id = $1 ORDER BY created_at, id COLLATE "C"`, [clientId])
+      return rows.map(deviceRowPg)
     },
     async countForClient(clientId) {
       const [r]: { n: number }[] = await sql`SELECT count(*)::int AS n FROM devices WHERE client_id = ${clientId}`
@@ -105,10 +106,10 @@ export function createDevicesStorePg(sql: SQL): DevicesStore {
       // a field left out keeps its value: the flags say which are given
       const [r]: Raw[] = await sql.unsafe(
         `UPDATE devices SET name = CASE WHEN $1 THEN $2 ELSE name END, tags = CASE WHEN $3 THEN $4 ELSE tags END, updated_at = $5
-         WHERE id = $6 AND client_id = $7 RETURNING ${COLS}`,
+         WHERE id = $6 AND client_id = $7 RETURNING ${DEVICE_COLUMNS}`,
         [c.name !== undefined, c.name ?? null, c.tags !== undefined, JSON.stringify(c.tags ?? []), now, id, clientId],
       )
-      return r ? row(r) : null
+      return r ? deviceRowPg(r) : null
     },
     remove(clientId, id, now) {
       return sql.begin(async (tx) => {
