@@ -22,5 +22,7 @@ export async function insertDeviceOn(t: TestApp, clientId: string, opts: Paramet
   const lastSeen = opts.lastSeenAt === undefined ? t.clock.now() : opts.lastSeenAt
   await pg`INSERT INTO devices (id, client_id, fingerprint, hostname, os, os_version, arch, created_at, updated_at, last_seen_at)
     VALUES (${id}, ${clientId}, ${`fp-${id}`}, ${opts.hostname ?? 'web-1'}, 'linux', '6.8', 'x86_64', ${now}, ${now}, ${lastSeen})`
+  // the hub's copy of the devices reads it, as it would a device another hub made
+  await t.modules.devices.directory.known?.(clientId, id)
   return id
 }
