@@ -23,6 +23,8 @@ import { createRecordCodec } from '../modules/metrics/metrics.records.pg'
 import { onEngine } from './engine'
 import { sqliteSeriesReads, type SeriesReads } from '../modules/metrics/metrics.series.reads'
 import { createSeriesStorePg } from '../modules/metrics/metrics.series.store.pg'
+import { sqliteFleetReads, type FleetReads } from '../modules/metrics/metrics.fleet'
+import { createFleetReadsPg, recentTimes, type RecentTimes } from '../modules/metrics/metrics.fleet.store.pg'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
 import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
 import { createRecommendationsStorePg } from '../modules/recommendations/recommendations.store.pg'
@@ -38,6 +40,9 @@ interface MetricsEngine {
   reads: MetricsReads
   seriesReads: SeriesReads
   rollups: RollupPort
+  fleet: FleetReads
+  /** PostgreSQL's memory of each device's newest sample times (the intervals); null on SQLite, which reads them */
+  recent: RecentTimes | null
   sqliteWriter: MetricWriter | null
 }
 
@@ -65,17 +70,22 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
         reads: sqliteMetricsReads(createMetricsStore(db)),
         seriesReads: sqliteSeriesReads(createSeriesStore(db)),
         rollups: createRollupStore(db),
+        fleet: sqliteFleetReads(createSeriesStore(db), createMetricsStore(db)),
+        recent: null,
         sqliteWriter,
       }
     },
     (pg) => {
       const pgWriter = createMetricWriterPg(pg, ctx.clock, { rawRetentionMs: ctx.config.metricsRetention.raw * 1000, codec })
+      const recent = recentTimes()
       return {
         writer: pgWriter,
         late: pgWriter,
         reads: createMetricsStorePg(pg, codec),
         seriesReads: createSeriesStorePg(pg, codec),
         rollups: createRollupStorePg(pg),
+        fleet: createFleetReadsPg(pg, recent),
+        recent,
         sqliteWriter: null,
       }
     },
@@ -91,6 +101,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     seriesReads: engine.seriesReads,
     store: createMetricsStore(sqlite),
     series: createSeriesStore(sqlite),
+    fleet: engine.fleet,
     retentionMs: retentionMs(ctx.config.metricsRetention),
     writer,
     clock: ctx.clock,
@@ -100,6 +111,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
       seqs: () => deviceSeqs(devices),
     },
   }
+  if (engine.recent && ctx.pg) hearSampleTimes(ctx, hooks, metrics.devices, engine.recent, ctx.pg)
   const blocks = createBlockStore(sqlite)
   const metricsJobs: MetricsJobDeps = {
     rollups: engine.rollups,
@@ -152,6 +164,31 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     ? createSealer({ blocks, devices: metrics.devices, writer: engine.sqliteWriter, clock: ctx.clock, logger: ctx.logger })
     : { run: async () => ({ blocks: 0, rows: 0 }), behind: () => 0 }
   return { metrics, metricsJobs, sealer, recommendations, ai }
+}
+
+/**
+ * A PostgreSQL hub's memory of sample times (the devices' intervals) follows every sample stored,
+ * on this hub (the sampleStored hook) or another (its `sample` event), and starts from the database.
+ */
+function hearSampleTimes(ctx: AppContext, hooks: Hooks, devices: MetricsDeps['devices'], recent: RecentTimes, pg: NonNullable<AppContext['pg']>) {
+  const hear = (clientId: string, deviceId: string, ts: number) => {
+    try {
+      recent.heard(devices.ref(clientId, deviceId).seq, ts)
+    } catch {
+      // deleted meanwhile
+    }
+  }
+  hooks.sampleStored.listen((s) => hear(s.clientId, s.deviceId, s.ts))
+  ctx.events.subscribePeers((clientId, type, data) => {
+    const d = (data ?? {}) as { device_id?: unknown; recorded_at?: unknown }
+    const ts = typeof d.recorded_at === 'string' ? Date.parse(d.recorded_at) : Number.NaN
+    if (type === 'sample' && typeof d.device_id === 'string' && Number.isFinite(ts)) hear(clientId, d.device_id, ts)
+  })
+  recent
+    .load(pg)
+    .catch((err) =>
+      ctx.logger.warn("metrics: the devices' recent sample times were not loaded; their intervals build up from new samples", { error: String(err) }),
+    )
 }
 
 export type MonitoringModules = ReturnType<typeof wireMonitoring>

@@ -11,6 +11,7 @@ import type { MetricsStore } from './metrics.store'
 import type { MetricsReads } from './metrics.reads'
 import { read, stepsAwait, stepsNow, type Steps } from './metrics.steps'
 import type { SeriesStore } from './metrics.series.store'
+import type { FleetReads } from './metrics.fleet'
 import type { SeriesReads } from './metrics.series.reads'
 import { levelForHours, summarizeKind } from './metrics.summary'
 import type { MetricsSummary } from './metrics.summary.model'
@@ -47,8 +48,10 @@ export interface MetricsDeps {
   store: MetricsStore
   /** the chart reads of one device's series on this hub's engine (the series route) */
   seriesReads: SeriesReads
-  /** SQLite's chart reads, for the fleet figures behind the other domains' synchronous ports (overview, live stream) */
+  /** SQLite's chart reads */
   series: SeriesStore
+  /** the fleet overview's reads and the devices' reporting intervals on this hub's engine */
+  fleet: FleetReads
   /** how long each level keeps its rows (ms): the series' `auto` skips a level pruned at the range's start */
   retentionMs: Record<LevelName, number>
   /** the one writer of this hub: ingest requests share its group commits (metrics.writer.ts, metrics.writer.pg.ts) */
@@ -293,21 +296,25 @@ export function fieldSeries(deps: MetricsDeps, clientId: string, deviceId: strin
 }
 
 /** Each device's newest sample of a kind as [seq, ts, ...hot values in FIELDS order]; devices without one are left out. */
-export const latestValues = (deps: Pick<MetricsDeps, 'store'>, kind: MetricKind, seqs: number[]) => deps.store.latestOf(kind, seqs)
+export const latestValues = (deps: Pick<MetricsDeps, 'reads'>, kind: MetricKind, seqs: number[]) => deps.reads.latestOf(kind, seqs)
 
 /**
  * For the operator's admin view: stored raw samples per kind (counted per device from the
  * hourly tier plus raw edges, so it stays cheap on big tables) and samples received in the
- * last hour.
+ * last hour, on this hub's engine.
  */
-export function metricsStats(deps: Pick<MetricsDeps, 'store' | 'clock' | 'devices'>) {
-  const store = deps.store
+export async function metricsStats(deps: Pick<MetricsDeps, 'reads' | 'clock' | 'devices'>) {
+  const reads = deps.reads
   const hourAgo = deps.clock.now() - HOUR_MS
   const seqs = deps.devices.seqs()
-  const stored = (kind: MetricKind) => seqs.reduce((sum, seq) => sum + stepsNow(countSamples(kind, seq, 0, Number.MAX_SAFE_INTEGER), store), 0)
+  const stored = async (kind: MetricKind) => {
+    let sum = 0
+    for (const seq of seqs) sum += await stepsAwait(countSamples(kind, seq, 0, Number.MAX_SAFE_INTEGER), reads)
+    return sum
+  }
   return {
-    metric_rows_hardware: stored('hardware'),
-    metric_rows_network: stored('network'),
-    ingest_last_hour: store.countSince('hardware', seqs, hourAgo) + store.countSince('network', seqs, hourAgo),
+    metric_rows_hardware: await stored('hardware'),
+    metric_rows_network: await stored('network'),
+    ingest_last_hour: (await reads.countSince('hardware', seqs, hourAgo)) + (await reads.countSince('network', seqs, hourAgo)),
   }
 }
