@@ -24,7 +24,7 @@ import { onEngine } from './engine'
 import { sqliteSeriesReads, type SeriesReads } from '../modules/metrics/metrics.series.reads'
 import { createSeriesStorePg } from '../modules/metrics/metrics.series.store.pg'
 import { sqliteFleetReads, type FleetReads } from '../modules/metrics/metrics.fleet'
-import { createFleetReadsPg, recentTimes, type RecentTimes } from '../modules/metrics/metrics.fleet.store.pg'
+import { createFleetReadsPg, followSampleTimes, recentTimes, type RecentTimes } from '../modules/metrics/metrics.fleet.store.pg'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
 import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
 import { createRecommendationsStorePg } from '../modules/recommendations/recommendations.store.pg'
@@ -111,7 +111,16 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
       seqs: () => deviceSeqs(devices),
     },
   }
-  if (engine.recent && ctx.pg) hearSampleTimes(ctx, hooks, metrics.devices, engine.recent, ctx.pg)
+  // a PostgreSQL hub's memory of sample times (the devices' intervals) follows every sample stored, here or on another hub
+  if (engine.recent && ctx.pg) {
+    const recent = engine.recent
+    followSampleTimes(recent, { stored: hooks.sampleStored.listen, peers: (l) => ctx.events.subscribePeers(l), ref: metrics.devices.ref })
+    recent
+      .load(ctx.pg)
+      .catch((err) =>
+        ctx.logger.warn("metrics: the devices' recent sample times were not loaded; their intervals build up from new samples", { error: String(err) }),
+      )
+  }
   const blocks = createBlockStore(sqlite)
   const metricsJobs: MetricsJobDeps = {
     rollups: engine.rollups,
@@ -164,31 +173,6 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     ? createSealer({ blocks, devices: metrics.devices, writer: engine.sqliteWriter, clock: ctx.clock, logger: ctx.logger })
     : { run: async () => ({ blocks: 0, rows: 0 }), behind: () => 0 }
   return { metrics, metricsJobs, sealer, recommendations, ai }
-}
-
-/**
- * A PostgreSQL hub's memory of sample times (the devices' intervals) follows every sample stored,
- * on this hub (the sampleStored hook) or another (its `sample` event), and starts from the database.
- */
-function hearSampleTimes(ctx: AppContext, hooks: Hooks, devices: MetricsDeps['devices'], recent: RecentTimes, pg: NonNullable<AppContext['pg']>) {
-  const hear = (clientId: string, deviceId: string, ts: number) => {
-    try {
-      recent.heard(devices.ref(clientId, deviceId).seq, ts)
-    } catch {
-      // deleted meanwhile
-    }
-  }
-  hooks.sampleStored.listen((s) => hear(s.clientId, s.deviceId, s.ts))
-  ctx.events.subscribePeers((clientId, type, data) => {
-    const d = (data ?? {}) as { device_id?: unknown; recorded_at?: unknown }
-    const ts = typeof d.recorded_at === 'string' ? Date.parse(d.recorded_at) : Number.NaN
-    if (type === 'sample' && typeof d.device_id === 'string' && Number.isFinite(ts)) hear(clientId, d.device_id, ts)
-  })
-  recent
-    .load(pg)
-    .catch((err) =>
-      ctx.logger.warn("metrics: the devices' recent sample times were not loaded; their intervals build up from new samples", { error: String(err) }),
-    )
 }
 
 export type MonitoringModules = ReturnType<typeof wireMonitoring>

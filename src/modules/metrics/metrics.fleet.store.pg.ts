@@ -52,6 +52,33 @@ export function recentTimes(): RecentTimes {
   }
 }
 
+/** Where a hub hears of stored samples: its own (with their device's seq) and other hubs' `sample` events. */
+export interface SampleFeed {
+  stored(listener: (s: { seq?: number; ts: number }) => void): unknown
+  peers(listener: (clientId: string, type: string, data: unknown) => void): unknown
+  /** another hub's sample names its device: its seq (throws when deleted meanwhile) */
+  ref(clientId: string, deviceId: string): { seq: number } | Promise<{ seq: number }>
+}
+
+/** Keeps `recent` up with every sample stored, on this hub or another. */
+export function followSampleTimes(recent: RecentTimes, feed: SampleFeed) {
+  feed.stored((s) => {
+    if (s.seq !== undefined) recent.heard(s.seq, s.ts)
+  })
+  feed.peers((clientId, type, data) => {
+    const d = (data ?? {}) as { device_id?: unknown; recorded_at?: unknown }
+    const ts = typeof d.recorded_at === 'string' ? Date.parse(d.recorded_at) : Number.NaN
+    if (type !== 'sample' || typeof d.device_id !== 'string' || !Number.isFinite(ts)) return
+    const deviceId = d.device_id
+    Promise.resolve()
+      .then(() => feed.ref(clientId, deviceId))
+      .then(
+        (device) => recent.heard(device.seq, ts),
+        () => {}, // deleted meanwhile
+      )
+  })
+}
+
 /**
  * The fleet figures' reads on PostgreSQL (SQLite's, metrics.series.store.ts, answering the same):
  * the newest sample of each kind per device, the 1m tier's CPU minutes and the raw CPU values of

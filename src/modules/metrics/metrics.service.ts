@@ -117,6 +117,8 @@ export async function storeExtras(
 export interface StoredSample {
   clientId: string
   deviceId: string
+  /** the device's seq (what the metric tables key it by) */
+  seq?: number
   kind: MetricKind
   /** recorded_at, ms since the epoch */
   ts: number
@@ -131,7 +133,7 @@ export async function ingestOne(deps: MetricsDeps, key: KeyPrincipal, kind: Metr
   const { ids, duplicate } = await deps.writer.submit({ deviceSeq: device.seq, samples: [row] })
   if (!duplicate?.[0]) {
     deps.ingested?.(kind, 1)
-    deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts: row.ts, values: body })
+    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts: row.ts, values: body })
   }
   return { id: ids[0]!, device_id: device.id, recorded_at: toIso(row.ts) }
 }
@@ -161,7 +163,7 @@ export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: Ba
     if (duplicate?.[i]) continue
     const { kind, ts } = samples[i]!
     deps.ingested?.(kind, 1)
-    deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: body[kind] as Record<string, unknown> })
+    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts, values: body[kind] as Record<string, unknown> })
   }
   await storeExtras(deps, key.clientId, device, [body], samples[0]?.ts)
   if (body.check_results?.length) deps.checkResults?.(key.clientId, device.id, body.check_results)
@@ -306,7 +308,8 @@ export const latestValues = (deps: Pick<MetricsDeps, 'reads'>, kind: MetricKind,
 export async function metricsStats(deps: Pick<MetricsDeps, 'reads' | 'clock' | 'devices'>) {
   const reads = deps.reads
   const hourAgo = deps.clock.now() - HOUR_MS
-  const seqs = deps.devices.seqs()
+  // awaited: the devices' seqs come from the devices' store, asynchronous on PostgreSQL
+  const seqs = await deps.devices.seqs()
   const stored = async (kind: MetricKind) => {
     let sum = 0
     for (const seq of seqs) sum += await stepsAwait(countSamples(kind, seq, 0, Number.MAX_SAFE_INTEGER), reads)

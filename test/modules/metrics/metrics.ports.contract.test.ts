@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { manualClock } from '../../../src/lib/clock'
+import { createEventBus } from '../../../src/lib/event-bus'
+import { hook } from '../../../src/composition/hooks'
+import { linkedPeers } from '../../helpers/peer-links'
 import { sqliteFleetReads, fleetFigures, type FleetReads } from '../../../src/modules/metrics/metrics.fleet'
-import { createFleetReadsPg, recentTimes } from '../../../src/modules/metrics/metrics.fleet.store.pg'
+import { createFleetReadsPg, followSampleTimes, recentTimes } from '../../../src/modules/metrics/metrics.fleet.store.pg'
 import { sqliteMetricsReads, type MetricsReads } from '../../../src/modules/metrics/metrics.reads'
 import { rollupAll } from '../../../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../../../src/modules/metrics/metrics.rollup.store'
@@ -202,5 +205,43 @@ describe('a hub’s memory of sample times (the intervals on PostgreSQL)', () =>
     r.heard(1, 220_000)
     r.heard(1, 250_000)
     expect(r.intervals([1]).get(1)).toBe(30_000)
+  })
+})
+
+describe('two hubs’ memories of sample times', () => {
+  test('each follows the samples it stores and those the other hub announces, so both answer the same interval', async () => {
+    const net = linkedPeers(2)
+    const clock = manualClock(T0)
+    const buses = net.links.map((peers) => createEventBus({ clock, peers }))
+    const hubs = buses.map((bus) => {
+      const recent = recentTimes()
+      const stored = hook<[{ seq?: number; ts: number }]>()
+      followSampleTimes(recent, {
+        stored: stored.listen,
+        peers: (l) => bus.subscribePeers(l),
+        ref: (clientId, deviceId) => {
+          if (clientId !== 'c1' || deviceId !== 'dev-1') throw new Error('not found')
+          return { seq: 1 }
+        },
+      })
+      return { recent, stored, bus }
+    })
+    // hub 0 stores three samples a minute apart and announces them; hub 1 stores the fourth
+    const store = (hub: number, ts: number) => {
+      hubs[hub]!.stored.call({ seq: 1, ts })
+      hubs[hub]!.bus.publish('c1', 'sample', { device_id: 'dev-1', kind: 'hardware', recorded_at: new Date(ts).toISOString(), values: {} })
+    }
+    for (const ts of [T0, T0 + MIN, T0 + 2 * MIN]) store(0, ts)
+    store(1, T0 + 3 * MIN)
+    // a sample of a device this hub cannot find (deleted meanwhile) changes nothing
+    hubs[0]!.bus.publish('c1', 'sample', { device_id: 'gone', kind: 'hardware', recorded_at: new Date(T0 + 90_000).toISOString(), values: {} })
+    await new Promise((resolve) => setImmediate(resolve))
+    for (const hub of hubs)
+      expect(hub.recent.intervals([1, 2])).toEqual(
+        new Map([
+          [1, MIN],
+          [2, null],
+        ]),
+      )
   })
 })
