@@ -1,14 +1,15 @@
 import type { AppContext } from '../context'
 import { hubRuns, hubRunsFile } from '../modules/ai/ai.hub-runs'
 import { hubRunsPg } from '../modules/ai/ai.hub-runs.pg'
-import type { MetricsSource } from '../modules/ai/ai.metrics-source'
+import type { MetricsSource, SeriesPoint } from '../modules/ai/ai.metrics-source'
+import { TREND_HOURS } from '../modules/ai/ai.rules'
 import type { AiDeps } from '../modules/ai/ai.service'
 import { createAiStore } from '../modules/ai/ai.store'
 import { createAiStorePg } from '../modules/ai/ai.store.pg'
 import { clientsWithDevices, deviceIdsOf, deviceRef, deviceSeqs, findDevice, markDeviceSeen, resolveDevice } from '../modules/devices/devices.service'
 import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
 import { createRollupStore, type RollupPort } from '../modules/metrics/metrics.rollup.store'
-import { fieldSeries, summarizeDevice, type MetricsDeps } from '../modules/metrics/metrics.service'
+import { fieldSeries, fieldSeriesReader, summaryOf, type MetricsDeps } from '../modules/metrics/metrics.service'
 import { createMetricsStore } from '../modules/metrics/metrics.store'
 import { createSeriesStore } from '../modules/metrics/metrics.series.store'
 import { retentionMs } from '../modules/metrics/metrics.jobs'
@@ -162,10 +163,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     },
     findings: { store: (clientId, findings) => storeFindings(recommendations, clientId, findings) },
     hubRuns: ctx.pg ? hubRunsPg({ sql: ctx.pg, clock: ctx.clock, logger: ctx.logger }) : hubRuns({ clock: ctx.clock, storage: hubRunsFile(sqlite.filename) }),
-    metrics: overrides.metricsSource ?? {
-      summary: (clientId, deviceId, hours) => summarizeDevice(metrics, clientId, deviceId, hours),
-      series: (clientId, deviceId, field, hours) => fieldSeries(metrics, clientId, deviceId, field, hours),
-    },
+    metrics: overrides.metricsSource ?? aiMetricsSource(metrics),
   }
 
   // samples an hour old move into their compact blocks (metrics.seal.ts)
@@ -173,6 +171,34 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     ? createSealer({ blocks, devices: metrics.devices, writer: engine.sqliteWriter, clock: ctx.clock, logger: ctx.logger })
     : { run: async () => ({ blocks: 0, rows: 0 }), behind: () => 0 }
   return { metrics, metricsJobs, sealer, recommendations, ai }
+}
+
+/** Devices whose series the AI's source keeps between a summary and the rules that follow it. */
+const AI_SERIES_KEPT = 32
+
+/**
+ * The AI's reads of metrics on this hub's engine. A summary is read with the device's hourly tier
+ * over the longest window a rule looks at, which the rules' series (asked synchronously) then
+ * answer from; a series asked without a summary first is read from SQLite's store, as before.
+ */
+export function aiMetricsSource(metrics: MetricsDeps): MetricsSource {
+  const read = new Map<string, (field: string, hours: number) => SeriesPoint[]>()
+  const key = (clientId: string, deviceId: string) => `${clientId} ${deviceId}`
+  return {
+    async summary(clientId, deviceId, hours) {
+      const [summary, series] = await Promise.all([
+        summaryOf(metrics, clientId, deviceId, hours),
+        fieldSeriesReader(metrics, clientId, deviceId, Math.max(hours, TREND_HOURS)),
+      ])
+      if (read.size >= AI_SERIES_KEPT && !read.has(key(clientId, deviceId))) read.clear()
+      read.set(key(clientId, deviceId), series)
+      return summary
+    },
+    series: (clientId, deviceId, field, hours) => {
+      const series = read.get(key(clientId, deviceId))
+      return series ? series(field, hours) : fieldSeries(metrics, clientId, deviceId, field, hours)
+    },
+  }
 }
 
 export type MonitoringModules = ReturnType<typeof wireMonitoring>

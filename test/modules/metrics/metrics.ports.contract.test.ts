@@ -9,7 +9,8 @@ import { sqliteMetricsReads, type MetricsReads } from '../../../src/modules/metr
 import { rollupAll } from '../../../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../../../src/modules/metrics/metrics.rollup.store'
 import { createRollupStorePg } from '../../../src/modules/metrics/metrics.rollup.store.pg'
-import { batchRows, latestValues, metricsStats, type MetricsDeps } from '../../../src/modules/metrics/metrics.service'
+import { aiMetricsSource } from '../../../src/composition/monitoring'
+import { batchRows, fieldSeries, fieldSeriesReader, latestValues, metricsStats, type MetricsDeps } from '../../../src/modules/metrics/metrics.service'
 import { createMetricsStore } from '../../../src/modules/metrics/metrics.store'
 import { createMetricsStorePg } from '../../../src/modules/metrics/metrics.store.pg'
 import { createSeriesStore } from '../../../src/modules/metrics/metrics.series.store'
@@ -177,6 +178,37 @@ for (const engine of ENGINES) {
         ingest_last_hour: 62 + 61,
       })
     })
+
+    test.skipIf(engine.skip)(
+      `the AI's series: every field's hourly averages read once with the summary, answered per field and window ${engine.skipReason}`,
+      async () => {
+        const w = await setup()
+        const later = manualClock(T0 + 2 * 60 * MIN)
+        await w.rollup(later.now())
+        const deps = {
+          reads: w.reads,
+          clock: later,
+          devices: { ref: (clientId: string, deviceId: string) => ({ id: deviceId, seq: clientId === 'c1' ? Number(deviceId.slice(4)) : 0 }) },
+        } as unknown as MetricsDeps
+        const series = await fieldSeriesReader(deps, 'c1', 'dev-1', 168)
+        expect(series('cpu_percent', 168)).toEqual([{ t: T0 - 60 * MIN, avg: 25 }])
+        expect(series('cpu_percent', 1)).toEqual([])
+        expect(series('cpu_temp_c', 24)).toEqual([])
+        expect(series('latency_avg_ms', 24)).toEqual([{ t: T0 - 60 * MIN, avg: 12.5 }])
+        expect(() => series('nope', 24)).toThrow('Unknown metric field nope')
+        expect((await fieldSeriesReader(deps, 'c1', 'dev-2', 24))('cpu_percent', 24)).toEqual([{ t: T0 - 60 * MIN, avg: 50 }])
+        // the AI's source: the summary on this engine, then the rules' series from what it read
+        const source = aiMetricsSource(deps)
+        const summary = await source.summary('c1', 'dev-1', 24)
+        expect(summary).toMatchObject({ device_id: 'dev-1', hours: 24, hardware: { samples: 80 }, network: { samples: 80 } })
+        expect(source.series('c1', 'dev-1', 'cpu_percent', 24)).toEqual([{ t: T0 - 60 * MIN, avg: 25 }])
+        if (handle.db.sqlite) {
+          const sqlite = { ...deps, store: createMetricsStore(handle.db.sqlite) } as MetricsDeps
+          expect(fieldSeries(sqlite, 'c1', 'dev-1', 'cpu_percent', 168)).toEqual(series('cpu_percent', 168))
+          expect(fieldSeries(sqlite, 'c1', 'dev-1', 'latency_avg_ms', 24)).toEqual(series('latency_avg_ms', 24))
+        }
+      },
+    )
   })
 }
 
