@@ -292,6 +292,21 @@ export function fieldSeries(deps: MetricsDeps, clientId: string, deviceId: strin
   return rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
 }
 
+/** fieldSeries on this hub's engine (for a port that can await: the alerts' disk-fill trend once its tick does). */
+export async function fieldSeriesOf(
+  deps: MetricsDeps,
+  clientId: string,
+  deviceId: string,
+  field: string,
+  hours: number,
+): Promise<{ t: number; avg: number }[]> {
+  const device = await deps.devices.ref(clientId, deviceId)
+  const kind = fieldKind(field)
+  const to = deps.clock.now()
+  const rows = (await deps.reads.hourlyAverages(kind, field, device.seq, to - hours * HOUR_MS, to + 1))!
+  return rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
+}
+
 function fieldKind(field: string): MetricKind {
   const kind: MetricKind | undefined = FIELDS.hardware.some((f) => f.name === field)
     ? 'hardware'

@@ -10,7 +10,15 @@ import { rollupAll } from '../../../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../../../src/modules/metrics/metrics.rollup.store'
 import { createRollupStorePg } from '../../../src/modules/metrics/metrics.rollup.store.pg'
 import { aiMetricsSource } from '../../../src/composition/monitoring'
-import { batchRows, fieldSeries, fieldSeriesReader, latestValues, metricsStats, type MetricsDeps } from '../../../src/modules/metrics/metrics.service'
+import {
+  batchRows,
+  fieldSeries,
+  fieldSeriesOf,
+  fieldSeriesReader,
+  latestValues,
+  metricsStats,
+  type MetricsDeps,
+} from '../../../src/modules/metrics/metrics.service'
 import { createMetricsStore } from '../../../src/modules/metrics/metrics.store'
 import { createMetricsStorePg } from '../../../src/modules/metrics/metrics.store.pg'
 import { createSeriesStore } from '../../../src/modules/metrics/metrics.series.store'
@@ -197,6 +205,10 @@ for (const engine of ENGINES) {
         expect(series('latency_avg_ms', 24)).toEqual([{ t: T0 - 60 * MIN, avg: 12.5 }])
         expect(() => series('nope', 24)).toThrow('Unknown metric field nope')
         expect((await fieldSeriesReader(deps, 'c1', 'dev-2', 24))('cpu_percent', 24)).toEqual([{ t: T0 - 60 * MIN, avg: 50 }])
+        // one field's series, as the alerts' disk-fill trend reads it
+        expect(await fieldSeriesOf(deps, 'c1', 'dev-1', 'latency_avg_ms', 168)).toEqual(series('latency_avg_ms', 168))
+        expect(await fieldSeriesOf(deps, 'c1', 'dev-2', 'cpu_percent', 24)).toEqual([{ t: T0 - 60 * MIN, avg: 50 }])
+        await expect(fieldSeriesOf(deps, 'c1', 'dev-1', 'nope', 24)).rejects.toMatchObject({ code: 'invalid_parameter' })
         // the AI's source: the summary on this engine, then the rules' series from what it read
         const source = aiMetricsSource(deps)
         const summary = await source.summary('c1', 'dev-1', 24)
