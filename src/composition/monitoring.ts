@@ -1,7 +1,8 @@
 import type { AppContext } from '../context'
 import { hubRuns, hubRunsFile } from '../modules/ai/ai.hub-runs'
 import { hubRunsPg } from '../modules/ai/ai.hub-runs.pg'
-import type { MetricsSource } from '../modules/ai/ai.metrics-source'
+import type { MetricsSource, SeriesPoint } from '../modules/ai/ai.metrics-source'
+import { TREND_HOURS } from '../modules/ai/ai.rules'
 import type { AiDeps } from '../modules/ai/ai.service'
 import { createAiStore } from '../modules/ai/ai.store'
 import { createAiStorePg } from '../modules/ai/ai.store.pg'
@@ -9,7 +10,7 @@ import { clientsWithDevices, deviceIdsOf, deviceRef, deviceSeqs, findDevice, mar
 import { resolveKnownDevice } from '../modules/devices/devices.service'
 import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
 import { createRollupStore, type RollupPort } from '../modules/metrics/metrics.rollup.store'
-import { fieldSeries, summarizeDevice, type MetricsDeps } from '../modules/metrics/metrics.service'
+import { fieldSeries, fieldSeriesReader, summaryOf, type MetricsDeps } from '../modules/metrics/metrics.service'
 import { createMetricsStore } from '../modules/metrics/metrics.store'
 import { createSeriesStore } from '../modules/metrics/metrics.series.store'
 import { retentionMs } from '../modules/metrics/metrics.jobs'
@@ -24,6 +25,8 @@ import { createRecordCodec } from '../modules/metrics/metrics.records.pg'
 import { onEngine } from './engine'
 import { sqliteSeriesReads, type SeriesReads } from '../modules/metrics/metrics.series.reads'
 import { createSeriesStorePg } from '../modules/metrics/metrics.series.store.pg'
+import { sqliteFleetReads, type FleetReads } from '../modules/metrics/metrics.fleet'
+import { createFleetReadsPg, followSampleTimes, recentTimes, type RecentTimes } from '../modules/metrics/metrics.fleet.store.pg'
 import { storeFindings, type RecommendationsDeps } from '../modules/recommendations/recommendations.service'
 import { createRecommendationsStore } from '../modules/recommendations/recommendations.store'
 import { createRecommendationsStorePg } from '../modules/recommendations/recommendations.store.pg'
@@ -39,6 +42,9 @@ interface MetricsEngine {
   reads: MetricsReads
   seriesReads: SeriesReads
   rollups: RollupPort
+  fleet: FleetReads
+  /** PostgreSQL's memory of each device's newest sample times (the intervals); null on SQLite, which reads them */
+  recent: RecentTimes | null
   sqliteWriter: MetricWriter | null
 }
 
@@ -66,17 +72,22 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
         reads: sqliteMetricsReads(createMetricsStore(db)),
         seriesReads: sqliteSeriesReads(createSeriesStore(db)),
         rollups: createRollupStore(db),
+        fleet: sqliteFleetReads(createSeriesStore(db), createMetricsStore(db)),
+        recent: null,
         sqliteWriter,
       }
     },
     (pg) => {
       const pgWriter = createMetricWriterPg(pg, ctx.clock, { rawRetentionMs: ctx.config.metricsRetention.raw * 1000, codec })
+      const recent = recentTimes()
       return {
         writer: pgWriter,
         late: pgWriter,
         reads: createMetricsStorePg(pg, codec),
         seriesReads: createSeriesStorePg(pg, codec),
         rollups: createRollupStorePg(pg),
+        fleet: createFleetReadsPg(pg, recent),
+        recent,
         sqliteWriter: null,
       }
     },
@@ -92,6 +103,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     seriesReads: engine.seriesReads,
     store: createMetricsStore(sqlite),
     series: createSeriesStore(sqlite),
+    fleet: engine.fleet,
     retentionMs: retentionMs(ctx.config.metricsRetention),
     writer,
     clock: ctx.clock,
@@ -100,6 +112,16 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
       ref: (clientId, deviceId) => deviceRef(devices, clientId, deviceId),
       seqs: () => deviceSeqs(devices),
     },
+  }
+  // a PostgreSQL hub's memory of sample times (the devices' intervals) follows every sample stored, here or on another hub
+  if (engine.recent && ctx.pg) {
+    const recent = engine.recent
+    followSampleTimes(recent, { stored: hooks.sampleStored.listen, peers: (l) => ctx.events.subscribePeers(l), ref: metrics.devices.ref })
+    recent
+      .load(ctx.pg)
+      .catch((err) =>
+        ctx.logger.warn("metrics: the devices' recent sample times were not loaded; their intervals build up from new samples", { error: String(err) }),
+      )
   }
   const blocks = createBlockStore(sqlite)
   const metricsJobs: MetricsJobDeps = {
@@ -142,10 +164,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     },
     findings: { store: (clientId, findings) => storeFindings(recommendations, clientId, findings) },
     hubRuns: ctx.pg ? hubRunsPg({ sql: ctx.pg, clock: ctx.clock, logger: ctx.logger }) : hubRuns({ clock: ctx.clock, storage: hubRunsFile(sqlite.filename) }),
-    metrics: overrides.metricsSource ?? {
-      summary: (clientId, deviceId, hours) => summarizeDevice(metrics, clientId, deviceId, hours),
-      series: (clientId, deviceId, field, hours) => fieldSeries(metrics, clientId, deviceId, field, hours),
-    },
+    metrics: overrides.metricsSource ?? aiMetricsSource(metrics),
   }
 
   // samples an hour old move into their compact blocks (metrics.seal.ts)
@@ -153,6 +172,34 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     ? createSealer({ blocks, devices: metrics.devices, writer: engine.sqliteWriter, clock: ctx.clock, logger: ctx.logger })
     : { run: async () => ({ blocks: 0, rows: 0 }), behind: () => 0 }
   return { metrics, metricsJobs, sealer, recommendations, ai }
+}
+
+/** Devices whose series the AI's source keeps between a summary and the rules that follow it. */
+const AI_SERIES_KEPT = 32
+
+/**
+ * The AI's reads of metrics on this hub's engine. A summary is read with the device's hourly tier
+ * over the longest window a rule looks at, which the rules' series (asked synchronously) then
+ * answer from; a series asked without a summary first is read from SQLite's store, as before.
+ */
+export function aiMetricsSource(metrics: MetricsDeps): MetricsSource {
+  const read = new Map<string, (field: string, hours: number) => SeriesPoint[]>()
+  const key = (clientId: string, deviceId: string) => `${clientId} ${deviceId}`
+  return {
+    async summary(clientId, deviceId, hours) {
+      const [summary, series] = await Promise.all([
+        summaryOf(metrics, clientId, deviceId, hours),
+        fieldSeriesReader(metrics, clientId, deviceId, Math.max(hours, TREND_HOURS)),
+      ])
+      if (read.size >= AI_SERIES_KEPT && !read.has(key(clientId, deviceId))) read.clear()
+      read.set(key(clientId, deviceId), series)
+      return summary
+    },
+    series: (clientId, deviceId, field, hours) => {
+      const series = read.get(key(clientId, deviceId))
+      return series ? series(field, hours) : fieldSeries(metrics, clientId, deviceId, field, hours)
+    },
+  }
 }
 
 export type MonitoringModules = ReturnType<typeof wireMonitoring>

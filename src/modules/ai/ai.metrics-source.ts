@@ -7,10 +7,12 @@ export interface SeriesPoint {
 }
 
 /**
- * What the recommendation engine reads from the metrics domain (summarizeDevice / fieldSeries).
- * A port, so the engine is tested on seeded histories.
+ * What the recommendation engine reads from the metrics domain (summaryOf / fieldSeriesReader).
+ * A port, so the engine is tested on seeded histories. The summary is awaited; the rules then ask
+ * for series synchronously, and the wired source answers them from what it read with the summary
+ * of the same device (its hourly tier over a week, the longest window a rule looks at).
  */
 export interface MetricsSource {
-  summary(clientId: string, deviceId: string, hours: number): MetricsSummary | null
+  summary(clientId: string, deviceId: string, hours: number): MetricsSummary | null | Promise<MetricsSummary | null>
   series(clientId: string, deviceId: string, field: string, hours: number): SeriesPoint[]
 }

@@ -160,7 +160,7 @@ export async function generateForDevice(
     // refuse before storing anything, so a 429 means "nothing happened"
     throw budgetSpent(deps, now)
   }
-  const summary = deps.metrics.summary(clientId, deviceId, SUMMARY_HOURS)
+  const summary = await deps.metrics.summary(clientId, deviceId, SUMMARY_HOURS)
   // read once for the rules, which look back a week at most
   const gaps = deps.hubRuns ? await deps.hubRuns.gaps(now - KEEP_MS, now) : []
   const findings = runRules({
@@ -220,7 +220,7 @@ async function llmRun(
   deviceId: string,
   eff: EffectiveConfig,
   device: AiDevice,
-  summary: NonNullable<ReturnType<MetricsSource['summary']>>,
+  summary: NonNullable<Awaited<ReturnType<MetricsSource['summary']>>>,
   coveredHours: number,
   onBudget: 'throw' | 'skip',
 ) {

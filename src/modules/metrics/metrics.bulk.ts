@@ -59,7 +59,7 @@ export async function ingestBulk(deps: MetricsDeps, key: KeyPrincipal, body: Bul
         const { kind, ts } = samples[k]!
         out.status = 'stored'
         deps.ingested?.(kind, 1)
-        deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: item[kind] as Record<string, unknown> })
+        deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts, values: item[kind] as Record<string, unknown> })
       }
     }
     // an item of containers or S.M.A.R.T. only: its modules have stored it (a repeat of a block they hold is kept once)

@@ -1,7 +1,38 @@
 import { medianGap } from './metrics.buckets'
 import { MINUTE_MS } from './metrics.fields'
-import type { MetricsDeps } from './metrics.service'
+import type { FleetMemory } from './metrics.fleet.memory'
+import type { MetricsStore } from './metrics.store'
 import type { SeriesStore, SparkMinutes } from './metrics.series.store'
+
+type Awaitable<T> = T | Promise<T>
+
+/**
+ * What the fleet figures read, on either engine (SQLite's series store, answering at once, or
+ * metrics.fleet.store.pg.ts), with the same answers; see SeriesStore for each read.
+ */
+export interface FleetReads {
+  /** each device's CPU minutes kept between answers */
+  sparks: FleetMemory['sparks']
+  /** each device's reporting interval, at once (the devices' status sweep cannot wait) */
+  intervals(seqs: number[], now: number): Map<number, number | null>
+  fleetLatest(seqs: number[]): Awaitable<(number | null)[][]>
+  cpuMinutes(seqs: number[], from: number, to: number): Awaitable<[number, number, number][]>
+  cpuSamples(seqs: number[], from: number, to: number): Awaitable<[number, number, number][]>
+  /** how far the hardware 1m tier is rolled up */
+  rolledUntil(): Awaitable<number>
+}
+
+/** SQLite's series store as the fleet's reads: the same statements, answering at once. */
+export function sqliteFleetReads(series: SeriesStore, store: MetricsStore): FleetReads {
+  return {
+    sparks: series.sparks,
+    intervals: (seqs, now) => measuredIntervals(series, seqs, now),
+    fleetLatest: series.fleetLatest,
+    cpuMinutes: series.cpuMinutes,
+    cpuSamples: series.cpuSamples,
+    rolledUntil: () => store.doneUntil('hardware')['1m'],
+  }
+}
 
 /** One value per minute over the last hour, the current minute last. */
 export const SPARK_MINUTES = 60
@@ -58,7 +89,7 @@ const FULL_READ_MS = 10 * MINUTE_MS
  * they are kept per device and only what the rollup added since is read: one statement per
  * distinct range, nearly always one.
  */
-function tierMinutes(store: SeriesStore, seqs: number[], first: number, rolled: number, now: number): Map<number, SparkMinutes> {
+async function tierMinutes(store: FleetReads, seqs: number[], first: number, rolled: number, now: number): Promise<Map<number, SparkMinutes>> {
   const out = new Map<number, SparkMinutes>()
   const reads = new Map<number, number[]>()
   for (const seq of seqs) {
@@ -87,7 +118,7 @@ function tierMinutes(store: SeriesStore, seqs: number[], first: number, rolled: 
     out.set(seq, st)
   }
   for (const [from, group] of reads) {
-    for (const [seq, t, avg] of store.cpuMinutes(group, from, rolled)) out.get(seq)!.avg[(t - first) / MINUTE_MS] = avg
+    for (const [seq, t, avg] of await store.cpuMinutes(group, from, rolled)) out.get(seq)!.avg[(t - first) / MINUTE_MS] = avg
   }
   return out
 }
@@ -104,14 +135,15 @@ const whole = Math.round
  * last hour from the 1m tier (kept between answers, see tierMinutes), completed from raw
  * samples for the minutes it has not rolled up.
  */
-export function fleetFigures(deps: Pick<MetricsDeps, 'store' | 'series'>, seqs: number[], now: number): Map<number, DeviceFigures> {
+export async function fleetFigures(deps: { fleet: FleetReads }, seqs: number[], now: number): Promise<Map<number, DeviceFigures>> {
+  const reads = deps.fleet
   const out = new Map<number, DeviceFigures>()
   if (!seqs.length) return out
   const index = new Map<number, number>()
   for (let i = 0; i < seqs.length; i++) index.set(seqs[i]!, i)
   const latest: LatestFigures[] = new Array(seqs.length).fill(NO_FIGURES)
   const lastAt: (number | null)[] = new Array(seqs.length).fill(null)
-  for (const r of deps.series.fleetLatest(seqs)) {
+  for (const r of await reads.fleetLatest(seqs)) {
     const i = index.get(r[0]!)
     if (i === undefined) continue
     latest[i] = {
@@ -127,18 +159,18 @@ export function fleetFigures(deps: Pick<MetricsDeps, 'store' | 'series'>, seqs: 
     lastAt[i] = r[1] === null ? r[6]! : r[6] === null ? r[1]! : Math.max(r[1]!, r[6]!)
   }
 
-  const intervals = deviceIntervals(deps, seqs, now)
+  const intervals = reads.intervals(seqs, now)
   const first = Math.floor(now / MINUTE_MS) * MINUTE_MS - (SPARK_MINUTES - 1) * MINUTE_MS
   const end = first + SPARK_MINUTES * MINUTE_MS
-  const rolled = Math.max(first, Math.min(end, deps.store.doneUntil('hardware')['1m']))
-  const minutes = tierMinutes(deps.series, seqs, first, rolled, now)
+  const rolled = Math.max(first, Math.min(end, await reads.rolledUntil()))
+  const minutes = await tierMinutes(reads, seqs, first, rolled, now)
   // the minutes not rolled up yet, from raw samples: few, and the newest rows, so near each other on disk
   const rawFrom = Math.floor((rolled - first) / MINUTE_MS)
   const rawMinutes = SPARK_MINUTES - rawFrom
   const sums = new Float64Array(seqs.length * rawMinutes)
   const counts = new Uint32Array(seqs.length * rawMinutes)
   if (rawMinutes > 0) {
-    for (const [seq, t, v] of deps.series.cpuSamples(seqs, rolled, end)) {
+    for (const [seq, t, v] of await reads.cpuSamples(seqs, rolled, end)) {
       const i = index.get(seq)
       if (i === undefined) continue
       const m = i * rawMinutes + Math.floor((t - rolled) / MINUTE_MS)
@@ -165,16 +197,19 @@ export function fleetFigures(deps: Pick<MetricsDeps, 'store' | 'series'>, seqs: 
  * than two. Kept between calls and measured again every INTERVAL_TTL_MS, and until a device has
  * one (its first samples are arriving): the fleet overview and the devices' status sweep share it.
  */
-export function deviceIntervals(deps: Pick<MetricsDeps, 'series'>, seqs: number[], now: number): Map<number, number | null> {
+function measuredIntervals(series: Pick<SeriesStore, 'intervals' | 'recentTimesOf'>, seqs: number[], now: number): Map<number, number | null> {
   const stale = seqs.filter((s) => {
-    const known = deps.series.intervals.get(s)
+    const known = series.intervals.get(s)
     return !known || known.ms === null || now - known.at > INTERVAL_TTL_MS || known.at > now
   })
   if (stale.length) {
     const times = new Map<number, number[]>()
     for (const s of stale) times.set(s, [])
-    for (const [seq, ts] of deps.series.recentTimesOf(stale)) times.get(seq)?.push(ts)
-    for (const [seq, list] of times) deps.series.intervals.set(seq, medianGap(list), now)
+    for (const [seq, ts] of series.recentTimesOf(stale)) times.get(seq)?.push(ts)
+    for (const [seq, list] of times) series.intervals.set(seq, medianGap(list), now)
   }
-  return new Map(seqs.map((s) => [s, deps.series.intervals.get(s)?.ms ?? null]))
+  return new Map(seqs.map((s) => [s, series.intervals.get(s)?.ms ?? null]))
 }
+
+/** Each device's reporting interval on this hub's engine, at once (SQLite: measured as above; PostgreSQL: metrics.fleet.store.pg.ts). */
+export const deviceIntervals = (deps: { fleet: FleetReads }, seqs: number[], now: number) => deps.fleet.intervals(seqs, now)

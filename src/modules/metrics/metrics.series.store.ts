@@ -3,14 +3,13 @@ import { perConnection } from '../../db/per-connection'
 import { PARKED_BITS, blockStart, createBlockStore, type BlockStore } from './metrics.block.store'
 import { decodeMinutes, type NestedMinutes } from './metrics.minutes'
 import { createHotStore } from './metrics.hot.store'
+import { fleetMemory } from './metrics.fleet.memory'
 import { KIND_BIT, RAW_TABLE, hasKind, restColumn, tierTable, type MetricKind, type TierName } from './metrics.fields'
 
 /** Prepared statements kept per field set; past this many the cache starts over (a client cannot grow it without bound). */
 const MAX_STATEMENTS = 256
 /** Recent sample times read to measure a device's reporting interval. */
 export const RECENT_TIMES = 8
-/** Devices whose CPU minutes and interval are kept; past this a cache starts over. */
-const MAX_SPARKS = 20_000
 
 /** One device's CPU minutes from the 1m tier, kept between fleet answers (see metrics.fleet.ts). */
 export interface SparkMinutes {
@@ -63,25 +62,9 @@ function build(sqlite: Database) {
   const nestedRows = sqlite.query<{ data: Uint8Array }, [number, number, number]>(
     'SELECT data FROM metric_nested WHERE device_seq = ? AND start >= ? AND start < ? ORDER BY start',
   )
-  const sparks = new Map<number, SparkMinutes>()
-  const intervals = new Map<number, { ms: number | null; at: number }>()
   return {
-    /** per device seq its measured interval and when it was measured */
-    intervals: {
-      get: (seq: number) => intervals.get(seq),
-      set(seq: number, ms: number | null, at: number) {
-        if (intervals.size >= MAX_SPARKS && !intervals.has(seq)) intervals.clear()
-        intervals.set(seq, { ms, at })
-      },
-    },
-    /** per device seq its cached CPU minutes; kept per connection, like the prepared statements */
-    sparks: {
-      get: (seq: number) => sparks.get(seq),
-      set(seq: number, v: SparkMinutes) {
-        if (sparks.size >= MAX_SPARKS && !sparks.has(seq)) sparks.clear()
-        sparks.set(seq, v)
-      },
-    },
+    // the fleet overview's intervals and CPU minutes, kept per connection like the prepared statements
+    ...fleetMemory(),
     /** [bucket, (avg, min, max, n) per field] of one tier in [from, to), oldest first */
     tierRows(kind: MetricKind, tier: TierName, fields: string[], seq: number, from: number, to: number): (number | null)[][] {
       const s = prepared(`t|${kind}|${tier}|${fields.join(',')}`, () => {

@@ -3,7 +3,7 @@ import type { KeyPrincipal } from '../../http/principal'
 import type { Clock } from '../../lib/clock'
 import { toIso } from '../../lib/clock'
 import { CLOSE_BRACE, JsonBytes } from '../../lib/json-bytes'
-import { FIELDS, HOUR_MS, levelName, type LevelName, type MetricKind } from './metrics.fields'
+import { FIELDS, HOUR_MS, levelName, tierColumns, type LevelName, type MetricKind } from './metrics.fields'
 import type { CheckResultIn } from '../checks/checks.model'
 import type { BatchMetricIn, HardwareRecord, HistoryQuery, NetworkRecord } from './metrics.model'
 import { recordedAt, toRecord, toSampleRow, writePage, type SampleRow } from './metrics.rows'
@@ -11,6 +11,7 @@ import type { MetricsStore } from './metrics.store'
 import type { MetricsReads } from './metrics.reads'
 import { read, stepsAwait, stepsNow, type Steps } from './metrics.steps'
 import type { SeriesStore } from './metrics.series.store'
+import type { FleetReads } from './metrics.fleet'
 import type { SeriesReads } from './metrics.series.reads'
 import { levelForHours, summarizeKind } from './metrics.summary'
 import type { MetricsSummary } from './metrics.summary.model'
@@ -47,8 +48,10 @@ export interface MetricsDeps {
   store: MetricsStore
   /** the chart reads of one device's series on this hub's engine (the series route) */
   seriesReads: SeriesReads
-  /** SQLite's chart reads, for the fleet figures behind the other domains' synchronous ports (overview, live stream) */
+  /** SQLite's chart reads */
   series: SeriesStore
+  /** the fleet overview's reads and the devices' reporting intervals on this hub's engine */
+  fleet: FleetReads
   /** how long each level keeps its rows (ms): the series' `auto` skips a level pruned at the range's start */
   retentionMs: Record<LevelName, number>
   /** the one writer of this hub: ingest requests share its group commits (metrics.writer.ts, metrics.writer.pg.ts) */
@@ -114,6 +117,8 @@ export async function storeExtras(
 export interface StoredSample {
   clientId: string
   deviceId: string
+  /** the device's seq (what the metric tables key it by) */
+  seq?: number
   kind: MetricKind
   /** recorded_at, ms since the epoch */
   ts: number
@@ -128,7 +133,7 @@ export async function ingestOne(deps: MetricsDeps, key: KeyPrincipal, kind: Metr
   const { ids, duplicate } = await deps.writer.submit({ deviceSeq: device.seq, samples: [row] })
   if (!duplicate?.[0]) {
     deps.ingested?.(kind, 1)
-    deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts: row.ts, values: body })
+    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts: row.ts, values: body })
   }
   return { id: ids[0]!, device_id: device.id, recorded_at: toIso(row.ts) }
 }
@@ -158,7 +163,7 @@ export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: Ba
     if (duplicate?.[i]) continue
     const { kind, ts } = samples[i]!
     deps.ingested?.(kind, 1)
-    deps.stored?.({ clientId: key.clientId, deviceId: device.id, kind, ts, values: body[kind] as Record<string, unknown> })
+    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts, values: body[kind] as Record<string, unknown> })
   }
   await storeExtras(deps, key.clientId, device, [body], samples[0]?.ts)
   if (body.check_results?.length) await deps.checkResults?.(key.clientId, device.id, body.check_results)
@@ -281,33 +286,91 @@ function* summarySteps(device: MetricDevice, to: number, hours: number): Steps<M
 /** Hourly averages of one numeric field (e.g. disk_used_percent for a disk-fill trend), oldest first. */
 export function fieldSeries(deps: MetricsDeps, clientId: string, deviceId: string, field: string, hours: number): { t: number; avg: number }[] {
   const device = deps.devices.ref(clientId, deviceId)
+  const kind = fieldKind(field)
+  const to = deps.clock.now()
+  const rows = deps.store.hourlyAverages(kind, field, device.seq, to - hours * HOUR_MS, to + 1)!
+  return rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
+}
+
+/** fieldSeries on this hub's engine (for a port that can await: the alerts' disk-fill trend once its tick does). */
+export async function fieldSeriesOf(
+  deps: MetricsDeps,
+  clientId: string,
+  deviceId: string,
+  field: string,
+  hours: number,
+): Promise<{ t: number; avg: number }[]> {
+  const device = await deps.devices.ref(clientId, deviceId)
+  const kind = fieldKind(field)
+  const to = deps.clock.now()
+  const rows = (await deps.reads.hourlyAverages(kind, field, device.seq, to - hours * HOUR_MS, to + 1))!
+  return rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
+}
+
+function fieldKind(field: string): MetricKind {
   const kind: MetricKind | undefined = FIELDS.hardware.some((f) => f.name === field)
     ? 'hardware'
     : FIELDS.network.some((f) => f.name === field)
       ? 'network'
       : undefined
   if (!kind) throw new AppError('invalid_parameter', `Unknown metric field ${field}`, 'field')
+  return kind
+}
+
+/**
+ * Every numeric field's hourly averages over the last `hours`, read on this hub's engine in one
+ * statement per kind (the hourly tier's rows), then answered like fieldSeries for any field and
+ * window up to `hours`: for a reader that asks for many series of one device at once (the AI's rules).
+ */
+export async function fieldSeriesReader(
+  deps: MetricsDeps,
+  clientId: string,
+  deviceId: string,
+  hours: number,
+): Promise<(field: string, hours: number) => { t: number; avg: number }[]> {
+  const device = await deps.devices.ref(clientId, deviceId)
   const to = deps.clock.now()
-  const rows = deps.store.hourlyAverages(kind, field, device.seq, to - hours * HOUR_MS, to + 1)!
-  return rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
+  const tiers = {
+    hardware: await deps.reads.tierValues('hardware', '1h', device.seq, to - hours * HOUR_MS, to + 1),
+    network: await deps.reads.tierValues('network', '1h', device.seq, to - hours * HOUR_MS, to + 1),
+  }
+  return (field, within) => {
+    if (within > hours) throw new Error(`series over ${within} h asked of a reader of ${hours} h`)
+    const kind = fieldKind(field)
+    const cols = tierColumns(kind)
+    const avg = 2 + cols.indexOf(`${field}_avg`)
+    const n = 2 + cols.indexOf(`${field}_n`)
+    const from = to - within * HOUR_MS
+    const out: { t: number; avg: number }[] = []
+    for (const row of tiers[kind]) {
+      const t = row[0] as number
+      if (t >= from && (row[n] as number) > 0 && row[avg] !== null) out.push({ t, avg: row[avg] as number })
+    }
+    return out
+  }
 }
 
 /** Each device's newest sample of a kind as [seq, ts, ...hot values in FIELDS order]; devices without one are left out. */
-export const latestValues = (deps: Pick<MetricsDeps, 'store'>, kind: MetricKind, seqs: number[]) => deps.store.latestOf(kind, seqs)
+export const latestValues = (deps: Pick<MetricsDeps, 'reads'>, kind: MetricKind, seqs: number[]) => deps.reads.latestOf(kind, seqs)
 
 /**
  * For the operator's admin view: stored raw samples per kind (counted per device from the
  * hourly tier plus raw edges, so it stays cheap on big tables) and samples received in the
- * last hour.
+ * last hour, on this hub's engine.
  */
-export function metricsStats(deps: Pick<MetricsDeps, 'store' | 'clock' | 'devices'>) {
-  const store = deps.store
+export async function metricsStats(deps: Pick<MetricsDeps, 'reads' | 'clock' | 'devices'>) {
+  const reads = deps.reads
   const hourAgo = deps.clock.now() - HOUR_MS
-  const seqs = deps.devices.seqs()
-  const stored = (kind: MetricKind) => seqs.reduce((sum, seq) => sum + stepsNow(countSamples(kind, seq, 0, Number.MAX_SAFE_INTEGER), store), 0)
+  // awaited: the devices' seqs come from the devices' store, asynchronous on PostgreSQL
+  const seqs = await deps.devices.seqs()
+  const stored = async (kind: MetricKind) => {
+    let sum = 0
+    for (const seq of seqs) sum += await stepsAwait(countSamples(kind, seq, 0, Number.MAX_SAFE_INTEGER), reads)
+    return sum
+  }
   return {
-    metric_rows_hardware: stored('hardware'),
-    metric_rows_network: stored('network'),
-    ingest_last_hour: store.countSince('hardware', seqs, hourAgo) + store.countSince('network', seqs, hourAgo),
+    metric_rows_hardware: await stored('hardware'),
+    metric_rows_network: await stored('network'),
+    ingest_last_hour: (await reads.countSince('hardware', seqs, hourAgo)) + (await reads.countSince('network', seqs, hourAgo)),
   }
 }

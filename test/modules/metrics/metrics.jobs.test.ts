@@ -161,7 +161,7 @@ describe('rollup job', () => {
     const raw = t.db.sqlite.query<RawRow, []>('SELECT ts, cpu_percent, ram_used_gb, cpu_temp_c FROM metric_samples').all()
     expect(series[1]!.avg).toBeCloseTo(expected(raw, 'cpu_percent', START + 3600_000, START + 7200_000)!.avg, 9)
     expect(() => fieldSeries(t.modules.metrics, a.clientId, a.deviceId, 'nope', 24)).toThrow()
-    expect(metricsStats(t.modules.metrics)).toEqual({ metric_rows_hardware: n, metric_rows_network: n, ingest_last_hour: 2 * 354 })
+    expect(await metricsStats(t.modules.metrics)).toEqual({ metric_rows_hardware: n, metric_rows_network: n, ingest_last_hour: 2 * 354 })
   })
 
   test('the jobs are in the one job list', () => {
