@@ -10,6 +10,7 @@
  * (a TCP proxy it stops and starts again); the database itself is always a fresh one of the
  * test server's, dropped by `stop`.
  */
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SQL } from 'bun'
 import { ensureBinary, freePort, tempDir } from './binary'
@@ -33,6 +34,13 @@ export interface HubsOptions {
   nginx?: boolean
   /** the URL the hubs are given, made from the fresh database's (e.g. through a proxy); default that URL */
   databaseUrl?: (fresh: string) => string
+  /** fills the fresh database before the first hub starts (an instance moved with `vigil copy`) */
+  prepare?: (url: string) => Promise<void>
+  /**
+   * files written into every hub's data dir before it starts, by name (an instance's jwt-secret
+   * and secret.key): the hubs then get no VIGIL_JWT_SECRET or VIGIL_SECRET_KEY and read these
+   */
+  dataDirFiles?: Record<string, string>
 }
 
 export interface Hubs {
@@ -76,6 +84,11 @@ export async function startHubs(o: HubsOptions): Promise<Hubs> {
 
   async function add(name: string): Promise<HubProcess> {
     const port = freePort()
+    const dataDir = join(dir, name)
+    if (o.dataDirFiles) {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+      for (const [file, text] of Object.entries(o.dataDirFiles)) writeFileSync(join(dataDir, file), text, { mode: 0o600 })
+    }
     const proc = Bun.spawn([ensureBinary(), 'serve'], {
       cwd: dir,
       env: {
@@ -83,9 +96,9 @@ export async function startHubs(o: HubsOptions): Promise<Hubs> {
         VIGIL_PORT: String(port),
         VIGIL_HOST: '127.0.0.1',
         VIGIL_LOG_FORMAT: 'json',
-        VIGIL_DATA_DIR: join(dir, name),
+        VIGIL_DATA_DIR: dataDir,
         VIGIL_DATABASE_URL: databaseUrl,
-        ...secrets,
+        ...(o.dataDirFiles ? {} : secrets),
         ...(o.nginx ? { VIGIL_TRUST_PROXY: 'true', VIGIL_TRUSTED_PROXIES: '127.0.0.1' } : {}),
         ...o.env,
       },
@@ -128,6 +141,7 @@ export async function startHubs(o: HubsOptions): Promise<Hubs> {
   }
 
   try {
+    await o.prepare?.(fresh.url)
     // one after the other: the first migrates the fresh database, the others find it done
     for (let i = 0; i < o.count; i++) await add(`hub${i + 1}`)
     let base = hubs[0]!.base
