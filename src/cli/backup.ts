@@ -1,5 +1,5 @@
 import { chownSync, readdirSync, statSync } from 'node:fs'
-import { backupOnPostgres } from '../db/pg/serve-refusal'
+import { backupOnPostgres } from '../db/pg/backup-refusal'
 import { join, resolve } from 'node:path'
 import type { Config } from '../config'
 import { BackupError, fileStamp, writeBackup } from '../db/backup'

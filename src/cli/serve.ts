@@ -14,7 +14,6 @@ import { StartupError } from './errors'
 import { portHeldMessage, probePort } from './port-holder'
 import { afterStartUp, shrink, startMemoryReducer } from '../lib/memory'
 import { publishSelf } from '../modules/versions/versions.self'
-import { servePostgresRefusal } from '../db/pg/serve-refusal'
 
 /** a quiet spell this long after requests lets the memory reducer give memory back */
 const QUIET_MS = 5_000
@@ -25,9 +24,6 @@ const SELF_PUBLISH_AFTER_MS = 30_000
 
 /** Runs the service until SIGTERM/SIGINT, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
-  // before anything is created: nothing of a data dir may be made for a hub that cannot run.
-  // Lifted once every store runs on PostgreSQL: what follows already serves from it (serve.engine.ts)
-  if (config.database.url !== null) throw new StartupError(servePostgresRefusal(config.database.url))
   const logger = createLogger({ level: config.logLevel, format: config.logFormat })
   const clock = systemClock
   // before anything is created: a port another program holds must not leave a new database behind

@@ -11,12 +11,13 @@ import { resolveKnownDevice } from '../modules/devices/devices.service'
 import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
 import { createRollupStore, type RollupPort } from '../modules/metrics/metrics.rollup.store'
 import { fieldSeries, fieldSeriesReader, summaryOf, type MetricsDeps } from '../modules/metrics/metrics.service'
-import { createMetricsStore } from '../modules/metrics/metrics.store'
-import { createSeriesStore } from '../modules/metrics/metrics.series.store'
+import { createMetricsStore, type MetricsStore } from '../modules/metrics/metrics.store'
+import { createSeriesStore, type SeriesStore } from '../modules/metrics/metrics.series.store'
 import { retentionMs } from '../modules/metrics/metrics.jobs'
 import { createMetricWriter, type MetricWriter } from '../modules/metrics/metrics.writer'
 import { createMetricWriterPg } from '../modules/metrics/metrics.writer.pg'
-import { createBlockStore } from '../modules/metrics/metrics.block.store'
+import { createBlockStore, type BlockStore } from '../modules/metrics/metrics.block.store'
+import { sqliteOnlyStore } from '../db/pg/no-sqlite'
 import { createSealer, type Sealer } from '../modules/metrics/metrics.seal'
 import { sqliteMetricsReads, type MetricsReads } from '../modules/metrics/metrics.reads'
 import { createMetricsStorePg } from '../modules/metrics/metrics.store.pg'
@@ -101,8 +102,10 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     checkResults: hooks.checkResults.call,
     reads: engine.reads,
     seriesReads: engine.seriesReads,
-    store: createMetricsStore(sqlite),
-    series: createSeriesStore(sqlite),
+    // SQLite's synchronous reads (a summary step by step, a field's hourly series): on PostgreSQL
+    // every caller reads through `reads`/`seriesReads` instead
+    store: onEngine(ctx, createMetricsStore, () => sqliteOnlyStore<MetricsStore>('the metrics store')),
+    series: onEngine(ctx, createSeriesStore, () => sqliteOnlyStore<SeriesStore>('the metrics series store')),
     fleet: engine.fleet,
     retentionMs: retentionMs(ctx.config.metricsRetention),
     writer,
@@ -123,7 +126,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
         ctx.logger.warn("metrics: the devices' recent sample times were not loaded; their intervals build up from new samples", { error: String(err) }),
       )
   }
-  const blocks = createBlockStore(sqlite)
+  const blocks = onEngine(ctx, createBlockStore, () => sqliteOnlyStore<BlockStore>('the metric blocks store'))
   const metricsJobs: MetricsJobDeps = {
     rollups: engine.rollups,
     // PostgreSQL keeps no blocks: its records stay in their day partitions

@@ -152,8 +152,7 @@ describe('vigil backup and restore with VIGIL_DATABASE_URL', () => {
 })
 
 describe('createApp on a PostgreSQL hub', () => {
-  // the metric writer, among others, still runs SQLite statements as it is built
-  test.skip('vigil serve refuses PostgreSQL until every store runs on it: builds on the hub with no SQLite and answers /health', async () => {
+  test('builds on the hub with no SQLite and answers /health', async () => {
     const url = await freshUrl()
     const { logger } = memoryLogger()
     const hub = await openPostgresHub({ url, pool: 2, logger, clock: manualClock() })

@@ -16,10 +16,8 @@ import { client, type Hubs, hubsSkipReason, startHubs } from '../helpers/hubs'
 import { verify, webhookReceiver } from '../helpers/webhook-receiver'
 
 /** true until the lead lifts the refusal in src/cli/serve.ts: the hubs cannot start on PostgreSQL before */
-const REFUSED = true
-const REASON = 'vigil serve refuses PostgreSQL until every store runs on it'
-const skip = REFUSED || hubsSkipReason !== ''
-const why = REFUSED ? `(skipped: ${REASON})` : hubsSkipReason
+const skip = hubsSkipReason !== ''
+const why = hubsSkipReason
 
 const stops: (() => void | Promise<void>)[] = []
 afterAll(async () => {

@@ -10,10 +10,8 @@ import { accountWithDevice, client, type Hubs, hubsSkipReason, startHubs } from 
 import { tcpProxy } from '../helpers/tcp-proxy'
 
 /** true until the lead lifts the refusal in src/cli/serve.ts: the hubs cannot start on PostgreSQL before */
-const REFUSED = true
-const REASON = 'vigil serve refuses PostgreSQL until every store runs on it'
-const skip = REFUSED || hubsSkipReason !== ''
-const why = REFUSED ? `(skipped: ${REASON})` : hubsSkipReason
+const skip = hubsSkipReason !== ''
+const why = hubsSkipReason
 const UNTHROTTLED = { VIGIL_MODE: 'own', VIGIL_OWN_RATE_LIMIT: '10000000', VIGIL_RATE_LIMIT_ANONYMOUS: '10000000', VIGIL_RATE_LIMIT_DELAY_MS: '0' }
 
 const running: Hubs[] = []

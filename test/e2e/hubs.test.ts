@@ -11,10 +11,8 @@ import { sseReader } from '../helpers/sse'
 import { webhookReceiver } from '../helpers/webhook-receiver'
 
 /** true until the lead lifts the refusal in src/cli/serve.ts: the hubs cannot start on PostgreSQL before */
-const REFUSED = true
-const REASON = 'vigil serve refuses PostgreSQL until every store runs on it'
-const skip = REFUSED || hubsSkipReason !== ''
-const why = REFUSED ? `(skipped: ${REASON})` : hubsSkipReason
+const skip = hubsSkipReason !== ''
+const why = hubsSkipReason
 
 const running: Hubs[] = []
 const stops: (() => void)[] = []

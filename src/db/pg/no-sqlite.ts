@@ -73,3 +73,18 @@ export function noSqliteHandle(): DbHandle {
     close() {},
   }
 }
+
+/**
+ * A store a domain still builds on SQLite's statements alone, as a hub on PostgreSQL sees it:
+ * building it runs nothing, and any use fails with NoSqliteError naming it (`what.method()`).
+ */
+export function sqliteOnlyStore<T extends object>(what: string): T {
+  return new Proxy({} as T, {
+    get(_, name) {
+      if (name === 'then') return undefined
+      return () => {
+        throw new NoSqliteError(`${what}.${String(name)}()`)
+      }
+    },
+  })
+}
