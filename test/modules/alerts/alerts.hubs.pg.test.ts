@@ -102,7 +102,7 @@ describe('two hubs evaluating the same device on one PostgreSQL', () => {
             return channels.length
           },
           devices: { find: () => device, list: () => [device] },
-          metrics: { diskTrend: () => [] },
+          metrics: { diskTrend: async () => [] },
           selectors: compileSelector,
           siteUrl: null,
           peers: links[hub],
