@@ -23,7 +23,7 @@ import { compileSelector, type SelectorCompiler } from '../modules/alerts/runtim
 import { compileContainerSelector } from '../modules/containers/containers.selectors'
 import { compileDiskSelector } from '../modules/disks/disks.selectors'
 import { deviceSummaries, findDevice, parseTags } from '../modules/devices/devices.service'
-import { fieldSeries } from '../modules/metrics/metrics.service'
+import { fieldSeriesOf } from '../modules/metrics/metrics.service'
 import type { FleetModules } from './fleet'
 import type { Hooks } from './hooks'
 import type { MonitoringModules } from './monitoring'
@@ -157,7 +157,8 @@ export function wireAlerts(
     notify,
     siteUrl: ctx.config.siteUrl,
     devices: alertDevices,
-    metrics: { diskTrend: (clientId, deviceId, hours) => fieldSeries(monitoring.metrics, clientId, deviceId, 'disk_used_percent', hours) },
+    // awaited on this hub's engine: on PostgreSQL the hourly tier is in the database every hub writes
+    metrics: { diskTrend: (clientId, deviceId, hours) => fieldSeriesOf(monitoring.metrics, clientId, deviceId, 'disk_used_percent', hours) },
     selectors: subjects ? subjects.selectors(selectors) : selectors,
     peers,
   })

@@ -33,6 +33,7 @@ export function wireStorage(ctx: AppContext, monitoring: MonitoringModules, look
     logger: ctx.logger,
     state,
     pause: () => new Promise<void>((r) => setImmediate(r)),
+    perHub: ctx.pg !== null,
   }
 }
 

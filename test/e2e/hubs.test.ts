@@ -38,7 +38,7 @@ async function eventually<T>(check: () => Promise<T | undefined | null | false>,
 }
 
 /** the jobs marked everyHub in src/composition/index.ts: each hub runs them, unclaimed */
-const EVERY_HUB = ['devices.status', 'ai.hub-alive']
+const EVERY_HUB = ['devices.status', 'ai.hub-alive', 'storage.budget', 'storage.measure']
 
 /** each hub's finished runs of each job, from its debug log */
 function runsByJob(h: Hubs): Map<string, number> {

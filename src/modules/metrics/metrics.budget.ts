@@ -5,11 +5,12 @@ import { PRUNE_BATCH } from './metrics.rollup.store'
 const KINDS: MetricKind[] = ['hardware', 'network']
 
 /**
- * The disk budget measures and shrinks the SQLite file (src/modules/storage): it runs on SQLite,
- * whose store answers at once. A PostgreSQL hub's retention drops day partitions instead.
+ * The disk budget shrinks the SQLite file (src/modules/storage): its deletes run on SQLite, whose
+ * store answers at once. A PostgreSQL hub refuses a budget at start (its retention drops day
+ * partitions instead), so only the measure, the tiers' oldest times, reaches these there.
  */
 function now<T>(v: T | Promise<T>): T {
-  if (v instanceof Promise) throw new Error('the disk budget runs on SQLite only')
+  if (v instanceof Promise) throw new Error('the disk budget prunes on SQLite only')
   return v
 }
 
@@ -24,12 +25,15 @@ export function metricsBudget(deps: MetricsJobDeps) {
   return {
     /** folds what the tiers lack (late samples, replays) into them, so no raw sample is pruned before it is rolled up */
     rollUp: () => runRollup(deps),
-    /** the time (ms) of the oldest row the tier holds for any device, or null when empty */
-    oldest(tier: LevelName): number | null {
-      const seqs = deps.devices.seqs()
+    /**
+     * the time (ms) of the oldest row the tier holds for any device, or null when empty; on either
+     * engine (PostgreSQL's raw samples are in metric_records' day partitions, its tiers in their tables)
+     */
+    async oldest(tier: LevelName): Promise<number | null> {
+      const seqs = await deps.devices.seqs()
       let min: number | null = null
       for (const kind of KINDS) {
-        const t = now(deps.rollups.oldest(kind, levels(tier), seqs))
+        const t = await deps.rollups.oldest(kind, levels(tier), seqs)
         if (t !== null && (min === null || t < min)) min = t
       }
       return min

@@ -46,6 +46,11 @@ export interface StorageDeps {
   state: StorageState
   /** lets requests through between two bounded steps */
   pause(): Promise<void>
+  /**
+   * the figures and the disk warning are this hub's (hubs on PostgreSQL, which prune nothing):
+   * the storage jobs run on every hub rather than once across them
+   */
+  perHub?: boolean
 }
 
 export const newStorageState = (): StorageState => ({ usage: null, lastPrune: null, warnings: { disk: null, budget: null }, running: null })

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { CONTAINER_DEFAULT_RULES } from '../../../src/modules/containers/containers.defaults'
+import { runRollup } from '../../../src/modules/metrics/metrics.jobs'
 import type { AlertNotification } from '../../../src/modules/alerts/alerts.model'
-import { insertChannel } from './channel-rows'
+import { insertChannelOn } from './channel-rows'
 import { hardwareSample } from '../../helpers/samples'
 import { alertDevice, alertEngines, alertTenant as createTenant } from './engines'
 
@@ -30,7 +31,7 @@ for (const engine of ENGINES) {
         const { t, sent, events } = await setup(engine)
         const tenant = await createTenant(t)
         const deviceId = await alertDevice(t, tenant.clientId, { hostname: 'web-1' })
-        const [pager, slack] = [insertChannel(t, tenant.clientId), insertChannel(t, tenant.clientId)]
+        const [pager, slack] = [await insertChannelOn(t, tenant.clientId), await insertChannelOn(t, tenant.clientId)]
         const settings = await t.request('PATCH', '/v1/alerts/settings', {
           headers: tenant.userHeaders,
           body: { routing: { warning: [], critical: [pager] } },
@@ -94,6 +95,40 @@ for (const engine of ENGINES) {
         expect(list.body.total).toBe(1)
       },
     )
+
+    test.skipIf(engine.skip)(`a disk_forecast rule fires once from posted samples whose fullest disk grows 5 points an hour${on}`, async () => {
+      const { t, sent, events } = await setup(engine)
+      const tenant = await createTenant(t)
+      const deviceId = await alertDevice(t, tenant.clientId, { hostname: 'nas-1' })
+      const pager = await insertChannelOn(t, tenant.clientId)
+      const rule = await t.request('POST', '/v1/alerts/rules', {
+        headers: tenant.userHeaders,
+        body: { name: 'Disk fills', kind: 'disk_forecast', forecast_hours: 48, severity: 'critical', channel_ids: [pager] },
+      })
+      expect(rule.status).toBe(201)
+      // six hours of samples, the root partition 50 % → 75 %: full in 5 hours at that pace
+      for (let h = 0; h < 6; h++) {
+        const sample = hardwareSample(h)
+        sample.disk_partitions[0]!.percent = 50 + 5 * h
+        const posted = await t.request('POST', '/v1/metrics/hardware', { headers: { ...tenant.keyHeaders, 'x-device-id': deviceId }, body: sample })
+        expect(posted.status).toBe(201)
+        t.clock.advance(3_600_000)
+      }
+      await runRollup(t.modules.metricsJobs)
+      const mine = () => events.filter((e) => e.type === 'alert.firing' && e.data.alert.rule.id === rule.body.id).map((e) => e.data.alert)
+      expect(mine()).toEqual([])
+      await t.modules.alertsTick()
+      expect(mine()).toHaveLength(1)
+      expect(mine()[0]).toMatchObject({ device: { id: deviceId, name: 'nas-1' }, state: 'firing', threshold: 48 })
+      expect(mine()[0].value).toBeLessThanOrEqual(48)
+      expect(mine()[0].context.slope_percent_per_hour).toBeCloseTo(5, 1)
+      expect(sent.filter((s) => s.channels.includes(pager)).map((s) => s.n.event)).toEqual(['firing'])
+      // the next forecasts keep it firing, without a second notice
+      t.clock.advance(15 * 60_000)
+      await t.modules.alertsTick()
+      expect(mine()).toHaveLength(1)
+      expect(sent.filter((s) => s.channels.includes(pager))).toHaveLength(1)
+    })
 
     test.skipIf(engine.skip)(`the default rules exist for a new account and fire on a full partition${on}`, async () => {
       const { t, sent, events } = await setup(engine)

@@ -76,7 +76,7 @@ describe('two hubs evaluating the same device on one PostgreSQL', () => {
   }, 60_000)
 
   /** a fresh client with device d1 and the given rules, and two hubs' runtimes (each its own pool) */
-  async function hubs(clientId: string, rules: RuleRow[]) {
+  async function hubs(clientId: string, rules: RuleRow[], trend: { t: number; avg: number }[] = [], asked: number[] = []) {
     const [a, b] = [openPostgres({ url: fresh!.url, pool: 2 }), openPostgres({ url: fresh!.url, pool: 2 })]
     opened.push(a, b)
     if (opened.length === 2) await migratePostgres(a, 1)
@@ -102,7 +102,12 @@ describe('two hubs evaluating the same device on one PostgreSQL', () => {
             return channels.length
           },
           devices: { find: () => device, list: () => [device] },
-          metrics: { diskTrend: () => [] },
+          metrics: {
+            diskTrend: async () => {
+              asked.push(hub)
+              return trend
+            },
+          },
           selectors: compileSelector,
           siteUrl: null,
           peers: links[hub],
@@ -119,6 +124,30 @@ describe('two hubs evaluating the same device on one PostgreSQL', () => {
     const titles = () => sent.map((s) => s.n.event)
     return { clock, store, runtimes, both, sample, events, sent, types, titles, clientId, deviceId }
   }
+
+  test.skipIf(!pg.url)(`a disk forecast both hubs make fires and notifies once, and resolves once ${pg.skipReason}`, async () => {
+    // the trend each hub reads from the shared rollups: 5 points an hour, full in 5 hours
+    const trend: { t: number; avg: number }[] = []
+    const asked: number[] = []
+    const h = await hubs(
+      'cf',
+      [rule({ id: 'rf', client_id: 'cf', kind: 'disk_forecast', metric: null, operator: null, threshold: null, forecast_hours: 48 })],
+      trend,
+      asked,
+    )
+    for (let i = 0; i < 6; i++) trend.push({ t: h.clock.now() - (5 - i) * 3_600_000, avg: 50 + 5 * i })
+    await h.both((r) => r.tick())
+    expect(asked.sort()).toEqual([0, 1])
+    expect(h.types()).toEqual(['alert.firing'])
+    expect(h.titles()).toEqual(['firing'])
+    // the disk stops growing: the next forecasts (10 minutes on) resolve it once
+    trend.splice(0, trend.length, ...trend.map((p) => ({ ...p, avg: 60 })))
+    h.clock.advance(10 * MIN)
+    await h.both((r) => r.tick())
+    expect(asked).toHaveLength(4)
+    expect(h.types()).toEqual(['alert.firing', 'alert.resolved'])
+    expect(h.titles()).toEqual(['firing', 'resolved'])
+  })
 
   test.skipIf(!pg.url)(`one firing, one notice, one resolution and one recovery notice ${pg.skipReason}`, async () => {
     const h = await hubs('c1', [rule({ id: 'r1', client_id: 'c1' })])

@@ -25,3 +25,19 @@ export function insertChannel(t: TestApp, clientId: string, opts: { enabled?: bo
   )
   return id
 }
+
+/** insertChannel where the app keeps its channels: in PostgreSQL on a hub there, else in SQLite. */
+export async function insertChannelOn(
+  t: TestApp,
+  clientId: string,
+  opts: { enabled?: boolean; minSeverity?: 'info' | 'warning' | 'critical' } = {},
+): Promise<string> {
+  const sql = t.ctx.pg
+  if (!sql) return insertChannel(t, clientId, opts)
+  const id = newId('chn')
+  const now = t.clock.now()
+  const config = JSON.stringify({ server: 'https://ntfy.example.test', topic: 'alerts' })
+  await sql`INSERT INTO channels (id, client_id, name, kind, config, secrets_enc, enabled, min_severity, created_at, updated_at)
+    VALUES (${id}, ${clientId}, ${`channel ${id}`}, 'ntfy', ${config}, NULL, ${opts.enabled !== false}, ${opts.minSeverity ?? 'info'}, ${now}, ${now})`
+  return id
+}

@@ -38,7 +38,7 @@ export async function runtimeHarness(opts: { selectors?: SelectorCompiler } = {}
     },
     siteUrl: 'https://vigil.example',
     devices: alertDevices,
-    metrics: { diskTrend: (_c, id) => trends.get(id) ?? [] },
+    metrics: { diskTrend: async (_c, id) => trends.get(id) ?? [] },
     selectors: opts.selectors ?? compileSelector,
   })
   await runtime.boot()

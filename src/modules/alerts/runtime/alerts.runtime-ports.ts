@@ -19,9 +19,12 @@ export interface AlertDevices {
   list(clientId: string): AlertDevice[] | Promise<AlertDevice[]>
 }
 
-/** What the alerts module needs of the metrics domain: hourly averages of disk_used_percent, oldest first. */
+/**
+ * What the alerts module needs of the metrics domain: hourly averages of disk_used_percent, oldest
+ * first, over the last `hours`. Asynchronous: on PostgreSQL it is a query (the tick awaits it).
+ */
 export interface AlertMetrics {
-  diskTrend(clientId: string, deviceId: string, hours: number): { t: number; avg: number }[] | Promise<{ t: number; avg: number }[]>
+  diskTrend(clientId: string, deviceId: string, hours: number): Promise<{ t: number; avg: number }[]>
 }
 
 /** Queues a notice for these channels; answers how many channels it was queued for (disabled ones and those above their severity are skipped). */
