@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { runRollup } from '../../../src/modules/metrics/metrics.jobs'
+import { GRACE_MS } from '../../../src/modules/metrics/metrics.rollup'
 import { testApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
 import { hardwareSample, networkSample } from '../../helpers/samples'
@@ -45,6 +46,36 @@ describe('rollup writes', () => {
     t.clock.advance(MIN)
     await runRollup(t.modules.metricsJobs)
     expect(writes()).toEqual({ metric_hw_1m: 1, metric_hw_10m: 1, metric_hw_1h: 1, metric_hw_1d: 1 })
+  })
+  test('a run writes the progress mark of the tiers that finished a new bucket only', async () => {
+    const t = testApp()
+    t.clock.set(T0)
+    const a = await tenantWithDevices(t)
+    const items = Array.from({ length: 6 * 30 }, (_, i) => ({
+      recorded_at: new Date(T0 - 30 * MIN + i * 10_000).toISOString(),
+      hardware: hardwareSample(i % 3),
+      network: networkSample(i % 2),
+    }))
+    expect((await t.request('POST', '/v1/metrics/bulk', { body: { items }, headers: a.keyHeaders })).status).toBe(201)
+    t.clock.set(T0 + MIN)
+    await runRollup(t.modules.metricsJobs)
+    t.db.sqlite.run('CREATE TEMP TABLE marks (kind TEXT, tier TEXT)')
+    t.db.sqlite.run('CREATE TEMP TRIGGER count_marks AFTER INSERT ON main.metric_rollups BEGIN INSERT INTO temp.marks VALUES (NEW.kind, NEW.tier); END')
+    const marks = () => {
+      const rows = t.db.sqlite.query<{ m: string }, []>("SELECT kind || ' ' || tier AS m FROM temp.marks ORDER BY m").all()
+      t.db.sqlite.run('DELETE FROM temp.marks')
+      return rows.map((r) => r.m)
+    }
+    // a minute later: a new minute is finished, no new 10 minutes, hour or day
+    t.clock.advance(MIN)
+    await runRollup(t.modules.metricsJobs)
+    expect(marks()).toEqual(['hardware 1m', 'network 1m'])
+    // past the next 10 minutes: that tier's mark moves too
+    t.clock.set(T0 + 10 * MIN + GRACE_MS)
+    await runRollup(t.modules.metricsJobs)
+    expect(marks()).toEqual(['hardware 10m', 'hardware 1m', 'network 10m', 'network 1m'])
+    const done = await t.modules.metricsJobs.rollups.doneUntil('hardware', '10m')
+    expect(done).toBe(T0 + 10 * MIN)
   })
   test('samples arriving late (a replay two hours back) re-roll the minutes they fall in, not every minute from them to now', async () => {
     const t = testApp()
