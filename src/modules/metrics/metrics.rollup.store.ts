@@ -52,8 +52,16 @@ function build(sqlite: Database) {
     const levels = [LEVEL.raw, ...TIERS.map((_, i) => i + 1)]
     // tier i is rolled from level i (the one below it)
     source[kind] = TIERS.map((_, i) => sqlite.prepare(sourceSql(kind, i)))
+    // A bucket rolled again (late data, the look-back) is updated in place: INSERT OR REPLACE
+    // deleted the row and appended it at the table's end, writing its old page and the last one
     insert[kind] = TIERS.map((t) =>
-      sqlite.prepare(`INSERT OR REPLACE INTO ${tierTable(kind, t.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`),
+      sqlite.prepare(
+        `INSERT INTO ${tierTable(kind, t.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
+         ON CONFLICT (device_seq, bucket) DO UPDATE SET ${cols
+           .slice(2)
+           .map((c) => `${c} = excluded.${c}`)
+           .join(', ')}`,
+      ),
     )
     // the oldest row of a level, found by one index seek per device
     // (raw: the rows on disk and the hot ones each by their own index; a correlated subquery over their union scans both)

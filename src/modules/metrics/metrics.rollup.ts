@@ -161,7 +161,9 @@ export async function rollupAll(s: RollupPort, opts: RollupOptions): Promise<voi
           if (opts.pause) await opts.pause()
         }
       }
-      await s.setDone(kind, name, Math.max(done ?? end, end))
+      // a mark that does not move is not written again: each write is a transaction of its own (two
+      // pages to the log and again at the checkpoint), and most runs finish no new 10m, 1h or 1d bucket
+      if (done === null || end > done) await s.setDone(kind, name, end)
       if (spans.length) dirty = spans
       srcDone = Math.max(done ?? end, end)
     }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { runRollup } from '../../../src/modules/metrics/metrics.jobs'
+import { GRACE_MS } from '../../../src/modules/metrics/metrics.rollup'
 import { testApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
 import { hardwareSample, networkSample } from '../../helpers/samples'
@@ -27,7 +28,10 @@ describe('rollup writes', () => {
     const tiers = ['metric_hw_1m', 'metric_hw_10m', 'metric_hw_1h', 'metric_hw_1d']
     t.db.sqlite.run('CREATE TEMP TABLE writes (tier TEXT)')
     for (const tier of tiers) {
-      t.db.sqlite.run(`CREATE TEMP TRIGGER count_${tier} AFTER INSERT ON main.${tier} BEGIN INSERT INTO temp.writes VALUES ('${tier}'); END`)
+      // a row written anew or a settled one written again in its place
+      for (const op of ['INSERT', 'UPDATE']) {
+        t.db.sqlite.run(`CREATE TEMP TRIGGER count_${op}_${tier} AFTER ${op} ON main.${tier} BEGIN INSERT INTO temp.writes VALUES ('${tier}'); END`)
+      }
     }
     const writes = () => {
       const rows = t.db.sqlite.query<{ tier: string; n: number }, []>('SELECT tier, count(*) AS n FROM temp.writes GROUP BY tier').all()
@@ -42,6 +46,36 @@ describe('rollup writes', () => {
     t.clock.advance(MIN)
     await runRollup(t.modules.metricsJobs)
     expect(writes()).toEqual({ metric_hw_1m: 1, metric_hw_10m: 1, metric_hw_1h: 1, metric_hw_1d: 1 })
+  })
+  test('a run writes the progress mark of the tiers that finished a new bucket only', async () => {
+    const t = testApp()
+    t.clock.set(T0)
+    const a = await tenantWithDevices(t)
+    const items = Array.from({ length: 6 * 30 }, (_, i) => ({
+      recorded_at: new Date(T0 - 30 * MIN + i * 10_000).toISOString(),
+      hardware: hardwareSample(i % 3),
+      network: networkSample(i % 2),
+    }))
+    expect((await t.request('POST', '/v1/metrics/bulk', { body: { items }, headers: a.keyHeaders })).status).toBe(201)
+    t.clock.set(T0 + MIN)
+    await runRollup(t.modules.metricsJobs)
+    t.db.sqlite.run('CREATE TEMP TABLE marks (kind TEXT, tier TEXT)')
+    t.db.sqlite.run('CREATE TEMP TRIGGER count_marks AFTER INSERT ON main.metric_rollups BEGIN INSERT INTO temp.marks VALUES (NEW.kind, NEW.tier); END')
+    const marks = () => {
+      const rows = t.db.sqlite.query<{ m: string }, []>("SELECT kind || ' ' || tier AS m FROM temp.marks ORDER BY m").all()
+      t.db.sqlite.run('DELETE FROM temp.marks')
+      return rows.map((r) => r.m)
+    }
+    // a minute later: a new minute is finished, no new 10 minutes, hour or day
+    t.clock.advance(MIN)
+    await runRollup(t.modules.metricsJobs)
+    expect(marks()).toEqual(['hardware 1m', 'network 1m'])
+    // past the next 10 minutes: that tier's mark moves too
+    t.clock.set(T0 + 10 * MIN + GRACE_MS)
+    await runRollup(t.modules.metricsJobs)
+    expect(marks()).toEqual(['hardware 10m', 'hardware 1m', 'network 10m', 'network 1m'])
+    const done = await t.modules.metricsJobs.rollups.doneUntil('hardware', '10m')
+    expect(done).toBe(T0 + 10 * MIN)
   })
   test('samples arriving late (a replay two hours back) re-roll the minutes they fall in, not every minute from them to now', async () => {
     const t = testApp()
@@ -62,7 +96,9 @@ describe('rollup writes', () => {
     t.clock.set(T0 + MIN)
     await runRollup(t.modules.metricsJobs)
     t.db.sqlite.run('CREATE TEMP TABLE writes (bucket INTEGER)')
-    t.db.sqlite.run('CREATE TEMP TRIGGER count_1m AFTER INSERT ON main.metric_hw_1m BEGIN INSERT INTO temp.writes VALUES (NEW.bucket); END')
+    for (const op of ['INSERT', 'UPDATE']) {
+      t.db.sqlite.run(`CREATE TEMP TRIGGER count_${op} AFTER ${op} ON main.metric_hw_1m BEGIN INSERT INTO temp.writes VALUES (NEW.bucket); END`)
+    }
     // a part of five minutes two hours back arrives again with other readings (a collector's replay),
     // beside a sample of now
     await post(T0 - 2 * 60 * MIN + 15_000, 5 * 6)
@@ -76,5 +112,34 @@ describe('rollup writes', () => {
     // the six minutes the replay touched, and the last finished minute with the one before it (the look
     // back), where every minute from the replay to now was rolled again before
     expect(buckets).toEqual([-120, -119, -118, -117, -116, -115, -1, 0])
+  })
+  test('a bucket rolled again is rewritten in place: its row keeps its place in the table, with the new figures', async () => {
+    const t = testApp()
+    t.clock.set(T0)
+    const a = await tenantWithDevices(t)
+    const post = async (from: number, n: number, load: number) => {
+      const items = Array.from({ length: n }, (_, i) => ({
+        recorded_at: new Date(from + i * 10_000).toISOString(),
+        hardware: { ...hardwareSample(0), cpu_percent: load },
+        network: networkSample(0),
+      }))
+      expect((await t.request('POST', '/v1/metrics/bulk', { body: { items }, headers: a.keyHeaders })).status).toBe(201)
+    }
+    await post(T0 - 2 * 60 * MIN, 3, 10)
+    t.clock.set(T0 + MIN)
+    await runRollup(t.modules.metricsJobs)
+    const row = (table: string) =>
+      t.db.sqlite
+        .query<{ rowid: number; n: number; cpu_percent_max: number }, [number]>(`SELECT rowid, n, cpu_percent_max FROM ${table} WHERE bucket = ?`)
+        .get(T0 - 2 * 60 * MIN)!
+    const before = { minute: row('metric_hw_1m'), hour: row('metric_hw_1h') }
+    expect(before.minute.n).toBe(3)
+    // late samples of the same minute and hour
+    await post(T0 - 2 * 60 * MIN + 30_000, 3, 90)
+    t.clock.advance(MIN)
+    await runRollup(t.modules.metricsJobs)
+    // INSERT OR REPLACE deleted the row and appended it at the table's end: two pages written, not one
+    expect(row('metric_hw_1m')).toEqual({ rowid: before.minute.rowid, n: 6, cpu_percent_max: 90 })
+    expect(row('metric_hw_1h')).toEqual({ rowid: before.hour.rowid, n: 6, cpu_percent_max: 90 })
   })
 })
