@@ -59,6 +59,8 @@ export interface Hubs {
   terminate(): Promise<void>
   /** stops every hub and nginx, and drops the database */
   stop(): Promise<void>
+  /** the setup token the hub that started first logged (every hub of the database takes it), if any did */
+  setupToken(): string | null
 }
 
 const pg = postgresForTests()
@@ -166,6 +168,13 @@ export async function startHubs(o: HubsOptions): Promise<Hubs> {
       },
       terminate,
       stop,
+      setupToken: () => {
+        for (const hub of hubs) {
+          const m = /setup token (vst_[A-Za-z0-9_-]+)/.exec(hub.log())
+          if (m) return m[1]!
+        }
+        return null
+      },
     }
   } catch (err) {
     await stop()
@@ -193,10 +202,10 @@ export function client(base: string, headers: Record<string, string> = {}) {
 }
 
 /** An account on the instance (the first is its operator), its token, a collector key and a device. */
-export async function accountWithDevice(base: string, email: string) {
+export async function accountWithDevice(base: string, email: string, setupToken: string | null = null) {
   const call = client(base)
   const creds = { email, password: 'correct horse battery' }
-  const registered = await call('POST', '/v1/auth/register', creds)
+  const registered = await call('POST', '/v1/auth/register', creds, setupToken ? { 'x-setup-token': setupToken } : {})
   if (registered.status !== 201) throw new Error(`register: ${registered.status} ${registered.text}`)
   const login = await call('POST', '/v1/auth/login', creds)
   const auth = { authorization: `Bearer ${login.body.access_token}` }
