@@ -184,7 +184,7 @@ describe('several hubs on one PostgreSQL database', () => {
         seen.push(frame.data.data.values.cpu_percent)
       }
       expect(seen.sort()).toEqual(values)
-      await stream.body?.cancel()
+      await reader.cancel()
     },
     60_000,
   )
