@@ -12,7 +12,8 @@ import { CopyValueError, canonical, canonicalSql, type PgValue, RowChecksum, toP
  * half-copied instance that looks usable). Rows go as multi-row INSERTs with bound parameters,
  * parents before children (foreign-key order), then each identity sequence is moved past the
  * copied maximum, and with `verify` every table's rows are read back and their checksums compared
- * before the transaction commits.
+ * before the transaction commits. The raw samples go into the form PostgreSQL hubs read
+ * (copy.samples.ts), not into the twins of SQLite's own metric tables.
  */
 
 export interface CopyColumn {
@@ -124,12 +125,6 @@ export interface CopyOptions {
   /** a monotonic clock in ms, for the per-table times */
   clock?: () => number
   /**
-   * Runs inside the source's read transaction before any table is read, and is undone with it:
-   * puts what the database keeps outside its tables (the newest samples' records, in files beside
-   * it) into their tables for the copy, as a backup does, without changing the source.
-   */
-  carry?: (sqlite: Database) => void
-  /**
    * The raw samples go into PostgreSQL's own form (copy.samples.ts) instead of SQLite's metric
    * tables, which are left empty: what a PostgreSQL hub reads. By default when the plan holds SQLite's raw table;
    * the target must have the day partitions' parent tables (ensureMetricTables). Off, those tables go as twins.
@@ -147,7 +142,6 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
   // one read transaction: every table from the same moment of the source
   sqlite.run('BEGIN')
   try {
-    o.carry?.(sqlite)
     const samples = o.samples ?? plan.some((p) => p.name === 'metric_samples')
     const tables = samples ? plan.filter((p) => !SQLITE_ONLY_METRICS.has(p.name)) : plan
     // the target's own tables: checked empty, locked and emptied with the twins
@@ -187,7 +181,7 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
       return done
     })
   } finally {
-    // nothing of the source changes: what `carry` put in is undone
+    // nothing of the source changes: what reading the samples made on the connection (its temporary tables) is undone
     sqlite.run('ROLLBACK')
   }
 }
