@@ -13,6 +13,7 @@ import { Database } from 'bun:sqlite'
 import { SQL } from 'bun'
 import { type CopyMethod, copyPlan, copySqliteToPostgres } from '../../src/db/pg/copy'
 import { migratePostgres } from '../../src/db/pg/migrate'
+import { ensureMetricTables } from '../../src/db/pg/metrics.partitions'
 import { freshDb } from './common'
 import { insertSamples, seedAccounts } from './seed'
 
@@ -68,6 +69,7 @@ export async function copyOnly() {
       const sql = new SQL(target.url, { max: 1 })
       try {
         await migratePostgres(sql, Date.now())
+        await ensureMetricTables(sql, Date.now())
         const before = load()
         const started = performance.now()
         const tables = await copySqliteToPostgres(source, sql, copyPlan(), { replace: false, verify: !argv.includes('--copy-no-verify'), method })

@@ -6,10 +6,10 @@ import { MigrationError, migrationStatus, unknownMigrations } from '../db/migrat
 import { describePostgresError, openPostgres } from '../db/pg/connection'
 import { CopyError, copyPlan, copySqliteToPostgres, type TableCopied } from '../db/pg/copy'
 import { migratePostgres } from '../db/pg/migrate'
+import { ensureMetricTables } from '../db/pg/metrics.partitions'
 import { systemClock } from '../lib/clock'
 import { databaseSettings } from '../lib/database-url'
 import { redactUrl } from '../lib/url-secrets'
-import { copyRecordsInto, readRecords } from '../modules/metrics/metrics.hot.records'
 import { VERSION } from '../version'
 import { lockForService, requireDatabase } from './open'
 import { StartupError } from './errors'
@@ -52,10 +52,11 @@ export async function copyCommand(config: Config, o: CopyCommandOptions, out: (l
     }
     const started = performance.now()
     const width = Math.max(...copyPlan().map((t) => t.name.length))
-    // the newest samples' records live in files beside the database: copied in their table form, as a backup carries them
-    const hot = readRecords(path)
+    // the day partitions' parent tables, which the migrations do not make (the samples' days are made in the copy)
+    await ensureMetricTables(sql, now)
+    // the samples (the newest read from their records in files beside the database, as the hub reads them) go into
+    // PostgreSQL's metric_records, not SQLite's own tables
     const tables = await copySqliteToPostgres(sqlite, sql, copyPlan(), {
-      carry: (db) => copyRecordsInto(db, hot),
       replace: o.replace,
       verify: o.verify,
       batchRows: o.batchRows,

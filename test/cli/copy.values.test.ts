@@ -147,11 +147,12 @@ describe('edge values through PostgreSQL', () => {
       sqlite.run("INSERT INTO metric_hot_0 (id, device_seq, sample_id, ts, kinds, segment, data) VALUES (41, 7, 1, 9007199254740993, 1, 0, x'01')")
       const db = await pg.freshDatabase()
       made.push(db)
+      // SQLite's metric tables copied as the twins they are (samples: false): the values' conversion, whatever the table
       const sql = new SQL(db.url, { max: 1 })
       try {
         await migratePostgres(sql, 1)
         const plan = copyPlan()
-        const tables = await copySqliteToPostgres(sqlite, sql, plan, { replace: false, verify: true, method, batchRows: 1 })
+        const tables = await copySqliteToPostgres(sqlite, sql, plan, { replace: false, verify: true, method, batchRows: 1, samples: false })
         expect(tables.find((t) => t.table === 'metric_blocks')!.rows).toBe(2)
 
         const [client] = await sql`SELECT name, rate_limit::text AS rl, max_users::text AS mu FROM clients`
@@ -183,7 +184,7 @@ describe('edge values through PostgreSQL', () => {
         // a value PostgreSQL cannot hold: one line naming the row, and with --replace the target keeps what it held
         sqlite.run("UPDATE clients SET billing_email = 'a' || char(0) || 'b'")
         await sql`DELETE FROM collector_versions WHERE id = 'v2'`
-        const refused = copySqliteToPostgres(sqlite, sql, plan, { replace: true, verify: true, method })
+        const refused = copySqliteToPostgres(sqlite, sql, plan, { replace: true, verify: true, method, samples: false })
         expect(refused).rejects.toThrow(CopyError)
         await refused.catch((err: Error) =>
           expect(err.message).toBe('clients.billing_email, row 1: text holding the character U+0000 does not fit a PostgreSQL text column'),

@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import type { SQL } from 'bun'
 import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { sqliteTables } from './schema'
+import { PG_ONLY_METRICS, SQLITE_ONLY_METRICS, checksumSamples, copySamples } from './copy.samples'
 import { CopyValueError, canonical, canonicalSql, type PgValue, RowChecksum, toPgValue, type TwinType, twinType } from './copy.values'
 
 /**
@@ -11,7 +12,8 @@ import { CopyValueError, canonical, canonicalSql, type PgValue, RowChecksum, toP
  * half-copied instance that looks usable). Rows go as multi-row INSERTs with bound parameters,
  * parents before children (foreign-key order), then each identity sequence is moved past the
  * copied maximum, and with `verify` every table's rows are read back and their checksums compared
- * before the transaction commits.
+ * before the transaction commits. The raw samples go into the form PostgreSQL hubs read
+ * (copy.samples.ts), not into the twins of SQLite's own metric tables.
  */
 
 export interface CopyColumn {
@@ -97,11 +99,9 @@ export function checkSource(sqlite: Database, plan: CopyTable[]): void {
   }
 }
 
-/** The twin tables that already hold a row on the target. */
-export async function tablesWithRows(sql: SQL, plan: CopyTable[]): Promise<string[]> {
-  const rows: { name: string }[] = await sql.unsafe(
-    plan.map((t) => `SELECT '${t.name}' AS name WHERE EXISTS (SELECT 1 FROM ${quote(t.name)})`).join(' UNION ALL '),
-  )
+/** The tables (twins, or PostgreSQL's own) that already hold a row on the target. */
+export async function tablesWithRows(sql: SQL, tables: string[]): Promise<string[]> {
+  const rows: { name: string }[] = await sql.unsafe(tables.map((t) => `SELECT '${t}' AS name WHERE EXISTS (SELECT 1 FROM ${quote(t)})`).join(' UNION ALL '))
   return rows.map((r) => r.name).sort()
 }
 
@@ -125,12 +125,15 @@ export interface CopyOptions {
   /** a monotonic clock in ms, for the per-table times */
   clock?: () => number
   /**
-   * Runs inside the source's read transaction before any table is read, and is undone with it:
-   * puts what the database keeps outside its tables (the newest samples' records, in files beside
-   * it) into their tables for the copy, as a backup does, without changing the source.
+   * The raw samples go into PostgreSQL's own form (copy.samples.ts) instead of SQLite's metric
+   * tables, which are left empty: what a PostgreSQL hub reads. By default when the plan holds SQLite's raw table;
+   * the target must have the day partitions' parent tables (ensureMetricTables). Off, those tables go as twins.
    */
-  carry?: (sqlite: Database) => void
+  samples?: boolean
 }
+
+/** What the copy's result calls the samples written in PostgreSQL's form. */
+export const SAMPLES = 'metric_records'
 
 /** Copies the whole database; returns what each table took. Throws CopyError (one line) when it refuses or fails. */
 export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: CopyTable[], o: CopyOptions): Promise<TableCopied[]> {
@@ -139,20 +142,23 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
   // one read transaction: every table from the same moment of the source
   sqlite.run('BEGIN')
   try {
-    o.carry?.(sqlite)
+    const samples = o.samples ?? plan.some((p) => p.name === 'metric_samples')
+    const tables = samples ? plan.filter((p) => !SQLITE_ONLY_METRICS.has(p.name)) : plan
+    // the target's own tables: checked empty, locked and emptied with the twins
+    const target = [...plan.map((p) => p.name), ...(samples ? PG_ONLY_METRICS : [])]
     return await sql.begin(async (tx) => {
       const t = tx as unknown as SQL
       // no one else writes to the twins until this commits: the emptiness seen below holds for the copy
-      await t.unsafe(`LOCK TABLE ${plan.map((p) => quote(p.name)).join(', ')} IN EXCLUSIVE MODE`)
-      const full = await tablesWithRows(t, plan)
+      await t.unsafe(`LOCK TABLE ${target.map(quote).join(', ')} IN EXCLUSIVE MODE`)
+      const full = await tablesWithRows(t, target)
       if (full.length && !o.replace) {
         throw new CopyError(
           `the target already holds data (${full.slice(0, 5).join(', ')}${full.length > 5 ? ', …' : ''}): copy into an empty database, or add --replace to empty it first`,
         )
       }
-      if (o.replace) await t.unsafe(`TRUNCATE ${plan.map((p) => quote(p.name)).join(', ')} RESTART IDENTITY`)
+      if (o.replace) await t.unsafe(`TRUNCATE ${target.map(quote).join(', ')} RESTART IDENTITY`)
       const done: TableCopied[] = []
-      for (const table of plan) {
+      for (const table of tables) {
         const started = clock()
         const method = o.method ?? 'unnest'
         const copied = await copyTable(sqlite, t, table, method, o.batchRows ?? DEFAULT_BATCH_ROWS[method])
@@ -170,13 +176,33 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
         done.push(result)
         o.progress?.(result)
       }
+      if (samples) done.push(await copySampleRecords(sqlite, t, o.verify, clock, o.progress))
       await advanceIdentities(t)
       return done
     })
   } finally {
-    // nothing of the source changes: what `carry` put in is undone
+    // nothing of the source changes: what reading the samples made on the connection (its temporary tables) is undone
     sqlite.run('ROLLBACK')
   }
+}
+
+/** The samples in PostgreSQL's form, verified as a table is: as many rows as samples read, the same checksum. */
+async function copySampleRecords(sqlite: Database, t: SQL, verify: boolean, clock: () => number, progress?: (t: TableCopied) => void): Promise<TableCopied> {
+  const started = clock()
+  const copied = await copySamples(sqlite, t)
+  const result: TableCopied = { table: SAMPLES, rows: copied.rows, checksum: copied.value, ms: 0 }
+  if (verify) {
+    const back = await checksumSamples(t)
+    result.verified = back
+    if (back.rows !== copied.rows || back.checksum !== copied.value) {
+      throw new CopyError(
+        `verification failed for ${SAMPLES}: ${copied.rows} samples (checksum ${copied.value}) read, ${back.rows} rows (checksum ${back.checksum}) on the target`,
+      )
+    }
+  }
+  result.ms = clock() - started
+  progress?.(result)
+  return result
 }
 
 /** Inserts one table's rows in batches; returns the checksum of what was sent. */

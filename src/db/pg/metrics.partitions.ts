@@ -102,6 +102,12 @@ export async function ensureMetricDay(sql: SQL, day: number): Promise<void> {
   })
 }
 
+/** Makes one day's partition inside the caller's transaction (vigil copy: samples of any day, in its one transaction). */
+export async function ensureMetricDayIn(tx: SQL, day: number): Promise<void> {
+  await tx`SELECT pg_advisory_xact_lock(${LOCK})`
+  await tx.unsafe(`CREATE TABLE IF NOT EXISTS ${partitionName(day)} PARTITION OF ${RECORDS} FOR VALUES FROM (${day}) TO (${day + DAY_MS})`)
+}
+
 /** the partitions of metric_records, by name */
 async function partitionsOf(sql: SQL): Promise<string[]> {
   const rows: { name: string }[] = await sql`
