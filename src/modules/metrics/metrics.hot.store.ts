@@ -1,10 +1,10 @@
 import type { Database } from 'bun:sqlite'
-import { closeSync, fdatasyncSync, openSync } from 'node:fs'
 import { perConnection } from '../../db/per-connection'
-import { FIELDS, MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
+import { MINUTE_MS, type MetricKind } from './metrics.fields'
 import { decodeHot, encodeHot, type HotPart, type HotRef } from './metrics.hot'
 import type { SegmentFiles } from './metrics.hot.log'
 import { decodePayload, encodeMark, encodeRecord, importTables, openHotLog, recordData } from './metrics.hot.records'
+import { openHotRows, syncWal } from './metrics.hot.rows'
 
 /**
  * The newest samples, from ingest until the sealing job moves them into their long-lived form
@@ -42,15 +42,7 @@ export const RESTART_EVERY = 60
 /** Decoded runs (a restart and the records after it) kept at hand for reads and sealing. */
 const DECODED_RUNS = 4
 
-/** `kinds` bit of a row whose parts live in the hot records (the in-memory mirror only) */
-export const HOT_BIT = 8
-/** the raw table on disk, for writes (the unqualified name is the view on the writer's connection) */
-export const RAW_MAIN = `main.${RAW_TABLE}`
-/** the in-memory mirror of the hot samples' rows */
-export const HOT_ROWS = 'temp.metric_hot_rows'
-
-const HOT_COLS = [...FIELDS.hardware, ...FIELDS.network].map((f) => f.name)
-const ROW_COLS = ['id', 'device_seq', 'ts', 'kinds', ...HOT_COLS, 'hw_rest', 'net_rest']
+export { HOT_BIT, HOT_ROWS, RAW_MAIN } from './metrics.hot.rows'
 const KIND_BIT: Record<MetricKind, number> = { hardware: 1, network: 2 }
 
 interface Chain {
@@ -79,39 +71,8 @@ export interface HotStoreOptions {
 }
 
 function build(sqlite: Database, opts: HotStoreOptions | undefined) {
-  const types = [...FIELDS.hardware, ...FIELDS.network].map((f) => `${f.name} ${f.integer ? 'INTEGER' : 'REAL'}`)
-  sqlite.run(
-    `CREATE TEMP TABLE IF NOT EXISTS metric_hot_rows (id INTEGER PRIMARY KEY, device_seq INTEGER NOT NULL, ts INTEGER NOT NULL, kinds INTEGER NOT NULL, ${types.join(', ')}, hw_rest TEXT, net_rest TEXT, segment INTEGER NOT NULL)`,
-  )
-  sqlite.run('CREATE UNIQUE INDEX IF NOT EXISTS temp.metric_hot_rows_device_ts ON metric_hot_rows (device_seq, ts)')
-  sqlite.run(
-    `CREATE TEMP VIEW IF NOT EXISTS ${RAW_TABLE} AS SELECT ${ROW_COLS.join(', ')} FROM ${RAW_MAIN} UNION ALL SELECT ${ROW_COLS.join(', ')} FROM temp.metric_hot_rows`,
-  )
-  // a deleted device's samples leave the reads with it (its records go with their segment)
-  sqlite.run(
-    'CREATE TEMP TRIGGER IF NOT EXISTS metric_hot_rows_device_gone AFTER DELETE ON main.devices BEGIN DELETE FROM temp.metric_hot_rows WHERE device_seq = OLD.seq; END',
-  )
+  const rows = openHotRows(sqlite)
   const log = openHotLog(sqlite, opts?.files)
-  // a new sample's row with all its hot values in one statement (the parts it lacks are null)
-  const insertRow = sqlite.prepare(
-    `INSERT INTO temp.metric_hot_rows (id, device_seq, ts, kinds, segment, ${HOT_COLS.join(', ')}) VALUES (${['?', '?', '?', '?', '?', ...HOT_COLS.map(() => '?')].join(', ')})`,
-  )
-  const noValues: Record<MetricKind, null[]> = { hardware: FIELDS.hardware.map(() => null), network: FIELDS.network.map(() => null) }
-  const reloadRow = sqlite.prepare(`INSERT OR IGNORE INTO temp.metric_hot_rows (id, device_seq, ts, kinds, segment) VALUES (?, ?, ?, ${HOT_BIT}, ?)`)
-  const setValues: Record<MetricKind, ReturnType<typeof sqlite.prepare>> = {
-    hardware: sqlite.prepare(`UPDATE temp.metric_hot_rows SET kinds = kinds | 1, ${FIELDS.hardware.map((f) => `${f.name} = ?`).join(', ')} WHERE id = ?`),
-    network: sqlite.prepare(`UPDATE temp.metric_hot_rows SET kinds = kinds | 2, ${FIELDS.network.map((f) => `${f.name} = ?`).join(', ')} WHERE id = ?`),
-  }
-  const inMain = sqlite.query<{ one: number }, [number]>(`SELECT 1 AS one FROM ${RAW_MAIN} WHERE id = ?`)
-  const moveToMain = sqlite.prepare(
-    `INSERT INTO ${RAW_MAIN} (${ROW_COLS.join(', ')}) SELECT id, device_seq, ts, (kinds & ~${HOT_BIT}) | ?2, ${HOT_COLS.join(', ')}, NULL, NULL
-     FROM temp.metric_hot_rows WHERE id IN (SELECT value FROM json_each(?1))`,
-  )
-  const dropRows = sqlite.prepare('DELETE FROM temp.metric_hot_rows WHERE id IN (SELECT value FROM json_each(?1))')
-  const orphans = sqlite.prepare('DELETE FROM temp.metric_hot_rows WHERE device_seq NOT IN (SELECT seq FROM main.devices)')
-  const unsealedIn = sqlite.query<{ n: number }, [number]>('SELECT count(*) AS n FROM temp.metric_hot_rows WHERE segment <= ?')
-  const dropRow = sqlite.prepare('DELETE FROM temp.metric_hot_rows WHERE id = ?')
-  const maxId = sqlite.query<{ a: number | null }, []>(`SELECT max(id) AS a FROM ${RAW_MAIN}`)
 
   /** per device and segment (`seq:segment`) its chain */
   const chains = new Map<string, Chain>()
@@ -162,7 +123,7 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
 
   function rebuild() {
     importTables(sqlite, log)
-    let maxSample = maxId.get()!.a ?? 0
+    let maxSample = rows.maxId()
     /** the records by their place, for the marks that follow them */
     const byPlace = new Map<string, { key: number; sampleId: number }>()
     for (const e of log.scan()) {
@@ -170,7 +131,7 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
       if (p.type === 'mark') {
         // its sample was pruned while hot: it stays pruned (the record stays in its chain)
         const r = byPlace.get(`${e.segment}:${p.at}`)
-        if (r) dropRow.run(r.sampleId)
+        if (r) rows.drop(r.sampleId)
         continue
       }
       const r = p.record
@@ -186,37 +147,12 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
       c.records.push(key)
       // a sample pruned while hot stays pruned; one already sealed (its record waits for its
       // segment to go) is read from the raw table
-      if (r.kinds === 0 || inMain.get(r.sampleId)) continue
-      mirror(r.sampleId, r.deviceSeq, r.ts, e.segment, parts)
+      if (r.kinds === 0 || rows.inMain(r.sampleId)) continue
+      rows.reload(r.sampleId, r.deviceSeq, r.ts, e.segment, parts)
     }
     segments.push(...log.segments())
     segment = segments.at(-1) ?? -1
     nextId = maxSample + 1
-  }
-
-  /**
-   * Before a segment's file goes, the transactions that sealed its samples must be on the disk:
-   * under synchronous=NORMAL SQLite does not sync its WAL at COMMIT, and a power cut could keep
-   * the file's removal and lose the sealing. Once per segment, so it costs nothing.
-   */
-  function syncWal() {
-    const path = sqlite.filename
-    if (path === '' || path === ':memory:') return
-    try {
-      const fd = openSync(`${path}-wal`, 'r')
-      try {
-        fdatasyncSync(fd)
-      } finally {
-        closeSync(fd)
-      }
-    } catch {
-      // no WAL file: the sealing is already in the database file, which the checkpoint synced
-    }
-  }
-
-  function mirror(sampleId: number, seq: number, ts: number, seg: number, parts: HotPart[]) {
-    reloadRow.run(sampleId, seq, ts, seg)
-    for (const p of parts) setValues[p.kind].run(...p.values, sampleId)
   }
 
   let nextId = 1
@@ -266,11 +202,8 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
       const pos = log.append(segment, payload)
       const key = nextKey++
       const seg = segment
-      if (isNew) {
-        const hw = parts.find((p) => p.kind === 'hardware')
-        const net = parts.find((p) => p.kind === 'network')
-        insertRow.run(sampleId, seq, ts, HOT_BIT | kinds, segment, ...(hw?.values ?? noValues.hardware), ...(net?.values ?? noValues.network))
-      } else for (const p of parts) setValues[p.kind].run(...p.values, sampleId)
+      if (isNew) rows.insert(sampleId, seq, ts, kinds, segment, parts)
+      else rows.setParts(sampleId, parts)
       const prevRef = c.ref
       remember({ key, deviceSeq: seq, segment, at: c.records.length, pos, length: payload.length }, sampleId)
       c.records.push(key)
@@ -331,9 +264,7 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
     },
     /** Moves hot samples into the raw table (their values; the caller puts their texts in a block), in the caller's transaction. */
     seal(ids: number[], sealedBit: number) {
-      const json = JSON.stringify(ids)
-      moveToMain.run(json, sealedBit)
-      dropRows.run(json)
+      rows.seal(ids, sealedBit)
     },
     /**
      * Marks the records of samples pruned while hot (their rows already gone from the mirror), so
@@ -348,11 +279,11 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
     },
     /** Removes the files of the segments whose samples are all sealed, oldest first; returns how many segments went. */
     dropSealed(): number {
-      orphans.run()
+      rows.dropOrphans()
       let dropped = 0
       // a segment goes once nothing in it or before it is unsealed (the newest too: the next record starts a new one)
-      while (segments.length && unsealedIn.get(segments[0]!)!.n === 0) {
-        if (!dropped) syncWal()
+      while (segments.length && !rows.unsealedIn(segments[0]!)) {
+        if (!dropped) syncWal(sqlite)
         const gone = segments.shift()!
         log.drop(gone)
         dropped++

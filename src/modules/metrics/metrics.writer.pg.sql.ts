@@ -3,20 +3,14 @@ import { FIELDS, KIND_BIT, type MetricKind } from './metrics.fields'
 import type { HotPart } from './metrics.hot'
 import type { RecordCodec } from './metrics.records.pg'
 import { RECORDS, dayOf } from '../../db/pg/metrics.partitions'
-import type { WriteJob, WriteResult } from './metrics.writer'
+import type { Pending } from './metrics.group-commit'
 
 /* The rows of the PostgreSQL group commit (metrics.writer.pg.ts): what it inserts, reads under FOR UPDATE and updates. */
 
 /** the reference records of one group's transaction (metrics.records.pg.ts) */
 export type Refs = ReturnType<RecordCodec['scope']>
 
-export interface Pending {
-  job: WriteJob
-  resolve(result: WriteResult): void
-  reject(err: unknown): void
-  result?: WriteResult
-  error?: unknown
-}
+export type { Pending } from './metrics.group-commit'
 
 /** One row to write: a sample's parts of one time (a batch's two parts share it). */
 export interface Slot {

@@ -3,17 +3,13 @@ import { AppError } from '../../http/errors'
 import type { Clock } from '../../lib/clock'
 import { systemTimers, type Timers } from '../../lib/timers'
 import { KIND_BIT, type MetricKind } from './metrics.fields'
-import { GATHER_BYTES, GATHER_MS, GATHER_REQUESTS, recentDevices } from './metrics.gather'
+import { LIVE_MS, createGroupCommit, createSeenSweep, createWrittenNotes, type Pending } from './metrics.group-commit'
 import { createRecordCodec, type RecordCodec } from './metrics.records.pg'
 import { RECORDS, dayOf, ensureMetricDay, metricTables } from '../../db/pg/metrics.partitions'
-import type { WriteJob, WriteResult } from './metrics.writer'
-import { COLS, addParts, existing, partsOf, rowParams, type Pending, type Refs, type Slot } from './metrics.writer.pg.sql'
+import { COLS, addParts, existing, partsOf, rowParams, type Refs, type Slot } from './metrics.writer.pg.sql'
 
 /** rows per INSERT: PostgreSQL takes at most 65,535 parameters per statement */
 const ROWS_PER_INSERT = 1_000
-/** see metrics.writer.ts */
-const TOUCH_EVERY_MS = 30_000
-const LIVE_MS = 60_000
 
 /**
  * The group commit on PostgreSQL, with the SQLite writer's interface (metrics.writer.ts): the
@@ -35,24 +31,11 @@ export function createMetricWriterPg(
 ) {
   const codec = opts.codec ?? createRecordCodec()
   const knownDays = new Set<number>()
-  const touchedOnce = new Set<number>()
-  let seenSince = new Set<number>()
-  let lastSweep = Number.NEGATIVE_INFINITY
   const lastStamp = new Map<number, number>()
-  let queue: Pending[] = []
-  let queuedBytes = 0
-  let scheduled = false
-  let gathering: (() => void) | null = null
-  let urgent = false
-  let holds = 0
-  let overdue = false
-  /** a group's transaction is under way */
-  let flushing = false
-  const recent = recentDevices(elapsed)
-  /** per kind, the late samples' span of the group being written: kept in the database for whichever hub rolls up */
-  let spanWritten: Record<MetricKind, { from: number; to: number } | null> = { hardware: null, network: null }
-  let writtenSince = new Map<number, number>()
-  const newestWritten = new Map<number, { ts: number; at: number }>()
+  const seen = createSeenSweep()
+  /** the late samples' span per kind is the group's, kept in the database for whichever hub rolls up (metric_late) */
+  const notes = createWrittenNotes(elapsed)
+  const group = createGroupCommit(flushGroup, timers, elapsed)
 
   /** inserts the slots not yet stored; returns those another writer stored first */
   async function insert(tx: SQL, all: Slot[], refs: Refs): Promise<Slot[]> {
@@ -100,16 +83,8 @@ export function createMetricWriterPg(
   }
 
   function noteWritten(seq: number, ts: number, kind: MetricKind) {
-    if (ts < clock.now() - LIVE_MS) {
-      const o = spanWritten[kind]
-      if (o === null) spanWritten[kind] = { from: ts, to: ts }
-      else if (ts < o.from) o.from = ts
-      else if (ts > o.to) o.to = ts
-    }
-    const w = writtenSince.get(seq)
-    if (w === undefined || ts < w) writtenSince.set(seq, ts)
-    const n = newestWritten.get(seq)
-    if (n === undefined || ts >= n.ts) newestWritten.set(seq, { ts, at: elapsed() })
+    if (ts < clock.now() - LIVE_MS) notes.late(kind, ts)
+    notes.written(seq, ts)
   }
 
   async function writeGroup(tx: SQL, slots: Slot[], refs: Refs) {
@@ -197,36 +172,10 @@ export function createMetricWriterPg(
     }
   }
 
-  /**
-   * One group in flight at a time, as SQLite's writer commits one at a time: requests arriving
-   * meanwhile wait for it and go together as the next group, at once.
-   */
-  async function flush() {
-    scheduled = false
-    gathering?.()
-    gathering = null
-    if (holds > 0 || flushing) {
-      overdue = true
-      return
-    }
-    flushing = true
-    try {
-      await flushGroup()
-    } finally {
-      flushing = false
-      if (queue.length) schedule()
-    }
-  }
-
-  async function flushGroup() {
-    overdue = false
-    const batch = queue
-    queue = []
-    queuedBytes = 0
-    urgent = false
-    for (const p of batch) recent.committed(p.job.deviceSeq)
+  /** one group in one transaction; the shared queue keeps one in flight at a time (metrics.group-commit.ts) */
+  async function flushGroup(batch: Pending[]) {
     const now = clock.now()
-    spanWritten = { hardware: null, network: null }
+    notes.takeSpans() // a span left by a group that failed was never stored
     try {
       await days(batch, now)
       const refs = codec.scope()
@@ -245,8 +194,9 @@ export function createMetricWriterPg(
           tx,
           live.filter((p) => !p.error).map((p) => p.job.deviceSeq),
         )
+        const spans = notes.takeSpans()
         for (const kind of ['hardware', 'network'] as const) {
-          const o = spanWritten[kind]
+          const o = spans[kind]
           if (!o) continue
           await tx`INSERT INTO metric_late (kind, from_ts, to_ts) VALUES (${kind}, ${o.from}, ${o.to})
             ON CONFLICT (kind) DO UPDATE SET from_ts = LEAST(metric_late.from_ts, EXCLUDED.from_ts), to_ts = GREATEST(metric_late.to_ts, EXCLUDED.to_ts)`
@@ -267,64 +217,16 @@ export function createMetricWriterPg(
   /** last_seen_at in the group's transaction, as on SQLite: a device's first sample at once, then all together every 30 s */
   async function touch(tx: SQL, seqs: number[]) {
     const t = clock.now()
-    const now: number[] = []
-    for (const seq of seqs) {
-      if (touchedOnce.has(seq)) seenSince.add(seq)
-      else if (!now.includes(seq)) {
-        now.push(seq)
-        touchedOnce.add(seq)
-      }
-    }
-    if (Math.abs(t - lastSweep) >= TOUCH_EVERY_MS) {
-      now.push(...seenSince)
-      seenSince = new Set()
-      lastSweep = t
-    }
+    const now = seen.due(seqs, t)
     if (now.length) await tx`UPDATE devices SET last_seen_at = ${t} WHERE seq IN ${tx(now)}`
   }
 
-  function schedule() {
-    if (scheduled || holds > 0) return
-    if (overdue || urgent || queue.length >= GATHER_REQUESTS || queuedBytes >= GATHER_BYTES) {
-      gathering?.()
-      gathering = null
-      scheduled = true
-      setImmediate(() => void flush())
-    } else gathering ??= timers.after(GATHER_MS, () => void flush())
-  }
-
   return {
-    submit(job: WriteJob): Promise<WriteResult> {
-      return new Promise<WriteResult>((resolve, reject) => {
-        queue.push({ job, resolve, reject })
-        for (const x of job.samples) queuedBytes += x.rest?.length ?? 0
-        if (recent.has(job.deviceSeq)) urgent = true
-        schedule()
-      })
-    },
-    hold(): () => void {
-      holds++
-      let released = false
-      return () => {
-        if (released) return
-        released = true
-        holds--
-        if (queue.length) schedule()
-      }
-    },
-    queued: () => queue.length,
-    takeWrittenSince(): Map<number, number> {
-      const w = writtenSince
-      writtenSince = new Map()
-      return w
-    },
-    newestWrittenWithin(seq: number, withinMs: number): number | null {
-      const n = newestWritten.get(seq)
-      if (!n) return null
-      if (elapsed() - n.at <= withinMs) return n.ts
-      newestWritten.delete(seq)
-      return null
-    },
+    submit: group.submit,
+    hold: group.hold,
+    queued: group.queued,
+    takeWrittenSince: notes.takeWrittenSince,
+    newestWrittenWithin: notes.newestWrittenWithin,
     /** the oldest and newest late sample times any hub stored since the last call, per kind (then forgotten) */
     async takeWrittenSpan(kind: MetricKind): Promise<{ from: number; to: number } | null> {
       await metricTables(sql, clock.now)

@@ -6,35 +6,14 @@ import { FIELDS, KIND_BIT, RAW_TABLE, type MetricKind } from './metrics.fields'
 import type { HotPart } from './metrics.hot'
 import { HOT_BIT, RAW_MAIN, createHotStore } from './metrics.hot.store'
 import type { SampleRow } from './metrics.rows'
-import { GATHER_BYTES, GATHER_MS, GATHER_REQUESTS, recentDevices } from './metrics.gather'
+import { LIVE_MS, createGroupCommit, createSeenSweep, createWrittenNotes, type Pending } from './metrics.group-commit'
 
 /** The devices domain's last_seen_at, written in the group's transaction (same connection). */
 export interface DeviceSeen {
   markSeen(seq: number, at: number): void
 }
 
-/** One request's write: its samples are stored together or not at all. */
-export interface WriteJob {
-  deviceSeq: number
-  samples: SampleRow[]
-}
-
-/**
- * Per sample of a job, in its order: the row id, and whether the sample was already stored (a
- * repeat: the existing row's id, nothing written). `duplicate` is null when none was.
- */
-export interface WriteResult {
-  ids: number[]
-  duplicate: boolean[] | null
-}
-
-interface Pending {
-  job: WriteJob
-  resolve(result: WriteResult): void
-  reject(err: unknown): void
-  result?: WriteResult
-  error?: unknown
-}
+export type { WriteJob, WriteResult } from './metrics.group-commit'
 
 /**
  * Group commit. Requests waiting together share one IMMEDIATE transaction, each inside its own
@@ -44,12 +23,13 @@ interface Pending {
  * crash (see db/connection.ts). One commit per group instead of one per request is where the
  * ingest throughput comes from.
  *
- * When a group goes (see schedule): on the next turn of the event loop when a pending request's
- * device had a sample committed within RETURN_MS (a client posting again as soon as it is
- * answered: a replay, a script, a full load of clients; waiting would only hold them back), or
- * when GATHER_REQUESTS requests or GATHER_BYTES are pending; else GATHER_MS after the first
- * pending request, so requests arriving close together (collectors posting within the same few
- * tens of ms) share a commit.
+ * When a group goes (the queue and its gathering are metrics.group-commit.ts's, shared with the
+ * PostgreSQL writer): on the next turn of the event loop when a pending request's device had a
+ * sample committed within RETURN_MS (a client posting again as soon as it is answered: a replay,
+ * a script, a full load of clients; waiting would only hold them back), or when GATHER_REQUESTS
+ * requests or GATHER_BYTES are pending; else GATHER_MS after the first pending request, so
+ * requests arriving close together (collectors posting within the same few tens of ms) share a
+ * commit.
  *
  * The raw table's write side: build one per database, and hand it to everything that writes
  * samples or must hold writes (the checkpointer), so all of them share its queue.
@@ -86,11 +66,6 @@ export function createMetricWriter(
   const release = sqlite.prepare('RELEASE req')
   const rollbackTo = sqlite.prepare('ROLLBACK TO req')
 
-  /** the devices whose last_seen_at was written since the hub started (a rolled-back group may leave one in early; harmless) */
-  const touchedOnce = new Set<number>()
-  /** the devices with a sample since last_seen_at was last written for them all, and when that was */
-  let seenSince = new Set<number>()
-  let lastSweep = Number.NEGATIVE_INFINITY
   /**
    * Per device, the last time the hub stamped on a sample of its own (no recorded_at). A sample
    * stamped in a millisecond already used takes the next one straight away, so a burst costs one
@@ -98,26 +73,9 @@ export function createMetricWriter(
    * ahead of the clock only by the burst's excess and fall back to the clock once it passes them.
    */
   const lastStamp = new Map<number, number>()
-  let queue: Pending[] = []
-  /** the rest texts' length of the pending requests (what they will write, roughly) */
-  let queuedBytes = 0
-  /** a flush is due on the next turn of the event loop */
-  let scheduled = false
-  /** cancels the gathering timer while one runs */
-  let gathering: (() => void) | null = null
-  /** a flush came while writes were held: it goes as soon as they are released */
-  let overdue = false
-  /** a pending request's client came back right after its answer: the group goes on the next turn */
-  let urgent = false
-  const recent = recentDevices(elapsed)
-  /** while above zero, groups wait (the checkpointer is copying the WAL's tail; see db/checkpointer.ts) */
-  let holds = 0
-  /** per kind, the oldest and newest sample times stored since the rollup job last looked (late data) */
-  const spanWritten: Record<MetricKind, { from: number; to: number } | null> = { hardware: null, network: null }
-  /** per device, the oldest sample time stored since the sealing job last looked (late data, replays) */
-  let writtenSince = new Map<number, number>()
-  /** per device, its newest sample time written and when (elapsed ms): a block still filling */
-  const newestWritten = new Map<number, { ts: number; at: number }>()
+  const seen = createSeenSweep()
+  const notes = createWrittenNotes(elapsed)
+  const group = createGroupCommit(commitGroup, timers, elapsed)
 
   /** one sample per distinct time: a batch's two parts (same recorded_at) share it and its id */
   function writeOne(p: Pending, now: number) {
@@ -162,16 +120,8 @@ export function createMetricWriter(
       if (!s.stamped && ts > (lastStamp.get(seq) ?? Number.NEGATIVE_INFINITY)) lastStamp.set(seq, ts)
       for (const x of [h, n]) {
         if (!x || duplicate?.[x === s ? i : j]) continue
-        if (ts < now - LIVE_MS) {
-          const o = spanWritten[x.kind]
-          if (o === null) spanWritten[x.kind] = { from: ts, to: ts }
-          else if (ts < o.from) o.from = ts
-          else if (ts > o.to) o.to = ts
-        }
-        const w = writtenSince.get(seq)
-        if (w === undefined || ts < w) writtenSince.set(seq, ts)
-        const n = newestWritten.get(seq)
-        if (n === undefined || ts >= n.ts) newestWritten.set(seq, { ts, at: elapsed() })
+        if (ts < now - LIVE_MS) notes.late(x.kind, ts)
+        notes.written(seq, ts)
       }
       if (ts !== s.ts) {
         s.ts = ts
@@ -181,20 +131,8 @@ export function createMetricWriter(
     p.result = { ids, duplicate }
   }
 
-  function flush() {
-    scheduled = false
-    gathering?.()
-    gathering = null
-    if (holds > 0) {
-      overdue = true // the release schedules it again, at once
-      return
-    }
-    overdue = false
-    const batch = queue
-    queue = []
-    queuedBytes = 0
-    urgent = false
-    for (const p of batch) recent.committed(p.job.deviceSeq)
+  /** one group, synchronously: nothing else runs until its requests are settled */
+  function commitGroup(batch: Pending[]) {
     const touched = new Set<number>()
     const now = clock.now()
     try {
@@ -237,18 +175,7 @@ export function createMetricWriter(
       // last_seen_at, in the same transaction: a device's first sample since the start at once,
       // then every device seen in between together, once per TOUCH_EVERY_MS
       const t = clock.now()
-      for (const seq of touched) {
-        if (touchedOnce.has(seq)) seenSince.add(seq)
-        else {
-          devices.markSeen(seq, t)
-          touchedOnce.add(seq)
-        }
-      }
-      if (Math.abs(t - lastSweep) >= TOUCH_EVERY_MS) {
-        for (const seq of seenSince) devices.markSeen(seq, t)
-        seenSince = new Set()
-        lastSweep = t
-      }
+      for (const seq of seen.due(touched, t)) devices.markSeen(seq, t)
       // the records go into their segment's file first: should the COMMIT fail, they are cut off again
       hot.persist()
       commit.run()
@@ -267,81 +194,16 @@ export function createMetricWriter(
     }
   }
 
-  function schedule() {
-    if (scheduled || holds > 0) return
-    const now = overdue || urgent || queue.length >= GATHER_REQUESTS || queuedBytes >= GATHER_BYTES
-    if (now) {
-      gathering?.()
-      gathering = null
-      scheduled = true
-      setImmediate(flush)
-    } else gathering ??= timers.after(GATHER_MS, flush)
-  }
-
   return {
-    submit(job: WriteJob): Promise<WriteResult> {
-      return new Promise<WriteResult>((resolve, reject) => {
-        queue.push({ job, resolve, reject })
-        for (const x of job.samples) queuedBytes += x.rest?.length ?? 0
-        if (recent.has(job.deviceSeq)) urgent = true
-        schedule()
-      })
-    },
-    /** Holds group commits until the returned release is called: requests queue, none is refused. */
-    hold(): () => void {
-      holds++
-      let released = false
-      return () => {
-        if (released) return
-        released = true
-        holds--
-        if (queue.length) schedule()
-      }
-    },
-    /** requests waiting for the next group commit */
-    queued: () => queue.length,
-    /** per device, the oldest sample time written since the last call (then forgotten) */
-    takeWrittenSince(): Map<number, number> {
-      const w = writtenSince
-      writtenSince = new Map()
-      return w
-    },
-    /**
-     * The time of the newest sample this device had written within the last `withinMs` (elapsed),
-     * or null: its block may still be filling. Older notes are forgotten as they are asked about.
-     */
-    newestWrittenWithin(seq: number, withinMs: number): number | null {
-      const n = newestWritten.get(seq)
-      if (!n) return null
-      if (elapsed() - n.at <= withinMs) return n.ts
-      newestWritten.delete(seq)
-      return null
-    },
+    submit: group.submit,
+    hold: group.hold,
+    queued: group.queued,
+    takeWrittenSince: notes.takeWrittenSince,
+    newestWrittenWithin: notes.newestWrittenWithin,
     /** the oldest and newest sample times written since the last call, per kind (then forgotten) */
-    takeWrittenSpan(kind: MetricKind): { from: number; to: number } | null {
-      const o = spanWritten[kind]
-      spanWritten[kind] = null
-      return o
-    },
+    takeWrittenSpan: notes.takeSpan,
   }
 }
-
-/**
- * A sample at most this old when written is one the rollup job's next run reaches anyway (it
- * rolls again from the minute before the last one it finished): only older ones are reported as
- * late, so that a replay two hours back beside live samples re-rolls the replay's buckets, not
- * every bucket from it to now.
- */
-const LIVE_MS = 60_000
-
-/**
- * last_seen_at feeds an online/offline status with a 5-minute window: half a minute of precision
- * suffices. Each write rewrites a page of the devices table in the WAL (and again at the
- * checkpoint): written for every device seen at once, every 30 s, the devices' pages are written
- * once per 30 s instead of by a commit every second or so as each device's turn came (with the
- * samples' records out of SQLite, that was about a third of what ingest wrote).
- */
-const TOUCH_EVERY_MS = 30_000
 
 /** The index of the other part of sample i's row (the other kind, same time), -1 when none: usually the next one. */
 function partnerOf(samples: SampleRow[], i: number, taken: number[]): number {
