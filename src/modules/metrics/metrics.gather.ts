@@ -1,5 +1,5 @@
 /**
- * When a group commit goes (metrics.writer.ts): its thresholds, and the devices that had a sample
+ * When a group commit goes (metrics.group-commit.ts): its thresholds, and the devices that had a sample
  * committed lately (a client posting again as soon as it is answered).
  */
 

@@ -10,6 +10,7 @@ import { createRecommendationsStorePg } from '../../../src/modules/recommendatio
 import { pgTestAppLifecycle } from '../../helpers/app.pg'
 import { createTenant } from '../../helpers/fixtures'
 import { insertDeviceOn } from '../../helpers/devices'
+import { DIRECTORY_TTL_MS } from '../../../src/modules/users/users.directory'
 import { hourly, seededSource, summaryOf } from '../../helpers/metrics-source'
 
 /** The AI settings, generations and usage on a hub whose AI and recommendation rows live in PostgreSQL. */
@@ -22,6 +23,10 @@ const UNHEALTHY = seededSource(summaryOf({ cpu_percent: { avg: 93, p95: 99 }, ra
 async function setup() {
   const t = await pgApp.make({ config: { ai: { ...testConfig().ai, timeoutMs: 200 } }, secretKey: new Uint8Array(randomBytes(32)), metricsSource: UNHEALTHY })
   const a = await createTenant(t, { role: 'admin' })
+  // the hub's copy of which clients are an operator's (which may reach private addresses) reads the
+  // fixture's operator once it is due again: in the background, as on a hub
+  t.clock.advance(DIRECTORY_TTL_MS)
+  while (!t.modules.directory.isOperatorClient(a.clientId)) await Bun.sleep(1)
   const b = await createTenant(t)
   const device = await insertDeviceOn(t, a.clientId, { hostname: 'db-7' })
   return { t, a, b, device }

@@ -104,6 +104,9 @@ describe('checks on PostgreSQL', () => {
 
     const device = await insertDeviceOn(t, a.clientId, { hostname: 'nas' })
     await t.sql`UPDATE devices SET seq = 700 WHERE id = ${device}`
+    // the hub's copy of the devices reads the changed row, as it would after another hub's change
+    t.modules.devices.directory.forget(a.clientId, device)
+    await t.modules.devices.directory.known?.(a.clientId, device)
     const made = await t.request('POST', '/v1/checks', {
       headers: a.userHeaders,
       body: { name: 'router', kind: 'http', settings: { url: 'http://192.168.1.1/' }, run_on_hub: false, device_ids: [device] },
