@@ -1,20 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ensureBinary, freePort, ROOT, tempDir } from '../helpers/binary'
+import { ensureBinary, freePort, tempDir } from '../helpers/binary'
 import { redisForTests } from '../helpers/postgres'
 import { sseReader } from '../helpers/sse'
+import { nginxSkipReason, renderNginxConfig, runNginx } from '../helpers/nginx'
 
 /**
  * Two dist/vigil hubs behind Debian's nginx running deploy/nginx/vigil.conf, rendered for them.
- * Each hub has its own data dir on SQLite: `vigil serve` does not run on PostgreSQL yet, so
- * what is tested here is what sits in front of the hubs (the proxy, and the rate limit the hubs
- * share in Redis), not one database behind them.
+ * Each hub has its own data dir on SQLite: what is tested here is what sits in front of the hubs
+ * (the proxy, and the rate limit the hubs share in Redis); hubs sharing one PostgreSQL database
+ * behind nginx are test/e2e/hubs.test.ts's.
  */
-const NGINX = '/usr/sbin/nginx'
 const redis = redisForTests()
-const skipReason = !existsSync(NGINX)
-  ? "(skipped: /usr/sbin/nginx is not installed; .ci/run installs Debian's nginx)"
+const skipReason = nginxSkipReason
+  ? nginxSkipReason
   : !Bun.which('openssl')
     ? '(skipped: openssl, which makes the TLS test its certificate, is not installed; .ci/run installs it)'
     : redis.skipReason
@@ -74,19 +74,6 @@ async function startHub(name: string): Promise<Hub> {
   throw new Error(`hub ${name} did not start: ${await new Response(proc.stderr).text()}`)
 }
 
-/** The shipped configuration with its upstream, listen address and paths set for this test. */
-function renderConfig(shipped: string, opts: { hubs: number[]; port: number; dir: string }): string {
-  const servers = opts.hubs.map((p) => `    server 127.0.0.1:${p} max_fails=3 fail_timeout=10s;`).join('\n')
-  const out = shipped
-    .replace(/^ {4}server hub1:8080 .*\n {4}server hub2:8080 .*$/m, servers)
-    .replace(/^ {4}listen 80;$/m, `    listen 127.0.0.1:${opts.port};`)
-    .replace('/var/log/nginx/vigil.access.log', join(opts.dir, 'access.log'))
-    .replace('/var/cache/nginx-vigil', join(opts.dir, 'cache'))
-  for (const p of opts.hubs) if (!out.includes(`127.0.0.1:${p}`)) throw new Error('the upstream of deploy/nginx/vigil.conf was not found')
-  if (!out.includes(`listen 127.0.0.1:${opts.port};`)) throw new Error('the listen line of deploy/nginx/vigil.conf was not found')
-  return out
-}
-
 /**
  * The TLS example of the shipped file, uncommented: its `listen 443 ssl;` (on a free port here)
  * with a certificate made for the test. `http2 on;` stays out: Debian's nginx 1.22 predates it.
@@ -106,54 +93,21 @@ let hubs: Hub[] = []
 let proxy = ''
 let tlsProxy = ''
 
-/** nginx as this user, on `conf` (a rendering of the shipped file): its own prefix, pid, logs and temp paths in `home` */
-async function startNginx(home: string, conf: string, probe: string): Promise<void> {
-  mkdirSync(home, { recursive: true })
-  writeFileSync(join(home, 'vigil.conf'), conf)
-  const user = process.getuid?.() === 0 ? 'user root;\n' : ''
-  writeFileSync(
-    join(home, 'nginx.conf'),
-    `${user}daemon off;
-worker_processes 1;
-pid ${home}/nginx.pid;
-error_log ${home}/error.log notice;
-events { worker_connections 256; }
-http {
-    client_body_temp_path ${home}/client_body;
-    proxy_temp_path ${home}/proxy;
-    fastcgi_temp_path ${home}/fastcgi;
-    uwsgi_temp_path ${home}/uwsgi;
-    scgi_temp_path ${home}/scgi;
-    # the hub asks for an unbuffered stream itself (X-Accel-Buffering: no); ignored here, so that
-    # what is tested is that the shipped file passes the live stream on by its own settings
-    proxy_ignore_headers X-Accel-Buffering;
-    include ${home}/vigil.conf;
-}
-`,
-  )
-  const nginx = Bun.spawn([NGINX, '-p', home, '-c', join(home, 'nginx.conf'), '-e', join(home, 'error.log')], { stdout: 'ignore', stderr: 'pipe' })
-  started.push(nginx)
-  for (let i = 0; i < 200 && nginx.exitCode === null; i++) {
-    try {
-      await fetch(`${probe}/health`, { headers: { 'x-forwarded-for': address() }, tls: { rejectUnauthorized: false } } as RequestInit)
-      return
-    } catch {
-      await Bun.sleep(50)
-    }
-  }
-  throw new Error(
-    `nginx did not start: ${await new Response(nginx.stderr as ReadableStream<Uint8Array>).text()} ${readFileSync(join(home, 'error.log'), 'utf8')}`,
-  )
-}
+/**
+ * nginx on `conf`, probed at `probe`. The hub asks for an unbuffered stream itself
+ * (X-Accel-Buffering: no); ignored here, so that what is tested is that the shipped file passes
+ * the live stream on by its own settings.
+ */
+const startNginx = (home: string, conf: string, probe: string) =>
+  runNginx(home, conf, { probe, headers: { 'x-forwarded-for': address() }, http: '    proxy_ignore_headers X-Accel-Buffering;\n', started })
 
 beforeAll(async () => {
   if (skip) return
   hubs = [await startHub('a'), await startHub('b')]
-  const shipped = readFileSync(join(ROOT, 'deploy/nginx/vigil.conf'), 'utf8')
   const ports = hubs.map((h) => h.port)
   const port = freePort()
   proxy = `http://127.0.0.1:${port}`
-  await startNginx(dir, renderConfig(shipped, { hubs: ports, port, dir }), proxy)
+  await startNginx(dir, renderNginxConfig({ hubs: ports, port, dir }), proxy)
 
   const tlsHome = join(dir, 'tls')
   mkdirSync(tlsHome)
@@ -168,7 +122,7 @@ beforeAll(async () => {
   if (made.exitCode !== 0) throw new Error(`openssl: ${made.stderr.toString()}`)
   const tlsPort = freePort()
   tlsProxy = `https://127.0.0.1:${tlsPort}`
-  await startNginx(tlsHome, withTls(renderConfig(shipped, { hubs: ports, port: tlsPort, dir: tlsHome }), { port: tlsPort, cert, key }), tlsProxy)
+  await startNginx(tlsHome, withTls(renderNginxConfig({ hubs: ports, port: tlsPort, dir: tlsHome }), { port: tlsPort, cert, key }), tlsProxy)
 }, 60_000)
 
 afterAll(async () => {

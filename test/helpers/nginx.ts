@@ -23,11 +23,18 @@ export function renderNginxConfig(opts: { hubs: number[]; port: number; dir: str
   return out
 }
 
-/** nginx on the shipped file for `hubs` (their ports), on a free port; resolves once it answers */
-export async function startNginx(home: string, hubs: number[]): Promise<{ base: string; proc: Bun.Subprocess }> {
+/**
+ * nginx as this user on `conf` (a rendering of the shipped file), with its own prefix, pid, logs and
+ * temp paths in `home`; resolves once `probe` answers /health through it. `http` adds lines to the
+ * http block; `headers` go with each probe (an address of the test's own for a shared rate limit).
+ */
+export async function runNginx(
+  home: string,
+  conf: string,
+  o: { probe: string; http?: string; headers?: Record<string, string>; started?: Bun.Subprocess[] },
+): Promise<Bun.Subprocess> {
   mkdirSync(home, { recursive: true })
-  const port = freePort()
-  writeFileSync(join(home, 'vigil.conf'), renderNginxConfig({ hubs, port, dir: home }))
+  writeFileSync(join(home, 'vigil.conf'), conf)
   const user = process.getuid?.() === 0 ? 'user root;\n' : ''
   writeFileSync(
     join(home, 'nginx.conf'),
@@ -42,20 +49,31 @@ http {
     fastcgi_temp_path ${home}/fastcgi;
     uwsgi_temp_path ${home}/uwsgi;
     scgi_temp_path ${home}/scgi;
-    include ${home}/vigil.conf;
+${o.http ?? ''}    include ${home}/vigil.conf;
 }
 `,
   )
   const proc = Bun.spawn([NGINX, '-p', home, '-c', join(home, 'nginx.conf'), '-e', join(home, 'error.log')], { stdout: 'ignore', stderr: 'pipe' })
-  const base = `http://127.0.0.1:${port}`
+  o.started?.push(proc)
   for (let i = 0; i < 200 && proc.exitCode === null; i++) {
     try {
-      await fetch(`${base}/health`)
-      return { base, proc }
+      await fetch(`${o.probe}/health`, { headers: o.headers, tls: { rejectUnauthorized: false } } as RequestInit)
+      return proc
     } catch {
       await Bun.sleep(50)
     }
   }
   proc.kill()
-  throw new Error(`nginx did not start: ${readFileSync(join(home, 'error.log'), 'utf8')}`)
+  throw new Error(
+    `nginx did not start: ${await new Response(proc.stderr as ReadableStream<Uint8Array>).text()} ${readFileSync(join(home, 'error.log'), 'utf8')}`,
+  )
+}
+
+/** nginx on the shipped file for `hubs` (their ports), on a free port; resolves once it answers */
+export async function startNginx(home: string, hubs: number[]): Promise<{ base: string; proc: Bun.Subprocess }> {
+  mkdirSync(home, { recursive: true })
+  const port = freePort()
+  const base = `http://127.0.0.1:${port}`
+  const proc = await runNginx(home, renderNginxConfig({ hubs, port, dir: home }), { probe: base })
+  return { base, proc }
 }
