@@ -15,12 +15,14 @@ import { openDatabase } from '../../src/db/connection'
 import { migrate } from '../../src/db/migrate'
 import { openPostgres } from '../../src/db/pg/connection'
 import { migratePostgres } from '../../src/db/pg/migrate'
-import { type FreshDatabase, postgresForTests } from './postgres'
+import { type FreshDatabase, numbered, postgresForTests } from './postgres'
 
 /** One engine's database for a test file: raw SQL for fixtures, and the handle its store takes. */
 export interface EngineDb {
   /** runs SQL with `?` placeholders on either engine (fixture rows a store does not write) */
   exec(text: string, params?: unknown[]): Promise<void>
+  /** the rows SQL with `?` placeholders reads, on either engine (int8 columns come back as PostgreSQL's driver gives them) */
+  all(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>
   sqlite?: Database
   pg?: SQL
 }
@@ -37,12 +39,6 @@ const pg = postgresForTests()
 /** making and migrating a database takes seconds on a busy machine */
 const HOOK_TIMEOUT_MS = 60_000
 
-/** `?` → `$1, $2, …` for PostgreSQL */
-const numbered = (text: string) => {
-  let n = 0
-  return text.replace(/\?/g, () => `$${++n}`)
-}
-
 const sqliteEngine: Engine = {
   name: 'sqlite',
   skip: false,
@@ -54,6 +50,9 @@ const sqliteEngine: Engine = {
       sqlite: handle.sqlite,
       async exec(text, params = []) {
         handle.sqlite.run(text, params as never[])
+      },
+      async all(text, params = []) {
+        return handle.sqlite.query(text).all(...(params as never[])) as Record<string, unknown>[]
       },
     }
     afterAll(() => handle.sqlite.close())
@@ -79,6 +78,9 @@ const postgresEngine: Engine = {
         pg: s,
         async exec(text, params = []) {
           await s.unsafe(numbered(text), params as never[])
+        },
+        async all(text, params = []) {
+          return (await s.unsafe(numbered(text), params as never[])) as Record<string, unknown>[]
         },
       }
     }, HOOK_TIMEOUT_MS)

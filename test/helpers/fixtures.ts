@@ -4,6 +4,7 @@ import { generateApiKey, keyPrefixOf } from '../../src/modules/api-keys/api-keys
 import type { MemberRole, SystemRole } from '../../src/http/principal'
 import type { Scope } from '../../src/http/auth'
 import type { TestApp } from './app'
+import { numbered } from './postgres'
 
 const DEFAULT_SCOPES: Scope[] = ['metrics:write', 'recommendations:write']
 
@@ -17,11 +18,7 @@ async function write(t: TestApp, text: string, params: unknown[]) {
     t.db.sqlite.run(text, params as never[])
     return
   }
-  let n = 0
-  await pg.unsafe(
-    text.replace(/\?/g, () => `$${++n}`),
-    params as never[],
-  )
+  await pg.unsafe(numbered(text), params as never[])
 }
 
 /**

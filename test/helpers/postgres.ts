@@ -8,6 +8,12 @@
  */
 import { SQL } from 'bun'
 
+/** SQL written with SQLite's `?` placeholders, numbered for PostgreSQL (`$1, $2, …`) */
+export const numbered = (text: string) => {
+  let n = 0
+  return text.replace(/\?/g, () => `$${++n}`)
+}
+
 export interface FreshDatabase {
   /** postgres:// URL of a database made for this test alone */
   url: string

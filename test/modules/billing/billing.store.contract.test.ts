@@ -9,12 +9,7 @@ const storeOf = (db: EngineDb): BillingStore => (db.sqlite ? createBillingStore(
 
 /** one column of one row, on either engine */
 async function cell(db: EngineDb, text: string, params: string[]): Promise<unknown> {
-  if (db.sqlite) return (db.sqlite.query(text).get(...params) as Record<string, unknown> | null)?.v ?? null
-  let n = 0
-  const [r] = await db.pg!.unsafe(
-    text.replace(/\?/g, () => `$${++n}`),
-    params,
-  )
+  const [r] = await db.all(text, params)
   return r?.v ?? null
 }
 

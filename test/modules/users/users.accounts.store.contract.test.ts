@@ -23,14 +23,7 @@ const pending: InvitationCheck = (row: MemberRow | null): asserts row is MemberR
   if (row?.status !== 'invited' || row.user_id !== null) throw new Error('unusable invitation')
 }
 
-async function rows(db: EngineDb, text: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
-  if (db.sqlite) return db.sqlite.query(text).all(...(params as never[])) as Record<string, unknown>[]
-  let n = 0
-  return (await db.pg!.unsafe(
-    text.replace(/\?/g, () => `$${++n}`),
-    params as never[],
-  )) as Record<string, unknown>[]
-}
+const rows = (db: EngineDb, text: string, params: unknown[] = []) => db.all(text, params)
 const ints = (r: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v]))
 
