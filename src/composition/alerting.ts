@@ -23,7 +23,7 @@ import { compileSelector, type SelectorCompiler } from '../modules/alerts/runtim
 import { compileContainerSelector } from '../modules/containers/containers.selectors'
 import { compileDiskSelector } from '../modules/disks/disks.selectors'
 import { deviceSummaries, findDevice, parseTags } from '../modules/devices/devices.service'
-import { fieldSeriesOf } from '../modules/metrics/metrics.service'
+import { fieldSeriesOf } from '../modules/metrics/metrics.field-series'
 import type { FleetModules } from './fleet'
 import type { Hooks } from './hooks'
 import type { MonitoringModules } from './monitoring'

@@ -3,7 +3,7 @@ import type { KeyPrincipal } from '../../http/principal'
 import type { Clock } from '../../lib/clock'
 import { toIso } from '../../lib/clock'
 import { CLOSE_BRACE, JsonBytes } from '../../lib/json-bytes'
-import { FIELDS, HOUR_MS, levelName, tierColumns, type LevelName, type MetricKind } from './metrics.fields'
+import { HOUR_MS, levelName, type LevelName, type MetricKind } from './metrics.fields'
 import type { CheckResultIn } from '../checks/checks.model'
 import type { BatchMetricIn, HardwareRecord, HistoryQuery, NetworkRecord } from './metrics.model'
 import { recordedAt, toRecord, toSampleRow, writePage, type SampleRow } from './metrics.rows'
@@ -280,73 +280,6 @@ function* summarySteps(device: MetricDevice, to: number, hours: number): Steps<M
       bytes_sent_delta: net.counters.bytes_sent_total ?? null,
       bytes_recv_delta: net.counters.bytes_recv_total ?? null,
     },
-  }
-}
-
-/** Hourly averages of one numeric field (e.g. disk_used_percent for a disk-fill trend), oldest first. */
-export function fieldSeries(deps: MetricsDeps, clientId: string, deviceId: string, field: string, hours: number): { t: number; avg: number }[] {
-  const device = deps.devices.ref(clientId, deviceId)
-  const kind = fieldKind(field)
-  const to = deps.clock.now()
-  const rows = deps.store.hourlyAverages(kind, field, device.seq, to - hours * HOUR_MS, to + 1)!
-  return rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
-}
-
-/** fieldSeries on this hub's engine (for a port that can await: the alerts' disk-fill trend once its tick does). */
-export async function fieldSeriesOf(
-  deps: MetricsDeps,
-  clientId: string,
-  deviceId: string,
-  field: string,
-  hours: number,
-): Promise<{ t: number; avg: number }[]> {
-  const device = await deps.devices.ref(clientId, deviceId)
-  const kind = fieldKind(field)
-  const to = deps.clock.now()
-  const rows = (await deps.reads.hourlyAverages(kind, field, device.seq, to - hours * HOUR_MS, to + 1))!
-  return rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
-}
-
-function fieldKind(field: string): MetricKind {
-  const kind: MetricKind | undefined = FIELDS.hardware.some((f) => f.name === field)
-    ? 'hardware'
-    : FIELDS.network.some((f) => f.name === field)
-      ? 'network'
-      : undefined
-  if (!kind) throw new AppError('invalid_parameter', `Unknown metric field ${field}`, 'field')
-  return kind
-}
-
-/**
- * Every numeric field's hourly averages over the last `hours`, read on this hub's engine in one
- * statement per kind (the hourly tier's rows), then answered like fieldSeries for any field and
- * window up to `hours`: for a reader that asks for many series of one device at once (the AI's rules).
- */
-export async function fieldSeriesReader(
-  deps: MetricsDeps,
-  clientId: string,
-  deviceId: string,
-  hours: number,
-): Promise<(field: string, hours: number) => { t: number; avg: number }[]> {
-  const device = await deps.devices.ref(clientId, deviceId)
-  const to = deps.clock.now()
-  const tiers = {
-    hardware: await deps.reads.tierValues('hardware', '1h', device.seq, to - hours * HOUR_MS, to + 1),
-    network: await deps.reads.tierValues('network', '1h', device.seq, to - hours * HOUR_MS, to + 1),
-  }
-  return (field, within) => {
-    if (within > hours) throw new Error(`series over ${within} h asked of a reader of ${hours} h`)
-    const kind = fieldKind(field)
-    const cols = tierColumns(kind)
-    const avg = 2 + cols.indexOf(`${field}_avg`)
-    const n = 2 + cols.indexOf(`${field}_n`)
-    const from = to - within * HOUR_MS
-    const out: { t: number; avg: number }[] = []
-    for (const row of tiers[kind]) {
-      const t = row[0] as number
-      if (t >= from && (row[n] as number) > 0 && row[avg] !== null) out.push({ t, avg: row[avg] as number })
-    }
-    return out
   }
 }
 

@@ -3,7 +3,8 @@ import { testApp, type TestApp } from '../../helpers/app'
 import { FIELDS, KIND_BIT, restColumn, TIERS, type MetricKind } from '../../../src/modules/metrics/metrics.fields'
 import { runRetention, runRollup } from '../../../src/modules/metrics/metrics.jobs'
 import { toRecord } from '../../../src/modules/metrics/metrics.rows'
-import { fieldSeries, historyJson, metricsStats, summarizeDevice } from '../../../src/modules/metrics/metrics.service'
+import { historyJson, metricsStats, summarizeDevice } from '../../../src/modules/metrics/metrics.service'
+import { fieldSeries } from '../../../src/modules/metrics/metrics.field-series'
 import { tenantWithDevices } from '../../helpers/metrics'
 
 const START = Date.parse('2026-01-01T00:00:00Z')

@@ -10,15 +10,8 @@ import { rollupAll } from '../../../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../../../src/modules/metrics/metrics.rollup.store'
 import { createRollupStorePg } from '../../../src/modules/metrics/metrics.rollup.store.pg'
 import { aiMetricsSource } from '../../../src/composition/monitoring'
-import {
-  batchRows,
-  fieldSeries,
-  fieldSeriesOf,
-  fieldSeriesReader,
-  latestValues,
-  metricsStats,
-  type MetricsDeps,
-} from '../../../src/modules/metrics/metrics.service'
+import { batchRows, latestValues, metricsStats, type MetricsDeps } from '../../../src/modules/metrics/metrics.service'
+import { fieldSeries, fieldSeriesOf, fieldSeriesReader } from '../../../src/modules/metrics/metrics.field-series'
 import { createMetricsStore } from '../../../src/modules/metrics/metrics.store'
 import { createMetricsStorePg } from '../../../src/modules/metrics/metrics.store.pg'
 import { createSeriesStore } from '../../../src/modules/metrics/metrics.series.store'
