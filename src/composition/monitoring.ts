@@ -1,7 +1,7 @@
 import type { AppContext } from '../context'
 import { hubRuns, hubRunsFile } from '../modules/ai/ai.hub-runs'
 import { hubRunsPg } from '../modules/ai/ai.hub-runs.pg'
-import type { MetricsSource, SeriesPoint } from '../modules/ai/ai.metrics-source'
+import type { MetricsSource } from '../modules/ai/ai.metrics-source'
 import { TREND_HOURS } from '../modules/ai/ai.rules'
 import type { AiDeps } from '../modules/ai/ai.service'
 import { createAiStore } from '../modules/ai/ai.store'
@@ -11,7 +11,7 @@ import { resolveKnownDevice } from '../modules/devices/devices.service'
 import type { MetricsJobDeps } from '../modules/metrics/metrics.jobs'
 import { createRollupStore, type RollupPort } from '../modules/metrics/metrics.rollup.store'
 import { summaryOf, type MetricsDeps } from '../modules/metrics/metrics.service'
-import { fieldSeries, fieldSeriesReader } from '../modules/metrics/metrics.field-series'
+import { fieldSeriesReader } from '../modules/metrics/metrics.field-series'
 import { createMetricsStore, type MetricsStore } from '../modules/metrics/metrics.store'
 import { createSeriesStore, type SeriesStore } from '../modules/metrics/metrics.series.store'
 import { retentionMs } from '../modules/metrics/metrics.jobs'
@@ -178,30 +178,15 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
   return { metrics, metricsJobs, sealer, recommendations, ai }
 }
 
-/** Devices whose series the AI's source keeps between a summary and the rules that follow it. */
-const AI_SERIES_KEPT = 32
-
-/**
- * The AI's reads of metrics on this hub's engine. A summary is read with the device's hourly tier
- * over the longest window a rule looks at, which the rules' series (asked synchronously) then
- * answer from; a series asked without a summary first is read from SQLite's store, as before.
- */
+/** The AI's reads of metrics on this hub's engine: a device's summary and its fields' hourly series, read together. */
 export function aiMetricsSource(metrics: MetricsDeps): MetricsSource {
-  const read = new Map<string, (field: string, hours: number) => SeriesPoint[]>()
-  const key = (clientId: string, deviceId: string) => `${clientId} ${deviceId}`
   return {
-    async summary(clientId, deviceId, hours) {
+    async read(clientId, deviceId, hours) {
       const [summary, series] = await Promise.all([
         summaryOf(metrics, clientId, deviceId, hours),
         fieldSeriesReader(metrics, clientId, deviceId, Math.max(hours, TREND_HOURS)),
       ])
-      if (read.size >= AI_SERIES_KEPT && !read.has(key(clientId, deviceId))) read.clear()
-      read.set(key(clientId, deviceId), series)
-      return summary
-    },
-    series: (clientId, deviceId, field, hours) => {
-      const series = read.get(key(clientId, deviceId))
-      return series ? series(field, hours) : fieldSeries(metrics, clientId, deviceId, field, hours)
+      return { summary, series }
     },
   }
 }

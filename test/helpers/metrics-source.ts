@@ -44,10 +44,9 @@ export function seededSource(summary: MetricsSummary | null, series: Record<stri
   const calls: string[] = []
   return {
     calls,
-    summary: (_c, d, h) => {
+    read: (_c, d, h) => {
       calls.push(`summary:${d}:${h}`)
-      return summary ? { ...summary, device_id: d } : null
+      return { summary: summary ? { ...summary, device_id: d } : null, series: (field) => series[field] ?? [] }
     },
-    series: (_c, _d, field) => series[field] ?? [],
   }
 }

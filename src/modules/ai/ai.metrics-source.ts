@@ -6,13 +6,18 @@ export interface SeriesPoint {
   avg: number
 }
 
+/** What the rules read of one device: its summary, and its fields' hourly series (asked synchronously). */
+export interface DeviceMetrics {
+  summary: MetricsSummary | null
+  series(field: string, hours: number): SeriesPoint[]
+}
+
 /**
  * What the recommendation engine reads from the metrics domain (summaryOf / fieldSeriesReader).
- * A port, so the engine is tested on seeded histories. The summary is awaited; the rules then ask
- * for series synchronously, and the wired source answers them from what it read with the summary
- * of the same device (its hourly tier over a week, the longest window a rule looks at).
+ * A port, so the engine is tested on seeded histories. One read per device hands back the
+ * summary and a series reader over what it read (the hourly tier over a week, the longest window
+ * a rule looks at), so the rules' synchronous series never go back to the database.
  */
 export interface MetricsSource {
-  summary(clientId: string, deviceId: string, hours: number): MetricsSummary | null | Promise<MetricsSummary | null>
-  series(clientId: string, deviceId: string, field: string, hours: number): SeriesPoint[]
+  read(clientId: string, deviceId: string, hours: number): DeviceMetrics | Promise<DeviceMetrics>
 }

@@ -5,7 +5,7 @@ import type { NewRecommendation, Recommendation } from '../recommendations/recom
 import { effectiveConfig, providerPolicy, type AiConfigDeps, type EffectiveConfig } from './ai.config.service'
 import { ProviderCallError } from './ai.http'
 import { KEEP_MS, type HubRunsPort } from './ai.hub-runs'
-import type { MetricsSource } from './ai.metrics-source'
+import type { DeviceMetrics, MetricsSource } from './ai.metrics-source'
 import type { GenerateResult, TestResult, UsageEntry } from './ai.model'
 import { InvalidOutput, parseModelAnswer } from './ai.parse'
 import { compactSummary, renderPrompt, SYSTEM_PROMPT } from './ai.prompt'
@@ -160,14 +160,14 @@ export async function generateForDevice(
     // refuse before storing anything, so a 429 means "nothing happened"
     throw budgetSpent(deps, now)
   }
-  const summary = await deps.metrics.summary(clientId, deviceId, SUMMARY_HOURS)
+  const { summary, series } = await deps.metrics.read(clientId, deviceId, SUMMARY_HOURS)
   // read once for the rules, which look back a week at most
   const gaps = deps.hubRuns ? await deps.hubRuns.gaps(now - KEEP_MS, now) : []
   const findings = runRules({
     now,
     device: { hostname: device.hostname, createdAt: device.created_at, lastSeenAt: device.last_seen_at },
     summary,
-    series: (field, hours) => deps.metrics.series(clientId, deviceId, field, hours),
+    series,
     hubGaps: (from, to) => gaps.filter((g) => g.to >= from && g.from <= to),
   })
   const rules = await deps.findings.store(
@@ -220,7 +220,7 @@ async function llmRun(
   deviceId: string,
   eff: EffectiveConfig,
   device: AiDevice,
-  summary: NonNullable<Awaited<ReturnType<MetricsSource['summary']>>>,
+  summary: NonNullable<DeviceMetrics['summary']>,
   coveredHours: number,
   onBudget: 'throw' | 'skip',
 ) {

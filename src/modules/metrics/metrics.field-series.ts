@@ -11,15 +11,7 @@ type SeriesPoint = { t: number; avg: number }
 /** the hours that have an average, oldest first */
 const points = (rows: { t: number; avg: number | null }[]): SeriesPoint[] => rows.filter((r) => r.avg !== null).map((r) => ({ t: r.t, avg: r.avg! }))
 
-/** Hourly averages of one numeric field (e.g. disk_used_percent for a disk-fill trend), oldest first. */
-export function fieldSeries(deps: MetricsDeps, clientId: string, deviceId: string, field: string, hours: number): SeriesPoint[] {
-  const device = deps.devices.ref(clientId, deviceId)
-  const kind = fieldKind(field)
-  const to = deps.clock.now()
-  return points(deps.store.hourlyAverages(kind, field, device.seq, to - hours * HOUR_MS, to + 1)!)
-}
-
-/** fieldSeries on this hub's engine (for a port that can await: the alerts' disk-fill trend once its tick does). */
+/** Hourly averages of one numeric field (e.g. disk_used_percent for a disk-fill trend), oldest first, on this hub's engine. */
 export async function fieldSeriesOf(deps: MetricsDeps, clientId: string, deviceId: string, field: string, hours: number): Promise<SeriesPoint[]> {
   const device = await deps.devices.ref(clientId, deviceId)
   const kind = fieldKind(field)

@@ -4,7 +4,7 @@ import { FIELDS, KIND_BIT, restColumn, TIERS, type MetricKind } from '../../../s
 import { runRetention, runRollup } from '../../../src/modules/metrics/metrics.jobs'
 import { toRecord } from '../../../src/modules/metrics/metrics.rows'
 import { historyJson, metricsStats, summarizeDevice } from '../../../src/modules/metrics/metrics.service'
-import { fieldSeries } from '../../../src/modules/metrics/metrics.field-series'
+import { fieldSeriesOf } from '../../../src/modules/metrics/metrics.field-series'
 import { tenantWithDevices } from '../../helpers/metrics'
 
 const START = Date.parse('2026-01-01T00:00:00Z')
@@ -155,13 +155,13 @@ describe('rollup job', () => {
     expect(t.db.sqlite.query('SELECT * FROM metric_hw_10m ORDER BY bucket').all()).toEqual(before)
   })
 
-  test('fieldSeries reads hourly averages; stats count rows', async () => {
+  test("a field's series reads hourly averages; stats count rows", async () => {
     const { t, a, n } = await rolledUp()
-    const series = fieldSeries(t.modules.metrics, a.clientId, a.deviceId, 'cpu_percent', 24)
+    const series = await fieldSeriesOf(t.modules.metrics, a.clientId, a.deviceId, 'cpu_percent', 24)
     expect(series.map((p) => p.t)).toEqual([0, 1, 2].map((h) => START + h * 3600_000))
     const raw = t.db.sqlite.query<RawRow, []>('SELECT ts, cpu_percent, ram_used_gb, cpu_temp_c FROM metric_samples').all()
     expect(series[1]!.avg).toBeCloseTo(expected(raw, 'cpu_percent', START + 3600_000, START + 7200_000)!.avg, 9)
-    expect(() => fieldSeries(t.modules.metrics, a.clientId, a.deviceId, 'nope', 24)).toThrow()
+    await expect(fieldSeriesOf(t.modules.metrics, a.clientId, a.deviceId, 'nope', 24)).rejects.toMatchObject({ code: 'invalid_parameter' })
     expect(await metricsStats(t.modules.metrics)).toEqual({ metric_rows_hardware: n, metric_rows_network: n, ingest_last_hour: 2 * 354 })
   })
 

@@ -11,7 +11,7 @@ import { createRollupStore } from '../../../src/modules/metrics/metrics.rollup.s
 import { createRollupStorePg } from '../../../src/modules/metrics/metrics.rollup.store.pg'
 import { aiMetricsSource } from '../../../src/composition/monitoring'
 import { batchRows, latestValues, metricsStats, type MetricsDeps } from '../../../src/modules/metrics/metrics.service'
-import { fieldSeries, fieldSeriesOf, fieldSeriesReader } from '../../../src/modules/metrics/metrics.field-series'
+import { fieldSeriesOf, fieldSeriesReader } from '../../../src/modules/metrics/metrics.field-series'
 import { createMetricsStore } from '../../../src/modules/metrics/metrics.store'
 import { createMetricsStorePg } from '../../../src/modules/metrics/metrics.store.pg'
 import { createSeriesStore } from '../../../src/modules/metrics/metrics.series.store'
@@ -202,16 +202,15 @@ for (const engine of ENGINES) {
         expect(await fieldSeriesOf(deps, 'c1', 'dev-1', 'latency_avg_ms', 168)).toEqual(series('latency_avg_ms', 168))
         expect(await fieldSeriesOf(deps, 'c1', 'dev-2', 'cpu_percent', 24)).toEqual([{ t: T0 - 60 * MIN, avg: 50 }])
         await expect(fieldSeriesOf(deps, 'c1', 'dev-1', 'nope', 24)).rejects.toMatchObject({ code: 'invalid_parameter' })
-        // the AI's source: the summary on this engine, then the rules' series from what it read
+        // the AI's source: one read of a device gives its summary and the rules' series on this engine,
+        // for any number of devices read in any order (nothing is kept between reads)
         const source = aiMetricsSource(deps)
-        const summary = await source.summary('c1', 'dev-1', 24)
-        expect(summary).toMatchObject({ device_id: 'dev-1', hours: 24, hardware: { samples: 80 }, network: { samples: 80 } })
-        expect(source.series('c1', 'dev-1', 'cpu_percent', 24)).toEqual([{ t: T0 - 60 * MIN, avg: 25 }])
-        if (handle.db.sqlite) {
-          const sqlite = { ...deps, store: createMetricsStore(handle.db.sqlite) } as MetricsDeps
-          expect(fieldSeries(sqlite, 'c1', 'dev-1', 'cpu_percent', 168)).toEqual(series('cpu_percent', 168))
-          expect(fieldSeries(sqlite, 'c1', 'dev-1', 'latency_avg_ms', 24)).toEqual(series('latency_avg_ms', 24))
-        }
+        const one = await source.read('c1', 'dev-1', 24)
+        const two = await source.read('c1', 'dev-2', 24)
+        expect(one.summary).toMatchObject({ device_id: 'dev-1', hours: 24, hardware: { samples: 80 }, network: { samples: 80 } })
+        expect(one.series('cpu_percent', 24)).toEqual([{ t: T0 - 60 * MIN, avg: 25 }])
+        expect(one.series('cpu_percent', 168)).toEqual(series('cpu_percent', 168))
+        expect(two.series('cpu_percent', 24)).toEqual([{ t: T0 - 60 * MIN, avg: 50 }])
       },
     )
   })
