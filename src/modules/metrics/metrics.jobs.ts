@@ -2,7 +2,7 @@ import type { Config } from '../../config'
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import { LEVEL, TIERS, levelName, type LevelName, type MetricKind } from './metrics.fields'
-import { rollupAll } from './metrics.rollup'
+import { rollupAll, type RollupOptions } from './metrics.rollup'
 import type { BlockStore } from './metrics.block.store'
 import { PRUNE_BATCH, type RollupPort } from './metrics.rollup.store'
 import type { MetricDevices } from './metrics.service'
@@ -27,8 +27,10 @@ const MAX_BATCHES_PER_TABLE = 2_000
 
 const yieldToRequests = () => new Promise<void>((r) => setImmediate(r))
 
-export async function runRollup(deps: MetricsJobDeps): Promise<void> {
+/** `steps`: the spans each tier is rolled in, where a bench compares them (else the store's) */
+export async function runRollup(deps: MetricsJobDeps, opts: { steps?: RollupOptions['steps'] } = {}): Promise<void> {
   await rollupAll(deps.rollups, {
+    steps: opts.steps ?? deps.rollups.steps,
     now: deps.clock.now(),
     devices: deps.devices.seqs(),
     late: { hardware: await deps.writer.takeWrittenSpan('hardware'), network: await deps.writer.takeWrittenSpan('network') },
