@@ -11,9 +11,12 @@
  * apart once a second, so each rollup run adds ten minutes per device and hides what a run costs
  * when it adds one.
  *
- * `bun scripts/bench/storage-cadence.ts [--hours N] [--sample file.json] [--vigil path]`: the real
- * sample of this machine (`vigil agent --once`) and the large server, each with the rollup tiers
- * rolled minute by minute as before and in the spans SQLite's store rolls them in (ROLL_STEPS).
+ * `bun scripts/bench/storage-cadence.ts [--hours N] [--sample file.json | --vigil path]
+ * [--variants minute,ten,steps,hours] [--samples real,large]` (or `bun run bench --cadence-only`):
+ * the real sample of this machine (`vigil agent --once`) and the large server, each with the
+ * rollup tiers rolled bucket by bucket as before and in the spans SQLite's store rolls them in
+ * (ROLL_STEPS), or the other spans measured (VARIANTS). `--lag-reads [--devices N]`: what the
+ * reads completing the 1-minute tier cost as it lags (lagReads).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -39,6 +42,8 @@ export interface CadenceResult {
   seal: number
   other: number
   total: number
+  /** what the rollup tiers keep per sample at the end (rows and index entries) */
+  tiersKept: number
   /** the same over the last hour only, once sealing and every tier are in their steady state */
   steady: { ingest: number; rollup: number; seal: number; other: number; total: number }
 }
@@ -108,6 +113,12 @@ export async function cadenceBench(base: Sample, opts: { devices: number; hours:
       }
       t.clock.set(tickEnd)
     }
+    // what the tiers keep (rows and index entries, without the pages' free space)
+    const kept = db.sqlite
+      .query<{ b: number }, []>(
+        "SELECT sum(payload) AS b FROM dbstat WHERE name GLOB 'metric_hw_*' OR name GLOB 'metric_net_*' OR name GLOB 'sqlite_autoindex_metric_hw_*' OR name GLOB 'sqlite_autoindex_metric_net_*'",
+      )
+      .get()!.b
     db.close()
     const samples = opts.devices * ticks
     const per = (p: typeof phase, n: number) => {
@@ -117,7 +128,7 @@ export async function cadenceBench(base: Sample, opts: { devices: number; hours:
     }
     const from = steadyFrom ?? { ingest: 0, rollup: 0, seal: 0, other: 0 }
     const last = { ingest: phase.ingest - from.ingest, rollup: phase.rollup - from.rollup, seal: phase.seal - from.seal, other: phase.other - from.other }
-    return { samples, ...per(phase, samples), steady: per(last, opts.devices * (ticks - steadyTick)) }
+    return { samples, ...per(phase, samples), steady: per(last, opts.devices * (ticks - steadyTick)), tiersKept: kept / samples }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -128,20 +139,28 @@ export const MINUTE_BY_MINUTE: Partial<Record<TierName, number>> = { '1m': 60_00
 
 const fmt = (n: number) => `${Math.round(n).toLocaleString('en-US')} B`
 
-export async function cadenceTable(base: Sample, hours: number, variants: { name: string; steps: Partial<Record<TierName, number>> }[]) {
+/** The spans compared, by name (`--variants`): the default compares the job as it was with ROLL_STEPS. */
+export const VARIANTS: Record<string, { name: string; steps: Partial<Record<TierName, number>> }> = {
+  minute: { name: 'each tier bucket by bucket (before)', steps: MINUTE_BY_MINUTE },
+  ten: { name: '1m in whole 10 minutes', steps: { '1m': 600_000, '10m': 600_000 } },
+  steps: { name: '1m in whole 10 minutes, 10m in whole hours (ROLL_STEPS, taken)', steps: ROLL_STEPS },
+  hours: { name: '1m and 10m in whole hours', steps: { '1m': 3_600_000, '10m': 3_600_000 } },
+}
+
+export async function cadenceTable(base: Sample, hours: number, variants: (typeof VARIANTS)[string][], samples = ['real', 'large']) {
   console.log(
     `\nBytes written per sample at a collector's cadence (100 devices, one sample each per 10 s, ${hours} h of simulated time; the last hour in brackets)`,
   )
-  console.log('| sample | rollup tiers rolled | ingest | rollup | sealing | other | total |')
-  console.log('|---|---|---|---|---|---|---|')
-  for (const [name, sample] of [
-    ['real sample', base],
-    ['large server', largeServer(base)],
-  ] as const) {
+  console.log('| sample | rollup tiers rolled | ingest | rollup | sealing | other | total | the tiers keep |')
+  console.log('|---|---|---|---|---|---|---|---|')
+  const all = { real: ['real sample', base], large: ['large server', largeServer(base)] } as const
+  for (const [name, sample] of samples.map((k) => all[k as keyof typeof all])) {
     for (const v of variants) {
       const r = await cadenceBench(sample, { devices: 100, hours, steps: v.steps })
       const cell = (k: 'ingest' | 'rollup' | 'seal' | 'other' | 'total') => `${fmt(r[k])} (${fmt(r.steady[k])})`
-      console.log(`| ${name} | ${v.name} | ${cell('ingest')} | ${cell('rollup')} | ${cell('seal')} | ${cell('other')} | ${cell('total')} |`)
+      console.log(
+        `| ${name} | ${v.name} | ${cell('ingest')} | ${cell('rollup')} | ${cell('seal')} | ${cell('other')} | ${cell('total')} | ${fmt(r.tiersKept)} |`,
+      )
     }
   }
 }
@@ -151,13 +170,91 @@ if (import.meta.main) {
     const i = process.argv.indexOf(name)
     return i === -1 ? undefined : process.argv[i + 1]
   }
+  if (process.argv.includes('--lag-reads')) {
+    await lagReads(Number(arg('--devices') ?? 200), 21)
+    process.exit(0)
+  }
   const file = arg('--sample')
   const base = file ? (JSON.parse(readFileSync(file, 'utf8')) as Sample) : await realSample(arg('--vigil') ?? join(import.meta.dir, '../../dist/vigil'))
   delete base.recorded_at
-  const only = arg('--steps')
-  const variants = [
-    { name: 'minute by minute (before)', steps: MINUTE_BY_MINUTE },
-    { name: '1m in 10 minutes, 10m in hours (ROLL_STEPS)', steps: ROLL_STEPS },
-  ]
-  await cadenceTable(base, Number(arg('--hours') ?? 2.5), only ? variants.filter((v) => v.name.startsWith(only)) : variants)
+  const variants = (arg('--variants') ?? 'minute,steps')
+    .split(',')
+    .map((v) => VARIANTS[v] ?? raise(`unknown variant ${v}: ${Object.keys(VARIANTS).join(', ')}`))
+  await cadenceTable(base, Number(arg('--hours') ?? 2.5), variants, (arg('--samples') ?? 'real,large').split(','))
+}
+
+function raise(msg: string): never {
+  throw new Error(msg)
+}
+
+/**
+ * What the reads that complete the 1-minute tier cost as it lags (the minutes it has not rolled are
+ * read from raw samples): `devices` devices with 70 minutes of samples every 10 s, the tier rolled to
+ * the minute before now (as when each minute was rolled), to ten minutes before and to an hour
+ * before (the most whole ten minutes or whole hours leave it behind); µs per fleet overview's CPU
+ * sparklines (fleetFigures), per summary of 6 h and per series of 6 h at 1m (one device), median of
+ * `rounds`, alternating.
+ */
+export async function lagReads(devices: number, rounds: number) {
+  const { fleetFigures } = await import('../../src/modules/metrics/metrics.fleet')
+  const t = testApp({ config: { rateLimits: { anonymous: 1e9, free: 1e9, pro: 1e9, enterprise: 1e9 } } as never })
+  const T0 = Date.UTC(2026, 0, 1)
+  t.clock.set(T0 + 70 * 60_000)
+  const a = await tenantWithDevices(t, devices)
+  const hw = { cpu_percent: 12.5, ram_percent: 40, disk_used_percent: 50 }
+  for (const id of a.deviceIds) {
+    const items = Array.from({ length: 420 }, (_, i) => ({
+      recorded_at: new Date(T0 + i * INTERVAL).toISOString(),
+      hardware: { ...hw, cpu_percent: (i * 7) % 100 },
+    }))
+    const r = await t.request('POST', '/v1/metrics/bulk', { body: { items }, headers: { ...a.keyHeaders, 'x-device-id': id } })
+    if (r.status !== 201) throw new Error(`bulk ${r.status}`)
+  }
+  const now = T0 + 70 * 60_000 + 40 * SECOND
+  t.clock.set(now)
+  await runRollup(t.modules.metricsJobs, { steps: MINUTE_BY_MINUTE })
+  const seqs = t.db.sqlite
+    .query<{ seq: number }, []>('SELECT seq FROM devices')
+    .all()
+    .map((r) => r.seq)
+  const setDone = (ts: number) => t.db.sqlite.run("UPDATE metric_rollups SET done_until = ? WHERE kind = 'hardware' AND tier = '1m'", [ts])
+  const headers = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+  const get = async (path: string) => {
+    const r = await t.handle(new Request(`http://localhost${path}`, { headers }))
+    if (r.status !== 200) throw new Error(`${path}: ${r.status}`)
+    await r.arrayBuffer()
+  }
+  const iso = (ms: number) => new Date(ms).toISOString()
+  const reads = {
+    sparklines: () => fleetFigures(t.modules.metrics, seqs, now),
+    summary: () => get(`/v1/metrics/summary/${a.deviceId}?hours=6`),
+    series: () =>
+      get(`/v1/metrics/series/${a.deviceId}?kind=hardware&fields=cpu_percent,ram_percent&resolution=1m&start=${iso(now - 6 * 3_600_000)}&end=${iso(now)}`),
+  }
+  const lags = { 'a minute': 70, 'ten minutes': 61, 'an hour': 10 }
+  const us: Record<string, number[]> = {}
+  for (let r = 0; r < rounds; r++) {
+    for (const [lag, minute] of Object.entries(lags)) {
+      setDone(T0 + minute * 60_000)
+      for (const [name, f] of Object.entries(reads)) {
+        const s = performance.now()
+        await f()
+        ;(us[`${name}|${lag}`] ??= []).push((performance.now() - s) * 1000)
+      }
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+  console.log(`\nReads completing the 1m tier from raw samples as it lags (${devices} devices for the sparklines; median µs of ${rounds})`)
+  console.log(`| read | ${Object.keys(lags).join(' behind | ')} behind |`)
+  console.log(
+    `|---|${Object.keys(lags)
+      .map(() => '---')
+      .join('|')}|`,
+  )
+  for (const name of Object.keys(reads))
+    console.log(
+      `| ${name} | ${Object.keys(lags)
+        .map((lag) => Math.round(median(us[`${name}|${lag}`]!)).toLocaleString('en-US'))
+        .join(' | ')} |`,
+    )
 }
