@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { runRollup } from '../../../src/modules/metrics/metrics.jobs'
+import { runRetention, runRollup } from '../../../src/modules/metrics/metrics.jobs'
 import { GRACE_MS } from '../../../src/modules/metrics/metrics.rollup'
 import { testApp, type TestApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
@@ -166,5 +166,25 @@ describe('rollup writes', () => {
     // INSERT OR REPLACE deleted the row and appended it at the table's end: two pages written, not one
     expect(row('metric_hw_1m')).toEqual({ rowid: before.minute.rowid, n: 6, cpu_percent_max: 90 })
     expect(row('metric_hw_1h')).toEqual({ rowid: before.hour.rowid, n: 6, cpu_percent_max: 90 })
+  })
+})
+
+describe('rollup spans and retention', () => {
+  test('with raw samples kept only minutes, the 1-minute tier is rolled minute by minute: no sample is pruned before it is rolled up', async () => {
+    const retention = { raw: 5 * 60, m1: 3 * 86400, m10: 30 * 86400, h1: 365 * 86400, d1: 5 * 365 * 86400 }
+    const t = testApp({ config: { metricsRetention: retention } })
+    t.clock.set(T0)
+    const a = await tenantWithDevices(t)
+    for (let m = 0; m < 8; m++) {
+      const items = Array.from({ length: 6 }, (_, i) => ({ recorded_at: new Date(T0 + m * MIN + i * 10_000).toISOString(), hardware: hardwareSample(i) }))
+      t.clock.set(T0 + m * MIN + 59_000)
+      expect((await t.request('POST', '/v1/metrics/bulk', { body: { items }, headers: a.keyHeaders })).status).toBe(201)
+      t.clock.set(T0 + (m + 1) * MIN + 35_000)
+      await runRollup(t.modules.metricsJobs)
+    }
+    expect(await t.modules.metricsJobs.rollups.doneUntil('hardware', '1m')).toBe(T0 + 8 * MIN)
+    await runRetention(t.modules.metricsJobs)
+    const minutes = t.db.sqlite.query<{ n: number }, []>('SELECT n FROM metric_hw_1m ORDER BY bucket').all()
+    expect(minutes.map((r) => r.n)).toEqual([6, 6, 6, 6, 6, 6, 6, 6])
   })
 })
