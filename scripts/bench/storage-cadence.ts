@@ -16,7 +16,8 @@
  * the real sample of this machine (`vigil agent --once`) and the large server, each with the
  * rollup tiers rolled bucket by bucket as before and in the spans SQLite's store rolls them in
  * (ROLL_STEPS), or the other spans measured (VARIANTS). `--lag-reads [--devices N]`: what the
- * reads completing the 1-minute tier cost as it lags (lagReads).
+ * reads completing the 1-minute tier cost as it lags (lagReads). `--paced --before <executable>`: the
+ * paced run of storage-writes.ts of that executable and this one side by side (pacedSideBySide).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -175,7 +176,14 @@ if (import.meta.main) {
     process.exit(0)
   }
   const file = arg('--sample')
-  const base = file ? (JSON.parse(readFileSync(file, 'utf8')) as Sample) : await realSample(arg('--vigil') ?? join(import.meta.dir, '../../dist/vigil'))
+  const vigil = arg('--vigil') ?? join(import.meta.dir, '../../dist/vigil')
+  const before = arg('--before')
+  if (process.argv.includes('--paced')) {
+    if (!before) raise('--paced compares two executables: --before <path>')
+    await pacedSideBySide(before, vigil, file ? (JSON.parse(readFileSync(file, 'utf8')) as Sample) : await realSample(vigil))
+    process.exit(0)
+  }
+  const base = file ? (JSON.parse(readFileSync(file, 'utf8')) as Sample) : await realSample(vigil)
   delete base.recorded_at
   const variants = (arg('--variants') ?? 'minute,steps')
     .split(',')
@@ -257,4 +265,22 @@ export async function lagReads(devices: number, rounds: number) {
         .map((lag) => Math.round(median(us[`${name}|${lag}`]!)).toLocaleString('en-US'))
         .join(' | ')} |`,
     )
+}
+
+/**
+ * The paced run of storage-writes.ts (100 devices × one sample a second for 60 s, samples two
+ * hours old, sealed in the window) of two executables at once, side by side: what the spans change
+ * where each run adds ten minutes per device.
+ */
+async function pacedSideBySide(before: string, after: string, base: Sample) {
+  const { writesBench } = await import('./storage-writes')
+  delete base.recorded_at
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-cadence-paced-'))
+  try {
+    const opts = { devices: 100, seconds: 60, hoursAgo: 2 }
+    const [b, a] = await Promise.all([writesBench(before, join(dir, 'before'), base, opts), writesBench(after, join(dir, 'after'), base, opts)])
+    console.log(`paced, samples two hours old: ${fmt(b.perSample)} per sample (${before}), ${fmt(a.perSample)} per sample (${after})`)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
