@@ -12,7 +12,7 @@
  * when it adds one.
  *
  * `bun scripts/bench/storage-cadence.ts [--hours N] [--sample file.json | --vigil path]
- * [--variants minute,ten,steps,hours] [--samples real,large]` (or `bun run bench --cadence-only`):
+ * [--variants minute,ten,steps,half,hours] [--samples real,large]` (or `bun run bench --cadence-only`):
  * the real sample of this machine (`vigil agent --once`) and the large server, each with the
  * rollup tiers rolled bucket by bucket as before and in the spans SQLite's store rolls them in
  * (ROLL_STEPS), or the other spans measured (VARIANTS). `--lag-reads [--devices N]`: what the
@@ -145,6 +145,7 @@ export const VARIANTS: Record<string, { name: string; steps: Partial<Record<Tier
   minute: { name: 'each tier bucket by bucket (before)', steps: MINUTE_BY_MINUTE },
   ten: { name: '1m in whole 10 minutes', steps: { '1m': 600_000, '10m': 600_000 } },
   steps: { name: '1m in whole 10 minutes, 10m in whole hours (ROLL_STEPS, taken)', steps: ROLL_STEPS },
+  half: { name: '1m in whole half hours, 10m in whole hours', steps: { '1m': 1_800_000, '10m': 3_600_000 } },
   hours: { name: '1m and 10m in whole hours', steps: { '1m': 3_600_000, '10m': 3_600_000 } },
 }
 
@@ -198,8 +199,8 @@ function raise(msg: string): never {
 /**
  * What the reads that complete the 1-minute tier cost as it lags (the minutes it has not rolled are
  * read from raw samples): `devices` devices with 70 minutes of samples every 10 s, the tier rolled to
- * the minute before now (as when each minute was rolled), to ten minutes before and to an hour
- * before (the most whole ten minutes or whole hours leave it behind); µs per fleet overview's CPU
+ * the minute before now (as when each minute was rolled), to ten minutes, half an hour and an hour
+ * before (the most whole spans of each leave it behind); µs per fleet overview's CPU
  * sparklines (fleetFigures), per summary of 6 h and per series of 6 h at 1m (one device), median of
  * `rounds`, alternating.
  */
@@ -239,7 +240,7 @@ export async function lagReads(devices: number, rounds: number) {
     series: () =>
       get(`/v1/metrics/series/${a.deviceId}?kind=hardware&fields=cpu_percent,ram_percent&resolution=1m&start=${iso(now - 6 * 3_600_000)}&end=${iso(now)}`),
   }
-  const lags = { 'a minute': 70, 'ten minutes': 61, 'an hour': 10 }
+  const lags = { 'a minute': 70, 'ten minutes': 61, 'half an hour': 40, 'an hour': 10 }
   const us: Record<string, number[]> = {}
   for (let r = 0; r < rounds; r++) {
     for (const [lag, minute] of Object.entries(lags)) {
