@@ -177,6 +177,13 @@ try {
     // bytes kept per sample and reads, rows against the sealed form (scripts/bench/storage.ts)
     const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/storage.ts'), join(root, 'dist/vigil')], { stdout: 'inherit', stderr: 'inherit' })
     if (run.exitCode !== 0) throw new Error('storage bench failed')
+  } else if (args.has('--cadence-only')) {
+    // bytes written per sample at a collector's 10 s, in process on a simulated clock (scripts/bench/storage-cadence.ts)
+    const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/storage-cadence.ts'), '--vigil', join(root, 'dist/vigil')], {
+      stdout: 'inherit',
+      stderr: 'inherit',
+    })
+    if (run.exitCode !== 0) throw new Error('cadence bench failed')
   } else if (args.has('--agent-only')) agentOnly()
   else if (args.has('--browser-only')) await browserOnly()
   else if (args.has('--portal-only')) await portalOnly()

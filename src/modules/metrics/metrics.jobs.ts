@@ -1,8 +1,8 @@
 import type { Config } from '../../config'
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
-import { LEVEL, TIERS, levelName, type LevelName, type MetricKind } from './metrics.fields'
-import { rollupAll } from './metrics.rollup'
+import { LEVEL, MINUTE_MS, TIERS, levelName, type LevelName, type MetricKind, type TierName } from './metrics.fields'
+import { rollupAll, type RollupOptions } from './metrics.rollup'
 import type { BlockStore } from './metrics.block.store'
 import { PRUNE_BATCH, type RollupPort } from './metrics.rollup.store'
 import type { MetricDevices } from './metrics.service'
@@ -27,8 +27,27 @@ const MAX_BATCHES_PER_TABLE = 2_000
 
 const yieldToRequests = () => new Promise<void>((r) => setImmediate(r))
 
-export async function runRollup(deps: MetricsJobDeps): Promise<void> {
+/** The level each tier is rolled from, by the setting that keeps it. */
+const SOURCE_RETENTION: Record<TierName, keyof Retention> = { '1m': 'raw', '10m': 'm1', '1h': 'm10', '1d': 'h1' }
+
+/**
+ * The spans each tier is rolled in: whole spans only where the level below keeps its rows well
+ * past one (a VIGIL_RETENTION_RAW of a few minutes would prune samples the 1-minute tier has not
+ * rolled yet); else bucket by bucket.
+ */
+function fittedSteps(steps: RollupOptions['steps'], retention: Retention): RollupOptions['steps'] {
+  if (!steps) return steps
+  const out: RollupOptions['steps'] = {}
+  for (const [tier, ms] of Object.entries(steps) as [TierName, number][]) {
+    if (retention[SOURCE_RETENTION[tier]] * 1000 > ms + 2 * MINUTE_MS) out[tier] = ms
+  }
+  return out
+}
+
+/** `steps`: the spans each tier is rolled in, where a bench compares them (else the store's) */
+export async function runRollup(deps: MetricsJobDeps, opts: { steps?: RollupOptions['steps'] } = {}): Promise<void> {
   await rollupAll(deps.rollups, {
+    steps: fittedSteps(opts.steps ?? deps.rollups.steps, deps.retention),
     now: deps.clock.now(),
     devices: deps.devices.seqs(),
     late: { hardware: await deps.writer.takeWrittenSpan('hardware'), network: await deps.writer.takeWrittenSpan('network') },

@@ -2,6 +2,7 @@ import type { Database, Statement } from 'bun:sqlite'
 import { FIELDS, LEVEL, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
 import { perConnection } from '../../db/per-connection'
 import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
+import { ROLL_STEPS } from './metrics.rollup'
 
 /** A source row handed to a fold: [device_seq, time, ...values] (see sourceSql). */
 export type SourceRow = (number | null)[]
@@ -53,14 +54,15 @@ function build(sqlite: Database) {
     // tier i is rolled from level i (the one below it)
     source[kind] = TIERS.map((_, i) => sqlite.prepare(sourceSql(kind, i)))
     // A bucket rolled again (late data, the look-back) is updated in place: INSERT OR REPLACE
-    // deleted the row and appended it at the table's end, writing its old page and the last one
+    // deleted the row and appended it at the table's end, writing its old page and the last one.
+    // Only when a figure changed: the look-back rolls the last finished minute again at every run,
+    // and an UPDATE to the same values still writes the device's page to the log.
+    const figures = cols.slice(2)
     insert[kind] = TIERS.map((t) =>
       sqlite.prepare(
         `INSERT INTO ${tierTable(kind, t.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
-         ON CONFLICT (device_seq, bucket) DO UPDATE SET ${cols
-           .slice(2)
-           .map((c) => `${c} = excluded.${c}`)
-           .join(', ')}`,
+         ON CONFLICT (device_seq, bucket) DO UPDATE SET ${figures.map((c) => `${c} = excluded.${c}`).join(', ')}
+         WHERE ${figures.map((c) => `${c} IS NOT excluded.${c}`).join(' OR ')}`,
       ),
     )
     // the oldest row of a level, found by one index seek per device
@@ -82,6 +84,8 @@ function build(sqlite: Database) {
   const setDone = sqlite.query('INSERT OR REPLACE INTO metric_rollups (kind, tier, done_until) VALUES (?, ?, ?)')
   const freelist = sqlite.query<{ freelist_count: number }, []>('PRAGMA freelist_count')
   return {
+    /** SQLite's tiers are rolled in whole spans of these (the job's writes at a collector's cadence) */
+    steps: ROLL_STEPS,
     /**
      * Rewrites tier `tier` of these devices for every bucket in [a, b) from the level below, in
      * one transaction: `fold` turns the source rows into tier rows.
@@ -131,6 +135,8 @@ export type RollupStore = ReturnType<typeof build>
  * once, the PostgreSQL one (metrics.rollup.store.pg.ts) with promises; the jobs await both.
  */
 export interface RollupPort {
+  /** the spans each tier is rolled in (see ROLL_STEPS); each tier's width when not given (PostgreSQL) */
+  readonly steps?: Partial<Record<TierName, number>>
   roll(kind: MetricKind, tier: number, seqs: number[], a: number, b: number, fold: Fold): void | Promise<void>
   oldest(kind: MetricKind, level: number, seqs: number[]): number | null | Promise<number | null>
   doneUntil(kind: MetricKind, tier: TierName): number | null | Promise<number | null>

@@ -17,7 +17,9 @@ import { FIELDS, HOUR_MS, LEVEL, MINUTE_MS, levelName, TIERS, type MetricKind } 
 import { extractFamily, MAX_KEYS_PER_FAMILY, NESTED_FAMILIES } from './metrics.nested'
 import type { MinuteEntry, NestedMinutes } from './metrics.minutes'
 import type { SeriesQuery, SeriesResponse } from './metrics.series.model'
+import { dueUntil, tierTail } from './metrics.rollup.tail'
 import type { SeriesReads } from './metrics.series.reads'
+import { stepsAwait } from './metrics.steps'
 import type { MetricsDeps } from './metrics.service'
 
 /**
@@ -189,22 +191,37 @@ async function tierBuckets(deps: SeriesDeps, kind: MetricKind, hot: string[], se
   const b = new SeriesBuilder(levelWidth(level), hot)
   if (!hot.length) return b.finish()
   const done = await deps.reads.doneUntil(kind)
+  // what a run of the rollup every minute would have rolled: the stored tier's rows up to its own
+  // mark, then the buckets it rolls in its next span, from the levels below (metrics.rollup.tail.ts)
+  const due = dueUntil(deps.clock.now())
   const F = hot.length
-  let a = start
-  for (let lv = level; lv > LEVEL.raw && a < to; lv--) {
-    const tier = TIERS[lv - 1]!
-    const e = Math.min(to, done[tier.name])
-    if (e <= a) continue
-    for (const row of await deps.seriesReads.tierRows(kind, tier.name, hot, seq, a, e)) {
+  const take = (rows: (number | null)[][], at: number[]) => {
+    for (const row of rows) {
       b.at(row[0]!)
       for (let i = 0; i < F; i++) {
-        const o = 1 + i * 4
+        const o = at[i]!
         const avg = row[o]
         const n = row[o + 3]
         if (avg !== null && avg !== undefined && n) b.addAggregate(i, avg, n, row[o + 1]!, row[o + 2]!)
       }
     }
-    a = e
+  }
+  const selected = hot.map((_, i) => 1 + i * 4)
+  // a completed row has every column ([bucket, n, ...tierColumns]): each field's avg at 2 + 4 × its place
+  const whole = hot.map((f) => 2 + 4 * FIELDS[kind].findIndex((x) => x.name === f))
+  let a = start
+  for (let lv = level; lv > LEVEL.raw && a < to; lv--) {
+    const tier = TIERS[lv - 1]!
+    const e = Math.min(to, done[tier.name])
+    if (e > a) {
+      take(await deps.seriesReads.tierRows(kind, tier.name, hot, seq, a, e), selected)
+      a = e
+    }
+    const d = Math.min(to, due[tier.name])
+    if (d > a) {
+      take(await stepsAwait(tierTail(kind, lv, seq, a, Math.ceil(d / tier.ms) * tier.ms, done), deps.reads), whole)
+      a = d
+    }
   }
   if (a < to) {
     for (const row of await deps.seriesReads.rawRows(kind, hot, [], seq, a, to, MAX_RAW_EDGE)) {

@@ -263,8 +263,8 @@ function* summarySteps(device: MetricDevice, to: number, hours: number): Steps<M
   const from = to - hours * HOUR_MS
   const level = levelForHours(hours)
   // the window includes a sample taken at exactly `to`
-  const hw = yield* summarizeKind('hardware', device.seq, from, to + 1, level)
-  const net = yield* summarizeKind('network', device.seq, from, to + 1, level)
+  const hw = yield* summarizeKind('hardware', device.seq, from, to + 1, level, to)
+  const net = yield* summarizeKind('network', device.seq, from, to + 1, level, to)
   return {
     device_id: device.id,
     hours,

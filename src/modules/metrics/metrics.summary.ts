@@ -1,6 +1,7 @@
 import { toIso } from '../../lib/clock'
 import { COUNTER_FIELDS, counterStep, FIELDS, LEVEL, TIERS, type MetricKind } from './metrics.fields'
 import type { FieldStats } from './metrics.summary.model'
+import { dueUntil, tierRowsDue } from './metrics.rollup.tail'
 import { read, type Steps } from './metrics.steps'
 
 /** The level a window of N hours is answered from: ~60–360 rows whatever the window. */
@@ -40,13 +41,15 @@ export interface SectionResult {
  * finer levels (down to raw samples) for the ragged edges and for what the tier has not rolled
  * up yet. Everything arrives oldest first, so "last" and counter growth are read in order.
  */
-export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: number, level: number): Steps<SectionResult> {
+export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: number, level: number, now: number): Steps<SectionResult> {
   const fields = FIELDS[kind]
   const counters = COUNTER_FIELDS[kind]
   const counterIdx = counters.map((c) => fields.findIndex((f) => f.name === c))
   const acc: Acc[] = fields.map(() => ({ sum: 0, n: 0, min: Infinity, max: -Infinity, vals: [], last: null }))
   const cacc: CounterAcc[] = counters.map(() => ({ delta: 0, prev: null, seen: false }))
   const done = level > LEVEL.raw ? yield* read((s) => s.doneUntil(kind)) : null
+  // the tiers as the reads see them: stored, completed up to what a run every minute would have rolled
+  const due = dueUntil(now)
   let samples = 0
   let firstBucket: number | null = null
   let lastBucketEnd: number | null = null
@@ -87,7 +90,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
 
   function* fromTier(lv: number, a: number, b: number): Steps<void> {
     const tier = TIERS[lv - 1]!
-    const rows = yield* read((s) => s.tierValues(kind, tier.name, seq, a, b))
+    const rows = yield* tierRowsDue(kind, lv, seq, a, b, done!, due)
     const width = tier.ms
     for (const row of rows) {
       if (firstBucket === null) {
@@ -122,7 +125,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
     if (lv === LEVEL.raw) return yield* fromRaw(a, b)
     const { name, ms: w } = TIERS[lv - 1]!
     const s = Math.ceil(a / w) * w
-    const e = Math.min(Math.floor(b / w) * w, done![name])
+    const e = Math.min(Math.floor(b / w) * w, due[name])
     if (s >= e) return yield* collect(lv - 1, a, b)
     yield* collect(lv - 1, a, s)
     yield* fromTier(lv, s, e)
