@@ -199,11 +199,21 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
       let kinds = 0
       for (const p of parts) kinds |= KIND_BIT[p.kind]
       const payload = encodeRecord({ deviceSeq: seq, sampleId, ts, kinds, data })
+      // the row first: should its statement fail, nothing of the record is left to undo
+      try {
+        if (isNew) rows.insert(sampleId, seq, ts, kinds, segment, parts)
+        else rows.setParts(sampleId, parts)
+      } catch (err) {
+        if (turn) {
+          segments.pop()
+          segment = prevSegment
+          segmentSince = prevSince
+        }
+        throw err
+      }
       const pos = log.append(segment, payload)
       const key = nextKey++
       const seg = segment
-      if (isNew) rows.insert(sampleId, seq, ts, kinds, segment, parts)
-      else rows.setParts(sampleId, parts)
       const prevRef = c.ref
       remember({ key, deviceSeq: seq, segment, at: c.records.length, pos, length: payload.length }, sampleId)
       c.records.push(key)
