@@ -2,8 +2,8 @@ import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { MINUTE_MS, type MetricKind } from './metrics.fields'
 import { decodeHot, encodeHot, type HotPart, type HotRef } from './metrics.hot'
-import type { SegmentFiles } from './metrics.hot.log'
-import { decodePayload, encodeMark, encodeRecord, importTables, openHotLog, recordData } from './metrics.hot.records'
+import { FRAME_HEADER, type SegmentFiles } from './metrics.hot.log'
+import { decodePayload, encodeMark, importTables, openHotLog, recordData, recordFrame } from './metrics.hot.records'
 import { openHotRows, syncWal } from './metrics.hot.rows'
 
 /**
@@ -203,7 +203,7 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
       const { data, ref } = encodeHot(parts, c.records.length % RESTART_EVERY === 0 ? null : c.ref)
       let kinds = 0
       for (const p of parts) kinds |= KIND_BIT[p.kind]
-      const payload = encodeRecord({ deviceSeq: seq, sampleId, ts, kinds, data })
+      const frame = recordFrame({ deviceSeq: seq, sampleId, ts, kinds, data })
       // the row first: should its statement fail, nothing of the record is left to undo
       try {
         if (isNew) rows.insert(sampleId, seq, ts, kinds, segment, parts)
@@ -216,11 +216,11 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
         }
         throw err
       }
-      const pos = log.append(segment, payload)
+      const pos = log.appendFrame(segment, frame)
       const key = nextKey++
       const seg = segment
       const prevRef = c.ref
-      remember({ key, deviceSeq: seq, segment, at: c.records.length, pos, length: payload.length }, sampleId)
+      remember({ key, deviceSeq: seq, segment, at: c.records.length, pos, length: frame.length - FRAME_HEADER }, sampleId)
       c.records.push(key)
       c.ref = ref
       bySeq.set(seq, c)
