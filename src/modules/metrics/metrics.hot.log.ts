@@ -196,7 +196,10 @@ export function createHotLog(files: SegmentFiles, opts: { sync: boolean; readOnl
     },
     /** Adds a record to the group being written; returns where its frame will start. */
     append(segment: number, payload: Uint8Array): number {
-      const frame = frameOf(payload)
+      return this.appendFrame(segment, frameOf(payload))
+    },
+    /** The same for a payload already in its frame (sealFrame). */
+    appendFrame(segment: number, frame: Uint8Array): number {
       let list = pending.get(segment)
       if (!list) pending.set(segment, (list = []))
       let at = endOf(segment)
@@ -288,6 +291,19 @@ export function createHotLog(files: SegmentFiles, opts: { sync: boolean; readOnl
 }
 
 export type HotLog = ReturnType<typeof createHotLog>
+/** The bytes before a frame's payload (its length and CRC-32). */
+export const FRAME_HEADER = HEADER
+
+/**
+ * Completes a frame whose payload was written in place after FRAME_HEADER bytes (a record built
+ * straight into its frame: no copy of the payload, no view asked of a buffer it did not make).
+ */
+export function sealFrame(frame: Uint8Array, view: DataView): Uint8Array {
+  view.setUint32(0, frame.length - HEADER, true)
+  view.setUint32(4, Bun.hash.crc32(frame.subarray(HEADER)), true)
+  return frame
+}
+
 /** A payload in its frame, as a segment holds it. */
 export function frameOf(payload: Uint8Array): Uint8Array {
   const frame = new Uint8Array(HEADER + payload.length)

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { Buffer } from 'node:buffer'
 import { HOT_TABLES, hotTable } from './metrics.fields'
-import { createHotLog, fileSegments, frameOf, memorySegments, type HotLog, type SegmentFiles } from './metrics.hot.log'
+import { FRAME_HEADER, createHotLog, fileSegments, memorySegments, sealFrame, type HotLog, type SegmentFiles } from './metrics.hot.log'
 
 /**
  * What a hot segment's file holds (metrics.hot.log.ts), and the tables `metric_hot_0..n` that
@@ -28,16 +28,18 @@ const MARK = 2
 /** type, device, sample id, time (f64 each: ids and times stay exact up to 2^53), kinds */
 const RECORD_HEAD = 1 + 8 + 8 + 8 + 1
 
-export function encodeRecord(r: Omit<StoredRecord, 'segment'>): Uint8Array {
-  const out = new Uint8Array(RECORD_HEAD + r.data.length)
-  const v = new DataView(out.buffer)
-  v.setUint8(0, RECORD)
-  v.setFloat64(1, r.deviceSeq, true)
-  v.setFloat64(9, r.sampleId, true)
-  v.setFloat64(17, r.ts, true)
-  v.setUint8(25, r.kinds)
-  out.set(r.data, RECORD_HEAD)
-  return out
+/** A record straight into its frame, as a segment holds it: its payload made in place, after the frame's header. */
+export function recordFrame(r: Omit<StoredRecord, 'segment'>): Uint8Array {
+  const buffer = new ArrayBuffer(FRAME_HEADER + RECORD_HEAD + r.data.length)
+  const frame = new Uint8Array(buffer)
+  const v = new DataView(buffer)
+  v.setUint8(FRAME_HEADER, RECORD)
+  v.setFloat64(FRAME_HEADER + 1, r.deviceSeq, true)
+  v.setFloat64(FRAME_HEADER + 9, r.sampleId, true)
+  v.setFloat64(FRAME_HEADER + 17, r.ts, true)
+  v.setUint8(FRAME_HEADER + 25, r.kinds)
+  frame.set(r.data, FRAME_HEADER + RECORD_HEAD)
+  return sealFrame(frame, v)
 }
 
 export function encodeMark(at: number): Uint8Array {
@@ -139,7 +141,7 @@ export function importTables(sqlite: Database, log: HotLog): number {
     if (present.has(r.segment)) continue
     let list = frames.get(r.segment)
     if (!list) frames.set(r.segment, (list = []))
-    list.push(frameOf(encodeRecord({ deviceSeq: r.device_seq, sampleId: r.sample_id, ts: r.ts, kinds: r.kinds, data: r.data })))
+    list.push(recordFrame({ deviceSeq: r.device_seq, sampleId: r.sample_id, ts: r.ts, kinds: r.kinds, data: r.data }))
     n++
   }
   for (const [segment, list] of frames) log.install(segment, Buffer.concat(list))

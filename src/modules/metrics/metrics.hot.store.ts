@@ -2,8 +2,8 @@ import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { MINUTE_MS, type MetricKind } from './metrics.fields'
 import { decodeHot, encodeHot, type HotPart, type HotRef } from './metrics.hot'
-import type { SegmentFiles } from './metrics.hot.log'
-import { decodePayload, encodeMark, encodeRecord, importTables, openHotLog, recordData } from './metrics.hot.records'
+import { FRAME_HEADER, type SegmentFiles } from './metrics.hot.log'
+import { decodePayload, encodeMark, importTables, openHotLog, recordData, recordFrame } from './metrics.hot.records'
 import { openHotRows, syncWal } from './metrics.hot.rows'
 
 /**
@@ -74,8 +74,13 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
   const rows = openHotRows(sqlite)
   const log = openHotLog(sqlite, opts?.files)
 
-  /** per device and segment (`seq:segment`) its chain */
-  const chains = new Map<string, Chain>()
+  /** per segment, per device its chain (a segment's go with it) */
+  const chains = new Map<number, Map<number, Chain>>()
+  const chainsOf = (seg: number) => {
+    let m = chains.get(seg)
+    if (!m) chains.set(seg, (m = new Map()))
+    return m
+  }
   /** every record on disk by key, and per sample id its records (one per request that sent a part) */
   const records = new Map<number, Record_>()
   const bySample = new Map<number, number[]>()
@@ -104,7 +109,7 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
   function partsOf(key: number): HotPart[] | null {
     const rec = records.get(key)
     if (!rec) return null
-    const keys = chains.get(`${rec.deviceSeq}:${rec.segment}`)!.records
+    const keys = chains.get(rec.segment)!.get(rec.deviceSeq)!.records
     const start = rec.at - (rec.at % RESTART_EVERY)
     let texts = decoded.get(keys[start]!)
     if (texts)
@@ -136,9 +141,9 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
       }
       const r = p.record
       maxSample = Math.max(maxSample, r.sampleId)
-      const chainKey = `${r.deviceSeq}:${e.segment}`
-      let c = chains.get(chainKey)
-      if (!c) chains.set(chainKey, (c = { records: [], ref: null }))
+      const bySeq = chainsOf(e.segment)
+      let c = bySeq.get(r.deviceSeq)
+      if (!c) bySeq.set(r.deviceSeq, (c = { records: [], ref: null }))
       const { parts, ref } = decodeHot(r.data, c.records.length % RESTART_EVERY === 0 ? null : c.ref)
       c.ref = ref
       const key = nextKey++
@@ -192,23 +197,33 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
         segmentSince = now
         segments.push(segment)
       }
-      const chainKey = `${seq}:${segment}`
-      const before = chains.get(chainKey)
+      const bySeq = chainsOf(segment)
+      const before = bySeq.get(seq)
       const c = before ?? { records: [], ref: null }
       const { data, ref } = encodeHot(parts, c.records.length % RESTART_EVERY === 0 ? null : c.ref)
       let kinds = 0
       for (const p of parts) kinds |= KIND_BIT[p.kind]
-      const payload = encodeRecord({ deviceSeq: seq, sampleId, ts, kinds, data })
-      const pos = log.append(segment, payload)
+      const frame = recordFrame({ deviceSeq: seq, sampleId, ts, kinds, data })
+      // the row first: should its statement fail, nothing of the record is left to undo
+      try {
+        if (isNew) rows.insert(sampleId, seq, ts, kinds, segment, parts)
+        else rows.setParts(sampleId, parts)
+      } catch (err) {
+        if (turn) {
+          segments.pop()
+          segment = prevSegment
+          segmentSince = prevSince
+        }
+        throw err
+      }
+      const pos = log.appendFrame(segment, frame)
       const key = nextKey++
       const seg = segment
-      if (isNew) rows.insert(sampleId, seq, ts, kinds, segment, parts)
-      else rows.setParts(sampleId, parts)
       const prevRef = c.ref
-      remember({ key, deviceSeq: seq, segment, at: c.records.length, pos, length: payload.length }, sampleId)
+      remember({ key, deviceSeq: seq, segment, at: c.records.length, pos, length: frame.length - FRAME_HEADER }, sampleId)
       c.records.push(key)
       c.ref = ref
-      chains.set(chainKey, c)
+      bySeq.set(seq, c)
       journal?.push(() => {
         log.unappend(seg)
         nextKey = key
@@ -221,7 +236,7 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
         decoded.get(c.records[at - (at % RESTART_EVERY)]!)?.splice(at % RESTART_EVERY)
         c.records.pop()
         c.ref = prevRef
-        if (!before) chains.delete(chainKey)
+        if (!before) bySeq.delete(seq)
         decoded.delete(key)
         if (turn) {
           segments.pop()
@@ -293,8 +308,7 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
           if (kept.length) bySample.set(sampleId, kept)
           else bySample.delete(sampleId)
         }
-        const suffix = `:${gone}`
-        for (const k of chains.keys()) if (k.endsWith(suffix)) chains.delete(k)
+        chains.delete(gone)
         for (const k of decoded.keys()) if (!records.has(k)) decoded.delete(k)
       }
       return dropped

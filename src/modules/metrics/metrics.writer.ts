@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock'
 import { systemTimers, type Timers } from '../../lib/timers'
 import { FIELDS, KIND_BIT, RAW_TABLE, type MetricKind } from './metrics.fields'
 import type { HotPart } from './metrics.hot'
-import { HOT_BIT, RAW_MAIN, createHotStore } from './metrics.hot.store'
+import { HOT_BIT, HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
 import type { SampleRow } from './metrics.rows'
 import { LIVE_MS, createGroupCommit, createSeenSweep, createWrittenNotes, type Pending } from './metrics.group-commit'
 
@@ -50,6 +50,9 @@ export function createMetricWriter(
   const deviceExists = sqlite.prepare<{ one: number }, [number]>('SELECT 1 AS one FROM devices WHERE seq = ?')
   // through the raw table's view: a sample already stored, sealed or hot
   const existing = sqlite.prepare<{ id: number; kinds: number }, [number, number]>(`SELECT id, kinds FROM ${RAW_TABLE} WHERE device_seq = ? AND ts = ?`)
+  // each from its table's (device, time) index alone: a view over both would read every row of the device
+  const newestSealed = sqlite.prepare<{ t: number | null }, [number]>(`SELECT max(ts) AS t FROM ${RAW_MAIN} WHERE device_seq = ?`)
+  const newestHot = sqlite.prepare<{ t: number | null }, [number]>(`SELECT max(ts) AS t FROM ${HOT_ROWS} WHERE device_seq = ?`)
   // a part added to a sample already sealed into the raw table (late data): its rest joins the block at the next sealing
   const addPart: Record<MetricKind, ReturnType<typeof sqlite.prepare>> = {
     hardware: sqlite.prepare(
@@ -73,17 +76,47 @@ export function createMetricWriter(
    * ahead of the clock only by the burst's excess and fall back to the clock once it passes them.
    */
   const lastStamp = new Map<number, number>()
+  /**
+   * Per device, a time no stored sample of it is newer than: read from the tables at the device's
+   * first sample since the start, then raised by every sample written. Samples enter the raw table
+   * and its hot rows only through this writer (sealing moves them, keeping their times; pruning
+   * and a rolled-back group only leave the bound higher than it need be), so a sample after it is
+   * new without a lookup: what a collector sends, each sample newer than the last. Any other time
+   * (a replay, late data, a millisecond the hub's clock gave twice) is looked up as before.
+   */
+  const newestOf = new Map<number, number>()
+  function newest(seq: number): number {
+    let n = newestOf.get(seq)
+    if (n === undefined) {
+      n = Math.max(newestSealed.get(seq)?.t ?? Number.NEGATIVE_INFINITY, newestHot.get(seq)?.t ?? Number.NEGATIVE_INFINITY)
+      newestOf.set(seq, n)
+    }
+    return n
+  }
+  /** the sample of this device and time, sealed or hot, if any */
+  const stored = (seq: number, ts: number) => (ts > newest(seq) ? null : existing.get(seq, ts))
   const seen = createSeenSweep()
   const notes = createWrittenNotes(elapsed)
   const group = createGroupCommit(commitGroup, timers, elapsed)
 
-  /** one sample per distinct time: a batch's two parts (same recorded_at) share it and its id */
-  function writeOne(p: Pending, now: number) {
+  /**
+   * One sample per distinct time: a batch's two parts (same recorded_at) share it and its id.
+   * `guard` (a request sharing its group) is called before the request's first write unless that
+   * write is its only one: one statement is all-or-nothing by itself.
+   */
+  function writeOne(p: Pending, now: number, guard: (() => void) | null) {
     const samples = p.job.samples
     const seq = p.job.deviceSeq
     if (!deviceExists.get(seq)) throw new AppError('not_found', 'Device not found')
     const ids: number[] = new Array(samples.length)
     let duplicate: boolean[] | null = null
+    const single = oneSample(samples)
+    const beforeWrite = (more: boolean) => {
+      if (guard && (more || !single)) {
+        guard()
+        guard = null
+      }
+    }
     for (let i = 0; i < samples.length; i++) {
       if (ids[i] !== undefined) continue
       const s = samples[i]!
@@ -96,18 +129,21 @@ export function createMetricWriter(
         const last = lastStamp.get(seq)
         if (last !== undefined && ts <= last) ts = last + 1
       }
-      let e = existing.get(seq, ts)
+      let e = stored(seq, ts)
       // the hub's own clock gave two samples one millisecond (a sent time holds it, or the hub restarted): both are kept
-      if (!s.stamped) while (e && e.kinds & kinds) e = existing.get(seq, ++ts)
+      if (!s.stamped) while (e && e.kinds & kinds) e = stored(seq, ++ts)
       let id: number
       if (!e) {
         id = hot.takeId(seq)
         const parts: HotPart[] = []
         for (const x of [h, n]) if (x) parts.push({ kind: x.kind, values: x.values, rest: x.rest })
+        beforeWrite(false) // the row with every part in one statement
         hot.append(seq, id, ts, parts, now, true)
       } else {
         // the sample exists: add the parts it lacks, recognise the ones it has
         id = e.id
+        const lacking = kinds & ~e.kinds
+        if (lacking) beforeWrite(lacking === (KIND_BIT.hardware | KIND_BIT.network)) // a statement per part it lacks
         for (const k of j === -1 ? [i] : [i, j]) {
           const x = samples[k]!
           if (e.kinds & KIND_BIT[x.kind]) (duplicate ??= new Array<boolean>(samples.length).fill(false))[k] = true
@@ -117,6 +153,7 @@ export function createMetricWriter(
       }
       ids[i] = id
       if (j !== -1) ids[j] = id
+      if (ts > newest(seq)) newestOf.set(seq, ts)
       if (!s.stamped && ts > (lastStamp.get(seq) ?? Number.NEGATIVE_INFINITY)) lastStamp.set(seq, ts)
       for (const x of [h, n]) {
         if (!x || duplicate?.[x === s ? i : j]) continue
@@ -147,7 +184,7 @@ export function createMetricWriter(
         if (batch.length === 1) {
           // alone in its group: the transaction itself is the request's all-or-nothing
           try {
-            writeOne(p, now)
+            writeOne(p, now, null)
           } catch (err) {
             if (sqlite.inTransaction) rollback.run() // a full disk makes SQLite roll back by itself
             hot.end(false)
@@ -155,16 +192,23 @@ export function createMetricWriter(
             return
           }
         } else {
-          // a sample is a few statements (its record, its row in the mirror): a failing request undoes only itself
+          // a failing request undoes only itself: what it did in memory by the hot store's journal, in
+          // SQLite by a savepoint, unless it writes one statement (one sample: its row in the mirror,
+          // or a part added to it), which SQLite undoes by itself when it fails
           const mark = hot.mark()
-          savepoint.run()
+          let guarded = false
           try {
-            writeOne(p, now)
-            release.run()
+            writeOne(p, now, () => {
+              savepoint.run()
+              guarded = true
+            })
+            if (guarded) release.run()
           } catch (err) {
             if (!sqlite.inTransaction) throw err
-            rollbackTo.run()
-            release.run()
+            if (guarded) {
+              rollbackTo.run()
+              release.run()
+            }
             hot.undoTo(mark)
             p.error = err
             p.result = undefined
@@ -203,6 +247,12 @@ export function createMetricWriter(
     /** the oldest and newest sample times written since the last call, per kind (then forgotten) */
     takeWrittenSpan: notes.takeSpan,
   }
+}
+
+/** Whether a job's samples are one sample (a part, or both parts of one time): its write is one statement. */
+function oneSample(samples: SampleRow[]): boolean {
+  if (samples.length === 1) return true
+  return samples.length === 2 && samples[0]!.ts === samples[1]!.ts && samples[0]!.kind !== samples[1]!.kind
 }
 
 /** The index of the other part of sample i's row (the other kind, same time), -1 when none: usually the next one. */

@@ -6,7 +6,7 @@ import { openDatabase } from '../../../src/db/connection'
 import { writeBackup } from '../../../src/db/backup'
 import { restoreBackup } from '../../../src/db/restore'
 import { createHotLog, fileSegments, memorySegments } from '../../../src/modules/metrics/metrics.hot.log'
-import { readRecords } from '../../../src/modules/metrics/metrics.hot.records'
+import { decodePayload, readRecords, recordFrame } from '../../../src/modules/metrics/metrics.hot.records'
 import { testApp, type TestApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
 import { hardwareSample, networkSample } from '../../helpers/samples'
@@ -59,6 +59,20 @@ describe('the hot records file (metrics.hot.log.ts)', () => {
       }
     })
   }
+
+  test('a record made straight into its frame is the bytes earlier builds wrote, and reads back from a segment', () => {
+    const r = { deviceSeq: 7, sampleId: 123456789, ts: Date.UTC(2026, 0, 1, 12), kinds: 3, data: bytes(1, 40, 181, 47, 253, 0, 9) }
+    const frame = recordFrame(r)
+    // what an earlier build wrote for this record (its payload built apart, then copied into its frame)
+    expect(Buffer.from(frame).toString('hex')).toBe('2100000042923df0010000000000001c4000000054346f9d41000060dd96b77942030128b52ffd0009')
+    const log = createHotLog(memorySegments(), { sync: false })
+    log.append(0, bytes(1))
+    const at = log.appendFrame(0, frame)
+    log.persist()
+    log.done()
+    const read = [...log.scan()].find((e) => e.at === at)!
+    expect(decodePayload(read.payload)).toEqual({ type: 'record', record: r })
+  })
 
   test('a frame cut short or damaged ends what is read, and is cut off before the next append', () => {
     const dir = tempDir()

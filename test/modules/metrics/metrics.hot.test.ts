@@ -96,6 +96,37 @@ describe('the compact form of the newest samples (metrics.hot.ts)', () => {
     expect(next.data.length).toBeLessThan(json / 4)
     expect(decodeHot(next.data, first.ref).parts).toEqual(moved)
   })
+  test('the coding is the one records already on disk were written with: the same text and the same bytes, which still decode', () => {
+    // what an earlier build wrote for these parts (its record standing alone, then the next coded against it)
+    const alone = Buffer.from(
+      'ACi1L/0gq8UDAPIHGRywNR2QJUncgjotwnRjAruYA2oiRO695Ug9jFnS9+GYutNvveFirZC/Dg3wqtoSRJBQQDPkLwSZJ7AoD+MozVlQcJuOHXnzuI17k7j33kw3ujf1PrxZmPCmstKU6qZpAOuw7gEGAC5ZgzFYY/Axk83hMmVQBw==',
+      'base64',
+    )
+    const chained = Buffer.from(
+      'ASi1L/0gm50CAMQDMQFbLjMsNS41LDcsOC41LjUuNSwxNiwxNy41LDE5LDIwLjUsMjIyLDM1LDY4LDkxLDEyNCwxNV0BLTEBCAAgE5AHGAOGUY+JrKmBoRrpiDkE',
+      'base64',
+    )
+    const parts: HotPart[] = [
+      {
+        kind: 'hardware',
+        values: FIELDS.hardware.map((_, i) => (i === 0 ? -0 : i === 1 ? null : i === 2 ? 0.1 + 0.2 : i * 1.5)),
+        rest: '{"cpu_per_core":[1,2],"ü":"\\u0001"}',
+      },
+      { kind: 'network', values: FIELDS.network.map((_, i) => (i % 3 ? i : null)), rest: null },
+    ]
+    const next = parts.map((p) => ({ ...p, values: p.values.map((v) => (v === null ? v : v + 1)) }))
+    const a = encodeHot(parts, null)
+    expect(new TextDecoder().decode(a.ref)).toBe(
+      '1\u0001[-0,null,0.30000000000000004,4.5,6,7.5,9,10.5,12,13.5,15,16.5,18,19.5,21]\u000135\u0001{"cpu_per_core":[1,2],"ü":"\\u0001"}' +
+        '2\u0001[null,1,2,null,4,5,null,7,8,null,10,11,null,13,14]\u0001-1\u0001',
+    )
+    expect(Buffer.from(a.data).equals(alone)).toBe(true)
+    expect(Buffer.from(encodeHot(next, a.ref).data).equals(chained)).toBe(true)
+    const back = decodeHot(alone, null)
+    expect(back.parts).toEqual(parts)
+    expect(Object.is(back.parts[0]!.values[0], -0)).toBe(true)
+    expect(decodeHot(chained, back.ref).parts).toEqual(next)
+  })
 })
 
 /** The history pages and latest answers of one device, as the bytes they answer (a fresh token: the tests move the clock). */
