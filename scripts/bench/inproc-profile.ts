@@ -9,6 +9,8 @@
  * CPU per request of the run (its mean), each share is also printed in µs.
  */
 
+export {}
+
 interface ProfileNode {
   id: number
   callFrame: { functionName: string; url: string; lineNumber: number }
