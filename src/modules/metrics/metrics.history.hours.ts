@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { perConnection } from '../../db/per-connection'
 import { HOUR_MS } from './metrics.fields'
 import { RAW_MAIN } from './metrics.hot.store'
 
@@ -38,12 +39,15 @@ export interface HourCountLimits {
   cachedHours: number
 }
 
-export function openHourCounts(sqlite: Database, limits: HourCountLimits = { spanHours: SPAN_HOURS, cachedHours: CACHED_HOURS }) {
+const DEFAULT_LIMITS: HourCountLimits = { spanHours: SPAN_HOURS, cachedHours: CACHED_HOURS }
+
+function build(sqlite: Database, limits: HourCountLimits | undefined) {
+  const { spanHours, cachedHours } = limits ?? DEFAULT_LIMITS
   sqlite.run('CREATE TEMP TABLE IF NOT EXISTS metric_history_spans (device_seq INTEGER PRIMARY KEY, lo INTEGER NOT NULL, hi INTEGER NOT NULL)')
   sqlite.run(
     'CREATE TEMP TABLE IF NOT EXISTS metric_history_stale (device_seq INTEGER NOT NULL, hour INTEGER NOT NULL, PRIMARY KEY (device_seq, hour)) WITHOUT ROWID',
   )
-  // a connection's spans start empty: what another instance on it held is gone with it
+  // one instance per connection (below): it starts with nothing held
   sqlite.run('DELETE FROM temp.metric_history_spans')
   sqlite.run('DELETE FROM temp.metric_history_stale')
   const mark = (row: 'NEW' | 'OLD') =>
@@ -85,7 +89,7 @@ export function openHourCounts(sqlite: Database, limits: HourCountLimits = { spa
     held += counts.length
     setSpan.run(seq, lo, lo + counts.length * HOUR_MS)
     for (const first of spans.keys()) {
-      if (held <= limits.cachedHours || first === seq) break
+      if (held <= cachedHours || first === seq) break
       drop(first)
     }
     return spans.get(seq)
@@ -114,7 +118,7 @@ export function openHourCounts(sqlite: Database, limits: HourCountLimits = { spa
     }
     const hi = hourStart(top) + HOUR_MS
     if (s && s.lo + s.counts.length * HOUR_MS >= hi) return s
-    const lo = Math.max(s ? s.lo : hourStart(oldest.get(seq)!.ts), hi - limits.spanHours * HOUR_MS)
+    const lo = Math.max(s ? s.lo : hourStart(oldest.get(seq)!.ts), hi - spanHours * HOUR_MS)
     const counts = new Int32Array((hi - lo) / HOUR_MS).fill(-1)
     if (s) {
       // the hours kept carry over (their stale marks are forgotten above)
@@ -158,4 +162,9 @@ export function openHourCounts(sqlite: Database, limits: HourCountLimits = { spa
   }
 }
 
-export type HourCounts = ReturnType<typeof openHourCounts>
+export type HourCounts = ReturnType<typeof build>
+/**
+ * The hour counts of one connection, made once: its triggers mark the stale hours of the spans
+ * this instance holds (the bounds are the first call's).
+ */
+export const openHourCounts: (sqlite: Database, limits?: HourCountLimits) => HourCounts = perConnection(build)
