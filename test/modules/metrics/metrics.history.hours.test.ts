@@ -95,4 +95,16 @@ describe('hour counts of the raw index (metrics.history.hours.ts)', () => {
     expect(hours.at(1, 0, Number.MAX_SAFE_INTEGER, 0)).toBeNull()
     expect(hours.held()).toEqual({ devices: 0, hours: 0 })
   })
+
+  test('one connection has one set of counts: a second caller does not take the marks the first relies on', () => {
+    const raw = rawTable()
+    const first = openHourCounts(raw.db)
+    for (let i = 0; i < 50; i++) raw.insert(1, T0 + i * 60_000)
+    expect(first.at(1, 0, Number.MAX_SAFE_INTEGER, 49)).toBe(T0)
+    expect(openHourCounts(raw.db)).toBe(first)
+    // rows sealed into the hour counted: the first caller's counts follow
+    for (let i = 0; i < 10; i++) raw.insert(1, T0 + i * 60_000 + 30_000)
+    expect(first.at(1, 0, Number.MAX_SAFE_INTEGER, 59)).toBe(raw.at(1, 0, Number.MAX_SAFE_INTEGER, 59))
+    expect(first.at(1, 0, Number.MAX_SAFE_INTEGER, 59)).toBe(T0)
+  })
 })
