@@ -1,9 +1,9 @@
 import type { MetricKind } from './metrics.fields'
-import { countSlots, joinNumbers, SLOT, splitNumbers } from './metrics.templates'
+import { countSlots, splitNumbers, templateText, type TemplateText } from './metrics.templates'
 
 /**
  * The long-lived form of a device's nested fields (each part's JSON "rest": per-core loads,
- * partitions, disk I/O, interfaces, processes), one block per device and hour.
+ * partitions, disk I/O, interfaces, processes), one block per device and ten minutes (BLOCK_MS).
  *
  * A rest text is split into a template (the text with every number replaced by a NUL, which
  * JSON text never holds raw) and its numbers. Consecutive samples mostly share their template,
@@ -207,91 +207,102 @@ function decodePayload(plain: Uint8Array): DecodedBlock {
   const format = r.byte()
   const n = r.varint()
   const ids = new Array<number>(n)
-  const kinds = new Array<MetricKind>(n)
+  const codes = new Uint8Array(n)
+  // per kind code, entry by id: numeric keys (a key string per entry cost more than the lookups)
+  const index = [new Map<number, number>(), new Map<number, number>(), new Map<number, number>()]
   let prev = 0
   for (let i = 0; i < n; i++) {
     prev += r.varint()
     ids[i] = prev
-    const kind = CODE_KIND[r.byte()]
-    if (!kind) throw new Error('metric block holds an unknown kind')
-    kinds[i] = kind
+    const code = r.byte()
+    if (!CODE_KIND[code]) throw new Error('metric block holds an unknown kind')
+    codes[i] = code
+    index[code]!.set(prev, i)
   }
-  const index = new Map<string, number>()
-  for (let i = 0; i < n; i++) index.set(`${ids[i]}:${kinds[i]}`, i)
   let textAt: (i: number) => string
   if (format === FORMAT_VERBATIM) {
     const texts = Array.from({ length: n }, () => r.string())
     textAt = (i) => texts[i]!
-  } else if (format === FORMAT_TEMPLATES) {
-    const templates = Array.from({ length: r.varint() }, () => r.string())
-    const slots = templates.map(countSlots)
-    const which = Array.from({ length: n }, () => r.varint())
-    const starts = new Array<number>(n)
-    let total = 0
-    for (let i = 0; i < n; i++) {
-      starts[i] = total
-      const t = which[i]
-      if (t === undefined || t >= templates.length) throw new Error('metric block names an unknown template')
-      total += slots[t]!
-    }
-    const exceptions = new Set<number>()
-    for (let i = r.varint(), x = 0; i > 0; i--) exceptions.add((x += r.varint()))
-    const planes = r.bytes(total * 8)
-    // per entry, the entry its numbers are coded against (the previous of its template and kind), or -1
-    const ref = new Array<number>(n)
-    const previous = new Map<number, number>()
-    for (let i = 0; i < n; i++) {
-      const key = which[i]! * 4 + KIND_CODE[kinds[i]!]
-      ref[i] = previous.get(key) ?? -1
-      previous.set(key, i)
-    }
-    /** an entry's coded numbers out of the byte planes */
-    const coded = (i: number) => {
-      const s = starts[i]!
-      const m = slots[which[i]!]!
-      const out = new Uint8Array(m * 8)
-      for (let b = 0; b < 8; b++) for (let k = 0, p = b * total + s; k < m; k++) out[k * 8 + b] = planes[p + k]!
-      return new Float64Array(out.buffer)
-    }
-    // decoded on demand: an entry needs the chain of entries before it (at most a block's), each decoded once
-    const decoded = new Map<number, Float64Array>()
-    const valuesOf = (i: number): Float64Array => {
-      const chain: number[] = []
-      let e = i
-      while (e !== -1 && !decoded.has(e)) {
-        chain.push(e)
-        e = ref[e]!
-      }
-      for (let c = chain.length - 1; c >= 0; c--) {
-        const x = chain[c]!
-        const v = coded(x)
-        const f = ref[x]!
-        if (f !== -1) {
-          const k = decoded.get(f)!
-          const w = new Uint32Array(v.buffer)
-          const kw = new Uint32Array(k.buffer)
-          const s = starts[x]!
-          for (let j = 0; j < v.length; j++) {
-            if (Number.isSafeInteger(k[j]) && !exceptions.has(s + j)) v[j] = k[j]! + v[j]!
-            else {
-              w[2 * j] = w[2 * j]! ^ kw[2 * j]!
-              w[2 * j + 1] = w[2 * j + 1]! ^ kw[2 * j + 1]!
-            }
-          }
-        }
-        decoded.set(x, v)
-      }
-      return decoded.get(i)!
-    }
-    const parts = templates.map((t) => t.split(SLOT))
-    textAt = (i) => joinNumbers(parts[which[i]!]!, valuesOf(i))
-  } else throw new Error(`metric block format ${format} is unknown`)
+  } else if (format === FORMAT_TEMPLATES) textAt = templatedTexts(r, n, codes)
+  else throw new Error(`metric block format ${format} is unknown`)
   return {
     text(id, kind) {
-      const i = index.get(`${id}:${kind}`)
+      const i = index[KIND_CODE[kind]]!.get(id)
       return i === undefined ? undefined : textAt(i)
     },
-    entries: () => ids.map((id, i) => ({ id, kind: kinds[i]!, text: textAt(i) })),
+    entries: () => ids.map((id, i) => ({ id, kind: CODE_KIND[codes[i]!]!, text: textAt(i) })),
+  }
+}
+
+/**
+ * The texts of a templated block, each built when first asked: an entry's numbers are decoded
+ * with the chain of entries they are coded against (the earlier ones of its template and kind),
+ * each entry once, into one array for the block (no array per entry).
+ */
+function templatedTexts(r: In, n: number, codes: Uint8Array): (i: number) => string {
+  const templates = Array.from({ length: r.varint() }, () => r.string())
+  const slots = templates.map(countSlots)
+  const which = new Uint32Array(n)
+  const starts = new Float64Array(n)
+  let total = 0
+  for (let i = 0; i < n; i++) {
+    const t = r.varint()
+    if (t >= templates.length) throw new Error('metric block names an unknown template')
+    which[i] = t
+    starts[i] = total
+    total += slots[t]!
+  }
+  // the numbers whose difference did not add back: XOR-coded though their reference is an integer
+  const exception = new Uint8Array(total)
+  for (let i = r.varint(), x = 0; i > 0; i--) {
+    x += r.varint()
+    if (x < total) exception[x] = 1
+  }
+  const planes = r.bytes(total * 8)
+  // per entry, the entry its numbers are coded against (the previous of its template and kind), or -1
+  const ref = new Int32Array(n)
+  const previous = new Map<number, number>()
+  for (let i = 0; i < n; i++) {
+    const key = which[i]! * 4 + codes[i]!
+    ref[i] = previous.get(key) ?? -1
+    previous.set(key, i)
+  }
+  const values = new Float64Array(total)
+  const words = new Uint32Array(values.buffer)
+  const decoded = new Uint8Array(n)
+  /** one entry's numbers out of the byte planes, then added to or XORed with its reference's */
+  const decodeOne = (x: number) => {
+    const s = starts[x]!
+    const m = slots[which[x]!]!
+    // each number's 8 bytes from the 8 planes, as its two 32-bit halves (little-endian, as they were written)
+    for (let p = s; p < s + m; p++) {
+      words[2 * p] = planes[p]! | (planes[total + p]! << 8) | (planes[2 * total + p]! << 16) | (planes[3 * total + p]! << 24)
+      words[2 * p + 1] = planes[4 * total + p]! | (planes[5 * total + p]! << 8) | (planes[6 * total + p]! << 16) | (planes[7 * total + p]! << 24)
+    }
+    const f = ref[x]!
+    if (f === -1) return
+    const fs = starts[f]!
+    for (let j = 0; j < m; j++) {
+      const k = values[fs + j]!
+      if (Number.isSafeInteger(k) && exception[s + j] === 0) values[s + j] = k + values[s + j]!
+      else {
+        words[2 * (s + j)] = words[2 * (s + j)]! ^ words[2 * (fs + j)]!
+        words[2 * (s + j) + 1] = words[2 * (s + j) + 1]! ^ words[2 * (fs + j) + 1]!
+      }
+    }
+  }
+  const chain: number[] = []
+  const writers = new Array<TemplateText | undefined>(templates.length)
+  return (i) => {
+    for (let e = i; e !== -1 && decoded[e] === 0; e = ref[e]!) chain.push(e)
+    while (chain.length) {
+      const x = chain.pop()!
+      decodeOne(x)
+      decoded[x] = 1
+    }
+    const t = which[i]!
+    const write = (writers[t] ??= templateText(templates[t]!))
+    return write(values, starts[i]!)
   }
 }
 

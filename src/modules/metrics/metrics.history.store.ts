@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { KIND_BIT, type MetricKind } from './metrics.fields'
 import { pageStart } from './metrics.history'
+import { openHourCounts } from './metrics.history.hours'
 import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
 
 /**
@@ -19,8 +20,6 @@ function kindStatements(sqlite: Database, kind: MetricKind) {
   const bit = KIND_BIT[kind]
   const range = 'device_seq = ?1 AND ts >= ?2 AND ts <= ?3'
   return {
-    // (device_seq, ts) alone: the rows are never read
-    mainAt: sqlite.query<{ ts: number }, [number, number, number, number]>(`SELECT ts FROM ${RAW_MAIN} WHERE ${range} ORDER BY ts DESC LIMIT 1 OFFSET ?4`),
     lacking: sqlite.query<never, [number, number, number, number]>(
       `SELECT ts FROM ${RAW_MAIN} WHERE ${range} AND ${ONE_KIND} AND (kinds & ${bit}) = 0 ORDER BY ts DESC LIMIT ?4`,
     ),
@@ -35,6 +34,7 @@ function kindStatements(sqlite: Database, kind: MetricKind) {
 
 function build(sqlite: Database) {
   createHotStore(sqlite) // the raw table's view and the hot samples' table
+  const hours = openHourCounts(sqlite)
   const byKind: Record<MetricKind, ReturnType<typeof kindStatements>> = {
     hardware: kindStatements(sqlite, 'hardware'),
     network: kindStatements(sqlite, 'network'),
@@ -50,9 +50,10 @@ function build(sqlite: Database) {
       const s = byKind[kind]
       const lacking = times(s.lacking.values(seq, from, to, LOCATE_CAP + 1))
       if (lacking.length > LOCATE_CAP) return undefined
-      const hot = times(s.hot.values(seq, from, to, LOCATE_CAP + 1))
+      // the page starts at one of the newest offset + 1 of them at the latest: the older ones are never looked at
+      const hot = times(s.hot.values(seq, from, to, Math.min(offset, LOCATE_CAP) + 1))
       if (hot.length > LOCATE_CAP) return undefined
-      return pageStart({ mainAt: (p) => s.mainAt.get(seq, from, to, p)?.ts ?? null, lacking, hot }, offset)
+      return pageStart({ mainAt: (p) => hours.at(seq, from, to, p), lacking, hot }, offset)
     },
     /**
      * Samples of the kind in [from, to]: the raw table's index entries less its rows without the

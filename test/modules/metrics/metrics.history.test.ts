@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { rng } from '../../../scripts/bench/storage-samples'
+import { runRetention } from '../../../src/modules/metrics/metrics.jobs'
 import { LOCATE_CAP, createHistoryStore } from '../../../src/modules/metrics/metrics.history.store'
 import { mainOfKindAt, pageStart } from '../../../src/modules/metrics/metrics.history'
 import { testApp, type TestApp } from '../../helpers/app'
@@ -159,5 +160,81 @@ describe('history pages located from the indexes', () => {
         expect(r.body.total).toBe(kind === 'hardware' ? n : 0)
       }
     }
+  })
+
+  test('pages stay those stepping finds as the rows under the hour counts change: a late sample sealed into a counted hour before any rollup, a part added to a sealed row, a pruning, new hours sealed', async () => {
+    const HOUR = 60 * MIN
+    // raw retention of 7.5 hours: at T0 + 10 h the pruning cuts in the middle of the third hour
+    const t = testApp({
+      config: {
+        rateLimits: { free: 100_000, pro: 100_000, enterprise: 100_000, anonymous: 100 },
+        metricsRetention: { raw: 7.5 * 3600, m1: 86_400, m10: 7 * 86_400, h1: 365 * 86_400, d1: 5 * 365 * 86_400 },
+      },
+    })
+    const a = await tenantWithDevices(t)
+    const seq = seqOf(t, a.deviceId)
+    t.clock.set(T0 + 10 * HOUR)
+    // 8 hours at 60 s; every 9th item carries its hardware part only
+    const item = (i: number, ts = T0 + i * MIN) => ({
+      recorded_at: new Date(ts).toISOString(),
+      hardware: hardwareSample(i),
+      network: i % 9 === 4 ? null : networkSample(i),
+    })
+    await bulk(
+      t,
+      a.keyHeaders,
+      Array.from({ length: 480 }, (_, i) => item(i)),
+    )
+    await t.modules.sealer.run()
+    expect(t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM temp.metric_hot_rows').get()!.n).toBe(0)
+    let headers = await userHeaders(t, a)
+    const paths: string[] = []
+    for (const kind of ['hardware', 'network'])
+      for (let offset = 0; offset <= 520; offset += 29) {
+        paths.push(`/v1/metrics/${kind}/${a.deviceId}?limit=20&offset=${offset}`)
+        // a range cut mid-hour at both ends
+        const range = `start_date=${new Date(T0 + 90 * MIN + 30_000).toISOString()}&end_date=${new Date(T0 + 400 * MIN + 30_000).toISOString()}`
+        paths.push(`/v1/metrics/${kind}/${a.deviceId}?limit=9&offset=${offset % 320}&${range}`)
+      }
+    const check = async () => {
+      for (const path of paths) {
+        const body = (await t.request('GET', path, { headers })).body
+        const q = new URL(path, 'http://x').searchParams
+        const bit = path.includes('/hardware/') ? 1 : 2
+        const from = q.get('start_date') ? Date.parse(q.get('start_date')!) : 0
+        const to = q.get('end_date') ? Date.parse(q.get('end_date')!) : Number.MAX_SAFE_INTEGER
+        const ids = (body.items as { id: number }[]).map((x) => x.id)
+        expect([path, ids]).toEqual([path, steppedIds(t, seq, bit, Number(q.get('limit')), Number(q.get('offset')), from, to)])
+      }
+    }
+    // the hours are counted as the pages are read
+    await check()
+
+    // a late sample between two sealed ones, hot, then sealed into its hour (no rollup has run)
+    await bulk(t, a.keyHeaders, [item(999, T0 + 3 * HOUR + 30_000)])
+    await check()
+    await t.modules.sealer.run()
+    expect(t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM temp.metric_hot_rows').get()!.n).toBe(0)
+    await check()
+
+    // the network part of a sealed row that carried hardware only
+    await bulk(t, a.keyHeaders, [{ recorded_at: new Date(T0 + 4 * MIN).toISOString(), network: networkSample(4) }])
+    await check()
+
+    // raw retention: the oldest two and a half hours go, in the middle of a counted hour
+    await runRetention(t.modules.metricsJobs)
+    expect(t.db.sqlite.query<{ t: number }, []>('SELECT min(ts) AS t FROM metric_samples').get()!.t).toBe(T0 + 150 * MIN)
+    await check()
+
+    // an hour more, sealed above the hours counted
+    t.clock.set(T0 + 11 * HOUR)
+    await bulk(
+      t,
+      a.keyHeaders,
+      Array.from({ length: 60 }, (_, i) => item(480 + i)),
+    )
+    await t.modules.sealer.run()
+    headers = await userHeaders(t, a)
+    await check()
   })
 })
