@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/db/connection'
+import { createBlockStore } from '../../src/modules/metrics/metrics.block.store'
 import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
 import { testApp } from '../../test/helpers/app'
 import { tenantWithDevices } from '../../test/helpers/metrics'
@@ -53,8 +54,8 @@ async function measure(name: string, base: Sample, hours: number, perRequest: nu
       v.run('VACUUM')
       v.run('PRAGMA wal_checkpoint(TRUNCATE)')
       v.close()
-      // the newest samples' records live in files beside the database
-      return statSync(file).size + createHotStore(db.sqlite).stats().bytes
+      // the newest samples' records and the sealed blocks live in files beside the database
+      return statSync(file).size + createHotStore(db.sqlite).stats().bytes + createBlockStore(db.sqlite).fileBytes()
     }
     t.clock.set(T0 + (hours + 2) * HOUR)
     const empty = size()
