@@ -13,7 +13,6 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { openDatabase } from '../../src/db/connection'
-import { migrate } from '../../src/db/migrate'
 import { freePort, stop, waitReady } from './proc'
 import { seedAccounts } from './seed'
 import { registerDevices } from './register'
@@ -28,8 +27,10 @@ export async function writesBench(
   opts: { devices: number; seconds: number; hoursAgo: number; settleMs?: number; spread?: boolean },
 ) {
   mkdirSync(dir, { recursive: true })
+  // migrated by the executable measured (one from before a change refuses a newer schema)
+  const migrated = Bun.spawnSync([vigil, 'migrate', '--data-dir', dir], { env: { ...process.env, VIGIL_LOG_LEVEL: 'warn' }, stdout: 'ignore', stderr: 'pipe' })
+  if (migrated.exitCode !== 0) throw new Error(`${vigil} migrate failed: ${migrated.stderr.toString()}`)
   const db = openDatabase(join(dir, 'vigil.db'))
-  migrate(db.sqlite, Date.now())
   const tenants = seedAccounts(db.sqlite, { tenants: Math.ceil(opts.devices / 10), keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now: Date.now() })
   db.close()
   const port = freePort()
