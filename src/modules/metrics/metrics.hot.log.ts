@@ -3,7 +3,8 @@ import { join } from 'node:path'
 
 /**
  * The append-only files the newest samples' records live in (metrics.hot.store.ts), one per
- * segment of writing, beside the database: `<database>-hot/<segment>.log`.
+ * segment of writing, beside the database: `<database>-hot/<segment>.log`. The sealed blocks'
+ * files (metrics.block.log.ts, one per hour of their starts) are made of the same frames.
  *
  * Why not a table: SQLite writes whole 4 KB pages per commit to its WAL (the table's last page,
  * the database header, the pointer map, the tree's parent page) and each of them once more at the
