@@ -12,6 +12,8 @@ import { BLOCK_FILES, STORAGE_TIERS, metricFileBytes } from '../../../src/module
 import { testApp, type TestApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
 import { hardwareSample, networkSample } from '../../helpers/samples'
+import { createTenant } from '../../helpers/fixtures'
+import { measure } from '../../../src/modules/storage/storage.service'
 
 const T0 = Date.UTC(2026, 0, 1)
 const MIN = 60_000
@@ -206,6 +208,31 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
       const page = await t.request('GET', `/v1/metrics/hardware/${a.deviceId}?limit=1000`, { headers })
       expect(page.body.items.length).toBe(1080 - 540)
       expect(page.body.items.at(-1)).toMatchObject({ recorded_at: new Date(T0 + 90 * MIN).toISOString() })
+    }),
+  )
+
+  test(
+    'the operator page counts the block files in the raw tier and in the space the data uses',
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t)
+      t.clock.set(T0 + 4 * HOUR)
+      await post(t, a, a.deviceId, T0, 720)
+      await t.modules.sealer.run()
+      await measure(t.modules.storage)
+      const operator = await createTenant(t, { role: 'admin' })
+      const r = await t.request('GET', '/v1/admin/storage', { headers: operator.userHeaders })
+      expect(r.status).toBe(200)
+      const files = metricFileBytes(t.db.sqlite)()
+      expect(files.get(BLOCK_FILES)).toBeGreaterThan(5_000)
+      const pages = t.db.sqlite
+        .query<{ n: number }, []>('SELECT (SELECT page_count FROM pragma_page_count) - (SELECT freelist_count FROM pragma_freelist_count) AS n')
+        .get()!.n
+      const pageSize = t.db.sqlite.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size
+      expect(r.body.database_bytes).toBe(pages * pageSize + [...files.values()].reduce((x, y) => x + y, 0))
+      expect(r.body.tiers[0].bytes).toBeGreaterThan(files.get(BLOCK_FILES)!)
+      t.db.close()
     }),
   )
 
