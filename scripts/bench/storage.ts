@@ -24,7 +24,7 @@ import { breakdown } from './storage-breakdown'
 const root = join(import.meta.dir, '../..')
 // `--kept-only`: the bytes kept and the reads alone (about a minute), without the paced runs, ingest and the in-process split
 const keptOnly = process.argv.includes('--kept-only')
-const vigil = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? join(root, 'dist/vigil')
+const vigil = process.argv.slice(2).find((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--sample') ?? join(root, 'dist/vigil')
 const T0 = Date.UTC(2026, 0, 1)
 const HOUR = 3_600_000
 
@@ -88,7 +88,10 @@ async function measure(name: string, base: Sample, hours: number, perRequest: nu
   }
 }
 
-const real = await realSample(vigil)
+// `--sample <file>`: a sample as `vigil agent --once` printed it, so runs of two trees measure the same one
+const sampleAt = process.argv.indexOf('--sample')
+const real = sampleAt > 0 ? (JSON.parse(await Bun.file(process.argv[sampleAt + 1]!).text()) as Sample) : await realSample(vigil)
+delete real.recorded_at
 const scratch = mkdtempSync(join(tmpdir(), 'vigil-writes-'))
 let ingest: Awaited<ReturnType<typeof ingestVsGroupCommit>> | undefined
 const none = { samples: 0, perSample: 0, blocks: 0 }
