@@ -96,7 +96,15 @@ export function createSealer(deps: SealDeps) {
       const pending: PreparedBlock[] = []
       const flush = () => {
         if (!pending.length) return
-        const r = deps.blocks.commit(pending)
+        let r: ReturnType<typeof deps.blocks.commit>
+        try {
+          r = deps.blocks.commit(pending)
+        } catch (err) {
+          // nothing of the batch was written (a full disk, say): the next run seals its blocks again
+          for (const b of pending) sealedUntil.set(b.seq, Math.min(sealedUntil.get(b.seq) ?? b.start, b.start))
+          pending.length = 0
+          throw err
+        }
         rows += r.samples
         // a block that changed while it waited is sealed again by the next run
         for (const b of r.stale) sealedUntil.set(b.seq, Math.min(sealedUntil.get(b.seq) ?? b.start, b.start))

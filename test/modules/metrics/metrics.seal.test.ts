@@ -148,6 +148,40 @@ describe('sealing samples into their long-lived form', () => {
     expect(blockCount(t)).toBe(0)
   })
 
+  test('a batch whose write fails (a full disk) is sealed by the next run', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t, 2)
+    t.clock.set(T0 + 3 * HOUR)
+    for (const d of a.deviceIds) await post(t, { ...a.keyHeaders, 'x-device-id': d }, batches(T0, 300, 4))
+    const blocks = createBlockStore(t.db.sqlite)
+    let fail = true
+    const sealer = createSealer({
+      blocks: {
+        ...blocks,
+        commit(batch) {
+          if (!fail) return blocks.commit(batch)
+          fail = false
+          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+        },
+      },
+      devices: {
+        seqs: () =>
+          t.db.sqlite
+            .query<{ seq: number }, []>('SELECT seq FROM devices ORDER BY seq')
+            .all()
+            .map((r) => r.seq),
+      },
+      writer: { takeWrittenSince: () => new Map() },
+      clock: t.clock,
+      logger: memoryLogger().logger,
+    })
+    await expect(sealer.run()).rejects.toThrow('ENOSPC')
+    expect(unsealedRows(t)).toBe(600)
+    await sealer.run()
+    expect(unsealedRows(t)).toBe(0)
+    expect(blockCount(t)).toBe(10)
+  })
+
   test('a run converts for a bounded time; the next goes on where it stopped, and /health shows the devices still converting', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t, 2)
