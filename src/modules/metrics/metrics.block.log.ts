@@ -196,6 +196,8 @@ export type BlockLog = ReturnType<typeof openBlockLog>
  * a deleted device leaves with all of it. Returns the blocks carried and those left out.
  */
 export function carryBlocksInto(copy: Database, sourcePath: string): { blocks: number; gone: number } {
+  // a database not migrated to the block files yet keeps its blocks as BLOBs already
+  if (!copy.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'metric_block_index'").get()) return { blocks: 0, gone: 0 }
   const files = fileSegments(blockLogDir(sourcePath), true)
   const log = createHotLog(files, { sync: false, readOnly: true })
   const read = (file: number, at: number, length: number) => {

@@ -271,6 +271,18 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
   )
 
   test(
+    'vigil backup of a database not migrated to the block files yet (the new executable before its first start) carries its BLOBs as they are',
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      t.db.sqlite.run('DROP TRIGGER metric_block_index_device_gone')
+      t.db.sqlite.run('DROP TABLE metric_block_index')
+      t.db.close()
+      expect(() => writeBackup({ source: db, target: join(dir, 'backup.db'), force: false, secrets: [], version: 'test', now: T0 })).not.toThrow()
+    }),
+  )
+
+  test(
     'a backup carries every block as BLOBs in its one file; the restored instance serves every sample',
     inTempDir(async (dir) => {
       const data = join(dir, 'data')
