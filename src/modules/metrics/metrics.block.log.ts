@@ -16,8 +16,8 @@ import { syncWal } from './metrics.hot.rows'
  * bytes that are not there. A block sealed again (late data) is appended anew and its row moved;
  * the old bytes are garbage until their file goes, which is once no row points into it (retention,
  * the disk budget) and the WAL holding the rows' deletion is synced. A deleted device's blocks are
- * overwritten with zeros in place (metric_block_wipes, filled by a trigger in the delete's own
- * transaction), synced, before anything else.
+ * overwritten with zeros in place and synced by the sealing job's next run (metric_block_wipes,
+ * filled by a trigger in the delete's own transaction, so a crash cannot lose the wipe).
  *
  * Blocks of an earlier release (and those a backup carries) are BLOBs in metric_blocks and
  * metric_nested: read where the index has no row, moved into a file when sealed again, pruned
