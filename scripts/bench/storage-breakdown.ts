@@ -64,11 +64,12 @@ export async function breakdown(base: Sample, opts: { devices: number; rounds: n
     blocks.dropHot()
     checkpoint()
     const w4 = writeBytes()
-    const kept = db.sqlite
-      .query<{ b: number }, []>(
-        "SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('metric_samples', 'metric_samples_device_ts', 'metric_blocks', 'sqlite_autoindex_metric_blocks_1')",
-      )
-      .get()!.b
+    const kept =
+      db.sqlite
+        .query<{ b: number }, []>(
+          "SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('metric_samples', 'metric_samples_device_ts', 'metric_blocks', 'sqlite_autoindex_metric_blocks_1', 'metric_block_index', 'sqlite_autoindex_metric_block_index_1', 'metric_block_index_file')",
+        )
+        .get()!.b + blocks.fileBytes() // the blocks' bytes and their minutes, in files beside the database
     const samples = opts.devices * opts.rounds
     db.close()
     return {

@@ -5,12 +5,14 @@
  * stop. write_bytes of /proc/PID/io over all of it (WAL, checkpoints, sealing) divided by the
  * samples. Samples sent with times of two hours ago are sealed within the window; samples of
  * now are not (their rows stay), which gives the rows-only figure beside it.
+ *
+ * `bun scripts/bench/storage-writes.ts [dist/vigil] --before <executable> [--runs 2]`: the paced run
+ * with sealing in the window, this executable and the one before a change alternating, side by side.
  */
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { openDatabase } from '../../src/db/connection'
-import { migrate } from '../../src/db/migrate'
 import { freePort, stop, waitReady } from './proc'
 import { seedAccounts } from './seed'
 import { registerDevices } from './register'
@@ -25,8 +27,10 @@ export async function writesBench(
   opts: { devices: number; seconds: number; hoursAgo: number; settleMs?: number; spread?: boolean },
 ) {
   mkdirSync(dir, { recursive: true })
+  // migrated by the executable measured (one from before a change refuses a newer schema)
+  const migrated = Bun.spawnSync([vigil, 'migrate', '--data-dir', dir], { env: { ...process.env, VIGIL_LOG_LEVEL: 'warn' }, stdout: 'ignore', stderr: 'pipe' })
+  if (migrated.exitCode !== 0) throw new Error(`${vigil} migrate failed: ${migrated.stderr.toString()}`)
   const db = openDatabase(join(dir, 'vigil.db'))
-  migrate(db.sqlite, Date.now())
   const tenants = seedAccounts(db.sqlite, { tenants: Math.ceil(opts.devices / 10), keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now: Date.now() })
   db.close()
   const port = freePort()
@@ -119,10 +123,42 @@ export async function writesBench(
     if (trace) clearInterval(trace)
     await stop(server)
     const check = new Database(join(dir, 'vigil.db'), { readonly: true })
-    const blocks = check.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n
+    // blocks in files (their index) and as BLOBs (an executable from before the files)
+    const hasIndex = check.query("SELECT 1 FROM sqlite_master WHERE name = 'metric_block_index'").get() !== null
+    const blocks = check.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${hasIndex ? 'metric_block_index' : 'metric_blocks'}`).get()!.n
     check.close()
     return { samples: sent, written, perSample: written / sent, blocks }
   } finally {
     await stop(server)
+  }
+}
+
+if (import.meta.main) {
+  const { realSample } = await import('./storage-samples')
+  const { mkdtempSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const args = process.argv.slice(2)
+  const flag = (name: string) => {
+    const i = args.indexOf(name)
+    return i < 0 ? undefined : args.splice(i, 2)[1]
+  }
+  const before = flag('--before')
+  const runs = Number(flag('--runs') ?? 2)
+  const vigil = args[0] ?? join(import.meta.dir, '../../dist/vigil')
+  const real = await realSample(vigil)
+  const scratch = mkdtempSync(join(tmpdir(), 'vigil-writes-'))
+  const load = async () => (await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ')
+  try {
+    for (let r = 0; r < runs; r++) {
+      for (const [name, exe] of [['this', vigil], ...(before ? [['before', before]] : [])] as [string, string][]) {
+        const at = await load()
+        const w = await writesBench(exe, join(scratch, `${name}-${r}`), real, { devices: 100, seconds: 60, hoursAgo: 2 })
+        console.log(
+          `${name} run ${r + 1}: ${Math.round(w.perSample)} B per sample (${w.samples} samples, ${w.blocks} blocks), load average ${at} → ${await load()}`,
+        )
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
   }
 }

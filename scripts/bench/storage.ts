@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/db/connection'
+import { createBlockStore } from '../../src/modules/metrics/metrics.block.store'
 import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
 import { testApp } from '../../test/helpers/app'
 import { tenantWithDevices } from '../../test/helpers/metrics'
@@ -21,7 +22,9 @@ import { writesBench } from './storage-writes'
 import { breakdown } from './storage-breakdown'
 
 const root = join(import.meta.dir, '../..')
-const vigil = process.argv[2] ?? join(root, 'dist/vigil')
+// `--kept-only`: the bytes kept and the reads alone (about a minute), without the paced runs, ingest and the in-process split
+const keptOnly = process.argv.includes('--kept-only')
+const vigil = process.argv.slice(2).find((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--sample') ?? join(root, 'dist/vigil')
 const T0 = Date.UTC(2026, 0, 1)
 const HOUR = 3_600_000
 
@@ -53,8 +56,8 @@ async function measure(name: string, base: Sample, hours: number, perRequest: nu
       v.run('VACUUM')
       v.run('PRAGMA wal_checkpoint(TRUNCATE)')
       v.close()
-      // the newest samples' records live in files beside the database
-      return statSync(file).size + createHotStore(db.sqlite).stats().bytes
+      // the newest samples' records and the sealed blocks live in files beside the database
+      return statSync(file).size + createHotStore(db.sqlite).stats().bytes + createBlockStore(db.sqlite).fileBytes()
     }
     t.clock.set(T0 + (hours + 2) * HOUR)
     const empty = size()
@@ -85,26 +88,32 @@ async function measure(name: string, base: Sample, hours: number, perRequest: nu
   }
 }
 
-const real = await realSample(vigil)
+// `--sample <file>`: a sample as `vigil agent --once` printed it, so runs of two trees measure the same one
+const sampleAt = process.argv.indexOf('--sample')
+const real = sampleAt > 0 ? (JSON.parse(await Bun.file(process.argv[sampleAt + 1]!).text()) as Sample) : await realSample(vigil)
+delete real.recorded_at
 const scratch = mkdtempSync(join(tmpdir(), 'vigil-writes-'))
 let ingest: Awaited<ReturnType<typeof ingestVsGroupCommit>> | undefined
 const none = { samples: 0, perSample: 0, blocks: 0 }
 const written = { sealed: none, rows: none, spread: none }
-try {
-  // the same paced load twice: samples two hours old (sealed within the window) and samples of now (compact records only)
-  written.sealed = await writesBench(vigil, join(scratch, 'sealed'), real, { devices: 100, seconds: 60, hoursAgo: 2 })
-  written.rows = await writesBench(vigil, join(scratch, 'rows'), real, { devices: 100, seconds: 60, hoursAgo: 0 })
-  // each device at its own moment of the second, as collectors started at different times post
-  written.spread = await writesBench(vigil, join(scratch, 'spread'), real, { devices: 100, seconds: 60, hoursAgo: 0, spread: true })
-  ingest = await ingestVsGroupCommit(vigil, join(scratch, 'ingest'), JSON.stringify(real), { devices: 200, rounds: 3, seconds: 5 })
-} finally {
-  rmSync(scratch, { recursive: true, force: true })
-}
+if (!keptOnly)
+  try {
+    // the same paced load twice: samples two hours old (sealed within the window) and samples of now (compact records only)
+    written.sealed = await writesBench(vigil, join(scratch, 'sealed'), real, { devices: 100, seconds: 60, hoursAgo: 2 })
+    written.rows = await writesBench(vigil, join(scratch, 'rows'), real, { devices: 100, seconds: 60, hoursAgo: 0 })
+    // each device at its own moment of the second, as collectors started at different times post
+    written.spread = await writesBench(vigil, join(scratch, 'spread'), real, { devices: 100, seconds: 60, hoursAgo: 0, spread: true })
+    ingest = await ingestVsGroupCommit(vigil, join(scratch, 'ingest'), JSON.stringify(real), { devices: 200, rounds: 3, seconds: 5 })
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
 // the same bytes split by phase, in process (one group commit per round, a checkpoint after each)
-const phases = [
-  { name: 'real sample', ...(await breakdown(real, { devices: 100, rounds: 60, hoursAgo: 2 })) },
-  { name: 'large server', ...(await breakdown(largeServer(real), { devices: 100, rounds: 60, hoursAgo: 2 })) },
-]
+const phases = keptOnly
+  ? []
+  : [
+      { name: 'real sample', ...(await breakdown(real, { devices: 100, rounds: 60, hoursAgo: 2 })) },
+      { name: 'large server', ...(await breakdown(largeServer(real), { devices: 100, rounds: 60, hoursAgo: 2 })) },
+    ]
 const results = [
   await measure('real sample of this machine', real, 24, 200),
   await measure('large server (32 cores, 12 disks, 20 interfaces)', largeServer(real), 6, 50),
@@ -122,6 +131,7 @@ for (const r of results) {
     `| ${r.name} | ${r.json} B | ${Math.round(r.rows.bytes)} B | ${Math.round(r.sealed.bytes)} B | ${((r.sealed.bytes * 8640) / 1e6).toFixed(2)} MB | ${f(r.rows.page.p50)}/${f(r.rows.page.p99)} → ${f(r.sealed.page.p50)}/${f(r.sealed.page.p99)} ms | ${f(r.rows.nested.p50)}/${f(r.rows.nested.p99)} → ${f(r.sealed.nested.p50)}/${f(r.sealed.nested.p99)} ms (${r.hours} h) | ${f(r.sealMs)} ms |`,
   )
 }
+if (keptOnly) process.exit(0)
 console.log(
   '\n| bytes written to the disk per sample (real sample; write_bytes of /proc/PID/io: 100 devices × 1 sample/s for 60 s, all at once each second unless said, then 100 s for the sealing job and the checkpoints, each device posting a sample every 10 s meanwhile, its bytes counted and the sample not) | result |',
 )

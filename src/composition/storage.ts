@@ -1,7 +1,7 @@
 import { ConfigError } from '../config'
 import type { AppContext } from '../context'
 import { metricsBudget } from '../modules/metrics/metrics.budget'
-import { HOT_RECORD_FILES, STORAGE_TIERS, hotRecordBytes } from '../modules/metrics/metrics.usage'
+import { STORAGE_TIERS, metricFileBytes } from '../modules/metrics/metrics.usage'
 import { postgresBudgetRefusal } from '../modules/storage/storage.config'
 import { readDisk } from '../modules/storage/storage.disk'
 import { newStorageState, storageWarning, type StorageDeps } from '../modules/storage/storage.service'
@@ -39,12 +39,13 @@ export function wireStorage(ctx: AppContext, monitoring: MonitoringModules, look
 
 function onSqlite(ctx: AppContext): { store: StorageStore; perTable: () => Promise<Map<string, number>> } {
   const db = createStorageStore(ctx.db.sqlite)
-  // the newest samples' record files count with the database (metrics.usage.ts)
-  const hot = hotRecordBytes(ctx.db.sqlite)
+  // the newest samples' records and the sealed blocks' files count with the database (metrics.usage.ts)
+  const files = metricFileBytes(ctx.db.sqlite)
   const measured = tableBytes(ctx.db.sqlite.filename, sqliteStorage(ctx.db.sqlite).bytesPerTable, ctx.logger)
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0)
   return {
-    store: { ...db, usedBytes: async () => (await db.usedBytes()) + hot() },
-    perTable: async () => (await measured()).set(HOT_RECORD_FILES, hot()),
+    store: { ...db, usedBytes: async () => (await db.usedBytes()) + sum(files()) },
+    perTable: async () => new Map([...(await measured()), ...files()]),
   }
 }
 

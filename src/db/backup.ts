@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { accessSync, closeSync, constants, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
+import { carryBlocksInto } from '../modules/metrics/metrics.block.log'
 import { copyRecordsInto, readRecords, type StoredRecord } from '../modules/metrics/metrics.hot.records'
 
 /**
@@ -62,6 +63,7 @@ export function writeBackup(opts: BackupOptions): void {
     const hot = readRecords(opts.source)
     snapshot(opts.source, tmp)
     carryHotRecords(tmp, hot)
+    carryBlocks(tmp, opts.source)
     addSecrets(tmp, opts)
     const fd = openSync(tmp, 'r')
     try {
@@ -102,6 +104,16 @@ function carryHotRecords(tmp: string, records: StoredRecord[]) {
   const db = new Database(tmp, { readwrite: true, create: false })
   try {
     copyRecordsInto(db, records)
+  } finally {
+    db.close()
+  }
+}
+
+/** Into the copy's metric_blocks and metric_nested, as BLOBs: the sealed blocks' bytes live in files beside the source (metrics.block.log.ts). */
+function carryBlocks(tmp: string, source: string) {
+  const db = new Database(tmp, { readwrite: true, create: false })
+  try {
+    carryBlocksInto(db, source)
   } finally {
     db.close()
   }

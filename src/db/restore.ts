@@ -90,8 +90,18 @@ export function restoreBackup(file: string, dataDir: string, asideName: string):
     } finally {
       db.close()
     }
-    // vigil.db-hot: the newest samples' records of the database being replaced (the backup carries its own in the file)
-    const current = ['vigil.db', 'vigil.db-wal', 'vigil.db-shm', 'vigil.db-hot', ...info.secrets.map((s) => s.name), 'jwt-secret', 'secret.key']
+    // vigil.db-hot, vigil.db-blocks: the newest samples' records and the sealed blocks of the database
+    // being replaced (the backup carries its own in the file)
+    const current = [
+      'vigil.db',
+      'vigil.db-wal',
+      'vigil.db-shm',
+      'vigil.db-hot',
+      'vigil.db-blocks',
+      ...info.secrets.map((s) => s.name),
+      'jwt-secret',
+      'secret.key',
+    ]
     const present = [...new Set(current)].filter((name) => existsSync(join(dataDir, name)))
     let asideDir: string | null = null
     if (present.length) {

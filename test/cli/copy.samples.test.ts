@@ -1,4 +1,9 @@
 import { describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDatabase } from '../../src/db/connection'
 import { copyPlan, copySqliteToPostgres } from '../../src/db/pg/copy'
 import { ensureMetricTables } from '../../src/db/pg/metrics.partitions'
 import { runRollup } from '../../src/modules/metrics/metrics.jobs'
@@ -9,7 +14,7 @@ import real from '../fixtures/agent-sample.json'
 
 /**
  * The copy carries the samples into the form a PostgreSQL hub reads: an instance on SQLite with
- * sealed samples (rows and blocks), samples still in their hot records, a sample of one part and
+ * sealed samples (rows, and blocks in their files beside the database), samples still in their hot records, a sample of one part and
  * days outside the partitions a hub makes around today, copied into an app on PostgreSQL, whose
  * history, series and summary then answer what the source answers.
  */
@@ -52,7 +57,10 @@ describe('vigil copy: the samples in PostgreSQL form', () => {
   test.skipIf(pgApp.skip)(
     `history, series and summary on a PostgreSQL app after a copy answer what the source answers ${pgApp.skipReason}`,
     async () => {
-      const lite = testApp({ config })
+      // a database file: the sealed blocks' bytes are in files beside it, which the copy reads as `vigil copy` does
+      const dir = mkdtempSync(join(tmpdir(), 'vigil-copy-samples-'))
+      const file = join(dir, 'vigil.db')
+      const lite = testApp({ config, db: openDatabase(file) })
       lite.clock.set(T0)
       const a = await tenantWithDevices(lite)
       const post = async (path: string, body: unknown) =>
@@ -66,8 +74,9 @@ describe('vigil copy: the samples in PostgreSQL form', () => {
       // a sample of one part
       await post('hardware', { ...real.hardware, cpu_percent: 42, recorded_at: at(T0 + MIN) })
       await runRollup(lite.modules.metricsJobs)
-      const blocks = lite.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n
+      const blocks = lite.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_block_index').get()!.n
       expect(blocks).toBeGreaterThan(0)
+      expect(readdirSync(`${file}-blocks`).length).toBeGreaterThan(0)
       const hot = lite.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM temp.metric_hot_rows').get()!.n
       expect(hot).toBeGreaterThan(0)
       const before = await reads(lite, a)
@@ -75,7 +84,9 @@ describe('vigil copy: the samples in PostgreSQL form', () => {
       // the target: a fresh migrated database (an app made on it, then copied into with --replace)
       const target = (await pgApp.make({ config })).sql
       await ensureMetricTables(target, T0)
-      const tables = await copySqliteToPostgres(lite.db.sqlite, target, copyPlan(), { replace: true, verify: true })
+      // read on a connection of its own, as `vigil copy` opens the file
+      const source = new Database(file)
+      const tables = await copySqliteToPostgres(source, target, copyPlan(), { replace: true, verify: true }).finally(() => source.close())
       const records = tables.find((x) => x.table === 'metric_records')!
       // every sample of the source, once: 30 + 60 + 1
       expect(records.rows).toBe(91)
@@ -95,6 +106,8 @@ describe('vigil copy: the samples in PostgreSQL form', () => {
       expect(next.status).toBe(201)
       const maxId = lite.db.sqlite.query<{ m: number }, []>('SELECT max(id) AS m FROM metric_samples').get()!.m
       expect(next.body.ids?.[0] ?? next.body.id).toBeGreaterThan(maxId ?? 0)
+      lite.db.close()
+      rmSync(dir, { recursive: true, force: true })
     },
     60_000,
   )

@@ -202,7 +202,7 @@ describe('vigil copy --to postgres://…', () => {
       }
       expect(tables.get('refresh_tokens')!.pg.length).toBeGreaterThanOrEqual(3)
       // the source held its samples in SQLite's own tables, which PostgreSQL leaves empty (bothSides)
-      expect(tables.get('metric_blocks')!.source!.length).toBeGreaterThan(0)
+      expect(tables.get('metric_block_index')!.source!.length).toBeGreaterThan(0)
 
       // the channel's sealed secret opens with the data dir's key, read from PostgreSQL
       const sql = new SQL(db.url, { max: 1 })

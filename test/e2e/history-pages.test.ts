@@ -97,7 +97,7 @@ test('history pages at any offset hold the samples stepping finds, the same byte
   while ((await call('GET', '/health')).body.storage.converting_devices !== 0) await Bun.sleep(100) // waiting for the job, not for time
   auth = await login()
   const db = new Database(join(dataDir, 'vigil.db'), { readonly: true })
-  expect(db.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n).toBeGreaterThanOrEqual(12)
+  expect(db.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_block_index').get()!.n).toBeGreaterThanOrEqual(12)
   db.close()
   expect(await read()).toEqual(hot)
   hub.proc.kill('SIGTERM')

@@ -2,6 +2,9 @@ import { beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
+import { blockLogDir } from '../../src/modules/metrics/metrics.block.log'
+import { fileSegments } from '../../src/modules/metrics/metrics.hot.log'
+import { unreadableBlocks } from '../helpers/blocks'
 import { rng } from '../../scripts/bench/storage-samples'
 import { hardwareSample, networkSample } from '../helpers/samples'
 
@@ -11,7 +14,7 @@ import { hardwareSample, networkSample } from '../helpers/samples'
  * restarts it, asks it to apply its budget (the every-minute job's own run) and kills it with
  * SIGKILL at an observable moment of the pruning: the raw rows fewer than when the round began,
  * the blocks fewer, or two hours of rows gone. After each kill the database is whole (integrity
- * check, no sealed row without its block, no nested minutes without their block); at the end a
+ * check, no sealed row without its block, every block and its minutes whole in their file); at the end a
  * pruning runs to completion, every sample newer than the oldest kept reads back as posted, and
  * what pruning removed stays removed across a restart.
  */
@@ -56,14 +59,11 @@ function checkWhole(path: string) {
     const orphanRows = count(
       db,
       `SELECT count(*) AS n FROM metric_samples s WHERE (s.kinds & ${SEALED_BIT}) != 0 AND NOT EXISTS
-         (SELECT 1 FROM metric_blocks b WHERE b.device_seq = s.device_seq AND b.start = s.ts - s.ts % ${BLOCK_MS})`,
+         (SELECT 1 FROM metric_block_index b WHERE b.device_seq = s.device_seq AND b.start = s.ts - s.ts % ${BLOCK_MS})`,
     )
     expect(orphanRows).toBe(0)
-    const orphanMinutes = count(
-      db,
-      'SELECT count(*) AS n FROM metric_nested n WHERE NOT EXISTS (SELECT 1 FROM metric_blocks b WHERE b.device_seq = n.device_seq AND b.start = n.start)',
-    )
-    expect(orphanMinutes).toBe(0)
+    // every block the index points to is whole in its file, and so are its minutes
+    expect(unreadableBlocks(db, path)).toBe(0)
   } finally {
     db.close()
   }
@@ -114,7 +114,7 @@ test('kill -9 during pruning: nothing kept is lost, nothing is half written, the
   // the file as another process sees it (opened while the hub runs, closed before it is killed)
   let watch = new Database(dbPath)
   const rows = () => count(watch, 'SELECT count(*) AS n FROM metric_samples')
-  const blocks = () => count(watch, 'SELECT count(*) AS n FROM metric_blocks')
+  const blocks = () => count(watch, 'SELECT count(*) AS n FROM metric_block_index')
   expect(count(watch, `SELECT count(*) AS n FROM metric_samples WHERE (kinds & ${SEALED_BIT}) != 0`)).toBe(times.length)
   watch.close()
 
@@ -187,19 +187,18 @@ test('kill -9 during pruning: nothing kept is lost, nothing is half written, the
   await hub.proc.exited
   checkWhole(dbPath)
   const db = new Database(dbPath, { readonly: true })
-  // every block left holds rows and has its minutes
+  // every block left holds rows, and no file is left that no block points into
   expect(
     count(
       db,
-      'SELECT count(*) AS n FROM metric_blocks b WHERE NOT EXISTS (SELECT 1 FROM metric_samples s WHERE s.device_seq = b.device_seq AND s.ts >= b.start AND s.ts < b.start + 600000)',
+      'SELECT count(*) AS n FROM metric_block_index b WHERE NOT EXISTS (SELECT 1 FROM metric_samples s WHERE s.device_seq = b.device_seq AND s.ts >= b.start AND s.ts < b.start + 600000)',
     ),
   ).toBe(0)
-  expect(
-    count(
-      db,
-      'SELECT count(*) AS n FROM metric_blocks b WHERE NOT EXISTS (SELECT 1 FROM metric_nested n WHERE n.device_seq = b.device_seq AND n.start = b.start)',
-    ),
-  ).toBe(0)
+  const files = db
+    .query<{ file: number }, []>('SELECT DISTINCT file FROM metric_block_index ORDER BY file')
+    .all()
+    .map((r) => r.file)
+  expect(fileSegments(blockLogDir(dbPath), true).list()).toEqual(files)
   db.close()
   hub = await startBinary({ cwd, env })
   call = await client(hub.base)

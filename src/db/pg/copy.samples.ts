@@ -15,7 +15,17 @@ import { RECORDS, dayOf, ensureMetricDayIn } from './metrics.partitions'
  */
 
 /** SQLite's own metric tables, which no PostgreSQL hub reads: left empty on the target */
-export const SQLITE_ONLY_METRICS = new Set(['metric_samples', 'metric_blocks', 'metric_nested', 'metric_hot_0', 'metric_hot_1', 'metric_hot_2', 'metric_hot_3'])
+export const SQLITE_ONLY_METRICS = new Set([
+  'metric_samples',
+  'metric_blocks',
+  'metric_nested',
+  'metric_block_index',
+  'metric_block_wipes',
+  'metric_hot_0',
+  'metric_hot_1',
+  'metric_hot_2',
+  'metric_hot_3',
+])
 /** PostgreSQL's own metric tables, emptied with --replace */
 export const PG_ONLY_METRICS = [RECORDS, 'metric_record_refs', 'metric_late']
 

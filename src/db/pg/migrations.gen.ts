@@ -7,6 +7,7 @@ import m4 from '../../../migrations-pg/0004_metric_read_indexes.sql' with { type
 import m5 from '../../../migrations-pg/0005_container_rollup_marks_hub_runs.sql' with { type: 'text' }
 import m6 from '../../../migrations-pg/0006_login_throttle_setup_tokens.sql' with { type: 'text' }
 import m7 from '../../../migrations-pg/0007_check_runs.sql' with { type: 'text' }
+import m8 from '../../../migrations-pg/0008_metric_block_files.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -22,4 +23,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0005_container_rollup_marks_hub_runs', sql: m5 },
   { tag: '0006_login_throttle_setup_tokens', sql: m6 },
   { tag: '0007_check_runs', sql: m7 },
+  { tag: '0008_metric_block_files', sql: m8 },
 ]

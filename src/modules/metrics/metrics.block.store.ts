@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { decodeBlock, encodeBlock, type BlockEntry, type DecodedBlock } from './metrics.block'
+import { openBlockLog } from './metrics.block.log'
 import { KIND_BIT, MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
 import { HOT_BIT, RAW_MAIN, createHotStore } from './metrics.hot.store'
 import { encodeMinutes, nestedMinutes } from './metrics.minutes'
@@ -45,9 +46,8 @@ interface UnsealedRow {
 }
 
 function build(sqlite: Database) {
-  const get = sqlite.query<{ data: Uint8Array }, [number, number]>('SELECT data FROM metric_blocks WHERE device_seq = ? AND start = ?')
-  const put = sqlite.query('INSERT OR REPLACE INTO metric_blocks (device_seq, start, data) VALUES (?, ?, ?)')
-  const putNested = sqlite.query('INSERT OR REPLACE INTO metric_nested (device_seq, start, data) VALUES (?, ?, ?)')
+  // the blocks' bytes: in files beside the database, or BLOBs of an earlier release (metrics.block.log.ts)
+  const bytes = openBlockLog(sqlite)
   // every sample of a block's span, sealed or not, with the parts it carries (the raw table's view)
   const spanSamples = sqlite.query<{ id: number; ts: number; kinds: number }, [number, number, number]>(
     `SELECT id, ts, kinds FROM ${RAW_TABLE} WHERE device_seq = ? AND ts >= ? AND ts < ?`,
@@ -69,32 +69,35 @@ function build(sqlite: Database) {
   const seal = sqlite.query(
     `UPDATE ${RAW_MAIN} SET hw_rest = NULL, net_rest = NULL, kinds = kinds | ${SEALED_BIT} WHERE id IN (SELECT value FROM json_each(?))`,
   )
-  const prune = sqlite.query<never, [number]>(`DELETE FROM metric_blocks WHERE start + ${BLOCK_MS} <= ?`)
+  const prune = sqlite.query<never, [number]>(`DELETE FROM metric_block_index WHERE start + ${BLOCK_MS} <= ?`)
+  const pruneLegacy = sqlite.query<never, [number]>(`DELETE FROM metric_blocks WHERE start + ${BLOCK_MS} <= ?`)
   const pruneNested = sqlite.query<never, [number]>(`DELETE FROM metric_nested WHERE start + ${BLOCK_MS} <= ?`)
   // a device's blocks wholly before its oldest row: every sample of theirs was pruned (an index range per device)
   const beforeOldestRow = `device_seq = ?1 AND start <= (SELECT coalesce(min(ts), ${Number.MAX_SAFE_INTEGER}) FROM ${RAW_MAIN} WHERE device_seq = ?1) - ${BLOCK_MS}`
-  const orphanBlocks = sqlite.query<never, [number]>(`DELETE FROM metric_blocks WHERE ${beforeOldestRow}`)
+  const orphanBlocks = sqlite.query<never, [number]>(`DELETE FROM metric_block_index WHERE ${beforeOldestRow}`)
+  const orphanLegacy = sqlite.query<never, [number]>(`DELETE FROM metric_blocks WHERE ${beforeOldestRow}`)
   const orphanNested = sqlite.query<never, [number]>(`DELETE FROM metric_nested WHERE ${beforeOldestRow}`)
-  const stats = sqlite.query<{ n: number; bytes: number | null }, []>('SELECT count(*) AS n, sum(length(data)) AS bytes FROM metric_blocks')
 
   const hot = createHotStore(sqlite)
-  /** decoded blocks by device and start, each with the hash of the bytes it was decoded from */
-  const cache = new Map<string, { hash: number | bigint; block: DecodedBlock }>()
+  /** decoded blocks by device and start, each with the identity of the bytes it was decoded from */
+  const cache = new Map<string, { id: string; block: DecodedBlock }>()
+  /** blocks decoded for reads since the store was made */
+  let decodes = 0
   const decoded = (seq: number, start: number): DecodedBlock | null => {
-    const row = get.get(seq, start)
-    if (!row) return null
+    const stored = bytes.read(seq, start)
+    if (!stored) return null
     const key = `${seq}:${start}`
-    const hash = Bun.hash(row.data)
     const hit = cache.get(key)
-    // a block sealed again with late data has other bytes: never served stale
-    if (hit && hit.hash === hash) {
+    // a block sealed again with late data is elsewhere (or, as a BLOB, other bytes): never served stale
+    if (hit && hit.id === stored.id) {
       cache.delete(key)
       cache.set(key, hit)
       return hit.block
     }
-    const block = decodeBlock(row.data)
+    const block = decodeBlock(stored.load())
+    decodes++
     if (cache.size >= READ_CACHE) cache.delete(cache.keys().next().value!)
-    cache.set(key, { hash, block })
+    cache.set(key, { id: stored.id, block })
     return block
   }
 
@@ -115,9 +118,9 @@ function build(sqlite: Database) {
     const { rows, hotOnes, key } = inputs(seq, start)
     if (!rows.length && !hotOnes.length) return null
     const entries = new Map<string, BlockEntry>()
-    const old = get.get(seq, start)
+    const old = bytes.read(seq, start)
     // late samples and parts join the block: what it already holds is decoded and encoded again with them
-    if (old) for (const e of decodeBlock(old.data).entries()) entries.set(`${e.id}:${e.kind}`, e)
+    if (old) for (const e of decodeBlock(old.load()).entries()) entries.set(`${e.id}:${e.kind}`, e)
     for (const r of rows) {
       if (r.hw_rest !== null) entries.set(`${r.id}:hardware`, { id: r.id, kind: 'hardware', text: r.hw_rest })
       if (r.net_rest !== null) entries.set(`${r.id}:network`, { id: r.id, kind: 'network', text: r.net_rest })
@@ -147,26 +150,28 @@ function build(sqlite: Database) {
   }
 
   /**
-   * Writes prepared blocks in one transaction: many devices' blocks share their pages of the raw
-   * table and its index, which are then written once. A block whose samples changed since it was
-   * prepared (a late part arrived in between) is left out; returns those and the samples moved.
+   * Writes prepared blocks: their bytes appended to their files and synced, then one transaction
+   * pointing the index to them and moving their samples (many devices' blocks share their pages
+   * of the raw table and its index, which are then written once). A block whose samples changed
+   * since it was prepared (a late part arrived in between) is left out; returns those and the
+   * samples moved. Nothing yields in between, so nothing changes between the check and the COMMIT.
    */
   const commit = (blocks: PreparedBlock[]): { samples: number; stale: PreparedBlock[] } => {
     let samples = 0
     const stale: PreparedBlock[] = []
-    sqlite.transaction(() => {
-      for (const b of blocks) {
-        if (inputs(b.seq, b.start).key !== b.key) {
-          stale.push(b)
-          continue
+    const fresh: PreparedBlock[] = []
+    for (const b of blocks) (inputs(b.seq, b.start).key === b.key ? fresh : stale).push(b)
+    if (!fresh.length) return { samples, stale }
+    bytes.write(fresh, (point) =>
+      sqlite.transaction(() => {
+        point()
+        for (const b of fresh) {
+          if (b.rowIds.length) seal.run(JSON.stringify(b.rowIds))
+          if (b.hotIds.length) hot.seal(b.hotIds, SEALED_BIT)
+          samples += b.rowIds.length + b.hotIds.length
         }
-        put.run(b.seq, b.start, b.data)
-        putNested.run(b.seq, b.start, b.nested)
-        if (b.rowIds.length) seal.run(JSON.stringify(b.rowIds))
-        if (b.hotIds.length) hot.seal(b.hotIds, SEALED_BIT)
-        samples += b.rowIds.length + b.hotIds.length
-      }
-    })()
+      })(),
+    )
     return { samples, stale }
   }
 
@@ -186,30 +191,42 @@ function build(sqlite: Database) {
      * Drops the blocks wholly before `cutoff` and their minutes (their rows are gone with raw
      * retention), in one transaction: no minutes outlive their block.
      */
-    prune: (cutoff: number): number =>
-      sqlite.transaction(() => {
+    prune(cutoff: number): number {
+      const n = sqlite.transaction(() => {
         pruneNested.run(cutoff)
-        return prune.run(cutoff).changes
-      })(),
+        return prune.run(cutoff).changes + pruneLegacy.run(cutoff).changes
+      })()
+      // a file goes once no block points into it (its blocks all start within one hour)
+      if (n) bytes.removeUnused()
+      return n
+    },
     /**
      * Drops the blocks (and their minutes) of these devices whose rows are all gone: what a
      * pruning killed between deleting rows and deleting their blocks left behind (each is its own
      * statement, and the next pruning may find nothing to do). Returns how many blocks went.
      */
-    dropOrphans: (seqs: number[]): number =>
-      sqlite.transaction(() => {
+    dropOrphans(seqs: number[]): number {
+      const n = sqlite.transaction(() => {
         let n = 0
         for (const seq of seqs) {
           orphanNested.run(seq)
-          n += orphanBlocks.run(seq).changes
+          n += orphanBlocks.run(seq).changes + orphanLegacy.run(seq).changes
         }
         return n
-      })(),
-    /** blocks stored and their bytes */
-    stats: () => {
-      const s = stats.get()!
-      return { blocks: s.n, bytes: s.bytes ?? 0 }
+      })()
+      if (n) bytes.removeUnused()
+      return n
     },
+    /** zeroes a deleted device's blocks in their files and removes the files nothing points into (metrics.block.log.ts) */
+    wipe: () => bytes.wipe(),
+    /** at start: what a crash or a delete left in the files (bytes of a sealing that did not commit, a wipe not done) */
+    sweep: () => bytes.sweep(),
+    /** the nested minutes kept beside a device's blocks starting in [from, to), in time order (metrics.minutes.ts) */
+    nestedRange: (seq: number, from: number, to: number) => bytes.nestedRange(seq, from, to),
+    /** blocks stored, their files and the bytes they take */
+    stats: () => ({ ...bytes.stats(), decodes }),
+    /** the bytes of the block files (counted with the raw tier) */
+    fileBytes: () => bytes.fileBytes(),
     /**
      * For one read of a device: the rest text of a sealed row's part (null when it had none). A
      * read's rows lie in one or two blocks, so each block is looked up (its bytes read and hashed

@@ -3,7 +3,8 @@ import { join } from 'node:path'
 
 /**
  * The append-only files the newest samples' records live in (metrics.hot.store.ts), one per
- * segment of writing, beside the database: `<database>-hot/<segment>.log`.
+ * segment of writing, beside the database: `<database>-hot/<segment>.log`. The sealed blocks'
+ * files (metrics.block.log.ts, one per hour of their starts) are made of the same frames.
  *
  * Why not a table: SQLite writes whole 4 KB pages per commit to its WAL (the table's last page,
  * the database header, the pointer map, the tree's parent page) and each of them once more at the
@@ -22,7 +23,7 @@ import { join } from 'node:path'
  */
 
 /** A frame's header: the payload's length and its CRC-32. */
-const HEADER = 8
+export const HEADER = 8
 /** No record is near this (a request's body is bounded far below it): a larger length is damage. */
 const MAX_PAYLOAD = 64 * 1024 * 1024
 const READ_CHUNK = 1 << 20
@@ -38,6 +39,8 @@ export interface SegmentFiles {
   remove(segment: number): void
   /** puts a whole segment in place at once (written beside, synced, renamed): it exists whole or not at all */
   install(segment: number, bytes: Uint8Array): void
+  /** writes over bytes in place and syncs them (the appending descriptor cannot: O_APPEND writes at the end) */
+  overwrite(segment: number, at: number, bytes: Uint8Array): void
   close(): void
 }
 
@@ -100,6 +103,16 @@ export function fileSegments(dir: string, readOnly = false): SegmentFiles {
       }
       renameSync(tmp, path(segment))
     },
+    overwrite(segment, at, bytes) {
+      const f = openSync(path(segment), 'r+')
+      try {
+        let done = 0
+        while (done < bytes.length) done += writeSync(f, bytes, done, bytes.length - done, at + done)
+        fdatasyncSync(f)
+      } finally {
+        closeSync(f)
+      }
+    },
     close() {
       for (const f of fds.values()) closeSync(f)
       fds.clear()
@@ -129,6 +142,10 @@ export function memorySegments(): SegmentFiles {
     sync: () => {},
     remove: (segment) => void files.delete(segment),
     install: (segment, bytes) => void files.set(segment, bytes.slice()),
+    overwrite(segment, at, bytes) {
+      const file = files.get(segment)
+      if (file) file.set(bytes.subarray(0, Math.max(0, file.length - at)), at)
+    },
     close: () => {},
   }
 }
@@ -268,6 +285,26 @@ export function createHotLog(files: SegmentFiles, opts: { sync: boolean; readOnl
       if (files.read(segment, at + HEADER, out) < length) throw new Error(`hot record ${segment}:${at} is cut short`)
       return out
     },
+    /** The payload of the frame at `at`, checked against its length and CRC-32; null when cut short, damaged or overwritten. */
+    readChecked(segment: number, at: number, length: number): Uint8Array | null {
+      const frame = new Uint8Array(HEADER + length)
+      if (files.read(segment, at, frame) < frame.length) return null
+      const view = new DataView(frame.buffer)
+      const payload = frame.subarray(HEADER)
+      if (view.getUint32(0, true) !== length || view.getUint32(4, true) !== Bun.hash.crc32(payload)) return null
+      return payload
+    },
+    /** Cuts a segment to `length` (bytes past it were never pointed to). */
+    cut(segment: number, length: number) {
+      files.truncate(segment, length)
+      ends.set(segment, length)
+    },
+    /** Writes over bytes in place, synced. */
+    overwrite(segment: number, at: number, bytes: Uint8Array) {
+      files.overwrite(segment, at, bytes)
+    },
+    /** the length of a segment's file */
+    size: (segment: number) => endOf(segment),
     /** the segments there are files for, oldest first */
     segments: () => files.list(),
     /** puts a whole segment in place (see SegmentFiles.install) */

@@ -4,7 +4,7 @@ import { BLOCK_MS, blockStart, type BlockStore, type PreparedBlock } from './met
 import { HOUR_MS } from './metrics.fields'
 
 export interface SealDeps {
-  blocks: Pick<BlockStore, 'prepare' | 'commit' | 'firstUnsealed' | 'dropHot' | 'dropOrphans'>
+  blocks: Pick<BlockStore, 'prepare' | 'commit' | 'firstUnsealed' | 'dropHot' | 'dropOrphans' | 'wipe' | 'sweep'>
   devices: { seqs(): number[] }
   /** per device the oldest sample time written since the last call (late data, replays) */
   writer: { takeWrittenSince(): Map<number, number>; newestWrittenWithin?(seq: number, withinMs: number): number | null }
@@ -60,7 +60,7 @@ export function createSealer(deps: SealDeps) {
   let resumeAt: number | null = null
   /** the work left at the last look: devices with blocks still to seal */
   let behind = 0
-  /** the first run after a start drops the blocks an interrupted pruning left without rows */
+  /** the first run after a start drops the blocks an interrupted pruning left without rows, and sweeps the block files */
   let swept = false
 
   /** `leaveFilling`: the scheduled job's runs leave a block still filling (FILLING_MS) to the next run */
@@ -79,7 +79,11 @@ export function createSealer(deps: SealDeps) {
         swept = true
         const dropped = deps.blocks.dropOrphans(seqs)
         if (dropped) deps.logger.info('metrics: blocks of pruned samples dropped (a pruning was interrupted)', { blocks: dropped })
+        // bytes of a sealing killed before its COMMIT, files nothing points into any more
+        deps.blocks.sweep()
       }
+      // a deleted device's blocks are overwritten with zeros within a minute of the delete
+      deps.blocks.wipe()
       let blocks = 0
       let rows = 0
       const elapsed = deps.elapsed ?? (() => performance.now())
@@ -92,7 +96,15 @@ export function createSealer(deps: SealDeps) {
       const pending: PreparedBlock[] = []
       const flush = () => {
         if (!pending.length) return
-        const r = deps.blocks.commit(pending)
+        let r: ReturnType<typeof deps.blocks.commit>
+        try {
+          r = deps.blocks.commit(pending)
+        } catch (err) {
+          // nothing of the batch was written (a full disk, say): the next run seals its blocks again
+          for (const b of pending) sealedUntil.set(b.seq, Math.min(sealedUntil.get(b.seq) ?? b.start, b.start))
+          pending.length = 0
+          throw err
+        }
         rows += r.samples
         // a block that changed while it waited is sealed again by the next run
         for (const b of r.stale) sealedUntil.set(b.seq, Math.min(sealedUntil.get(b.seq) ?? b.start, b.start))

@@ -59,9 +59,6 @@ function build(sqlite: Database) {
      WHERE device_seq IN (SELECT value FROM json_each(?1)) AND ts >= ?2 AND ts < ?3 AND ${hasKind('hardware')} AND cpu_percent IS NOT NULL`,
   )
   const blocks = createBlockStore(sqlite)
-  const nestedRows = sqlite.query<{ data: Uint8Array }, [number, number, number]>(
-    'SELECT data FROM metric_nested WHERE device_seq = ? AND start >= ? AND start < ? ORDER BY start',
-  )
   return {
     // the fleet overview's intervals and CPU minutes, kept per connection like the prepared statements
     ...fleetMemory(),
@@ -91,7 +88,7 @@ function build(sqlite: Database) {
       return rows
     },
     /** the nested families per minute of the sealed blocks overlapping [from, to), oldest first (metrics.minutes.ts) */
-    nestedMinutes: (seq: number, from: number, to: number): NestedMinutes[] => nestedRows.all(seq, blockStart(from), to).map((r) => decodeMinutes(r.data)),
+    nestedMinutes: (seq: number, from: number, to: number): NestedMinutes[] => blocks.nestedRange(seq, blockStart(from), to).map(decodeMinutes),
     /** the time of the device's oldest sample in [from, to) not yet sealed into its block (and its minutes), or null */
     firstUnsealed: (seq: number, from: number, to: number) => blocks.firstUnsealed(seq, from, to),
     /** the newest RECENT_TIMES sample times of a device (either kind), newest first */

@@ -130,6 +130,45 @@ export const metricNested = sqliteTable(
 )
 
 /**
+ * Where each sealed block's bytes are (metrics.block.log.ts): appended, framed, to a file beside
+ * the database per hour of the blocks' starts (`<database>-blocks/<file>.log`), the block's frame
+ * at `at` and its minutes' frame right after it. Written in the transaction that seals the block,
+ * once its bytes are synced; a block sealed again points to its new bytes. Blocks of an earlier
+ * release, and those a backup carries, stay in metric_blocks and metric_nested (read where this
+ * has no row).
+ */
+export const metricBlockIndex = sqliteTable(
+  'metric_block_index',
+  {
+    deviceSeq: integer('device_seq')
+      .notNull()
+      .references(() => devices.seq, { onDelete: 'cascade' }),
+    /** the span's start (ms), a multiple of BLOCK_MS */
+    start: integer('start').notNull(),
+    /** its file: the hour of the span's start (start / 3,600,000, rounded down) */
+    file: integer('file').notNull(),
+    /** where the block's frame starts in the file */
+    at: integer('at').notNull(),
+    /** the block's payload length, then its minutes' (their frame follows the block's) */
+    length: integer('length').notNull(),
+    nestedLength: integer('nested_length').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceSeq, t.start] }), index('metric_block_index_file').on(t.file)],
+)
+
+/**
+ * Byte ranges of the block files to overwrite with zeros: a deleted device's blocks (a trigger
+ * on devices fills it in the delete's transaction, so a crash cannot lose the wipe), emptied by
+ * the sealing job once the zeros are synced.
+ */
+export const metricBlockWipes = sqliteTable('metric_block_wipes', {
+  id: integer('id').primaryKey(),
+  file: integer('file').notNull(),
+  at: integer('at').notNull(),
+  length: integer('length').notNull(),
+})
+
+/**
  * The newest samples in their compact coded form (see metrics.hot.store.ts): HOT_TABLES tables
  * used in turn, each append-only with the increasing rowid as its only key, so a group commit
  * writes a few sequential pages instead of a row and an index leaf per device. A table is emptied

@@ -119,7 +119,7 @@ describe('history pages located from the indexes', () => {
     check(hot)
     // the oldest blocks sealed, the newest half hour still hot: pages across the boundary
     await t.modules.sealer.run()
-    expect(t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n).toBeGreaterThan(0)
+    expect(t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_block_index').get()!.n).toBeGreaterThan(0)
     expect(t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM temp.metric_hot_rows').get()!.n).toBeGreaterThan(0)
     const sealed = await read()
     check(sealed)

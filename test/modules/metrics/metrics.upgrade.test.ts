@@ -152,7 +152,7 @@ describe('an instance of the previous release upgraded in place', () => {
       )
       // everything older than the newest hour and ten minutes is in its long-lived form
       expect(unsealed.get(Date.now() - 70 * 60_000)!.n).toBe(0)
-      expect(db.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n).toBeGreaterThan(40)
+      expect(db.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_block_index').get()!.n).toBeGreaterThan(40)
       db.close()
     },
     300_000,

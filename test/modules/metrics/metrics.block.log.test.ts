@@ -1,0 +1,310 @@
+import { describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { writeBackup } from '../../../src/db/backup'
+import { openDatabase } from '../../../src/db/connection'
+import { restoreBackup } from '../../../src/db/restore'
+import { BLOCK_FILE_MS, blockLogDir, carryBlocksInto } from '../../../src/modules/metrics/metrics.block.log'
+import { createBlockStore } from '../../../src/modules/metrics/metrics.block.store'
+import { BLOCK_FILES, STORAGE_TIERS, metricFileBytes } from '../../../src/modules/metrics/metrics.usage'
+import { testApp, type TestApp } from '../../helpers/app'
+import { tenantWithDevices } from '../../helpers/metrics'
+import { hardwareSample, networkSample } from '../../helpers/samples'
+import { createTenant } from '../../helpers/fixtures'
+import { measure } from '../../../src/modules/storage/storage.service'
+
+const T0 = Date.UTC(2026, 0, 1)
+const MIN = 60_000
+const HOUR = 60 * MIN
+
+type Tenant = Awaited<ReturnType<typeof tenantWithDevices>>
+
+function inTempDir(run: (dir: string) => Promise<void>) {
+  return async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-blocks-'))
+    try {
+      await run(dir)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+/** `count` samples of both parts every 10 s from `from`, for one device. */
+async function post(t: TestApp, a: Tenant, deviceId: string, from: number, count: number, salt = 0) {
+  const items = Array.from({ length: count }, (_, i) => ({
+    recorded_at: new Date(from + i * 10_000).toISOString(),
+    hardware: { ...hardwareSample(i), salt },
+    network: networkSample(i),
+  }))
+  for (let i = 0; i < items.length; i += 200) {
+    const r = await t.request('POST', '/v1/metrics/bulk', { body: { items: items.slice(i, i + 200) }, headers: { ...a.keyHeaders, 'x-device-id': deviceId } })
+    expect(r.status).toBe(201)
+  }
+}
+
+const token = async (t: TestApp, a: Tenant) => ({
+  authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}`,
+})
+
+/** Every read that shows the nested fields, as the bytes it answers. */
+async function reads(t: TestApp, a: Tenant, deviceId: string) {
+  const headers = await token(t, a)
+  const out: string[] = []
+  for (const p of [
+    `/v1/metrics/hardware/${deviceId}?limit=1000`,
+    `/v1/metrics/network/${deviceId}?limit=1000&offset=100`,
+    `/v1/metrics/series/${deviceId}?kind=hardware&fields=cpu_per_core,disk_partitions&start=${new Date(T0).toISOString()}&end=${new Date(T0 + 2 * HOUR).toISOString()}`,
+  ]) {
+    const r = await t.request('GET', p, { headers })
+    expect(r.status).toBe(200)
+    out.push(r.text)
+  }
+  return out
+}
+
+const count = (t: TestApp, table: string) => t.db.sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
+const files = (db: string) => (existsSync(blockLogDir(db)) ? readdirSync(blockLogDir(db)).sort() : [])
+const hourFile = (ts: number) => `${Math.floor(ts / BLOCK_FILE_MS)}.log`
+
+describe('sealed blocks in files beside the database (metrics.block.log.ts)', () => {
+  test(
+    'blocks are appended to a file per hour of their start, nothing of them in SQLite but their index, and read back the same after a restart',
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t)
+      t.clock.set(T0 + 4 * HOUR)
+      await post(t, a, a.deviceId, T0, 720)
+      const before = await reads(t, a, a.deviceId)
+      await t.modules.sealer.run()
+      expect(count(t, 'metric_block_index')).toBe(12)
+      expect(count(t, 'metric_blocks') + count(t, 'metric_nested')).toBe(0)
+      expect(files(db)).toEqual([hourFile(T0), hourFile(T0 + HOUR)])
+      expect(statSync(join(blockLogDir(db), hourFile(T0))).mode & 0o777).toBe(0o600)
+      expect(await reads(t, a, a.deviceId)).toEqual(before)
+      t.db.sqlite.close(false)
+      const again = testApp({ db: openDatabase(db), clock: t.clock })
+      expect(await reads(again, a, a.deviceId)).toEqual(before)
+      again.db.close()
+    }),
+  )
+
+  test(
+    'bytes a sealing appended without its COMMIT (a kill, a failed transaction) point nowhere and are cut off; nothing is lost',
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t)
+      t.clock.set(T0 + 4 * HOUR)
+      await post(t, a, a.deviceId, T0, 360)
+      const before = await reads(t, a, a.deviceId)
+      // a transaction that fails after the bytes are written: they are cut off again, the samples stay unsealed
+      const blocks = createBlockStore(t.db.sqlite)
+      const b = blocks.prepare(t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq, T0)!
+      t.db.sqlite.run("CREATE TEMP TRIGGER fail_seal BEFORE INSERT ON metric_block_index BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+      expect(() => blocks.commit([b])).toThrow('disk full')
+      t.db.sqlite.run('DROP TRIGGER temp.fail_seal')
+      expect(existsSync(join(blockLogDir(db), hourFile(T0))) ? statSync(join(blockLogDir(db), hourFile(T0))).size : 0).toBe(0)
+      expect(await reads(t, a, a.deviceId)).toEqual(before)
+      await t.modules.sealer.run()
+      const file = join(blockLogDir(db), hourFile(T0))
+      const size = statSync(file).size
+      // a sealing killed between its write and its COMMIT leaves bytes after the last block
+      appendFileSync(file, new Uint8Array(5000).fill(7))
+      t.db.sqlite.close(false)
+      const again = testApp({ db: openDatabase(db), clock: t.clock })
+      await again.modules.sealer.run()
+      expect(statSync(file).size).toBe(size)
+      expect(await reads(again, a, a.deviceId)).toEqual(before)
+      again.db.close()
+    }),
+  )
+
+  test(
+    'a block sealed again with late data is appended anew (the old bytes are garbage until the file goes); blocks kept as BLOBs by the previous release read, and move into a file when sealed again',
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t)
+      t.clock.set(T0 + 4 * HOUR)
+      await post(t, a, a.deviceId, T0, 720)
+      await t.modules.sealer.run()
+      const seq = t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq
+      // the second hour's blocks as the previous release kept them: BLOBs in metric_blocks and metric_nested
+      const places = t.db.sqlite.query<{ start: number }, []>(`SELECT start FROM metric_block_index WHERE start >= ${T0 + HOUR}`).all()
+      const copy = new Database(':memory:')
+      copy.run('CREATE TABLE metric_block_index (device_seq, start, file, at, length, nested_length)')
+      copy.run('CREATE TABLE metric_blocks (device_seq, start, data, PRIMARY KEY (device_seq, start))')
+      copy.run('CREATE TABLE metric_nested (device_seq, start, data, PRIMARY KEY (device_seq, start))')
+      copy.run('CREATE TABLE metric_samples (device_seq, ts)')
+      copy.run('CREATE TABLE metric_block_wipes (id)')
+      const rows = t.db.sqlite.query(`SELECT * FROM metric_block_index WHERE start >= ${T0 + HOUR}`).all() as Record<string, number>[]
+      for (const r of rows)
+        copy.query('INSERT INTO metric_block_index VALUES (?, ?, ?, ?, ?, ?)').run(r.device_seq!, r.start!, r.file!, r.at!, r.length!, r.nested_length!)
+      expect(carryBlocksInto(copy, db)).toEqual({ blocks: 6, gone: 0 })
+      for (const r of copy.query<{ device_seq: number; start: number; data: Uint8Array }, []>('SELECT * FROM metric_blocks').all())
+        t.db.sqlite.query('INSERT INTO metric_blocks (device_seq, start, data) VALUES (?, ?, ?)').run(r.device_seq, r.start, r.data)
+      for (const r of copy.query<{ device_seq: number; start: number; data: Uint8Array }, []>('SELECT * FROM metric_nested').all())
+        t.db.sqlite.query('INSERT INTO metric_nested (device_seq, start, data) VALUES (?, ?, ?)').run(r.device_seq, r.start, r.data)
+      copy.close()
+      t.db.sqlite.run(`DELETE FROM metric_block_index WHERE start >= ${T0 + HOUR}`)
+      expect(places.length).toBe(6)
+      expect(count(t, 'metric_blocks')).toBe(6)
+      const before = await reads(t, a, a.deviceId)
+      t.db.sqlite.close(false)
+      const again = testApp({ db: openDatabase(db), clock: t.clock })
+      expect(await reads(again, a, a.deviceId)).toEqual(before)
+      // the second hour's file, which nothing points into now, goes at the first sealing run after a start
+      await again.modules.sealer.run()
+      expect(files(db)).toEqual([hourFile(T0)])
+      expect(await reads(again, a, a.deviceId)).toEqual(before)
+
+      // late samples for a block in a file and for a BLOB: each is sealed again into its hour's file
+      const late = (ts: number) => ({ recorded_at: new Date(ts).toISOString(), hardware: { ...hardwareSample(3), late: true }, network: networkSample(4) })
+      const r = await again.request('POST', '/v1/metrics/bulk', {
+        body: { items: [late(T0 + 5_000), late(T0 + HOUR + 5_000)] },
+        headers: { ...a.keyHeaders, 'x-device-id': a.deviceId },
+      })
+      expect(r.status).toBe(201)
+      const first = join(blockLogDir(db), hourFile(T0))
+      const sizeBefore = statSync(first).size
+      const withLate = await reads(again, a, a.deviceId)
+      await again.modules.sealer.run()
+      expect(await reads(again, a, a.deviceId)).toEqual(withLate)
+      expect(JSON.parse(withLate[0]!).items.filter((i: { late?: boolean }) => i.late).length).toBe(2)
+      expect(statSync(first).size).toBeGreaterThan(sizeBefore) // appended, the old version left in place
+      expect(again.db.sqlite.query<{ n: number }, [number]>('SELECT count(*) AS n FROM metric_blocks WHERE device_seq = ?').get(seq)!.n).toBe(5)
+      expect(files(db)).toEqual([hourFile(T0), hourFile(T0 + HOUR)])
+      again.db.close()
+    }),
+  )
+
+  test(
+    'retention removes a file once no block points into it, and the files count in the raw tier',
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t)
+      t.clock.set(T0 + 4 * HOUR)
+      await post(t, a, a.deviceId, T0, 1080)
+      await t.modules.sealer.run()
+      expect(files(db)).toEqual([hourFile(T0), hourFile(T0 + HOUR), hourFile(T0 + 2 * HOUR)])
+      const bytes = metricFileBytes(t.db.sqlite)()
+      const onDisk = files(db).reduce((s, f) => s + statSync(join(blockLogDir(db), f)).size, 0)
+      expect(bytes.get(BLOCK_FILES)).toBe(onDisk)
+      expect(STORAGE_TIERS.find((x) => x.tier === 'raw')!.tables).toContain(BLOCK_FILES)
+      // the first hour and a half past the cut-off: the first file goes, the second keeps its last three blocks
+      const store = createBlockStore(t.db.sqlite)
+      t.db.sqlite.run(`DELETE FROM main.metric_samples WHERE ts < ${T0 + 90 * MIN}`)
+      expect(store.prune(T0 + 90 * MIN)).toBe(9)
+      expect(files(db)).toEqual([hourFile(T0 + HOUR), hourFile(T0 + 2 * HOUR)])
+      const left = files(db).reduce((s, f) => s + statSync(join(blockLogDir(db), f)).size, 0)
+      expect(left).toBeLessThan(onDisk)
+      expect(metricFileBytes(t.db.sqlite)().get(BLOCK_FILES)).toBe(left)
+      const headers = await token(t, a)
+      const page = await t.request('GET', `/v1/metrics/hardware/${a.deviceId}?limit=1000`, { headers })
+      expect(page.body.items.length).toBe(1080 - 540)
+      expect(page.body.items.at(-1)).toMatchObject({ recorded_at: new Date(T0 + 90 * MIN).toISOString() })
+    }),
+  )
+
+  test(
+    'the operator page counts the block files in the raw tier and in the space the data uses',
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t)
+      t.clock.set(T0 + 4 * HOUR)
+      await post(t, a, a.deviceId, T0, 720)
+      await t.modules.sealer.run()
+      await measure(t.modules.storage)
+      const operator = await createTenant(t, { role: 'admin' })
+      const r = await t.request('GET', '/v1/admin/storage', { headers: operator.userHeaders })
+      expect(r.status).toBe(200)
+      const files = metricFileBytes(t.db.sqlite)()
+      expect(files.get(BLOCK_FILES)).toBeGreaterThan(5_000)
+      const pages = t.db.sqlite
+        .query<{ n: number }, []>('SELECT (SELECT page_count FROM pragma_page_count) - (SELECT freelist_count FROM pragma_freelist_count) AS n')
+        .get()!.n
+      const pageSize = t.db.sqlite.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size
+      expect(r.body.database_bytes).toBe(pages * pageSize + [...files.values()].reduce((x, y) => x + y, 0))
+      expect(r.body.tiers[0].bytes).toBeGreaterThan(files.get(BLOCK_FILES)!)
+      t.db.close()
+    }),
+  )
+
+  test(
+    "deleting a device overwrites its blocks' bytes with zeros on disk and drops its index rows; the other devices' blocks read on",
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t, 2)
+      t.clock.set(T0 + 4 * HOUR)
+      for (const d of a.deviceIds) await post(t, a, d, T0, 360, d === a.deviceIds[0] ? 0xbeef : 1)
+      await t.modules.sealer.run()
+      const keep = await reads(t, a, a.deviceIds[1]!)
+      const [gone] = t.db.sqlite
+        .query<{ seq: number }, []>('SELECT seq FROM devices ORDER BY seq')
+        .all()
+        .map((r) => r.seq)
+      const ranges = t.db.sqlite
+        .query<{ at: number; length: number; nested_length: number }, [number]>('SELECT at, length, nested_length FROM metric_block_index WHERE device_seq = ?')
+        .all(gone!)
+      expect(ranges.length).toBe(6)
+      const file = join(blockLogDir(db), hourFile(T0))
+      const nonZero = (bytes: Uint8Array) => bytes.some((b) => b !== 0)
+      expect(ranges.every((r) => nonZero(readFileSync(file).subarray(r.at, r.at + 16 + r.length + r.nested_length)))).toBe(true)
+      const r = await t.request('DELETE', `/v1/clients/me/devices/${a.deviceIds[0]}`, { headers: await token(t, a) })
+      expect(r.status).toBe(204)
+      expect(count(t, 'metric_block_index')).toBe(6)
+      // the next sealing run (each minute) wipes them
+      await t.modules.sealer.run()
+      expect(count(t, 'metric_block_wipes')).toBe(0)
+      const after = readFileSync(file)
+      for (const x of ranges) expect(nonZero(after.subarray(x.at, x.at + 16 + x.length + x.nested_length))).toBe(false)
+      expect(await reads(t, a, a.deviceIds[1]!)).toEqual(keep)
+      t.db.close()
+    }),
+  )
+
+  test(
+    'vigil backup of a database not migrated to the block files yet (the new executable before its first start) carries its BLOBs as they are',
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      t.db.sqlite.run('DROP TRIGGER metric_block_index_device_gone')
+      t.db.sqlite.run('DROP TABLE metric_block_index')
+      t.db.close()
+      expect(() => writeBackup({ source: db, target: join(dir, 'backup.db'), force: false, secrets: [], version: 'test', now: T0 })).not.toThrow()
+    }),
+  )
+
+  test(
+    'a backup carries every block as BLOBs in its one file; the restored instance serves every sample',
+    inTempDir(async (dir) => {
+      const data = join(dir, 'data')
+      mkdirSync(data)
+      const db = join(data, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t)
+      t.clock.set(T0 + 4 * HOUR)
+      await post(t, a, a.deviceId, T0, 720)
+      await t.modules.sealer.run()
+      const before = await reads(t, a, a.deviceId)
+      writeBackup({ source: db, target: join(dir, 'backup.db'), force: false, secrets: [], version: 'test', now: T0 })
+      const backup = new Database(join(dir, 'backup.db'), { readonly: true })
+      expect(backup.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_blocks').get()!.n).toBe(12)
+      expect(backup.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_block_index').get()!.n).toBe(0)
+      backup.close()
+      t.db.close()
+      const restored = restoreBackup(join(dir, 'backup.db'), data, 'aside')
+      expect(restored.movedAside).toContain('vigil.db-blocks')
+      const again = testApp({ db: openDatabase(db), clock: t.clock })
+      expect(await reads(again, a, a.deviceId)).toEqual(before)
+      again.db.close()
+    }),
+  )
+})
