@@ -25,7 +25,9 @@ const waitFor = async (what: string, ok: () => boolean | Promise<boolean>, ms = 
 /**
  * The spawned executable on both sides. A day of 10 s samples waits in the agent's queue, the
  * hub already holding its first 500 (an agent killed after the hub stored a bulk, before it
- * left the queue). The agent is killed -9 in the middle of its replay and started again; then
+ * left the queue). The agent replays through a proxy that passes two bulks on and holds the
+ * answer to the third once the hub stored it: the agent is killed -9 waiting for it (so in the
+ * middle of its replay however fast the replay runs) and started again; then
  * the hub stops for 5 s (shorter than the issue's minute: the agent's interval here is 1 s, so
  * 5 s is five samples queued) and comes back on the same port. Every recorded_at is then
  * stored exactly once: counted in the hub's database.
@@ -77,8 +79,29 @@ test('kill -9 during a replay and a hub outage: every sample stored once', async
   expect(pre.status).toBe(201)
 
   const queued = () => queuedSamples(stateDir)
-  const agent = () => {
-    const p = Bun.spawn([BINARY, 'agent', '--hub', hub.base, '--interval', '1', '--state-dir', stateDir, '--log-level', 'warn'], {
+  // the hub's answers passed on for two bulks; the third is stored by the hub and its answer held
+  const held = Promise.withResolvers<void>()
+  let bulks = 0
+  const proxy = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(req) {
+      const url = new URL(req.url)
+      const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.arrayBuffer()
+      const res = await fetch(hub.base + url.pathname + url.search, { method: req.method, headers: req.headers, body })
+      const answer = await res.arrayBuffer()
+      if (url.pathname.startsWith('/v1/metrics') && ++bulks === 3) {
+        held.resolve()
+        return new Promise<Response>(() => {}) // the agent dies waiting
+      }
+      const headers = new Headers(res.headers)
+      headers.delete('content-encoding')
+      headers.delete('content-length')
+      return new Response(answer, { status: res.status, headers })
+    },
+  })
+  const agent = (hubUrl: string) => {
+    const p = Bun.spawn([BINARY, 'agent', '--hub', hubUrl, '--interval', '1', '--state-dir', stateDir, '--log-level', 'warn'], {
       env: { PATH: process.env.PATH ?? '' },
       stdout: 'ignore',
       stderr: 'ignore',
@@ -87,14 +110,15 @@ test('kill -9 during a replay and a hub outage: every sample stored once', async
     return p
   }
 
-  let a = agent()
-  await waitFor('the replay to begin', () => queued() < DAY - 400)
+  let a = agent(`http://127.0.0.1:${proxy.port}`)
+  await held.promise
   a.kill('SIGKILL')
   await a.exited
+  proxy.stop(true)
   const left = queued()
   expect(left).toBeGreaterThan(0) // killed during the replay, not after it
 
-  a = agent()
+  a = agent(hub.base)
   await waitFor('the replay to end', () => queued() === 0)
   // the hub away for 5 s, then back on the same port and data
   hub.proc.kill('SIGTERM')
