@@ -1,6 +1,7 @@
 import { beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
+import { jsonClient } from '../helpers/json-client'
 import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
 import { hardwareSample, networkSample } from '../helpers/samples'
 
@@ -16,24 +17,12 @@ beforeAll(() => void ensureBinary(), 120_000)
 const HOUR = 3_600_000
 const STEP = 10_000
 
-async function client(base: string) {
-  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    const text = await res.text()
-    return { status: res.status, text, body: (text.startsWith('{') ? JSON.parse(text) : null) as any }
-  }
-}
-
 test('history pages at any offset hold the samples stepping finds, the same bytes before and after sealing', async () => {
   const cwd = tempDir('vigil-history-')
   const dataDir = join(cwd, 'data')
   const env = { VIGIL_DATA_DIR: dataDir, VIGIL_RATE_LIMIT_FREE: '1000000', VIGIL_RATE_LIMIT_ANONYMOUS: '1000000' }
   let hub = await startBinary({ cwd, env })
-  let call = await client(hub.base)
+  let call = jsonClient(hub.base)
   expect((await call('POST', '/v1/auth/register', { email: 'op@example.test', password: 'correct horse battery' })).status).toBe(201)
   const login = async () => {
     const r = await call('POST', '/v1/auth/login', { email: 'op@example.test', password: 'correct horse battery' })
@@ -93,7 +82,7 @@ test('history pages at any offset hold the samples stepping finds, the same byte
 
   // started again, the hub seals the samples over an hour old at once
   hub = await startBinary({ cwd, env })
-  call = await client(hub.base)
+  call = jsonClient(hub.base)
   while ((await call('GET', '/health')).body.storage.converting_devices !== 0) await Bun.sleep(100) // waiting for the job, not for time
   auth = await login()
   const db = new Database(join(dataDir, 'vigil.db'), { readonly: true })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { jsonClient } from '../helpers/json-client'
 import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
 import { rng } from '../../scripts/bench/storage-samples'
 import { hardwareSample, networkSample } from '../helpers/samples'
@@ -20,15 +21,7 @@ const BUDGET = 2_000_000
 type Started = Awaited<ReturnType<typeof startBinary>>
 
 async function operatorOf(base: string) {
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    const text = await res.text()
-    return { status: res.status, text, body: (text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : null) as any }
-  }
+  const call = jsonClient(base)
   await call('POST', '/v1/auth/register', { email: 'op@example.test', password: 'correct horse battery' })
   const login = await call('POST', '/v1/auth/login', { email: 'op@example.test', password: 'correct horse battery' })
   const auth = { authorization: `Bearer ${login.body.access_token}` }

@@ -2,10 +2,11 @@ import { beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { cpSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { jsonClient, type JsonCall } from '../helpers/json-client'
 import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
 import { blockLogDir } from '../../src/modules/metrics/metrics.block.log'
 import { fileSegments } from '../../src/modules/metrics/metrics.hot.log'
-import { unreadableBlocks } from '../helpers/blocks'
+import { expectSealedWhole } from '../helpers/blocks'
 import { rng } from '../../scripts/bench/storage-samples'
 import { hardwareSample, networkSample } from '../helpers/samples'
 
@@ -25,50 +26,17 @@ const HOUR = 3_600_000
 const STEP = 10_000
 const HOURS = 10
 const BUDGET = 1_500_000
-const BLOCK_MS = 600_000
 const SEALED_BIT = 4
 
 type Sample = { hardware: Record<string, unknown>; network: Record<string, unknown> }
 
-async function client(base: string) {
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    const text = await res.text()
-    return { status: res.status, text, body: (text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : null) as any }
-  }
-  return call
-}
-
-async function login(call: Awaited<ReturnType<typeof client>>) {
+async function login(call: JsonCall) {
   const r = await call('POST', '/v1/auth/login', { email: 'op@example.test', password: 'correct horse battery' })
   expect(r.status).toBe(200)
   return { authorization: `Bearer ${r.body.access_token}` }
 }
 
 const count = (db: Database, sql: string) => db.query<{ n: number }, []>(sql).get()!.n
-
-/** What must hold in the file at any moment: checked with the hub dead, after each kill. */
-function checkWhole(path: string) {
-  const db = new Database(path)
-  try {
-    expect(db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }])
-    // a sealed row's nested texts live only in its block
-    const orphanRows = count(
-      db,
-      `SELECT count(*) AS n FROM metric_samples s WHERE (s.kinds & ${SEALED_BIT}) != 0 AND NOT EXISTS
-         (SELECT 1 FROM metric_block_index b WHERE b.device_seq = s.device_seq AND b.start = s.ts - s.ts % ${BLOCK_MS})`,
-    )
-    expect(orphanRows).toBe(0)
-    // every block the index points to is whole in its file, and so are its minutes
-    expect(unreadableBlocks(db, path)).toBe(0)
-  } finally {
-    db.close()
-  }
-}
 
 test('kill -9 during pruning: nothing kept is lost, nothing is half written, the next pruning completes', async () => {
   const cwd = tempDir('vigil-prunecrash-')
@@ -79,7 +47,7 @@ test('kill -9 during pruning: nothing kept is lost, nothing is half written, the
 
   // filled and sealed without a budget, so that the budget's every-minute job prunes nothing before the rounds
   let hub = await startBinary({ cwd, env: unbudgeted })
-  let call = await client(hub.base)
+  let call = jsonClient(hub.base)
   await call('POST', '/v1/auth/register', { email: 'op@example.test', password: 'correct horse battery' })
   let auth = await login(call)
   const key = await call('POST', '/v1/auth/api-keys', { name: 'collector' }, auth)
@@ -107,7 +75,7 @@ test('kill -9 during pruning: nothing kept is lost, nothing is half written, the
 
   // started again, it seals them at once (samples over an hour old)
   hub = await startBinary({ cwd, env: unbudgeted })
-  call = await client(hub.base)
+  call = jsonClient(hub.base)
   while ((await call('GET', '/health')).body.storage.converting_devices !== 0) await Bun.sleep(100) // waiting for the job, not for time
   hub.proc.kill('SIGTERM')
   await hub.proc.exited
@@ -134,7 +102,7 @@ test('kill -9 during pruning: nothing kept is lost, nothing is half written, the
       rmSync(snapshot, { recursive: true, force: true })
       cpSync(dataDir, snapshot, { recursive: true })
       hub = await startBinary({ cwd, env })
-      call = await client(hub.base)
+      call = jsonClient(hub.base)
       auth = await login(call)
       watch = new Database(dbPath, { readonly: true })
       const r0 = rows()
@@ -151,7 +119,7 @@ test('kill -9 during pruning: nothing kept is lost, nothing is half written, the
       watch.close()
       await hub.proc.exited
       await enforcing
-      checkWhole(dbPath)
+      expectSealedWhole(dbPath)
       if (mid) {
         killedWhilePruning++
         break
@@ -169,7 +137,7 @@ test('kill -9 during pruning: nothing kept is lost, nothing is half written, the
 
   // the next pruning runs to its end
   hub = await startBinary({ cwd, env })
-  call = await client(hub.base)
+  call = jsonClient(hub.base)
   auth = await login(call)
   const enforced = await call('POST', '/v1/admin/storage/enforce', undefined, auth)
   expect(enforced.status).toBe(200)
@@ -200,7 +168,7 @@ test('kill -9 during pruning: nothing kept is lost, nothing is half written, the
   // what was pruned stays pruned across a restart, and the file is whole
   hub.proc.kill('SIGTERM')
   await hub.proc.exited
-  checkWhole(dbPath)
+  expectSealedWhole(dbPath)
   const db = new Database(dbPath, { readonly: true })
   // every block left holds rows, and no file is left that no block points into
   expect(
@@ -216,7 +184,7 @@ test('kill -9 during pruning: nothing kept is lost, nothing is half written, the
   expect(fileSegments(blockLogDir(dbPath), true).list()).toEqual(files)
   db.close()
   hub = await startBinary({ cwd, env })
-  call = await client(hub.base)
+  call = jsonClient(hub.base)
   auth = await login(call)
   try {
     await checkKept()

@@ -2,12 +2,13 @@ import { beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { jsonClient } from '../helpers/json-client'
 import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
 import { rng } from '../../scripts/bench/storage-samples'
 import { blockLogDir } from '../../src/modules/metrics/metrics.block.log'
 import { fileSegments } from '../../src/modules/metrics/metrics.hot.log'
 import { hardwareSample, networkSample } from '../helpers/samples'
-import { unreadableBlocks } from '../helpers/blocks'
+import { expectSealedWhole } from '../helpers/blocks'
 
 /**
  * kill -9 while sealing appends blocks to their files (metrics.block.log.ts) and while a deleted
@@ -29,18 +30,6 @@ const SEALED_BIT = 4
 
 type Sample = { hardware: Record<string, unknown>; network: Record<string, unknown> }
 
-async function client(base: string) {
-  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    const text = await res.text()
-    return { status: res.status, text, body: (text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : null) as any }
-  }
-}
-
 const count = (db: Database, sql: string) => db.query<{ n: number }, []>(sql).get()!.n
 
 /** the block files' sizes in all */
@@ -51,22 +40,6 @@ const fileBytes = (dbPath: string) => {
     .reduce((s, f) => s + statSync(join(dir, `${f}.log`)).size, 0)
 }
 
-function checkWhole(path: string) {
-  const db = new Database(path)
-  try {
-    expect(db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }])
-    const orphanRows = count(
-      db,
-      `SELECT count(*) AS n FROM metric_samples s WHERE (s.kinds & ${SEALED_BIT}) != 0 AND NOT EXISTS
-         (SELECT 1 FROM metric_block_index b WHERE b.device_seq = s.device_seq AND b.start = s.ts - s.ts % 600000)`,
-    )
-    expect(orphanRows).toBe(0)
-    expect(unreadableBlocks(db, path)).toBe(0)
-  } finally {
-    db.close()
-  }
-}
-
 test('kill -9 while sealing and before a deleted device is wiped: nothing acknowledged is lost, nothing half written stays, the bytes are zeroed', async () => {
   const cwd = tempDir('vigil-sealcrash-')
   const dataDir = join(cwd, 'data')
@@ -74,7 +47,7 @@ test('kill -9 while sealing and before a deleted device is wiped: nothing acknow
   const env = { VIGIL_DATA_DIR: dataDir, VIGIL_RATE_LIMIT_FREE: '1000000', VIGIL_RATE_LIMIT_ANONYMOUS: '1000000' }
 
   let hub = await startBinary({ cwd, env })
-  let call = await client(hub.base)
+  let call = jsonClient(hub.base)
   await call('POST', '/v1/auth/register', { email: 'op@example.test', password: 'correct horse battery' })
   const login = async () => {
     const r = await call('POST', '/v1/auth/login', { email: 'op@example.test', password: 'correct horse battery' })
@@ -142,13 +115,13 @@ test('kill -9 while sealing and before a deleted device is wiped: nothing acknow
     await hub.proc.exited
     if (reached) killedWhileSealing++
     watch.close()
-    checkWhole(dbPath)
+    expectSealedWhole(dbPath)
   }
   expect(killedWhileSealing).toBeGreaterThanOrEqual(1)
 
   // started again, it finishes; every sample reads back as posted; no byte after the last block of a file
   hub = await startBinary({ cwd, env })
-  call = await client(hub.base)
+  call = jsonClient(hub.base)
   while ((await call('GET', '/health')).body.storage.converting_devices !== 0) await Bun.sleep(100) // waiting for the job, not for time
   auth = await login()
   const readAll = async (deviceId: string, kind: 'hardware' | 'network') => {
@@ -192,7 +165,7 @@ test('kill -9 while sealing and before a deleted device is wiped: nothing acknow
   expect(count(db, 'SELECT count(*) AS n FROM metric_block_wipes')).toBe(ranges.length)
   db.close()
   hub = await startBinary({ cwd, env })
-  call = await client(hub.base)
+  call = jsonClient(hub.base)
   db = new Database(dbPath, { readonly: true })
   while (count(db, 'SELECT count(*) AS n FROM metric_block_wipes') !== 0) await Bun.sleep(50) // the first sealing run, at start
   db.close()
@@ -208,5 +181,5 @@ test('kill -9 while sealing and before a deleted device is wiped: nothing acknow
     hub.proc.kill('SIGTERM')
     await hub.proc.exited
   }
-  checkWhole(dbPath)
+  expectSealedWhole(dbPath)
 }, 120_000)
