@@ -135,20 +135,44 @@ describe('several hubs on one PostgreSQL database', () => {
     `a client's rate limit holds across the hubs, in PostgreSQL without Redis; another client keeps its own ${why}`,
     async () => {
       const LIMIT = 10
-      const h = await hubs(2, { VIGIL_MODE: 'own', VIGIL_SIGNUP: 'open', VIGIL_OWN_RATE_LIMIT: String(LIMIT), VIGIL_RATE_LIMIT_ANONYMOUS: '1000' })
-      const a = await accountWithDevice(h.hubs[0]!.base, 'ops@example.test')
-      const b = await accountWithDevice(h.hubs[1]!.base, 'other@example.test')
-      // twice the account's budget at once, over both hubs in turn
-      const collector = { 'x-api-key': a.key, 'x-device-id': a.deviceId }
-      const answers: { hub: number; status: number }[] = []
-      for (let i = 0; i < 2 * LIMIT; i++) {
-        const hub = i % 2
-        answers.push({ hub, status: (await client(h.hubs[hub]!.base, collector)('POST', '/v1/metrics/hardware', { cpu_percent: 1 })).status })
+      const METRICS_TOKEN = 'm'.repeat(40)
+      const h = await hubs(2, {
+        VIGIL_MODE: 'own',
+        VIGIL_SIGNUP: 'open',
+        VIGIL_OWN_RATE_LIMIT: String(LIMIT),
+        VIGIL_RATE_LIMIT_ANONYMOUS: '1000',
+        VIGIL_METRICS_TOKEN: METRICS_TOKEN,
+      })
+      /** the checks a hub answered alone because PostgreSQL did not answer within the bound (a loaded machine) */
+      const fallbacks = async () => {
+        let n = 0
+        for (const hub of h.hubs) {
+          const text = await (await fetch(`${hub.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
+          n += Number(/^vigil_rate_limit_fallbacks_total (\d+)$/m.exec(text)?.[1])
+        }
+        return n
       }
-      const allowed = answers.filter((x) => x.status === 201).length
-      // at most the budget (and a token or two refilled while the requests went on)
-      expect(allowed).toBeLessThanOrEqual(LIMIT + 2)
-      for (const hub of [0, 1]) expect(answers.some((x) => x.hub === hub && x.status === 429)).toBe(true)
+      const b = await accountWithDevice(h.hubs[1]!.base, 'other@example.test')
+      // twice an account's budget at once, over both hubs in turn; a round in which a hub answered a
+      // check alone (counted on /metrics, as documented) is played again with a fresh account
+      let shared = false
+      for (let round = 0; round < 3 && !shared; round++) {
+        const a = await accountWithDevice(h.hubs[0]!.base, `ops${round}@example.test`)
+        const collector = { 'x-api-key': a.key, 'x-device-id': a.deviceId }
+        const before = await fallbacks()
+        const answers: { hub: number; status: number }[] = []
+        for (let i = 0; i < 2 * LIMIT; i++) {
+          const hub = i % 2
+          answers.push({ hub, status: (await client(h.hubs[hub]!.base, collector)('POST', '/v1/metrics/hardware', { cpu_percent: 1 })).status })
+        }
+        if ((await fallbacks()) !== before) continue
+        shared = true
+        const allowed = answers.filter((x) => x.status === 201).length
+        // at most the budget (and a token or two refilled while the requests went on)
+        expect(allowed).toBeLessThanOrEqual(LIMIT + 2)
+        for (const hub of [0, 1]) expect(answers.some((x) => x.hub === hub && x.status === 429)).toBe(true)
+      }
+      expect(shared).toBe(true)
       expect(h.hubs.every((hub) => hub.log().includes('rate limit shared across hubs'))).toBe(true)
       // the other account's budget is its own, on either hub
       const other = { 'x-api-key': b.key, 'x-device-id': b.deviceId }
