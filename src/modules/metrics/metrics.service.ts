@@ -76,6 +76,8 @@ export interface BatchExtras {
   ts: number
   /** false when the hub stamped the time itself */
   sent: boolean
+  /** the item carried hardware or network parts: the metric writer marks the device seen */
+  withSamples: boolean
   containers: NonNullable<BatchMetricIn['containers']> | null
   disks_smart: NonNullable<BatchMetricIn['disks_smart']> | null
   /** a listener's write: the batch is answered once every one has settled (a failure answers the batch's error) */
@@ -105,6 +107,7 @@ export async function storeExtras(
       device,
       ts: sent ? recordedAt(sent, deps.clock.now()) : (fallbackTs ?? deps.clock.now()),
       sent: !!sent,
+      withSamples: !!(item.hardware || item.network),
       containers: item.containers ?? null,
       disks_smart: item.disks_smart ?? null,
       wait: (p) => void waits.push(p),
