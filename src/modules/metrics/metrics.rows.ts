@@ -67,6 +67,17 @@ export function hotValues(kind: MetricKind, body: Record<string, unknown>): Reco
   return out
 }
 
+/** The same record from a row's hot values (FIELDS order, disk_used_percent derived), as toSampleRow made them from the body. */
+export function hotRecord(kind: MetricKind, values: readonly (number | null)[]): Record<string, number> {
+  const fields = FIELDS[kind]
+  const out: Record<string, number> = {}
+  for (let i = 0; i < fields.length; i++) {
+    const v = values[i]
+    if (v !== null && v !== undefined) out[fields[i]!.name] = v
+  }
+  return out
+}
+
 export function toSampleRow(kind: MetricKind, body: Record<string, unknown>, ts: number, stamped = false): SampleRow {
   const fields = FIELDS[kind]
   const values: (number | null)[] = new Array(fields.length)

@@ -126,6 +126,8 @@ export interface StoredSample {
   /** recorded_at, ms since the epoch */
   ts: number
   values: Record<string, unknown>
+  /** its hot values as stored (metrics.rows.ts: FIELDS order, disk_used_percent derived) */
+  hot?: readonly (number | null)[]
 }
 
 /** Stores one hardware or network sample; resolves after COMMIT. A repeat answers the stored row's id. */
@@ -136,7 +138,7 @@ export async function ingestOne(deps: MetricsDeps, key: KeyPrincipal, kind: Metr
   const { ids, duplicate } = await deps.writer.submit({ deviceSeq: device.seq, samples: [row] })
   if (!duplicate?.[0]) {
     deps.ingested?.(kind, 1)
-    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts: row.ts, values: body })
+    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts: row.ts, values: body, hot: row.values })
   }
   return { id: ids[0]!, device_id: device.id, recorded_at: toIso(row.ts) }
 }
@@ -164,9 +166,9 @@ export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: Ba
   const { ids, duplicate } = samples.length ? await deps.writer.submit({ deviceSeq: device.seq, samples }) : { ids: [], duplicate: null }
   for (let i = 0; i < samples.length; i++) {
     if (duplicate?.[i]) continue
-    const { kind, ts } = samples[i]!
+    const { kind, ts, values } = samples[i]!
     deps.ingested?.(kind, 1)
-    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts, values: body[kind] as Record<string, unknown> })
+    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts, values: body[kind] as Record<string, unknown>, hot: values })
   }
   await storeExtras(deps, key.clientId, device, [body], samples[0]?.ts)
   if (body.check_results?.length) await deps.checkResults?.(key.clientId, device.id, body.check_results)

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { FIELDS } from '../../../src/modules/metrics/metrics.fields'
 import { JsonBytes } from '../../../src/lib/json-bytes'
-import { toRecord, writePage } from '../../../src/modules/metrics/metrics.rows'
+import { hotRecord, hotValues, toRecord, toSampleRow, writePage } from '../../../src/modules/metrics/metrics.rows'
+import { randomPart, seeded } from './sample-bodies'
 
 describe('writePage', () => {
   const text = (w: JsonBytes) => new TextDecoder().decode(w.take())
@@ -19,4 +20,16 @@ describe('writePage', () => {
       expect(text(writePage(new JsonBytes(), kind, [], 'd'))).toBe('')
     }
   })
+})
+
+test("the live stream's values made from a stored row's hot values are the body's hot values, in the same order", () => {
+  const r = seeded(27)
+  for (let n = 0; n < 2_000; n++) {
+    const kind = r.pick(['hardware', 'network'] as const)
+    const body = randomPart(kind, r)
+    const expected = hotValues(kind, body)
+    const got = hotRecord(kind, toSampleRow(kind, body, 0).values)
+    expect(JSON.stringify(got)).toBe(JSON.stringify(expected))
+    expect(Object.is(got.cpu_percent, expected.cpu_percent)).toBe(true)
+  }
 })
