@@ -66,7 +66,8 @@ export function randomPart(kind: MetricKind, r: ReturnType<typeof seeded>): Reco
       ]),
     ])
   }
-  for (let i = r.int(6); i > 0; i--) entries.push([r.pick(['cpu_per_core', 'interfaces', 'top_processes', 'extra', 'gpus', 'note', 'z', '0', '10']), value(0)])
+  for (let i = r.int(6); i > 0; i--)
+    entries.push([r.pick(['cpu_per_core', 'interfaces', 'top_processes', 'extra', 'gpus', 'note', 'z', '0', '10', '__proto__', 'constructor']), value(0)])
   if (r.next() < 0.3) entries.push(['recorded_at', '2026-01-01T00:00:00Z'])
   if (r.next() < 0.3) entries.push(['device_id', 'dev_x'])
   // any order, as sent; a key sent twice keeps its last value, as JSON.parse does
