@@ -15,7 +15,7 @@ import type { MonitoringModules } from './monitoring'
 /**
  * The live stream's sources and the stream itself: every newly stored sample, devices made and
  * removed, and each device's status as it changes are published on the app's event bus, which
- * GET /v1/events reads. The ingest path pays a map lookup and one small object per sample here.
+ * GET /v1/events reads. The ingest path pays a map lookup, the event and its seq per sample here.
  */
 export function wireLive(
   ctx: AppContext,
