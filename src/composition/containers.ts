@@ -45,7 +45,7 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
       const sync = sqliteContainers(db)
       return {
         store: createContainersStore(sync),
-        ingest: createContainersIngest({ store: sync, seen, applied: (a) => observation(a, observedContainers(sync, a)) }),
+        ingest: createContainersIngest({ store: sync, clock: ctx.clock, seen, applied: (a) => observation(a, observedContainers(sync, a)) }),
         rollups: createContainerRollups({ store: sync, clock: ctx.clock }),
       }
     },
@@ -76,7 +76,17 @@ export function wireContainers(ctx: AppContext, fleet: FleetModules, alerting: A
   })
   hooks.batchExtras.listen((e) => {
     if (e.containers) {
-      e.wait(ingest.submit({ clientId: e.clientId, deviceId: e.device.id, deviceSeq: e.device.seq, ts: e.ts, sent: e.sent, block: e.containers }))
+      e.wait(
+        ingest.submit({
+          clientId: e.clientId,
+          deviceId: e.device.id,
+          deviceSeq: e.device.seq,
+          ts: e.ts,
+          sent: e.sent,
+          block: e.containers,
+          withSamples: e.withSamples,
+        }),
+      )
     }
     if (e.disks_smart) {
       const smart = e.disks_smart

@@ -7,7 +7,7 @@ import { devicesLastSeen, findDevice } from '../modules/devices/devices.service'
 import type { LiveDeps } from '../modules/live/live.service'
 import { slotLimits, streamSlots } from '../modules/live/live.slots'
 import { deviceIntervals } from '../modules/metrics/metrics.fleet'
-import { hotValues } from '../modules/metrics/metrics.rows'
+import { hotRecord, hotValues } from '../modules/metrics/metrics.rows'
 import type { FleetModules } from './fleet'
 import type { Hooks, Lookups } from './hooks'
 import type { MonitoringModules } from './monitoring'
@@ -15,7 +15,7 @@ import type { MonitoringModules } from './monitoring'
 /**
  * The live stream's sources and the stream itself: every newly stored sample, devices made and
  * removed, and each device's status as it changes are published on the app's event bus, which
- * GET /v1/events reads. The ingest path pays a map lookup and one small object per sample here.
+ * GET /v1/events reads. The ingest path pays a map lookup, the event and its seq per sample here.
  */
 export function wireLive(
   ctx: AppContext,
@@ -47,10 +47,16 @@ export function wireLive(
     events.publish(clientId, 'device.deleted', { device_id: deviceId })
   })
 
-  // status first: a device coming back is online before its sample arrives (this group listens before the alerts')
+  // status first: a device coming back is online before its sample arrives (this group listens before the alerts').
+  // The event's data is made only when read (a stream of the client open, the other hubs): most samples reach no reader
   hooks.sampleStored.listen((s) => {
     presence.seen(s.clientId, s.deviceId)
-    events.publish(s.clientId, 'sample', { device_id: s.deviceId, kind: s.kind, recorded_at: toIso(s.ts), values: hotValues(s.kind, s.values) })
+    events.publishLazy(s.clientId, 'sample', () => ({
+      device_id: s.deviceId,
+      kind: s.kind,
+      recorded_at: toIso(s.ts),
+      values: s.hot ? hotRecord(s.kind, s.hot) : hotValues(s.kind, s.values),
+    }))
   })
 
   // samples and devices another hub stored: this hub's statuses follow them as they follow its own

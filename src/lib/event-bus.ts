@@ -1,5 +1,5 @@
 import type { Clock } from './clock'
-import { toIso } from './clock'
+import { LazyEvent, peerEvent } from './event-bus.event'
 import { BUS_TOPIC, isShared } from './event-bus.shared'
 import type { PeerLink } from './peer-link'
 
@@ -36,6 +36,13 @@ export interface EventBus {
   /** Tells the client's subscribers now (synchronously) and keeps the event for resuming readers. */
   publish<T>(clientId: string, type: string, data: T): BusEvent<T>
   /**
+   * The same, with the data made by `make` only when something reads it: a listener, a client's
+   * stream kept for its readers, the other hubs. An event nothing reads (no stream of the client
+   * was ever opened, no listener wants it) costs its seq alone. `make` must give what publishing
+   * at once would have given, whenever it is called.
+   */
+  publishLazy<T>(clientId: string, type: string, make: () => T): BusEvent<T>
+  /**
    * Called for each of the client's events until the returned function is called; `restarted`
    * when the client's stream starts anew while subscribed (this hub missed other hubs' events).
    */
@@ -43,7 +50,8 @@ export interface EventBus {
   /**
    * The client's kept events after `seq` of `epoch`, oldest first; null when that point cannot be
    * resumed from: another epoch, a seq this epoch never reached, or events after it already dropped
-   * (the reader missed some and must reload what it shows).
+   * (the reader missed some and must reload what it shows). Events are kept from the moment the
+   * epoch is first handed out (position, subscribe): no reader can name a point before it.
    */
   since(clientId: string, epoch: string, seq: number): BusEvent[] | null
   /**
@@ -108,6 +116,8 @@ interface Ring {
   bytes: number
   /** the seq of the newest event let go (0: none) */
   dropped: number
+  /** a reader was handed this epoch (position, subscribe): events are kept for it from then on */
+  known: boolean
   /** each listener, with what to call when the stream starts anew */
   listeners: Map<BusListener, BusRestart | undefined>
   lastUsed: number
@@ -118,15 +128,6 @@ function tell(listener: BusListener, event: BusEvent) {
     listener(event)
   } catch {
     // one faulty reader must not stop the others or the publisher
-  }
-}
-
-/** the data as JSON; what cannot be written (a cycle, a BigInt) must not stop the publisher, and is kept as null */
-function toJson(data: unknown): string {
-  try {
-    return JSON.stringify(data) ?? 'null'
-  } catch {
-    return 'null'
   }
 }
 
@@ -160,15 +161,15 @@ export function createEventBus({
   let newest: string | null = null
 
   /** marks the ring used now: to the end of the map, which stays in order of last use */
-  function touch(clientId: string, ring: Ring) {
-    ring.lastUsed = clock.now()
+  function touch(clientId: string, ring: Ring, now = clock.now()) {
+    ring.lastUsed = now
     if (newest === clientId) return
     rings.delete(clientId)
     rings.set(clientId, ring)
     newest = clientId
   }
 
-  function ringOf(clientId: string): Ring {
+  function ringOf(clientId: string, now = clock.now()): Ring {
     const ring = rings.get(clientId) ?? {
       epoch: newEpoch(),
       seq: 0,
@@ -176,10 +177,11 @@ export function createEventBus({
       head: 0,
       bytes: 0,
       dropped: 0,
+      known: false,
       listeners: new Map<BusListener, BusRestart | undefined>(),
       lastUsed: 0,
     }
-    touch(clientId, ring)
+    touch(clientId, ring, now)
     return ring
   }
 
@@ -223,6 +225,8 @@ export function createEventBus({
     ring.head = 0
     ring.dropped = ring.seq
     ring.epoch = newEpoch()
+    // the new epoch is known to the listeners told below only
+    ring.known = ring.listeners.size > 0
     const point = { epoch: ring.epoch, seq: ring.seq }
     for (const restarted of ring.listeners.values()) {
       try {
@@ -233,13 +237,25 @@ export function createEventBus({
     }
   }
 
-  /** keeps the event in the client's ring and tells its listeners; `local`: published on this hub */
-  function emit<T>(clientId: string, type: string, data: T, json: string, timestamp: string, local: boolean): BusEvent<T> {
+  /** keeps the event in the client's ring (once a reader knows its epoch) and tells its listeners; `local`: published on this hub */
+  function emit<T>(clientId: string, type: string, data: { value: T } | { make: () => T }, local: boolean, json?: string, timestamp?: string): BusEvent<T> {
     const now = clock.now()
-    const ring = ringOf(clientId)
-    const event: BusEvent<T> = { seq: ++ring.seq, client_id: clientId, type, timestamp, data, json }
-    const size = json.length + type.length + EVENT_OVERHEAD
-    ring.events.push({ seq: event.seq, type, timestamp: event.timestamp, json, bytes: size })
+    const ring = ringOf(clientId, now)
+    const event = new LazyEvent<T>(++ring.seq, clientId, type, now, data, json, timestamp)
+    if (ring.known) keepIn(ring, event, now)
+    else {
+      // no reader can name a point of this epoch yet: nothing is kept, nor made for keeping
+      ring.dropped = ring.seq
+      sweep(now, false)
+    }
+    if (local) for (const listener of everyClient) tell(listener, event)
+    for (const listener of ring.listeners.keys()) tell(listener, event)
+    return event
+  }
+  function keepIn(ring: Ring, event: BusEvent, now: number) {
+    const json = event.json!
+    const size = json.length + event.type.length + EVENT_OVERHEAD
+    ring.events.push({ seq: event.seq, type: event.type, timestamp: event.timestamp, json, bytes: size })
     ring.bytes += size
     bytes += size
     events++
@@ -247,8 +263,12 @@ export function createEventBus({
     sweep(now, bytes > totalBytes, ring)
     // still past the total with every ring listened to: this client keeps no more than its share
     if (bytes > totalBytes) while (ring.bytes > totalBytes / rings.size && ring.events.length - ring.head > 1) dropOldest(ring)
-    if (local) for (const listener of everyClient) tell(listener, event)
-    for (const listener of ring.listeners.keys()) tell(listener, event)
+  }
+
+  function published<T>(clientId: string, type: string, data: { value: T } | { make: () => T }): BusEvent<T> {
+    const event = emit(clientId, type, data, true)
+    // the data's JSON as made once, inside the link's own: the bytes are not written twice
+    if (peers && isShared(type)) peers.send(BUS_TOPIC, clientId, `{"t":${JSON.stringify(type)},"ts":${JSON.stringify(event.timestamp)},"d":${event.json}}`)
     return event
   }
 
@@ -264,7 +284,7 @@ export function createEventBus({
           // as for tell: a faulty listener must not stop the event
         }
       }
-      emit(clientId, heard.type, heard.data, heard.json, heard.timestamp, false)
+      emit(clientId, heard.type, { value: heard.data }, false, heard.json, heard.timestamp)
     })
     peers.onMissed((clientId) => {
       if (clientId === null) for (const ring of [...rings.values()]) restart(ring)
@@ -277,13 +297,14 @@ export function createEventBus({
 
   return {
     publish(clientId, type, data) {
-      const event = emit(clientId, type, data, toJson(data), toIso(clock.now()), true)
-      // the data's JSON as made once, inside the link's own: the bytes are not written twice
-      if (peers && isShared(type)) peers.send(BUS_TOPIC, clientId, `{"t":${JSON.stringify(type)},"ts":${JSON.stringify(event.timestamp)},"d":${event.json}}`)
-      return event
+      return published(clientId, type, { value: data })
+    },
+    publishLazy(clientId, type, make) {
+      return published(clientId, type, { make })
     },
     subscribe(clientId, listener, restarted) {
       const ring = ringOf(clientId)
+      ring.known = true
       ring.listeners.set(listener, restarted)
       count++
       sweep(clock.now(), false)
@@ -317,6 +338,7 @@ export function createEventBus({
     },
     position(clientId) {
       const ring = ringOf(clientId)
+      ring.known = true
       return { epoch: ring.epoch, seq: ring.seq }
     },
     listenerCount: () => count,
@@ -325,12 +347,4 @@ export function createEventBus({
       return { rings: rings.size, events, bytes }
     },
   }
-}
-
-/** an event as another hub sent it (see publish), or null for anything else */
-function peerEvent(body: unknown): { type: string; timestamp: string; data: unknown; json: string } | null {
-  if (!body || typeof body !== 'object') return null
-  const { t, ts, d } = body as { t?: unknown; ts?: unknown; d?: unknown }
-  if (typeof t !== 'string' || typeof ts !== 'string') return null
-  return { type: t, timestamp: ts, data: d ?? null, json: toJson(d ?? null) }
 }

@@ -98,3 +98,14 @@ describe('event bus across hubs', () => {
     expect(b.kept().events).toBe(0)
   })
 })
+
+test('a lazy shared event is made at once and sent to the other hubs as a published one is', () => {
+  const { net, a, b } = twoHubs()
+  const onB: BusEvent[] = []
+  b.subscribe('c1', (e) => onB.push(e))
+  a.publish('c1', 'sample', { device_id: 'd1', i: 1 })
+  a.publishLazy('c1', 'sample', () => ({ device_id: 'd1', i: 2 }))
+  expect(seen(onB)).toEqual(['sample:1', 'sample:2'])
+  const [first, second] = net.sent.map((s) => JSON.stringify(s.body))
+  expect(second).toBe(first!.replace('"i":1', '"i":2'))
+})

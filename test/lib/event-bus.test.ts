@@ -53,9 +53,10 @@ describe('event bus', () => {
 
   test('since replays kept events after a point, and says null once some were dropped, for another epoch or a point never reached', () => {
     const bus = createEventBus({ clock: manualClock(), keep: 3 })
+    // a reader is handed the epoch (a stream opened): events are kept from then on
+    const { epoch } = bus.position('a')
     for (let i = 0; i < 3; i++) bus.publish('a', 'e', { i })
     bus.publish('b', 'other', {})
-    const { epoch } = bus.position('a')
     expect(bus.since('a', epoch, 1)!.map((e) => e.seq)).toEqual([2, 3])
     expect(bus.since('a', epoch, 0)!.map((e) => [e.seq, e.data])).toEqual([
       [1, { i: 0 }],
@@ -73,6 +74,7 @@ describe('event bus', () => {
 
   test("a client's kept events are bounded in bytes as well as in number", () => {
     const bus = createEventBus({ clock: manualClock(), keep: 500, keepBytes: 10_000 })
+    bus.position('a')
     for (let i = 0; i < 100; i++) bus.publish('a', 'big', { text: 'x'.repeat(1000) })
     const kept = bus.kept()
     expect(kept.bytes).toBeLessThanOrEqual(10_000)
@@ -91,6 +93,7 @@ describe('event bus', () => {
     for (let minute = 0; minute < 250; minute++) {
       for (let n = 0; n < 20; n++) {
         const tenant = `t${minute * 20 + n}`
+        bus.position(tenant) // each tenant's stream was opened once
         for (let i = 0; i < 30; i++) bus.publish(tenant, 'sample', { device_id: 'd', values: { cpu_percent: i, note: 'y'.repeat(300) } })
       }
       bus.publish('steady', 'sample', { minute })
@@ -120,6 +123,7 @@ describe('event bus', () => {
     for (let i = 0; i < 20; i++) bus.publish('watched', 'e', { text: 'w'.repeat(1000) })
     for (let c = 0; c < 20; c++) {
       clock.advance(1000)
+      bus.position(`c${c}`)
       for (let i = 0; i < 10; i++) bus.publish(`c${c}`, 'e', { text: 'z'.repeat(1000) })
     }
     const k = bus.kept()
@@ -138,4 +142,53 @@ test('data that cannot be written as JSON does not stop the publisher: listeners
   expect(() => bus.publish('a', 'odd', cyclic)).not.toThrow()
   expect(heard).toEqual([cyclic])
   expect(bus.since('a', bus.position('a').epoch, 0)!.map((e) => e.data)).toEqual([null])
+})
+
+describe('events nobody can read', () => {
+  test("a client's events are kept only once a reader was handed its epoch, and a lazy event's data is made only when read", () => {
+    const clock = manualClock()
+    const bus = createEventBus({ clock })
+    let made = 0
+    const make = (i: number) => () => {
+      made++
+      return { device_id: 'd1', i }
+    }
+    // a listener of every client that looks at the type only (the outbox's for samples)
+    const types: string[] = []
+    bus.subscribeAll((e) => types.push(e.type))
+    for (let i = 1; i <= 3; i++) bus.publishLazy('a', 'sample', make(i))
+    expect(types).toEqual(['sample', 'sample', 'sample'])
+    expect(made).toBe(0)
+    expect(bus.kept()).toEqual({ rings: 1, events: 0, bytes: 0 })
+    // a stream opens: it resumes from its own point on, never from before it
+    const { epoch, seq } = bus.position('a')
+    expect(seq).toBe(3)
+    expect(bus.since('a', epoch, 3)).toEqual([])
+    expect(bus.since('a', epoch, 2)).toBeNull()
+    clock.advance(1_000)
+    const e = bus.publishLazy('a', 'sample', make(4))
+    expect(made).toBe(1)
+    expect(bus.kept().events).toBe(1)
+    const [back] = bus.since('a', epoch, 3)!
+    expect(back).toMatchObject({ seq: 4, type: 'sample', timestamp: new Date(clock.now()).toISOString(), data: { device_id: 'd1', i: 4 } })
+    expect(back!.json).toBe(JSON.stringify({ device_id: 'd1', i: 4 }))
+    // read again, the event is the same: its data made once
+    expect([e.data, e.json, e.timestamp]).toEqual([{ device_id: 'd1', i: 4 }, back!.json!, back!.timestamp])
+    expect(made).toBe(1)
+  })
+
+  test('a listener of the client reads a lazy event as a published one: the data, its JSON and the time it was published', () => {
+    const clock = manualClock()
+    const bus = createEventBus({ clock })
+    const heard: { seq: number; timestamp: string; data: unknown; json?: string }[] = []
+    bus.subscribe('a', (e) => heard.push({ seq: e.seq, timestamp: e.timestamp, data: e.data, json: e.json }))
+    const at = new Date(clock.now()).toISOString()
+    bus.publish('a', 'x', { n: 1 })
+    clock.advance(5)
+    bus.publishLazy('a', 'x', () => ({ n: 2 }))
+    expect(heard).toEqual([
+      { seq: 1, timestamp: at, data: { n: 1 }, json: '{"n":1}' },
+      { seq: 2, timestamp: new Date(clock.now()).toISOString(), data: { n: 2 }, json: '{"n":2}' },
+    ])
+  })
 })

@@ -1,4 +1,5 @@
 import { AppError } from '../../http/errors'
+import { systemClock, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { ContainerIn, ContainersBlock } from './containers.model'
 import { pack, RAW_WIDTH } from './containers.pack'
@@ -15,6 +16,8 @@ export interface ContainersReceived {
   /** false when the hub stamped the time itself */
   sent: boolean
   block: ContainersBlock
+  /** the batch carried hardware or network parts: their writer marks the device seen, the block need not */
+  withSamples?: boolean
 }
 
 /** What an applied block leaves for the alert rules: the device's containers as of its time. */
@@ -57,6 +60,8 @@ export interface ContainersIngest {
 
 export interface ContainersIngestDeps {
   store: SqliteContainers
+  /** when the engine rows' held times are written (every ENGINE_TIMES_EVERY_MS) */
+  clock?: Clock
   /** told of each block newer than the last one the device sent, after its commit (alert rules) */
   applied?: (a: Applied) => void
   /** the device reported (the devices' last-seen), in the block's transaction: a batch of containers only is a sign of life too */
@@ -84,15 +89,26 @@ const figures = (c: ContainerIn, accounting: boolean): (number | null)[] => [
   c.pids,
 ]
 
+/** The engine row a block newer than the device's newest says, as of `ts`. */
+const engineRowOf = (r: ContainersReceived, ts: number): EngineRow => ({
+  device_id: r.deviceId,
+  client_id: r.clientId,
+  kind: r.block.engine?.kind ?? null,
+  version: r.block.engine?.version ?? null,
+  api_version: r.block.engine?.api_version ?? null,
+  unavailable_reason: r.block.unavailable_reason,
+  memory_accounting: r.block.memory_accounting ? 1 : 0,
+  ts,
+})
+
 /**
  * Stores one block in the caller's transaction: its series row always (a replay fills the chart
  * where it was missing), the inventory, state history and engine row only when the block is
  * newer than the newest the device sent, so a replay never invents a transition. Returns the
  * inventory after the block when it was applied, else null. `known` is the device's engine row
- * when the caller knows it and that the device has no containers (no reads then); the engine row
- * written is left in `wrote`.
+ * when the caller knows it and that the device has no containers (no read of its inventory then).
  */
-export function applyBlock(store: BlockStore, r: ContainersReceived, known?: EngineRow, wrote?: { engine?: EngineRow }): ContainerRow[] | null {
+export function applyBlock(store: BlockStore, r: ContainersReceived, known?: EngineRow): ContainerRow[] | null {
   const engine = known ?? store.engine(r.deviceId)
   let ts = r.ts
   // the hub's own stamp after a sent one in the same millisecond: still the newer block
@@ -109,18 +125,7 @@ export function applyBlock(store: BlockStore, r: ContainersReceived, known?: Eng
     return null
   }
   const b = r.block
-  const engineRow: EngineRow = {
-    device_id: r.deviceId,
-    client_id: r.clientId,
-    kind: b.engine?.kind ?? null,
-    version: b.engine?.version ?? null,
-    api_version: b.engine?.api_version ?? null,
-    unavailable_reason: b.unavailable_reason,
-    memory_accounting: accounting ? 1 : 0,
-    ts,
-  }
-  store.putEngine(engineRow)
-  if (wrote) wrote.engine = engineRow
+  store.putEngine(engineRowOf(r, ts))
   const entries: { seq: number; values: (number | null)[] }[] = []
   const seen = new Set<string>()
   for (const c of b.items) {
@@ -204,55 +209,91 @@ export function applyBlock(store: BlockStore, r: ContainersReceived, known?: Eng
 /**
  * Group commit for blocks: those that arrive in one turn of the event loop share one
  * transaction, each in its own savepoint, and every promise settles after COMMIT, so a batch is
- * answered only once its containers are stored.
+ * answered only once its containers are stored. A block that changes nothing stored (an empty
+ * one of a device without containers, its engine saying what it said, in a batch whose samples
+ * mark the device seen: what a host without Docker sends with every sample) writes nothing: its
+ * time is held with the engine row (containers.engines.ts) and it is answered at once, without a
+ * transaction.
  */
 export function createContainersIngest(deps: ContainersIngestDeps): ContainersIngest {
+  const clock = deps.clock ?? systemClock
   let queue: { r: ContainersReceived; resolve: () => void; reject: (e: unknown) => void }[] = []
+  /** the devices with a block in the queue: their next block waits behind it */
+  const queued = new Set<string>()
   let scheduled = false
+  let timesWritten = clock.now()
   /**
-   * The engine row of each device whose last block left it no containers, as written: most
-   * collectors send such a block with every sample, and the next one then needs no read. Only
-   * this module writes these rows (a device deleted takes its row with it: forget). Bounded.
+   * The devices whose last applied block left them no containers: most collectors send such a
+   * block with every sample, and the next one then needs no read of the inventory. Only this
+   * module writes their rows (a device deleted goes: forget). Bounded.
    */
-  const empty = new Map<string, EngineRow>()
+  const empty = new Set<string>()
 
-  function remember(deviceId: string, result: ContainerRow[] | null, wrote: EngineRow | undefined) {
-    empty.delete(deviceId)
-    if (!wrote || result?.length !== 0) return
-    if (empty.size >= MAX_REMEMBERED) empty.delete(empty.keys().next().value!)
-    empty.set(deviceId, wrote)
+  function remember(deviceId: string, result: ContainerRow[] | null) {
+    if (result === null) return // an older block changed nothing
+    if (result.length) return void empty.delete(deviceId)
+    if (empty.size >= MAX_REMEMBERED && !empty.has(deviceId)) empty.delete(empty.values().next().value!)
+    empty.add(deviceId)
+  }
+
+  /** the block applied without a write (its rows: none), null for an older block, undefined when it must be written */
+  function inMemory(r: ContainersReceived): ContainerRow[] | null | undefined {
+    if (!r.withSamples || r.block.items.length || !empty.has(r.deviceId)) return undefined
+    const engine = deps.store.engine(r.deviceId)
+    if (!engine) return undefined
+    let ts = r.ts
+    if (!r.sent && ts <= engine.ts) ts = engine.ts + 1
+    // older than the newest: its figures go to the containers the device has, which are none
+    if (ts <= engine.ts) return null
+    return deps.store.holdEngine(engineRowOf(r, ts)) ? [] : undefined
+  }
+
+  const timesDue = () => deps.store.holdsTimes() && Math.abs(clock.now() - timesWritten) >= ENGINE_TIMES_EVERY_MS
+
+  function schedule() {
+    if (scheduled) return
+    scheduled = true
+    setImmediate(flush)
   }
 
   function flush() {
     scheduled = false
     const batch = queue
     queue = []
+    queued.clear()
     const results: (ContainerRow[] | null | Error)[] = []
+    const writeTimes = timesDue()
+    if (!batch.length && !writeTimes) return
     try {
       deps.store.transaction(() => {
         const seen = new Set<number>()
         for (const job of batch) {
-          const wrote: { engine?: EngineRow } = {}
           try {
             // an empty block that marks nothing gone (what a host without Docker sends with every
             // sample) writes one row, which one statement does atomically: no savepoint for it
             const one = writesOneRow(job.r.block)
-            const result = one
-              ? applyBlock(deps.store, job.r, empty.get(job.r.deviceId), wrote)
-              : deps.store.transaction(() => applyBlock(deps.store, job.r, undefined, wrote))
+            const known = empty.has(job.r.deviceId) ? (deps.store.engine(job.r.deviceId) ?? undefined) : undefined
+            const result = one ? applyBlock(deps.store, job.r, known) : deps.store.transaction(() => applyBlock(deps.store, job.r))
             results.push(result)
-            remember(job.r.deviceId, result, wrote.engine)
-            seen.add(job.r.deviceSeq)
+            remember(job.r.deviceId, result)
+            if (!job.r.withSamples) seen.add(job.r.deviceSeq)
           } catch (err) {
+            // rolled back: what was kept of the device may not be what is stored
             empty.delete(job.r.deviceId)
+            deps.store.forgetEngine(job.r.deviceId)
             results.push(err as Error)
           }
         }
         if (deps.seen) for (const seq of seen) deps.seen(seq)
+        if (writeTimes) {
+          deps.store.writeHeldTimes()
+          timesWritten = clock.now()
+        }
       })
     } catch (err) {
-      // rolled back: what was remembered of these devices was never stored
+      // rolled back: what was kept of these devices (and the times just written) was never stored
       for (const job of batch) empty.delete(job.r.deviceId)
+      deps.store.forgetEngine()
       for (const job of batch) job.reject(deviceGone(err))
       return
     }
@@ -270,20 +311,33 @@ export function createContainersIngest(deps: ContainersIngestDeps): ContainersIn
 
   return {
     /** a device deleted: its engine row went with it */
-    forget: (deviceId: string) => void empty.delete(deviceId),
+    forget: (deviceId: string) => {
+      empty.delete(deviceId)
+      deps.store.forgetEngine(deviceId)
+    },
     submit(r: ContainersReceived): Promise<void> {
+      // a block behind another of its device's in the queue waits its turn
+      const done = queued.has(r.deviceId) ? undefined : inMemory(r)
+      if (done !== undefined) {
+        if (timesDue()) schedule()
+        if (done) deps.applied?.({ clientId: r.clientId, deviceId: r.deviceId, ts: r.ts, rows: done })
+        return ANSWERED
+      }
       return new Promise((resolve, reject) => {
         queue.push({ r, resolve, reject })
-        if (!scheduled) {
-          scheduled = true
-          setImmediate(flush)
-        }
+        queued.add(r.deviceId)
+        schedule()
       })
     },
   }
 }
 
-/** devices whose empty engine row is remembered at most (a few hundred bytes each) */
+const ANSWERED = Promise.resolve()
+
+/** how often the newest block times of unchanged engine rows are written, for every device at once */
+export const ENGINE_TIMES_EVERY_MS = 30_000
+
+/** devices remembered as without containers at most */
 const MAX_REMEMBERED = 100_000
 
 /** A block that writes only its engine row: no containers listed, and none marked gone (no engine answered). */

@@ -1,4 +1,5 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
+import { engineRows } from './containers.engines'
 
 export interface EngineRow {
   device_id: string
@@ -142,13 +143,6 @@ export interface ContainersStore {
 
 /** SQLite's statements, synchronous: the ingest's group commit and the rollup job run them inside one transaction. */
 export function sqliteContainers(sqlite: Database) {
-  const engine = sqlite.query<EngineRow, [string]>('SELECT * FROM container_engines WHERE device_id = ?')
-  const putEngine = sqlite.query(
-    `INSERT INTO container_engines (device_id, client_id, kind, version, api_version, unavailable_reason, memory_accounting, ts)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (device_id) DO UPDATE SET kind = excluded.kind, version = excluded.version, api_version = excluded.api_version,
-       unavailable_reason = excluded.unavailable_reason, memory_accounting = excluded.memory_accounting, ts = excluded.ts`,
-  )
   const ofDevice = sqlite.query<ContainerRow, [string]>(`SELECT ${COLS} FROM containers WHERE device_id = ? ORDER BY name`)
   const byId = sqlite.query<ContainerRow, [string, string, string]>(`SELECT ${COLS} FROM containers WHERE id = ? AND client_id = ? AND device_id = ?`)
   const insert = sqlite.query<{ seq: number }, SQLQueryBindings[]>(
@@ -206,8 +200,7 @@ export function sqliteContainers(sqlite: Database) {
   const values = (r: ContainerRow): SQLQueryBindings[] => UPDATABLE.map((c) => r[c as keyof ContainerRow])
 
   return {
-    engine: (deviceId: string) => engine.get(deviceId) ?? null,
-    putEngine: (r: EngineRow) => putEngine.run(r.device_id, r.client_id, r.kind, r.version, r.api_version, r.unavailable_reason, r.memory_accounting, r.ts),
+    ...engineRows(sqlite),
     ofDevice: (deviceId: string) => ofDevice.all(deviceId),
     byId: (clientId: string, deviceId: string, id: string) => byId.get(id, clientId, deviceId) ?? null,
     insert: (r: ContainerRow) => insert.get(...COL_LIST.slice(1).map((c) => r[c as keyof ContainerRow]))!.seq,

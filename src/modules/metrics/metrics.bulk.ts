@@ -56,10 +56,10 @@ export async function ingestBulk(deps: MetricsDeps, key: KeyPrincipal, body: Bul
     for (let k = span.from; k < span.to; k++) {
       out[samples[k]!.kind] = { id: ids[k]! }
       if (!duplicate?.[k]) {
-        const { kind, ts } = samples[k]!
+        const { kind, ts, values } = samples[k]!
         out.status = 'stored'
         deps.ingested?.(kind, 1)
-        deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts, values: item[kind] as Record<string, unknown> })
+        deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts, values: item[kind] as Record<string, unknown>, hot: values })
       }
     }
     // an item of containers or S.M.A.R.T. only: its modules have stored it (a repeat of a block they hold is kept once)

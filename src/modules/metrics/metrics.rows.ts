@@ -16,11 +16,16 @@ export interface SampleRow {
   stamped: boolean
 }
 
-/** Keys that describe the envelope, not the metric. */
-const ENVELOPE = new Set(['device_id', 'recorded_at'])
-const HOT: Record<MetricKind, Set<string>> = {
-  hardware: new Set(FIELDS.hardware.map((f) => f.name)),
-  network: new Set(FIELDS.network.map((f) => f.name)),
+/** Per kind, each hot field's place in FIELDS, and -1 for the keys that describe the envelope, not the metric. */
+const INDEX: Record<MetricKind, Record<string, number>> = { hardware: indexOf('hardware'), network: indexOf('network') }
+function indexOf(kind: MetricKind): Record<string, number> {
+  const index: Record<string, number> = Object.create(null)
+  FIELDS[kind].forEach((f, i) => {
+    index[f.name] = i
+  })
+  index.device_id = -1
+  index.recorded_at = -1
+  return index
 }
 
 /** A buffered sample may be sent late, but not from the future beyond clock skew. */
@@ -67,21 +72,37 @@ export function hotValues(kind: MetricKind, body: Record<string, unknown>): Reco
   return out
 }
 
+/** The same record from a row's hot values (FIELDS order, disk_used_percent derived), as toSampleRow made them from the body. */
+export function hotRecord(kind: MetricKind, values: readonly (number | null)[]): Record<string, number> {
+  const fields = FIELDS[kind]
+  const out: Record<string, number> = {}
+  for (let i = 0; i < fields.length; i++) {
+    const v = values[i]
+    if (v !== null && v !== undefined) out[fields[i]!.name] = v
+  }
+  return out
+}
+
+/**
+ * A part as a row: its hot values in FIELDS order (a number sent, else null; disk_used_percent
+ * derived) and every other field but the envelope's, in the order sent, as JSON. One pass over
+ * the part's keys finds both. The rest is serialised again from what was parsed: the text as
+ * sent may differ from it (spaces, `1.0`, escapes, a key sent twice), and only JSON.stringify's
+ * own bytes are stored, which checking the text as sent against would cost as much.
+ */
 export function toSampleRow(kind: MetricKind, body: Record<string, unknown>, ts: number, stamped = false): SampleRow {
   const fields = FIELDS[kind]
-  const values: (number | null)[] = new Array(fields.length)
-  for (let i = 0; i < fields.length; i++) {
-    const v = body[fields[i]!.name]
-    values[i] = typeof v === 'number' ? v : null
-  }
-  if (kind === 'hardware') values[fields.length - 1] = diskUsedPercent(body.disk_partitions)
-  const hot = HOT[kind]
+  const index = INDEX[kind]
+  const values: (number | null)[] = new Array(fields.length).fill(null)
   let rest: Record<string, unknown> | null = null
   for (const k in body) {
     const v = body[k]
-    if (v === undefined || hot.has(k) || ENVELOPE.has(k)) continue
-    ;(rest ??= {})[k] = v
+    if (v === undefined) continue
+    const i = index[k]
+    if (i === undefined) (rest ??= {})[k] = v
+    else if (i >= 0 && typeof v === 'number') values[i] = v
   }
+  if (kind === 'hardware') values[fields.length - 1] = diskUsedPercent(body.disk_partitions)
   return { kind, ts, values, rest: rest ? JSON.stringify(rest) : null, stamped }
 }
 

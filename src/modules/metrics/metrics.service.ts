@@ -76,6 +76,8 @@ export interface BatchExtras {
   ts: number
   /** false when the hub stamped the time itself */
   sent: boolean
+  /** the item carried hardware or network parts: the metric writer marks the device seen */
+  withSamples: boolean
   containers: NonNullable<BatchMetricIn['containers']> | null
   disks_smart: NonNullable<BatchMetricIn['disks_smart']> | null
   /** a listener's write: the batch is answered once every one has settled (a failure answers the batch's error) */
@@ -105,6 +107,7 @@ export async function storeExtras(
       device,
       ts: sent ? recordedAt(sent, deps.clock.now()) : (fallbackTs ?? deps.clock.now()),
       sent: !!sent,
+      withSamples: !!(item.hardware || item.network),
       containers: item.containers ?? null,
       disks_smart: item.disks_smart ?? null,
       wait: (p) => void waits.push(p),
@@ -123,6 +126,8 @@ export interface StoredSample {
   /** recorded_at, ms since the epoch */
   ts: number
   values: Record<string, unknown>
+  /** its hot values as stored (metrics.rows.ts: FIELDS order, disk_used_percent derived) */
+  hot?: readonly (number | null)[]
 }
 
 /** Stores one hardware or network sample; resolves after COMMIT. A repeat answers the stored row's id. */
@@ -133,7 +138,7 @@ export async function ingestOne(deps: MetricsDeps, key: KeyPrincipal, kind: Metr
   const { ids, duplicate } = await deps.writer.submit({ deviceSeq: device.seq, samples: [row] })
   if (!duplicate?.[0]) {
     deps.ingested?.(kind, 1)
-    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts: row.ts, values: body })
+    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts: row.ts, values: body, hot: row.values })
   }
   return { id: ids[0]!, device_id: device.id, recorded_at: toIso(row.ts) }
 }
@@ -161,9 +166,9 @@ export async function ingestBatch(deps: MetricsDeps, key: KeyPrincipal, body: Ba
   const { ids, duplicate } = samples.length ? await deps.writer.submit({ deviceSeq: device.seq, samples }) : { ids: [], duplicate: null }
   for (let i = 0; i < samples.length; i++) {
     if (duplicate?.[i]) continue
-    const { kind, ts } = samples[i]!
+    const { kind, ts, values } = samples[i]!
     deps.ingested?.(kind, 1)
-    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts, values: body[kind] as Record<string, unknown> })
+    deps.stored?.({ clientId: key.clientId, deviceId: device.id, seq: device.seq, kind, ts, values: body[kind] as Record<string, unknown>, hot: values })
   }
   await storeExtras(deps, key.clientId, device, [body], samples[0]?.ts)
   if (body.check_results?.length) await deps.checkResults?.(key.clientId, device.id, body.check_results)
