@@ -18,7 +18,10 @@
  * (ROLL_STEPS), or the other spans measured (VARIANTS). `--lag-reads [--devices N]`: what the
  * reads completing the 1-minute tier cost as it lags (lagReads). `--paced --before <executable>`: the
  * paced run of storage-writes.ts of that executable and this one side by side (pacedSideBySide).
+ * `--seal-frames`: the WAL frames the sealing runs of the steady hour wrote, by table and index
+ * (sealFramesTable), the real sample and the large server.
  */
+import type { Database } from 'bun:sqlite'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -47,9 +50,14 @@ export interface CadenceResult {
   tiersKept: number
   /** the same over the last hour only, once sealing and every tier are in their steady state */
   steady: { ingest: number; rollup: number; seal: number; other: number; total: number }
+  /** with `sealFrames`: the WAL frames the sealing runs of the last hour wrote, by table or index */
+  sealFrames?: Map<string, number>
 }
 
-export async function cadenceBench(base: Sample, opts: { devices: number; hours: number; steps?: Partial<Record<TierName, number>> }): Promise<CadenceResult> {
+export async function cadenceBench(
+  base: Sample,
+  opts: { devices: number; hours: number; steps?: Partial<Record<TierName, number>>; sealFrames?: boolean },
+): Promise<CadenceResult> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-cadence-'))
   try {
     const db = openDatabase(join(dir, 'vigil.db'))
@@ -76,6 +84,7 @@ export async function cadenceBench(base: Sample, opts: { devices: number; hours:
       phase[name] += writeBytes() - w
     }
     let steadyFrom: typeof phase | null = null
+    const frames = new Map<string, number>()
     const steadyTick = ticks - Math.round(3_600_000 / INTERVAL)
     for (let k = 0; k < ticks; k++) {
       if (k === steadyTick) steadyFrom = { ...phase }
@@ -108,7 +117,14 @@ export async function cadenceBench(base: Sample, opts: { devices: number; hours:
             checkpoint()
           })
         if (sec === 35) await job('rollup', () => runRollup(t.modules.metricsJobs, { steps: opts.steps }))
-        if (sec === 5) await job('seal', () => t.modules.sealer.run({ leaveFilling: true }))
+        if (sec === 5) {
+          // the log emptied first, so that what the run wrote is the log's frames
+          if (opts.sealFrames) db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+          await job('seal', async () => {
+            await t.modules.sealer.run({ leaveFilling: true })
+            if (opts.sealFrames && k >= steadyTick) walFrames(db.sqlite, join(dir, 'vigil.db-wal'), frames)
+          })
+        }
         if (sec % 15 === 0) await job('other', async () => t.modules.presence.sweep())
         if (sec === 0 && minute === 17) await job('other', () => runRetention(t.modules.metricsJobs))
       }
@@ -129,10 +145,52 @@ export async function cadenceBench(base: Sample, opts: { devices: number; hours:
     }
     const from = steadyFrom ?? { ingest: 0, rollup: 0, seal: 0, other: 0 }
     const last = { ingest: phase.ingest - from.ingest, rollup: phase.rollup - from.rollup, seal: phase.seal - from.seal, other: phase.other - from.other }
-    return { samples, ...per(phase, samples), steady: per(last, opts.devices * (ticks - steadyTick)), tiersKept: kept / samples }
+    return {
+      samples,
+      ...per(phase, samples),
+      steady: per(last, opts.devices * (ticks - steadyTick)),
+      tiersKept: kept / samples,
+      sealFrames: opts.sealFrames ? frames : undefined,
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/**
+ * Counts the frames of the write-ahead log by the table or index each page belongs to (dbstat;
+ * page 1 is the header, a page dbstat does not name is a free-list or pointer-map page). Read
+ * before the checkpoint that follows: the log holds what the run wrote since it was emptied.
+ */
+function walFrames(sqlite: Database, wal: string, into: Map<string, number>) {
+  const page = sqlite.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size
+  const names = new Map(
+    sqlite
+      .query<{ name: string; pageno: number }, []>('SELECT name, pageno FROM dbstat')
+      .all()
+      .map((r) => [r.pageno, r.name]),
+  )
+  const buf = readFileSync(wal)
+  // a 32-byte header, then frames: a 24-byte header (the page number first) and the page
+  for (let o = 32; o + 24 + page <= buf.length; o += 24 + page) {
+    const n = buf.readUInt32BE(o)
+    const name = n === 1 ? 'the header (page 1)' : (names.get(n) ?? 'free list or pointer map')
+    into.set(name, (into.get(name) ?? 0) + 1)
+  }
+}
+
+/** What the sealing runs of the steady hour wrote to the log, by table and index (`--seal-frames`). */
+async function sealFramesTable(base: Sample, name: string) {
+  const devices = 100
+  const r = await cadenceBench(base, { devices, hours: 2.5, sealFrames: true })
+  const samples = devices * 360
+  console.log(
+    `\nWAL frames of the sealing runs in the steady last hour, ${name} (100 devices, one sample each per 10 s; each frame is copied again by the checkpoint)`,
+  )
+  console.log('| table or index | frames | bytes per sample (pages) |')
+  console.log('|---|---|---|')
+  for (const [n, c] of [...r.sealFrames!].sort((a, b) => b[1] - a[1])) console.log(`| ${n} | ${c} | ${fmt((c * 4096) / samples)} |`)
+  console.log(`sealing in all: ${fmt(r.steady.seal)} per sample`)
 }
 
 /** Each tier minute by minute (its own width), as the job rolled them before ROLL_STEPS. */
@@ -177,6 +235,13 @@ if (import.meta.main) {
     process.exit(0)
   }
   const file = arg('--sample')
+  if (process.argv.includes('--seal-frames')) {
+    const base = file ? (JSON.parse(readFileSync(file, 'utf8')) as Sample) : await realSample(arg('--vigil') ?? join(import.meta.dir, '../../dist/vigil'))
+    delete base.recorded_at
+    await sealFramesTable(base, 'real sample')
+    await sealFramesTable(largeServer(base), 'large server')
+    process.exit(0)
+  }
   const vigil = arg('--vigil') ?? join(import.meta.dir, '../../dist/vigil')
   const before = arg('--before')
   if (process.argv.includes('--paced')) {

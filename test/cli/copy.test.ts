@@ -127,6 +127,15 @@ async function populatedInstance() {
  * own metric tables, which the copy leaves empty on PostgreSQL, the PostgreSQL side is compared with
  * nothing (the source's rows are kept apart, in `source`).
  */
+/** A table's rows on the source as PostgreSQL hubs read them: SQLite keeps the devices' last reports apart (device_seen), the copy puts them into the devices rows. */
+function sourceRows(t: ReturnType<typeof copyPlan>[number]): string {
+  if (t.name !== 'devices') return `SELECT ${t.columns.map((c) => `"${c.name}"`).join(', ')} FROM "${t.name}"`
+  const cols = t.columns.map((c) =>
+    c.name === 'last_seen_at' ? 'max(coalesce(d.last_seen_at, s.at), coalesce(s.at, d.last_seen_at)) AS last_seen_at' : `d."${c.name}"`,
+  )
+  return `SELECT ${cols.join(', ')} FROM devices d LEFT JOIN device_seen s ON s.seq = d.seq`
+}
+
 async function bothSides(dataDir: string, url: string) {
   const path = join(dataDir, 'vigil.db')
   const sqlite = new Database(path, { readwrite: true, create: false })
@@ -136,7 +145,7 @@ async function bothSides(dataDir: string, url: string) {
   try {
     for (const t of copyPlan()) {
       const list = t.columns.map((c) => `"${c.name}"`).join(', ')
-      const left = (sqlite.query(`SELECT ${list} FROM "${t.name}"`).safeIntegers(true).all() as Record<string, unknown>[]).map((r) =>
+      const left = (sqlite.query(sourceRows(t)).safeIntegers(true).all() as Record<string, unknown>[]).map((r) =>
         t.columns.map((c) => canonical(c.type, toPgValue(c.type, r[c.name]))).join('|'),
       )
       const right = ((await sql.unsafe(`SELECT ${list} FROM "${t.name}"`)) as Record<string, unknown>[]).map((r) =>

@@ -177,6 +177,12 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
         o.progress?.(result)
       }
       if (samples) done.push(await copySampleRecords(sqlite, t, o.verify, clock, o.progress))
+      // SQLite keeps last_seen_at apart (device_seen); PostgreSQL hubs read it from the devices row
+      if (plan.some((p) => p.name === 'device_seen')) {
+        await t.unsafe(
+          'UPDATE devices AS d SET last_seen_at = s.at FROM device_seen AS s WHERE d.seq = s.seq AND (d.last_seen_at IS NULL OR d.last_seen_at < s.at)',
+        )
+      }
       await advanceIdentities(t)
       return done
     })

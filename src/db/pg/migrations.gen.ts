@@ -8,6 +8,7 @@ import m5 from '../../../migrations-pg/0005_container_rollup_marks_hub_runs.sql'
 import m6 from '../../../migrations-pg/0006_login_throttle_setup_tokens.sql' with { type: 'text' }
 import m7 from '../../../migrations-pg/0007_check_runs.sql' with { type: 'text' }
 import m8 from '../../../migrations-pg/0008_metric_block_files.sql' with { type: 'text' }
+import m9 from '../../../migrations-pg/0009_device_seen.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -24,4 +25,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0006_login_throttle_setup_tokens', sql: m6 },
   { tag: '0007_check_runs', sql: m7 },
   { tag: '0008_metric_block_files', sql: m8 },
+  { tag: '0009_device_seen', sql: m9 },
 ]

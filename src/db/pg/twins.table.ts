@@ -32,6 +32,7 @@ export const container_engines = tables.get('container_engines')!
 export const container_events = tables.get('container_events')!
 export const container_series = tables.get('container_series')!
 export const containers = tables.get('containers')!
+export const device_seen = tables.get('device_seen')!
 export const device_seqs = tables.get('device_seqs')!
 export const devices = tables.get('devices')!
 export const disk_readings = tables.get('disk_readings')!

@@ -112,15 +112,22 @@ export interface DevicesStore {
   onlyDevice(clientId: string): Promise<DeviceRef | null>
 }
 
-const COLS = 'id, client_id, fingerprint, hostname, os, os_version, arch, mac_address, created_at, updated_at, last_seen_at, seq, name, tags'
+/**
+ * last_seen_at is written to device_seen (a narrow table, one page for a hundred devices) and read
+ * as the newer of it and the devices row's column, which earlier versions wrote and PostgreSQL hubs
+ * still do (SQLite's two-argument max is NULL when either is)
+ */
+const LAST_SEEN = 'max(coalesce(d.last_seen_at, s.at), coalesce(s.at, d.last_seen_at))'
+const FROM = 'devices d LEFT JOIN device_seen s ON s.seq = d.seq'
+const COLS = `d.id, d.client_id, d.fingerprint, d.hostname, d.os, d.os_version, d.arch, d.mac_address, d.created_at, d.updated_at, ${LAST_SEEN} AS last_seen_at, d.seq, d.name, d.tags`
 /** the ref caches are dropped whole past this many entries */
 const MAX_CACHED = 50_000
 
 function build(sqlite: Database) {
   const keys = sqliteApiKeys(sqlite)
-  const byId = sqlite.query<DeviceRow, [string, string]>(`SELECT ${COLS} FROM devices WHERE id = ? AND client_id = ?`)
-  const byFingerprint = sqlite.query<DeviceRow, [string, string]>(`SELECT ${COLS} FROM devices WHERE client_id = ? AND fingerprint = ?`)
-  const list = sqlite.query<DeviceRow, [string]>(`SELECT ${COLS} FROM devices WHERE client_id = ? ORDER BY created_at, id`)
+  const byId = sqlite.query<DeviceRow, [string, string]>(`SELECT ${COLS} FROM ${FROM} WHERE d.id = ? AND d.client_id = ?`)
+  const byFingerprint = sqlite.query<DeviceRow, [string, string]>(`SELECT ${COLS} FROM ${FROM} WHERE d.client_id = ? AND d.fingerprint = ?`)
+  const list = sqlite.query<DeviceRow, [string]>(`SELECT ${COLS} FROM ${FROM} WHERE d.client_id = ? ORDER BY d.created_at, d.id`)
   const firstTwo = sqlite.query<DeviceRef, [string]>('SELECT id, client_id AS clientId, seq FROM devices WHERE client_id = ? LIMIT 2')
   const count = sqlite.query<{ n: number }, [string]>('SELECT count(*) AS n FROM devices WHERE client_id = ?')
   const countAll = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM devices')
@@ -147,8 +154,11 @@ function build(sqlite: Database) {
   const labelsOf = sqlite.query<DeviceLabels, [string]>(
     'SELECT id, client_id AS clientId, hostname, seq FROM devices WHERE client_id = ? AND seq IS NOT NULL ORDER BY created_at, id',
   )
-  const lastSeenAll = sqlite.query<DeviceLastSeen, []>('SELECT id, client_id AS clientId, seq, last_seen_at AS lastSeenAt FROM devices')
-  const markSeen = sqlite.query<never, [number, number]>('UPDATE devices SET last_seen_at = ? WHERE seq = ?')
+  const lastSeenAll = sqlite.query<DeviceLastSeen, []>(`SELECT d.id, d.client_id AS clientId, d.seq, ${LAST_SEEN} AS lastSeenAt FROM ${FROM}`)
+  const markSeen = sqlite.query<never, [number, number]>(
+    // a seq without a device (deleted in between) writes nothing, as the UPDATE of its row did
+    'INSERT INTO device_seen (seq, at) SELECT seq, ? FROM devices WHERE seq = ? ON CONFLICT (seq) DO UPDATE SET at = excluded.at',
+  )
   /** a device made without one (by an older version or directly in SQL) gets its seq on first use */
   const assignSeq = sqlite.query<{ seq: number }, [number, string]>('UPDATE devices SET seq = ? WHERE id = ? AND seq IS NULL RETURNING seq')
 

@@ -29,6 +29,20 @@ export const devices = sqliteTable(
 )
 
 /**
+ * When each device last reported (server time), apart from its wide row: the group commit writes
+ * it for every device seen once every 30 s, and 100 devices' rows of `devices` spread over several
+ * pages, each written to the WAL and again by the checkpoint (on SQLite that was about a third of
+ * what ingest wrote per sample), where this table's rows of 100 devices fit in one page. Reads take
+ * the newer of this and devices.last_seen_at (what earlier versions and PostgreSQL hubs write).
+ */
+export const deviceSeen = sqliteTable('device_seen', {
+  seq: integer('seq')
+    .primaryKey()
+    .references(() => devices.seq, { onDelete: 'cascade' }),
+  at: integer('at').notNull(),
+})
+
+/**
  * Hands out devices.seq values that are never reused (AUTOINCREMENT), so a cached reference
  * to a deleted device can never point at another device's metrics.
  */

@@ -14,7 +14,8 @@ const noEngine = block([], { engine: null, unavailable_reason: 'no Docker or Pod
 test("a containers block writes the device's last_seen_at at most once every 5 s, as the samples do", async () => {
   const t = testApp()
   const { collector, deviceId } = await account(t)
-  const seen = () => t.db.sqlite.query<{ at: number }, [string]>('SELECT last_seen_at AS at FROM devices WHERE id = ?').get(deviceId)!.at
+  const seen = () =>
+    t.db.sqlite.query<{ at: number }, [string]>('SELECT s.at FROM devices d JOIN device_seen s ON s.seq = d.seq WHERE d.id = ?').get(deviceId)!.at
   const send = async () => expect((await t.request('POST', '/v1/metrics/batch', { body: { containers: noEngine }, headers: collector })).status).toBe(201)
   const t0 = t.clock.now()
   await send()
