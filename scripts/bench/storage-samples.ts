@@ -2,11 +2,12 @@
  * Samples for the storage bench: the real sample `vigil agent --once` prints on this machine,
  * moved along in time the way a collector's readings move (counters grow, gauges wander at the
  * precision they were sent with, the top-process lists reorder), and a synthetic large server
- * made from it (32 cores, 12 disks, 20 interfaces).
+ * made from it (32 cores, 12 disks, 20 interfaces). The containers block the collector sends
+ * with them is kept (its readings moved the same way).
  */
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
-export type Sample = { recorded_at?: string; hardware: Record<string, Json>; network: Record<string, Json> }
+export type Sample = { recorded_at?: string; hardware: Record<string, Json>; network: Record<string, Json>; containers?: Record<string, Json> }
 
 /** A small deterministic generator (mulberry32): the same seed gives the same samples. */
 export function rng(seed: number) {
@@ -53,7 +54,10 @@ export function evolve(base: Sample, count: number, start: number, intervalMs: n
   const out: Sample[] = []
   let cur = structuredClone(base)
   for (let i = 0; i < count; i++) {
-    cur = { hardware: walk(cur.hardware, '', r) as Sample['hardware'], network: walk(cur.network, '', r) as Sample['network'] }
+    const prev = cur
+    cur = { hardware: walk(prev.hardware, '', r) as Sample['hardware'], network: walk(prev.network, '', r) as Sample['network'] }
+    // the containers block the collector sends beside them (on a host without an engine, the same each time)
+    if (prev.containers) cur.containers = walk(prev.containers, '', r) as Sample['containers']
     const top = cur.hardware.top_processes as { cpu?: Json[] } | undefined
     // the busiest processes change places now and then
     if (top?.cpu && top.cpu.length > 1 && r() < 0.3) top.cpu.reverse()
