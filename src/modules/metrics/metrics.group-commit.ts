@@ -193,10 +193,10 @@ export const LIVE_MS = 60_000
 
 /**
  * last_seen_at feeds an online/offline status with a 5-minute window: half a minute of precision
- * suffices. Each write rewrites a page of the devices table in the WAL (and again at the
- * checkpoint): written for every device seen at once, every 30 s, the devices' pages are written
- * once per 30 s instead of by a commit every second or so as each device's turn came (with the
- * samples' records out of SQLite, that was about a third of what ingest wrote).
+ * suffices. Each write rewrites a page in the WAL (and again at the checkpoint): written for
+ * every device seen at once, every 30 s (on SQLite into the narrow `device_seen` table, one page
+ * for a hundred devices), instead of by a commit every second or so as each device's turn came
+ * (with the samples' records out of SQLite, that was about a third of what ingest wrote).
  */
 export const TOUCH_EVERY_MS = 30_000
 
