@@ -18,8 +18,9 @@ const sameEngine = (a: EngineRow, r: EngineRow) =>
  * in memory as stored, with the newest block's time when later than the stored one: a collector
  * sends a block with every sample, mostly saying what the one before said, and writing the row
  * for each made every batch a commit of its own. Such a block moves only the time, in memory
- * (`hold`); the times held are written for every device at once (`writeHeld`, every 30 s by the
- * ingest), so a restart reads a time at most that much older, until the device's next block.
+ * (`hold`); the times held are written for every device at once (`writeHeld`, every
+ * ENGINE_TIMES_EVERY_MS by the ingest), so a restart reads a time at most that much older, until
+ * the device's next block.
  */
 export function engineRows(sqlite: Database) {
   const read = sqlite.query<EngineRow, [string]>('SELECT * FROM container_engines WHERE device_id = ?')

@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { expect, test } from 'bun:test'
-import { createContainersIngest } from '../../../src/modules/containers/containers.ingest'
+import { createContainersIngest, ENGINE_TIMES_EVERY_MS } from '../../../src/modules/containers/containers.ingest'
 import { observedContainers } from '../../../src/modules/containers/containers.observe'
 import { sqliteContainers } from '../../../src/modules/containers/containers.store'
 import { testApp } from '../../helpers/app'
@@ -109,7 +109,7 @@ async function oneDevice() {
   return { t, deviceId, seq: row.seq, clientId: row.c, stored }
 }
 
-test('a host without Docker: its blocks after the first write nothing and take no transaction; the engine row reads as of the newest block, and the times are written every 30 s', async () => {
+test('a host without Docker: its blocks after the first write nothing and take no transaction; the engine row reads as of the newest block, and the times are written every ENGINE_TIMES_EVERY_MS', async () => {
   const { t, deviceId, seq, clientId, stored } = await oneDevice()
   const c = counted(t.db.sqlite)
   const seen: number[] = []
@@ -139,15 +139,21 @@ test('a host without Docker: its blocks after the first write nothing and take n
   await send(t0 + 5_000, noEngine)
   expect(c.store.engine(deviceId)!.ts).toBe(t0 + 20_001)
   expect(applied.length).toBe(4)
-  // 30 s after the first write, the held time is written, in one transaction
-  t.clock.advance(10_000)
-  await send(t0 + 30_000, noEngine)
+  // a block every 10 s until ENGINE_TIMES_EVERY_MS after the first write: only then is the held time written, in one transaction
+  const due = t0 + ENGINE_TIMES_EVERY_MS
+  for (let ts = t0 + 30_000; ts < due; ts += 10_000) {
+    t.clock.set(ts)
+    await send(ts, noEngine)
+  }
+  expect(c.transactions()).toBe(1)
+  t.clock.set(due)
+  await send(due, noEngine)
   await new Promise((r) => setImmediate(r))
   expect(c.transactions()).toBe(2)
-  expect(stored()!.ts).toBe(t0 + 30_000)
+  expect(stored()!.ts).toBe(due)
   expect(c.ran.slice(ran)).toEqual(['UPDATE container_engines'])
   // what a restart reads: the row as written
-  expect(sqliteContainers(t.db.sqlite).engine(deviceId)!.ts).toBe(t0 + 30_000)
+  expect(sqliteContainers(t.db.sqlite).engine(deviceId)!.ts).toBe(due)
 })
 
 test('a block that says something else of the engine, lists containers, or comes without samples is written at once', async () => {
