@@ -10,13 +10,14 @@
  * the steady state of a busy hub (see the comment in the rounds). `--before` adds a second executable (an earlier build) to the same rounds,
  * for a before/after comparison in one run.
  */
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, rmSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { cpuMs, freePort, median, runJson, stop, waitReady } from './proc'
 import { seedAccounts } from './seed'
 import { registerDevices } from './register'
-import { freshDb, log, quick, root, secret, tmp } from './common'
+import { openDatabase } from '../../src/db/connection'
+import { log, quick, root, secret, tmp } from './common'
 import { realSample } from './storage-samples'
 
 const DEVICES = 200
@@ -47,8 +48,12 @@ type Run = Load & { cpuUs: number }
 /** A Vigil executable on a fresh data dir of 20 tenants × 10 keys, its 200 devices registered through the API. */
 async function startVigil(exe: string, name: string) {
   const dir = join(tmp, name)
+  rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
-  const db = freshDb(dir)
+  // the executable makes its own schema (an earlier build refuses a database a newer one migrated); the accounts go in beside it
+  const migrated = Bun.spawnSync([exe, 'migrate', '--data-dir', dir], { env: { ...process.env, VIGIL_JWT_SECRET: secret }, stdout: 'ignore', stderr: 'pipe' })
+  if (migrated.exitCode !== 0) throw new Error(`${exe} migrate failed: ${migrated.stderr.toString()}`)
+  const db = openDatabase(join(dir, 'vigil.db'))
   const tenants = seedAccounts(db.sqlite, { tenants: DEVICES / 10, keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now: Date.now() })
   db.close()
   const port = freePort()
