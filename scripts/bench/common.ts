@@ -95,6 +95,17 @@ export function freshDb(dir: string) {
   return db
 }
 
+/**
+ * A data dir whose schema the executable itself made (`vigil migrate`), opened for seeding: an
+ * earlier build refuses a database a newer one migrated, so a side-by-side run seeds each build's own.
+ */
+export function freshDbOf(exe: string, dir: string) {
+  mkdirSync(dir, { recursive: true })
+  const migrated = Bun.spawnSync([exe, 'migrate', '--data-dir', dir], { env: { ...process.env, VIGIL_JWT_SECRET: secret }, stdout: 'ignore', stderr: 'pipe' })
+  if (migrated.exitCode !== 0) throw new Error(`${exe} migrate failed: ${migrated.stderr.toString()}`)
+  return openDatabase(join(dir, 'vigil.db'))
+}
+
 /** Runs autocannon in its own process while sampling the server's RSS and CPU time. */
 export async function drive(url: string, devices: { key: string; id: string }[], pid: number, duration: number) {
   let peak = 0

@@ -16,8 +16,7 @@ import { join } from 'node:path'
 import { cpuMs, freePort, median, runJson, stop, waitReady } from './proc'
 import { seedAccounts } from './seed'
 import { registerDevices } from './register'
-import { openDatabase } from '../../src/db/connection'
-import { log, quick, root, secret, tmp } from './common'
+import { freshDbOf, log, quick, root, secret, tmp } from './common'
 import { realSample } from './storage-samples'
 
 const DEVICES = 200
@@ -49,11 +48,7 @@ type Run = Load & { cpuUs: number }
 async function startVigil(exe: string, name: string) {
   const dir = join(tmp, name)
   rmSync(dir, { recursive: true, force: true })
-  mkdirSync(dir, { recursive: true })
-  // the executable makes its own schema (an earlier build refuses a database a newer one migrated); the accounts go in beside it
-  const migrated = Bun.spawnSync([exe, 'migrate', '--data-dir', dir], { env: { ...process.env, VIGIL_JWT_SECRET: secret }, stdout: 'ignore', stderr: 'pipe' })
-  if (migrated.exitCode !== 0) throw new Error(`${exe} migrate failed: ${migrated.stderr.toString()}`)
-  const db = openDatabase(join(dir, 'vigil.db'))
+  const db = freshDbOf(exe, dir)
   const tenants = seedAccounts(db.sqlite, { tenants: DEVICES / 10, keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now: Date.now() })
   db.close()
   const port = freePort()

@@ -19,7 +19,7 @@ import { loadavg } from 'node:os'
 import { freePort, median, memoryMb, stop, waitReady } from './proc'
 import { registerDevices } from './register'
 import { seedAccounts, type SeededTenant } from './seed'
-import { quick, IDLE_AFTER_START_MS, root, tmp, log, startVigil, freshDb } from './common'
+import { quick, IDLE_AFTER_START_MS, root, tmp, log, startVigil, freshDbOf } from './common'
 import { firstRequestBench, firstRequestRows } from './run-rss-first'
 import { realSample } from './storage-samples'
 
@@ -87,7 +87,7 @@ async function register(base: string, tenants: SeededTenant[]) {
 
 async function readHub(bin: string, name: string): Promise<HubReading> {
   const dir = join(tmp, name)
-  const db = freshDb(dir)
+  const db = freshDbOf(bin, dir)
   const tenants = seedAccounts(db.sqlite, { tenants: DEVICES / 10, keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now: Date.now() })
   db.close()
   const port = freePort()
