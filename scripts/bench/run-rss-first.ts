@@ -17,7 +17,7 @@ import { systemClock } from '../../src/lib/clock'
 import { accessTokens } from '../../src/modules/users/users.tokens'
 import { dropFromPageCache, freePort, median, memoryMb, stop, waitReady } from './proc'
 import { seedAccounts } from './seed'
-import { freshDb, IDLE_AFTER_START_MS, secret, startVigil, tmp } from './common'
+import { freshDbOf, IDLE_AFTER_START_MS, secret, startVigil, tmp } from './common'
 import type { Sample } from './storage-samples'
 
 interface Kind {
@@ -73,7 +73,7 @@ type Mem = NonNullable<ReturnType<typeof memoryMb>>
 /** One cold start of `bin`: its memory, and wall and CPU ms per kind for its first request. */
 async function firstRequests(bin: string, name: string, sample: Sample): Promise<{ cold: Mem; took: Record<string, Took> }> {
   const dir = join(tmp, name)
-  const db = freshDb(dir)
+  const db = freshDbOf(bin, dir)
   const [tenant] = seedAccounts(db.sqlite, { tenants: 1, keysPerTenant: 1, maxDevices: 10, devicesPerTenant: 1, now: Date.now() })
   db.close()
   const device = tenant!.devices[0]!.id
