@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createHotLog, fileSegments } from '../../src/modules/metrics/metrics.hot.log'
+import { createHotLog } from '../../src/modules/metrics/metrics.hot.log'
+import { fileSegments } from '../../src/modules/metrics/metrics.segment-files'
 
 const dir = mkdtempSync(join(process.argv[2] ?? tmpdir(), 'vigil-sync-'))
 try {

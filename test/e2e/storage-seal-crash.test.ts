@@ -6,7 +6,7 @@ import { jsonClient } from '../helpers/json-client'
 import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
 import { rng } from '../../scripts/bench/storage-samples'
 import { blockLogDir } from '../../src/modules/metrics/metrics.block.log'
-import { fileSegments } from '../../src/modules/metrics/metrics.hot.log'
+import { fileSegments } from '../../src/modules/metrics/metrics.segment-files'
 import { hardwareSample, networkSample } from '../helpers/samples'
 import { expectSealedWhole } from '../helpers/blocks'
 

@@ -1,7 +1,8 @@
 import { expect } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { blockLogDir } from '../../src/modules/metrics/metrics.block.log'
-import { createHotLog, fileSegments } from '../../src/modules/metrics/metrics.hot.log'
+import { createHotLog } from '../../src/modules/metrics/metrics.hot.log'
+import { fileSegments } from '../../src/modules/metrics/metrics.segment-files'
 
 /** The blocks of the index whose bytes or minutes are not whole in their files (length and CRC-32 checked). */
 export function unreadableBlocks(db: Database, path: string): number {

@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { HOUR_MS } from './metrics.fields'
-import { HEADER, createHotLog, fileSegments, memorySegments, type SegmentFiles } from './metrics.hot.log'
+import { HEADER, createHotLog } from './metrics.hot.log'
+import { fileSegments, memorySegments, type SegmentFiles } from './metrics.segment-files'
 import { syncWal } from './metrics.hot.rows'
 
 /**

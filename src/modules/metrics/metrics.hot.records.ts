@@ -1,7 +1,8 @@
 import type { Database } from 'bun:sqlite'
 import { Buffer } from 'node:buffer'
 import { HOT_TABLES, hotTable } from './metrics.fields'
-import { FRAME_HEADER, createHotLog, fileSegments, memorySegments, sealFrame, type HotLog, type SegmentFiles } from './metrics.hot.log'
+import { FRAME_HEADER, createHotLog, sealFrame, type HotLog } from './metrics.hot.log'
+import { fileSegments, memorySegments, type SegmentFiles } from './metrics.segment-files'
 
 /**
  * What a hot segment's file holds (metrics.hot.log.ts), and the tables `metric_hot_0..n` that
