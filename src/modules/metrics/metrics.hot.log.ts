@@ -205,11 +205,9 @@ export function createHotLog(files: SegmentFiles, opts: { sync: boolean; readOnl
 }
 
 export type HotLog = ReturnType<typeof createHotLog>
-/** The bytes before a frame's payload (its length and CRC-32). */
-export const FRAME_HEADER = HEADER
 
 /**
- * Completes a frame whose payload was written in place after FRAME_HEADER bytes (a record built
+ * Completes a frame whose payload was written in place after HEADER bytes (a record built
  * straight into its frame: no copy of the payload, no view asked of a buffer it did not make).
  */
 export function sealFrame(frame: Uint8Array, view: DataView): Uint8Array {

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { Buffer } from 'node:buffer'
 import { HOT_TABLES, hotTable } from './metrics.fields'
-import { FRAME_HEADER, createHotLog, sealFrame, type HotLog } from './metrics.hot.log'
+import { HEADER, createHotLog, sealFrame, type HotLog } from './metrics.hot.log'
 import { fileSegments, memorySegments, type SegmentFiles } from './metrics.segment-files'
 
 /**
@@ -31,15 +31,15 @@ const RECORD_HEAD = 1 + 8 + 8 + 8 + 1
 
 /** A record straight into its frame, as a segment holds it: its payload made in place, after the frame's header. */
 export function recordFrame(r: Omit<StoredRecord, 'segment'>): Uint8Array {
-  const buffer = new ArrayBuffer(FRAME_HEADER + RECORD_HEAD + r.data.length)
+  const buffer = new ArrayBuffer(HEADER + RECORD_HEAD + r.data.length)
   const frame = new Uint8Array(buffer)
   const v = new DataView(buffer)
-  v.setUint8(FRAME_HEADER, RECORD)
-  v.setFloat64(FRAME_HEADER + 1, r.deviceSeq, true)
-  v.setFloat64(FRAME_HEADER + 9, r.sampleId, true)
-  v.setFloat64(FRAME_HEADER + 17, r.ts, true)
-  v.setUint8(FRAME_HEADER + 25, r.kinds)
-  frame.set(r.data, FRAME_HEADER + RECORD_HEAD)
+  v.setUint8(HEADER, RECORD)
+  v.setFloat64(HEADER + 1, r.deviceSeq, true)
+  v.setFloat64(HEADER + 9, r.sampleId, true)
+  v.setFloat64(HEADER + 17, r.ts, true)
+  v.setUint8(HEADER + 25, r.kinds)
+  frame.set(r.data, HEADER + RECORD_HEAD)
   return sealFrame(frame, v)
 }
 

@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { MINUTE_MS, type MetricKind } from './metrics.fields'
 import { decodeHot, encodeHot, type HotPart, type HotRef } from './metrics.hot'
-import { FRAME_HEADER } from './metrics.hot.log'
+import { HEADER } from './metrics.hot.log'
 import { type SegmentFiles } from './metrics.segment-files'
 import { decodePayload, encodeMark, importTables, openHotLog, recordData, recordFrame } from './metrics.hot.records'
 import { openHotRows, syncWal } from './metrics.hot.rows'
@@ -221,7 +221,7 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
       const key = nextKey++
       const seg = segment
       const prevRef = c.ref
-      remember({ key, deviceSeq: seq, segment, at: c.records.length, pos, length: frame.length - FRAME_HEADER }, sampleId)
+      remember({ key, deviceSeq: seq, segment, at: c.records.length, pos, length: frame.length - HEADER }, sampleId)
       c.records.push(key)
       c.ref = ref
       bySeq.set(seq, c)
