@@ -5,6 +5,7 @@ import type { ContainerIn, ContainersBlock } from './containers.model'
 import { pack, RAW_WIDTH } from './containers.pack'
 import type { ContainerRow, EngineRow, SqliteContainers } from './containers.store'
 import { needsAttention, transitions } from './containers.transitions'
+import { engineRowOf, unchangedBlocks } from './containers.ingest.unchanged'
 
 /** A block as the metrics batch hands it over: whose, which device, and when it was seen. */
 export interface ContainersReceived {
@@ -88,18 +89,6 @@ const figures = (c: ContainerIn, accounting: boolean): (number | null)[] => [
   c.block_write_bytes_per_sec,
   c.pids,
 ]
-
-/** The engine row a block newer than the device's newest says, as of `ts`. */
-const engineRowOf = (r: ContainersReceived, ts: number): EngineRow => ({
-  device_id: r.deviceId,
-  client_id: r.clientId,
-  kind: r.block.engine?.kind ?? null,
-  version: r.block.engine?.version ?? null,
-  api_version: r.block.engine?.api_version ?? null,
-  unavailable_reason: r.block.unavailable_reason,
-  memory_accounting: r.block.memory_accounting ? 1 : 0,
-  ts,
-})
 
 /**
  * Stores one block in the caller's transaction: its series row always (a replay fills the chart
@@ -213,7 +202,7 @@ export function applyBlock(store: BlockStore, r: ContainersReceived, known?: Eng
  * one of a device without containers, its engine saying what it said, in a batch whose samples
  * mark the device seen: what a host without Docker sends with every sample) writes nothing: its
  * time is held with the engine row (containers.engines.ts) and it is answered at once, without a
- * transaction.
+ * transaction (containers.ingest.unchanged.ts).
  */
 export function createContainersIngest(deps: ContainersIngestDeps): ContainersIngest {
   const clock = deps.clock ?? systemClock
@@ -222,31 +211,7 @@ export function createContainersIngest(deps: ContainersIngestDeps): ContainersIn
   const queued = new Set<string>()
   let scheduled = false
   let timesWritten = clock.now()
-  /**
-   * The devices whose last applied block left them no containers: most collectors send such a
-   * block with every sample, and the next one then needs no read of the inventory. Only this
-   * module writes their rows (a device deleted goes: forget). Bounded.
-   */
-  const empty = new Set<string>()
-
-  function remember(deviceId: string, result: ContainerRow[] | null) {
-    if (result === null) return // an older block changed nothing
-    if (result.length) return void empty.delete(deviceId)
-    if (empty.size >= MAX_REMEMBERED && !empty.has(deviceId)) empty.delete(empty.values().next().value!)
-    empty.add(deviceId)
-  }
-
-  /** the block applied without a write (its rows: none), null for an older block, undefined when it must be written */
-  function inMemory(r: ContainersReceived): ContainerRow[] | null | undefined {
-    if (!r.withSamples || r.block.items.length || !empty.has(r.deviceId)) return undefined
-    const engine = deps.store.engine(r.deviceId)
-    if (!engine) return undefined
-    let ts = r.ts
-    if (!r.sent && ts <= engine.ts) ts = engine.ts + 1
-    // older than the newest: its figures go to the containers the device has, which are none
-    if (ts <= engine.ts) return null
-    return deps.store.holdEngine(engineRowOf(r, ts)) ? [] : undefined
-  }
+  const unchanged = unchangedBlocks(deps.store)
 
   const timesDue = () => deps.store.holdsTimes() && Math.abs(clock.now() - timesWritten) >= ENGINE_TIMES_EVERY_MS
 
@@ -272,14 +237,14 @@ export function createContainersIngest(deps: ContainersIngestDeps): ContainersIn
             // an empty block that marks nothing gone (what a host without Docker sends with every
             // sample) writes one row, which one statement does atomically: no savepoint for it
             const one = writesOneRow(job.r.block)
-            const known = empty.has(job.r.deviceId) ? (deps.store.engine(job.r.deviceId) ?? undefined) : undefined
+            const known = unchanged.knownEmpty(job.r.deviceId)
             const result = one ? applyBlock(deps.store, job.r, known) : deps.store.transaction(() => applyBlock(deps.store, job.r))
             results.push(result)
-            remember(job.r.deviceId, result)
+            unchanged.remember(job.r.deviceId, result)
             if (!job.r.withSamples) seen.add(job.r.deviceSeq)
           } catch (err) {
             // rolled back: what was kept of the device may not be what is stored
-            empty.delete(job.r.deviceId)
+            unchanged.forget(job.r.deviceId)
             deps.store.forgetEngine(job.r.deviceId)
             results.push(err as Error)
           }
@@ -292,7 +257,7 @@ export function createContainersIngest(deps: ContainersIngestDeps): ContainersIn
       })
     } catch (err) {
       // rolled back: what was kept of these devices (and the times just written) was never stored
-      for (const job of batch) empty.delete(job.r.deviceId)
+      for (const job of batch) unchanged.forget(job.r.deviceId)
       deps.store.forgetEngine()
       for (const job of batch) job.reject(deviceGone(err))
       return
@@ -312,12 +277,12 @@ export function createContainersIngest(deps: ContainersIngestDeps): ContainersIn
   return {
     /** a device deleted: its engine row went with it */
     forget: (deviceId: string) => {
-      empty.delete(deviceId)
+      unchanged.forget(deviceId)
       deps.store.forgetEngine(deviceId)
     },
     submit(r: ContainersReceived): Promise<void> {
       // a block behind another of its device's in the queue waits its turn
-      const done = queued.has(r.deviceId) ? undefined : inMemory(r)
+      const done = queued.has(r.deviceId) ? undefined : unchanged.apply(r)
       if (done !== undefined) {
         if (timesDue()) schedule()
         if (done) deps.applied?.({ clientId: r.clientId, deviceId: r.deviceId, ts: r.ts, rows: done })
@@ -341,9 +306,6 @@ const ANSWERED = Promise.resolve()
  * the device's next block (its next sample).
  */
 export const ENGINE_TIMES_EVERY_MS = 300_000
-
-/** devices remembered as without containers at most */
-const MAX_REMEMBERED = 100_000
 
 /** A block that writes only its engine row: no containers listed, and none marked gone (no engine answered). */
 const writesOneRow = (b: ContainersBlock) => b.items.length === 0 && !(b.engine && !b.unavailable_reason)
