@@ -8,9 +8,10 @@
  * alike; the table gives the medians of req/s and of each server's CPU time per request, and the
  * ratio to the baseline. Each server gets 1 s of load, unmeasured, right before its measured window:
  * the steady state of a busy hub (see the comment in the rounds). `--before` adds a second executable (an earlier build) to the same rounds,
- * for a before/after comparison in one run.
+ * for a before/after comparison in one run. The machine's idle share while each server takes the load says whether
+ * work moved off the event loop (a worker thread) would have a core to run on.
  */
-import { mkdirSync, rmSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { cpuMs, freePort, median, runJson, stop, waitReady } from './proc'
@@ -42,7 +43,14 @@ interface Side {
   url: string
   devices: { key: string; id: string }[]
 }
-type Run = Load & { cpuUs: number }
+type Run = Load & { cpuUs: number; idle: number }
+
+/** The machine's idle and total CPU time so far (all cores, clock ticks), from /proc/stat. */
+function machineTicks(): { idle: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  // user nice system idle iowait irq softirq steal: idle and iowait are time no one used
+  return { idle: f[3]! + f[4]!, total: f.slice(0, 8).reduce((a, b) => a + b, 0) }
+}
 
 /** A Vigil executable on a fresh data dir of 20 tenants × 10 keys, its 200 devices registered through the API. */
 async function startVigil(exe: string, name: string) {
@@ -77,13 +85,17 @@ async function startVigil(exe: string, name: string) {
 
 async function drive(side: Side, body: string, seconds: number): Promise<Run> {
   const cpu0 = cpuMs(side.pid) ?? 0
+  const m0 = machineTicks()
   const r = await runJson<Load>(
     join(root, 'scripts/bench/load.ts'),
     { url: side.url, body, devices: side.devices, connections: side.devices.length, duration: seconds },
     (seconds + 60) * 1000,
   )
   const cpu = (cpuMs(side.pid) ?? cpu0) - cpu0
-  return { ...r, cpuUs: r.ok ? (cpu * 1000) / r.ok : 0 }
+  const m1 = machineTicks()
+  // what the machine left unused while this server took the load (server, load generator and the rest)
+  const idle = m1.total > m0.total ? (m1.idle - m0.idle) / (m1.total - m0.total) : 0
+  return { ...r, cpuUs: r.ok ? (cpu * 1000) / r.ok : 0, idle }
 }
 
 export async function ingestRealBench() {
@@ -145,6 +157,7 @@ export async function ingestRealBench() {
         ratio: median(ratios),
         ratios,
         cpuRatio: median(rs.map((r, i) => bareRuns[i]!.cpuUs / r.cpuUs)),
+        idle: median(rs.map((r) => r.idle)),
       }
     })
     return { body: body.length, load: [load0, load1], result }
@@ -158,10 +171,12 @@ export async function ingestRealOnly() {
   console.log(
     `\nvigil bench, ingest with the real sample — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, body ${r.body} B, ${DEVICES} devices (one connection each), ${ROUNDS} rounds of ${SECONDS} s per server, load average ${r.load.map((l) => l.toFixed(2)).join(' → ')}\n`,
   )
-  console.log('| server | req/s | server CPU µs/req | p50 / p99 | ratio to bare-group (req/s, per round) | CPU ratio bare/server | non-2xx + errors |')
-  console.log('|---|---|---|---|---|---|---|')
+  console.log(
+    '| server | req/s | server CPU µs/req | p50 / p99 | ratio to bare-group (req/s, per round) | CPU ratio bare/server | machine idle | non-2xx + errors |',
+  )
+  console.log('|---|---|---|---|---|---|---|---|')
   for (const s of r.result)
     console.log(
-      `| ${s.name} | ${Math.round(s.rps)} | ${s.cpuUs.toFixed(0)} | ${s.p50} / ${s.p99} ms | ${s.ratio.toFixed(2)} (${s.ratios.map((x) => x.toFixed(2)).join(', ')}) | ${s.cpuRatio.toFixed(2)} | ${s.failed} |`,
+      `| ${s.name} | ${Math.round(s.rps)} | ${s.cpuUs.toFixed(0)} | ${s.p50} / ${s.p99} ms | ${s.ratio.toFixed(2)} (${s.ratios.map((x) => x.toFixed(2)).join(', ')}) | ${s.cpuRatio.toFixed(2)} | ${(100 * s.idle).toFixed(0)} % | ${s.failed} |`,
     )
 }
