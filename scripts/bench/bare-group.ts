@@ -2,12 +2,14 @@
  * The group-commit baseline for POST /v1/metrics/batch: Bun.serve, parse the JSON, and the
  * requests of one turn of the event loop inserted in one transaction, each answered after its
  * COMMIT (WAL + synchronous=NORMAL), as Vigil's writer does, with nothing else Vigil does.
- * Usage: bun scripts/bench/bare-group.ts <port> <db file>
+ * With `http` after the db file, the floor under it: the body read as text and answered with
+ * the bytes of a hub's 201 (same size), no parse, no database: what Bun's HTTP alone costs a request.
+ * Usage: bun scripts/bench/bare-group.ts <port> <db file> [http]
  */
 import { Database } from 'bun:sqlite'
 
-const [port, path] = process.argv.slice(2)
-if (!port || !path) throw new Error('usage: bare-group.ts <port> <db file>')
+const [port, path, mode] = process.argv.slice(2)
+if (!port || !path) throw new Error('usage: bare-group.ts <port> <db file> [http]')
 const db = new Database(path, { create: true })
 db.run('PRAGMA journal_mode = WAL')
 db.run('PRAGMA synchronous = NORMAL')
@@ -24,11 +26,22 @@ function flush() {
   for (const [i, q] of batch.entries()) q.done(ids[i]!)
 }
 
+/** what a hub answers a batch of both parts with (ids and times of this length) */
+const ANSWER = JSON.stringify({
+  device_id: 'dev_0190a1b2c3d4e5f60718293a4b5c6d7e',
+  hardware: { id: 1234567, recorded_at: '2026-01-01T00:00:00.000Z' },
+  network: { id: 1234567, recorded_at: '2026-01-01T00:00:00.000Z' },
+})
+
 const server = Bun.serve({
   port: Number(port),
   hostname: '127.0.0.1',
   async fetch(req) {
     if (req.method !== 'POST') return new Response('ok')
+    if (mode === 'http') {
+      await req.text()
+      return new Response(ANSWER, { status: 201, headers: { 'content-type': 'application/json' } })
+    }
     const body = (await req.json()) as { hardware?: { cpu_percent?: number } }
     const id = await new Promise<number>((done) => {
       if (!queue.length) setImmediate(flush)

@@ -1,5 +1,5 @@
 /**
- * `bun run bench --ingest-real-only [--before <executable>] [--rounds N] [--seconds S]`: ingest with
+ * `bun run bench --ingest-real-only [--before <executable>] [--floor] [--rounds N] [--seconds S]`: ingest with
  * the real sample (what `dist/vigil agent --once` prints on this machine, without its recorded_at,
  * so the hub stamps each request as it does for a collector posting live), 200 devices (20 tenants
  * × 10, one key and one connection each), dist/vigil beside the group-commit baseline
@@ -8,7 +8,8 @@
  * alike; the table gives the medians of req/s and of each server's CPU time per request, and the
  * ratio to the baseline. Each server gets 1 s of load, unmeasured, right before its measured window:
  * the steady state of a busy hub (see the comment in the rounds). `--before` adds a second executable (an earlier build) to the same rounds,
- * for a before/after comparison in one run. The machine's idle share while each server takes the load says whether
+ * for a before/after comparison in one run; `--floor` adds Bun's HTTP alone (bare-group.ts in its `http` mode:
+ * the body read, a 201 of a hub's size sent, nothing parsed or stored). The machine's idle share while each server takes the load says whether
  * work moved off the event loop (a worker thread) would have a core to run on.
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
@@ -128,6 +129,17 @@ export async function ingestRealBench() {
       url: `http://127.0.0.1:${barePort}/v1/metrics/batch`,
       devices: now.side.devices.map((d, i) => ({ key: d.key, id: `d${i}` })),
     })
+    if (argv.includes('--floor')) {
+      // Bun's HTTP alone: the body read and a 201 of a hub's size sent, nothing parsed or stored
+      const floorPort = freePort()
+      const floor = Bun.spawn([process.execPath, join(root, 'scripts/bench/bare-group.ts'), String(floorPort), join(tmp, 'bare-group', 'floor.db'), 'http'], {
+        stdout: 'ignore',
+        stderr: 'inherit',
+      })
+      procs.push(floor)
+      await waitReady(`http://127.0.0.1:${floorPort}/`, floor)
+      sides.push({ name: 'http floor', pid: floor.pid, url: `http://127.0.0.1:${floorPort}/v1/metrics/batch`, devices: sides.at(-1)!.devices })
+    }
     log(`ingest-real: body ${body.length} B, ${DEVICES} devices, warm-up`)
     for (const s of sides) await drive(s, body, 2)
     const load0 = loadavg()[0]!
