@@ -51,8 +51,9 @@ const NO_PARAMS = new Uint32Array(1).fill(0xffffffff)
 /** what a call leaves: output space left, input left */
 const writeState = new Uint32Array(2)
 const noop = () => {}
-/** one output buffer for every call, copied out of (a record is a few hundred bytes) */
-let scratch = Buffer.allocUnsafe(16384)
+/** one output buffer for every call, copied out of (a record is a few hundred bytes); made on first use */
+let scratch: Buffer | null = null
+const KEPT_SCRATCH = 65536
 
 /** Runs one whole input through a fresh handle with its dictionary, flushing at its end, into an owned copy of the output. */
 function run(mode: number, params: Uint32Array, input: Uint8Array, dictionary: Uint8Array | undefined, Native: NativeZstdClass): Buffer {
@@ -62,6 +63,7 @@ function run(mode: number, params: Uint32Array, input: Uint8Array, dictionary: U
   h.onerror = (message, errno, code) => {
     failed.error = Object.assign(new Error(message), { errno, code })
   }
+  let out = (scratch ??= Buffer.allocUnsafe(16384))
   try {
     h.init(params, undefined, writeState, noop, dictionary)
     if (failed.error) throw failed.error
@@ -69,21 +71,23 @@ function run(mode: number, params: Uint32Array, input: Uint8Array, dictionary: U
     let at = 0
     let left = input.length
     for (;;) {
-      h.writeSync(constants.ZSTD_e_end, input, at, left, scratch, used, scratch.length - used)
+      h.writeSync(constants.ZSTD_e_end, input, at, left, out, used, out.length - used)
       if (failed.error) throw failed.error
       const room = writeState[0]!
       at += left - writeState[1]!
       left = writeState[1]!
-      used = scratch.length - room
+      used = out.length - room
       // the output had room left: zstd took what it could and flushed all it had
       if (room !== 0) break
-      const larger = Buffer.allocUnsafe(scratch.length * 2)
-      larger.set(scratch)
-      scratch = larger
+      const larger = Buffer.allocUnsafe(out.length * 2)
+      larger.set(out)
+      scratch = out = larger
     }
-    return Buffer.from(scratch.subarray(0, used))
+    return Buffer.from(out.subarray(0, used))
   } finally {
     h.close()
+    // a rare large output (a body near the 1 MiB cap) does not stay held for the small ones after it
+    if (out.length > KEPT_SCRATCH) scratch = null
   }
 }
 
