@@ -7,11 +7,11 @@
 import { Database } from 'bun:sqlite'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { constants, ZstdCompress, zstdCompressSync } from 'node:zlib'
+import { constants, ZstdCompress, zstdCompressSync, zstdDecompressSync } from 'node:zlib'
 import { exceedsJsonDepth } from '../../src/lib/json-depth'
 import { FIELDS } from '../../src/modules/metrics/metrics.fields'
 import { encodeHot, type HotPart } from '../../src/modules/metrics/metrics.hot'
-import { zstdCompress } from '../../src/modules/metrics/metrics.hot.zstd'
+import { zstdCompress, zstdDecompress } from '../../src/modules/metrics/metrics.hot.zstd'
 import { toSampleRow } from '../../src/modules/metrics/metrics.rows'
 import { realSample } from './storage-samples'
 
@@ -61,6 +61,9 @@ const reinit = () => {
 const viaStream = () => zstdCompressSync(text, { params, chunkSize: 2048, dictionary: ref })
 check('native handle per call', same(zstdCompress(text, 1, ref), viaStream()))
 check('one handle initialised again', same(reinit(), viaStream()))
+// and back, as a read of the newest samples decodes each record of a run against the one before it
+const packed = viaStream()
+check('decoded on the native handle', same(zstdDecompress(packed, ref), text))
 
 // the record's text: one string encoded (used), or its pieces written as UTF-8 into one reused buffer
 const SEP = '\u0001'
@@ -125,6 +128,8 @@ for (let round = 1; round <= 3; round++) {
   time("zstd through node:zlib's stream (zstdCompressSync), per record", N, 1, viaStream)
   time("zstd on node:zlib's native handle made for the call (used)", N, 1, () => zstdCompress(text, 1, ref))
   time('zstd on one native handle initialised again for each record', N, 1, reinit)
+  time("a record decoded through node:zlib's stream (zstdDecompressSync)", N, 1, () => zstdDecompressSync(packed, { dictionary: ref }))
+  time('a record decoded on the native handle made for the call (used)', N, 1, () => zstdDecompress(packed, ref))
   time("the record's text as one string, encoded (used)", N, 1, asString)
   time("the record's text written as UTF-8 piece by piece into one buffer", N, 1, asPieces)
   time('hot values by String() each (used)', N, 1, () => moved.map((p) => valuesLoop(p.values)))
