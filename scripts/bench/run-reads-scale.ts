@@ -10,7 +10,9 @@
  *
  * Beside them, in the same run, the floor: a bare `Bun.serve` answering the same bytes (the newest
  * page, the latest sample, a summary, each fetched once from the hub) to the same client, so a
- * p99 can be read against what this machine and the client cost with no hub behind them.
+ * p99 can be read against what this machine and the client cost with no hub behind them; and the
+ * same with the bytes copied afresh for each answer, as the hub allocates every answer it makes
+ * (what the collections of that allocation alone cost).
  * `--reads-gc` starts each hub with JavaScriptCore's collection log (BUN_JSC_logGC) and counts,
  * per read, the collections that ran while it was measured and their pauses: a read that meets a
  * collection in more than one request in a hundred has the pause in its p99. `--reads-warmup N`:
@@ -200,13 +202,23 @@ async function floorTurn(bytes: Map<string, Uint8Array>, out: Record<string, Res
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
-    fetch: (req) => new Response(bytes.get(names[Number(new URL(req.url).pathname.slice(1))]!)!, { headers }),
+    fetch: (req) => {
+      // /c<i>: the bytes copied afresh for each answer, as the hub allocates each page it answers
+      const path = new URL(req.url).pathname
+      const b = bytes.get(names[Number(path.slice(path[1] === 'c' ? 2 : 1))]!)!
+      return new Response(path[1] === 'c' ? b.slice() : b, { headers })
+    },
   })
   try {
     for (const [i, name] of names.entries()) {
-      const spec = { base: `http://127.0.0.1:${server.port}`, token: 'none', n: N, rounds: 1, warmup: WARMUP, paths: { [name]: `/${i}` } }
-      const r = await runJson<Reads>(join(root, 'scripts/bench/reads.ts'), spec, 900_000)
-      ;(out[name] ??= []).push({ ...r[name]!, cpuMs: Number.NaN })
+      for (const [key, path] of [
+        [name, `/${i}`],
+        [`${name} (copy)`, `/c${i}`],
+      ]) {
+        const spec = { base: `http://127.0.0.1:${server.port}`, token: 'none', n: N, rounds: 1, warmup: WARMUP, paths: { [key!]: path! } }
+        const r = await runJson<Reads>(join(root, 'scripts/bench/reads.ts'), spec, 900_000)
+        ;(out[key!] ??= []).push({ ...r[key!]!, cpuMs: Number.NaN })
+      }
     }
   } finally {
     server.stop(true)
@@ -270,7 +282,7 @@ export async function readsScaleOnly() {
   )
   const gcHead = GC_LOG ? sides.map((s) => ` ${s.name}: collections per 100 requests; pause median / max |`).join('') : ''
   console.log(
-    `| read | target p99 | ${sides.map((s) => `${s.name} p50 / p99 (median of rounds); server CPU per request`).join(' | ')} | floor (bare Bun.serve, the same bytes) p50 / p99 |${gcHead}`,
+    `| read | target p99 | ${sides.map((s) => `${s.name} p50 / p99 (median of rounds); server CPU per request`).join(' | ')} | floor (bare Bun.serve answering the same bytes) p50 / p99 |${gcHead}`,
   )
   console.log(`|---|---|${sides.map(() => '---|').join('')}---|${GC_LOG ? sides.map(() => '---|').join('') : ''}`)
   for (const [name, p] of Object.entries(paths(w))) {
@@ -280,7 +292,9 @@ export async function readsScaleOnly() {
       return `${f('p50')} / ${f('p99')} ms (p99 per round: ${rs.map((x) => x.p99).join(', ')}); ${f('cpuMs')} ms`
     })
     const fl = results.floor![name]
-    cells.push(fl ? `${median(fl.map((x) => x.p50)).toFixed(2)} / ${median(fl.map((x) => x.p99)).toFixed(2)} ms` : '—')
+    const copied = results.floor![`${name} (copy)`]
+    const pq = (rs: Result[]) => `${median(rs.map((x) => x.p50)).toFixed(2)} / ${median(rs.map((x) => x.p99)).toFixed(2)} ms`
+    cells.push(fl && copied ? `${pq(fl)}; a fresh copy each answer: ${pq(copied)}` : '—')
     if (GC_LOG)
       for (const s of sides) {
         const gcs = results[s.name]![name]!.map((x) => x.gc!)
