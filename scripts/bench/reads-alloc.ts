@@ -1,8 +1,9 @@
 /**
- * `bun scripts/bench/reads-alloc.ts <data dir> [--n N]`: how many young-generation collections
+ * `bun scripts/bench/reads-alloc.ts <data dir> [--n N] [--cases a,b]`: how many young-generation collections
  * the reads' own allocations cause, in process, on the data dir `bun run bench --reads-only
  * --reads-data <dir>` seeded (the hub stopped): N history pages (newest, and a day back), their
- * rows read alone, then written as JSON bytes and copied out as an answer is; N summaries of 24 h
+ * rows read alone, then written as JSON bytes and copied out as an answer is, and pages at random
+ * offsets in the month (their blocks decoded); N summaries of 24 h
  * and 168 h (one kind), reading their stored rollup rows afresh and kept between requests. Each
  * case runs in a process of its own started with JavaScriptCore's collection log
  * (BUN_JSC_logGC), which this counts. Opened read and write: the connection's temporary tables
@@ -30,6 +31,7 @@ const CASES = [
   'page rows and answer, newest',
   'page rows, a day back',
   'page rows and answer, a day back',
+  'page rows and answer, a random offset in 30 days',
   'summary 24 h, rows read afresh',
   'summary 24 h, rows kept',
   'summary 168 h, rows read afresh',
@@ -47,8 +49,9 @@ async function one(name: Case) {
   const out = new JsonBytes()
   const MAX = Number.MAX_SAFE_INTEGER
   const now = Date.now()
-  const page = (offset: number, answer: boolean) => () => {
-    const rows = store.page('hardware', seq, 0, MAX, 120, offset)
+  const samples = store.count('hardware', seq, 0, MAX)
+  const page = (offset: number | null, answer: boolean) => () => {
+    const rows = store.page('hardware', seq, 0, MAX, 120, offset ?? Math.floor(Math.random() * (samples - 120)))
     if (answer) writePage(out.reset(), 'hardware', rows, 'dev').take()
   }
   const summary = (hours: number, kept: boolean) => {
@@ -60,6 +63,7 @@ async function one(name: Case) {
     'page rows and answer, newest': page(0, true),
     'page rows, a day back': page(8_640, false),
     'page rows and answer, a day back': page(8_640, true),
+    'page rows and answer, a random offset in 30 days': page(null, true),
     'summary 24 h, rows read afresh': summary(24, false),
     'summary 24 h, rows kept': summary(24, true),
     'summary 168 h, rows read afresh': summary(168, false),
@@ -75,11 +79,13 @@ async function one(name: Case) {
   db.close()
 }
 
+const only = argv.includes('--cases') ? argv[argv.indexOf('--cases') + 1]!.split(',') : null
 if (process.env.READS_ALLOC_CASE) await one(process.env.READS_ALLOC_CASE as Case)
 else {
   console.log(`reads-alloc: ${N} each, load average ${loadavg()[0]!.toFixed(2)}\n`)
-  console.log('| case | young collections | full collections | ms each (logging on) |\n|---|---|---|---|')
+  console.log('| case | young collections | full collections | their pauses in all (ms) | ms each (logging on) |\n|---|---|---|---|---|')
   for (const name of CASES) {
+    if (only && !only.some((o) => name.includes(o))) continue
     const proc = Bun.spawn([process.execPath, import.meta.path, dir, '--n', String(N)], {
       env: { ...process.env, BUN_JSC_logGC: '1', READS_ALLOC_CASE: name },
       stdout: 'pipe',
@@ -90,7 +96,8 @@ else {
     const measured = stderr.split(MARK)[1] ?? ''
     const eden = measured.match(/=> EdenCollection/g)?.length ?? 0
     const full = measured.match(/=> FullCollection/g)?.length ?? 0
+    const paused = [...measured.matchAll(/ p=([\d.]+)ms/g)].reduce((a, m) => a + Number(m[1]), 0)
     const { ms } = JSON.parse(stdout.trim().split('\n').pop()!) as { ms: number }
-    console.log(`| ${name} | ${eden} | ${full} | ${ms.toFixed(3)} |`)
+    console.log(`| ${name} | ${eden} | ${full} | ${paused.toFixed(1)} | ${ms.toFixed(3)} |`)
   }
 }
