@@ -27,12 +27,15 @@ export const MAX_ROWS = 2_048
 /** One number per tier table: hardware's tiers, then network's. */
 const tableNumber = (kind: MetricKind, tier: TierName) => (kind === 'hardware' ? 0 : TIERS.length) + TIERS.findIndex((t) => t.name === tier)
 
-function build(sqlite: Database, maxRows: number | undefined) {
-  const limit = maxRows ?? MAX_ROWS
+/**
+ * The count of rows written per tier table and device, kept by temporary triggers from now on. A
+ * cache made now holds nothing, so the writes before it do not matter.
+ */
+function countWrites(sqlite: Database) {
   sqlite.run(
     'CREATE TEMP TABLE IF NOT EXISTS metric_tier_writes (tbl INTEGER NOT NULL, device_seq INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tbl, device_seq)) WITHOUT ROWID',
   )
-  // one instance per connection (below): it starts with nothing kept
+  // one cache per connection (below): it starts with nothing kept
   sqlite.run('DELETE FROM temp.metric_tier_writes')
   for (const kind of ['hardware', 'network'] as MetricKind[])
     for (const { name } of TIERS) {
@@ -44,7 +47,14 @@ function build(sqlite: Database, maxRows: number | undefined) {
       sqlite.run(`CREATE TEMP TRIGGER IF NOT EXISTS ${table}_update_counted AFTER UPDATE ON main.${table} BEGIN ${count('OLD')} ${count('NEW')} END`)
       sqlite.run(`CREATE TEMP TRIGGER IF NOT EXISTS ${table}_delete_counted AFTER DELETE ON main.${table} BEGIN ${count('OLD')} END`)
     }
-  const writes = sqlite.query<{ n: number }, [number, number]>('SELECT n FROM temp.metric_tier_writes WHERE tbl = ? AND device_seq = ?')
+  return sqlite.query<{ n: number }, [number, number]>('SELECT n FROM temp.metric_tier_writes WHERE tbl = ? AND device_seq = ?')
+}
+
+function build(sqlite: Database, maxRows: number | undefined) {
+  const limit = maxRows ?? MAX_ROWS
+  let writes: ReturnType<typeof countWrites> | undefined
+  /** `writes` ?? the count table, its triggers and its statement, made at the first read (not at start: an idle hub never pays for them) */
+  const counted = () => (writes ??= countWrites(sqlite))
   /** by key, in the order last used (a Map keeps insertion order) */
   const kept = new Map<string, { writes: number; rows: TierValues[] }>()
   let rows = 0
@@ -59,9 +69,10 @@ function build(sqlite: Database, maxRows: number | undefined) {
   return {
     /** `read`'s answer for the tier's rows of the device in [from, to), kept or read now */
     tierValues(kind: MetricKind, tier: TierName, seq: number, from: number, to: number, read: () => TierValues[]): TierValues[] {
+      // first: the triggers are never made inside a transaction, whose rollback would drop them
       if (sqlite.inTransaction) return read()
       const tbl = tableNumber(kind, tier)
-      const now = writes.get(tbl, seq)?.n ?? 0
+      const now = counted().get(tbl, seq)?.n ?? 0
       const key = `${tbl} ${seq} ${from} ${to}`
       const hit = kept.get(key)
       if (hit?.writes === now) {

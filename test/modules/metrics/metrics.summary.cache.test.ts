@@ -77,6 +77,21 @@ describe('the summaries’ tier rows kept between requests (metrics.summary.cach
     expect(w.get('network', '1h', 4, T0, T0 + 3 * 3_600_000)).toEqual(w.store.tierValues('network', '1h', 4, T0, T0 + 3 * 3_600_000))
   })
 
+  test('a first read inside a transaction that rolls back leaves the counting in place for the reads after it', () => {
+    const w = world()
+    w.put('hardware', '1h', 5, T0)
+    expect(() =>
+      w.db.sqlite.transaction(() => {
+        w.get('hardware', '1h', 5, T0, T0 + 7_200_000)
+        throw new Error('rolled back')
+      })(),
+    ).toThrow('rolled back')
+    const kept = w.get('hardware', '1h', 5, T0, T0 + 7_200_000)
+    w.put('hardware', '1h', 5, T0 + 3_600_000)
+    expect(w.get('hardware', '1h', 5, T0, T0 + 7_200_000)).not.toBe(kept)
+    expect(w.get('hardware', '1h', 5, T0, T0 + 7_200_000)).toHaveLength(2)
+  })
+
   test('holds at most its bound of rows, dropping the answer used longest ago first', () => {
     const w = world(8)
     for (const seq of [1, 2, 3]) for (let i = 0; i < 3; i++) w.put('hardware', '1h', seq, T0 + i * 3_600_000)
