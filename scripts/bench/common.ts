@@ -42,7 +42,8 @@ export type Reads = Record<string, { p50: number; p99: number; p99Rounds: number
 export const body = JSON.stringify({ hardware: hardwareSample(1), network: networkSample(1) })
 
 /** dist/vigil (or another build, `bin`) on a data dir and a loopback port, with the bench's settings. */
-export function startVigil(dataDir: string, port: number, bin = join(root, 'dist/vigil')) {
+/** `more`: extra environment, and stderr piped to the caller (a bench reading the hub's own log) */
+export function startVigil(dataDir: string, port: number, bin = join(root, 'dist/vigil'), more: { env?: Record<string, string>; stderr?: 'pipe' } = {}) {
   return Bun.spawn([bin, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: {
       ...process.env,
@@ -56,9 +57,10 @@ export function startVigil(dataDir: string, port: number, bin = join(root, 'dist
       VIGIL_LOG_FORMAT: 'json',
       VIGIL_RETENTION_RAW: '3650d',
       VIGIL_METRICS_TOKEN: metricsToken,
+      ...more.env,
     },
     stdout: 'inherit',
-    stderr: 'inherit',
+    stderr: more.stderr ?? 'inherit',
   })
 }
 

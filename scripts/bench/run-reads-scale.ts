@@ -1,5 +1,5 @@
 /**
- * `bun run bench --reads-only [--before <executable>] [--reads-data <dir>] [--reads-rounds N]`: the
+ * `bun run bench --reads-only [--before <executable>] [--reads-data <dir>] [--reads-rounds N] [--reads-gc] [--reads-warmup N]`: the
  * issue's read targets at 10 M samples. 20 devices × 30 days at 10 s (10.4 M samples), sealed as a
  * running hub seals them, with every tier rolled up; then `dist/vigil` (and `--before`, an earlier
  * build, on the same file, its turns alternating with this one's) answers the device page's reads
@@ -7,6 +7,16 @@
  * seeded data dir there and reuses it on the next run (seeding takes minutes). The earlier build
  * reads a copy of the seeded dir taken before this one first opens it (`<dir>-before`): a hub
  * refuses a database a newer one migrated.
+ *
+ * Beside them, in the same run, the floor: a bare `Bun.serve` answering the same bytes (the newest
+ * page, the latest sample, a summary, each fetched once from the hub) to the same client, so a
+ * p99 can be read against what this machine and the client cost with no hub behind them; and the
+ * same with the bytes copied afresh for each answer, as the hub allocates every answer it makes
+ * (what the collections of that allocation alone cost).
+ * `--reads-gc` starts each hub with JavaScriptCore's collection log (BUN_JSC_logGC) and counts,
+ * per read, the collections that ran while it was measured and their pauses: a read that meets a
+ * collection in more than one request in a hundred has the pause in its p99. `--reads-warmup N`:
+ * the requests each read gets before its measured ones (100; a fifth of it for the cold reads).
  */
 import { Database } from 'bun:sqlite'
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -30,6 +40,9 @@ const DAYS = quick ? 3 : 30
 const PER_DEVICE = DAYS * 8_640
 const ROUNDS = Number(opt('--reads-rounds') ?? (quick ? 1 : 3))
 const N = quick ? 100 : 500
+const GC_LOG = argv.includes('--reads-gc')
+/** requests before each read's measured ones (a fifth of it for the cold reads) */
+const WARMUP = Number(opt('--reads-warmup') ?? 100)
 
 interface World {
   tenant: SeededTenant
@@ -111,7 +124,56 @@ function paths(w: World) {
   } as Record<string, { path: string; target: number; cold?: boolean }>
 }
 
-type Result = Reads[string] & { cpuMs: number }
+/** The collections met by one read: how many, per request, and their pauses (ms, each collection's sum of pauses). */
+interface GcTally {
+  collections: number
+  full: number
+  perRequest: number
+  pauses: number[]
+}
+
+type Result = Reads[string] & { cpuMs: number; gc?: GcTally }
+
+/**
+ * JavaScriptCore's collection log, as the hub writes it to stderr: one entry per collection
+ * ("[GC<…>: START … => EdenCollection … p=1.2ms … END]", written in pieces), each stamped with the
+ * time it arrived here. The pieces of one collection arrive within a millisecond or two.
+ */
+function gcLog(stream: ReadableStream<Uint8Array>) {
+  const entries: { at: number; full: boolean; pauseMs: number }[] = []
+  let text = ''
+  void (async () => {
+    const dec = new TextDecoder()
+    for await (const chunk of stream) {
+      text += dec.decode(chunk)
+      let end = text.indexOf(' END]')
+      while (end !== -1) {
+        const one = text.slice(0, end)
+        text = text.slice(end + 5)
+        const start = one.lastIndexOf(': START ')
+        if (start !== -1) {
+          const body = one.slice(start)
+          const pauses = [...body.matchAll(/ p=([\d.]+)ms/g)].map((m) => Number(m[1]))
+          entries.push({ at: performance.now(), full: body.includes('FullCollection'), pauseMs: pauses.reduce((a, b) => a + b, 0) })
+        }
+        end = text.indexOf(' END]')
+      }
+      if (text.length > 1e6) text = text.slice(-1e5)
+    }
+  })()
+  return {
+    /** the collections that ended in [a, b) (performance.now of this process) */
+    between: (a: number, b: number, requests: number): GcTally => {
+      const seen = entries.filter((e) => e.at >= a && e.at < b)
+      return {
+        collections: seen.length,
+        full: seen.filter((e) => e.full).length,
+        perRequest: seen.length / requests,
+        pauses: seen.map((e) => e.pauseMs),
+      }
+    },
+  }
+}
 
 /**
  * Waits (at most two minutes) until the server has used under 5 % of a core for 2 s: its first
@@ -127,23 +189,71 @@ async function quiet(pid: number) {
   }
 }
 
-/** One executable's turn: started on the data dir, every path read, stopped. */
-async function turn(exe: string, dir: string, w: World, out: Record<string, Result[]>) {
+/** The reads the floor answers too: fixed bytes each (the cold ones ask another page each time). */
+const FLOOR_READS = ['history limit 120, newest', 'history limit 120, a day back', 'latest', 'summary 24 h', 'summary 168 h']
+
+/**
+ * The floor's turn: a bare Bun.serve in this process answers each read's bytes (as the hub
+ * answered them) to the same client with the same requests, as the hub's turns are measured.
+ */
+async function floorTurn(bytes: Map<string, Uint8Array>, out: Record<string, Result[]>) {
+  const names = [...bytes.keys()]
+  const headers = { 'content-type': 'application/json' }
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: (req) => {
+      // /c<i>: the bytes copied afresh for each answer, as the hub allocates each page it answers
+      const path = new URL(req.url).pathname
+      const b = bytes.get(names[Number(path.slice(path[1] === 'c' ? 2 : 1))]!)!
+      return new Response(path[1] === 'c' ? b.slice() : b, { headers })
+    },
+  })
+  try {
+    for (const [i, name] of names.entries()) {
+      for (const [key, path] of [
+        [name, `/${i}`],
+        [`${name} (copy)`, `/c${i}`],
+      ]) {
+        const spec = { base: `http://127.0.0.1:${server.port}`, token: 'none', n: N, rounds: 1, warmup: WARMUP, paths: { [key!]: path! } }
+        const r = await runJson<Reads>(join(root, 'scripts/bench/reads.ts'), spec, 900_000)
+        ;(out[key!] ??= []).push({ ...r[key!]!, cpuMs: Number.NaN })
+      }
+    }
+  } finally {
+    server.stop(true)
+  }
+}
+
+/**
+ * One executable's turn: started on the data dir, every path read, stopped. `floor`: the bytes of
+ * the floor's reads are taken from this hub's answers.
+ */
+async function turn(exe: string, dir: string, w: World, out: Record<string, Result[]>, floor?: Map<string, Uint8Array>) {
   const port = freePort()
-  const server = startVigil(dir, port, exe)
+  const server = startVigil(dir, port, exe, GC_LOG ? { env: { BUN_JSC_logGC: '1' }, stderr: 'pipe' } : undefined)
+  const gc = GC_LOG ? gcLog(server.stderr as ReadableStream<Uint8Array>) : null
   const base = `http://127.0.0.1:${port}`
   try {
     await waitReady(`${base}/health`, server, 600)
     await quiet(server.pid)
     for (const [name, p] of Object.entries(paths(w))) {
       const token = await accessTokens(secret, systemClock).sign({ userId: w.tenant.userId, clientId: w.tenant.clientId, role: 'user' })
-      const n = p.cold ? N / 5 : N
-      const warmup = p.cold ? 20 : 100
+      // as many as the others: of 100, the p99 was the second slowest request
+      const n = N
+      const warmup = p.cold ? Math.round(WARMUP / 5) : WARMUP
       const cpu0 = cpuMs(server.pid) ?? 0
+      const t0 = performance.now()
       const r = await runJson<Reads>(join(root, 'scripts/bench/reads.ts'), { base, token, n, rounds: 1, warmup, paths: { [name]: p.path } }, 900_000)
       const cpu = ((cpuMs(server.pid) ?? cpu0) - cpu0) / (n + warmup)
       if (r[name]!.status !== 200) throw new Error(`${name}: status ${r[name]!.status}`)
-      ;(out[name] ??= []).push({ ...r[name]!, cpuMs: cpu })
+      // the last pieces of a collection's entry arrive a moment after it ends
+      if (gc) await Bun.sleep(20)
+      ;(out[name] ??= []).push({ ...r[name]!, cpuMs: cpu, gc: gc?.between(t0, performance.now(), n + warmup) })
+      if (floor && FLOOR_READS.includes(name) && !floor.has(name)) {
+        const res = await fetch(base + p.path, { headers: { authorization: `Bearer ${token}` } })
+        floor.set(name, new Uint8Array(await res.arrayBuffer()))
+      }
     }
   } finally {
     await stop(server)
@@ -156,25 +266,45 @@ export async function readsScaleOnly() {
   const w = await world(dir, before)
   const sides = [{ name: 'vigil', exe: join(root, 'dist/vigil'), dir }]
   if (before) sides.unshift({ name: 'before', exe: before, dir: `${dir}-before` })
-  const results = Object.fromEntries(sides.map((s) => [s.name, {} as Record<string, Result[]>]))
+  const results = Object.fromEntries([...sides.map((s) => s.name), 'floor'].map((name) => [name, {} as Record<string, Result[]>]))
+  const floorBytes = new Map<string, Uint8Array>()
   const load0 = loadavg()[0]!
-  for (let r = 0; r < ROUNDS; r++)
+  for (let r = 0; r < ROUNDS; r++) {
     for (const s of sides) {
       log(`reads round ${r + 1}/${ROUNDS}: ${s.name}`)
-      await turn(s.exe, s.dir, w, results[s.name]!)
+      await turn(s.exe, s.dir, w, results[s.name]!, s.name === 'vigil' ? floorBytes : undefined)
     }
+    log(`reads round ${r + 1}/${ROUNDS}: floor`)
+    await floorTurn(floorBytes, results.floor!)
+  }
   const load1 = loadavg()[0]!
   console.log(
     `\nvigil bench, reads at ${(w.total / 1e6).toFixed(1)} M samples (20 devices × ${DAYS} days, sealed) — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${ROUNDS} rounds, load average ${load0.toFixed(2)} → ${load1.toFixed(2)}; seeded in ${w.seedSeconds} s\n`,
   )
-  console.log(`| read | target p99 | ${sides.map((s) => `${s.name} p50 / p99 (median of rounds); server CPU per request`).join(' | ')} |`)
-  console.log(`|---|---|${sides.map(() => '---|').join('')}`)
+  const gcHead = GC_LOG ? sides.map((s) => ` ${s.name}: collections per 100 requests; pause median / max |`).join('') : ''
+  console.log(
+    `| read | target p99 | ${sides.map((s) => `${s.name} p50 / p99 (median of rounds); server CPU per request`).join(' | ')} | floor (bare Bun.serve answering the same bytes) p50 / p99 |${gcHead}`,
+  )
+  console.log(`|---|---|${sides.map(() => '---|').join('')}---|${GC_LOG ? sides.map(() => '---|').join('') : ''}`)
   for (const [name, p] of Object.entries(paths(w))) {
     const cells = sides.map((s) => {
       const rs = results[s.name]![name]!
       const f = (k: 'p50' | 'p99' | 'cpuMs') => median(rs.map((x) => x[k])).toFixed(2)
       return `${f('p50')} / ${f('p99')} ms (p99 per round: ${rs.map((x) => x.p99).join(', ')}); ${f('cpuMs')} ms`
     })
+    const fl = results.floor![name]
+    const copied = results.floor![`${name} (copy)`]
+    const pq = (rs: Result[]) => `${median(rs.map((x) => x.p50)).toFixed(2)} / ${median(rs.map((x) => x.p99)).toFixed(2)} ms`
+    cells.push(fl && copied ? `${pq(fl)}; a fresh copy each answer: ${pq(copied)}` : '—')
+    if (GC_LOG)
+      for (const s of sides) {
+        const gcs = results[s.name]![name]!.map((x) => x.gc!)
+        const pauses = gcs.flatMap((g) => g.pauses)
+        const full = gcs.reduce((a, g) => a + g.full, 0)
+        cells.push(
+          `${median(gcs.map((g) => g.perRequest * 100)).toFixed(1)}${full ? ` (${full} full)` : ''}; ${pauses.length ? `${median(pauses).toFixed(2)} / ${Math.max(...pauses).toFixed(2)} ms` : '—'}`,
+        )
+      }
     console.log(`| ${name} | ${p.target} ms | ${cells.join(' | ')} |`)
   }
 }

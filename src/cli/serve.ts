@@ -4,6 +4,7 @@ import { systemClock } from '../lib/clock'
 import { createLogger, type Logger } from '../lib/logger'
 import { systemTimers, type Timers } from '../lib/timers'
 import { startScheduler, systemWallTime } from '../jobs/scheduler'
+import { loopProbe } from '../jobs/loop-probe'
 import { VERSION } from '../version'
 import { setupPending } from '../modules/users/users.signup'
 import { setupTokenFor, setupTokenNotice } from '../modules/users/users.setup-token'
@@ -69,7 +70,7 @@ export async function serve(config: Config): Promise<void> {
     () => engine.close(() => {}),
   )
   // on SQLite every scheduled run is this hub's; on PostgreSQL each is claimed once across the hubs
-  const scheduler = startScheduler(jobs, logger, systemWallTime, engine.claims)
+  const scheduler = startScheduler(jobs, logger, systemWallTime, engine.claims, config.logLevel === 'debug' ? loopProbe(systemTimers) : undefined)
   // samples an hour old (and all of a database from an earlier release) start to move into their
   // long-lived form now. Not on PostgreSQL: a run outside the claims would race the one another hub
   // claimed; the next scheduled slot, claimed once, comes within a minute

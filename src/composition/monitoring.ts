@@ -21,6 +21,7 @@ import { createBlockStore, type BlockStore } from '../modules/metrics/metrics.bl
 import { sqliteOnlyStore } from '../db/pg/no-sqlite'
 import { createSealer, type Sealer } from '../modules/metrics/metrics.seal'
 import { sqliteMetricsReads, type MetricsReads } from '../modules/metrics/metrics.reads'
+import { createTierRowsCache } from '../modules/metrics/metrics.summary.cache'
 import { createMetricsStorePg } from '../modules/metrics/metrics.store.pg'
 import { createRollupStorePg } from '../modules/metrics/metrics.rollup.store.pg'
 import { createRecordCodec } from '../modules/metrics/metrics.records.pg'
@@ -71,7 +72,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
       return {
         writer: sqliteWriter,
         late: sqliteWriter,
-        reads: sqliteMetricsReads(createMetricsStore(db)),
+        reads: sqliteMetricsReads(createMetricsStore(db), createTierRowsCache(db)),
         seriesReads: sqliteSeriesReads(createSeriesStore(db)),
         rollups: createRollupStore(db),
         fleet: sqliteFleetReads(createSeriesStore(db), createMetricsStore(db)),

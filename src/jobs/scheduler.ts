@@ -2,6 +2,7 @@ import { Cron } from 'croner'
 import type { Logger } from '../lib/logger'
 import { systemTimers, type Timers } from '../lib/timers'
 import { type JobClaims, localJobClaims } from './claims'
+import type { LoopProbe } from './loop-probe'
 
 export { type JobClaims, localJobClaims } from './claims'
 
@@ -41,8 +42,9 @@ export const systemWallTime: WallTime = { now: Date.now, timers: systemTimers }
 /**
  * `time`: the wall clock and the timers the schedules wait on (tests pass manual ones).
  * `claims`: which scheduled runs are this hub's (all of them on one hub).
+ * `probe`: with it, each run's log line says how long the run held the event loop at most (heldMs).
  */
-export function startScheduler(jobs: Job[], logger: Logger, time: WallTime = systemWallTime, claims: JobClaims = localJobClaims): Scheduler {
+export function startScheduler(jobs: Job[], logger: Logger, time: WallTime = systemWallTime, claims: JobClaims = localJobClaims, probe?: LoopProbe): Scheduler {
   const running = new Set<Promise<void>>()
   /** questions to the claims port in flight */
   const asking = new Set<Promise<unknown>>()
@@ -57,11 +59,18 @@ export function startScheduler(jobs: Job[], logger: Logger, time: WallTime = sys
   /** one run of a job: logged, and tracked so that stop() waits for it */
   const runJob = async (job: Job) => {
     const started = performance.now()
+    const held = probe?.watch()
     const run = (async () => {
       try {
         await job.run()
-        logger.debug('job done', { job: job.name, ms: Math.round(performance.now() - started) })
+        const heldMs = held?.()
+        logger.debug('job done', {
+          job: job.name,
+          ms: Math.round(performance.now() - started),
+          ...(heldMs === undefined ? {} : { heldMs: Math.round(heldMs * 10) / 10 }),
+        })
       } catch (err) {
+        held?.()
         logger.error('job failed', { job: job.name, error: (err as Error).message })
       }
     })()

@@ -22,6 +22,8 @@ export const PARKED_BITS = SEALED_BIT | HOT_BIT
  * asks 360 evenly spread samples, one query each, walking forward through 144 blocks).
  */
 const READ_CACHE = 8
+/** Blocks remembered as decoded once (their keys only), so that a second read keeps them. */
+const READ_ONCE = 64
 
 export const blockStart = (ts: number) => Math.floor(ts / BLOCK_MS) * BLOCK_MS
 
@@ -81,6 +83,8 @@ function build(sqlite: Database) {
   const hot = createHotStore(sqlite)
   /** decoded blocks by device and start, each with the identity of the bytes it was decoded from */
   const cache = new Map<string, { id: string; block: DecodedBlock }>()
+  /** blocks decoded lately and not kept, by key, oldest first */
+  const once = new Set<string>()
   /** blocks decoded for reads since the store was made */
   let decodes = 0
   const decoded = (seq: number, start: number): DecodedBlock | null => {
@@ -96,6 +100,13 @@ function build(sqlite: Database) {
     }
     const block = decodeBlock(stored.load())
     decodes++
+    // kept only when read again soon: a block read once (a page anywhere in the month) that was
+    // kept outlived a young collection, and the old generation it filled was collected in full
+    if (!once.delete(key)) {
+      once.add(key)
+      if (once.size > READ_ONCE) once.delete(once.keys().next().value!)
+      return block
+    }
     if (cache.size >= READ_CACHE) cache.delete(cache.keys().next().value!)
     cache.set(key, { id: stored.id, block })
     return block

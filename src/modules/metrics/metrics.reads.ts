@@ -1,5 +1,6 @@
 import type { MetricKind, TierName } from './metrics.fields'
 import type { MetricsStore, RawValues, SampleValues, TierValues } from './metrics.store'
+import type { TierRowsCache } from './metrics.summary.cache'
 
 /**
  * The metric reads on either engine (metrics.store.ts on SQLite, metrics.store.pg.ts on
@@ -21,8 +22,12 @@ export interface MetricsReads {
   doneUntil(kind: MetricKind): Promise<Record<TierName, number>>
 }
 
-/** The SQLite store behind the asynchronous interface: each read runs at once, as before. */
-export function sqliteMetricsReads(store: MetricsStore): MetricsReads {
+/**
+ * The SQLite store behind the asynchronous interface: each read runs at once, as before.
+ * `tiers`: the stored rollup rows kept between requests (metrics.summary.cache.ts); their
+ * answers are shared, so no caller of tierValues changes the rows it gets.
+ */
+export function sqliteMetricsReads(store: MetricsStore, tiers?: TierRowsCache): MetricsReads {
   return {
     page: async (...a) => store.page(...a),
     count: async (...a) => store.count(...a),
@@ -33,7 +38,7 @@ export function sqliteMetricsReads(store: MetricsStore): MetricsReads {
     rawValues: async (...a) => store.rawValues(...a),
     firstTs: async (...a) => store.firstTs(...a),
     lastTs: async (...a) => store.lastTs(...a),
-    tierValues: async (...a) => store.tierValues(...a),
+    tierValues: async (...a) => (tiers ? tiers.tierValues(...a, () => store.tierValues(...a)) : store.tierValues(...a)),
     hourlyAverages: async (...a) => store.hourlyAverages(...a),
     countSince: async (...a) => store.countSince(...a),
     doneUntil: async (...a) => store.doneUntil(...a),

@@ -63,9 +63,11 @@ export function* tierRowsDue(
 ): Steps<TierValues[]> {
   const { name, ms: w } = TIERS[lv - 1]!
   const e = Math.min(b, done[name])
+  // the stored rows may be shared (kept between requests): added to in a copy, never in place
   const rows = e > a ? yield* read((s) => s.tierValues(kind, name, seq, a, e)) : []
   const d = Math.min(Math.ceil(b / w) * w, due[name])
   const from = Math.max(a, done[name])
-  if (d > from) rows.push(...(yield* tierTail(kind, lv, seq, from, d, done)))
-  return rows
+  if (d <= from) return rows
+  const tail = yield* tierTail(kind, lv, seq, from, d, done)
+  return tail.length ? rows.concat(tail) : rows
 }

@@ -79,11 +79,15 @@ export function createSealer(deps: SealDeps) {
         swept = true
         const dropped = deps.blocks.dropOrphans(seqs)
         if (dropped) deps.logger.info('metrics: blocks of pruned samples dropped (a pruning was interrupted)', { blocks: dropped })
+        await pause()
         // bytes of a sealing killed before its COMMIT, files nothing points into any more
         deps.blocks.sweep()
       }
       // a deleted device's blocks are overwritten with zeros within a minute of the delete
       deps.blocks.wipe()
+      // each step of a run holds the event loop for a stretch of its own, not for the whole run:
+      // reads waiting on it wait for one step
+      await pause()
       let blocks = 0
       let rows = 0
       const elapsed = deps.elapsed ?? (() => performance.now())
@@ -142,6 +146,7 @@ export function createSealer(deps: SealDeps) {
       }
       flush()
       for (const seq of sealedUntil.keys()) if (!seqs.includes(seq)) sealedUntil.delete(seq)
+      await pause()
       // the hot records whose samples are all sealed now go, a whole segment per statement
       deps.blocks.dropHot()
       if (blocks) deps.logger.info('metrics sealed', { blocks, rows, devices_behind: behind })
