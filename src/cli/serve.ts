@@ -13,6 +13,7 @@ import { openServeEngine } from './serve.engine'
 import { StartupError } from './errors'
 import { portHeldMessage, probePort } from './port-holder'
 import { afterStartUp, shrink, startMemoryReducer } from '../lib/memory'
+import { pageOutExecutable } from '../lib/page-out'
 import { publishSelf } from '../modules/versions/versions.self'
 
 /** a quiet spell this long after requests lets the memory reducer give memory back */
@@ -21,6 +22,9 @@ const QUIET_MS = 5_000
 const SHRINK_AFTER_REQUESTS = 100
 /** how long after start the hub publishes itself as the collectors' version */
 const SELF_PUBLISH_AFTER_MS = 30_000
+
+/** true in dist/vigil, false under `bun src/main.ts` */
+const compiled = Bun.main.startsWith('/$bunfs/')
 
 /** Runs the service until SIGTERM/SIGINT, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
@@ -87,6 +91,8 @@ export async function serve(config: Config): Promise<void> {
   setTimeout(() => {
     afterStartUp()
     logger.debug('start-up over: the JIT compiles as usual, memory given back')
+    // the compiled executable's own pages; from source the file mapped would be Bun itself
+    if (compiled) void handBackExecutable(logger)
   }, 500).unref()
   const reducer = startMemoryReducer({
     requests: requestsAdmitted,
@@ -108,7 +114,7 @@ export async function serve(config: Config): Promise<void> {
   // Only the compiled executable is a collector release (under `bun src/main.ts` it would be Bun).
   // Later, not during start-up: hashing the executable reads ~120 MB, which a first start after
   // an upgrade would otherwise pay before it answers.
-  if (config.publishSelf && Bun.main.startsWith('/$bunfs/')) {
+  if (config.publishSelf && compiled) {
     publishSelfLater(
       () => publishSelf(modules.versions, { version: VERSION, execPath: process.execPath, arch: process.arch, dataDir: config.dataDir }, logger),
       { timers: systemTimers, afterMs: SELF_PUBLISH_AFTER_MS, shrink, logger },
@@ -168,6 +174,25 @@ export function publishSelfLater(publish: () => Promise<unknown>, o: { timers: T
       .catch((err: Error) => o.logger.warn('could not publish this hub as the collector version', { error: err.message }))
       .finally(o.shrink)
   })
+}
+
+/**
+ * Gives the kernel back the pages of the executable that start-up used (src/lib/page-out.ts):
+ * about half of an idle hub's RSS (docs/performance.md, "An idle hub's memory"). What a request
+ * needs later is read back from the file when it first runs.
+ */
+async function handBackExecutable(logger: Logger): Promise<void> {
+  try {
+    const done = await pageOutExecutable()
+    if (!done) return logger.debug("start-up's pages of the executable stay: madvise is not available here")
+    logger.debug("start-up's pages of the executable handed back to the kernel", {
+      ranges: done.ranges,
+      file_backed_mb_before: done.fileBackedMb.before,
+      file_backed_mb_after: done.fileBackedMb.after,
+    })
+  } catch (err) {
+    logger.debug("start-up's pages of the executable could not be handed back", { error: (err as Error).message })
+  }
 }
 
 /** A port another program holds is an operator's mistake: one line and exit 2, not a stack. */
