@@ -86,19 +86,25 @@ export async function serve(config: Config): Promise<void> {
   modules.checkScheduler.start()
   // the SQLite file's checkpointer; nothing on PostgreSQL
   engine.start(() => modules.metrics.writer.hold())
+  // the compiled executable's pages too; from source the file mapped would be Bun itself
+  const handBack = (after: string) => {
+    if (compiled) void handBackExecutable(logger, after)
+  }
   // once the event loop has run start-up through: the JIT's normal policy (start-up ran under a
   // reluctant one, lib/memory.ts) and memory given back; after every burst of requests too
   setTimeout(() => {
     afterStartUp()
     logger.debug('start-up over: the JIT compiles as usual, memory given back')
-    // the compiled executable's own pages; from source the file mapped would be Bun itself
-    if (compiled) void handBackExecutable(logger)
+    handBack('start-up')
   }, 500).unref()
   const reducer = startMemoryReducer({
     requests: requestsAdmitted,
     quietMs: QUIET_MS,
     minRequests: SHRINK_AFTER_REQUESTS,
-    onShrink: () => logger.debug('quiet: memory given back'),
+    onShrink: () => {
+      logger.debug('quiet: memory given back')
+      handBack('a burst of requests')
+    },
   })
   const scheme = tls ? 'https' : 'http'
   const port = app.server?.port ?? config.port
@@ -117,7 +123,15 @@ export async function serve(config: Config): Promise<void> {
   if (config.publishSelf && compiled) {
     publishSelfLater(
       () => publishSelf(modules.versions, { version: VERSION, execPath: process.execPath, arch: process.arch, dataDir: config.dataDir }, logger),
-      { timers: systemTimers, afterMs: SELF_PUBLISH_AFTER_MS, shrink, logger },
+      {
+        timers: systemTimers,
+        afterMs: SELF_PUBLISH_AFTER_MS,
+        shrink: () => {
+          shrink()
+          handBack('the self-publish')
+        },
+        logger,
+      },
     )
   }
   if (await setupPending(modules.users)) {
@@ -177,21 +191,23 @@ export function publishSelfLater(publish: () => Promise<unknown>, o: { timers: T
 }
 
 /**
- * Gives the kernel back the pages of the executable that start-up used (src/lib/page-out.ts):
- * about half of an idle hub's RSS (docs/performance.md, "An idle hub's memory"). What a request
- * needs later is read back from the file when it first runs.
+ * Gives the kernel back the pages of the executable the hub touched (src/lib/page-out.ts): after
+ * start-up, about half of an idle hub's RSS (docs/performance.md, "An idle hub's memory"); after
+ * the self-publish and after a burst of requests, what they ran. What runs next is mapped again
+ * as it runs; under steady traffic the memory reducer never gets there.
  */
-async function handBackExecutable(logger: Logger): Promise<void> {
+async function handBackExecutable(logger: Logger, after: string): Promise<void> {
   try {
     const done = await pageOutExecutable()
-    if (!done) return logger.debug("start-up's pages of the executable stay: madvise is not available here")
-    logger.debug("start-up's pages of the executable handed back to the kernel", {
+    if (!done) return logger.debug('pages of the executable kept: madvise is not available here', { after })
+    logger.debug('pages of the executable handed back to the kernel', {
+      after,
       ranges: done.ranges,
       file_backed_mb_before: done.fileBackedMb.before,
       file_backed_mb_after: done.fileBackedMb.after,
     })
   } catch (err) {
-    logger.debug("start-up's pages of the executable could not be handed back", { error: (err as Error).message })
+    logger.debug('pages of the executable could not be handed back', { after, error: (err as Error).message })
   }
 }
 

@@ -1,12 +1,14 @@
 /**
  * Hands the executable's pages back to the kernel once start-up is over. Start-up runs code no
  * request runs again (loading and checking the bundle, the migrations' check, SQLite's schema
- * parser, building ~140 routes), and every page of the executable it touched stays mapped, and
+ * parser, building ~140 routes), and every page of the executable it touched stayed mapped, and
  * counted in the process's RSS, for as long as the process lives. MADV_PAGEOUT asks the kernel to
- * reclaim the pages of a range that only this process maps: clean pages of the file are dropped
- * from the page cache (freed, not moved), pages this process wrote stay where they are (there is
- * no swap to move them to, and nothing is lost with swap either), and a page used again is read
- * back from the file on first touch. Pages other processes map too (the C library) are left.
+ * reclaim a range: it unmaps the pages only this process maps and frees those it can. Pages the
+ * process wrote stay (there is no swap to move them to; with swap, nothing is lost either); pages
+ * other processes map too (the C library) are left. Measured on Linux 6.18: the hub's file-backed
+ * RSS went from 35 to 4 MB, while most of those pages stayed in the page cache, mapped by no
+ * process: memory the kernel takes back first when it needs some. A page used again is mapped
+ * from the page cache on first touch, or read back from the file if it was freed.
  */
 
 /** MADV_PAGEOUT, the same number on every Linux architecture (asm-generic/mman-common.h) */

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { ensureBinary, freePort, tempDir } from '../helpers/binary'
 
-const HANDED_BACK = "start-up's pages of the executable handed back to the kernel"
+const HANDED_BACK = 'pages of the executable handed back to the kernel'
 
 /** The hub's JSON log lines as they come, so a test can wait for one without a timer. */
 function logLines(stream: ReadableStream<Uint8Array>) {
@@ -22,9 +22,9 @@ function logLines(stream: ReadableStream<Uint8Array>) {
     ended = true
     wake()
   })()
-  return async (msg: string): Promise<Record<string, unknown>> => {
+  return async (msg: string, after: string): Promise<Record<string, unknown>> => {
     for (;;) {
-      const found = lines.find((l) => l.msg === msg)
+      const found = lines.find((l) => l.msg === msg && l.after === after)
       if (found) return found
       if (ended) throw new Error(`vigil stopped logging before "${msg}": ${JSON.stringify(lines)}`)
       await new Promise<void>((resolve) => (wake = resolve))
@@ -35,7 +35,7 @@ function logLines(stream: ReadableStream<Uint8Array>) {
 describe("dist/vigil's memory once start-up is over", () => {
   beforeAll(() => void ensureBinary(), 60_000)
 
-  test('hands the pages of the executable start-up used back, then answers every kind of request', async () => {
+  test('hands back the pages of the executable start-up used, answers every kind of request, and hands back again after a burst', async () => {
     const cwd = tempDir()
     const port = freePort()
     const base = `http://127.0.0.1:${port}`
@@ -48,13 +48,15 @@ describe("dist/vigil's memory once start-up is over", () => {
         VIGIL_DATA_DIR: join(cwd, 'data'),
         VIGIL_LOG_FORMAT: 'json',
         VIGIL_LOG_LEVEL: 'debug',
+        // the burst below is anonymous
+        VIGIL_RATE_LIMIT_ANONYMOUS: '10000000',
       },
       stdout: 'pipe',
       stderr: 'inherit',
     })
     const waitFor = logLines(proc.stdout)
     try {
-      const line = await waitFor(HANDED_BACK)
+      const line = await waitFor(HANDED_BACK, 'start-up')
       // the executable's ranges were taken, and the process maps fewer of its pages (about half as many)
       expect(line.ranges).toBeGreaterThan(0)
       expect(line.file_backed_mb_after as number).toBeLessThan((line.file_backed_mb_before as number) * 0.75)
@@ -72,6 +74,11 @@ describe("dist/vigil's memory once start-up is over", () => {
       })
       expect(login.status).toBe(401)
       expect((await fetch(`${base}/v1/clients/me/devices`)).status).toBe(401)
+      // a burst of requests, then a quiet spell (5 s): what the burst ran is handed back too
+      for (let i = 0; i < 100; i++) expect((await fetch(`${base}/health`)).status).toBe(200)
+      const quiet = await waitFor(HANDED_BACK, 'a burst of requests')
+      expect(quiet.ranges).toBeGreaterThan(0)
+      expect((await fetch(`${base}/health`)).status).toBe(200)
     } finally {
       proc.kill('SIGTERM')
       await proc.exited
