@@ -42,11 +42,19 @@ export function pageOut(maps: string, path: string, madvise: Madvise): number {
   return taken
 }
 
+let loaded: Promise<Madvise | null> | undefined
+
 /**
  * madvise(2) from the C library, or null where it cannot be had (not Linux, no glibc or musl
- * library under the usual names). Loaded on first use: bun:ffi compiles a small trampoline.
+ * library under the usual names). Loaded once, on first use: bun:ffi compiles a small trampoline
+ * into memory of its own, which a second load would compile again.
  */
-export async function libcMadvise(): Promise<Madvise | null> {
+export function libcMadvise(): Promise<Madvise | null> {
+  loaded ??= loadMadvise()
+  return loaded
+}
+
+async function loadMadvise(): Promise<Madvise | null> {
   if (process.platform !== 'linux') return null
   const { dlopen, FFIType } = await import('bun:ffi')
   const arch = process.arch === 'arm64' ? 'aarch64' : 'x86_64'
