@@ -10,7 +10,7 @@
  * none of the hub's jobs (every 15 s, and at :30, :35, :40, :50) runs before the first two
  * readings. Medians of the rounds (5; `--quick` 1), each with its anonymous part (the process's
  * own memory) and its file-backed part (pages of the executable), each executable a fresh copy
- * (wholly in the page cache, as a file just written is). Then every build started from a cold page
+ * written to the disk (wholly in the page cache, as a file just written is). Then every build started from a cold page
  * cache, read the same way, and the first request of each kind (scripts/bench/run-rss-first.ts).
  */
 import { chmodSync, closeSync, copyFileSync, fsyncSync, openSync } from 'node:fs'
