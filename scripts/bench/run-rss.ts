@@ -10,10 +10,10 @@
  * none of the hub's jobs (every 15 s, and at :30, :35, :40, :50) runs before the first two
  * readings. Medians of the rounds (5; `--quick` 1), each with its anonymous part (the process's
  * own memory) and its file-backed part (pages of the executable), each executable a fresh copy
- * (wholly in the page cache, as a file just written is). Then every build started from a cold page
+ * written to the disk (wholly in the page cache, as a file just written is). Then every build started from a cold page
  * cache, read the same way, and the first request of each kind (scripts/bench/run-rss-first.ts).
  */
-import { chmodSync, copyFileSync } from 'node:fs'
+import { chmodSync, closeSync, copyFileSync, fsyncSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadavg } from 'node:os'
 import { freePort, median, memoryMb, stop, waitReady } from './proc'
@@ -121,13 +121,22 @@ export function untilQuietSecond(now: number): number {
  * Each build copied afresh into the bench's temp dir: every executable is then wholly in the page
  * cache the way a just-written file is (dist/vigil just built is), where a baseline built earlier
  * holds whatever its own past runs left there; a hub maps more or fewer of its executable's pages
- * depending on that (scripts/bench/run-rss-first.ts), and the comparison must not.
+ * depending on that (scripts/bench/run-rss-first.ts), and the comparison must not. Each copy is
+ * written to the disk before it runs, as an installed executable has long been: the kernel can
+ * drop a clean page of the file from memory but must write a dirty one first, and the hub hands
+ * start-up's pages back (src/lib/page-out.ts).
  */
 function freshCopies(list: { label: string; bin: string }[]): { label: string; bin: string }[] {
   return list.map(({ label, bin }) => {
     const copy = join(tmp, `exe-${label}`)
     copyFileSync(bin, copy)
     chmodSync(copy, 0o755)
+    const fd = openSync(copy, 'r')
+    try {
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
     return { label, bin: copy }
   })
 }

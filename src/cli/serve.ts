@@ -14,6 +14,7 @@ import { openServeEngine } from './serve.engine'
 import { StartupError } from './errors'
 import { portHeldMessage, probePort } from './port-holder'
 import { afterStartUp, shrink, startMemoryReducer } from '../lib/memory'
+import { pageOutExecutable } from '../lib/page-out'
 import { publishSelf } from '../modules/versions/versions.self'
 
 /** a quiet spell this long after requests lets the memory reducer give memory back */
@@ -22,6 +23,9 @@ const QUIET_MS = 5_000
 const SHRINK_AFTER_REQUESTS = 100
 /** how long after start the hub publishes itself as the collectors' version */
 const SELF_PUBLISH_AFTER_MS = 30_000
+
+/** true in dist/vigil, false under `bun src/main.ts` */
+const compiled = Bun.main.startsWith('/$bunfs/')
 
 /** Runs the service until SIGTERM/SIGINT, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
@@ -83,17 +87,25 @@ export async function serve(config: Config): Promise<void> {
   modules.checkScheduler.start()
   // the SQLite file's checkpointer; nothing on PostgreSQL
   engine.start(() => modules.metrics.writer.hold())
+  // the compiled executable's pages too; from source the file mapped would be Bun itself
+  const handBack = (after: string) => {
+    if (compiled) void handBackExecutable(logger, after)
+  }
   // once the event loop has run start-up through: the JIT's normal policy (start-up ran under a
   // reluctant one, lib/memory.ts) and memory given back; after every burst of requests too
   setTimeout(() => {
     afterStartUp()
     logger.debug('start-up over: the JIT compiles as usual, memory given back')
+    handBack('start-up')
   }, 500).unref()
   const reducer = startMemoryReducer({
     requests: requestsAdmitted,
     quietMs: QUIET_MS,
     minRequests: SHRINK_AFTER_REQUESTS,
-    onShrink: () => logger.debug('quiet: memory given back'),
+    onShrink: () => {
+      logger.debug('quiet: memory given back')
+      handBack('a burst of requests')
+    },
   })
   const scheme = tls ? 'https' : 'http'
   const port = app.server?.port ?? config.port
@@ -109,10 +121,18 @@ export async function serve(config: Config): Promise<void> {
   // Only the compiled executable is a collector release (under `bun src/main.ts` it would be Bun).
   // Later, not during start-up: hashing the executable reads ~120 MB, which a first start after
   // an upgrade would otherwise pay before it answers.
-  if (config.publishSelf && Bun.main.startsWith('/$bunfs/')) {
+  if (config.publishSelf && compiled) {
     publishSelfLater(
       () => publishSelf(modules.versions, { version: VERSION, execPath: process.execPath, arch: process.arch, dataDir: config.dataDir }, logger),
-      { timers: systemTimers, afterMs: SELF_PUBLISH_AFTER_MS, shrink, logger },
+      {
+        timers: systemTimers,
+        afterMs: SELF_PUBLISH_AFTER_MS,
+        shrink: () => {
+          shrink()
+          handBack('the self-publish')
+        },
+        logger,
+      },
     )
   }
   if (await setupPending(modules.users)) {
@@ -169,6 +189,27 @@ export function publishSelfLater(publish: () => Promise<unknown>, o: { timers: T
       .catch((err: Error) => o.logger.warn('could not publish this hub as the collector version', { error: err.message }))
       .finally(o.shrink)
   })
+}
+
+/**
+ * Gives the kernel back the pages of the executable the hub touched (src/lib/page-out.ts): after
+ * start-up, about half of an idle hub's RSS (docs/performance.md, "An idle hub's memory"); after
+ * the self-publish and after a burst of requests, what they ran. What runs next is mapped again
+ * as it runs; under steady traffic the memory reducer never gets there.
+ */
+async function handBackExecutable(logger: Logger, after: string): Promise<void> {
+  try {
+    const done = await pageOutExecutable()
+    if (!done) return logger.debug('pages of the executable kept: madvise is not available here', { after })
+    logger.debug('pages of the executable handed back to the kernel', {
+      after,
+      ranges: done.ranges,
+      file_backed_mb_before: done.fileBackedMb.before,
+      file_backed_mb_after: done.fileBackedMb.after,
+    })
+  } catch (err) {
+    logger.debug('pages of the executable could not be handed back', { after, error: (err as Error).message })
+  }
 }
 
 /** A port another program holds is an operator's mistake: one line and exit 2, not a stack. */
