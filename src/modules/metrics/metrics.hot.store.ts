@@ -3,7 +3,7 @@ import { perConnection } from '../../db/per-connection'
 import { MINUTE_MS, type MetricKind } from './metrics.fields'
 import { decodeHot, encodeHot, type HotPart, type HotRef } from './metrics.hot'
 import { HEADER } from './metrics.hot.log'
-import { type SegmentFiles } from './metrics.segment-files'
+import type { SegmentFiles } from './metrics.segment-files'
 import { decodePayload, encodeMark, importTables, openHotLog, recordData, recordFrame } from './metrics.hot.records'
 import { openHotRows, syncWal } from './metrics.hot.rows'
 
