@@ -146,20 +146,23 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
     /**
      * Overwrites a deleted device's blocks with zeros (synced), then removes the files no row
      * points into. The device's rows went in its delete's transaction, which is synced first, so a
-     * power cut cannot bring back rows pointing to zeros. Returns the ranges wiped.
+     * power cut cannot bring back rows pointing to zeros. Returns the ranges wiped. With nothing
+     * to wipe it looks at no file: a block sealed again goes to the file of its own hour, so only
+     * a delete (here), a pruning (which removes what it emptied) or a crash between the two (the
+     * sweep at start) leaves a file nothing points into, and probing each hourly file every
+     * minute held the event loop 2 to 6 ms with a month of files.
      */
     wipe(): number {
       const list = wipes.all()
-      if (list.length) {
-        syncWal(sqlite)
-        const present = new Set(log.segments())
-        for (const w of list) {
-          if (!present.has(w.file)) continue
-          const length = Math.max(0, Math.min(w.length, log.size(w.file) - w.at))
-          if (length) log.overwrite(w.file, w.at, new Uint8Array(length))
-        }
-        wiped.run(list.at(-1)!.id)
+      if (!list.length) return 0
+      syncWal(sqlite)
+      const present = new Set(log.segments())
+      for (const w of list) {
+        if (!present.has(w.file)) continue
+        const length = Math.max(0, Math.min(w.length, log.size(w.file) - w.at))
+        if (length) log.overwrite(w.file, w.at, new Uint8Array(length))
       }
+      wiped.run(list.at(-1)!.id)
       removeUnused()
       return list.length
     },
@@ -169,6 +172,7 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
      */
     sweep(): void {
       this.wipe()
+      removeUnused()
       for (const file of log.segments()) {
         const end = used.get(file)?.end ?? 0
         if (log.size(file) > end) log.cut(file, end)

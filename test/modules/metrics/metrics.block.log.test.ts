@@ -212,6 +212,31 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
   )
 
   test(
+    'a sealing run with nothing to wipe looks at no file; the sweep at start removes a file nothing points into',
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t)
+      t.clock.set(T0 + 3 * HOUR)
+      await post(t, a, a.deviceId, T0, 360)
+      await t.modules.sealer.run()
+      const sealed = files(db)
+      expect(sealed).toEqual([hourFile(T0)])
+      // what a crash between a pruning's transaction and its removal of the files would leave
+      const stray = hourFile(T0 - 24 * HOUR)
+      appendFileSync(join(blockLogDir(db), stray), new Uint8Array(64))
+      t.clock.set(T0 + 3 * HOUR + MIN)
+      await t.modules.sealer.run()
+      expect(files(db)).toEqual([stray, ...sealed])
+      createBlockStore(t.db.sqlite).sweep()
+      expect(files(db)).toEqual(sealed)
+      const page = await t.request('GET', `/v1/metrics/hardware/${a.deviceId}?limit=1000`, { headers: await token(t, a) })
+      expect(page.body.items.length).toBe(360)
+      t.db.close()
+    }),
+  )
+
+  test(
     'the operator page counts the block files in the raw tier and in the space the data uses',
     inTempDir(async (dir) => {
       const db = join(dir, 'vigil.db')
