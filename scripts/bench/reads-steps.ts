@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { openDatabase } from '../../src/db/connection'
 import { JsonBytes } from '../../src/lib/json-bytes'
 import { decodeBlock, type DecodedBlock } from '../../src/modules/metrics/metrics.block'
+import { openBlockLog } from '../../src/modules/metrics/metrics.block.log'
 import { BLOCK_MS } from '../../src/modules/metrics/metrics.block.store'
 import { FIELDS, hasKind, restColumn } from '../../src/modules/metrics/metrics.fields'
 import { createHistoryStore } from '../../src/modules/metrics/metrics.history.store'
@@ -23,6 +24,7 @@ import { PARKED_BITS } from '../../src/modules/metrics/metrics.block.store'
 import { writePage } from '../../src/modules/metrics/metrics.rows'
 import { createMetricsStore } from '../../src/modules/metrics/metrics.store'
 import { SLOT, splitNumbers, templateText } from '../../src/modules/metrics/metrics.templates'
+import { templateBytes } from '../../src/modules/metrics/metrics.templates.bytes'
 
 const argv = process.argv.slice(2)
 const opt = (name: string) => {
@@ -45,7 +47,8 @@ const kind = 'hardware'
 const MAX = Number.MAX_SAFE_INTEGER
 const samples = sqlite.query<{ n: number }, [number]>('SELECT count(*) AS n FROM main.metric_samples WHERE device_seq = ?').get(device.seq)!.n
 const stepped = sqlite.query<{ ts: number }, [number, number]>('SELECT ts FROM main.metric_samples WHERE device_seq = ? ORDER BY ts DESC LIMIT 1 OFFSET ?')
-const block = sqlite.query<{ data: Uint8Array }, [number, number]>('SELECT data FROM metric_blocks WHERE device_seq = ? AND start = ?')
+// the blocks' bytes where the hub keeps them (files beside the database, or BLOBs of an earlier release)
+const blockLog = openBlockLog(sqlite)
 // the page's rows as metrics.store.ts reads them
 const rest = `CASE WHEN ${restColumn(kind)} IS NULL AND (kinds & ${PARKED_BITS}) != 0 THEN '' ELSE ${restColumn(kind)} END AS rest`
 const rowsOf = sqlite.query(
@@ -90,7 +93,7 @@ for (let i = 0; i < PAGES + 30; i++) {
     if (!ids) byBlock.set(s, (ids = []))
     ids.push(r[0] as number)
   }
-  const blocks = [...byBlock].map(([s, ids]) => ({ data: block.get(device.seq, s)!.data, ids }))
+  const blocks = [...byBlock].map(([s, ids]) => ({ data: blockLog.read(device.seq, s)!.load(), ids }))
   // each text written out as the page writes it (a rope is flattened there)
   const texts = (decode: (data: Uint8Array) => DecodedBlock) => {
     const all: (string | null)[] = []
@@ -105,7 +108,16 @@ for (let i = 0; i < PAGES + 30; i++) {
     return all
   }
   if (decodeBefore) step('its blocks decoded, texts written out (earlier decoding)', () => texts(decodeBefore))
-  const decoded = step('its blocks decoded, texts written out', () => texts(decodeBlock))
+  // as a page is answered now: no string, each text written into the answer as bytes
+  const answer = new JsonBytes()
+  step('its blocks decoded, texts written into the answer as bytes', () => {
+    answer.reset()
+    for (const b of blocks) {
+      const d = decodeBlock(b.data)
+      for (const id of b.ids) d.writeMembers(id, kind, answer)
+    }
+  })
+  const decoded = step('its blocks decoded, texts made into strings and written out', () => texts(decodeBlock))
   rows.forEach((r, k) => {
     r[restAt] = decoded[k]
   })
@@ -136,6 +148,11 @@ for (let i = 0; i < PAGES + 30; i++) {
   })
   step('texts only: written as bytes, taken as a string, written out', () => {
     for (const c of coded) sink.write(c.write(c.values, 0), 0)
+  })
+  const direct = coded.map((c) => templateBytes(c.parts.join(SLOT)))
+  step('texts only: written as bytes straight into the answer', () => {
+    answer.reset()
+    for (let k = 0; k < coded.length; k++) direct[k]!(answer, coded[k]!.values, 0)
   })
 }
 db.close()

@@ -77,6 +77,60 @@ export class JsonBytes {
     return this
   }
 
+  /** The bytes `b[from, to)` as they are: pieces of JSON text already encoded (a template's). */
+  slice(b: Uint8Array, from: number, to: number): this {
+    const n = to - from
+    this.room(n)
+    const buf = this.buf
+    let pos = this.pos
+    for (let i = from; i < to; i++) buf[pos++] = b[i]!
+    this.pos = pos
+    return this
+  }
+
+  /**
+   * Pieces of JSON text already encoded, `flat` cut at `ends`, with the numbers `values[at]`,
+   * `values[at + 1]`, ... between them, each as `number` writes it (a template's text: see
+   * metrics.templates.bytes.ts). Room is made once for the whole, the pieces copied in a loop.
+   */
+  pieces(flat: Uint8Array, ends: Int32Array, values: Float64Array, at: number): this {
+    const last = ends.length - 1
+    // a number takes at most 24 characters (-1.2345678901234567e-308)
+    this.room(flat.length + 24 * last)
+    let from = 0
+    for (let k = 0; ; k++) {
+      const end = ends[k]!
+      const buf = this.buf
+      let pos = this.pos
+      for (let i = from; i < end; i++) buf[pos++] = flat[i]!
+      this.pos = pos
+      from = end
+      if (k === last) return this
+      const v = values[at + k]!
+      if (Number.isSafeInteger(v)) this.integer(v)
+      else this.number(v)
+    }
+  }
+
+  /** How many bytes are written so far: where a piece starts, for `asMembers`. */
+  get written(): number {
+    return this.pos
+  }
+
+  /**
+   * The JSON object written since `start` made the members of the object being written, as
+   * `members` does with a string (`{"a":1}` → `,"a":1`, `{}` → nothing): for an object written
+   * straight into the buffer rather than made into a string first.
+   */
+  asMembers(start: number): this {
+    if (this.pos - start <= 2) this.pos = start
+    else {
+      this.buf[start] = COMMA
+      this.pos -= 1
+    }
+    return this
+  }
+
   /** Text that is already JSON (a stored document, a key): copied as UTF-8. */
   raw(text: string): this {
     this.room(text.length * 3)

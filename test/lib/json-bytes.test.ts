@@ -129,6 +129,34 @@ describe('JsonBytes', () => {
     expect(JSON.parse(obj('{"q":"say \\"hi\\""}'))).toEqual({ a: 1, q: 'say "hi"' })
   })
 
+  test('pieces of text with numbers between them are written as String() writes each number', () => {
+    const parts = ['{"a":', ',"é":[', ',', ',', ',', ']}']
+    const flat = JsonBytes.constant(parts.join(''))
+    const ends = new Int32Array(parts.length)
+    for (let k = 0, e = 0; k < parts.length; k++) ends[k] = e += JsonBytes.constant(parts[k]!).length
+    const values = Float64Array.from([7, 2 ** 53 + 2, -0.125, 0.1 + 0.2, 5e-324, 9])
+    const w = new JsonBytes(4)
+    expect(text(w.pieces(flat, ends, values, 0))).toBe(`{"a":7,"é":[${[2 ** 53 + 2, -0.125, 0.1 + 0.2, 5e-324].map(String).join(',')}]}`)
+    expect(text(w.pieces(flat, ends, values, 1))).toBe(`{"a":${2 ** 53 + 2},"é":[${[-0.125, 0.1 + 0.2, 5e-324, 9].map(String).join(',')}]}`)
+  })
+
+  test('an object written in pieces becomes the members of the enclosing one, as a string of it would', () => {
+    const w = new JsonBytes(4)
+    const piece = JsonBytes.constant('xx{"b":[1,2],"c":"é"}yy')
+    const obj = (from: number, to: number) => {
+      w.reset().bytes(JsonBytes.constant('{"a":1'))
+      const start = w.written
+      w.slice(piece, from, to)
+      return text(w.asMembers(start).byte(125))
+    }
+    expect(obj(2, piece.length - 2)).toBe('{"a":1,"b":[1,2],"c":"é"}')
+    // an empty object adds nothing
+    expect(text(w.reset().byte(123).byte(34).byte(97).byte(34).byte(58).integer(1).asMembers(w.written).byte(125))).toBe('{"a":1}')
+    w.reset().raw('{"a":1')
+    const start = w.written
+    expect(text(w.raw('{}').asMembers(start).byte(125))).toBe('{"a":1}')
+  })
+
   test('grows past its first buffer without losing bytes, and each answer is its own copy', () => {
     const w = new JsonBytes(16)
     const long = 'x'.repeat(50_000)

@@ -112,6 +112,22 @@ function build(sqlite: Database) {
     return block
   }
 
+  /** Per read of a device: a hot sample's text, else the decoded block its row's text is in (null when none). */
+  const lookup = (seq: number) => {
+    let at = Number.NaN
+    let block: DecodedBlock | null = null
+    return (id: number, ts: number, kind: MetricKind): string | DecodedBlock | null => {
+      const fresh = hot.text(id, kind)
+      if (fresh !== undefined) return fresh
+      const start = blockStart(ts)
+      if (start !== at) {
+        block = decoded(seq, start)
+        at = start
+      }
+      return block
+    }
+  }
+
   /** What a block is to be made of now: the rows with a rest of their own and the hot samples, with what they hold. */
   const inputs = (seq: number, start: number) => {
     const rows = unsealed.all(seq, start, start + BLOCK_MS)
@@ -245,19 +261,18 @@ function build(sqlite: Database) {
      * 120 times. One read runs without yielding, so no block can be sealed again under it.
      */
     reader(seq: number) {
-      let at = Number.NaN
-      let block: DecodedBlock | null = null
+      const find = lookup(seq)
       return (id: number, ts: number, kind: MetricKind): string | null => {
-        const fresh = hot.text(id, kind)
-        if (fresh !== undefined) return fresh
-        const start = blockStart(ts)
-        if (start !== at) {
-          block = decoded(seq, start)
-          at = start
-        }
-        return block?.text(id, kind) ?? null
+        const found = find(id, ts, kind)
+        return typeof found === 'string' || found === null ? found : (found.text(id, kind) ?? null)
       }
     },
+    /**
+     * The same for an answer written at once (a history page): a text in a block is answered
+     * with the decoded block itself, which writes it into the answer (DecodedBlock#writeMembers)
+     * and stays what it was decoded from whatever is sealed after the read.
+     */
+    writers: (seq: number): ((id: number, ts: number, kind: MetricKind) => string | DecodedBlock | null) => lookup(seq),
   }
 }
 

@@ -1,5 +1,7 @@
+import type { JsonBytes } from '../../lib/json-bytes'
 import type { MetricKind } from './metrics.fields'
 import { countSlots, splitNumbers, templateText, type TemplateText } from './metrics.templates'
+import { templateBytes, type TemplateBytes } from './metrics.templates.bytes'
 
 /**
  * The long-lived form of a device's nested fields (each part's JSON "rest": per-core loads,
@@ -194,6 +196,12 @@ function shuffle(bytes: Uint8Array): Uint8Array {
 export interface DecodedBlock {
   /** the stored text of a row's part, or undefined when the block holds none */
   text(id: number, kind: MetricKind): string | undefined
+  /**
+   * The same text written into `out` as the members of the object being written there (as
+   * JsonBytes#members writes a string's), without making it a string; nothing when the block
+   * holds none.
+   */
+  writeMembers(id: number, kind: MetricKind, out: JsonBytes): void
   /** every entry, in id order */
   entries(): BlockEntry[]
 }
@@ -219,19 +227,33 @@ function decodePayload(plain: Uint8Array): DecodedBlock {
     codes[i] = code
     index[code]!.set(prev, i)
   }
-  let textAt: (i: number) => string
+  let texts: EntryTexts
   if (format === FORMAT_VERBATIM) {
-    const texts = Array.from({ length: n }, () => r.string())
-    textAt = (i) => texts[i]!
-  } else if (format === FORMAT_TEMPLATES) textAt = templatedTexts(r, n, codes)
+    const verbatim = Array.from({ length: n }, () => r.string())
+    texts = { text: (i) => verbatim[i]!, write: (i, out) => out.raw(verbatim[i]!) }
+  } else if (format === FORMAT_TEMPLATES) texts = templatedTexts(r, n, codes)
   else throw new Error(`metric block format ${format} is unknown`)
+  const textAt = texts.text
   return {
     text(id, kind) {
       const i = index[KIND_CODE[kind]]!.get(id)
       return i === undefined ? undefined : textAt(i)
     },
+    writeMembers(id, kind, out) {
+      const i = index[KIND_CODE[kind]]!.get(id)
+      if (i === undefined) return
+      const start = out.written
+      texts.write(i, out)
+      out.asMembers(start)
+    },
     entries: () => ids.map((id, i) => ({ id, kind: CODE_KIND[codes[i]!]!, text: textAt(i) })),
   }
+}
+
+/** An entry's text, by its place in the block: as a string, or written into an answer. */
+interface EntryTexts {
+  text(i: number): string
+  write(i: number, out: JsonBytes): void
 }
 
 /**
@@ -239,7 +261,7 @@ function decodePayload(plain: Uint8Array): DecodedBlock {
  * with the chain of entries they are coded against (the earlier ones of its template and kind),
  * each entry once, into one array for the block (no array per entry).
  */
-function templatedTexts(r: In, n: number, codes: Uint8Array): (i: number) => string {
+function templatedTexts(r: In, n: number, codes: Uint8Array): EntryTexts {
   const templates = Array.from({ length: r.varint() }, () => r.string())
   const slots = templates.map(countSlots)
   const which = new Uint32Array(n)
@@ -292,17 +314,27 @@ function templatedTexts(r: In, n: number, codes: Uint8Array): (i: number) => str
     }
   }
   const chain: number[] = []
-  const writers = new Array<TemplateText | undefined>(templates.length)
-  return (i) => {
+  const ensure = (i: number) => {
     for (let e = i; e !== -1 && decoded[e] === 0; e = ref[e]!) chain.push(e)
     while (chain.length) {
       const x = chain.pop()!
       decodeOne(x)
       decoded[x] = 1
     }
-    const t = which[i]!
-    const write = (writers[t] ??= templateText(templates[t]!))
-    return write(values, starts[i]!)
+  }
+  const strings = new Array<TemplateText | undefined>(templates.length)
+  const bytes = new Array<TemplateBytes | undefined>(templates.length)
+  return {
+    text(i) {
+      ensure(i)
+      const t = which[i]!
+      return (strings[t] ??= templateText(templates[t]!))(values, starts[i]!)
+    },
+    write(i, out) {
+      ensure(i)
+      const t = which[i]!
+      ;(bytes[t] ??= templateBytes(templates[t]!))(out, values, starts[i]!)
+    },
   }
 }
 

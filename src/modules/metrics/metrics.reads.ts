@@ -7,7 +7,8 @@ import type { TierRowsCache } from './metrics.summary.cache'
  * PostgreSQL), one asynchronous interface with the same answers: see MetricsStore for each.
  */
 export interface MetricsReads {
-  page(kind: MetricKind, seq: number, from: number, to: number, limit: number, offset: number): Promise<SampleValues[]>
+  /** `lazy`: the rows go straight to writePage (a rest may be a RestWriter); an engine may ignore it */
+  page(kind: MetricKind, seq: number, from: number, to: number, limit: number, offset: number, lazy?: boolean): Promise<SampleValues[]>
   count(kind: MetricKind, seq: number, from: number, to: number): Promise<number>
   hourlyCount(kind: MetricKind, seq: number, from: number, to: number): Promise<number>
   oldestTs(kind: MetricKind, seq: number): Promise<number | null>

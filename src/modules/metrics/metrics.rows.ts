@@ -123,9 +123,17 @@ const ID_KEY = JsonBytes.constant('{"id":')
 const RECORDED_AT_KEY = JsonBytes.constant(',"recorded_at":')
 
 /**
+ * A row's rest text not made into a string (a sealed row's, in its decoded block): it writes the
+ * text's members into the answer itself.
+ */
+export interface RestWriter {
+  writeMembers(id: number, kind: MetricKind, out: JsonBytes): void
+}
+
+/**
  * Writes the JSON of `toRecord` for a whole page of `page.values()` rows ([id, ts, ...hot, rest]),
  * joined with commas: the stored rest is spliced in, never parsed and re-encoded, and nothing
- * is built per row.
+ * is built per row. A rest is JSON text, null, or a RestWriter that writes it.
  */
 export function writePage(out: JsonBytes, kind: MetricKind, rows: unknown[][], deviceId: string): JsonBytes {
   const keys = HOT_KEYS[kind]
@@ -141,7 +149,10 @@ export function writePage(out: JsonBytes, kind: MetricKind, rows: unknown[][], d
       .bytes(RECORDED_AT_KEY)
       .isoDate(row[1] as number)
     for (let i = 0; i < keys.length; i++) out.bytes(keys[i]!).number(row[i + 2])
-    out.members(row[restAt]).byte(CLOSE_BRACE)
+    const rest = row[restAt]
+    if (typeof rest === 'object' && rest !== null) (rest as RestWriter).writeMembers(row[0] as number, kind, out)
+    else out.members(rest)
+    out.byte(CLOSE_BRACE)
   }
   return out
 }

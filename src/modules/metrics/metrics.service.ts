@@ -225,7 +225,7 @@ const TOTAL = JsonBytes.constant(',"total":')
  */
 export async function historyJson(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery): Promise<Uint8Array> {
   const { device, from, to } = await historyWindow(deps, clientId, deviceId, q)
-  const rows = await deps.reads.page(kind, device.seq, from, to, q.limit, q.offset)
+  const rows = await deps.reads.page(kind, device.seq, from, to, q.limit, q.offset, true)
   const total = await stepsAwait(countSamples(kind, device.seq, from, to), deps.reads)
   // written at once, after the reads: the shared buffer is never held across an await
   const out = writePage(historyOut.reset().bytes(ITEMS), kind, rows, device.id)

@@ -5,7 +5,10 @@ import { PARKED_BITS, createBlockStore } from './metrics.block.store'
 import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
 import { createHistoryStore } from './metrics.history.store'
 
-/** A stored sample as an array in column order: id, ts, hot values..., rest (JSON text or null). */
+/**
+ * A stored sample as an array in column order: id, ts, hot values..., rest (JSON text or null;
+ * for a page read `lazy`, a sealed row's rest may be its decoded block, a RestWriter).
+ */
 export type SampleValues = unknown[]
 /** [ts, ...hot values], oldest first */
 export type RawValues = (number | null)[]
@@ -74,9 +77,12 @@ function build(sqlite: Database) {
     /**
      * One history page, newest first, as arrays (no object per row): see SampleValues. A page
      * past the first is read from the time its first sample is located at (metrics.history.ts),
-     * not by stepping over its offset, which reads every row it skips.
+     * not by stepping over its offset, which reads every row it skips. `lazy` (an answer written
+     * at once by writePage): a sealed row's rest is left in its decoded block, which writes it
+     * into the answer as bytes, instead of made into a string first (about half of what a page
+     * deep in the month allocated).
      */
-    page(kind: MetricKind, seq: number, from: number, to: number, limit: number, offset: number) {
+    page(kind: MetricKind, seq: number, from: number, to: number, limit: number, offset: number, lazy = false) {
       const start = offset === 0 ? to : history.pageStart(kind, seq, from, to, offset)
       const rows =
         start === null
@@ -85,8 +91,8 @@ function build(sqlite: Database) {
             ? (reads[kind].page.values(seq, from, to, limit, offset) as SampleValues[])
             : (reads[kind].page.values(seq, from, start, limit, 0) as SampleValues[])
       const at = FIELDS[kind].length + 2
-      let read: ReturnType<typeof blocks.reader> | undefined
-      for (const row of rows) if (row[at] === '') row[at] = (read ??= blocks.reader(seq))(row[0] as number, row[1] as number, kind)
+      let read: ((id: number, ts: number, kind: MetricKind) => unknown) | undefined
+      for (const row of rows) if (row[at] === '') row[at] = (read ??= lazy ? blocks.writers(seq) : blocks.reader(seq))(row[0] as number, row[1] as number, kind)
       return rows
     },
     /** raw samples in [from, to], counted from the indexes (metrics.history.store.ts) */

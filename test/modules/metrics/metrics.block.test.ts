@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { JsonBytes } from '../../../src/lib/json-bytes'
 import { decodeBlock, encodeBlock, type BlockEntry } from '../../../src/modules/metrics/metrics.block'
 import { splitNumbers } from '../../../src/modules/metrics/metrics.templates'
 import { evolve, largeServer, rng } from '../../../scripts/bench/storage-samples'
@@ -45,11 +46,25 @@ function anyJson(r: () => number, depth: number): Json {
 /** A rest text as ingest stores it: JSON.stringify of the fields outside the hot columns. */
 const restOf = (r: () => number) => JSON.stringify(anyJson(r, 0) as object)
 
+const utf8 = new TextDecoder()
+/** A row's object as a history page writes it: its own member, then the stored text's members. */
+const spliced = (write: (out: JsonBytes) => unknown) => {
+  const out = new JsonBytes(16).raw('{"id":1')
+  write(out)
+  return utf8.decode(out.byte(125).take())
+}
+
 function roundTrip(entries: BlockEntry[]) {
   const back = decodeBlock(encodeBlock(entries)).entries()
   const sorted = [...entries].sort((a, b) => a.id - b.id || a.kind.localeCompare(b.kind))
   expect(back).toEqual(sorted)
-  for (const e of entries) expect(decodeBlock(encodeBlock(entries)).text(e.id, e.kind)).toBe(e.text)
+  const block = decodeBlock(encodeBlock(entries))
+  for (const e of entries) expect(block.text(e.id, e.kind)).toBe(e.text)
+  // written straight into an answer as bytes: the same characters as the text spliced in as a string
+  const fresh = decodeBlock(encodeBlock(entries))
+  for (const e of [...entries].reverse()) {
+    expect(spliced((out) => fresh.writeMembers(e.id, e.kind, out))).toBe(spliced((out) => out.members(e.text)))
+  }
 }
 
 describe('the long-lived block of nested fields', () => {
@@ -114,10 +129,24 @@ describe('the long-lived block of nested fields', () => {
     roundTrip([{ id: 1, kind: 'hardware', text: '{"raw":"\u0000","n": 1.0 ,"m":[1e5]}' }])
   })
 
-  test('a block names a part that it does not hold as absent', () => {
+  test('a block names a part that it does not hold as absent, and writes nothing for it into an answer', () => {
     const block = decodeBlock(encodeBlock([{ id: 5, kind: 'hardware', text: '{"a":1}' }]))
     expect(block.text(5, 'network')).toBeUndefined()
     expect(block.text(6, 'hardware')).toBeUndefined()
+    expect(spliced((out) => block.writeMembers(5, 'network', out))).toBe('{"id":1}')
+    expect(spliced((out) => block.writeMembers(5, 'hardware', out))).toBe('{"id":1,"a":1}')
+  })
+
+  test('texts kept verbatim and an empty object are written into an answer as their strings are', () => {
+    const entries: BlockEntry[] = [
+      { id: 1, kind: 'hardware', text: '{}' },
+      { id: 2, kind: 'hardware', text: '{"a":[1.5,"é🙂"],"b":{"c":-0.25}}' },
+    ]
+    roundTrip(entries)
+    // a raw NUL in a text is never cut into a template: the block keeps its texts verbatim (format 2)
+    const verbatim: BlockEntry[] = [...entries, { id: 3, kind: 'network', text: `{"raw":"${String.fromCharCode(0)}","n":7}` }]
+    expect(Bun.zstdDecompressSync(encodeBlock(verbatim))[0]).toBe(2)
+    roundTrip(verbatim)
   })
 
   test('texts are written back as String() writes each number, at the edges of the integer fast path, in templates of one-byte characters and of wider ones', () => {

@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { evolve, rng } from '../../../scripts/bench/storage-samples'
 import { memoryLogger } from '../../../src/lib/logger'
+import { JsonBytes } from '../../../src/lib/json-bytes'
 import { createBlockStore } from '../../../src/modules/metrics/metrics.block.store'
+import { writePage } from '../../../src/modules/metrics/metrics.rows'
+import { createMetricsStore } from '../../../src/modules/metrics/metrics.store'
 import { createSealer } from '../../../src/modules/metrics/metrics.seal'
 import { createHotStore } from '../../../src/modules/metrics/metrics.hot.store'
 import { testApp, type TestApp } from '../../helpers/app'
@@ -109,6 +112,35 @@ describe('sealing samples into their long-lived form', () => {
       const items = JSON.parse(text).items as Record<string, unknown>[]
       expect(items).toHaveLength(120)
       for (const item of items) expect(item.vendor_extra).toEqual(byTime.get(item.recorded_at as string)!.hardware.vendor_extra)
+    }
+  })
+
+  test('a page read for an answer leaves sealed texts in their blocks, which write the same bytes into it', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    t.clock.set(T0 + 3 * HOUR)
+    await post(t, a.keyHeaders, batches(T0, 360, 7)) // an hour: six blocks, all sealed, no hot record left
+    const headers = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+    const paths = ['hardware', 'network'].map((kind) => `/v1/metrics/${kind}/${a.deviceId}?limit=120&offset=100`)
+    const read = async () => Promise.all(paths.map(async (p) => (await t.request('GET', p, { headers })).text))
+    const before = await read()
+    await t.modules.sealer.run()
+    createBlockStore(t.db.sqlite).dropHot()
+    expect(hotRecords(t)).toBe(0)
+    expect(await read()).toEqual(before)
+    const store = createMetricsStore(t.db.sqlite)
+    const seq = t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq
+    const page = (kind: 'hardware' | 'network', lazy: boolean) => {
+      const rows = store.page(kind, seq, 0, Number.MAX_SAFE_INTEGER, 120, 100, lazy)
+      return { rows, json: new TextDecoder().decode(writePage(new JsonBytes(), kind, rows, a.deviceId).take()) }
+    }
+    for (const kind of ['hardware', 'network'] as const) {
+      const lazy = page(kind, true)
+      const strings = page(kind, false)
+      // no text made into a string: each row's rest is the block that writes it
+      expect(lazy.rows.every((r) => typeof r.at(-1) === 'object' && r.at(-1) !== null)).toBe(true)
+      expect(strings.rows.every((r) => typeof r.at(-1) === 'string')).toBe(true)
+      expect(lazy.json).toBe(strings.json)
     }
   })
 
