@@ -2,7 +2,7 @@
  * `bun scripts/bench/reads-alloc.ts <data dir> [--n N] [--cases a,b]`: how many young-generation collections
  * the reads' own allocations cause, in process, on the data dir `bun run bench --reads-only
  * --reads-data <dir>` seeded (the hub stopped): N history pages (newest, and a day back), their
- * rows read alone, then written as JSON bytes and copied out as an answer is, and pages at random
+ * rows read alone, then written as JSON bytes and made into a Response as the route makes it, and pages at random
  * offsets in the month (their blocks decoded); N summaries of 24 h
  * and 168 h (one kind), reading their stored rollup rows afresh and kept between requests. Each
  * case runs in a process of its own started with JavaScriptCore's collection log
@@ -53,7 +53,8 @@ async function one(name: Case) {
   const page = (offset: number | null, answer: boolean) => () => {
     // an answer's rows are read as the hub reads them for one (sealed rows' texts left in their blocks)
     const rows = store.page('hardware', seq, 0, MAX, 120, offset ?? Math.floor(Math.random() * (samples - 120)), answer)
-    if (answer) writePage(out.reset(), 'hardware', rows, 'dev').take()
+    // made into a Response as the route makes it: lent from the shared buffer, the Response copies it
+    if (answer) new Response(writePage(out.reset(), 'hardware', rows, 'dev').lend())
   }
   const summary = (hours: number, kept: boolean) => {
     const reads = sqliteMetricsReads(store, kept ? createTierRowsCache(db.sqlite) : undefined)

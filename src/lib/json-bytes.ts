@@ -57,6 +57,16 @@ export class JsonBytes {
     return out
   }
 
+  /**
+   * The answer so far as a view of the buffer, no copy: valid only until the next write, for a
+   * consumer that copies it at once (a Response does). The buffer is reused.
+   */
+  lend(): Uint8Array {
+    const view = this.buf.subarray(0, this.pos)
+    this.pos = 0
+    return view
+  }
+
   private room(n: number) {
     if (this.pos + n <= this.buf.length) return
     let size = this.buf.length * 2

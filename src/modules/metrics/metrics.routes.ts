@@ -21,7 +21,7 @@ import {
   NetworkRecord,
   SummaryQuery,
 } from './metrics.model'
-import { historyJson, ingestBatch, ingestOne, latest, summaryOf, type MetricsDeps } from './metrics.service'
+import { historyAnswer, ingestBatch, ingestOne, latest, summaryOf, type MetricsDeps } from './metrics.service'
 import { MetricsSummary } from './metrics.summary.model'
 import { ingestBulk } from './metrics.bulk'
 import { SeriesQuery, SeriesResponse } from './metrics.series.model'
@@ -36,7 +36,7 @@ const WRITE = 'metrics:write' as const
 const historyQuery = queryInput(HistoryQuery)
 const summaryQuery = queryInput(SummaryQuery)
 const seriesQuery = queryInput(SeriesQuery)
-/** A body already serialised as the declared schema (see historyJson) */
+/** A body already serialised as the declared schema (see historyAnswer); the Response copies it when made */
 const json = (body: Uint8Array) => new Response(body, { headers: { 'content-type': 'application/json' } })
 const jsonText = (body: string) => new Response(body, { headers: { 'content-type': 'application/json' } })
 
@@ -80,7 +80,7 @@ export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
     .use(authGuards(auth))
     .get(
       '/hardware/:device_id',
-      async ({ user, params, request }) => json(await historyJson(deps, user.clientId, 'hardware', params.device_id, historyQuery.read(request))),
+      ({ user, params, request }) => historyAnswer(deps, user.clientId, 'hardware', params.device_id, historyQuery.read(request), json),
       {
         user: true,
         params: DeviceParams,
@@ -90,7 +90,7 @@ export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
     )
     .get(
       '/network/:device_id',
-      async ({ user, params, request }) => json(await historyJson(deps, user.clientId, 'network', params.device_id, historyQuery.read(request))),
+      ({ user, params, request }) => historyAnswer(deps, user.clientId, 'network', params.device_id, historyQuery.read(request), json),
       {
         user: true,
         params: DeviceParams,

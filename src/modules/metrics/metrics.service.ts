@@ -208,8 +208,8 @@ function* countSamples(kind: MetricKind, seq: number, from: number, to: number):
 }
 
 /**
- * Reused for every history answer: written synchronously, then taken as its own copy. It keeps
- * the size of the largest page asked for (limit ≤ 1000: about 1 MB).
+ * Reused for every history answer: written synchronously, then lent to the answer or taken as
+ * its own copy. It keeps the size of the largest page asked for (limit ≤ 1000: about 1 MB).
  */
 const historyOut = new JsonBytes()
 const ITEMS = JsonBytes.constant('{"items":[')
@@ -223,13 +223,30 @@ const TOTAL = JsonBytes.constant(',"total":')
  * parsed and re-encoded, and the page is not built as objects or strings first (see JsonBytes
  * for why).
  */
-export async function historyJson(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery): Promise<Uint8Array> {
+export function historyJson(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, q: HistoryQuery): Promise<Uint8Array> {
+  // its own copy (a Buffer's slice would be a view)
+  return historyAnswer(deps, clientId, kind, deviceId, q, (json) => new Uint8Array(json))
+}
+
+/**
+ * The same page handed to `answer` as a view of the shared buffer, valid only until `answer`
+ * returns: for an answer that copies it at once (a Response copies its body when made, outside
+ * the JS heap). The page's own copy on the heap (~270 KB for the real sample) is then not made.
+ */
+export async function historyAnswer<R>(
+  deps: MetricsDeps,
+  clientId: string,
+  kind: MetricKind,
+  deviceId: string,
+  q: HistoryQuery,
+  answer: (json: Uint8Array) => R,
+): Promise<R> {
   const { device, from, to } = await historyWindow(deps, clientId, deviceId, q)
   const rows = await deps.reads.page(kind, device.seq, from, to, q.limit, q.offset, true)
   const total = await stepsAwait(countSamples(kind, device.seq, from, to), deps.reads)
-  // written at once, after the reads: the shared buffer is never held across an await
+  // written and answered at once, after the reads: the shared buffer is never held across an await
   const out = writePage(historyOut.reset().bytes(ITEMS), kind, rows, device.id)
-  return out.bytes(LIMIT).integer(q.limit).bytes(OFFSET).integer(q.offset).bytes(TOTAL).integer(total).byte(CLOSE_BRACE).take()
+  return answer(out.bytes(LIMIT).integer(q.limit).bytes(OFFSET).integer(q.offset).bytes(TOTAL).integer(total).byte(CLOSE_BRACE).lend())
 }
 
 /** The caller's device and the query's time range (inclusive) of a history read. */
