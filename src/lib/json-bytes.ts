@@ -130,9 +130,11 @@ export class JsonBytes {
   /**
    * The JSON object written since `start` made the members of the object being written, as
    * `members` does with a string (`{"a":1}` → `,"a":1`, `{}` → nothing): for an object written
-   * straight into the buffer rather than made into a string first.
+   * straight into the buffer rather than made into a string first, or given as its UTF-8 bytes
+   * (`object`, written first).
    */
-  asMembers(start: number): this {
+  asMembers(start: number, object?: Uint8Array): this {
+    if (object) this.bytes(object)
     if (this.pos - start <= 2) this.pos = start
     else {
       this.buf[start] = COMMA

@@ -112,12 +112,15 @@ function build(sqlite: Database) {
     return block
   }
 
-  /** Per read of a device: a hot sample's text, else the decoded block its row's text is in (null when none). */
-  const lookup = (seq: number) => {
+  /**
+   * Per read of a device: a hot sample's text (as UTF-8 bytes when `bytes`), else the decoded
+   * block its row's text is in (null when none).
+   */
+  const lookup = (seq: number, bytes: boolean) => {
     let at = Number.NaN
     let block: DecodedBlock | null = null
-    return (id: number, ts: number, kind: MetricKind): string | DecodedBlock | null => {
-      const fresh = hot.text(id, kind)
+    return (id: number, ts: number, kind: MetricKind): string | Uint8Array | DecodedBlock | null => {
+      const fresh = bytes ? hot.restBytes(id, kind) : hot.text(id, kind)
       if (fresh !== undefined) return fresh
       const start = blockStart(ts)
       if (start !== at) {
@@ -261,18 +264,20 @@ function build(sqlite: Database) {
      * 120 times. One read runs without yielding, so no block can be sealed again under it.
      */
     reader(seq: number) {
-      const find = lookup(seq)
+      const find = lookup(seq, false)
       return (id: number, ts: number, kind: MetricKind): string | null => {
-        const found = find(id, ts, kind)
+        const found = find(id, ts, kind) as string | DecodedBlock | null
         return typeof found === 'string' || found === null ? found : (found.text(id, kind) ?? null)
       }
     },
     /**
-     * The same for an answer written at once (a history page): a text in a block is answered
-     * with the decoded block itself, which writes it into the answer (DecodedBlock#writeMembers)
-     * and stays what it was decoded from whatever is sealed after the read.
+     * The same for an answer written at once (a history page), no text made a string: a hot
+     * sample's as the UTF-8 bytes of its decoded record, a sealed one's as the decoded block
+     * itself, which writes it into the answer (DecodedBlock#writeMembers). Both stay what they
+     * were decoded from whatever is sealed or dropped after the read.
      */
-    writers: (seq: number): ((id: number, ts: number, kind: MetricKind) => string | DecodedBlock | null) => lookup(seq),
+    writers: (seq: number): ((id: number, ts: number, kind: MetricKind) => Uint8Array | DecodedBlock | null) =>
+      lookup(seq, true) as (id: number, ts: number, kind: MetricKind) => Uint8Array | DecodedBlock | null,
   }
 }
 

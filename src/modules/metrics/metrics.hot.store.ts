@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { MINUTE_MS, type MetricKind } from './metrics.fields'
-import { decodeHot, encodeHot, type HotPart, type HotRef } from './metrics.hot'
+import { decodeHot, decodeHotText, encodeHot, hotParts, hotRest, type HotPart, type HotRef } from './metrics.hot'
 import { HEADER } from './metrics.hot.log'
 import type { SegmentFiles } from './metrics.segment-files'
 import { decodePayload, encodeMark, importTables, openHotLog, recordData, recordFrame } from './metrics.hot.records'
@@ -106,8 +106,11 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
     list.push(rec.key)
   }
 
-  /** the parts of a record, decoding its run from the last record standing alone as far as needed */
-  function partsOf(key: number): HotPart[] | null {
+  /**
+   * the text of a record, decoding its run from the last record standing alone as far as needed
+   * (a record of the run decoded before is not decoded again)
+   */
+  function textOf(key: number): HotRef | null {
     const rec = records.get(key)
     if (!rec) return null
     const keys = chains.get(rec.segment)!.get(rec.deviceSeq)!.records
@@ -119,12 +122,10 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
     decoded.set(keys[start]!, (texts ??= []))
     const read = (i: number) => {
       const r = records.get(keys[i]!)!
-      return decodeHot(recordData(log.read(r.segment, r.pos, r.length)), i === start ? null : texts[i - start - 1]!)
+      return decodeHotText(recordData(log.read(r.segment, r.pos, r.length)), i === start ? null : texts[i - start - 1]!)
     }
-    for (let i = start + texts.length; i < rec.at; i++) texts.push(read(i).ref)
-    const r = read(rec.at)
-    if (texts.length === rec.at - start) texts.push(r.ref)
-    return r.parts
+    for (let i = start + texts.length; i <= rec.at; i++) texts.push(read(i))
+    return texts[rec.at - start]!
   }
 
   function rebuild() {
@@ -275,7 +276,25 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
       const list = bySample.get(sampleId)
       if (!list) return undefined
       let found: string | null | undefined
-      for (const id of list) for (const p of partsOf(id) ?? []) if (p.kind === kind) found = p.rest
+      for (const id of list) {
+        const text = textOf(id)
+        if (text) for (const p of hotParts(text)) if (p.kind === kind) found = p.rest
+      }
+      return found
+    },
+    /**
+     * The same text as its UTF-8 bytes, a view of the record's decoded text (no string made), for
+     * an answer written at once (a history page).
+     */
+    restBytes(sampleId: number, kind: MetricKind): Uint8Array | null | undefined {
+      const list = bySample.get(sampleId)
+      if (!list) return undefined
+      let found: Uint8Array | null | undefined
+      for (const id of list) {
+        const text = textOf(id)
+        const rest = text ? hotRest(text, kind) : undefined
+        if (rest !== undefined) found = rest
+      }
       return found
     },
     /** Moves hot samples into the raw table (their values; the caller puts their texts in a block), in the caller's transaction. */

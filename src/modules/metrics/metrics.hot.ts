@@ -85,12 +85,50 @@ export function encodeHot(parts: HotPart[], ref: HotRef | null): { data: Uint8Ar
 
 /** Decodes a record coded against `ref` (the text of the record before it, as the encoder had it). */
 export function decodeHot(data: Uint8Array, ref: HotRef | null): { parts: HotPart[]; ref: HotRef } {
+  const text = decodeHotText(data, ref)
+  return { parts: hotParts(text), ref: text }
+}
+
+/** A record's text (UTF-8), decoded against `ref`: the reference of the record after it, and what hotParts and hotRest read. */
+export function decodeHotText(data: Uint8Array, ref: HotRef | null): HotRef {
   const packed = data.subarray(1)
-  let text: Uint8Array
-  if (data[0] === FLAG_ALONE) text = zstdDecompress(packed)
-  else if (ref) text = zstdDecompress(packed, ref)
-  else throw new Error('hot record needs the record before it')
-  return { parts: partsOf(fromUtf8.decode(text)), ref: text }
+  if (data[0] === FLAG_ALONE) return zstdDecompress(packed)
+  if (ref) return zstdDecompress(packed, ref)
+  throw new Error('hot record needs the record before it')
+}
+
+/** The parts of a record's text. */
+export const hotParts = (text: HotRef): HotPart[] => partsOf(fromUtf8.decode(text))
+
+const SEP_BYTE = 1
+const MINUS_BYTE = 45
+const DIGIT0 = 48
+
+/**
+ * The rest text of one kind in a record's text as its UTF-8 bytes (a view, no string made: a
+ * history page writes them into its answer as they are); null when the part has none, undefined
+ * when the record does not carry the kind. A rest is JSON text, which holds no raw SEP, so it ends
+ * where the next part's kind and SEP begin; the length before it counts UTF-16 units, which a
+ * text of multi-byte characters exceeds in bytes, and never falls short of.
+ */
+export function hotRest(text: HotRef, kind: MetricKind): Uint8Array | null | undefined {
+  const want = DIGIT0 + KIND_BIT[kind]
+  let at = 0
+  while (at < text.length) {
+    const a = text.indexOf(SEP_BYTE, at)
+    const b = text.indexOf(SEP_BYTE, a + 1)
+    const c = text.indexOf(SEP_BYTE, b + 1)
+    if (a === -1 || b === -1 || c === -1) throw new Error('hot record text is malformed')
+    const none = text[b + 1] === MINUS_BYTE
+    const next = none ? -1 : text.indexOf(SEP_BYTE, c + 1)
+    const end = none ? c + 1 : next === -1 ? text.length : next - 1
+    let declared = 0
+    for (let i = b + 1; i < c; i++) declared = declared * 10 + text[i]! - DIGIT0
+    if (!none && end - (c + 1) < declared) throw new Error('hot record text is malformed')
+    if (a === at + 1 && text[at] === want) return none ? null : text.subarray(c + 1, end)
+    at = end
+  }
+  return undefined
 }
 
 /** Whether a record stands alone (its chain may restart there). */

@@ -133,7 +133,7 @@ export interface RestWriter {
 /**
  * Writes the JSON of `toRecord` for a whole page of `page.values()` rows ([id, ts, ...hot, rest]),
  * joined with commas: the stored rest is spliced in, never parsed and re-encoded, and nothing
- * is built per row. A rest is JSON text, null, or a RestWriter that writes it.
+ * is built per row. A rest is JSON text, its UTF-8 bytes, null, or a RestWriter that writes it.
  */
 export function writePage(out: JsonBytes, kind: MetricKind, rows: unknown[][], deviceId: string): JsonBytes {
   const keys = HOT_KEYS[kind]
@@ -150,7 +150,8 @@ export function writePage(out: JsonBytes, kind: MetricKind, rows: unknown[][], d
       .isoDate(row[1] as number)
     for (let i = 0; i < keys.length; i++) out.bytes(keys[i]!).number(row[i + 2])
     const rest = row[restAt]
-    if (typeof rest === 'object' && rest !== null) (rest as RestWriter).writeMembers(row[0] as number, kind, out)
+    if (rest instanceof Uint8Array) out.asMembers(out.written, rest)
+    else if (typeof rest === 'object' && rest !== null) (rest as RestWriter).writeMembers(row[0] as number, kind, out)
     else out.members(rest)
     out.byte(CLOSE_BRACE)
   }

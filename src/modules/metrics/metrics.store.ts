@@ -7,7 +7,7 @@ import { createHistoryStore } from './metrics.history.store'
 
 /**
  * A stored sample as an array in column order: id, ts, hot values..., rest (JSON text or null;
- * for a page read `lazy`, a sealed row's rest may be its decoded block, a RestWriter).
+ * for a page read `lazy`, a hot row's rest may be its UTF-8 bytes and a sealed row's its decoded block, a RestWriter).
  */
 export type SampleValues = unknown[]
 /** [ts, ...hot values], oldest first */

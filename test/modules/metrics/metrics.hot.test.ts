@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { rng } from '../../../scripts/bench/storage-samples'
 import { openDatabase } from '../../../src/db/connection'
 import { FIELDS, type MetricKind } from '../../../src/modules/metrics/metrics.fields'
-import { decodeHot, encodeHot, type HotPart, type HotRef } from '../../../src/modules/metrics/metrics.hot'
+import { decodeHot, encodeHot, hotRest, type HotPart, type HotRef } from '../../../src/modules/metrics/metrics.hot'
 import { readRecords } from '../../../src/modules/metrics/metrics.hot.records'
 import { testApp, type TestApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
@@ -80,7 +80,39 @@ describe('the compact form of the newest samples (metrics.hot.ts)', () => {
         // Object.is: -0 stays -0; every other float compares by value, which for finite numbers is bit for bit
         expect(q.values.every((v, j) => Object.is(v, p.values[j]))).toBe(true)
       }
+      // each kind's rest as the bytes a history page writes: the text's UTF-8, null for none, undefined when not carried
+      for (const kind of ['hardware', 'network'] as const) {
+        const p = parts.find((x) => x.kind === kind)
+        const bytes = hotRest(back.ref, kind)
+        if (!p) expect(bytes).toBeUndefined()
+        else if (p.rest === null) expect(bytes).toBeNull()
+        else expect(new TextDecoder().decode(bytes!)).toBe(p.rest)
+      }
       prev = parts
+    }
+  })
+
+  test('a rest of multi-byte characters, or none, is found as its bytes beside the other part', () => {
+    const values = (kind: MetricKind) => FIELDS[kind].map((_, i) => i + 0.5)
+    const wide = JSON.stringify({ label: 'café 🙂 \u2028', n: [1, -0.5] })
+    const cases: HotPart[][] = [
+      [
+        { kind: 'hardware', values: values('hardware'), rest: wide },
+        { kind: 'network', values: values('network'), rest: '{"a":"é"}' },
+      ],
+      [
+        { kind: 'hardware', values: values('hardware'), rest: null },
+        { kind: 'network', values: values('network'), rest: wide },
+      ],
+      [{ kind: 'network', values: values('network'), rest: null }],
+    ]
+    for (const parts of cases) {
+      const text = decodeHot(encodeHot(parts, null).data, null).ref
+      for (const kind of ['hardware', 'network'] as const) {
+        const p = parts.find((x) => x.kind === kind)
+        const bytes = hotRest(text, kind)
+        expect(bytes === undefined || bytes === null ? bytes : new TextDecoder().decode(bytes)).toBe(p ? p.rest : undefined)
+      }
     }
   })
 

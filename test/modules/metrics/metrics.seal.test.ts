@@ -115,7 +115,7 @@ describe('sealing samples into their long-lived form', () => {
     }
   })
 
-  test('a page read for an answer leaves sealed texts in their blocks, which write the same bytes into it', async () => {
+  test('a page read for an answer makes no text a string: hot ones are bytes, sealed ones stay in their blocks; the same bytes', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
     t.clock.set(T0 + 3 * HOUR)
@@ -123,17 +123,23 @@ describe('sealing samples into their long-lived form', () => {
     const headers = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
     const paths = ['hardware', 'network'].map((kind) => `/v1/metrics/${kind}/${a.deviceId}?limit=120&offset=100`)
     const read = async () => Promise.all(paths.map(async (p) => (await t.request('GET', p, { headers })).text))
-    const before = await read()
-    await t.modules.sealer.run()
-    createBlockStore(t.db.sqlite).dropHot()
-    expect(hotRecords(t)).toBe(0)
-    expect(await read()).toEqual(before)
     const store = createMetricsStore(t.db.sqlite)
     const seq = t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq
     const page = (kind: 'hardware' | 'network', lazy: boolean) => {
       const rows = store.page(kind, seq, 0, Number.MAX_SAFE_INTEGER, 120, 100, lazy)
       return { rows, json: new TextDecoder().decode(writePage(new JsonBytes(), kind, rows, a.deviceId).take()) }
     }
+    // hot: each text the UTF-8 bytes of its decoded record
+    for (const kind of ['hardware', 'network'] as const) {
+      const lazy = page(kind, true)
+      expect(lazy.rows.every((r) => r.at(-1) instanceof Uint8Array)).toBe(true)
+      expect(lazy.json).toBe(page(kind, false).json)
+    }
+    const before = await read()
+    await t.modules.sealer.run()
+    createBlockStore(t.db.sqlite).dropHot()
+    expect(hotRecords(t)).toBe(0)
+    expect(await read()).toEqual(before)
     for (const kind of ['hardware', 'network'] as const) {
       const lazy = page(kind, true)
       const strings = page(kind, false)
