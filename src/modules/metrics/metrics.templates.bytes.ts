@@ -1,5 +1,5 @@
 import type { JsonBytes } from '../../lib/json-bytes'
-import { SLOT } from './metrics.templates'
+import { countSlots } from './metrics.templates'
 
 /** Writes a text from its template into an answer being written: the numbers of its slots are `values[at]` on. */
 export type TemplateBytes = (out: JsonBytes, values: Float64Array, at: number) => void
@@ -12,10 +12,19 @@ export type TemplateBytes = (out: JsonBytes, values: Float64Array, at: number) =
  * form, which is String()'s for every finite number, and a slot only ever holds one.
  */
 export function templateBytes(template: string): TemplateBytes {
-  const parts = template.split(SLOT).map((p) => Buffer.from(p, 'utf8'))
-  // the parts one after the other, and where each ends (in bytes)
-  const flat = new Uint8Array(Buffer.concat(parts))
-  const ends = new Int32Array(parts.length)
-  for (let k = 0, e = 0; k < parts.length; k++) ends[k] = e += parts[k]!.length
-  return (out, values, at) => out.pieces(flat, ends, values, at)
+  // encoded once: a SLOT is one zero byte in UTF-8, and JSON text holds no other
+  const all = Buffer.from(template, 'utf8')
+  const flat = new Uint8Array(all.length)
+  const ends = new Int32Array(countSlots(template) + 1)
+  let n = 0
+  let k = 0
+  for (let i = 0; i < all.length; i++) {
+    const b = all[i]!
+    if (b === 0) ends[k++] = n
+    else flat[n++] = b
+  }
+  ends[k] = n
+  // the parts one after the other (`flat`, no slots), and where each ends
+  const parts = flat.subarray(0, n)
+  return (out, values, at) => out.pieces(parts, ends, values, at)
 }
