@@ -18,6 +18,8 @@ export interface Attributed {
   parts: number[]
   /** the event loop's longest stretch over 1 ms that ended inside the request, ms (0: none) */
   lagMs: number
+  /** during that stretch: the main thread's CPU ms, all threads' CPU ms, involuntary switches, minor faults (zeros: none) */
+  lagUsage: [number, number, number, number]
   /** jobs, shrinks and hand-backs that overlapped the request */
   events: string[]
 }
@@ -37,9 +39,9 @@ export function attribute(times: [number, number][], file: TraceFile, path: stri
     const marks = [at, arrived, admitted, began, ended, answered, end]
     for (let k = marks.length - 2; k > 0; k--) if (Number.isNaN(marks[k])) marks[k] = marks[k + 1]!
     const parts = SEGMENTS.map((_, k) => marks[k + 1]! - marks[k]!)
-    const lags = file.lags.filter(([t]) => t > at && t <= end + 1).map(([, l]) => l)
+    const lag = file.lags.filter(([t]) => t > at && t <= end + 1).sort((a, b) => b[1] - a[1])[0]
     const events = file.events.filter(([, s, e]) => s < end && e > at).map(([n]) => n)
-    out.push({ ms, parts, lagMs: lags.length ? Math.max(...lags) : 0, events })
+    out.push({ ms, parts, lagMs: lag?.[1] ?? 0, lagUsage: lag ? [lag[2], lag[3], lag[4], lag[5]] : [0, 0, 0, 0], events })
     i++
   }
   return out

@@ -50,6 +50,13 @@ const GC_LOG = argv.includes('--reads-gc')
 const WARMUP = Number(opt('--reads-warmup') ?? 100)
 const TRACE = argv.includes('--reads-trace')
 const ONLY = opt('--reads-only-paths')?.split(',')
+/** `--reads-hub-env K=V,K=V`: settings for this build's hubs only (JavaScriptCore's, say), not the client's */
+const HUB_ENV = Object.fromEntries(
+  (opt('--reads-hub-env') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => kv.split('=') as [string, string]),
+)
 
 interface World {
   tenant: SeededTenant
@@ -243,7 +250,7 @@ async function turn(exe: string, dir: string, w: World, out: Record<string, Resu
   const port = freePort()
   // the trace only for this build's hub: an earlier build has none
   const traceFile = TRACE && floor ? join(tmp, `reads-trace-${port}.json`) : undefined
-  const env = { ...(GC_LOG ? { BUN_JSC_logGC: '1' } : {}), ...(traceFile ? { VIGIL_TRACE_REQUESTS: traceFile } : {}) }
+  const env = { ...(floor ? HUB_ENV : {}), ...(GC_LOG ? { BUN_JSC_logGC: '1' } : {}), ...(traceFile ? { VIGIL_TRACE_REQUESTS: traceFile } : {}) }
   const server = startVigil(dir, port, exe, { env, ...(GC_LOG ? { stderr: 'pipe' as const } : {}) })
   const gc = GC_LOG ? gcLog(server.stderr as ReadableStream<Uint8Array>) : null
   const base = `http://127.0.0.1:${port}`
@@ -277,6 +284,11 @@ async function turn(exe: string, dir: string, w: World, out: Record<string, Resu
   }
   if (traceFile) {
     const file = JSON.parse(readFileSync(traceFile, 'utf8')) as TraceFile
+    // the hub's threads by CPU time over its turn, when asked for: which of them ran beside the requests
+    if (argv.includes('--reads-trace-each')) {
+      const busy = (file.threads ?? []).filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1])
+      log(`hub threads' CPU: ${busy.map(([n, ms]) => `${n} ${ms} ms`).join(', ')}`)
+    }
     for (const [name, p] of chosen(w)) {
       const r = out[name]!.at(-1)!
       r.traced = attribute(r.times ?? [], file, new URL(p.path.replace(/\{[^}]*\}/g, '0'), 'http://x').pathname)
@@ -334,6 +346,14 @@ export async function readsScaleOnly() {
   }
   if (TRACE) {
     console.log('\nWhere the requests of this build spent their time (its trace, all rounds):\n')
-    for (const [name] of chosen(w)) console.log(`- ${name}: ${summarize(results.vigil![name]!.flatMap((r) => r.traced ?? []))}`)
+    for (const [name] of chosen(w)) {
+      const traced = results.vigil![name]!.flatMap((r) => r.traced ?? [])
+      console.log(`- ${name}: ${summarize(traced)}`)
+      if (argv.includes('--reads-trace-each'))
+        for (const x of traced.sort((a, b) => b.ms - a.ms).slice(0, Math.ceil(traced.length / 100)))
+          console.log(
+            `  - ${x.ms.toFixed(2)} ms: ${x.parts.map((p) => p.toFixed(3)).join(' / ')}; loop ${x.lagMs.toFixed(2)} ms (main thread CPU ${x.lagUsage[0].toFixed(2)}, all ${x.lagUsage[1].toFixed(2)} ms, ${x.lagUsage[2]} preempted, ${x.lagUsage[3]} faults)${x.events.length ? `; ${x.events.join(', ')}` : ''}`,
+          )
+    }
   }
 }

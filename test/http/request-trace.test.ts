@@ -64,6 +64,8 @@ describe('the request trace (VIGIL_TRACE_REQUESTS)', () => {
       expect(stages.every((t) => Number.isFinite(t) && t >= t0)).toBe(true)
       expect([...stages].sort((a, b) => a - b)).toEqual(stages)
     }
+    // the loop's sampler reads the main thread's own usage
+    expect(out.lags.every((l) => l.length === 6)).toBe(true)
     expect(out.events).toEqual([['job metrics.seal', t0, expect.any(Number)]])
   })
 })
@@ -75,7 +77,7 @@ describe("the bench's attribution of a request's time", () => {
       ['/other', 102.1, 102.2, 102.3, 102.4, 102.5],
       ['/read', 103.2, 103.3, 103.4, 103.5, 103.6],
     ],
-    lags: [[103.1, 1.5]],
+    lags: [[103.1, 1.5, 1.4, 2.2, 0, 3]],
     events: [['job metrics.seal', 102.9, 103.15]],
   }
 
@@ -96,6 +98,7 @@ describe("the bench's attribution of a request's time", () => {
     // the second waited 0.2 ms before the hub ran anything for it, while a job held the loop
     expect(parts(1)).toEqual([0.2, 0.1, 0.1, 0.1, 0.1, 0.4])
     expect(got[1]!.lagMs).toBe(1.5)
+    expect(got[1]!.lagUsage).toEqual([1.4, 2.2, 0, 3])
     expect(got[1]!.events).toEqual(['job metrics.seal'])
   })
 
