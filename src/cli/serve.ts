@@ -16,6 +16,7 @@ import { portHeldMessage, probePort } from './port-holder'
 import { afterStartUp, shrink, startMemoryReducer } from '../lib/memory'
 import { pageOutExecutable } from '../lib/page-out'
 import { trace } from '../http/request-trace'
+import { compilersYielding, linuxThreads } from '../lib/compiler-threads'
 import { publishSelf } from '../modules/versions/versions.self'
 
 /** a quiet spell this long after requests lets the memory reducer give memory back */
@@ -24,6 +25,8 @@ const QUIET_MS = 5_000
 const SHRINK_AFTER_REQUESTS = 100
 /** how long after start the hub publishes itself as the collectors' version */
 const SELF_PUBLISH_AFTER_MS = 30_000
+/** how often, while requests come, the JIT's compiler threads are looked for to be given the lowest priority */
+const COMPILERS_LOOK_MS = 250
 
 /** true in dist/vigil, false under `bun src/main.ts` */
 const compiled = Bun.main.startsWith('/$bunfs/')
@@ -115,6 +118,7 @@ export async function serve(config: Config): Promise<void> {
       handBack('a burst of requests')
     },
   })
+  const yieldCompilers = yieldingCompilers(requestsAdmitted)
   const scheme = tls ? 'https' : 'http'
   const port = app.server?.port ?? config.port
   logger.info('vigil listening', {
@@ -174,6 +178,7 @@ export async function serve(config: Config): Promise<void> {
       await modules.webhookWorker.stop()
       modules.checkScheduler.stop()
       reducer.stop()
+      yieldCompilers()
       await limiter.close?.().catch((err: Error) => logger.warn('rate limit store did not close cleanly', { error: err.message }))
       await modules.devices.directory.stop?.().catch((err: Error) => logger.warn('device last reports not written', { error: err.message }))
       // last: the workers and jobs above may still have written while stopping
@@ -185,6 +190,25 @@ export async function serve(config: Config): Promise<void> {
     process.once('SIGTERM', () => void stop('SIGTERM'))
     process.once('SIGINT', () => void stop('SIGINT'))
   })
+}
+
+/**
+ * The JIT's compiler threads at the lowest priority (src/lib/compiler-threads.ts), looked for every
+ * COMPILERS_LOOK_MS while requests come (a quiet hub compiles nothing new). Returns the stop.
+ */
+function yieldingCompilers(requests: () => number): () => void {
+  const port = linuxThreads()
+  if (!port) return () => {}
+  const look = compilersYielding(port)
+  let seen = -1
+  const timer = setInterval(() => {
+    const n = requests()
+    if (n === seen) return
+    seen = n
+    look()
+  }, COMPILERS_LOOK_MS)
+  timer.unref()
+  return () => clearInterval(timer)
 }
 
 /**

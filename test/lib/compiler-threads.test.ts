@@ -1,0 +1,67 @@
+import { describe, expect, test } from 'bun:test'
+import { compilersYielding, linuxThreads, type ThreadsPort } from '../../src/lib/compiler-threads'
+
+/** a process's threads as a test sets them, and the priorities asked for */
+function fakeThreads(threads: { tid: number; name: string }[], refuse: number[] = []) {
+  const asked: [number, number][] = []
+  const port: ThreadsPort = {
+    list: () => threads,
+    setNice: (tid, nice) => {
+      asked.push([tid, nice])
+      return !refuse.includes(tid)
+    },
+  }
+  return { port, asked, threads }
+}
+
+describe("the JIT's compiler threads yield to the thread that answers requests", () => {
+  test('only the compiler threads are given the lowest priority, each once while it lives', () => {
+    const f = fakeThreads([
+      { tid: 10, name: 'vigil' },
+      { tid: 11, name: 'JITWorker' },
+      { tid: 12, name: 'HeapHelper' },
+      { tid: 13, name: 'JITWorker' },
+    ])
+    const look = compilersYielding(f.port)
+    expect(look()).toBe(2)
+    expect(f.asked).toEqual([
+      [11, 19],
+      [13, 19],
+    ])
+    expect(look()).toBe(0)
+    expect(f.asked).toHaveLength(2)
+  })
+
+  test('a compiler thread started after the last look is lowered at the next, and an ended one forgotten', () => {
+    const f = fakeThreads([{ tid: 11, name: 'JITWorker' }])
+    const look = compilersYielding(f.port)
+    look()
+    f.threads.splice(0, 1, { tid: 21, name: 'JITWorker' })
+    expect(look()).toBe(1)
+    expect(f.asked.map(([tid]) => tid)).toEqual([11, 21])
+    // the id of the ended thread, reused by a new compiler thread, is lowered again
+    f.threads.splice(0, 1, { tid: 11, name: 'JITWorker' })
+    expect(look()).toBe(1)
+    expect(f.asked.map(([tid]) => tid)).toEqual([11, 21, 11])
+  })
+
+  test('a thread the system refused is asked again at the next look', () => {
+    const f = fakeThreads([{ tid: 11, name: 'JITWorker' }], [11])
+    const look = compilersYielding(f.port)
+    expect(look()).toBe(0)
+    expect(look()).toBe(0)
+    expect(f.asked).toEqual([
+      [11, 19],
+      [11, 19],
+    ])
+  })
+
+  test.skipIf(process.platform !== 'linux')('on Linux the port lists this process and lowers a thread it names', () => {
+    const port = linuxThreads()!
+    const threads = port.list()
+    expect(threads.some((t) => t.tid === process.pid)).toBe(true)
+    // lowering is allowed to anyone (raising back is not): a thread of this test process that is not the main one
+    const other = threads.find((t) => t.tid !== process.pid)
+    if (other) expect(port.setNice(other.tid, 19)).toBe(true)
+  })
+})
