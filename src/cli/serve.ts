@@ -197,15 +197,18 @@ export async function serve(config: Config): Promise<void> {
  * COMPILERS_LOOK_MS while requests come (a quiet hub compiles nothing new). Returns the stop.
  */
 function yieldingCompilers(requests: () => number): () => void {
-  const port = linuxThreads()
-  if (!port) return () => {}
-  const look = compilersYielding(port)
-  let seen = -1
+  // made at the first request, not at start: loading setpriority compiles bun:ffi's trampoline
+  let look: (() => number) | null | undefined
+  let seen = requests()
   const timer = setInterval(() => {
     const n = requests()
     if (n === seen) return
     seen = n
-    look()
+    if (look === undefined) {
+      const port = linuxThreads()
+      look = port && compilersYielding(port)
+    }
+    look?.()
   }, COMPILERS_LOOK_MS)
   timer.unref()
   return () => clearInterval(timer)
