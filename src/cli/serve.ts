@@ -16,7 +16,7 @@ import { portHeldMessage, probePort } from './port-holder'
 import { afterStartUp, shrink, startMemoryReducer } from '../lib/memory'
 import { pageOutExecutable } from '../lib/page-out'
 import { trace } from '../http/request-trace'
-import { compilersYielding, linuxThreads } from '../lib/compiler-threads'
+import { linuxThreads, watchCompilers } from '../lib/compiler-threads'
 import { publishSelf } from '../modules/versions/versions.self'
 
 /** a quiet spell this long after requests lets the memory reducer give memory back */
@@ -118,7 +118,8 @@ export async function serve(config: Config): Promise<void> {
       handBack('a burst of requests')
     },
   })
-  const yieldCompilers = yieldingCompilers(requestsAdmitted)
+  // the JIT's compiler threads at the lowest priority, so requests get the core first (lib/compiler-threads.ts)
+  const yieldCompilers = watchCompilers({ requests: requestsAdmitted, port: linuxThreads, timers: systemTimers, everyMs: COMPILERS_LOOK_MS })
   const scheme = tls ? 'https' : 'http'
   const port = app.server?.port ?? config.port
   logger.info('vigil listening', {
@@ -190,28 +191,6 @@ export async function serve(config: Config): Promise<void> {
     process.once('SIGTERM', () => void stop('SIGTERM'))
     process.once('SIGINT', () => void stop('SIGINT'))
   })
-}
-
-/**
- * The JIT's compiler threads at the lowest priority (src/lib/compiler-threads.ts), looked for every
- * COMPILERS_LOOK_MS while requests come (a quiet hub compiles nothing new). Returns the stop.
- */
-function yieldingCompilers(requests: () => number): () => void {
-  // made at the first request, not at start: loading setpriority compiles bun:ffi's trampoline
-  let look: (() => number) | null | undefined
-  let seen = requests()
-  const timer = setInterval(() => {
-    const n = requests()
-    if (n === seen) return
-    seen = n
-    if (look === undefined) {
-      const port = linuxThreads()
-      look = port && compilersYielding(port)
-    }
-    look?.()
-  }, COMPILERS_LOOK_MS)
-  timer.unref()
-  return () => clearInterval(timer)
 }
 
 /**

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import type { Timers } from './timers'
 
 /**
  * JavaScriptCore compiles hot code on threads of its own ("JITWorker"), beside the thread that
@@ -70,4 +71,27 @@ export function linuxThreads(): ThreadsPort | null {
     // no bun:ffi
   }
   return null
+}
+
+/**
+ * Looks for compiler threads every `everyMs` while requests come (a quiet hub compiles nothing
+ * new). The port is made at the first look, not at start: loading setpriority compiles bun:ffi's
+ * trampoline, which an idle hub need not hold. Returns the stop.
+ */
+export function watchCompilers(o: { requests: () => number; port: () => ThreadsPort | null; timers: Timers; everyMs: number }): () => void {
+  let look: (() => number) | null | undefined
+  let seen = o.requests()
+  let cancel = o.timers.after(o.everyMs, function tick() {
+    const n = o.requests()
+    if (n !== seen) {
+      seen = n
+      if (look === undefined) {
+        const port = o.port()
+        look = port && compilersYielding(port)
+      }
+      look?.()
+    }
+    cancel = o.timers.after(o.everyMs, tick)
+  })
+  return () => cancel()
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { compilersYielding, linuxThreads, type ThreadsPort } from '../../src/lib/compiler-threads'
+import { compilersYielding, linuxThreads, watchCompilers, type ThreadsPort } from '../../src/lib/compiler-threads'
+import { manualTimers } from '../helpers/timers'
 
 /** a process's threads as a test sets them, and the priorities asked for */
 function fakeThreads(threads: { tid: number; name: string }[], refuse: number[] = []) {
@@ -63,5 +64,44 @@ describe("the JIT's compiler threads yield to the thread that answers requests",
     // lowering is allowed to anyone (raising back is not): a thread of this test process that is not the main one
     const other = threads.find((t) => t.tid !== process.pid)
     if (other) expect(port.setNice(other.tid, 19)).toBe(true)
+  })
+})
+
+describe('the hub looks for compiler threads while requests come', () => {
+  test('a look at each tick with new requests, none while quiet; the port made at the first look; nothing after the stop', () => {
+    const t = manualTimers()
+    let requests = 0
+    let made = 0
+    const f = fakeThreads([{ tid: 11, name: 'JITWorker' }])
+    let lists = 0
+    const port: ThreadsPort = {
+      list: () => {
+        lists++
+        return f.threads
+      },
+      setNice: f.port.setNice,
+    }
+    const stop = watchCompilers({
+      requests: () => requests,
+      port: () => {
+        made++
+        return port
+      },
+      timers: t.timers,
+      everyMs: 250,
+    })
+    t.fire()
+    expect([made, lists]).toEqual([0, 0]) // quiet since start: not even the port
+    requests = 5
+    t.fire()
+    expect([made, lists]).toEqual([1, 1])
+    expect(f.asked).toEqual([[11, 19]])
+    t.fire()
+    expect(lists).toBe(1) // no request since
+    requests = 6
+    t.fire()
+    expect([made, lists]).toEqual([1, 2])
+    stop()
+    expect(t.pending()).toBe(0)
   })
 })
