@@ -17,6 +17,8 @@ interface ReadSpec {
   n: number
   rounds: number
   warmup: number
+  /** with it, each measured request's start (wall-clock ms, as the hub's trace has it) and duration: times[name] */
+  times?: boolean
 }
 
 const spec = JSON.parse(process.argv[2]!) as ReadSpec
@@ -24,7 +26,7 @@ const headers = { authorization: `Bearer ${spec.token}` }
 /** The q-quantile of ascending times (nearest rank). */
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
 const round2 = (ms: number) => Math.round(ms * 100) / 100
-const out: Record<string, { p50: number; p99: number; p99Rounds: number[]; status: number }> = {}
+const out: Record<string, { p50: number; p99: number; p99Rounds: number[]; status: number; times?: [number, number][] }> = {}
 
 /** `{random:N}` in a path becomes a fresh integer below N each request (a history page at a random offset: a cold read) */
 const fill = (path: string) => {
@@ -38,12 +40,12 @@ const fill = (path: string) => {
     .replace(/\{time\+(\d+)\}/g, (_, d: string) => new Date(t + Number(d)).toISOString())
 }
 
-async function timed(path: string): Promise<{ ms: number; status: number }> {
+async function timed(path: string): Promise<{ ms: number; status: number; at: number }> {
   const url = spec.base + fill(path)
   const t0 = performance.now()
   const res = await fetch(url, { headers })
   await res.arrayBuffer()
-  return { ms: performance.now() - t0, status: res.status }
+  return { ms: performance.now() - t0, status: res.status, at: performance.timeOrigin + t0 }
 }
 
 for (const [name, path] of Object.entries(spec.paths)) {
@@ -51,11 +53,13 @@ for (const [name, path] of Object.entries(spec.paths)) {
   for (let i = 0; i < spec.warmup; i++) status = (await timed(path)).status
   const all: number[] = []
   const p99Rounds: number[] = []
+  const stamped: [number, number][] = []
   for (let r = 0; r < spec.rounds; r++) {
     const times: number[] = []
     for (let i = 0; i < spec.n; i++) {
       const t = await timed(path)
       times.push(t.ms)
+      if (spec.times) stamped.push([t.at, t.ms])
       status = t.status
     }
     all.push(...times)
@@ -69,6 +73,6 @@ for (const [name, path] of Object.entries(spec.paths)) {
     )
   }
   all.sort((a, b) => a - b)
-  out[name] = { p50: round2(quantile(all, 0.5)), p99: round2(quantile(all, 0.99)), p99Rounds, status }
+  out[name] = { p50: round2(quantile(all, 0.5)), p99: round2(quantile(all, 0.99)), p99Rounds, status, ...(spec.times ? { times: stamped } : {}) }
 }
 console.log(JSON.stringify(out))

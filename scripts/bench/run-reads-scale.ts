@@ -17,6 +17,9 @@
  * per read, the collections that ran while it was measured and their pauses: a read that meets a
  * collection in more than one request in a hundred has the pause in its p99. `--reads-warmup N`:
  * the requests each read gets before its measured ones (100; a fifth of it for the cold reads).
+ * `--reads-only-paths latest,summary 24 h`: only the reads named. `--reads-trace`: each hub of this
+ * build records where each request's time went (VIGIL_TRACE_REQUESTS), lined up with the client's
+ * times (reads-trace.ts), and the report says, per read, where the slowest 1 % spent theirs.
  */
 import { Database } from 'bun:sqlite'
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -30,6 +33,8 @@ import { accessTokens } from '../../src/modules/users/users.tokens'
 import { freshDb, log, quick, root, secret, startVigil, tmp, type Reads } from './common'
 import { cpuMs, freePort, median, runJson, stop, waitReady } from './proc'
 import { insertSamples, seedAccounts, type SeededTenant } from './seed'
+import { attribute, summarize, type Attributed } from './reads-trace'
+import type { TraceFile } from '../../src/http/request-trace'
 
 const argv = process.argv.slice(2)
 const opt = (name: string) => {
@@ -43,6 +48,15 @@ const N = quick ? 100 : 500
 const GC_LOG = argv.includes('--reads-gc')
 /** requests before each read's measured ones (a fifth of it for the cold reads) */
 const WARMUP = Number(opt('--reads-warmup') ?? 100)
+const TRACE = argv.includes('--reads-trace')
+const ONLY = opt('--reads-only-paths')?.split(',')
+/** `--reads-hub-env K=V,K=V`: settings for this build's hubs only (JavaScriptCore's, say), not the client's */
+const HUB_ENV = Object.fromEntries(
+  (opt('--reads-hub-env') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => kv.split('=') as [string, string]),
+)
 
 interface World {
   tenant: SeededTenant
@@ -124,6 +138,9 @@ function paths(w: World) {
   } as Record<string, { path: string; target: number; cold?: boolean }>
 }
 
+/** the reads of this run: all, or those `--reads-only-paths` names */
+const chosen = (w: World) => Object.entries(paths(w)).filter(([name]) => !ONLY || ONLY.includes(name))
+
 /** The collections met by one read: how many, per request, and their pauses (ms, each collection's sum of pauses). */
 interface GcTally {
   collections: number
@@ -132,7 +149,7 @@ interface GcTally {
   pauses: number[]
 }
 
-type Result = Reads[string] & { cpuMs: number; gc?: GcTally }
+type Result = Reads[string] & { cpuMs: number; gc?: GcTally; times?: [number, number][]; traced?: Attributed[] }
 
 /**
  * JavaScriptCore's collection log, as the hub writes it to stderr: one entry per collection
@@ -231,20 +248,27 @@ async function floorTurn(bytes: Map<string, Uint8Array>, out: Record<string, Res
  */
 async function turn(exe: string, dir: string, w: World, out: Record<string, Result[]>, floor?: Map<string, Uint8Array>) {
   const port = freePort()
-  const server = startVigil(dir, port, exe, GC_LOG ? { env: { BUN_JSC_logGC: '1' }, stderr: 'pipe' } : undefined)
+  // the trace only for this build's hub: an earlier build has none
+  const traceFile = TRACE && floor ? join(tmp, `reads-trace-${port}.json`) : undefined
+  const env = { ...(floor ? HUB_ENV : {}), ...(GC_LOG ? { BUN_JSC_logGC: '1' } : {}), ...(traceFile ? { VIGIL_TRACE_REQUESTS: traceFile } : {}) }
+  const server = startVigil(dir, port, exe, { env, ...(GC_LOG ? { stderr: 'pipe' as const } : {}) })
   const gc = GC_LOG ? gcLog(server.stderr as ReadableStream<Uint8Array>) : null
   const base = `http://127.0.0.1:${port}`
   try {
     await waitReady(`${base}/health`, server, 600)
     await quiet(server.pid)
-    for (const [name, p] of Object.entries(paths(w))) {
+    for (const [name, p] of chosen(w)) {
       const token = await accessTokens(secret, systemClock).sign({ userId: w.tenant.userId, clientId: w.tenant.clientId, role: 'user' })
       // as many as the others: of 100, the p99 was the second slowest request
       const n = N
       const warmup = p.cold ? Math.round(WARMUP / 5) : WARMUP
       const cpu0 = cpuMs(server.pid) ?? 0
       const t0 = performance.now()
-      const r = await runJson<Reads>(join(root, 'scripts/bench/reads.ts'), { base, token, n, rounds: 1, warmup, paths: { [name]: p.path } }, 900_000)
+      const r = await runJson<Reads>(
+        join(root, 'scripts/bench/reads.ts'),
+        { base, token, n, rounds: 1, warmup, paths: { [name]: p.path }, times: !!traceFile },
+        900_000,
+      )
       const cpu = ((cpuMs(server.pid) ?? cpu0) - cpu0) / (n + warmup)
       if (r[name]!.status !== 200) throw new Error(`${name}: status ${r[name]!.status}`)
       // the last pieces of a collection's entry arrive a moment after it ends
@@ -257,6 +281,19 @@ async function turn(exe: string, dir: string, w: World, out: Record<string, Resu
     }
   } finally {
     await stop(server)
+  }
+  if (traceFile) {
+    const file = JSON.parse(readFileSync(traceFile, 'utf8')) as TraceFile
+    // the hub's threads by CPU time over its turn, when asked for: which of them ran beside the requests
+    if (argv.includes('--reads-trace-each')) {
+      const busy = (file.threads ?? []).filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1])
+      log(`hub threads' CPU: ${busy.map(([n, ms]) => `${n} ${ms} ms`).join(', ')}`)
+    }
+    for (const [name, p] of chosen(w)) {
+      const r = out[name]!.at(-1)!
+      r.traced = attribute(r.times ?? [], file, new URL(p.path.replace(/\{[^}]*\}/g, '0'), 'http://x').pathname)
+      delete r.times
+    }
   }
 }
 
@@ -286,7 +323,7 @@ export async function readsScaleOnly() {
     `| read | target p99 | ${sides.map((s) => `${s.name} p50 / p99 (median of rounds); server CPU per request`).join(' | ')} | floor (bare Bun.serve answering the same bytes) p50 / p99 |${gcHead}`,
   )
   console.log(`|---|---|${sides.map(() => '---|').join('')}---|${GC_LOG ? sides.map(() => '---|').join('') : ''}`)
-  for (const [name, p] of Object.entries(paths(w))) {
+  for (const [name, p] of chosen(w)) {
     const cells = sides.map((s) => {
       const rs = results[s.name]![name]!
       const f = (k: 'p50' | 'p99' | 'cpuMs') => median(rs.map((x) => x[k])).toFixed(2)
@@ -306,5 +343,17 @@ export async function readsScaleOnly() {
         )
       }
     console.log(`| ${name} | ${p.target} ms | ${cells.join(' | ')} |`)
+  }
+  if (TRACE) {
+    console.log('\nWhere the requests of this build spent their time (its trace, all rounds):\n')
+    for (const [name] of chosen(w)) {
+      const traced = results.vigil![name]!.flatMap((r) => r.traced ?? [])
+      console.log(`- ${name}: ${summarize(traced)}`)
+      if (argv.includes('--reads-trace-each'))
+        for (const x of traced.sort((a, b) => b.ms - a.ms).slice(0, Math.ceil(traced.length / 100)))
+          console.log(
+            `  - ${x.ms.toFixed(2)} ms: ${x.parts.map((p) => p.toFixed(3)).join(' / ')}; loop ${x.lagMs.toFixed(2)} ms (main thread CPU ${x.lagUsage[0].toFixed(2)}, all ${x.lagUsage[1].toFixed(2)} ms, ${x.lagUsage[2]} preempted, ${x.lagUsage[3]} faults)${x.events.length ? `; ${x.events.join(', ')}` : ''}`,
+          )
+    }
   }
 }

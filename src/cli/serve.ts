@@ -15,6 +15,8 @@ import { StartupError } from './errors'
 import { portHeldMessage, probePort } from './port-holder'
 import { afterStartUp, shrink, startMemoryReducer } from '../lib/memory'
 import { pageOutExecutable } from '../lib/page-out'
+import { trace } from '../http/request-trace'
+import { linuxThreads, watchCompilers } from '../lib/compiler-threads'
 import { publishSelf } from '../modules/versions/versions.self'
 
 /** a quiet spell this long after requests lets the memory reducer give memory back */
@@ -23,6 +25,8 @@ const QUIET_MS = 5_000
 const SHRINK_AFTER_REQUESTS = 100
 /** how long after start the hub publishes itself as the collectors' version */
 const SELF_PUBLISH_AFTER_MS = 30_000
+/** how often, while requests come, the JIT's compiler threads are looked for to be given the lowest priority */
+const COMPILERS_LOOK_MS = 250
 
 /** true in dist/vigil, false under `bun src/main.ts` */
 const compiled = Bun.main.startsWith('/$bunfs/')
@@ -94,7 +98,9 @@ export async function serve(config: Config): Promise<void> {
   // once the event loop has run start-up through: the JIT's normal policy (start-up ran under a
   // reluctant one, lib/memory.ts) and memory given back; after every burst of requests too
   setTimeout(() => {
+    const t = trace.now()
     afterStartUp()
+    trace.event('shrink after start-up', t)
     logger.debug('start-up over: the JIT compiles as usual, memory given back')
     handBack('start-up')
   }, 500).unref()
@@ -102,11 +108,18 @@ export async function serve(config: Config): Promise<void> {
     requests: requestsAdmitted,
     quietMs: QUIET_MS,
     minRequests: SHRINK_AFTER_REQUESTS,
+    shrink: () => {
+      const t = trace.now()
+      shrink()
+      trace.event('shrink after a burst', t)
+    },
     onShrink: () => {
       logger.debug('quiet: memory given back')
       handBack('a burst of requests')
     },
   })
+  // the JIT's compiler threads at the lowest priority, so requests get the core first (lib/compiler-threads.ts)
+  const yieldCompilers = watchCompilers({ requests: requestsAdmitted, port: linuxThreads, timers: systemTimers, everyMs: COMPILERS_LOOK_MS })
   const scheme = tls ? 'https' : 'http'
   const port = app.server?.port ?? config.port
   logger.info('vigil listening', {
@@ -166,10 +179,12 @@ export async function serve(config: Config): Promise<void> {
       await modules.webhookWorker.stop()
       modules.checkScheduler.stop()
       reducer.stop()
+      yieldCompilers()
       await limiter.close?.().catch((err: Error) => logger.warn('rate limit store did not close cleanly', { error: err.message }))
       await modules.devices.directory.stop?.().catch((err: Error) => logger.warn('device last reports not written', { error: err.message }))
       // last: the workers and jobs above may still have written while stopping
       await engine.close((what, err) => logger.warn(what, { error: err.message }))
+      trace.flush()
       logger.info('stopped')
       resolve()
     }
@@ -199,7 +214,9 @@ export function publishSelfLater(publish: () => Promise<unknown>, o: { timers: T
  */
 async function handBackExecutable(logger: Logger, after: string): Promise<void> {
   try {
+    const t = trace.now()
     const done = await pageOutExecutable()
+    trace.event(`executable handed back after ${after}`, t)
     if (!done) return logger.debug('pages of the executable kept: madvise is not available here', { after })
     logger.debug('pages of the executable handed back to the kernel', {
       after,

@@ -5,6 +5,7 @@ import { AppError } from './errors'
 import { RequestValidationError } from './input'
 import type { RequestPipeline } from './pipeline'
 import { requestState } from './request-state'
+import { trace as hubTrace, type RequestTrace } from './request-trace'
 import { dedupe, locationOf, toDetail } from './validation'
 
 /**
@@ -12,34 +13,37 @@ import { dedupe, locationOf, toDetail } from './validation'
  * onRequest, a size-capped JSON parser in onParse, and one error handler that turns every
  * failure into the spec's bodies. This file is the one place that knows Elysia's failures.
  */
-export function gateway(pipeline: RequestPipeline, maxBodyBytes: number) {
-  return (
-    new Elysia({ name: 'gateway' })
-      .onRequest(async ({ request, server, set }) => {
-        const admitted = await pipeline.admit(request, server, set.headers as Record<string, string>)
-        if (admitted instanceof Response) {
-          set.status = admitted.status
-          return admitted
-        }
-      })
-      .onParse(({ request, contentType }) =>
-        parseRequestBody(request, contentType, maxBodyBytes, (text) => {
-          const state = requestState(request)
-          if (state) state.rawBody = text
-        }),
-      )
-      // after the answer is sent, off the request's path; `route` is the pattern, never the raw path
-      .onAfterResponse(({ request, route, set, responseValue }) => {
-        pipeline.finish(request, route, responseValue instanceof Response ? responseValue.status : statusCode(set.status))
-      })
-      .onError(({ code, error, request, set }) => {
-        const reply = pipeline.errorReply(pipelineError(String(code), error, request), request)
-        set.status = reply.status
-        if (reply.headers) Object.assign(set.headers, reply.headers)
-        return reply.body
-      })
-      .as('global')
-  )
+export function gateway(pipeline: RequestPipeline, maxBodyBytes: number, trace: RequestTrace = hubTrace) {
+  const g = new Elysia({ name: 'gateway' })
+    .onRequest(async ({ request, server, set }) => {
+      if (trace.on) trace.mark(request, 0)
+      const admitted = await pipeline.admit(request, server, set.headers as Record<string, string>)
+      if (trace.on) trace.mark(request, 1)
+      if (admitted instanceof Response) {
+        set.status = admitted.status
+        return admitted
+      }
+    })
+    .onParse(({ request, contentType }) =>
+      parseRequestBody(request, contentType, maxBodyBytes, (text) => {
+        const state = requestState(request)
+        if (state) state.rawBody = text
+      }),
+    )
+    // after the answer is sent, off the request's path; `route` is the pattern, never the raw path
+    .onAfterResponse(({ request, route, set, responseValue }) => {
+      if (trace.on) trace.mark(request, 4)
+      pipeline.finish(request, route, responseValue instanceof Response ? responseValue.status : statusCode(set.status))
+    })
+    .onError(({ code, error, request, set }) => {
+      const reply = pipeline.errorReply(pipelineError(String(code), error, request), request)
+      set.status = reply.status
+      if (reply.headers) Object.assign(set.headers, reply.headers)
+      return reply.body
+    })
+  // only when tracing: every hook is compiled into every route's handler
+  if (trace.on) g.onBeforeHandle(({ request }) => trace.mark(request, 2)).onAfterHandle(({ request }) => trace.mark(request, 3))
+  return g.as('global')
 }
 
 /** Elysia lets a handler set a status by name ('Created'); the metrics want the number. */

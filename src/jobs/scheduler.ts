@@ -3,6 +3,7 @@ import type { Logger } from '../lib/logger'
 import { systemTimers, type Timers } from '../lib/timers'
 import { type JobClaims, localJobClaims } from './claims'
 import type { LoopProbe } from './loop-probe'
+import { trace } from '../http/request-trace'
 
 export { type JobClaims, localJobClaims } from './claims'
 
@@ -60,9 +61,11 @@ export function startScheduler(jobs: Job[], logger: Logger, time: WallTime = sys
   const runJob = async (job: Job) => {
     const started = performance.now()
     const held = probe?.watch()
+    const traced = trace.on ? trace.now() : 0
     const run = (async () => {
       try {
         await job.run()
+        if (trace.on) trace.event(`job ${job.name}`, traced)
         const heldMs = held?.()
         logger.debug('job done', {
           job: job.name,
