@@ -38,12 +38,16 @@ function tracedApp(trace: ReturnType<typeof requestTrace>) {
 }
 
 describe('the request trace (VIGIL_TRACE_REQUESTS)', () => {
-  test('off: nothing recorded and no file written', async () => {
-    const trace = requestTrace(undefined)
-    const res = await tracedApp(trace).handle(new Request('http://localhost/read'))
-    expect(res.status).toBe(200)
-    trace.flush()
-    expect(trace.on).toBe(false)
+  test('off without a file, an empty VIGIL_TRACE_REQUESTS included: requests are answered and no sampler runs', async () => {
+    for (const file of [undefined, '']) {
+      const trace = requestTrace(file)
+      expect(trace.on).toBe(false)
+      const res = await tracedApp(trace).handle(new Request('http://localhost/read'))
+      expect(res.status).toBe(200)
+      trace.flush()
+    }
+    // the one shared no-op: no timer, no record, nothing to write
+    expect(requestTrace('')).toBe(requestTrace(undefined))
   })
 
   test('on: each request records its stages in order, and the hub writes them when it stops', async () => {
