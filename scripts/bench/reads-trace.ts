@@ -1,13 +1,13 @@
 /**
  * Where a read's slow requests spend their time, from the client's times (reads.ts with `times`)
- * lined up with the hub's trace (VIGIL_TRACE_REQUESTS, src/http/request-trace.ts) of the same
+ * lined up with the hub's trace (VIGIL_TRACE_REQUESTS, src/lib/request-trace.ts) of the same
  * requests: both use wall-clock milliseconds on one machine. Each measured request is split into
  * the client's side and loopback before the hub runs anything for it, admission (credential,
  * session check, rate limit), routing and validation up to the handler, the handler (the read
  * itself), the handler's end to the answer being handed to Bun, and from there to the client
  * holding the whole answer; and each is tagged with what else held the hub's event loop during it.
  */
-import type { TraceFile } from '../../src/http/request-trace'
+import type { TraceFile } from '../../src/lib/request-trace'
 
 export const SEGMENTS = ['before the hub', 'admission', 'to the handler', 'handler', 'to the answer', 'after the answer'] as const
 

@@ -34,7 +34,7 @@ import { freshDb, log, quick, root, secret, startVigil, tmp, type Reads } from '
 import { cpuMs, freePort, median, runJson, stop, waitReady } from './proc'
 import { insertSamples, seedAccounts, type SeededTenant } from './seed'
 import { attribute, summarize, type Attributed } from './reads-trace'
-import type { TraceFile } from '../../src/http/request-trace'
+import type { TraceFile } from '../../src/lib/request-trace'
 
 const argv = process.argv.slice(2)
 const opt = (name: string) => {

@@ -15,7 +15,7 @@ import { StartupError } from './errors'
 import { portHeldMessage, probePort } from './port-holder'
 import { afterStartUp, shrink, startMemoryReducer } from '../lib/memory'
 import { pageOutExecutable } from '../lib/page-out'
-import { trace } from '../http/request-trace'
+import { trace } from '../lib/request-trace'
 import { linuxThreads, watchCompilers } from '../lib/compiler-threads'
 import { publishSelf } from '../modules/versions/versions.self'
 

@@ -5,7 +5,7 @@ import { AppError } from './errors'
 import { RequestValidationError } from './input'
 import type { RequestPipeline } from './pipeline'
 import { requestState } from './request-state'
-import { trace as hubTrace, type RequestTrace } from './request-trace'
+import { trace as hubTrace, type RequestTrace } from '../lib/request-trace'
 import { dedupe, locationOf, toDetail } from './validation'
 
 /**

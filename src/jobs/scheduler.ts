@@ -3,7 +3,7 @@ import type { Logger } from '../lib/logger'
 import { systemTimers, type Timers } from '../lib/timers'
 import { type JobClaims, localJobClaims } from './claims'
 import type { LoopProbe } from './loop-probe'
-import { trace } from '../http/request-trace'
+import { trace } from '../lib/request-trace'
 
 export { type JobClaims, localJobClaims } from './claims'
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { openLibc, ownThreads } from './libc'
 import type { Timers } from './timers'
 
 /**
@@ -44,33 +44,13 @@ export function compilersYielding(port: ThreadsPort, nice = 19): () => number {
 
 /** The port on Linux: /proc/self/task and the C library's setpriority; null elsewhere or without it. */
 export function linuxThreads(): ThreadsPort | null {
-  if (process.platform !== 'linux') return null
-  try {
-    const { dlopen, FFIType } = require('bun:ffi') as typeof import('bun:ffi')
-    const arch = process.arch === 'arm64' ? 'aarch64' : 'x86_64'
-    for (const name of ['libc.so.6', `libc.musl-${arch}.so.1`]) {
-      try {
-        const lib = dlopen(name, { setpriority: { args: [FFIType.i32, FFIType.u32, FFIType.i32], returns: FFIType.i32 } })
-        return {
-          list: () =>
-            readdirSync('/proc/self/task').flatMap((tid) => {
-              try {
-                return [{ tid: Number(tid), name: readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() }]
-              } catch {
-                return [] // ended meanwhile
-              }
-            }),
-          // PRIO_PROCESS with a thread id: that thread alone on Linux
-          setNice: (tid, nice) => lib.symbols.setpriority(0, tid, nice) === 0,
-        }
-      } catch {
-        // not this C library
-      }
-    }
-  } catch {
-    // no bun:ffi
+  const libc = openLibc({ setpriority: { args: ['i32', 'u32', 'i32'], returns: 'i32' } })
+  if (!libc) return null
+  return {
+    list: ownThreads,
+    // PRIO_PROCESS with a thread id: that thread alone on Linux
+    setNice: (tid, nice) => libc.setpriority(0, tid, nice) === 0,
   }
-  return null
 }
 
 /**

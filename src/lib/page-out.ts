@@ -1,3 +1,5 @@
+import { openLibc } from './libc'
+
 /**
  * Hands the executable's pages back to the kernel once start-up is over. Start-up runs code no
  * request runs again (loading and checking the bundle, the migrations' check, SQLite's schema
@@ -48,28 +50,18 @@ export function pageOut(maps: string, path: string, madvise: Madvise): number {
 let loaded: Promise<Madvise | null> | undefined
 
 /**
- * madvise(2) from the C library, or null where it cannot be had (not Linux, no glibc or musl
- * library under the usual names). Loaded once, on first use: bun:ffi compiles a small trampoline
- * into memory of its own, which a second load would compile again.
+ * madvise(2) from the C library (lib/libc.ts), or null where it cannot be had. Loaded once, on
+ * first use: bun:ffi compiles a small trampoline into memory of its own, which a second load
+ * would compile again.
  */
 export function libcMadvise(): Promise<Madvise | null> {
-  loaded ??= loadMadvise()
+  loaded ??= Promise.resolve(loadMadvise())
   return loaded
 }
 
-async function loadMadvise(): Promise<Madvise | null> {
-  if (process.platform !== 'linux') return null
-  const { dlopen, FFIType } = await import('bun:ffi')
-  const arch = process.arch === 'arm64' ? 'aarch64' : 'x86_64'
-  for (const name of ['libc.so.6', `libc.musl-${arch}.so.1`]) {
-    try {
-      const lib = dlopen(name, { madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 } })
-      return (start, length, advice) => lib.symbols.madvise(start, length, advice) as number
-    } catch {
-      // not this C library
-    }
-  }
-  return null
+function loadMadvise(): Madvise | null {
+  const libc = openLibc({ madvise: { args: ['u64', 'u64', 'i32'], returns: 'i32' } })
+  return libc && ((start, length, advice) => libc.madvise(start, length, advice) as number)
 }
 
 /** This process's file-backed resident memory, in MB (`RssFile` of /proc/self/status). */

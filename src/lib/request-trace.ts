@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { openLibc, ownThreads } from './libc'
 
 /**
  * Where each request's time goes inside the hub, for the reads bench (scripts/bench/reads-trace.ts):
@@ -97,20 +98,16 @@ export function requestTrace(file: string | undefined): RequestTrace {
  */
 function threadUsage(): () => [number, number, number] {
   const none = (): [number, number, number] => [Number.NaN, Number.NaN, Number.NaN]
-  if (process.platform !== 'linux') return none
-  try {
-    const { dlopen, FFIType, ptr } = require('bun:ffi') as typeof import('bun:ffi')
-    const lib = dlopen('libc.so.6', { getrusage: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 } })
-    const buf = new BigInt64Array(18)
-    const at = ptr(buf)
-    return () => {
-      lib.symbols.getrusage(1, at) // RUSAGE_THREAD
-      const cpu = Number(buf[0]! + buf[2]!) * 1000 + Number(buf[1]! + buf[3]!) / 1000
-      // struct rusage on 64-bit Linux: two timevals, then 14 longs (ru_minflt the 5th, ru_nivcsw the 14th)
-      return [cpu, Number(buf[17]!), Number(buf[8]!)]
-    }
-  } catch {
-    return none
+  const libc = openLibc({ getrusage: { args: ['i32', 'ptr'], returns: 'i32' } })
+  if (!libc) return none
+  const { ptr } = require('bun:ffi') as typeof import('bun:ffi')
+  const buf = new BigInt64Array(18)
+  const at = ptr(buf)
+  return () => {
+    libc.getrusage(1, at) // RUSAGE_THREAD
+    const cpu = Number(buf[0]! + buf[2]!) * 1000 + Number(buf[1]! + buf[3]!) / 1000
+    // struct rusage on 64-bit Linux: two timevals, then 14 longs (ru_minflt the 5th, ru_nivcsw the 14th)
+    return [cpu, Number(buf[17]!), Number(buf[8]!)]
   }
 }
 
@@ -118,11 +115,15 @@ function threadUsage(): () => [number, number, number] {
 function threadTimes(): [string, number][] {
   try {
     const tick = 10 // ms per clock tick (USER_HZ is 100 on Linux)
-    return readdirSync('/proc/self/task').map((tid) => {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
-      // the fields after the name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      return [readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(), (Number(f[11]) + Number(f[12])) * tick]
+    return ownThreads().flatMap(({ tid, name }) => {
+      try {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+        // the fields after the name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        return [[name, (Number(f[11]) + Number(f[12])) * tick] as [string, number]]
+      } catch {
+        return [] // ended meanwhile
+      }
     })
   } catch {
     return []
