@@ -87,17 +87,6 @@ export class JsonBytes {
     return this
   }
 
-  /** The bytes `b[from, to)` as they are: pieces of JSON text already encoded (a template's). */
-  slice(b: Uint8Array, from: number, to: number): this {
-    const n = to - from
-    this.room(n)
-    const buf = this.buf
-    let pos = this.pos
-    for (let i = from; i < to; i++) buf[pos++] = b[i]!
-    this.pos = pos
-    return this
-  }
-
   /**
    * Pieces of JSON text already encoded, `flat` cut at `ends`, with the numbers `values[at]`,
    * `values[at + 1]`, ... between them, each as `number` writes it (a template's text: see
@@ -155,14 +144,9 @@ export class JsonBytes {
    * being written; nothing for `{}`, null or a non-string.
    */
   members(objectText: unknown): this {
-    if (typeof objectText !== 'string' || objectText.length <= 2) return this
-    this.room(objectText.length * 3)
+    if (typeof objectText !== 'string') return this
     const start = this.pos
-    const written = this.buf.write(objectText, start)
-    // replace the opening brace with the separating comma, drop the closing brace
-    this.buf[start] = COMMA
-    this.pos = start + written - 1
-    return this
+    return this.raw(objectText).asMembers(start)
   }
 
   /** A JSON number as JSON.stringify writes it; null for a non-number or non-finite value. */
