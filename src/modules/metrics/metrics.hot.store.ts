@@ -1,11 +1,13 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { MINUTE_MS, type MetricKind } from './metrics.fields'
-import { decodeHot, decodeHotText, encodeHot, hotParts, hotRest, type HotPart, type HotRef } from './metrics.hot'
+import { decodeHot, decodeHotText, encodeHot, hotRest, type HotPart, type HotRef } from './metrics.hot'
 import { HEADER } from './metrics.hot.log'
 import type { SegmentFiles } from './metrics.segment-files'
 import { decodePayload, encodeMark, importTables, openHotLog, recordData, recordFrame } from './metrics.hot.records'
 import { openHotRows, syncWal } from './metrics.hot.rows'
+
+const fromUtf8 = new TextDecoder()
 
 /**
  * The newest samples, from ingest until the sealing job moves them into their long-lived form
@@ -126,6 +128,23 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
     }
     for (let i = start + texts.length; i <= rec.at; i++) texts.push(read(i))
     return texts[rec.at - start]!
+  }
+
+  /**
+   * The rest text of a hot sample's part as its UTF-8 bytes, a view of the record's decoded text
+   * (no string made, for an answer written at once: a history page): undefined when the sample is
+   * not hot, null when the part has none. A later record of the sample's (a part sent again) wins.
+   */
+  function restBytes(sampleId: number, kind: MetricKind): Uint8Array | null | undefined {
+    const list = bySample.get(sampleId)
+    if (!list) return undefined
+    let found: Uint8Array | null | undefined
+    for (const id of list) {
+      const text = textOf(id)
+      const rest = text ? hotRest(text, kind) : undefined
+      if (rest !== undefined) found = rest
+    }
+    return found
   }
 
   function rebuild() {
@@ -273,30 +292,10 @@ function build(sqlite: Database, opts: HotStoreOptions | undefined) {
     records: (sampleId: number) => bySample.get(sampleId)?.length ?? 0,
     /** the rest text of a hot sample's part: undefined when the sample is not hot, null when the part has none */
     text(sampleId: number, kind: MetricKind): string | null | undefined {
-      const list = bySample.get(sampleId)
-      if (!list) return undefined
-      let found: string | null | undefined
-      for (const id of list) {
-        const text = textOf(id)
-        if (text) for (const p of hotParts(text)) if (p.kind === kind) found = p.rest
-      }
-      return found
+      const bytes = restBytes(sampleId, kind)
+      return bytes ? fromUtf8.decode(bytes) : bytes
     },
-    /**
-     * The same text as its UTF-8 bytes, a view of the record's decoded text (no string made), for
-     * an answer written at once (a history page).
-     */
-    restBytes(sampleId: number, kind: MetricKind): Uint8Array | null | undefined {
-      const list = bySample.get(sampleId)
-      if (!list) return undefined
-      let found: Uint8Array | null | undefined
-      for (const id of list) {
-        const text = textOf(id)
-        const rest = text ? hotRest(text, kind) : undefined
-        if (rest !== undefined) found = rest
-      }
-      return found
-    },
+    restBytes,
     /** Moves hot samples into the raw table (their values; the caller puts their texts in a block), in the caller's transaction. */
     seal(ids: number[], sealedBit: number) {
       rows.seal(ids, sealedBit)

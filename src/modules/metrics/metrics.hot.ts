@@ -89,7 +89,7 @@ export function decodeHot(data: Uint8Array, ref: HotRef | null): { parts: HotPar
   return { parts: hotParts(text), ref: text }
 }
 
-/** A record's text (UTF-8), decoded against `ref`: the reference of the record after it, and what hotParts and hotRest read. */
+/** A record's text (UTF-8), decoded against `ref`: the reference of the record after it, and what hotRest reads. */
 export function decodeHotText(data: Uint8Array, ref: HotRef | null): HotRef {
   const packed = data.subarray(1)
   if (data[0] === FLAG_ALONE) return zstdDecompress(packed)
@@ -98,7 +98,7 @@ export function decodeHotText(data: Uint8Array, ref: HotRef | null): HotRef {
 }
 
 /** The parts of a record's text. */
-export const hotParts = (text: HotRef): HotPart[] => partsOf(fromUtf8.decode(text))
+const hotParts = (text: HotRef): HotPart[] => partsOf(fromUtf8.decode(text))
 
 const SEP_BYTE = 1
 const MINUS_BYTE = 45
