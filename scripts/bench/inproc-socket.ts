@@ -10,12 +10,11 @@
  * With `--profile` the hub runs from source with `--cpu-prof` instead (its JavaScript thread
  * only; the profiler costs CPU of its own), for `bun scripts/bench/inproc-profile.ts <dir>/*.cpuprofile`.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { freePort, runJson, stop, waitReady } from './proc'
-import { seedAccounts } from './seed'
-import { registerDevices } from './register'
-import { freshDbOf, root, secret, tmp } from './common'
+import { runJson, stop } from './proc'
+import { root } from './common'
+import { startVigil } from './run-ingest-real'
 import { realSample } from './storage-samples'
 
 let args = process.argv.slice(2)
@@ -49,36 +48,13 @@ function threadsMs(pid: number): Map<string, number> {
   return out
 }
 
-const dir = join(tmp, 'socket-ingest')
-rmSync(dir, { recursive: true, force: true })
-const db = freshDbOf(exe, dir)
-const tenants = seedAccounts(db.sqlite, { tenants: 20, keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now: Date.now() })
-db.close()
-const port = freePort()
 const command = profDir
   ? [process.execPath, '--smol', '--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${profDir}`, join(root, 'src/main.ts'), 'serve']
   : [exe, 'serve']
-const proc = Bun.spawn([...command, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dir], {
-  env: {
-    ...process.env,
-    VIGIL_JWT_SECRET: secret,
-    VIGIL_RATE_LIMIT_FREE: '10000000',
-    VIGIL_RATE_LIMIT_ANONYMOUS: '10000000',
-    VIGIL_MODE: 'service',
-    VIGIL_LOG_LEVEL: 'warn',
-  },
-  stdout: 'ignore',
-  stderr: 'inherit',
-})
+const { proc, side } = await startVigil(exe, 'socket-ingest', command)
 try {
-  const base = `http://127.0.0.1:${port}`
-  await waitReady(`${base}/health`, proc)
-  const devices = await registerDevices(
-    base,
-    tenants.flatMap((t) => t.keys),
-    'x86_64',
-  )
-  const load = { url: `${base}/v1/metrics/batch`, body, devices, connections: devices.length }
+  const { url, devices } = side
+  const load = { url, body, devices, connections: devices.length }
   await runJson(join(root, 'scripts/bench/load.ts'), { ...load, duration: 2 }, 60_000)
   const t0 = threadsMs(proc.pid)
   const r = await runJson<{ rps: number; ok: number }>(join(root, 'scripts/bench/load.ts'), { ...load, duration: seconds }, (seconds + 60) * 1000)

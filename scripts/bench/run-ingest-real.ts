@@ -53,15 +53,19 @@ function machineTicks(): { idle: number; total: number } {
   return { idle: f[3]! + f[4]!, total: f.slice(0, 8).reduce((a, b) => a + b, 0) }
 }
 
-/** A Vigil executable on a fresh data dir of 20 tenants × 10 keys, its 200 devices registered through the API. */
-async function startVigil(exe: string, name: string) {
+/**
+ * A Vigil executable on a fresh data dir of 20 tenants × 10 keys, its 200 devices registered
+ * through the API. `command`: what runs `serve` instead of the executable (a profiled run from
+ * source); the data dir is still made by `exe`.
+ */
+export async function startVigil(exe: string, name: string, command: string[] = [exe, 'serve']) {
   const dir = join(tmp, name)
   rmSync(dir, { recursive: true, force: true })
   const db = freshDbOf(exe, dir)
   const tenants = seedAccounts(db.sqlite, { tenants: DEVICES / 10, keysPerTenant: 10, maxDevices: 10, devicesPerTenant: 0, now: Date.now() })
   db.close()
   const port = freePort()
-  const proc = Bun.spawn([exe, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dir], {
+  const proc = Bun.spawn([...command, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dir], {
     env: {
       ...process.env,
       VIGIL_JWT_SECRET: secret,
