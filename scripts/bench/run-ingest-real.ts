@@ -79,13 +79,19 @@ export async function startVigil(exe: string, name: string, command: string[] = 
     stderr: 'inherit',
   })
   const base = `http://127.0.0.1:${port}`
-  await waitReady(`${base}/health`, proc)
-  const devices = await registerDevices(
-    base,
-    tenants.flatMap((t) => t.keys),
-    'x86_64',
-  )
-  return { proc, side: { name, pid: proc.pid, url: `${base}/v1/metrics/batch`, devices } satisfies Side }
+  try {
+    await waitReady(`${base}/health`, proc)
+    const devices = await registerDevices(
+      base,
+      tenants.flatMap((t) => t.keys),
+      'x86_64',
+    )
+    return { proc, side: { name, pid: proc.pid, url: `${base}/v1/metrics/batch`, devices } satisfies Side }
+  } catch (e) {
+    // the caller only stops the hubs it was handed: one that failed to come up or to register stops here
+    await stop(proc)
+    throw e
+  }
 }
 
 async function drive(side: Side, body: string, seconds: number): Promise<Run> {

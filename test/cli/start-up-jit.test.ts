@@ -2,32 +2,10 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { afterStartUp } from '../../src/lib/memory'
 import { ensureBinary, freePort, tempDir } from '../helpers/binary'
+import { follow } from '../helpers/follow'
 
 /** JavaScriptCore's report of each function it compiles ("Optimized f#hash:[…] using Baseline …"), on stderr. */
 const COMPILED = /^Optimized .* using (Baseline|DFG|FTL)/gm
-
-/** Reads a stream as it comes, so a test can wait for a line without a timer. */
-function follow(stream: ReadableStream<Uint8Array>) {
-  let text = ''
-  let wake = () => {}
-  void (async () => {
-    const decoder = new TextDecoder()
-    for await (const chunk of stream) {
-      text += decoder.decode(chunk, { stream: true })
-      wake()
-    }
-    wake()
-  })()
-  return {
-    text: () => text,
-    async until(pattern: RegExp, proc: { exitCode: number | null }): Promise<void> {
-      while (!pattern.test(text)) {
-        if (proc.exitCode !== null) throw new Error(`vigil exited before ${pattern}: ${text}`)
-        await new Promise<void>((resolve) => (wake = resolve))
-      }
-    },
-  }
-}
 
 describe("dist/vigil's JIT at start-up", () => {
   beforeAll(() => void ensureBinary(), 60_000)
@@ -55,7 +33,7 @@ describe("dist/vigil's JIT at start-up", () => {
     const out = follow(proc.stdout)
     const err = follow(proc.stderr)
     try {
-      await out.until(/start-up over/, proc)
+      await out.until((text) => /start-up over/.exec(text)?.[0], '"start-up over"')
       // everything up to here, migrations of a new data dir included, ran in the interpreter
       expect(err.text().match(COMPILED) ?? []).toEqual([])
       for (let i = 0; i < 300; i++) expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200)

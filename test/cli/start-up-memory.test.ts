@@ -1,36 +1,12 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { ensureBinary, freePort, tempDir } from '../helpers/binary'
+import { follow, jsonLines } from '../helpers/follow'
 
 const HANDED_BACK = 'pages of the executable handed back to the kernel'
 
-/** The hub's JSON log lines as they come, so a test can wait for one without a timer. */
-function logLines(stream: ReadableStream<Uint8Array>) {
-  const lines: Record<string, unknown>[] = []
-  let wake = () => {}
-  let ended = false
-  void (async () => {
-    let text = ''
-    const decoder = new TextDecoder()
-    for await (const chunk of stream) {
-      text += decoder.decode(chunk, { stream: true })
-      const parts = text.split('\n')
-      text = parts.pop()!
-      for (const line of parts) if (line.startsWith('{')) lines.push(JSON.parse(line))
-      wake()
-    }
-    ended = true
-    wake()
-  })()
-  return async (msg: string, after: string): Promise<Record<string, unknown>> => {
-    for (;;) {
-      const found = lines.find((l) => l.msg === msg && l.after === after)
-      if (found) return found
-      if (ended) throw new Error(`vigil stopped logging before "${msg}": ${JSON.stringify(lines)}`)
-      await new Promise<void>((resolve) => (wake = resolve))
-    }
-  }
-}
+/** The first log line of this message after this moment. */
+const logged = (msg: string, after: string) => (text: string) => jsonLines(text).find((l) => l.msg === msg && l.after === after)
 
 describe("dist/vigil's memory once start-up is over", () => {
   beforeAll(() => void ensureBinary(), 60_000)
@@ -54,9 +30,9 @@ describe("dist/vigil's memory once start-up is over", () => {
       stdout: 'pipe',
       stderr: 'inherit',
     })
-    const waitFor = logLines(proc.stdout)
+    const out = follow(proc.stdout)
     try {
-      const line = await waitFor(HANDED_BACK, 'start-up')
+      const line = await out.until(logged(HANDED_BACK, 'start-up'), `"${HANDED_BACK}" after start-up`)
       // the executable's ranges were taken, and the process maps fewer of its pages (about half as many)
       expect(line.ranges).toBeGreaterThan(0)
       expect(line.file_backed_mb_after as number).toBeLessThan((line.file_backed_mb_before as number) * 0.75)
@@ -76,7 +52,7 @@ describe("dist/vigil's memory once start-up is over", () => {
       expect((await fetch(`${base}/v1/clients/me/devices`)).status).toBe(401)
       // a burst of requests, then a quiet spell (5 s): what the burst ran is handed back too
       for (let i = 0; i < 100; i++) expect((await fetch(`${base}/health`)).status).toBe(200)
-      const quiet = await waitFor(HANDED_BACK, 'a burst of requests')
+      const quiet = await out.until(logged(HANDED_BACK, 'a burst of requests'), `"${HANDED_BACK}" after a burst`)
       expect(quiet.ranges).toBeGreaterThan(0)
       expect((await fetch(`${base}/health`)).status).toBe(200)
     } finally {
