@@ -12,11 +12,11 @@ import type {
   SeriesQuery,
   SeriesResponse,
 } from './checks.model'
-import { HUB_PLACE } from './checks.record'
+import { HUB_PLACE } from './checks.attempt'
 import { shownSettings } from './checks.secrets'
 import type { ChecksDeps } from './checks.service'
 import { ATTENTION } from './checks.state'
-import type { CheckRow } from './checks.store'
+import type { CheckRow } from './checks.store.rows'
 import { DAY_MS, HOUR_MS } from './checks.summaries'
 import type { Static } from 'elysia'
 

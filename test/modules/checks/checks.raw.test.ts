@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { packRawHours, PACK_STEP } from '../../../src/modules/checks/checks.jobs'
-import { recordAttempt, type Attempt } from '../../../src/modules/checks/checks.record'
+import { recordAttempt } from '../../../src/modules/checks/checks.record'
+import type { Attempt } from '../../../src/modules/checks/checks.attempt'
 import { statusChecksPort } from '../../../src/modules/checks/checks.service'
 import { getCheckDetail, listChecks, resultsPage, series } from '../../../src/modules/checks/checks.views'
 import { testApp, type TestApp } from '../../helpers/app'
