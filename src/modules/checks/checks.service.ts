@@ -16,8 +16,6 @@ import { checkView } from './checks.views'
 import { runProbe } from './probes/probe.run'
 import type { ProbeDeps } from './probes/probe.types'
 
-export { statusChecksPort } from './checks.status-port'
-
 export interface ChecksDeps {
   checks: ChecksStore
   results: ResultsStore
