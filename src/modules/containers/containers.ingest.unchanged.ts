@@ -1,4 +1,4 @@
-import type { ContainersReceived } from './containers.ingest'
+import type { ContainersReceived } from './containers.model'
 import type { ContainerRow, SqliteContainers } from './containers.store'
 import type { EngineRow } from './containers.engines'
 
