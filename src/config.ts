@@ -5,8 +5,6 @@ import { storageSettings, type StorageSettings } from './modules/storage/storage
 import { databaseSettings, type DatabaseSettings } from './lib/database-url'
 import { redisUrlSetting } from './http/rate-limiter.config'
 
-export { isLoopbackHost, listenerExposed, proxyTrustWarning, siteUrlWarning } from './config.exposure'
-
 /**
  * A bad option, environment variable or argument: one line on stderr and exit 2. Named, so
  * `vigil`'s entry can tell it apart without loading this module (the collector never does).

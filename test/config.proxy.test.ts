@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { ConfigError, isLoopbackHost, listenerExposed, loadConfig, proxyTrustWarning, siteUrlWarning } from '../src/config'
+import { ConfigError, loadConfig } from '../src/config'
+import { isLoopbackHost, listenerExposed, proxyTrustWarning, siteUrlWarning } from '../src/config.exposure'
 
 describe('VIGIL_TRUSTED_PROXIES', () => {
   test('addresses and CIDRs, IPv4 and IPv6; empty by default', () => {

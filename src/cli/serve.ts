@@ -1,5 +1,6 @@
 import { createApp } from '../app'
-import { isLoopbackHost, listenerExposed, proxyTrustWarning, siteUrlWarning, type Config } from '../config'
+import type { Config } from '../config'
+import { isLoopbackHost, listenerExposed, proxyTrustWarning, siteUrlWarning } from '../config.exposure'
 import { systemClock } from '../lib/clock'
 import { createLogger, type Logger } from '../lib/logger'
 import { systemTimers, type Timers } from '../lib/timers'

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { SQL } from 'bun'
 import type { AppDeps } from '../context'
-import { listenerExposed } from '../config'
+import { listenerExposed } from '../config.exposure'
 import type { DbHandle } from '../db/connection'
 import { integrityScan } from '../db/integrity'
 import type { Clock } from '../lib/clock'

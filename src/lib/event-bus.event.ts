@@ -1,5 +1,19 @@
 import { toIso } from './clock'
-import type { BusEvent } from './event-bus'
+
+/**
+ * One event of a client's live stream: a new sample, a device's status change, an alert.
+ * `seq` grows by one per event of that client only (so no client learns another's volume from
+ * the gaps); with the client's `epoch` it names a point in its stream a reader can resume from.
+ */
+export interface BusEvent<T = unknown> {
+  seq: number
+  client_id: string
+  type: string
+  timestamp: string
+  data: T
+  /** `data` as JSON, made once when published (a stream sends it as is); absent on hand-made events */
+  json?: string
+}
 
 /** the data as JSON; what cannot be written (a cycle, a BigInt) must not stop the publisher, and is kept as null */
 export function toJson(data: unknown): string {

@@ -1,22 +1,7 @@
 import type { Clock } from './clock'
-import { LazyEvent, peerEvent } from './event-bus.event'
+import { type BusEvent, LazyEvent, peerEvent } from './event-bus.event'
 import { BUS_TOPIC, isShared } from './event-bus.shared'
 import type { PeerLink } from './peer-link'
-
-/**
- * One event of a client's live stream: a new sample, a device's status change, an alert.
- * `seq` grows by one per event of that client only (so no client learns another's volume from
- * the gaps); with the client's `epoch` it names a point in its stream a reader can resume from.
- */
-export interface BusEvent<T = unknown> {
-  seq: number
-  client_id: string
-  type: string
-  timestamp: string
-  data: T
-  /** `data` as JSON, made once when published (a stream sends it as is); absent on hand-made events */
-  json?: string
-}
 
 export type BusListener = (event: BusEvent) => void
 /** the client's stream started anew (a new epoch at `point`): what the reader shows may lack events, and must be reloaded */

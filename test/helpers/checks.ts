@@ -1,4 +1,4 @@
-import type { Attempt } from '../../src/modules/checks/checks.record'
+import type { Attempt } from '../../src/modules/checks/checks.attempt'
 import type { TestApp } from './app'
 
 /** One attempt as a probe records it: up in `ms`, or down with the connection refused. */

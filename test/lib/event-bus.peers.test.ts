@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { manualClock } from '../../src/lib/clock'
-import { type BusEvent, createEventBus, type StreamPoint } from '../../src/lib/event-bus'
+import { createEventBus, type StreamPoint } from '../../src/lib/event-bus'
+import type { BusEvent } from '../../src/lib/event-bus.event'
 import { isShared, SHARED_EVENTS } from '../../src/lib/event-bus.shared'
 import { linkedPeers } from '../helpers/peer-links'
 

@@ -4,7 +4,8 @@ import type { Timers } from '../../lib/timers'
 import { directProbeDeps } from '../../modules/checks/probes/probe.direct'
 import type { CheckDefinition, CheckResultIn } from '../../modules/checks/checks.model'
 import { runProbe } from '../../modules/checks/probes/probe.run'
-import { MAX_CHECK_RESULTS, type ProbeDeps } from '../../modules/checks/probes/probe.types'
+import type { ProbeDeps } from '../../modules/checks/probes/probe.types'
+import { MAX_CHECK_RESULTS } from '../../modules/checks/checks.wire'
 import type { Fetch, HubTarget } from '../agent.sender'
 
 /** how often the list of checks is asked for (the hub answers 304 while it is unchanged) */

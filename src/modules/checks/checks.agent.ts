@@ -3,7 +3,7 @@ import type { KeyPrincipal } from '../../http/principal'
 import { sha256Hex } from '../../lib/crypto'
 import type { CheckDefinition, CheckKind, CheckResultIn } from './checks.model'
 import type { RecordDeps } from './checks.record'
-import type { CheckRow } from './checks.store'
+import type { CheckRow } from './checks.store.rows'
 import { openSettings } from './checks.secrets'
 import type { ChecksDeps } from './checks.service'
 

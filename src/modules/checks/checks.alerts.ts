@@ -1,7 +1,7 @@
 import type { Observation } from '../alerts/runtime/alerts.runtime-state'
 import type { MetricWords, Selector, SelectorCompiler } from '../alerts/runtime/alerts.selectors'
 import type { CheckSettings } from './checks.model'
-import type { CheckChange } from './checks.record'
+import type { CheckChange } from './checks.attempt'
 
 /** The observation source of service checks: rules watch `check:<field>`. */
 export const CHECK_SOURCE = 'check'

@@ -1,9 +1,10 @@
 import { notFound } from '../../http/errors'
 import { sha256Hex } from '../../lib/crypto'
 import type { CheckState } from './checks.model'
-import { HUB_PLACE, recordAttempt, type RecordDeps } from './checks.record'
+import { recordAttempt, type RecordDeps } from './checks.record'
+import { HUB_PLACE } from './checks.attempt'
 import type { ChecksDeps } from './checks.service'
-import type { CheckRow } from './checks.store'
+import type { CheckRow } from './checks.store.rows'
 import { stateOf } from './checks.views'
 
 type HeartbeatDeps = Pick<ChecksDeps, 'checks' | 'clock' | 'stateChanged'> & RecordDeps

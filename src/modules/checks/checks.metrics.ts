@@ -1,8 +1,8 @@
 import type { Exposition } from '../observability/observability.exposition'
 import { labelText } from '../observability/observability.exposition'
 import type { ScrapeScope } from '../observability/observability.service'
-import type { CheckChange } from './checks.record'
-import type { CheckRow } from './checks.store'
+import type { CheckChange } from './checks.attempt'
+import type { CheckRow } from './checks.store.rows'
 
 /** The checks as the scrape reads them, synchronously (the scrape's sections are). */
 export interface CheckRows {

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { t, type Static } from 'elysia'
-import { MAX_CHECK_RESULTS } from './probes/probe.types'
-
-export { MAX_CHECK_RESULTS }
+import { MAX_CHECK_RESULTS } from './checks.wire'
 
 export const CHECK_KINDS = ['http', 'tcp', 'ping', 'dns', 'tls', 'heartbeat'] as const
 export type CheckKind = (typeof CHECK_KINDS)[number]

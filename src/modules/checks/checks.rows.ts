@@ -1,5 +1,6 @@
 import type { CheckRows } from './checks.metrics'
-import type { CheckRow, ChecksStore, SqliteChecks } from './checks.store'
+import type { ChecksStore, SqliteChecks } from './checks.store'
+import type { CheckRow } from './checks.store.rows'
 
 /**
  * The checks as the synchronous readers see them (GET /metrics' sections, the dashboard's count

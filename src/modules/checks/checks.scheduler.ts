@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import type { Timers } from '../../lib/timers'
 import { rotate } from '../deliveries/deliveries.slots'
-import type { Attempt } from './checks.record'
+import type { Attempt } from './checks.attempt'
 
 /** What the scheduler needs of a check: who owns it, how often, how long an attempt may take. */
 export interface Scheduled {

@@ -6,16 +6,15 @@ import type { Logger } from '../../lib/logger'
 import type { OutboundPolicy, Refusal, SelfAddresses } from '../../lib/outbound/outbound.policy'
 import type { IncidentsStore } from './checks.incidents'
 import type { CheckCreate, CheckKind, CheckPatch, CheckResponse, CheckSettings, CheckTest, ProbeResult } from './checks.model'
-import { HUB_PLACE, type CheckChange } from './checks.record'
+import { HUB_PLACE, type CheckChange } from './checks.attempt'
 import { openSettings, sealSettings } from './checks.secrets'
 import { normalizeSettings, policyProblem, unmaskSettings } from './checks.settings'
-import type { CheckRow, CheckChanges, ChecksStore } from './checks.store'
+import type { ChecksStore } from './checks.store'
+import type { CheckRow, CheckChanges } from './checks.store.rows'
 import type { ResultsStore } from './checks.summaries'
 import { checkView } from './checks.views'
 import { runProbe } from './probes/probe.run'
 import type { ProbeDeps } from './probes/probe.types'
-
-export { statusChecksPort } from './checks.status-port'
 
 export interface ChecksDeps {
   checks: ChecksStore

@@ -1,6 +1,7 @@
-import { toIso } from '../../lib/clock'
-import type { ChecksDeps } from './checks.service'
-import { DAY_MS, HOUR_MS } from './checks.summaries'
+import { toIso, type Clock } from '../../lib/clock'
+import type { IncidentsStore } from './checks.incidents'
+import type { ChecksStore } from './checks.store'
+import { DAY_MS, HOUR_MS, type ResultsStore } from './checks.summaries'
 import { stateOf } from './checks.views'
 import type { StatusChecksPort, StatusPageCheck, StatusPageChecks } from '../status-pages/status-pages.ports'
 import type { StatusCheckRow, StatusReads } from './checks.status-reads'
@@ -16,14 +17,19 @@ function stepFor(hours: number): number {
 /** The dates of `days` UTC days from `first` on (made once per call, not per check). */
 const labelsOf = (first: number, days: number) => Array.from({ length: days }, (_, i) => toIso((first + i) * DAY_MS).slice(0, 10))
 
+/** What the status pages' reads of one check take from the module. */
+interface StatusPortDeps {
+  checks: Pick<ChecksStore, 'byId'>
+  results: Pick<ResultsStore, 'days' | 'buckets'>
+  incidents: Pick<IncidentsStore, 'since'>
+  clock: Clock
+}
+
 /**
  * The checks as status pages read them. `reads` answers a page's build (pageChecks); the other
  * methods read one check at a time through the module's stores.
  */
-export function statusChecksPort(
-  deps: Pick<ChecksDeps, 'checks' | 'results' | 'incidents' | 'clock'>,
-  reads?: StatusReads,
-): StatusChecksPort & { stored(checkId: string, ts: number): void; forget(): void } {
+export function statusChecksPort(deps: StatusPortDeps, reads?: StatusReads): StatusChecksPort & { stored(checkId: string, ts: number): void; forget(): void } {
   const settled = { days: createSettled(SETTLED_KEPT), hours: createSettled(SETTLED_KEPT) }
   const owned = (clientId: string, checkId: string) => deps.checks.byId(clientId, checkId)
   /** one entry per day from the day rows, down time from the check's incidents */

@@ -1,9 +1,10 @@
 import type { SQL } from 'bun'
 import { type Raw, num, numOrNull } from '../../db/pg/rows'
 import { newId } from '../../lib/ids'
-import { advance, resultRowOf } from './checks.record'
+import { advance, resultRowOf } from './checks.attempt'
 import { dropResultsPg, recordResultPg } from './checks.results.pg'
-import { CHECK_COLUMNS, CHECK_NAMES, type CheckChanges, type CheckRow, type ChecksStore, changedColumns, PLACE_COLUMNS, type PlaceRow } from './checks.store'
+import { CHECK_COLUMNS, CHECK_NAMES, type ChecksStore, changedColumns, PLACE_COLUMNS } from './checks.store'
+import type { CheckChanges, CheckRow, PlaceRow } from './checks.store.rows'
 
 const numOr = (v: unknown) => numOrNull(v)
 

@@ -1,6 +1,6 @@
 import type { CheckSettings } from './checks.model'
-import type { Attempt } from './checks.record'
-import type { CheckRow } from './checks.store'
+import type { Attempt } from './checks.attempt'
+import type { CheckRow } from './checks.store.rows'
 
 /** hosts whose latest attempt is older than this no longer count */
 const ACTIVE_MS = 10 * 60_000

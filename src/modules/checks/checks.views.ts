@@ -1,5 +1,5 @@
 import { notFound } from '../../http/errors'
-import { toIso } from '../../lib/clock'
+import { toIso, type Clock } from '../../lib/clock'
 import type {
   CheckDetail,
   CheckKind,
@@ -12,15 +12,25 @@ import type {
   SeriesQuery,
   SeriesResponse,
 } from './checks.model'
-import { HUB_PLACE } from './checks.record'
+import { HUB_PLACE } from './checks.attempt'
 import { shownSettings } from './checks.secrets'
-import type { ChecksDeps } from './checks.service'
 import { ATTENTION } from './checks.state'
-import type { CheckRow } from './checks.store'
-import { DAY_MS, HOUR_MS } from './checks.summaries'
+import type { ChecksStore } from './checks.store'
+import type { CheckRow } from './checks.store.rows'
+import { DAY_MS, HOUR_MS, type ResultsStore } from './checks.summaries'
+import type { IncidentsStore } from './checks.incidents'
 import type { Static } from 'elysia'
 
-type ViewDeps = Pick<ChecksDeps, 'checks' | 'results' | 'incidents' | 'deviceSeq' | 'siteUrl' | 'clock'>
+/** What the views read: the check's rows, results and incidents, the client's devices, where heartbeat URLs point. */
+interface ViewDeps {
+  checks: Pick<ChecksStore, 'byId' | 'list' | 'places'>
+  results: Pick<ResultsStore, 'uptime' | 'buckets' | 'percentiles' | 'page'>
+  incidents: Pick<IncidentsStore, 'page'>
+  clock: Clock
+  /** the seq of one of the client's devices, or null when it has no such device */
+  deviceSeq: (clientId: string, deviceId: string) => Promise<number | null>
+  siteUrl: string
+}
 
 const iso = (ms: number | null) => (ms === null ? null : toIso(ms))
 const HALF_HOUR = HOUR_MS / 2

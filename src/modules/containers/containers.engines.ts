@@ -1,5 +1,16 @@
 import type { Database } from 'bun:sqlite'
-import type { EngineRow } from './containers.store'
+
+/** A device's container_engines row: what its collector last said of its engine. */
+export interface EngineRow {
+  device_id: string
+  client_id: string
+  kind: string | null
+  version: string | null
+  api_version: string | null
+  unavailable_reason: string | null
+  memory_accounting: number
+  ts: number
+}
 
 /** devices whose engine row is kept in memory at once (a few hundred bytes each) */
 const MAX_KEPT = 100_000

@@ -1,7 +1,9 @@
 import type { SQL } from 'bun'
 import type { Raw } from '../../db/pg/rows'
-import { applyBlock, type Applied, type BlockStore, type ContainersIngest, type ContainersReceived, deviceGone } from './containers.ingest'
-import { COL_LIST, type ContainerRow, type EngineRow, UPDATABLE } from './containers.store'
+import { applyBlock, type Applied, type BlockStore, type ContainersIngest, deviceGone } from './containers.ingest'
+import type { ContainersReceived } from './containers.model'
+import { COL_LIST, type ContainerRow, UPDATABLE } from './containers.store'
+import type { EngineRow } from './containers.engines'
 import { containerRow, engineRow } from './containers.store.pg'
 
 type Write = (tx: SQL) => Promise<unknown>

@@ -1,25 +1,12 @@
 import { AppError } from '../../http/errors'
 import { systemClock, type Clock } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import type { ContainerIn, ContainersBlock } from './containers.model'
+import type { ContainerIn, ContainersBlock, ContainersReceived } from './containers.model'
 import { pack, RAW_WIDTH } from './containers.pack'
-import type { ContainerRow, EngineRow, SqliteContainers } from './containers.store'
+import type { ContainerRow, SqliteContainers } from './containers.store'
+import type { EngineRow } from './containers.engines'
 import { needsAttention, transitions } from './containers.transitions'
 import { engineRowOf, unchangedBlocks } from './containers.ingest.unchanged'
-
-/** A block as the metrics batch hands it over: whose, which device, and when it was seen. */
-export interface ContainersReceived {
-  clientId: string
-  deviceId: string
-  deviceSeq: number
-  /** the batch's recorded_at (ms); the hub's clock when the collector sent none */
-  ts: number
-  /** false when the hub stamped the time itself */
-  sent: boolean
-  block: ContainersBlock
-  /** the batch carried hardware or network parts: their writer marks the device seen, the block need not */
-  withSamples?: boolean
-}
 
 /** What an applied block leaves for the alert rules: the device's containers as of its time. */
 export interface Applied {

@@ -1,5 +1,6 @@
-import type { ContainersReceived } from './containers.ingest'
-import type { ContainerRow, EngineRow, SqliteContainers } from './containers.store'
+import type { ContainersReceived } from './containers.model'
+import type { ContainerRow, SqliteContainers } from './containers.store'
+import type { EngineRow } from './containers.engines'
 
 /** The engine row a block newer than the device's newest says, as of `ts`. */
 export const engineRowOf = (r: ContainersReceived, ts: number): EngineRow => ({

@@ -73,6 +73,20 @@ export const ContainersBlock = t.Object(
 export type ContainerIn = Static<typeof ContainerIn>
 export type ContainersBlock = Static<typeof ContainersBlock>
 
+/** A block as the metrics batch hands it over: whose, which device, and when it was seen. */
+export interface ContainersReceived {
+  clientId: string
+  deviceId: string
+  deviceSeq: number
+  /** the batch's recorded_at (ms); the hub's clock when the collector sent none */
+  ts: number
+  /** false when the hub stamped the time itself */
+  sent: boolean
+  block: ContainersBlock
+  /** the batch carried hardware or network parts: their writer marks the device seen, the block need not */
+  withSamples?: boolean
+}
+
 // ---- answers ----
 
 const figures = {

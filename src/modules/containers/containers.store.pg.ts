@@ -1,17 +1,7 @@
 import type { SQL } from 'bun'
 import { type Raw, num, numOrNull } from '../../db/pg/rows'
-import {
-  C_COLS,
-  type ContainerRow,
-  type ContainersStore,
-  type EngineRow,
-  type EventRow,
-  FLEET_EXTRA,
-  FLEET_FROM,
-  FLEET_ORDER,
-  type FleetRow,
-  like,
-} from './containers.store'
+import { C_COLS, type ContainerRow, type ContainersStore, type EventRow, FLEET_EXTRA, FLEET_FROM, FLEET_ORDER, type FleetRow, like } from './containers.store'
+import type { EngineRow } from './containers.engines'
 
 const C = 'COLLATE "C"'
 /** FLEET_ORDER with text ordered by its bytes, as SQLite orders it */

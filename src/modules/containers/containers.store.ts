@@ -1,16 +1,5 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
-import { engineRows } from './containers.engines'
-
-export interface EngineRow {
-  device_id: string
-  client_id: string
-  kind: string | null
-  version: string | null
-  api_version: string | null
-  unavailable_reason: string | null
-  memory_accounting: number
-  ts: number
-}
+import { type EngineRow, engineRows } from './containers.engines'
 
 export interface ContainerRow {
   seq: number

@@ -1,6 +1,6 @@
 import type { Candidate, DueAccount, Job } from './deliveries.due'
 import { rotate, type SlotCaps, type Slots } from './deliveries.slots'
-import type { Claims } from './deliveries.worker'
+import { type Claims, RESCAN_MS } from './deliveries.worker'
 
 /** What claiming reads of a queue. */
 export interface ClaimSource<J extends Job> {
@@ -12,12 +12,6 @@ export interface ClaimSource<J extends Job> {
   take(id: string): J | null
 }
 
-/**
- * How often (ms) the queue is asked which accounts have due rows, beyond the accounts the
- * worker is told of (new rows) and already knows: the question reads the index entries of every
- * due row, which with a backlog of tens of thousands costs milliseconds, too much for every tick.
- */
-export const RESCAN_MS = 1000
 /** rows read per account and claim at most */
 const MAX_FETCH = 64
 

@@ -1,11 +1,17 @@
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import type { Timers } from '../../lib/timers'
-import { RESCAN_MS } from './deliveries.claim'
 import type { Job } from './deliveries.due'
 import { createSlots, type SlotCaps, type Slots } from './deliveries.slots'
 
 export type { Candidate, Job } from './deliveries.due'
+
+/**
+ * How often (ms) the queue is asked which accounts have due rows, beyond the accounts the
+ * worker is told of (new rows) and already knows: the question reads the index entries of every
+ * due row, which with a backlog of tens of thousands costs milliseconds, too much for every tick.
+ */
+export const RESCAN_MS = 1000
 
 /**
  * How a worker claims due rows on its engine: SQLite in its process (deliveries.claim.ts,

@@ -1,4 +1,4 @@
-import type { BusEvent } from '../../lib/event-bus'
+import type { BusEvent } from '../../lib/event-bus.event'
 
 /**
  * The wire form of the live stream (text/event-stream): each event as `id: <epoch>-<seq>` (the

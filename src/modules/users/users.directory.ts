@@ -1,7 +1,6 @@
 import type { SystemRole } from '../../http/principal'
 import type { Clock } from '../../lib/clock'
 import type { PeerLink } from '../../lib/peer-link'
-import { asSystemRole } from './users.service'
 
 /**
  * What the hub reads of accounts on every request or behind another domain's synchronous port:
@@ -22,6 +21,9 @@ export interface UsersDirectory {
   /** an account's role changed here: its cached facts go, on every hub; none without a cache */
   changed?(userId: string): void
 }
+
+/** A stored instance role as the tokens know it; anything else is no account (null). */
+export const asSystemRole = (role: string | null): SystemRole | null => (role === 'admin' || role === 'user' ? role : null)
 
 /** On SQLite (one hub): each answer is one indexed statement, at once, as before. */
 export const directDirectory = (read: {

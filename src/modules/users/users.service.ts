@@ -55,9 +55,6 @@ export const userIdByEmail = async (deps: Pick<UsersDeps, 'store'>, email: strin
 
 export const emailOfUser = async (deps: Pick<UsersDeps, 'store'>, userId: string) => (await deps.store.byId(userId))?.email ?? null
 
-/** A stored instance role as the tokens know it; anything else is no account (null). */
-export const asSystemRole = (role: string | null): SystemRole | null => (role === 'admin' || role === 'user' ? role : null)
-
 /** Counts for the operator's GET /v1/admin/stats. */
 export const userStats = async (deps: Pick<UsersDeps, 'store'>) => ({ users: await deps.store.count(), operators: await deps.store.countOperators() })
 

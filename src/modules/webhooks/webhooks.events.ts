@@ -1,4 +1,4 @@
-import type { BusEvent } from '../../lib/event-bus'
+import type { BusEvent } from '../../lib/event-bus.event'
 
 /**
  * The events an endpoint may subscribe to, with what their `data` holds. The payload is

@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock'
-import type { BusEvent, BusListener } from '../../lib/event-bus'
+import type { BusListener } from '../../lib/event-bus'
+import type { BusEvent } from '../../lib/event-bus.event'
 import { newId } from '../../lib/ids'
 import type { Logger } from '../../lib/logger'
 import { payloadOf, webhookDataOf, webhookTypeOf } from './webhooks.events'

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { recordAttempt, type Attempt } from '../../../src/modules/checks/checks.record'
+import { recordAttempt } from '../../../src/modules/checks/checks.record'
+import type { Attempt } from '../../../src/modules/checks/checks.attempt'
 import { combine, nextPlace } from '../../../src/modules/checks/checks.state'
 import { histPercentiles, percentilesOf } from '../../../src/modules/checks/checks.summaries'
 import { getCheckDetail, incidentsPage, listChecks, resultsPage, series } from '../../../src/modules/checks/checks.views'

@@ -7,7 +7,7 @@ import { memoryLogger } from '../../../src/lib/logger'
 import type { Timers } from '../../../src/lib/timers'
 import { checkClaimsPg } from '../../../src/modules/checks/checks.claims.pg'
 import { createCheckScheduler, type Scheduled } from '../../../src/modules/checks/checks.scheduler'
-import type { CheckRow } from '../../../src/modules/checks/checks.store'
+import type { CheckRow } from '../../../src/modules/checks/checks.store.rows'
 import { createChecksStorePg } from '../../../src/modules/checks/checks.store.pg'
 import { type FreshDatabase, postgresForTests } from '../../helpers/postgres'
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { manualClock } from '../../../src/lib/clock'
 import { memoryLogger } from '../../../src/lib/logger'
-import type { Attempt } from '../../../src/modules/checks/checks.record'
+import type { Attempt } from '../../../src/modules/checks/checks.attempt'
 import { createCheckScheduler, type Scheduled } from '../../../src/modules/checks/checks.scheduler'
 import type { Timers } from '../../../src/lib/timers'
 

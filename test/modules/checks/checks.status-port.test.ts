@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
 import { recordAttempt } from '../../../src/modules/checks/checks.record'
-import { statusChecksPort } from '../../../src/modules/checks/checks.service'
+import { statusChecksPort } from '../../../src/modules/checks/checks.status-port'
 import { testApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'
 import { attempt, makeTcpCheck } from '../../helpers/checks'

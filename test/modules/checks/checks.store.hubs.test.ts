@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { SQL } from 'bun'
 import { openPostgres } from '../../../src/db/pg/connection'
 import { migratePostgres } from '../../../src/db/pg/migrate'
-import type { CheckRow } from '../../../src/modules/checks/checks.store'
+import type { CheckRow } from '../../../src/modules/checks/checks.store.rows'
 import { createChecksStorePg } from '../../../src/modules/checks/checks.store.pg'
 import { type FreshDatabase, postgresForTests } from '../../helpers/postgres'
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { AlertNotification } from '../../../src/modules/alerts/alerts.model'
-import { recordAttempt, type Attempt } from '../../../src/modules/checks/checks.record'
+import { recordAttempt } from '../../../src/modules/checks/checks.record'
+import type { Attempt } from '../../../src/modules/checks/checks.attempt'
 import { createUplinkWatch } from '../../../src/modules/checks/checks.uplink'
 import { testApp, type TestApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import type { BusEvent } from '../../../src/lib/event-bus'
+import type { BusEvent } from '../../../src/lib/event-bus.event'
 import { deviceOf, eventFrame, resumePoint } from '../../../src/modules/live/live.format'
 import { slotLimits, streamSlots } from '../../../src/modules/live/live.slots'
 

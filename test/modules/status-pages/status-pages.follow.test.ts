@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { recordAttempt, type Attempt } from '../../../src/modules/checks/checks.record'
+import { recordAttempt } from '../../../src/modules/checks/checks.record'
+import type { Attempt } from '../../../src/modules/checks/checks.attempt'
 import { forgetItem } from '../../../src/modules/status-pages/status-pages.service'
 import { testApp, type TestApp } from '../../helpers/app'
 import { insertDevice } from '../../helpers/devices'

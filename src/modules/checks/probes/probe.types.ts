@@ -1,8 +1,5 @@
 import type { CheckKind, CheckSettings, ProbeResult } from '../checks.model'
 
-/** results of agent-run checks one batch carries at most (wire: check_results) */
-export const MAX_CHECK_RESULTS = 500
-
 /** What a probe runs: the same definition on the hub and on an agent (GET /v1/agent/checks). */
 export interface ProbeDefinition {
   kind: CheckKind
