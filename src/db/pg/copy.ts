@@ -252,11 +252,7 @@ async function copyTable(
   const sum = new RowChecksum()
   // rowid order: a table that refers to itself gets its parents' rows before their children's; main.: a
   // connection's temporary objects (the hub's own, in-process) may shadow a table's name
-  // (a WITHOUT ROWID table, which refers to no other row of its own, in its key's order)
-  const rowid = !sqlite.query<{ sql: string }, [string]>('SELECT sql FROM sqlite_master WHERE name = ?').get(table.name)?.sql.includes('WITHOUT ROWID')
-  const query = sqlite
-    .query(`SELECT ${cols.map((c) => quote(c.name)).join(', ')} FROM main.${quote(table.name)}${rowid ? ' ORDER BY rowid' : ''}`)
-    .safeIntegers(true)
+  const query = sqlite.query(`SELECT ${cols.map((c) => quote(c.name)).join(', ')} FROM main.${quote(table.name)} ORDER BY rowid`).safeIntegers(true)
   let params: PgValue[] = []
   let rows = 0
   let rowNumber = 0

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { packedTable, tierColumns, tierTable, type MetricKind } from './metrics.fields'
-import { decodeSpan, encodeSpan, SPAN_MS, spanMinutes, spanOf } from './metrics.packed'
+import { decodeSpan, encodeSpan, KEY_DEVICES, packedKey, SPAN_MS, spanMinutes, spanOf } from './metrics.packed'
 
 /** A row of the 1-minute tier as the reads and the rollups take it: [bucket, n, ...tierColumns] (or the columns picked). */
 type Row = (number | null)[]
@@ -10,7 +10,7 @@ type Row = (number | null)[]
 const PRUNE_SPANS = 5_000
 
 /**
- * SQLite's 1-minute tier: coded rows of ten minutes (metrics.packed.ts) keyed (span, device),
+ * SQLite's 1-minute tier: coded rows of ten minutes (metrics.packed.ts) in time order (packedKey),
  * and the rows of the earlier form (`metric_hw_1m`, `metric_net_1m`, keyed (device, minute)),
  * which an upgraded hub keeps reading until retention or the disk budget prunes them. A minute
  * held in both (a late sample re-rolled after the upgrade) is read from its coded row, the newer.
@@ -25,13 +25,14 @@ function build(sqlite: Database) {
     const seqIn = 'device_seq IN (SELECT value FROM json_each(?3))'
     return {
       cols: cols.length,
-      // one seek per span: the table is keyed time first, so a range on device would read every device's rows
+      // one rowid seek per span, ?2 to ?3 the spans' numbers (the table is in time order: a range on device would read every device's rows)
       spansOf: sqlite.prepare<never, [number, number, number]>(
-        `WITH RECURSIVE s(t) AS (SELECT ?2 UNION ALL SELECT t + ${SPAN_MS} FROM s WHERE t + ${SPAN_MS} < ?3)
-         SELECT p.span, p.data FROM s CROSS JOIN ${packed} p ON p.span = s.t AND p.device_seq = ?1`,
+        `WITH RECURSIVE s(i) AS (SELECT ?2 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?3)
+         SELECT p.span, p.data FROM s CROSS JOIN ${packed} p ON p.key = s.i * ${KEY_DEVICES} + ?1`,
       ),
+      // a range of keys: every device's spans in a range of time
       spansIn: sqlite.prepare<never, [number, number, string]>(
-        `SELECT device_seq, span, data FROM ${packed} WHERE span >= ?1 AND span < ?2 AND ${seqIn} ORDER BY device_seq, span`,
+        `SELECT device_seq, span, data FROM ${packed} WHERE key >= ?1 AND key < ?2 AND ${seqIn} ORDER BY device_seq, span`,
       ),
       rowsOf: sqlite.prepare<never, [number, number, number]>(
         `SELECT bucket, ${cols.join(', ')} FROM ${rows} WHERE device_seq = ? AND bucket >= ? AND bucket < ? ORDER BY bucket`,
@@ -39,15 +40,15 @@ function build(sqlite: Database) {
       rowsIn: sqlite.prepare<never, [number, number, string]>(
         `SELECT device_seq, bucket, ${cols.join(', ')} FROM ${rows} WHERE bucket >= ?1 AND bucket < ?2 AND ${seqIn} ORDER BY device_seq, bucket`,
       ),
-      get: sqlite.prepare<{ data: Uint8Array }, [number, number]>(`SELECT data FROM ${packed} WHERE span = ? AND device_seq = ?`),
-      put: sqlite.prepare(`INSERT INTO ${packed} (span, device_seq, data) VALUES (?, ?, ?) ON CONFLICT (span, device_seq) DO UPDATE SET data = excluded.data`),
-      drop: sqlite.prepare(`DELETE FROM ${packed} WHERE span = ? AND device_seq = ?`),
+      get: sqlite.prepare<{ data: Uint8Array }, [number]>(`SELECT data FROM ${packed} WHERE key = ?`),
+      put: sqlite.prepare(`INSERT INTO ${packed} (key, span, device_seq, data) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data`),
+      drop: sqlite.prepare(`DELETE FROM ${packed} WHERE key = ?`),
       // the oldest span of these devices: the table is in time order, so the first match
       oldestSpan: sqlite.prepare<{ span: number; data: Uint8Array }, [string]>(
-        `SELECT span, data FROM ${packed} WHERE device_seq IN (SELECT value FROM json_each(?)) ORDER BY span LIMIT 1`,
+        `SELECT span, data FROM ${packed} WHERE device_seq IN (SELECT value FROM json_each(?)) ORDER BY key LIMIT 1`,
       ),
       newestSpan: sqlite.prepare<{ span: number; data: Uint8Array }, [string]>(
-        `SELECT span, data FROM ${packed} WHERE device_seq IN (SELECT value FROM json_each(?)) ORDER BY span DESC LIMIT 1`,
+        `SELECT span, data FROM ${packed} WHERE device_seq IN (SELECT value FROM json_each(?)) ORDER BY key DESC LIMIT 1`,
       ),
       newestRow: sqlite.prepare<{ t: number | null }, [string]>(
         `SELECT max((SELECT bucket FROM ${rows} WHERE device_seq = d.value ORDER BY bucket DESC LIMIT 1)) AS t FROM json_each(?) d`,
@@ -56,12 +57,12 @@ function build(sqlite: Database) {
         `SELECT min((SELECT bucket FROM ${rows} WHERE device_seq = d.value ORDER BY bucket LIMIT 1)) AS t FROM json_each(?) d`,
       ),
       pruneSpans: sqlite.prepare<{ span: number; data: Uint8Array }, [number, string]>(
-        `DELETE FROM ${packed} WHERE (span, device_seq) IN
-         (SELECT span, device_seq FROM ${packed} WHERE span <= ?1 - ${SPAN_MS} AND device_seq IN (SELECT value FROM json_each(?2)) LIMIT ${PRUNE_SPANS})
+        `DELETE FROM ${packed} WHERE key IN
+         (SELECT key FROM ${packed} WHERE key < ?1 AND device_seq IN (SELECT value FROM json_each(?2)) LIMIT ${PRUNE_SPANS})
          RETURNING span, data`,
       ),
       edge: sqlite.prepare<{ device_seq: number; data: Uint8Array }, [number, string]>(
-        `SELECT device_seq, data FROM ${packed} WHERE span = ?1 AND device_seq IN (SELECT value FROM json_each(?2))`,
+        `SELECT device_seq, data FROM ${packed} WHERE key >= ?1 AND key < ?1 + ${KEY_DEVICES} AND device_seq IN (SELECT value FROM json_each(?2))`,
       ),
       pruneRows: sqlite.prepare(
         `DELETE FROM ${rows} WHERE rowid IN (SELECT rowid FROM ${rows} WHERE device_seq IN (SELECT value FROM json_each(?2)) AND bucket < ?1 LIMIT ${PRUNE_SPANS})`,
@@ -86,7 +87,7 @@ function build(sqlite: Database) {
     deviceRows(kind: MetricKind, seq: number, from: number, to: number, pick?: number[]): Row[] {
       const s = of(kind)
       const coded: Row[] = []
-      for (const [span, data] of s.spansOf.values(seq, spanOf(from), to) as [number, Uint8Array][])
+      for (const [span, data] of s.spansOf.values(seq, spanOf(from) / SPAN_MS, Math.ceil(to / SPAN_MS)) as [number, Uint8Array][])
         for (const r of decodeSpan(span, data, s.cols, pick, from, to)) coded.push(r)
       const older = (s.rowsOf.values(seq, from, to) as Row[]).map((r) => project(r, pick))
       return merge(coded, older, (r) => r[0]!)
@@ -96,7 +97,11 @@ function build(sqlite: Database) {
       const s = of(kind)
       const list = JSON.stringify(seqs)
       const coded = new Map<number, Row[]>()
-      for (const [seq, span, data] of s.spansIn.values(spanOf(from), to, list) as [number, number, Uint8Array][]) {
+      for (const [seq, span, data] of s.spansIn.values((spanOf(from) / SPAN_MS) * KEY_DEVICES, Math.ceil(to / SPAN_MS) * KEY_DEVICES, list) as [
+        number,
+        number,
+        Uint8Array,
+      ][]) {
         let rows = coded.get(seq)
         if (!rows) coded.set(seq, (rows = []))
         for (const r of decodeSpan(span, data, s.cols, pick, from, to)) rows.push(r)
@@ -128,11 +133,12 @@ function build(sqlite: Database) {
         m.set(r[0]!, r)
       }
       for (const [span, minutes] of bySpan) {
-        const old = s.get.get(span, seq)?.data
+        const key = packedKey(span, seq)
+        const old = s.get.get(key)?.data
         if (old) for (const r of decodeSpan(span, old, s.cols)) if (!minutes.has(r[0]!)) minutes.set(r[0]!, r)
         const data = encodeSpan(span, [...minutes.values()], s.cols)
         if (old && Buffer.from(old.buffer, old.byteOffset, old.byteLength).equals(data)) continue
-        s.put.run(span, seq, data)
+        s.put.run(key, span, seq, data)
       }
     },
     /** the first minute of these devices held, or null */
@@ -163,18 +169,18 @@ function build(sqlite: Database) {
       const s = of(kind)
       const list = JSON.stringify(seqs)
       const rows = s.pruneRows.run(cutoff, list).changes
-      const spans = s.pruneSpans.all(cutoff, list)
+      const spans = s.pruneSpans.all(Math.floor(cutoff / SPAN_MS) * KEY_DEVICES, list)
       let n = rows
       for (const p of spans) n += spanMinutes(p.span, p.data).length
       const edge = spanOf(cutoff)
       if (rows >= PRUNE_SPANS || spans.length >= PRUNE_SPANS || edge === cutoff) return n
-      for (const { device_seq: seq, data } of s.edge.all(edge, list)) {
+      for (const { device_seq: seq, data } of s.edge.all((edge / SPAN_MS) * KEY_DEVICES, list)) {
         const minutes = spanMinutes(edge, data)
         const kept = minutes.filter((m) => m >= cutoff).length
         if (kept === minutes.length) continue
         n += minutes.length - kept
-        if (kept) s.put.run(edge, seq, encodeSpan(edge, decodeSpan(edge, data, s.cols, undefined, cutoff), s.cols))
-        else s.drop.run(edge, seq)
+        if (kept) s.put.run(packedKey(edge, seq), edge, seq, encodeSpan(edge, decodeSpan(edge, data, s.cols, undefined, cutoff), s.cols))
+        else s.drop.run(packedKey(edge, seq))
       }
       return n
     },

@@ -26,6 +26,17 @@ const LEVEL = 3
 /** the start of the span holding time `t` */
 export const spanOf = (t: number) => Math.floor(t / SPAN_MS) * SPAN_MS
 
+/** Device seqs below this fit a row's key (2^30: the key stays a safe integer in JavaScript until 2129). */
+export const KEY_DEVICES = 2 ** 30
+/**
+ * A coded row's rowid: the span's number, then the device, so the table is in time order (a run's
+ * rows land together at its end) and a device's span is one rowid seek.
+ */
+export function packedKey(span: number, seq: number): number {
+  if (!Number.isInteger(seq) || seq < 0 || seq >= KEY_DEVICES) throw new Error(`device seq ${seq} does not fit a 1-minute span's key`)
+  return (span / SPAN_MS) * KEY_DEVICES + seq
+}
+
 /**
  * Codes one span's rows, each [bucket, ...values] (`cols` values: n, then the tier's columns),
  * buckets within the span, in any order, each at most once.

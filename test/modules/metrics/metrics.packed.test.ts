@@ -9,6 +9,7 @@ import { tierColumns, type MetricKind } from '../../../src/modules/metrics/metri
 import { runRetention, runRollup } from '../../../src/modules/metrics/metrics.jobs'
 import { decodeSpan, encodeSpan, SPAN_MS } from '../../../src/modules/metrics/metrics.packed'
 import { createSeriesStore } from '../../../src/modules/metrics/metrics.series.store'
+import { createMetricsStore } from '../../../src/modules/metrics/metrics.store'
 import { testApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
 import { hardwareSample, networkSample } from '../../helpers/samples'
@@ -148,9 +149,15 @@ describe('the 1-minute tier on SQLite', () => {
         minutes: minuteRows(t.db.sqlite),
         net1m: minuteRows(t.db.sqlite, 'network'),
         cpu: createSeriesStore(t.db.sqlite).cpuMinutes([1, 2], T0, T0 + 6 * HOUR),
+        device: createMetricsStore(t.db.sqlite).tierValues('hardware', '1m', 1, T0 + 17 * SEC, T0 + 6 * HOUR),
       })
       const want = await answers()
       expect(want.minutes.length).toBe(360 + 60)
+      expect(want.device.length).toBe(359)
+      expect(want.cpu.length).toBe(360 + 60)
+      expect((JSON.parse(want.series) as { values: { cpu_percent: (number | null)[] } }).values.cpu_percent.filter((v) => v !== null).length).toBeGreaterThan(
+        300,
+      )
       // as the earlier release kept them: one row per device and minute; the coded tables not made yet
       for (const kind of ['hardware', 'network'] as MetricKind[]) {
         const names = ['device_seq', 'bucket', 'n', ...tierColumns(kind)]
@@ -180,6 +187,7 @@ describe('the 1-minute tier on SQLite', () => {
         minutes: minuteRows(up.db.sqlite),
         net1m: minuteRows(up.db.sqlite, 'network'),
         cpu: createSeriesStore(up.db.sqlite).cpuMinutes([1, 2], T0, T0 + 6 * HOUR),
+        device: createMetricsStore(up.db.sqlite).tierValues('hardware', '1m', 1, T0 + 17 * SEC, T0 + 6 * HOUR),
       })
       expect(await answersUp()).toEqual(want)
       // the 10-minute tier rolled again from the earlier form's rows gives the same rows
