@@ -174,14 +174,17 @@ function build(sqlite: Database) {
       for (const p of spans) n += spanMinutes(p.span, p.data).length
       const edge = spanOf(cutoff)
       if (rows >= PRUNE_SPANS || spans.length >= PRUNE_SPANS || edge === cutoff) return n
-      for (const { device_seq: seq, data } of s.edge.all((edge / SPAN_MS) * KEY_DEVICES, list)) {
-        const minutes = spanMinutes(edge, data)
-        const kept = minutes.filter((m) => m >= cutoff).length
-        if (kept === minutes.length) continue
-        n += minutes.length - kept
-        if (kept) s.put.run(packedKey(edge, seq), edge, seq, encodeSpan(edge, decodeSpan(edge, data, s.cols, undefined, cutoff), s.cols))
-        else s.drop.run(packedKey(edge, seq))
-      }
+      // the spans the cut-off falls within, in one transaction (not a commit, and its pages, per device)
+      sqlite.transaction(() => {
+        for (const { device_seq: seq, data } of s.edge.all((edge / SPAN_MS) * KEY_DEVICES, list)) {
+          const minutes = spanMinutes(edge, data)
+          const kept = minutes.filter((m) => m >= cutoff).length
+          if (kept === minutes.length) continue
+          n += minutes.length - kept
+          if (kept) s.put.run(packedKey(edge, seq), edge, seq, encodeSpan(edge, decodeSpan(edge, data, s.cols, undefined, cutoff), s.cols))
+          else s.drop.run(packedKey(edge, seq))
+        }
+      })()
       return n
     },
   }

@@ -116,6 +116,27 @@ describe('the 1-minute tier on SQLite', () => {
     expect(after).toHaveLength(before.length)
   })
 
+  test('a summary kept between requests is read again once a late sample rewrites a span it covers', async () => {
+    const { t, a, post } = await hub()
+    await post(Array.from({ length: 3 * 360 }, (_, i) => item(i, T0 + i * 10 * SEC)))
+    t.clock.set(T0 + 3 * HOUR + 35 * SEC)
+    await runRollup(t.modules.metricsJobs)
+    const user = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+    const summary = async () => {
+      const r = await t.request('GET', `/v1/metrics/summary/${a.deviceId}?hours=6`, { headers: user })
+      expect(r.status).toBe(200)
+      return r.text
+    }
+    const max = (text: string) => (JSON.parse(text) as { hardware: { fields: { cpu_percent: { max: number } } } }).hardware.fields.cpu_percent.max
+    const before = await summary()
+    expect(await summary()).toBe(before)
+    expect(max(before)).toBeLessThan(100)
+    // at the same moment: the same window, so the rows kept for it would answer again
+    await post([{ ...item(9999, T0 + HOUR + 5 * SEC), hardware: { ...hardwareSample(0), cpu_percent: 1000 } }])
+    await runRollup(t.modules.metricsJobs)
+    expect(max(await summary())).toBe(1000)
+  })
+
   test('an instance upgraded with 1-minute rows of the earlier form reads them as before; a late minute re-rolled after the upgrade is read from its coded span', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vigil-minutes-upgrade-'))
     try {
