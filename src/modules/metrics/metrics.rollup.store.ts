@@ -53,7 +53,9 @@ function build(sqlite: Database) {
   for (const kind of KINDS) {
     const cols = ['device_seq', 'bucket', 'n', ...tierColumns(kind)]
     const levels = [LEVEL.raw, ...TIERS.map((_, i) => i + 1)]
-    // tier i is rolled from level i (the one below it)
+    // tier i is rolled from level i (the one below it). The 1-minute tier's own statements here are
+    // never run (nor compiled: statements are compiled at their first run): it is written, read,
+    // found and pruned through its coded spans (metrics.packed.store.ts)
     source[kind] = TIERS.map((_, i) => sqlite.prepare(sourceSql(kind, i)))
     // A bucket rolled again (late data, the look-back) is updated in place: INSERT OR REPLACE
     // deleted the row and appended it at the table's end, writing its old page and the last one.
