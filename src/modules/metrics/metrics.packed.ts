@@ -23,6 +23,10 @@ const HEAD = 3
 /** zstd's level: the rows are a few hundred bytes, written once per span or late sample */
 const LEVEL = 3
 
+/** one number's bits, to make a Float64 of its two 32-bit halves */
+const float = new Float64Array(1)
+const bits = new Uint32Array(float.buffer)
+
 /** the start of the span holding time `t` */
 export const spanOf = (t: number) => Math.floor(t / SPAN_MS) * SPAN_MS
 
@@ -101,38 +105,45 @@ export function decodeSpan(span: number, data: Uint8Array, cols: number, pick?: 
   const k = buckets.length
   const body = zstdDecompress(data.subarray(HEAD))
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength)
-  const nullBytes = Math.ceil((k * cols) / 8)
-  const isNull = (bit: number) => (body[bit >> 3]! & (1 << (bit & 7))) !== 0
-  // where each column's numbers start: the numbers of the columns before it that are not null
-  const start = new Int32Array(cols + 1)
-  start[0] = nullBytes
-  for (let c = 0, bit = 0; c < cols; c++) {
-    let n = 0
-    for (let i = 0; i < k; i++, bit++) if (!isNull(bit)) n++
-    start[c + 1] = start[c]! + n * 8
-  }
   const which = pick ?? Array.from({ length: cols }, (_, c) => c)
-  const keep = buckets.map((b) => b >= from && b < to)
-  const rows = buckets.map((b) => [b] as (number | null)[])
-  const f = new Float64Array(1)
-  const u = new Uint32Array(f.buffer)
-  for (const c of which) {
-    let o = start[c]!
+  let last = 0
+  for (const c of which) if (c > last) last = c
+  // where each column's numbers start: the numbers of the columns before it that are not null
+  const start = new Int32Array(last + 1)
+  let o = Math.ceil((k * cols) / 8)
+  for (let c = 0, bit = 0; c <= last; c++) {
+    start[c] = o
+    for (let i = 0; i < k; i++, bit++) if ((body[bit >> 3]! & (1 << (bit & 7))) === 0) o += 8
+  }
+  // the rows asked for: their place among the span's minutes, and each row made at its full length
+  const kept: number[] = []
+  for (let i = 0; i < k; i++) if (buckets[i]! >= from && buckets[i]! < to) kept.push(i)
+  const rows: (number | null)[][] = kept.map((i) => {
+    const r = new Array<number | null>(1 + which.length)
+    r[0] = buckets[i]!
+    return r
+  })
+  const slot = new Int8Array(k).fill(-1)
+  for (let j = 0; j < kept.length; j++) slot[kept[j]!] = j
+  for (let w = 0; w < which.length; w++) {
+    const c = which[w]!
+    let at = start[c]!
     let lo = 0
     let hi = 0
     for (let i = 0, bit = c * k; i < k; i++, bit++) {
-      if (isNull(bit)) {
-        if (keep[i]) rows[i]!.push(null)
+      const j = slot[i]!
+      if ((body[bit >> 3]! & (1 << (bit & 7))) !== 0) {
+        if (j >= 0) rows[j]![1 + w] = null
         continue
       }
-      lo = (lo ^ view.getUint32(o, true)) >>> 0
-      hi = (hi ^ view.getUint32(o + 4, true)) >>> 0
-      o += 8
-      if (!keep[i]) continue
-      u[0] = lo
-      u[1] = hi
-      rows[i]!.push(f[0]!)
+      lo = (lo ^ view.getUint32(at, true)) >>> 0
+      hi = (hi ^ view.getUint32(at + 4, true)) >>> 0
+      at += 8
+      if (j < 0) continue
+      bits[0] = lo
+      bits[1] = hi
+      rows[j]![1 + w] = float[0]!
     }
   }
-  return rows.filter((_, i) => keep[i])
+  return rows
 }
