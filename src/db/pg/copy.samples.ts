@@ -142,10 +142,12 @@ export function minuteRows(sqlite: Database, table: string): Iterable<Record<str
       .query<{ seq: number }, []>('SELECT seq FROM devices ORDER BY seq')
       .all()
       .map((r) => r.seq)
+    // the fleet's first and last minute (the ends of the table; a device's own would be a walk
+    // through the others' rows from an end), then each device's minutes a window at a time
+    const first = minutes.oldest(kind, seqs)
+    if (first === null) return
+    const last = minutes.newest(kind, seqs)!
     for (const seq of seqs) {
-      const first = minutes.oldest(kind, [seq])
-      if (first === null) continue
-      const last = minutes.newest(kind, [seq])!
       for (let a = first; a <= last; a += MINUTE_WINDOW)
         for (const r of minutes.deviceRows(kind, seq, a, Math.min(a + MINUTE_WINDOW, last + 1))) {
           const row: Record<string, unknown> = { device_seq: seq }
