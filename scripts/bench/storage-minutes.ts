@@ -15,7 +15,7 @@
  *   across the forms first.
  * The write side of `timefirst`, of the same rows WITHOUT ROWID keyed (device_seq, bucket), and of
  * the coded spans beside the earlier rows were measured with this bench on the tree before the coded
- * spans, where it made each form on a fresh database (docs/storage.md, "The 1-minute tier").
+ * spans, where it made each form on a fresh database (docs/storage.md, "The 1-minute tier: the forms measured").
  */
 import type { Database } from 'bun:sqlite'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
