@@ -52,16 +52,28 @@ export interface CadenceResult {
   steady: { ingest: number; rollup: number; seal: number; other: number; total: number }
   /** with `sealFrames`: the WAL frames the sealing runs of the last hour wrote, by table or index */
   sealFrames?: Map<string, number>
+  /** with `rollupFrames`: the WAL frames the rollup runs of the last hour wrote, by table or index */
+  rollupFrames?: Map<string, number>
 }
 
 export async function cadenceBench(
   base: Sample,
-  opts: { devices: number; hours: number; steps?: Partial<Record<TierName, number>>; sealFrames?: boolean },
+  opts: {
+    devices: number
+    hours: number
+    steps?: Partial<Record<TierName, number>>
+    sealFrames?: boolean
+    /** count the WAL frames of the rollup runs of the last hour by table or index (CadenceResult.rollupFrames) */
+    rollupFrames?: boolean
+    /** run on the database before the hub is made on it (a form of the tiers tried by storage-minutes.ts) */
+    setup?: (db: ReturnType<typeof openDatabase>) => void
+  },
 ): Promise<CadenceResult> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-cadence-'))
   try {
     const db = openDatabase(join(dir, 'vigil.db'))
     db.sqlite.run('PRAGMA wal_autocheckpoint = 0')
+    opts.setup?.(db)
     const t = testApp({ db, config: { rateLimits: { anonymous: 1e9, free: 1e9, pro: 1e9, enterprise: 1e9 } } as never })
     const T0 = Date.UTC(2026, 0, 1)
     t.clock.set(T0)
@@ -85,6 +97,7 @@ export async function cadenceBench(
     }
     let steadyFrom: typeof phase | null = null
     const frames = new Map<string, number>()
+    const rollFrames = new Map<string, number>()
     const steadyTick = ticks - Math.round(3_600_000 / INTERVAL)
     for (let k = 0; k < ticks; k++) {
       if (k === steadyTick) steadyFrom = { ...phase }
@@ -116,7 +129,13 @@ export async function cadenceBench(
             await run()
             checkpoint()
           })
-        if (sec === 35) await job('rollup', () => runRollup(t.modules.metricsJobs, { steps: opts.steps }))
+        if (sec === 35) {
+          if (opts.rollupFrames) db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+          await job('rollup', async () => {
+            await runRollup(t.modules.metricsJobs, { steps: opts.steps })
+            if (opts.rollupFrames && k >= steadyTick) walFrames(db.sqlite, join(dir, 'vigil.db-wal'), rollFrames)
+          })
+        }
         if (sec === 5) {
           // the log emptied first, so that what the run wrote is the log's frames
           if (opts.sealFrames) db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
@@ -151,6 +170,7 @@ export async function cadenceBench(
       steady: per(last, opts.devices * (ticks - steadyTick)),
       tiersKept: kept / samples,
       sealFrames: opts.sealFrames ? frames : undefined,
+      rollupFrames: opts.rollupFrames ? rollFrames : undefined,
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -162,7 +182,7 @@ export async function cadenceBench(
  * page 1 is the header, a page dbstat does not name is a free-list or pointer-map page). Read
  * before the checkpoint that follows: the log holds what the run wrote since it was emptied.
  */
-function walFrames(sqlite: Database, wal: string, into: Map<string, number>) {
+export function walFrames(sqlite: Database, wal: string, into: Map<string, number>) {
   const page = sqlite.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size
   const names = new Map(
     sqlite

@@ -21,6 +21,7 @@ import m18 from '../../migrations/0018_metric_storage.sql' with { type: 'text' }
 import m19 from '../../migrations/0019_metric_read_indexes.sql' with { type: 'text' }
 import m20 from '../../migrations/0020_metric_block_files.sql' with { type: 'text' }
 import m21 from '../../migrations/0021_device_seen.sql' with { type: 'text' }
+import m22 from '../../migrations/0022_metric_minutes_packed.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -50,4 +51,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0019_metric_read_indexes', sql: m19 },
   { tag: '0020_metric_block_files', sql: m20 },
   { tag: '0021_device_seen', sql: m21 },
+  { tag: '0022_metric_minutes_packed', sql: m22 },
 ]

@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { SQL } from 'bun'
-import { FIELDS, KIND_BIT, type MetricKind } from '../../modules/metrics/metrics.fields'
+import { FIELDS, KIND_BIT, tierColumns, type MetricKind } from '../../modules/metrics/metrics.fields'
+import { createPackedStore } from '../../modules/metrics/metrics.packed.store'
 import type { HotPart } from '../../modules/metrics/metrics.hot'
 import { createRecordCodec } from '../../modules/metrics/metrics.records.pg'
 import { createMetricsStore } from '../../modules/metrics/metrics.store'
@@ -25,6 +26,8 @@ export const SQLITE_ONLY_METRICS = new Set([
   'metric_hot_1',
   'metric_hot_2',
   'metric_hot_3',
+  'metric_hw_1m_packed',
+  'metric_net_1m_packed',
 ])
 /** PostgreSQL's own metric tables, emptied with --replace */
 export const PG_ONLY_METRICS = [RECORDS, 'metric_record_refs', 'metric_late']
@@ -116,4 +119,41 @@ export async function checksumSamples(tx: SQL): Promise<{ rows: number; checksum
     `SELECT count(*)::text AS rows, coalesce(sum(('x' || substr(md5(${row}), 1, 15))::bit(60)::bigint::numeric), 0)::text AS checksum FROM ${RECORDS}`,
   )
   return { rows: Number(r.rows), checksum: r.checksum as string }
+}
+
+/** SQLite's 1-minute tier tables, whose rows a PostgreSQL hub reads as they are (its own metric_hw_1m, metric_net_1m) */
+const MINUTE_TABLES: Record<string, MetricKind> = { metric_hw_1m: 'hardware', metric_net_1m: 'network' }
+/** a week of one device's minutes at a time (about 10,000 rows) */
+const MINUTE_WINDOW = 7 * DAY_MS
+
+/**
+ * The 1-minute tier's rows as a PostgreSQL hub keeps them (one row per device and minute), for
+ * `metric_hw_1m` and `metric_net_1m`: SQLite codes them per ten minutes (metrics.packed.ts) and
+ * keeps the rows earlier releases wrote beside them; both are read through the metrics store, as
+ * a hub reads them. Null for any other table (copied as it is).
+ */
+export function minuteRows(sqlite: Database, table: string): Iterable<Record<string, unknown>> | null {
+  const kind = MINUTE_TABLES[table]
+  if (!kind) return null
+  return (function* () {
+    const minutes = createPackedStore(sqlite)
+    const names = ['device_seq', 'bucket', 'n', ...tierColumns(kind)]
+    const seqs = sqlite
+      .query<{ seq: number }, []>('SELECT seq FROM devices ORDER BY seq')
+      .all()
+      .map((r) => r.seq)
+    // the fleet's first and last minute (the ends of the table; a device's own would be a walk
+    // through the others' rows from an end), then each device's minutes a window at a time
+    const first = minutes.oldest(kind, seqs)
+    if (first === null) return
+    const last = minutes.newest(kind, seqs)!
+    for (const seq of seqs) {
+      for (let a = first; a <= last; a += MINUTE_WINDOW)
+        for (const r of minutes.deviceRows(kind, seq, a, Math.min(a + MINUTE_WINDOW, last + 1))) {
+          const row: Record<string, unknown> = { device_seq: seq }
+          for (let i = 0; i < r.length; i++) row[names[i + 1]!] = r[i]
+          yield row
+        }
+    }
+  })()
 }

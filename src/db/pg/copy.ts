@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite'
 import type { SQL } from 'bun'
 import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { sqliteTables } from './schema'
-import { PG_ONLY_METRICS, SQLITE_ONLY_METRICS, checksumSamples, copySamples } from './copy.samples'
+import { PG_ONLY_METRICS, SQLITE_ONLY_METRICS, checksumSamples, copySamples, minuteRows } from './copy.samples'
 import { CopyValueError, canonical, canonicalSql, type PgValue, RowChecksum, toPgValue, type TwinType, twinType } from './copy.values'
 
 /**
@@ -161,7 +161,9 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
       for (const table of tables) {
         const started = clock()
         const method = o.method ?? 'unnest'
-        const copied = await copyTable(sqlite, t, table, method, o.batchRows ?? DEFAULT_BATCH_ROWS[method])
+        // the 1-minute tier as PostgreSQL keeps it, a row per minute (SQLite codes it per ten minutes)
+        const rows = samples ? minuteRows(sqlite, table.name) : null
+        const copied = await copyTable(sqlite, t, table, method, o.batchRows ?? DEFAULT_BATCH_ROWS[method], rows)
         const result: TableCopied = { table: table.name, rows: copied.rows, checksum: copied.value, ms: 0 }
         if (o.verify) {
           const back = await checksumPostgres(t, table)
@@ -212,7 +214,14 @@ async function copySampleRecords(sqlite: Database, t: SQL, verify: boolean, cloc
 }
 
 /** Inserts one table's rows in batches; returns the checksum of what was sent. */
-async function copyTable(sqlite: Database, sql: SQL, table: CopyTable, method: CopyMethod, batchRows: number): Promise<RowChecksum> {
+async function copyTable(
+  sqlite: Database,
+  sql: SQL,
+  table: CopyTable,
+  method: CopyMethod,
+  batchRows: number,
+  source: Iterable<Record<string, unknown>> | null = null,
+): Promise<RowChecksum> {
   const cols = table.columns
   const perBatch = Math.max(1, method === 'unnest' ? batchRows : Math.min(batchRows, Math.floor(MAX_PARAMS / cols.length)))
   const unnest = `INSERT INTO ${quote(table.name)} (${cols.map((c) => quote(c.name)).join(', ')}) SELECT * FROM unnest(${cols
@@ -247,7 +256,7 @@ async function copyTable(sqlite: Database, sql: SQL, table: CopyTable, method: C
   let params: PgValue[] = []
   let rows = 0
   let rowNumber = 0
-  for (const raw of query.iterate() as Iterable<Record<string, unknown>>) {
+  for (const raw of source ?? (query.iterate() as Iterable<Record<string, unknown>>)) {
     rowNumber++
     const parts: string[] = []
     for (const c of cols) {

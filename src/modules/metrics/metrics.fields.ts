@@ -102,6 +102,11 @@ export const hasKind = (kind: MetricKind) => `(kinds & ${KIND_BIT[kind]}) != 0`
 /** the JSON column holding a kind's non-hot fields */
 export const restColumn = (kind: MetricKind) => (kind === 'hardware' ? 'hw_rest' : 'net_rest')
 export const tierTable = (kind: MetricKind, tier: TierName) => `${kind === 'hardware' ? 'metric_hw' : 'metric_net'}_${tier}`
+/**
+ * SQLite's 1-minute tier: one coded row per device, kind and ten minutes (metrics.packed.ts). The
+ * rows of `tierTable(kind, '1m')`, which earlier releases wrote, are read beside them until they age out.
+ */
+export const packedTable = (kind: MetricKind) => `${tierTable(kind, '1m')}_packed`
 
 /** The value columns of a tier row after (device_seq, bucket, n), in the order rollups write and reads take them. */
 export function tierColumns(kind: MetricKind): string[] {

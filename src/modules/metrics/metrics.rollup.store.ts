@@ -2,6 +2,7 @@ import type { Database, Statement } from 'bun:sqlite'
 import { FIELDS, LEVEL, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
 import { perConnection } from '../../db/per-connection'
 import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
+import { createPackedStore } from './metrics.packed.store'
 import { ROLL_STEPS } from './metrics.rollup'
 
 /** A source row handed to a fold: [device_seq, time, ...values] (see sourceSql). */
@@ -43,6 +44,7 @@ function* rowArrays(rows: Iterable<unknown>): Generator<SourceRow> {
 /** The rollup tiers' writes and the retention deletes: what the metric jobs run. */
 function build(sqlite: Database) {
   const hot = createHotStore(sqlite) // the raw table's view, and the records of samples pruned while hot
+  const minutes = createPackedStore(sqlite) // the 1-minute tier, coded per ten minutes
   const source = {} as Record<MetricKind, Statement[]>
   const insert = {} as Record<MetricKind, Statement[]>
   const oldest = {} as Record<MetricKind, Statement<{ t: number | null }, [string]>[]>
@@ -51,7 +53,9 @@ function build(sqlite: Database) {
   for (const kind of KINDS) {
     const cols = ['device_seq', 'bucket', 'n', ...tierColumns(kind)]
     const levels = [LEVEL.raw, ...TIERS.map((_, i) => i + 1)]
-    // tier i is rolled from level i (the one below it)
+    // tier i is rolled from level i (the one below it). The 1-minute tier's own statements here are
+    // never run (nor compiled: statements are compiled at their first run): it is written, read,
+    // found and pruned through its coded spans (metrics.packed.store.ts)
     source[kind] = TIERS.map((_, i) => sqlite.prepare(sourceSql(kind, i)))
     // A bucket rolled again (late data, the look-back) is updated in place: INSERT OR REPLACE
     // deleted the row and appended it at the table's end, writing its old page and the last one.
@@ -94,11 +98,27 @@ function build(sqlite: Database) {
       const ins = insert[kind][tier]!
       // Streamed, not read out whole: a busy hour of raw samples can be hundreds of thousands of
       // rows (tens of MB as arrays). Reading one table while writing another is safe in SQLite.
-      const rows = rowArrays(source[kind][tier]!.iterate(a, b, seqList(seqs)))
-      sqlite.transaction(() => fold(rows, (r) => ins.run(...r)))()
+      // The 10m tier reads the 1-minute tier's coded spans (at most its step's hour of them).
+      const rows = tier === LEVEL['1m'] ? minutes.rowsIn(kind, seqs, a, b) : rowArrays(source[kind][tier]!.iterate(a, b, seqList(seqs)))
+      if (tier !== 0) return sqlite.transaction(() => fold(rows, (r) => ins.run(...r)))()
+      // the 1-minute tier: each device's minutes (the fold emits them device by device) into their spans
+      sqlite.transaction(() => {
+        let seq = -1
+        let mine: SourceRow[] = []
+        fold(rows, (r) => {
+          if (r[0] !== seq) {
+            if (mine.length) minutes.write(kind, seq, mine)
+            seq = r[0]!
+            mine = []
+          }
+          mine.push(r.slice(1))
+        })
+        if (mine.length) minutes.write(kind, seq, mine)
+      })()
     },
     /** the time of the oldest row of these devices stored at a level, or null when it holds none */
     oldest(kind: MetricKind, level: number, seqs: number[]): number | null {
+      if (level === LEVEL['1m']) return minutes.oldest(kind, seqs)
       const r = oldest[kind][level]!.get(seqList(seqs)) as { t: number | null; h?: number | null } | null
       if (!r) return null
       return r.h != null && (r.t === null || r.h < r.t) ? r.h : r.t
@@ -110,6 +130,7 @@ function build(sqlite: Database) {
      * how many. Raw samples of both kinds share one table, so raw is pruned under 'hardware' only.
      */
     pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number): number {
+      if (level === LEVEL['1m']) return minutes.prune(kind, seqs, cutoff)
       const n = prune[kind][level]!.run(cutoff, seqList(seqs)).changes
       if (level !== LEVEL.raw || n >= PRUNE_BATCH) return n
       // hot samples too, their records marked so that a restart does not bring them back

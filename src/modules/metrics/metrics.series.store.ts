@@ -4,7 +4,8 @@ import { PARKED_BITS, blockStart, createBlockStore, type BlockStore } from './me
 import { decodeMinutes, type NestedMinutes } from './metrics.minutes'
 import { createHotStore } from './metrics.hot.store'
 import { fleetMemory } from './metrics.fleet.memory'
-import { KIND_BIT, RAW_TABLE, hasKind, restColumn, tierTable, type MetricKind, type TierName } from './metrics.fields'
+import { KIND_BIT, RAW_TABLE, hasKind, restColumn, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
+import { createPackedStore } from './metrics.packed.store'
 
 /** Prepared statements kept per field set; past this many the cache starts over (a client cannot grow it without bound). */
 const MAX_STATEMENTS = 256
@@ -50,10 +51,10 @@ function build(sqlite: Database) {
   const newestHw = newest(KIND_BIT.hardware, 'cpu_percent, ram_percent, disk_used_percent, cpu_temp_c')
   const newestNet = newest(KIND_BIT.network, 'download_mbps, upload_mbps, latency_avg_ms, packet_loss_percent')
   const noHw = [null, null, null, null, null]
-  const sparkTier = sqlite.query<never, [string, number, number]>(
-    `SELECT device_seq, bucket, cpu_percent_avg FROM ${tierTable('hardware', '1m')}
-     WHERE device_seq IN (SELECT value FROM json_each(?1)) AND bucket >= ?2 AND bucket < ?3 AND cpu_percent_n > 0`,
-  )
+  const minutes = createPackedStore(sqlite)
+  /** where a column lies among a coded minute's values (n, then the tier's columns) */
+  const at = (kind: MetricKind, col: string) => 1 + tierColumns(kind).indexOf(col)
+  const cpu = [at('hardware', 'cpu_percent_avg'), at('hardware', 'cpu_percent_n')]
   const sparkRaw = sqlite.query<never, [string, number, number]>(
     `SELECT device_seq, ts, cpu_percent FROM ${RAW_TABLE}
      WHERE device_seq IN (SELECT value FROM json_each(?1)) AND ts >= ?2 AND ts < ?3 AND ${hasKind('hardware')} AND cpu_percent IS NOT NULL`,
@@ -64,6 +65,14 @@ function build(sqlite: Database) {
     ...fleetMemory(),
     /** [bucket, (avg, min, max, n) per field] of one tier in [from, to), oldest first */
     tierRows(kind: MetricKind, tier: TierName, fields: string[], seq: number, from: number, to: number): (number | null)[][] {
+      if (tier === '1m')
+        return minutes.deviceRows(
+          kind,
+          seq,
+          from,
+          to,
+          fields.flatMap((f) => ['avg', 'min', 'max', 'n'].map((s) => at(kind, `${f}_${s}`))),
+        )
       const s = prepared(`t|${kind}|${tier}|${fields.join(',')}`, () => {
         const cols = fields.flatMap((f) => [`${f}_avg`, `${f}_min`, `${f}_max`, `${f}_n`])
         return `SELECT bucket, ${cols.join(', ')} FROM ${tierTable(kind, tier)} WHERE device_seq = ? AND bucket >= ? AND bucket < ? ORDER BY bucket`
@@ -107,7 +116,11 @@ function build(sqlite: Database) {
     fleetLatest: (seqs: number[]) =>
       seqs.map((seq) => [seq, ...((newestHw.values(seq)[0] as (number | null)[]) ?? noHw), ...((newestNet.values(seq)[0] as (number | null)[]) ?? noHw)]),
     /** [seq, minute, cpu_percent average] of the 1m tier in [from, to) */
-    cpuMinutes: (seqs: number[], from: number, to: number) => sparkTier.values(JSON.stringify(seqs), from, to) as [number, number, number][],
+    cpuMinutes: (seqs: number[], from: number, to: number) =>
+      minutes
+        .rowsIn('hardware', seqs, from, to, cpu)
+        .filter((r) => r[3]! > 0)
+        .map((r) => [r[0], r[1], r[2]] as [number, number, number]),
     /** [seq, ts, cpu_percent] of raw samples in [from, to) */
     cpuSamples: (seqs: number[], from: number, to: number) => sparkRaw.values(JSON.stringify(seqs), from, to) as [number, number, number][],
   }

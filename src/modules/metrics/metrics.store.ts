@@ -4,6 +4,7 @@ import { perConnection } from '../../db/per-connection'
 import { PARKED_BITS, createBlockStore } from './metrics.block.store'
 import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
 import { createHistoryStore } from './metrics.history.store'
+import { createPackedStore } from './metrics.packed.store'
 
 /**
  * A stored sample as an array in column order: id, ts, hot values..., rest (JSON text or null;
@@ -42,8 +43,9 @@ function kindReads(sqlite: Database, kind: MetricKind) {
     lastTs: q<{ ts: number }, [number, number, number]>(
       `SELECT ts FROM ${raw} WHERE device_seq = ? AND ts >= ? AND ts < ? AND ${has} ORDER BY ts DESC LIMIT 1`,
     ),
+    // the 1-minute tier is read from its coded spans (metrics.packed.store.ts)
     tierValues: new Map(
-      TIERS.map((t) => [
+      TIERS.filter((t) => t.name !== '1m').map((t) => [
         t.name,
         q<never, [number, number, number]>(
           `SELECT bucket, n, ${tierCols.join(', ')} FROM ${tierTable(kind, t.name)} WHERE device_seq = ? AND bucket >= ? AND bucket < ? ORDER BY bucket`,
@@ -73,6 +75,7 @@ function build(sqlite: Database) {
   const doneUntil = sqlite.query<{ tier: TierName; done_until: number }, [string]>('SELECT tier, done_until FROM metric_rollups WHERE kind = ?')
   const blocks = createBlockStore(sqlite)
   const history = createHistoryStore(sqlite)
+  const minutes = createPackedStore(sqlite)
   return {
     /**
      * One history page, newest first, as arrays (no object per row): see SampleValues. A page
@@ -120,7 +123,7 @@ function build(sqlite: Database) {
     firstTs: (kind: MetricKind, seq: number, from: number, to: number): number | null => reads[kind].firstTs.get(seq, from, to)?.ts ?? null,
     lastTs: (kind: MetricKind, seq: number, from: number, to: number): number | null => reads[kind].lastTs.get(seq, from, to)?.ts ?? null,
     tierValues: (kind: MetricKind, tier: TierName, seq: number, from: number, to: number) =>
-      reads[kind].tierValues.get(tier)!.values(seq, from, to) as TierValues[],
+      tier === '1m' ? minutes.deviceRows(kind, seq, from, to) : (reads[kind].tierValues.get(tier)!.values(seq, from, to) as TierValues[]),
     /** hourly averages of one hot field in [from, to), oldest first; undefined for a field that is not hot */
     hourlyAverages(kind: MetricKind, field: string, seq: number, from: number, to: number) {
       return reads[kind].hourly.get(field)?.all(seq, from, to)

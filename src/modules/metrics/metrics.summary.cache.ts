@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
-import { TIERS, tierTable, type MetricKind, type TierName } from './metrics.fields'
+import { TIERS, packedTable, tierTable, type MetricKind, type TierName } from './metrics.fields'
 import type { TierValues } from './metrics.store'
 
 /**
@@ -10,7 +10,8 @@ import type { TierValues } from './metrics.store'
  * every ten minutes (hourly) at most. Reading them afresh was half of what a summary allocated,
  * and the young-generation collections that allocation drove were its tail latency.
  *
- * Exact by construction: temporary triggers on the eight tier tables count, per table and device,
+ * Exact by construction: temporary triggers on the tier tables (the 1-minute tier's coded spans
+ * and its rows of earlier releases counted as one) count, per table and device,
  * every row inserted, updated or deleted (a rollup run, a pruning, the disk budget, a deleted
  * device) on the one connection the hub writes through, as the history's hour counts do; a kept
  * answer is used only while its table and device have the count it was read at. Nothing is kept
@@ -38,8 +39,7 @@ function countWrites(sqlite: Database) {
   // one cache per connection (below): it starts with nothing kept
   sqlite.run('DELETE FROM temp.metric_tier_writes')
   for (const kind of ['hardware', 'network'] as MetricKind[])
-    for (const { name } of TIERS) {
-      const table = tierTable(kind, name)
+    for (const [name, table] of [...TIERS.map((t): [TierName, string] => [t.name, tierTable(kind, t.name)]), ['1m', packedTable(kind)] as [TierName, string]]) {
       const tbl = tableNumber(kind, name)
       const count = (row: 'NEW' | 'OLD') =>
         `INSERT INTO temp.metric_tier_writes VALUES (${tbl}, ${row}.device_seq, 1) ON CONFLICT (tbl, device_seq) DO UPDATE SET n = n + 1;`

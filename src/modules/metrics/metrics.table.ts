@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex, type SQLiteColumnBuilderBase } from 'drizzle-orm/sqlite-core'
 import { devices } from '../devices/devices.table'
-import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, hotTable, tierTable, type MetricKind } from './metrics.fields'
+import { COUNTER_FIELDS, FIELDS, RAW_TABLE, TIERS, hotTable, packedTable, tierTable, type MetricKind } from './metrics.fields'
 
 const hotColumns: Record<string, SQLiteColumnBuilderBase> = {}
 for (const f of [...FIELDS.hardware, ...FIELDS.network]) hotColumns[f.name] = f.integer ? integer(f.name) : real(f.name)
@@ -80,6 +80,30 @@ export const metricNet1m = tier('network', TIERS[0]!.name)
 export const metricNet10m = tier('network', TIERS[1]!.name)
 export const metricNet1h = tier('network', TIERS[2]!.name)
 export const metricNet1d = tier('network', TIERS[3]!.name)
+
+/**
+ * SQLite's 1-minute tier since migration 0022: one row per device, kind and ten minutes (`span`,
+ * the start of the ten minutes) holding its 1-minute rows coded (metrics.packed.ts). Its rowid
+ * `key` orders the rows time first (the span's number, then the device: packedKey), so a rollup
+ * run's rows land together at the end of the table instead of on one index page per device, and
+ * a device's span is found by one rowid seek. (Keyed WITHOUT ROWID by (span, device) instead, its
+ * rows of about 1 KB spilled onto overflow pages and filled the tree's inner pages: a seek took
+ * 15 µs instead of 2.) The tables above (`metric_hw_1m`, `metric_net_1m`) keep the rows earlier
+ * releases wrote, read until they age out. Deleting a device cascades here (a scan of the table:
+ * it has no index by device).
+ */
+function packedTier(kind: MetricKind) {
+  return sqliteTable(packedTable(kind), {
+    key: integer('key').primaryKey(),
+    span: integer('span').notNull(),
+    deviceSeq: integer('device_seq')
+      .notNull()
+      .references(() => devices.seq, { onDelete: 'cascade' }),
+    data: blob('data', { mode: 'buffer' }).notNull(),
+  })
+}
+export const metricHw1mPacked = packedTier('hardware')
+export const metricNet1mPacked = packedTier('network')
 
 /** How far each tier is complete: buckets before done_until are rolled up. */
 export const metricRollups = sqliteTable(

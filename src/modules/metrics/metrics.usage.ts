@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { HOT_TABLES, RAW_TABLE, hotTable, tierTable, type LevelName } from './metrics.fields'
+import { HOT_TABLES, RAW_TABLE, hotTable, packedTable, tierTable, type LevelName } from './metrics.fields'
 import { createBlockStore } from './metrics.block.store'
 import { createHotStore } from './metrics.hot.store'
 
@@ -40,7 +40,7 @@ export const STORAGE_TIERS: readonly { tier: LevelName; tables: readonly string[
       HOT_RECORD_FILES,
     ],
   },
-  { tier: '1m', tables: [tierTable('hardware', '1m'), tierTable('network', '1m')] },
+  { tier: '1m', tables: [packedTable('hardware'), packedTable('network'), tierTable('hardware', '1m'), tierTable('network', '1m')] },
   { tier: '10m', tables: [tierTable('hardware', '10m'), tierTable('network', '10m')] },
   { tier: '1h', tables: [tierTable('hardware', '1h'), tierTable('network', '1h')] },
   { tier: '1d', tables: [tierTable('hardware', '1d'), tierTable('network', '1d')] },

@@ -4,13 +4,17 @@ import { GRACE_MS } from '../../../src/modules/metrics/metrics.rollup'
 import { testApp, type TestApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
 import { hardwareSample, networkSample } from '../../helpers/samples'
+import { minuteRows } from './minute-rows'
 
 const T0 = Date.UTC(2026, 0, 1)
 const MIN = 60_000
 
-/** Counts the rows written to the hardware tiers (a row written anew or one written again in its place), with temporary triggers. */
+/**
+ * Counts the rows written to the hardware tiers (a row written anew or one written again in its
+ * place), with temporary triggers; the 1-minute tier's rows are its coded spans of ten minutes.
+ */
 function countWrites(t: TestApp) {
-  const tiers = ['metric_hw_1m', 'metric_hw_10m', 'metric_hw_1h', 'metric_hw_1d']
+  const tiers = ['metric_hw_1m_packed', 'metric_hw_10m', 'metric_hw_1h', 'metric_hw_1d']
   t.db.sqlite.run('CREATE TEMP TABLE writes (tier TEXT)')
   for (const tier of tiers) {
     for (const op of ['INSERT', 'UPDATE']) {
@@ -57,16 +61,16 @@ describe('rollup writes', () => {
       await runRollup(t.modules.metricsJobs)
       expect(writes()).toEqual({})
     }
-    // the span's last minute: its ten minutes in one write
+    // the span's last minute: its ten minutes in one write, one coded row
     await post(T0 + 9 * MIN, 6)
     t.clock.set(T0 + 10 * MIN + 35_000)
     await runRollup(t.modules.metricsJobs)
-    expect(writes()).toEqual({ metric_hw_1m: 10 })
+    expect(writes()).toEqual({ metric_hw_1m_packed: 1 })
     // the 10m tier in whole hours, with the hour and its six ten minutes
     t.clock.set(T0 + 60 * MIN + 35_000)
     await post(T0 + 10 * MIN, 50 * 6)
     await runRollup(t.modules.metricsJobs)
-    expect(writes()).toEqual({ metric_hw_1m: 50, metric_hw_10m: 6, metric_hw_1h: 1 })
+    expect(writes()).toEqual({ metric_hw_1m_packed: 5, metric_hw_10m: 6, metric_hw_1h: 1 })
   })
   test('a run writes the progress mark of the tiers that finished a new span only', async () => {
     const t = testApp()
@@ -122,7 +126,7 @@ describe('rollup writes', () => {
     await runRollup(t.modules.metricsJobs)
     t.db.sqlite.run('CREATE TEMP TABLE writes (bucket INTEGER)')
     for (const op of ['INSERT', 'UPDATE']) {
-      t.db.sqlite.run(`CREATE TEMP TRIGGER count_${op} AFTER ${op} ON main.metric_hw_1m BEGIN INSERT INTO temp.writes VALUES (NEW.bucket); END`)
+      t.db.sqlite.run(`CREATE TEMP TRIGGER count_${op} AFTER ${op} ON main.metric_hw_1m_packed BEGIN INSERT INTO temp.writes VALUES (NEW.span); END`)
     }
     // a part of five minutes two hours back arrives again with other readings (a collector's replay),
     // beside a sample of now
@@ -134,11 +138,11 @@ describe('rollup writes', () => {
       .query<{ bucket: number }, []>('SELECT DISTINCT bucket FROM temp.writes ORDER BY bucket')
       .all()
       .map((r) => (r.bucket - T0) / MIN)
-    // the six minutes the replay touched, where every minute from the replay to now was rolled again
-    // before; the look-back's minute is unchanged, the sample of now waits for its span
-    expect(buckets).toEqual([-120, -119, -118, -117, -116, -115])
+    // the ten minutes holding the six minutes the replay touched, where every minute from the replay
+    // to now was rolled again before; the look-back's minute is unchanged, the sample of now waits for its span
+    expect(buckets).toEqual([-120])
   })
-  test('a bucket rolled again is rewritten in place: its row keeps its place in the table, with the new figures', async () => {
+  test('a bucket rolled again is rewritten in place: its row keeps its place in the table, with the new figures; a minute in its span', async () => {
     const t = testApp()
     t.clock.set(T0)
     const a = await tenantWithDevices(t)
@@ -157,14 +161,17 @@ describe('rollup writes', () => {
       t.db.sqlite
         .query<{ rowid: number; n: number; cpu_percent_max: number }, [number]>(`SELECT rowid, n, cpu_percent_max FROM ${table} WHERE bucket = ?`)
         .get(T0 - 2 * 60 * MIN)!
-    const before = { minute: row('metric_hw_1m'), hour: row('metric_hw_1h') }
-    expect(before.minute.n).toBe(3)
+    const minute = () => minuteRows(t.db.sqlite).map((r) => ({ bucket: r.bucket, n: r.n, cpu_percent_max: r.cpu_percent_max }))
+    const spans = () => t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_hw_1m_packed').get()!.n
+    const before = { hour: row('metric_hw_1h') }
+    expect(minute()).toEqual([{ bucket: T0 - 2 * 60 * MIN, n: 3, cpu_percent_max: 10 }])
     // late samples of the same minute and hour
     await post(T0 - 2 * 60 * MIN + 30_000, 3, 90)
     t.clock.advance(MIN)
     await runRollup(t.modules.metricsJobs)
     // INSERT OR REPLACE deleted the row and appended it at the table's end: two pages written, not one
-    expect(row('metric_hw_1m')).toEqual({ rowid: before.minute.rowid, n: 6, cpu_percent_max: 90 })
+    expect(minute()).toEqual([{ bucket: T0 - 2 * 60 * MIN, n: 6, cpu_percent_max: 90 }])
+    expect(spans()).toBe(1)
     expect(row('metric_hw_1h')).toEqual({ rowid: before.hour.rowid, n: 6, cpu_percent_max: 90 })
   })
 })
@@ -184,7 +191,7 @@ describe('rollup spans and retention', () => {
     }
     expect(await t.modules.metricsJobs.rollups.doneUntil('hardware', '1m')).toBe(T0 + 8 * MIN)
     await runRetention(t.modules.metricsJobs)
-    const minutes = t.db.sqlite.query<{ n: number }, []>('SELECT n FROM metric_hw_1m ORDER BY bucket').all()
+    const minutes = minuteRows(t.db.sqlite)
     expect(minutes.map((r) => r.n)).toEqual([6, 6, 6, 6, 6, 6, 6, 6])
   })
 })

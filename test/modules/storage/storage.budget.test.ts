@@ -14,6 +14,7 @@ import { testApp, type TestApp } from '../../helpers/app'
 import { createTenant } from '../../helpers/fixtures'
 import { tenantWithDevices } from '../../helpers/metrics'
 import { hardwareSample, networkSample } from '../../helpers/samples'
+import { minuteRows } from '../metrics/minute-rows'
 
 const START = Date.parse('2026-03-01T00:00:00Z')
 const STEP = 10_000
@@ -71,21 +72,21 @@ const rows = (t: TestApp, table: string) => t.db.sqlite.query<{ n: number }, []>
 describe('the disk budget', () => {
   test('the data passes it: the whole fleet’s oldest raw samples go first, the newest stay, the rollups are untouched and the file shrinks', async () => {
     const { t } = await filledApp(3000)
-    const d = deps(t, { settings: settings(2 * MB) })
+    const d = deps(t, { settings: settings(1.5 * MB) })
     await measure(d)
     const usedBefore = await t.modules.storage.store.usedBytes()
-    expect(usedBefore).toBeGreaterThan(2 * MB)
+    expect(usedBefore).toBeGreaterThan(1.5 * MB)
     const before = oldestPerDevice(t)
-    const minutes = rows(t, 'metric_hw_1m')
+    const minutes = minuteRows(t.db.sqlite).length
     await enforceBudget(d)
     const after = oldestPerDevice(t)
-    expect(await t.modules.storage.store.usedBytes()).toBeLessThanOrEqual(2 * MB)
+    expect(await t.modules.storage.store.usedBytes()).toBeLessThanOrEqual(1.5 * MB)
     expect(after.map((r) => r.newest)).toEqual(before.map((r) => r.newest))
     for (const [i, r] of after.entries()) expect(r.oldest).toBeGreaterThan(before[i]!.oldest)
     // fair: one cut-off for the fleet, so neither device keeps a sample older than the other lost
     const cut = Math.max(...after.map((r) => r.oldest))
     expect(Math.min(...after.map((r) => r.oldest))).toBeGreaterThan(cut - 2 * STEP)
-    expect(rows(t, 'metric_hw_1m')).toBe(minutes)
+    expect(minuteRows(t.db.sqlite).length).toBe(minutes)
     expect(t.db.sqlite.query<{ freelist_count: number }, []>('PRAGMA freelist_count').get()!.freelist_count).toBe(0)
     expect(d.state.lastPrune).toMatchObject({ tiers: ['raw'] })
     expect(d.state.warnings.budget).toBeNull()
@@ -95,7 +96,7 @@ describe('the disk budget', () => {
 
   test('figures measured before the data grew are measured again before a pruning is planned from them', async () => {
     const { t, tenant } = await filledApp(0)
-    const d = deps(t, { settings: settings(2 * MB) })
+    const d = deps(t, { settings: settings(1.5 * MB) })
     // measured while the fleet had sent nothing yet (the first run after a start)
     await measure(d)
     await fill(
@@ -106,7 +107,7 @@ describe('the disk budget', () => {
     // as if those figures were a minute old: young, but from before the growth
     d.state.usage!.at = t.clock.now() - 60_000
     await enforceBudget(d)
-    expect(await t.modules.storage.store.usedBytes()).toBeLessThanOrEqual(2 * MB)
+    expect(await t.modules.storage.store.usedBytes()).toBeLessThanOrEqual(1.5 * MB)
     // the oldest went, not everything older than the newest hour (what stale, small figures would plan)
     const left = oldestPerDevice(t)
     for (const r of left) expect(r.oldest).toBeGreaterThan(START)
@@ -118,11 +119,10 @@ describe('the disk budget', () => {
     const { t, tenant } = await filledApp(0)
     const headers = tenant.deviceIds.map((id) => ({ ...tenant.keyHeaders, 'x-device-id': id }))
     await fill(t, headers, 3000, 0, false)
-    expect(rows(t, 'metric_hw_1m')).toBe(0)
+    expect(minuteRows(t.db.sqlite)).toEqual([])
     // a budget the data passes before its rollups are even written
-    await enforceBudget(deps(t, { settings: settings(1.4 * MB) }))
-    const minutes = t.db.sqlite.query<{ first: number; n: number }, []>('SELECT min(bucket) AS first, count(*) AS n FROM metric_hw_1m').get()!
-    expect(minutes.first).toBe(START)
+    await enforceBudget(deps(t, { settings: settings(1.2 * MB) }))
+    expect(minuteRows(t.db.sqlite)[0]!.bucket).toBe(START)
     expect(oldestPerDevice(t)[0]!.oldest).toBeGreaterThan(START + HOUR)
   }, 60_000)
 
@@ -136,12 +136,12 @@ describe('the disk budget', () => {
 
   test('a budget smaller than what is never pruned keeps the newest hour, and says so once, on /health too', async () => {
     const { t } = await filledApp(1500)
-    const d = deps(t, { settings: settings(1 * MB), state: t.modules.storage.state })
+    const d = deps(t, { settings: settings(0.5 * MB), state: t.modules.storage.state })
     await enforceBudget(d)
     const left = oldestPerDevice(t)
     for (const r of left) expect(r.oldest).toBeGreaterThanOrEqual(t.clock.now() - HOUR)
-    expect(d.state.warnings.budget).toContain('VIGIL_STORAGE_BUDGET=1MB')
-    expect((await storageReport(d)).budget!.short_bytes).toBe((await t.modules.storage.store.usedBytes()) - MB)
+    expect(d.state.warnings.budget).toContain('VIGIL_STORAGE_BUDGET=0.5MB')
+    expect((await storageReport(d)).budget!.short_bytes).toBe((await t.modules.storage.store.usedBytes()) - 0.5 * MB)
     await enforceBudget(d)
     expect(t.logs.filter((l) => l.includes('is smaller than what Vigil never prunes')).length).toBe(1)
     const health = await t.request('GET', '/health')
