@@ -105,7 +105,7 @@ async function world(dir: string, before?: string): Promise<World> {
   return w
 }
 
-/** The reads, by name: the device page's, each at the target (ms, p99). */
+/** The reads, by name: the device page's, each at its target (ms, p99). */
 function paths(w: World) {
   const id = w.tenant.devices[0]!.id
   const iso = (ms: number) => new Date(ms).toISOString()

@@ -28,7 +28,7 @@ const waitFor = async (what: string, ok: () => boolean | Promise<boolean>, ms = 
  * left the queue). The agent replays through a proxy that passes two bulks on and holds the
  * answer to the third once the hub stored it: the agent is killed -9 waiting for it (so in the
  * middle of its replay however fast the replay runs) and started again; then
- * the hub stops for 5 s (shorter than the issue's minute: the agent's interval here is 1 s, so
+ * the hub stops for 5 s (shorter than a real outage's minute: the agent's interval here is 1 s, so
  * 5 s is five samples queued) and comes back on the same port. Every recorded_at is then
  * stored exactly once: counted in the hub's database.
  */
