@@ -1,4 +1,14 @@
-import type { SparkMinutes } from './metrics.series.store'
+/** One device's CPU minutes from the 1m tier, kept between fleet answers (see metrics.fleet.ts). */
+export interface SparkMinutes {
+  /** the minute of avg[0] */
+  first: number
+  /** the tier had been rolled up to here when they were read */
+  rolled: number
+  /** when they were last read whole */
+  readAt: number
+  /** per minute the average, NaN for none */
+  avg: Float64Array
+}
 
 /** Devices whose CPU minutes and interval are kept; past this a cache starts over. */
 const MAX_SPARKS = 20_000

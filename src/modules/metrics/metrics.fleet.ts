@@ -2,7 +2,8 @@ import { medianGap } from './metrics.buckets'
 import { MINUTE_MS } from './metrics.fields'
 import type { FleetMemory } from './metrics.fleet.memory'
 import type { MetricsStore } from './metrics.store'
-import type { SeriesStore, SparkMinutes } from './metrics.series.store'
+import type { SparkMinutes } from './metrics.fleet.memory'
+import type { SeriesStore } from './metrics.series.store'
 
 type Awaitable<T> = T | Promise<T>
 

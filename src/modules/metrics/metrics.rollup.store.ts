@@ -1,14 +1,27 @@
 import type { Database, Statement } from 'bun:sqlite'
-import { FIELDS, LEVEL, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
+import { FIELDS, LEVEL, MINUTE_MS, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
 import { perConnection } from '../../db/per-connection'
 import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
 import { createPackedStore } from './metrics.packed.store'
-import { ROLL_STEPS } from './metrics.rollup'
 
 /** A source row handed to a fold: [device_seq, time, ...values] (see sourceSql). */
 export type SourceRow = (number | null)[]
 /** Reads source rows and calls emit once per tier row to write. */
 export type Fold = (rows: Iterable<SourceRow>, emit: (row: (number | null)[]) => void) => void
+
+/**
+ * The spans SQLite's tiers are rolled in. The 10-minute and coarser tier tables are keyed
+ * (device, time), so each run writes each device's last page of every tier it adds a bucket to;
+ * the 1-minute tier is one coded row per device and ten minutes (metrics.packed.store.ts), which a
+ * run writes whole. Rolled minute by minute at a collector's 10 s, a run rewrote a page per device
+ * and kind each minute for six samples (scripts/bench/storage-cadence.ts); the 1-minute tier is
+ * rolled in whole ten minutes (each coded row written once), the 10-minute tier in whole hours
+ * (six rows per page write). The reads complete what a tier has not rolled yet from the levels
+ * below, as a run every minute would have rolled it (metrics.rollup.tail.ts), so their answers do
+ * not change. The hourly and daily tiers keep their width: the hourly tier is read without
+ * completion (the disk-fill trend, the AI's rules, totals).
+ */
+export const ROLL_STEPS: Record<TierName, number> = { '1m': 10 * MINUTE_MS, '10m': 60 * MINUTE_MS, '1h': 60 * MINUTE_MS, '1d': 1440 * MINUTE_MS }
 
 /** Rows deleted per statement: small enough that the write lock is held for milliseconds. */
 export const PRUNE_BATCH = 5_000

@@ -9,7 +9,7 @@ const floorTo = (t: number, w: number) => Math.floor(t / w) * w
 /**
  * How far the reads take each tier as rolled up: every bucket finished GRACE_MS ago, as the job
  * run every minute rolled them. SQLite's store rolls its finer tiers in whole spans (ROLL_STEPS in
- * metrics.rollup.ts), so its stored tiers lag behind these marks by up to a span; the reads
+ * metrics.rollup.store.ts), so its stored tiers lag behind these marks by up to a span; the reads
  * complete the buckets in between from the levels below (tierTail), and answer as before.
  */
 export function dueUntil(now: number): Record<TierName, number> {

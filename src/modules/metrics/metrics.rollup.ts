@@ -1,4 +1,4 @@
-import { COUNTER_FIELDS, counterStep, FIELDS, LEVEL, MINUTE_MS, TIERS, type MetricKind, type TierName } from './metrics.fields'
+import { COUNTER_FIELDS, counterStep, FIELDS, LEVEL, TIERS, type MetricKind, type TierName } from './metrics.fields'
 import type { RollupPort, SourceRow } from './metrics.rollup.store'
 
 /** Samples may arrive a little late (network, group commit): a bucket is final GRACE_MS after it ends. */
@@ -129,18 +129,6 @@ export interface RollupOptions {
   /** per tier, the whole spans it is rolled in (a multiple of its width; its width when not given): see ROLL_STEPS */
   steps?: Partial<Record<TierName, number>>
 }
-
-/**
- * The spans SQLite's tiers are rolled in. The tier tables are keyed (device, time), so each run
- * writes each device's last page of every tier it adds a bucket to: at a collector's 10 s, rolling
- * the newest minute every minute rewrote one page per device and kind each minute for six samples
- * (1,732 B written per sample by the rollups, scripts/bench/storage-cadence.ts). Rolled in whole
- * ten minutes, a device's page takes ten rows per write, the 10m tier's in whole hours six (298 B). The reads complete
- * what a tier has not rolled yet from the levels below, as a run every minute would have rolled it
- * (metrics.rollup.tail.ts), so their answers do not change. The hourly and daily tiers keep their
- * width: the hourly tier is read without completion (the disk-fill trend, the AI's rules, totals).
- */
-export const ROLL_STEPS: Record<TierName, number> = { '1m': 10 * MINUTE_MS, '10m': 60 * MINUTE_MS, '1h': 60 * MINUTE_MS, '1d': 1440 * MINUTE_MS }
 
 /**
  * Brings every tier up to date: each tier covers every whole bucket its source level has

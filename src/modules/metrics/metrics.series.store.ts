@@ -12,18 +12,6 @@ const MAX_STATEMENTS = 256
 /** Recent sample times read to measure a device's reporting interval. */
 export const RECENT_TIMES = 8
 
-/** One device's CPU minutes from the 1m tier, kept between fleet answers (see metrics.fleet.ts). */
-export interface SparkMinutes {
-  /** the minute of avg[0] */
-  first: number
-  /** the tier had been rolled up to here when they were read */
-  rolled: number
-  /** when they were last read whole */
-  readAt: number
-  /** per minute the average, NaN for none */
-  avg: Float64Array
-}
-
 /**
  * The chart reads: each a range on (device_seq, time), oldest first, as arrays (no object per
  * row), selecting only the columns asked for. Names reaching the SQL are checked by the service
