@@ -70,4 +70,32 @@ describe('zstd on the native handle', () => {
     // and the handle after a failure is not reused: the next call works
     expect(Buffer.from(zstdDecompress(zstdCompress(b!, 1, a), a)).equals(Buffer.from(b!))).toBe(true)
   })
+
+  test('inputs without a dictionary, one after another and between ones with a dictionary, each come out whole', () => {
+    const list = texts(11, 40, 2_500)
+    const packed = list.map((t, i) => (i % 3 === 2 ? zstdCompress(t, 1, list[i - 1]) : zstdCompress(t, i % 2 ? 9 : 1)))
+    for (let round = 0; round < 2; round++)
+      for (let i = 0; i < list.length; i++) {
+        const back = i % 3 === 2 ? zstdDecompress(packed[i]!, list[i - 1]) : zstdDecompress(packed[i]!)
+        expect(Buffer.from(back).equals(Buffer.from(list[i]!))).toBe(true)
+      }
+  })
+
+  test('an input cut short, or damaged, without a dictionary leaves nothing behind for the next one', () => {
+    const [a, b] = texts(13, 2, 6_000)
+    const whole = zstdCompress(a!, 1)
+    // cut short: its frame is never finished; the next input is a frame of its own
+    zstdDecompress(whole.subarray(0, Math.floor(whole.length / 2)))
+    expect(Buffer.from(zstdDecompress(zstdCompress(b!, 1))).equals(Buffer.from(b!))).toBe(true)
+    const damaged = Buffer.from(whole)
+    damaged[whole.length >> 1]! ^= 0xff
+    damaged[(whole.length >> 1) + 1]! ^= 0xff
+    try {
+      zstdDecompress(damaged)
+    } catch {
+      // a damaged frame may throw or come out wrong: what matters is the next one
+    }
+    expect(Buffer.from(zstdDecompress(zstdCompress(b!, 1))).equals(Buffer.from(b!))).toBe(true)
+    expect(Buffer.from(zstdDecompress(whole)).equals(Buffer.from(a!))).toBe(true)
+  })
 })
