@@ -12,7 +12,7 @@ import type { BlockStore } from '../../src/modules/metrics/metrics.block.store'
 import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
 import { runRollup } from '../../src/modules/metrics/metrics.jobs'
 import { testApp } from '../../test/helpers/app'
-import { tenantWithDevices } from '../../test/helpers/metrics'
+import { postEach, tenantWithDevices } from '../../test/helpers/metrics'
 import { evolve, type Sample } from './storage-samples'
 
 const writeBytes = () => Number(/write_bytes:\s*(\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1])
@@ -32,17 +32,7 @@ export async function breakdown(base: Sample, opts: { devices: number; rounds: n
     checkpoint()
     const w0 = writeBytes()
     for (let r = 0; r < opts.rounds; r++) {
-      await Promise.all(
-        a.deviceIds.map((id) =>
-          t.handle(
-            new Request('http://localhost/v1/metrics/batch', {
-              method: 'POST',
-              headers: { ...a.keyHeaders, 'x-device-id': id, 'content-type': 'application/json' },
-              body: bodies[r]!,
-            }),
-          ),
-        ),
-      )
+      await postEach(t, a, () => bodies[r]!)
       t.clock.advance(1000)
       checkpoint()
     }

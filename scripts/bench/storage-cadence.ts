@@ -30,7 +30,7 @@ import type { TierName } from '../../src/modules/metrics/metrics.fields'
 import { runRetention, runRollup } from '../../src/modules/metrics/metrics.jobs'
 import { ROLL_STEPS } from '../../src/modules/metrics/metrics.rollup.store'
 import { testApp } from '../../test/helpers/app'
-import { tenantWithDevices } from '../../test/helpers/metrics'
+import { postEach, tenantWithDevices } from '../../test/helpers/metrics'
 import { evolve, largeServer, realSample, type Sample } from './storage-samples'
 
 const writeBytes = () => Number(/write_bytes:\s*(\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1])
@@ -104,19 +104,7 @@ export async function cadenceBench(
       const tickEnd = T0 + (k + 1) * INTERVAL
       // every device's sample of this tick, posted at its end (none is from the future)
       t.clock.set(tickEnd)
-      await measured('ingest', () =>
-        Promise.all(
-          a.deviceIds.map((id, d) =>
-            t.handle(
-              new Request('http://localhost/v1/metrics/batch', {
-                method: 'POST',
-                headers: { ...a.keyHeaders, 'x-device-id': id, 'content-type': 'application/json' },
-                body: body(d, k),
-              }),
-            ),
-          ),
-        ),
-      )
+      await measured('ingest', () => postEach(t, a, (d) => body(d, k)))
       // the jobs whose second fell within the tick, at their own times
       for (let s = tickEnd - INTERVAL + SECOND; s <= tickEnd; s += SECOND) {
         const sec = Math.floor(s / SECOND) % 60

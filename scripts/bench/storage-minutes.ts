@@ -30,7 +30,7 @@ import { createPackedStore } from '../../src/modules/metrics/metrics.packed.stor
 import { createSeriesStore } from '../../src/modules/metrics/metrics.series.store'
 import { createMetricsStore } from '../../src/modules/metrics/metrics.store'
 import { testApp } from '../../test/helpers/app'
-import { tenantWithDevices } from '../../test/helpers/metrics'
+import { postEach, tenantWithDevices } from '../../test/helpers/metrics'
 import { cadenceBench, walFrames } from './storage-cadence'
 import { evolve, realSample, type Sample } from './storage-samples'
 
@@ -109,17 +109,7 @@ async function late(base: Sample) {
       bytes += writeBytes() - w
     }
     for (let r = 0; r < rounds; r++) {
-      await Promise.all(
-        a.deviceIds.map((id) =>
-          t.handle(
-            new Request('http://localhost/v1/metrics/batch', {
-              method: 'POST',
-              headers: { ...a.keyHeaders, 'x-device-id': id, 'content-type': 'application/json' },
-              body: bodies[r]!,
-            }),
-          ),
-        ),
-      )
+      await postEach(t, a, () => bodies[r]!)
       t.clock.advance(1000)
       if (r === rounds / 2) await rollup()
     }

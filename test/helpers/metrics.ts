@@ -15,3 +15,21 @@ export async function tenantWithDevices(t: TestApp, devices = 1) {
   }
   return { ...tenant, deviceIds: ids, deviceId: ids[0]! }
 }
+
+/**
+ * Every device of `a` posts its body (`body(i)` for the i-th device) to POST /v1/metrics/batch,
+ * all at once, so they share group commits as collectors under load do; the answers in order.
+ */
+export function postEach(t: TestApp, a: { keyHeaders: Record<string, string>; deviceIds: string[] }, body: (device: number) => string) {
+  return Promise.all(
+    a.deviceIds.map((id, i) =>
+      t.handle(
+        new Request('http://localhost/v1/metrics/batch', {
+          method: 'POST',
+          headers: { ...a.keyHeaders, 'x-device-id': id, 'content-type': 'application/json' },
+          body: body(i),
+        }),
+      ),
+    ),
+  )
+}
