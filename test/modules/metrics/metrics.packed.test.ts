@@ -10,7 +10,7 @@ import { runRetention, runRollup } from '../../../src/modules/metrics/metrics.jo
 import { decodeSpan, encodeSpan, SPAN_MS } from '../../../src/modules/metrics/metrics.packed'
 import { createSeriesStore } from '../../../src/modules/metrics/metrics.series.store'
 import { createMetricsStore } from '../../../src/modules/metrics/metrics.store'
-import { testApp } from '../../helpers/app'
+import { testApp, type TestApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
 import { hardwareSample, networkSample } from '../../helpers/samples'
 import { minuteRows } from './minute-rows'
@@ -154,25 +154,28 @@ describe('the 1-minute tier on SQLite', () => {
       )
       t.clock.set(T0 + 6 * HOUR + 35 * SEC)
       await runRollup(t.modules.metricsJobs)
-      const user = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
-      const get = async (path: string) => {
-        const r = await t.request('GET', path, { headers: user })
-        expect(r.status).toBe(200)
-        return r.text
-      }
       const iso = (ms: number) => new Date(ms).toISOString()
-      const answers = async () => ({
-        series: await get(
-          `/v1/metrics/series/${a.deviceId}?kind=hardware&fields=cpu_percent,ram_percent&resolution=1m&start=${iso(T0 + 17 * SEC)}&end=${iso(T0 + 6 * HOUR)}`,
-        ),
-        net: await get(`/v1/metrics/series/${a.deviceId}?kind=network&fields=download_mbps&resolution=1m&start=${iso(T0)}&end=${iso(T0 + 5 * HOUR)}`),
-        summary: await get(`/v1/metrics/summary/${a.deviceId}?hours=6`),
-        minutes: minuteRows(t.db.sqlite),
-        net1m: minuteRows(t.db.sqlite, 'network'),
-        cpu: createSeriesStore(t.db.sqlite).cpuMinutes([1, 2], T0, T0 + 6 * HOUR),
-        device: createMetricsStore(t.db.sqlite).tierValues('hardware', '1m', 1, T0 + 17 * SEC, T0 + 6 * HOUR),
-      })
-      const want = await answers()
+      /** what the hub answers and holds of the 1-minute tier, read through the API and the stores */
+      const answers = async (app: TestApp) => {
+        const user = { authorization: `Bearer ${await app.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+        const get = async (path: string) => {
+          const r = await app.request('GET', path, { headers: user })
+          expect(r.status).toBe(200)
+          return r.text
+        }
+        return {
+          series: await get(
+            `/v1/metrics/series/${a.deviceId}?kind=hardware&fields=cpu_percent,ram_percent&resolution=1m&start=${iso(T0 + 17 * SEC)}&end=${iso(T0 + 6 * HOUR)}`,
+          ),
+          net: await get(`/v1/metrics/series/${a.deviceId}?kind=network&fields=download_mbps&resolution=1m&start=${iso(T0)}&end=${iso(T0 + 5 * HOUR)}`),
+          summary: await get(`/v1/metrics/summary/${a.deviceId}?hours=6`),
+          minutes: minuteRows(app.db.sqlite),
+          net1m: minuteRows(app.db.sqlite, 'network'),
+          cpu: createSeriesStore(app.db.sqlite).cpuMinutes([1, 2], T0, T0 + 6 * HOUR),
+          device: createMetricsStore(app.db.sqlite).tierValues('hardware', '1m', 1, T0 + 17 * SEC, T0 + 6 * HOUR),
+        }
+      }
+      const want = await answers(t)
       expect(want.minutes.length).toBe(360 + 60)
       expect(want.device.length).toBe(359)
       expect(want.cpu.length).toBe(360 + 60)
@@ -193,24 +196,7 @@ describe('the 1-minute tier on SQLite', () => {
       const up = testApp({ db: openDatabase(file) })
       up.clock.set(T0 + 6 * HOUR + 35 * SEC)
       expect(up.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_hw_1m_packed').get()!.n).toBe(0)
-      const userUp = { authorization: `Bearer ${await up.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
-      const getUp = async (path: string) => {
-        const r = await up.request('GET', path, { headers: userUp })
-        expect(r.status).toBe(200)
-        return r.text
-      }
-      const answersUp = async () => ({
-        series: await getUp(
-          `/v1/metrics/series/${a.deviceId}?kind=hardware&fields=cpu_percent,ram_percent&resolution=1m&start=${iso(T0 + 17 * SEC)}&end=${iso(T0 + 6 * HOUR)}`,
-        ),
-        net: await getUp(`/v1/metrics/series/${a.deviceId}?kind=network&fields=download_mbps&resolution=1m&start=${iso(T0)}&end=${iso(T0 + 5 * HOUR)}`),
-        summary: await getUp(`/v1/metrics/summary/${a.deviceId}?hours=6`),
-        minutes: minuteRows(up.db.sqlite),
-        net1m: minuteRows(up.db.sqlite, 'network'),
-        cpu: createSeriesStore(up.db.sqlite).cpuMinutes([1, 2], T0, T0 + 6 * HOUR),
-        device: createMetricsStore(up.db.sqlite).tierValues('hardware', '1m', 1, T0 + 17 * SEC, T0 + 6 * HOUR),
-      })
-      expect(await answersUp()).toEqual(want)
+      expect(await answers(up)).toEqual(want)
       // the 10-minute tier rolled again from the earlier form's rows gives the same rows
       const tenMinutes = () => up.db.sqlite.query('SELECT * FROM metric_hw_10m ORDER BY device_seq, bucket').all()
       const ten = tenMinutes()
