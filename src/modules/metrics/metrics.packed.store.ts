@@ -97,7 +97,7 @@ function build(sqlite: Database) {
       const s = of(kind)
       const list = JSON.stringify(seqs)
       const coded = new Map<number, Row[]>()
-      for (const [seq, span, data] of s.spansIn.values((spanOf(from) / SPAN_MS) * KEY_DEVICES, Math.ceil(to / SPAN_MS) * KEY_DEVICES, list) as [
+      for (const [seq, span, data] of s.spansIn.values(packedKey(spanOf(from), 0), packedKey(Math.ceil(to / SPAN_MS) * SPAN_MS, 0), list) as [
         number,
         number,
         Uint8Array,
@@ -169,14 +169,14 @@ function build(sqlite: Database) {
       const s = of(kind)
       const list = JSON.stringify(seqs)
       const rows = s.pruneRows.run(cutoff, list).changes
-      const spans = s.pruneSpans.all(Math.floor(cutoff / SPAN_MS) * KEY_DEVICES, list)
+      const spans = s.pruneSpans.all(packedKey(spanOf(cutoff), 0), list)
       let n = rows
       for (const p of spans) n += spanMinutes(p.span, p.data).length
       const edge = spanOf(cutoff)
       if (rows >= PRUNE_SPANS || spans.length >= PRUNE_SPANS || edge === cutoff) return n
       // the spans the cut-off falls within, in one transaction (not a commit, and its pages, per device)
       sqlite.transaction(() => {
-        for (const { device_seq: seq, data } of s.edge.all((edge / SPAN_MS) * KEY_DEVICES, list)) {
+        for (const { device_seq: seq, data } of s.edge.all(packedKey(edge, 0), list)) {
           const minutes = spanMinutes(edge, data)
           const kept = minutes.filter((m) => m >= cutoff).length
           if (kept === minutes.length) continue
