@@ -34,8 +34,11 @@ export function compilersYielding(port: ThreadsPort, nice = 19): () => number {
     let n = 0
     for (const t of port.list()) {
       if (t.name !== COMPILER_THREAD) continue
-      if (lowered.has(t.tid) || port.setNice(t.tid, nice)) now.add(t.tid)
-      if (!lowered.has(t.tid) && now.has(t.tid)) n++
+      if (lowered.has(t.tid)) now.add(t.tid)
+      else if (port.setNice(t.tid, nice)) {
+        now.add(t.tid)
+        n++
+      }
     }
     lowered = now
     return n

@@ -111,9 +111,9 @@ function build(sqlite: Database) {
       const ins = insert[kind][tier]!
       // Streamed, not read out whole: a busy hour of raw samples can be hundreds of thousands of
       // rows (tens of MB as arrays). Reading one table while writing another is safe in SQLite.
-      // The 10m tier reads the 1-minute tier's coded spans (at most its step's hour of them).
+      // Tier i reads level i: the 10m tier reads the 1-minute tier's coded spans (at most its step's hour of them).
       const rows = tier === LEVEL['1m'] ? minutes.rowsIn(kind, seqs, a, b) : rowArrays(source[kind][tier]!.iterate(a, b, seqList(seqs)))
-      if (tier !== 0) return sqlite.transaction(() => fold(rows, (r) => ins.run(...r)))()
+      if (TIERS[tier]!.name !== '1m') return sqlite.transaction(() => fold(rows, (r) => ins.run(...r)))()
       // the 1-minute tier: each device's minutes (the fold emits them device by device) into their spans
       sqlite.transaction(() => {
         let seq = -1
