@@ -93,8 +93,9 @@ describe('sealing samples into their long-lived form', () => {
   test('a history page across several blocks and the newest unsealed samples answers each sample its own texts, the same bytes as before sealing', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
-    t.clock.set(T0 + 110 * MIN + 30_000)
-    const sent = batches(T0, 540, 13) // 90 minutes: six blocks sealed, the newest half hour not
+    t.clock.set(T0 + 90 * MIN + 30_000)
+    // 90 minutes: four blocks due, the next two sealed with them, the newest half hour not
+    const sent = batches(T0, 540, 13)
     await post(t, a.keyHeaders, sent)
     const headers = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
     // pages of 120 (20 minutes) from the unsealed samples into a block, over block boundaries, and in the oldest blocks
@@ -150,14 +151,16 @@ describe('sealing samples into their long-lived form', () => {
     }
   })
 
-  test('only samples an hour old are sealed; a late sample and a late part join their block at the next run', async () => {
+  test('a block is sealed once its first sample is an hour old, with the next two; a late sample and a late part join their block at the next run', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
     t.clock.set(T0 + 110 * MIN + 30_000)
-    await post(t, a.keyHeaders, batches(T0 + 50 * MIN, 90, 5)) // 50 to 65 minutes past T0
+    await post(t, a.keyHeaders, batches(T0 + 50 * MIN, 240, 5)) // 50 to 90 minutes past T0
     await t.modules.sealer.run()
-    // the block from T0 + 50 min holds hour-old samples: sealed; the one from T0 + 60 min does not yet
-    expect(unsealedRows(t)).toBe(30)
+    // the block from T0 + 50 min holds hour-old samples: sealed, with the blocks from T0 + 60 and
+    // T0 + 70 min (40 to 50 minutes old); the one from T0 + 80 min is not
+    expect(unsealedRows(t)).toBe(60)
+    expect(blockCount(t)).toBe(3)
 
     // a replayed sample from inside a sealed block, and the network part of a sealed hardware-only time
     const late = batches(T0 + 55 * MIN + 5_000, 1, 9)[0]!
