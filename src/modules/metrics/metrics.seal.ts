@@ -129,10 +129,12 @@ export function createSealer(deps: SealDeps) {
         const cap = (t: number) => (filling === null ? t : Math.min(t, blockStart(filling)))
         const due = cap(limit)
         let upTo = due
-        let from = sealedUntil.get(seq) ?? Number.MIN_SAFE_INTEGER
+        // sealed ahead of what is due at an earlier run: nothing to look at until its next block is due
+        const mark = sealedUntil.get(seq) ?? Number.MIN_SAFE_INTEGER
+        let from = mark
         let done = false
         while (elapsed() < until) {
-          const ts = deps.blocks.firstUnsealed(seq, from, upTo)
+          const ts = from < upTo ? deps.blocks.firstUnsealed(seq, from, upTo) : null
           if (ts === null) {
             done = true
             break
@@ -156,7 +158,7 @@ export function createSealer(deps: SealDeps) {
           break
         }
         if (due === limit && isBehind(seq)) behind--
-        sealedUntil.set(seq, upTo)
+        sealedUntil.set(seq, Math.max(upTo, mark))
       }
       flush()
       for (const seq of sealedUntil.keys()) if (!seqs.includes(seq)) sealedUntil.delete(seq)

@@ -66,6 +66,7 @@ describe('a sealing run yields between its steps', () => {
     await sealer.run()
     steps.length = 0
     await sealer.run()
-    expect(steps).toEqual(['wipe', 'pause', 'check', 'pause', 'dropHot'])
+    // the device's mark is where the first run stopped: nothing new is due, so nothing is looked up
+    expect(steps).toEqual(['wipe', 'pause', 'pause', 'dropHot'])
   })
 })

@@ -177,6 +177,37 @@ describe('sealing samples into their long-lived form', () => {
     expect(net.find((i) => i.recorded_at === partAt)).toMatchObject({ interfaces: networkSample(4).interfaces })
   })
 
+  test('a device sealed ahead is not looked at again until its next block is due, then sealed with its next two', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    t.clock.set(T0 + 110 * MIN + 30_000)
+    await post(t, a.keyHeaders, batches(T0 + 50 * MIN, 360, 6)) // 50 to 110 minutes past T0
+    const blocks = createBlockStore(t.db.sqlite)
+    const looks: [number, number][] = []
+    const sealer = createSealer({
+      blocks: { ...blocks, firstUnsealed: (seq, from, to) => (looks.push([from, to]), blocks.firstUnsealed(seq, from, to)) },
+      devices: { seqs: () => [t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq] },
+      writer: { takeWrittenSince: () => new Map() },
+      clock: t.clock,
+      logger: memoryLogger().logger,
+    })
+    await sealer.run()
+    expect(blockCount(t)).toBe(3) // from T0 + 50, 60 and 70 min
+    // the next 29 runs (a minute apart) have nothing due: the device is not looked at
+    looks.length = 0
+    for (let i = 0; i < 29; i++) {
+      t.clock.advance(MIN)
+      await sealer.run()
+    }
+    expect([looks, blockCount(t)]).toEqual([[], 3])
+    await post(t, a.keyHeaders, batches(T0 + 110 * MIN, 174, 7)) // 110 to 139 minutes past T0
+    // T0 + 140.5 min: the block from T0 + 80 min is due; those from T0 + 90 and 100 min go with it
+    t.clock.advance(MIN)
+    await sealer.run()
+    expect(blockCount(t)).toBe(6)
+    expect(unsealedRows(t)).toBe(174)
+  })
+
   test('retention drops blocks with their rows', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
