@@ -179,7 +179,7 @@ try {
     if (run.exitCode !== 0) throw new Error('storage bench failed')
   } else if (args.has('--cadence-only')) {
     // bytes written per sample at a collector's 10 s, in process on a simulated clock (scripts/bench/storage-cadence.ts)
-    const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/storage-cadence.ts'), '--vigil', join(root, 'dist/vigil')], {
+    const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/storage-cadence.ts'), '--vigil', join(root, 'dist/vigil'), '--variants', 'steps'], {
       stdout: 'inherit',
       stderr: 'inherit',
     })

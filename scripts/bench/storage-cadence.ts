@@ -11,6 +11,8 @@
  * apart once a second, so each rollup run adds ten minutes per device and hides what a run costs
  * when it adds one.
  *
+ * `--hours` defaults to 10: what sealing writes grows with the raw table for the first hours and
+ * settles by then.
  * `bun scripts/bench/storage-cadence.ts [--hours N] [--sample file.json | --vigil path]
  * [--variants minute,ten,steps,half,hours] [--samples real,large]` (or `bun run bench --cadence-only`):
  * the real sample of this machine (`vigil agent --once`) and the large server, each with the
@@ -262,7 +264,7 @@ if (import.meta.main) {
   const variants = (arg('--variants') ?? 'minute,steps')
     .split(',')
     .map((v) => VARIANTS[v] ?? raise(`unknown variant ${v}: ${Object.keys(VARIANTS).join(', ')}`))
-  await cadenceTable(base, Number(arg('--hours') ?? 2.5), variants, (arg('--samples') ?? 'real,large').split(','))
+  await cadenceTable(base, Number(arg('--hours') ?? 10), variants, (arg('--samples') ?? 'real,large').split(','))
 }
 
 function raise(msg: string): never {
