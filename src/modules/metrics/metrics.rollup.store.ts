@@ -1,7 +1,8 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { FIELDS, LEVEL, MINUTE_MS, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
 import { perConnection } from '../../db/per-connection'
-import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
+import { createHotStore } from './metrics.hot.store'
+import { HOT_ROWS, RAW_MAIN } from './metrics.hot.rows'
 import { createPackedStore } from './metrics.packed.store'
 
 /** A source row handed to a fold: [device_seq, time, ...values] (see sourceSql). */
