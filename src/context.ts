@@ -39,7 +39,7 @@ export interface AppDeps {
   /** argon2id cost; tests pass a cheap one */
   passwordCost?: PasswordCost
   /** where alert notices go (the channels module); default: logged only */
-  notify?: import('./modules/alerts/alerts.ports').Notify
+  notify?: import('./modules/alerts/runtime/alerts.runtime-ports').Notify
   /** the one-time token the operator's registration needs when it may come from another machine (users.signup.ts): in clear, or as agreed by the hubs (users.setup-token.ts) */
   setupToken?: string | import('./modules/users/users.setup-token').SetupToken | null
   /** the SMTP transport factory of email channels; default nodemailer's */

@@ -1,7 +1,8 @@
 import type { Clock } from '../lib/clock'
 import type { Logger } from '../lib/logger'
 import { ensureDevice, forgetDevice } from './agent.device'
-import type { Queue, QueuedSample } from './agent.queue'
+import type { Queue } from './agent.queue'
+import type { QueuedSample } from './agent.queue-files'
 import type { Identity } from './readers/identity'
 import {
   BULK_MAX_BYTES,

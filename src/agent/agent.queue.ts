@@ -16,8 +16,6 @@ export interface QueueLimits {
 
 export const DEFAULT_QUEUE_LIMITS: QueueLimits = { maxBytes: 64 * 1024 * 1024, maxAgeMs: 7 * 24 * 3_600_000 }
 
-export { QUEUE_DIR, queuedSamples, type QueuedSample } from './agent.queue-files'
-
 /** A segment takes appends until it holds this much; then the next one starts. */
 const SEGMENT_BYTES = 1024 * 1024
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context'
 import { deviceRef, markDeviceSeen } from '../modules/devices/devices.service'
 import { observeSafely } from '../modules/alerts/alerts.rules.service'
-import type { Observation } from '../modules/alerts/runtime/alerts.runtime'
+import type { Observation } from '../modules/alerts/runtime/alerts.runtime-state'
 import { type Applied, createContainersIngest, deviceGone } from '../modules/containers/containers.ingest'
 import { createContainersIngestPg } from '../modules/containers/containers.ingest.pg'
 import { createContainerRollups, type ContainerJobDeps } from '../modules/containers/containers.jobs'

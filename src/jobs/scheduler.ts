@@ -5,8 +5,6 @@ import { type JobClaims, localJobClaims } from './claims'
 import type { LoopProbe } from './loop-probe'
 import { trace } from '../lib/request-trace'
 
-export { type JobClaims, localJobClaims } from './claims'
-
 /** A named recurring job. Bodies live in their domain; this file only runs them. */
 export interface Job {
   name: string

@@ -149,7 +149,7 @@ describe('sampling on the clock', () => {
     release()
     await stopping
     expect(hub.seqs()).toEqual([1])
-    const { queuedSamples } = await import('../../src/agent/agent.queue')
+    const { queuedSamples } = await import('../../src/agent/agent.queue-files')
     expect(queuedSamples(stateDir)).toBe(1)
   })
 })

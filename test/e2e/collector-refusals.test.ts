@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { queuedSamples } from '../../src/agent/agent.queue'
+import { queuedSamples } from '../../src/agent/agent.queue-files'
 import { ensureBinary, startBinary, tempDir } from '../helpers/binary'
 
 /**

@@ -4,7 +4,6 @@ import type { AlertsStore } from './alerts.store'
 import type { AlertRuntime } from './runtime/alerts.runtime'
 import type { SelectorCompiler } from './runtime/alerts.selectors'
 
-export type { AlertDevice, AlertDevices, AlertMetrics, Notify } from './runtime/alerts.runtime-ports'
 import type { AlertDevices } from './runtime/alerts.runtime-ports'
 
 /** What the alerts services need: the store, the runtime, and the other domains through their ports. */

@@ -7,7 +7,7 @@ import { DEFAULT_RULES } from './alerts.defaults'
 import type { OverrideIn, Rule, RuleIn, RulePatch, ScopeIn, Settings, SettingsPatch } from './alerts.model'
 import type { AlertsDeps } from './alerts.ports'
 import type { OverrideRow, RuleRow } from './alerts.store'
-import type { Observation } from './runtime/alerts.runtime'
+import type { Observation } from './runtime/alerts.runtime-state'
 import { DEFAULT_GROUP_WINDOW_S } from './runtime/alerts.compiled-rules'
 import { compileSelector } from './runtime/alerts.selectors'
 

@@ -7,8 +7,6 @@ import type { ChannelNotification, DeliveryView, Severity, TestResult } from './
 import type { ChannelsDeps } from './channels.service'
 import type { AttemptRow, DeliveryRow } from './channels.store'
 
-export { RETRY_DELAYS_MS } from './channels.attempt'
-
 const rankOf = (s: string) => SEVERITY_RANK[s as Severity] ?? 0
 
 /** The client's enabled channels that take notifications of this severity (for rules that name no channels). */

@@ -43,6 +43,3 @@ export function hubProbeDeps(outbound: OutboundDeps, policy: OutboundPolicy, wor
     now,
   }
 }
-
-// the agent imports it from its own file, without the outbound policy's modules
-export { directProbeDeps } from './probes/probe.direct'

@@ -1,8 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { createRawStore, type ResultRow } from './checks.raw'
 
-export type { ResultRow } from './checks.raw'
-
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000
 /** raw attempts are kept this long; hours 90 days, days 400 */

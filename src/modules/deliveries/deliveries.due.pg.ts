@@ -4,8 +4,6 @@ import type { Job } from './deliveries.due'
 import type { SlotCaps, Slots } from './deliveries.slots'
 import type { Claims } from './deliveries.worker'
 
-export { PG_QUEUES, type PgQueue } from './deliveries.claim.pg'
-
 /**
  * How long a claimed delivery is this worker's (ms): longer than any attempt's deadline, so that
  * a live worker never loses a row it is sending; the longest a dead worker's rows wait.

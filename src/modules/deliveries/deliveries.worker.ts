@@ -4,8 +4,6 @@ import type { Timers } from '../../lib/timers'
 import type { Job } from './deliveries.due'
 import { createSlots, type SlotCaps, type Slots } from './deliveries.slots'
 
-export type { Candidate, Job } from './deliveries.due'
-
 /**
  * How often (ms) the queue is asked which accounts have due rows, beyond the accounts the
  * worker is told of (new rows) and already knows: the question reads the index entries of every

@@ -3,7 +3,8 @@ import { perConnection } from '../../db/per-connection'
 import { decodeBlock, encodeBlock, type BlockEntry, type DecodedBlock } from './metrics.block'
 import { openBlockLog } from './metrics.block.log'
 import { KIND_BIT, MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
-import { HOT_BIT, RAW_MAIN, createHotStore } from './metrics.hot.store'
+import { createHotStore } from './metrics.hot.store'
+import { HOT_BIT, RAW_MAIN } from './metrics.hot.rows'
 import { encodeMinutes, nestedMinutes } from './metrics.minutes'
 
 /**

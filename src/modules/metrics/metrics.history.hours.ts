@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { HOUR_MS } from './metrics.fields'
-import { RAW_MAIN } from './metrics.hot.store'
+import { RAW_MAIN } from './metrics.hot.rows'
 
 /**
  * Per device, how many entries the raw table's (device, ts) index holds in each hour, so that a

@@ -3,7 +3,8 @@ import { perConnection } from '../../db/per-connection'
 import { KIND_BIT, type MetricKind } from './metrics.fields'
 import { pageStart } from './metrics.history'
 import { openHourCounts } from './metrics.history.hours'
-import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
+import { createHotStore } from './metrics.hot.store'
+import { HOT_ROWS, RAW_MAIN } from './metrics.hot.rows'
 
 /**
  * Rows of one part only, or hot samples, that a page's range may hold for its start to be located

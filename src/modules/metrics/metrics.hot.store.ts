@@ -45,7 +45,6 @@ export const RESTART_EVERY = 60
 /** Decoded runs (a restart and the records after it) kept at hand for reads and sealing. */
 const DECODED_RUNS = 4
 
-export { HOT_BIT, HOT_ROWS, RAW_MAIN } from './metrics.hot.rows'
 const KIND_BIT: Record<MetricKind, number> = { hardware: 1, network: 2 }
 
 interface Chain {

@@ -1,4 +1,4 @@
-import type { Database } from 'bun:sqlite'
+import type { Database, Statement } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { packedTable, tierColumns, tierTable, type MetricKind } from './metrics.fields'
 import { decodeSpan, encodeSpan, KEY_DEVICES, packedKey, SPAN_MS, spanMinutes, spanOf } from './metrics.packed'
@@ -78,6 +78,22 @@ function build(sqlite: Database) {
     const have = new Set(coded.map(at))
     return [...coded, ...older.filter((r) => !have.has(at(r)))].sort((a, b) => at(a) - at(b))
   }
+  /**
+   * The first or last minute of these devices held, or null: the further out (`further`) of the
+   * coded one (`end` of the minutes of the span `span` finds) and the earlier form's (`row`).
+   */
+  const bound = (
+    span: Statement<{ span: number; data: Uint8Array }, [string]>,
+    row: Statement<{ t: number | null }, [string]>,
+    seqs: number[],
+    end: (minutes: number[]) => number | undefined,
+    further: (...t: number[]) => number,
+  ): number | null => {
+    const list = JSON.stringify(seqs)
+    const p = span.get(list)
+    const found = [p ? end(spanMinutes(p.span, p.data)) : undefined, row.get(list)?.t].filter((t) => t != null)
+    return found.length ? further(...found) : null
+  }
 
   return {
     /**
@@ -144,20 +160,12 @@ function build(sqlite: Database) {
     /** the first minute of these devices held, or null */
     oldest(kind: MetricKind, seqs: number[]): number | null {
       const s = of(kind)
-      const list = JSON.stringify(seqs)
-      const p = s.oldestSpan.get(list)
-      const coded = p ? (spanMinutes(p.span, p.data)[0] ?? null) : null
-      const older = s.oldestRow.get(list)?.t ?? null
-      return coded === null ? older : older === null ? coded : Math.min(coded, older)
+      return bound(s.oldestSpan, s.oldestRow, seqs, (m) => m[0], Math.min)
     },
     /** the last minute of these devices held, or null */
     newest(kind: MetricKind, seqs: number[]): number | null {
       const s = of(kind)
-      const list = JSON.stringify(seqs)
-      const p = s.newestSpan.get(list)
-      const coded = p ? (spanMinutes(p.span, p.data).at(-1) ?? null) : null
-      const older = s.newestRow.get(list)?.t ?? null
-      return coded === null ? older : older === null ? coded : Math.max(coded, older)
+      return bound(s.newestSpan, s.newestRow, seqs, (m) => m.at(-1), Math.max)
     },
     /**
      * Deletes up to a batch of these devices' rows and spans before `cutoff`; returns how many

@@ -1,7 +1,8 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { FIELDS, LEVEL, MINUTE_MS, RAW_TABLE, TIERS, hasKind, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
 import { perConnection } from '../../db/per-connection'
-import { HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
+import { createHotStore } from './metrics.hot.store'
+import { HOT_ROWS, RAW_MAIN } from './metrics.hot.rows'
 import { createPackedStore } from './metrics.packed.store'
 
 /** A source row handed to a fold: [device_seq, time, ...values] (see sourceSql). */
@@ -58,33 +59,35 @@ function* rowArrays(rows: Iterable<unknown>): Generator<SourceRow> {
 function build(sqlite: Database) {
   const hot = createHotStore(sqlite) // the raw table's view, and the records of samples pruned while hot
   const minutes = createPackedStore(sqlite) // the 1-minute tier, coded per ten minutes
-  const source = {} as Record<MetricKind, Statement[]>
-  const insert = {} as Record<MetricKind, Statement[]>
-  const oldest = {} as Record<MetricKind, Statement<{ t: number | null }, [string]>[]>
-  const prune = {} as Record<MetricKind, Statement[]>
+  // by level (source: the level a tier is rolled from; insert: the tier's level). The 1-minute tier
+  // has none here: it is written, read, found and pruned through its coded spans and the rows of
+  // its earlier form (metrics.packed.store.ts)
+  const source = {} as Record<MetricKind, Map<number, Statement>>
+  const insert = {} as Record<MetricKind, Map<number, Statement>>
+  const oldest = {} as Record<MetricKind, Map<number, Statement<{ t: number | null }, [string]>>>
+  const prune = {} as Record<MetricKind, Map<number, Statement>>
   let pruneHot: Statement | undefined
+  const byLevel = <T>(levels: number[], make: (level: number) => T) => new Map(levels.map((level) => [level, make(level)]))
   for (const kind of KINDS) {
     const cols = ['device_seq', 'bucket', 'n', ...tierColumns(kind)]
-    const levels = [LEVEL.raw, ...TIERS.map((_, i) => i + 1)]
-    // tier i is rolled from level i (the one below it). The 1-minute tier's own statements here are
-    // never run (nor compiled: statements are compiled at their first run): it is written, read,
-    // found and pruned through its coded spans (metrics.packed.store.ts)
-    source[kind] = TIERS.map((_, i) => sqlite.prepare(sourceSql(kind, i)))
+    const levels = [LEVEL.raw, ...TIERS.map((_, i) => i + 1)].filter((level) => level !== LEVEL['1m'])
+    // tier i (level i + 1) is rolled from level i, the one below it
+    source[kind] = byLevel(levels.slice(0, -1), (level) => sqlite.prepare(sourceSql(kind, level)))
     // A bucket rolled again (late data, the look-back) is updated in place: INSERT OR REPLACE
     // deleted the row and appended it at the table's end, writing its old page and the last one.
     // Only when a figure changed: the look-back rolls the last finished minute again at every run,
     // and an UPDATE to the same values still writes the device's page to the log.
     const figures = cols.slice(2)
-    insert[kind] = TIERS.map((t) =>
+    insert[kind] = byLevel(levels.slice(1), (level) =>
       sqlite.prepare(
-        `INSERT INTO ${tierTable(kind, t.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
+        `INSERT INTO ${levelTable(kind, level)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
          ON CONFLICT (device_seq, bucket) DO UPDATE SET ${figures.map((c) => `${c} = excluded.${c}`).join(', ')}
          WHERE ${figures.map((c) => `${c} IS NOT excluded.${c}`).join(' OR ')}`,
       ),
     )
     // the oldest row of a level, found by one index seek per device
     // (raw: the rows on disk and the hot ones each by their own index; a correlated subquery over their union scans both)
-    oldest[kind] = levels.map((level) => {
+    oldest[kind] = byLevel(levels, (level) => {
       const first = (table: string) =>
         `(SELECT ${levelTimeColumn(level)} FROM ${table} WHERE device_seq = d.value${kindFilter(kind, level)} ORDER BY ${levelTimeColumn(level)} LIMIT 1)`
       const t = `min(${first(level === LEVEL.raw ? RAW_MAIN : levelTable(kind, level))})`
@@ -93,7 +96,7 @@ function build(sqlite: Database) {
     })
     const pruneSql = (table: string, level: number) =>
       `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE device_seq IN (SELECT value FROM json_each(?2)) AND ${levelTimeColumn(level)} < ?1 LIMIT ${PRUNE_BATCH})`
-    prune[kind] = levels.map((level) => sqlite.prepare(pruneSql(level === LEVEL.raw ? RAW_MAIN : levelTable(kind, level), level)))
+    prune[kind] = byLevel(levels, (level) => sqlite.prepare(pruneSql(level === LEVEL.raw ? RAW_MAIN : levelTable(kind, level), level)))
     // hot samples past raw retention (late data): out of the reads now; their records go with their segment
     pruneHot = sqlite.prepare(`${pruneSql(HOT_ROWS, LEVEL.raw)} RETURNING id`)
   }
@@ -108,12 +111,14 @@ function build(sqlite: Database) {
      * one transaction: `fold` turns the source rows into tier rows.
      */
     roll(kind: MetricKind, tier: number, seqs: number[], a: number, b: number, fold: Fold) {
-      const ins = insert[kind][tier]!
       // Streamed, not read out whole: a busy hour of raw samples can be hundreds of thousands of
       // rows (tens of MB as arrays). Reading one table while writing another is safe in SQLite.
       // Tier i reads level i: the 10m tier reads the 1-minute tier's coded spans (at most its step's hour of them).
-      const rows = tier === LEVEL['1m'] ? minutes.rowsIn(kind, seqs, a, b) : rowArrays(source[kind][tier]!.iterate(a, b, seqList(seqs)))
-      if (TIERS[tier]!.name !== '1m') return sqlite.transaction(() => fold(rows, (r) => ins.run(...r)))()
+      const rows = tier === LEVEL['1m'] ? minutes.rowsIn(kind, seqs, a, b) : rowArrays(source[kind].get(tier)!.iterate(a, b, seqList(seqs)))
+      if (TIERS[tier]!.name !== '1m') {
+        const ins = insert[kind].get(tier + 1)!
+        return sqlite.transaction(() => fold(rows, (r) => ins.run(...r)))()
+      }
       // the 1-minute tier: each device's minutes (the fold emits them device by device) into their spans
       sqlite.transaction(() => {
         let seq = -1
@@ -132,7 +137,7 @@ function build(sqlite: Database) {
     /** the time of the oldest row of these devices stored at a level, or null when it holds none */
     oldest(kind: MetricKind, level: number, seqs: number[]): number | null {
       if (level === LEVEL['1m']) return minutes.oldest(kind, seqs)
-      const r = oldest[kind][level]!.get(seqList(seqs)) as { t: number | null; h?: number | null } | null
+      const r = oldest[kind].get(level)!.get(seqList(seqs)) as { t: number | null; h?: number | null } | null
       if (!r) return null
       return r.h != null && (r.t === null || r.h < r.t) ? r.h : r.t
     },
@@ -144,7 +149,7 @@ function build(sqlite: Database) {
      */
     pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number): number {
       if (level === LEVEL['1m']) return minutes.prune(kind, seqs, cutoff)
-      const n = prune[kind][level]!.run(cutoff, seqList(seqs)).changes
+      const n = prune[kind].get(level)!.run(cutoff, seqList(seqs)).changes
       if (level !== LEVEL.raw || n >= PRUNE_BATCH) return n
       // hot samples too, their records marked so that a restart does not bring them back
       const gone = sqlite.transaction(() => {

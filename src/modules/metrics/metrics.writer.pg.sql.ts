@@ -10,8 +10,6 @@ import type { Pending } from './metrics.group-commit'
 /** the reference records of one group's transaction (metrics.records.pg.ts) */
 export type Refs = ReturnType<RecordCodec['scope']>
 
-export type { Pending } from './metrics.group-commit'
-
 /** One row to write: a sample's parts of one time (a batch's two parts share it). */
 export interface Slot {
   p: Pending

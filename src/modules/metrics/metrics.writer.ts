@@ -4,7 +4,8 @@ import type { Clock } from '../../lib/clock'
 import { systemTimers, type Timers } from '../../lib/timers'
 import { FIELDS, KIND_BIT, RAW_TABLE, type MetricKind } from './metrics.fields'
 import type { HotPart } from './metrics.hot'
-import { HOT_BIT, HOT_ROWS, RAW_MAIN, createHotStore } from './metrics.hot.store'
+import { createHotStore } from './metrics.hot.store'
+import { HOT_BIT, HOT_ROWS, RAW_MAIN } from './metrics.hot.rows'
 import type { SampleRow } from './metrics.rows'
 import { LIVE_MS, createGroupCommit, createSeenSweep, createWrittenNotes, type Pending } from './metrics.group-commit'
 
@@ -12,8 +13,6 @@ import { LIVE_MS, createGroupCommit, createSeenSweep, createWrittenNotes, type P
 export interface DeviceSeen {
   markSeen(seq: number, at: number): void
 }
-
-export type { WriteJob, WriteResult } from './metrics.group-commit'
 
 /**
  * Group commit. Requests waiting together share one IMMEDIATE transaction, each inside its own

@@ -1,6 +1,7 @@
 import { memoryLogger } from '../../../src/lib/logger'
 import type { AlertNotification } from '../../../src/modules/alerts/alerts.model'
-import type { AlertDevice, AlertsDeps } from '../../../src/modules/alerts/alerts.ports'
+import type { AlertsDeps } from '../../../src/modules/alerts/alerts.ports'
+import type { AlertDevice } from '../../../src/modules/alerts/runtime/alerts.runtime-ports'
 import { createAlertsStore } from '../../../src/modules/alerts/alerts.store'
 import { createAlertRuntime } from '../../../src/modules/alerts/runtime/alerts.runtime'
 import { compileSelector, type SelectorCompiler } from '../../../src/modules/alerts/runtime/alerts.selectors'

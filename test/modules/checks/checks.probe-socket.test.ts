@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { directProbeDeps } from '../../../src/modules/checks/checks.outbound'
+import { directProbeDeps } from '../../../src/modules/checks/probes/probe.direct'
 import { runProbe } from '../../../src/modules/checks/probes/probe.run'
 import { selfSignedCert } from '../../helpers/check-servers'
 
@@ -25,7 +25,7 @@ describe('TCP and TLS probes over Bun sockets', () => {
     writeFileSync(join(dir, 'cert.json'), JSON.stringify({ cert, key }))
     // trust is read at start-up (NODE_EXTRA_CA_CERTS), so the probes run in a process of their own
     const script = `
-      import { directProbeDeps } from '${join(import.meta.dir, '../../../src/modules/checks/checks.outbound')}'
+      import { directProbeDeps } from '${join(import.meta.dir, '../../../src/modules/checks/probes/probe.direct')}'
       import { runProbe } from '${join(import.meta.dir, '../../../src/modules/checks/probes/probe.run')}'
       const { cert, key } = await Bun.file('${join(dir, 'cert.json')}').json()
       const server = Bun.serve({ port: 0, hostname: '127.0.0.1', tls: { cert, key }, fetch: () => new Response('ok') })

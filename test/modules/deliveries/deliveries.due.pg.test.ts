@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { migratePostgres } from '../../../src/db/pg/migrate'
-import { PG_QUEUES, type PgClaimed, pgDueClaims } from '../../../src/modules/deliveries/deliveries.due.pg'
+import { type PgClaimed, pgDueClaims } from '../../../src/modules/deliveries/deliveries.due.pg'
+import { PG_QUEUES } from '../../../src/modules/deliveries/deliveries.claim.pg'
 import { type FreshDatabase, postgresForTests } from '../../helpers/postgres'
 
 /**

@@ -8,6 +8,7 @@ import { migrate } from '../../../src/db/migrate'
 import { tierColumns, type MetricKind } from '../../../src/modules/metrics/metrics.fields'
 import { runRetention, runRollup } from '../../../src/modules/metrics/metrics.jobs'
 import { decodeSpan, encodeSpan, SPAN_MS } from '../../../src/modules/metrics/metrics.packed'
+import { createPackedStore } from '../../../src/modules/metrics/metrics.packed.store'
 import { createSeriesStore } from '../../../src/modules/metrics/metrics.series.store'
 import { createMetricsStore } from '../../../src/modules/metrics/metrics.store'
 import { testApp, type TestApp } from '../../helpers/app'
@@ -226,6 +227,31 @@ describe('the 1-minute tier on SQLite', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   }, 60_000)
+
+  test('the tier’s first and last minute are the furthest out of its coded spans and its rows of the earlier form, either form at either end', async () => {
+    const { t } = await hub()
+    const store = createPackedStore(t.db.sqlite)
+    const [one, two] = t.db.sqlite
+      .query<{ seq: number }, []>('SELECT seq FROM devices ORDER BY seq')
+      .all()
+      .map((r) => r.seq) as [number, number]
+    const row = (bucket: number) => [bucket, 1, ...tierColumns('hardware').map(() => 1)]
+    const names = ['device_seq', 'bucket', 'n', ...tierColumns('hardware')]
+    const earlier = (seq: number, bucket: number) =>
+      t.db.sqlite.run(`INSERT INTO metric_hw_1m (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`, [seq, ...row(bucket)])
+    const ends = (seqs: number[]) => [store.oldest('hardware', seqs), store.newest('hardware', seqs)]
+    expect(ends([one, two])).toEqual([null, null])
+    earlier(two, T0 - MIN)
+    earlier(two, T0 + 40 * MIN)
+    expect(ends([two])).toEqual([T0 - MIN, T0 + 40 * MIN])
+    store.write('hardware', one, [row(T0 + 3 * MIN), row(T0 + 5 * MIN)])
+    expect(ends([one])).toEqual([T0 + 3 * MIN, T0 + 5 * MIN])
+    // the earlier form's rows lie further out at both ends
+    expect(ends([one, two])).toEqual([T0 - MIN, T0 + 40 * MIN])
+    // then the coded spans do
+    store.write('hardware', two, [row(T0 - HOUR), row(T0 + HOUR)])
+    expect(ends([one, two])).toEqual([T0 - HOUR, T0 + HOUR])
+  })
 
   test('retention and the disk budget prune the tier minute by minute, a span the cut-off falls in kept from the cut-off on', async () => {
     const retention = { raw: 7 * 86400, m1: 2 * 3600 + 25 * 60, m10: 30 * 86400, h1: 365 * 86400, d1: 5 * 365 * 86400 }

@@ -10,8 +10,6 @@ import { follow, tick, track } from './alerts.tick'
 import { cancel, isSilenced, publish, resolve, type RuleRef } from './alerts.transitions'
 import { createTurns } from './alerts.turns'
 
-export type { AlertRuntimeDeps, Observation } from './alerts.runtime-state'
-
 /** the link's topic: a client's rules, overrides, silences, settings or gateways changed on one hub */
 export const RULES_CHANGED_TOPIC = 'alerts.rules'
 
