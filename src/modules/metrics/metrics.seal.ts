@@ -34,7 +34,7 @@ const SEAL_BATCH = 64
  * old) are sealed with it, so each device is sealed every half hour rather than every ten
  * minutes: the `(device, time)` index of the raw table takes 180 entries in one transaction where
  * it took 60, on about as many pages, and the sealing's writes to SQLite (each page twice, to the
- * WAL and at the checkpoint) fall by a third (docs/storage.md). The blocks themselves, and so the
+ * WAL and at the checkpoint) fall by two fifths (docs/storage.md). The blocks themselves, and so the
  * reads, are the same.
  */
 export const SEAL_AHEAD_BLOCKS = 2

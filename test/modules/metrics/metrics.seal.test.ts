@@ -185,7 +185,13 @@ describe('sealing samples into their long-lived form', () => {
     const blocks = createBlockStore(t.db.sqlite)
     const looks: [number, number][] = []
     const sealer = createSealer({
-      blocks: { ...blocks, firstUnsealed: (seq, from, to) => (looks.push([from, to]), blocks.firstUnsealed(seq, from, to)) },
+      blocks: {
+        ...blocks,
+        firstUnsealed(seq, from, to) {
+          looks.push([from, to])
+          return blocks.firstUnsealed(seq, from, to)
+        },
+      },
       devices: { seqs: () => [t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq] },
       writer: { takeWrittenSince: () => new Map() },
       clock: t.clock,
