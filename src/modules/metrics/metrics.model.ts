@@ -154,8 +154,10 @@ export const BatchCreated = t.Object({
 })
 
 const recordHead = { id: Type.Integer(), device_id: t.String(), recorded_at: t.String({ format: 'date-time' }) }
-export const HardwareRecord = t.Object({ ...recordHead, ...hardwareFields, disk_used_percent: num() })
-export const NetworkRecord = t.Object({ ...recordHead, ...networkFields })
+/** A stored sample as read back: the fields named here, then every other field the collector sent, as it sent them. */
+const asSent = { ...OPEN, description: 'The fields named here, then every other field the collector sent (top processes, anything a collector adds), as sent' }
+export const HardwareRecord = t.Object({ ...recordHead, ...hardwareFields, disk_used_percent: num() }, asSent)
+export const NetworkRecord = t.Object({ ...recordHead, ...networkFields }, asSent)
 
 const page = <T extends ReturnType<typeof t.Object>>(item: T) =>
   t.Object({ items: t.Array(item), limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() })

@@ -21,7 +21,7 @@ import {
   NetworkRecord,
   SummaryQuery,
 } from './metrics.model'
-import { historyAnswer, ingestBatch, ingestOne, latest, summaryOf, type MetricsDeps } from './metrics.service'
+import { historyAnswer, ingestBatch, ingestOne, latestAnswer, summaryOf, type MetricsDeps } from './metrics.service'
 import { MetricsSummary } from './metrics.summary.model'
 import { ingestBulk } from './metrics.bulk'
 import { SeriesQuery, SeriesResponse } from './metrics.series.model'
@@ -98,13 +98,13 @@ export function metricsRoutes(deps: MetricsDeps, auth: Authenticator) {
         detail: { ...routeErrors('invalid_parameter'), ...historyQuery.doc, tags, summary: 'Network samples, newest first' },
       },
     )
-    .get('/hardware/:device_id/latest', ({ user, params }) => latest(deps, user.clientId, 'hardware', params.device_id), {
+    .get('/hardware/:device_id/latest', ({ user, params }) => latestAnswer(deps, user.clientId, 'hardware', params.device_id, json), {
       user: true,
       params: DeviceParams,
       response: { 200: HardwareRecord },
       detail: { ...routeErrors('no_metrics'), tags, summary: 'The newest hardware sample' },
     })
-    .get('/network/:device_id/latest', ({ user, params }) => latest(deps, user.clientId, 'network', params.device_id), {
+    .get('/network/:device_id/latest', ({ user, params }) => latestAnswer(deps, user.clientId, 'network', params.device_id, json), {
       user: true,
       params: DeviceParams,
       response: { 200: NetworkRecord },

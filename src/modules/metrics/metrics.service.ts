@@ -5,8 +5,8 @@ import { toIso } from '../../lib/clock'
 import { CLOSE_BRACE, JsonBytes } from '../../lib/json-bytes'
 import { HOUR_MS, levelName, type LevelName, type MetricKind } from './metrics.fields'
 import type { CheckResultIn } from '../checks/checks.model'
-import type { BatchMetricIn, HardwareRecord, HistoryQuery, NetworkRecord } from './metrics.model'
-import { recordedAt, toRecord, toSampleRow, writePage, type SampleRow } from './metrics.rows'
+import type { BatchMetricIn, HistoryQuery } from './metrics.model'
+import { recordedAt, toSampleRow, writePage, type SampleRow } from './metrics.rows'
 import type { MetricsStore } from './metrics.store'
 import type { MetricsReads } from './metrics.reads'
 import { read, stepsAwait, stepsNow, type Steps } from './metrics.steps'
@@ -16,8 +16,6 @@ import type { SeriesReads } from './metrics.series.reads'
 import { levelForHours, summarizeKind } from './metrics.summary'
 import type { MetricsSummary } from './metrics.summary.model'
 import type { MetricWriter } from './metrics.writer'
-
-type RecordOf<K extends MetricKind> = K extends 'hardware' ? HardwareRecord : NetworkRecord
 
 /** A device as the metric tables know it: its id, and the integer seq they are keyed on. */
 export interface MetricDevice {
@@ -257,11 +255,16 @@ async function historyWindow(deps: MetricsDeps, clientId: string, deviceId: stri
   return { device, from, to }
 }
 
-export async function latest<K extends MetricKind>(deps: MetricsDeps, clientId: string, kind: K, deviceId: string): Promise<RecordOf<K>> {
+/**
+ * The newest sample as the bytes of its JSON: the very item a history page starts with (the
+ * page's first row of one), every field the collector sent included, extra ones too. Handed to
+ * `answer` as a view of the shared buffer, as historyAnswer does.
+ */
+export async function latestAnswer<R>(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, answer: (json: Uint8Array) => R): Promise<R> {
   const device = await deps.devices.ref(clientId, deviceId)
-  const row = await deps.reads.latest(kind, device.seq)
-  if (!row) throw new AppError('no_metrics', `This device has not sent ${kind} metrics yet`)
-  return toRecord(kind, row, device.id) as RecordOf<K>
+  const rows = await deps.reads.page(kind, device.seq, 0, Number.MAX_SAFE_INTEGER, 1, 0, true)
+  if (!rows.length) throw new AppError('no_metrics', `This device has not sent ${kind} metrics yet`)
+  return answer(writePage(historyOut.reset(), kind, rows, device.id).lend())
 }
 
 /**

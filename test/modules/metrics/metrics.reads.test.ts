@@ -66,6 +66,43 @@ describe('GET /v1/metrics/{kind}/{device_id}/latest', () => {
   })
 })
 
+describe('the latest sample is what was sent', () => {
+  test("every field, the top processes and fields the contract does not name included: the bytes of a history page's first item, hot and sealed", async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    const hardware = {
+      ...hardwareSample(3),
+      top_processes: { cpu: [{ name: 'postgres', cpu_percent: 12.5, pid: 812 }], memory: [{ name: 'java', rss_mb: 2048 }] },
+      vendor_extra: { firmware: 'v2.1', fan_curve: [30, 45.5, -0] },
+    }
+    const network = { ...networkSample(3), carrier_extra: { apn: 'iot', rssi: -71.25 } }
+    const r = await t.request('POST', '/v1/metrics/batch', { body: { hardware, network }, headers: a.keyHeaders })
+    expect(r.status).toBe(201)
+    const answers = async (headers: Record<string, string>) => {
+      const out: Record<string, unknown> = {}
+      for (const kind of ['hardware', 'network']) {
+        const latest = await t.request('GET', `/v1/metrics/${kind}/${a.deviceId}/latest`, { headers })
+        const page = (await t.request('GET', `/v1/metrics/${kind}/${a.deviceId}?limit=1`, { headers })).text
+        expect(latest.status).toBe(200)
+        expect(latest.headers.get('content-type')).toContain('application/json')
+        expect(latest.text).toBe(page.slice('{"items":['.length, page.indexOf('],"limit":')))
+        out[kind] = latest.body
+      }
+      return out
+    }
+    const hot = await answers(a.userHeaders)
+    expect(hot.hardware).toMatchObject({ top_processes: hardware.top_processes, vendor_extra: { firmware: 'v2.1', fan_curve: [30, 45.5, 0] } })
+    expect(hot.network).toMatchObject({ carrier_extra: network.carrier_extra, interfaces: network.interfaces })
+    // an hour and more later the sample is in its block: the same answers
+    t.clock.advance(2 * 3_600_000)
+    await t.modules.sealer.run()
+    expect(t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_block_index').get()!.n).toBe(1)
+    // a fresh token: the clock moved past the first one's life
+    const token = await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })
+    expect(await answers({ authorization: `Bearer ${token}` })).toEqual(hot)
+  })
+})
+
 describe('GET /v1/metrics/summary/{device_id}', () => {
   test('avg, min, max, p95, last, counts and byte deltas from raw samples', async () => {
     const t = testApp()
