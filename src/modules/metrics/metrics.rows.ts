@@ -114,6 +114,14 @@ export function toRecord(kind: MetricKind, row: Record<string, unknown>, deviceI
   return out
 }
 
+/** A stored row as an object (the latest read's form) as the values writePage takes: [id, ts, ...hot, rest]. */
+export function rowValues(kind: MetricKind, row: Record<string, unknown>): unknown[] {
+  const out: unknown[] = [row.id, row.ts]
+  for (const f of FIELDS[kind]) out.push(row[f.name] ?? null)
+  out.push(row.rest ?? null)
+  return out
+}
+
 /** Per kind, the `,"field":` prefix of each hot column, encoded once. */
 const HOT_KEYS: Record<MetricKind, Uint8Array[]> = {
   hardware: FIELDS.hardware.map((f) => JsonBytes.constant(`,"${f.name}":`)),

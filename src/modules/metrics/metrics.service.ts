@@ -6,7 +6,7 @@ import { CLOSE_BRACE, JsonBytes } from '../../lib/json-bytes'
 import { HOUR_MS, levelName, type LevelName, type MetricKind } from './metrics.fields'
 import type { CheckResultIn } from '../checks/checks.model'
 import type { BatchMetricIn, HistoryQuery } from './metrics.model'
-import { recordedAt, toSampleRow, writePage, type SampleRow } from './metrics.rows'
+import { recordedAt, rowValues, toSampleRow, writePage, type SampleRow } from './metrics.rows'
 import type { MetricsStore } from './metrics.store'
 import type { MetricsReads } from './metrics.reads'
 import { read, stepsAwait, stepsNow, type Steps } from './metrics.steps'
@@ -256,15 +256,16 @@ async function historyWindow(deps: MetricsDeps, clientId: string, deviceId: stri
 }
 
 /**
- * The newest sample as the bytes of its JSON: the very item a history page starts with (the
- * page's first row of one), every field the collector sent included, extra ones too. Handed to
+ * The newest sample as the bytes of its JSON: the very item a history page starts with, every
+ * field the collector sent included, extra ones too. Handed to
  * `answer` as a view of the shared buffer, as historyAnswer does.
  */
 export async function latestAnswer<R>(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, answer: (json: Uint8Array) => R): Promise<R> {
   const device = await deps.devices.ref(clientId, deviceId)
-  const rows = await deps.reads.page(kind, device.seq, 0, Number.MAX_SAFE_INTEGER, 1, 0, true)
-  if (!rows.length) throw new AppError('no_metrics', `This device has not sent ${kind} metrics yet`)
-  return answer(writePage(historyOut.reset(), kind, rows, device.id).lend())
+  // the newest row by its own statement (a page's, bounded in time, sorts the device's newest hour first)
+  const row = await deps.reads.latest(kind, device.seq)
+  if (!row) throw new AppError('no_metrics', `This device has not sent ${kind} metrics yet`)
+  return answer(writePage(historyOut.reset(), kind, [rowValues(kind, row)], device.id).lend())
 }
 
 /**
