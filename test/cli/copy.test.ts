@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SQL } from 'bun'
-import { SQLITE_ONLY_METRICS } from '../../src/db/pg/copy.samples'
-import type { MetricKind } from '../../src/modules/metrics/metrics.fields'
+import { MINUTE_TABLES, SQLITE_ONLY_METRICS } from '../../src/db/pg/copy.samples'
 import { copyPlan } from '../../src/db/pg/copy'
 import { canonical, type PgValue, toPgValue } from '../../src/db/pg/copy.values'
 import { deriveSecretKey, openSecret } from '../../src/lib/secret-box'
@@ -143,9 +142,8 @@ function sourceRows(t: ReturnType<typeof copyPlan>[number]): string {
  * read as the hub reads them; the rollup job runs at second 35 of every minute, so whether the
  * hub rolled any before it stopped depends on the clock, and the comparison holds either way.
  */
-const MINUTE_KINDS: Record<string, MetricKind> = { metric_hw_1m: 'hardware', metric_net_1m: 'network' }
 function sourceRecords(sqlite: Database, t: ReturnType<typeof copyPlan>[number]): Record<string, unknown>[] {
-  const kind = MINUTE_KINDS[t.name]
+  const kind = MINUTE_TABLES[t.name]
   if (kind) return minuteRows(sqlite, kind)
   return sqlite.query(sourceRows(t)).safeIntegers(true).all() as Record<string, unknown>[]
 }

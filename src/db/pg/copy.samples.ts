@@ -122,7 +122,7 @@ export async function checksumSamples(tx: SQL): Promise<{ rows: number; checksum
 }
 
 /** SQLite's 1-minute tier tables, whose rows a PostgreSQL hub reads as they are (its own metric_hw_1m, metric_net_1m) */
-const MINUTE_TABLES: Record<string, MetricKind> = { metric_hw_1m: 'hardware', metric_net_1m: 'network' }
+export const MINUTE_TABLES: Record<string, MetricKind> = { metric_hw_1m: 'hardware', metric_net_1m: 'network' }
 /** a week of one device's minutes at a time (about 10,000 rows) */
 const MINUTE_WINDOW = 7 * DAY_MS
 
