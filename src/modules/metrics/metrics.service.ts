@@ -257,8 +257,8 @@ async function historyWindow(deps: MetricsDeps, clientId: string, deviceId: stri
 
 /**
  * The newest sample as the bytes of its JSON: the very item a history page starts with, every
- * field the collector sent included, extra ones too. Handed to
- * `answer` as a view of the shared buffer, as historyAnswer does.
+ * field the collector sent included, extra ones too. Handed to `answer` as a view of the shared
+ * buffer, as historyAnswer does.
  */
 export async function latestAnswer<R>(deps: MetricsDeps, clientId: string, kind: MetricKind, deviceId: string, answer: (json: Uint8Array) => R): Promise<R> {
   const device = await deps.devices.ref(clientId, deviceId)
