@@ -26,6 +26,8 @@ const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6]
 /** |v|·10^k stays below this, so v·10^k rounds to the right integer and only one decimal of k places can match */
 const EXACT_LIMIT = 2 ** 50
 const BILLION = 1e9
+/** the most bytes a number takes: -1.2345678901234567e-308 */
+const NUMBER_ROOM = 24
 
 /** Decimal digits of a non-negative integer below 10^9. */
 function digitCount(n: number): number {
@@ -94,8 +96,7 @@ export class JsonBytes {
    */
   pieces(flat: Uint8Array, ends: Int32Array, values: Float64Array, at: number): this {
     const last = ends.length - 1
-    // a number takes at most 24 characters (-1.2345678901234567e-308)
-    this.room(flat.length + 24 * last)
+    this.room(flat.length + NUMBER_ROOM * last)
     let from = 0
     for (let k = 0; ; k++) {
       const end = ends[k]!
@@ -106,8 +107,9 @@ export class JsonBytes {
       from = end
       if (k === last) return this
       const v = values[at + k]!
-      if (Number.isSafeInteger(v)) this.integer(v)
-      else this.number(v)
+      // room for it was made above
+      if (Number.isSafeInteger(v)) this.writeInteger(v)
+      else this.writeNumber(v)
     }
   }
 
@@ -151,10 +153,32 @@ export class JsonBytes {
 
   /** A JSON number as JSON.stringify writes it; null for a non-number or non-finite value. */
   number(v: unknown): this {
-    if (typeof v !== 'number' || !Number.isFinite(v)) return this.bytes(NULL)
+    if (typeof v !== 'number') return this.bytes(NULL)
+    this.room(NUMBER_ROOM)
+    this.writeNumber(v)
+    return this
+  }
+
+  /** A safe integer, digit by digit (−0 as 0, like JSON.stringify). */
+  integer(v: number): this {
+    this.room(NUMBER_ROOM)
+    this.writeInteger(v)
+    return this
+  }
+
+  /**
+   * `number`'s text, room for NUMBER_ROOM bytes already made: a history page writes thousands of
+   * numbers into room made once per text (`pieces`), without a check of room for each.
+   */
+  private writeNumber(v: number) {
+    if (!Number.isFinite(v)) {
+      this.copy(NULL)
+      return
+    }
     if (Number.isInteger(v)) {
-      if (Math.abs(v) <= Number.MAX_SAFE_INTEGER) return this.integer(v)
-      return this.raw(String(v))
+      if (Math.abs(v) <= Number.MAX_SAFE_INTEGER) this.writeInteger(v)
+      else this.copy(String(v))
+      return
     }
     const a = Math.abs(v)
     for (let k = 1; k < POW10.length; k++) {
@@ -163,20 +187,18 @@ export class JsonBytes {
       const m = Math.round(a * scale)
       if (m / scale !== a) continue
       const frac = m % scale
-      if (v < 0) this.byte(MINUS)
-      this.integer((m - frac) / scale)
-      this.room(k + 1)
+      if (v < 0) this.buf[this.pos++] = MINUS
+      this.writeInteger((m - frac) / scale)
       this.buf[this.pos++] = DOT
       // the fraction with its leading zeros: k digits
       this.digits(frac, k)
-      return this
+      return
     }
-    return this.raw(String(v))
+    this.copy(String(v))
   }
 
-  /** A safe integer, digit by digit (−0 as 0, like JSON.stringify). */
-  integer(v: number): this {
-    this.room(17)
+  /** `integer`'s digits, room already made (at most 17 bytes: a sign and 16 digits). */
+  private writeInteger(v: number) {
     if (v < 0) {
       this.buf[this.pos++] = MINUS
       v = -v
@@ -189,7 +211,12 @@ export class JsonBytes {
       this.digits(high, digitCount(high))
       this.digits(v - high * BILLION, 9)
     }
-    return this
+  }
+
+  /** ASCII text or bytes of at most NUMBER_ROOM bytes (a number's), room already made. */
+  private copy(text: string | Uint8Array) {
+    if (typeof text === 'string') for (let i = 0; i < text.length; i++) this.buf[this.pos++] = text.charCodeAt(i)
+    else for (let i = 0; i < text.length; i++) this.buf[this.pos++] = text[i]!
   }
 
   /** `"YYYY-MM-DDTHH:mm:ss.sssZ"`, as Date#toISOString writes it, with the quotes. */

@@ -25,14 +25,15 @@ export interface MetricsReads {
 
 /**
  * The SQLite store behind the asynchronous interface: each read runs at once, as before.
- * `tiers`: the stored rollup rows kept between requests (metrics.summary.cache.ts); their
- * answers are shared, so no caller of tierValues changes the rows it gets.
+ * `tiers`: the stored rollup rows and hourly counts kept between requests
+ * (metrics.summary.cache.ts); their answers are shared, so no caller of tierValues changes the
+ * rows it gets.
  */
 export function sqliteMetricsReads(store: MetricsStore, tiers?: TierRowsCache): MetricsReads {
   return {
     page: async (...a) => store.page(...a),
     count: async (...a) => store.count(...a),
-    hourlyCount: async (...a) => store.hourlyCount(...a),
+    hourlyCount: async (...a) => (tiers ? tiers.hourlyCount(...a, () => store.hourlyCount(...a)) : store.hourlyCount(...a)),
     oldestTs: async (...a) => store.oldestTs(...a),
     latest: async (...a) => store.latest(...a),
     latestOf: async (...a) => store.latestOf(...a),

@@ -8,7 +8,8 @@ import type { TierValues } from './metrics.store'
  * 24 h reads 144 rows of the 10-minute tier (168 h: 168 hourly rows), about a hundred numbers
  * each, for every request; its window moves with the clock, but the whole buckets it reads change
  * every ten minutes (hourly) at most. Reading them afresh was half of what a summary allocated,
- * and the young-generation collections that allocation drove were its tail latency.
+ * and the young-generation collections that allocation drove were its tail latency. Beside them,
+ * the hourly tier's sample counts a history page's total takes for the whole hours of its range.
  *
  * Exact by construction: temporary triggers on the tier tables (the 1-minute tier's coded spans
  * and its rows of earlier releases counted as one) count, per table and device,
@@ -55,42 +56,55 @@ function build(sqlite: Database, maxRows: number | undefined) {
   let writes: ReturnType<typeof countWrites> | undefined
   /** `writes` ?? the count table, its triggers and its statement, made at the first read (not at start: an idle hub never pays for them) */
   const counted = () => (writes ??= countWrites(sqlite))
-  /** by key, in the order last used (a Map keeps insertion order) */
-  const kept = new Map<string, { writes: number; rows: TierValues[] }>()
+  /** by key, in the order last used (a Map keeps insertion order); `size` in rows (a sum counts as one) */
+  const kept = new Map<string, { writes: number; size: number; answer: unknown }>()
   let rows = 0
 
   const forget = (key: string) => {
     const k = kept.get(key)
     if (!k) return
     kept.delete(key)
-    rows -= k.rows.length
+    rows -= k.size
+  }
+
+  /** `read`'s answer for one tier table and device, kept or read now */
+  function keep<T>(kind: MetricKind, tier: TierName, seq: number, key: string, read: () => T, size: (answer: T) => number): T {
+    // first: the triggers are never made inside a transaction, whose rollback would drop them
+    if (sqlite.inTransaction) return read()
+    const tbl = tableNumber(kind, tier)
+    const now = counted().get(tbl, seq)?.n ?? 0
+    const at = `${tbl} ${seq} ${key}`
+    const hit = kept.get(at)
+    if (hit?.writes === now) {
+      kept.delete(at)
+      kept.set(at, hit)
+      return hit.answer as T
+    }
+    forget(at)
+    const fresh = read()
+    const n = size(fresh)
+    if (n > limit) return fresh
+    kept.set(at, { writes: now, size: n, answer: fresh })
+    rows += n
+    for (const k of kept.keys()) {
+      if (rows <= limit) break
+      forget(k)
+    }
+    return fresh
   }
 
   return {
     /** `read`'s answer for the tier's rows of the device in [from, to), kept or read now */
-    tierValues(kind: MetricKind, tier: TierName, seq: number, from: number, to: number, read: () => TierValues[]): TierValues[] {
-      // first: the triggers are never made inside a transaction, whose rollback would drop them
-      if (sqlite.inTransaction) return read()
-      const tbl = tableNumber(kind, tier)
-      const now = counted().get(tbl, seq)?.n ?? 0
-      const key = `${tbl} ${seq} ${from} ${to}`
-      const hit = kept.get(key)
-      if (hit?.writes === now) {
-        kept.delete(key)
-        kept.set(key, hit)
-        return hit.rows
-      }
-      forget(key)
-      const fresh = read()
-      if (fresh.length > limit) return fresh
-      kept.set(key, { writes: now, rows: fresh })
-      rows += fresh.length
-      for (const k of kept.keys()) {
-        if (rows <= limit) break
-        forget(k)
-      }
-      return fresh
-    },
+    tierValues: (kind: MetricKind, tier: TierName, seq: number, from: number, to: number, read: () => TierValues[]): TierValues[] =>
+      keep(kind, tier, seq, `${from} ${to}`, read, (r) => r.length),
+    /**
+     * `read`'s count of the device's samples the hourly tier holds in [from, to), kept or read
+     * now: a history page's total takes every whole hour of the range from there (a sum over a
+     * month's 720 rows of the tier, a tenth of the newest page's CPU), and it changes only when
+     * the hour is rolled up or pruned.
+     */
+    hourlyCount: (kind: MetricKind, seq: number, from: number, to: number, read: () => number): number =>
+      keep(kind, '1h', seq, `${from} ${to} n`, read, () => 1),
     /** rows kept now (tests) */
     rows: () => rows,
   }

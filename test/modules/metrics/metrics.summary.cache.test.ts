@@ -5,6 +5,7 @@ import { TIERS, type MetricKind, type TierName } from '../../../src/modules/metr
 import { tierRowsDue } from '../../../src/modules/metrics/metrics.rollup.tail'
 import { read, stepsNow } from '../../../src/modules/metrics/metrics.steps'
 import { createMetricsStore, type TierValues } from '../../../src/modules/metrics/metrics.store'
+import { sqliteMetricsReads } from '../../../src/modules/metrics/metrics.reads'
 import { createTierRowsCache } from '../../../src/modules/metrics/metrics.summary.cache'
 
 const T0 = Date.UTC(2026, 0, 1)
@@ -138,5 +139,52 @@ describe('the summaries’ tier rows kept between requests (metrics.summary.cach
         reads as typeof w.store,
       ),
     ).toBe(kept)
+  })
+})
+
+describe('a history page’s hourly counts kept between requests (metrics.summary.cache.ts)', () => {
+  const HOUR = 3_600_000
+  test('the count is kept until a row of the hourly tier of its device and kind is written, and reads through the reads as the store counts', async () => {
+    const w = world()
+    for (let i = 0; i < 5; i++) w.put('hardware', '1h', 3, T0 + i * HOUR, 360)
+    let reads = 0
+    const count = () =>
+      w.cache.hourlyCount('hardware', 3, T0, T0 + 5 * HOUR, () => {
+        reads++
+        return w.store.hourlyCount('hardware', 3, T0, T0 + 5 * HOUR)
+      })
+    expect(count()).toBe(1800)
+    expect(count()).toBe(1800)
+    expect(reads).toBe(1)
+    // another device's hour, a finer tier of this device, the other kind: the count stands
+    w.put('hardware', '1h', 4, T0, 360)
+    w.put('hardware', '10m', 3, T0, 60)
+    w.put('network', '1h', 3, T0, 360)
+    expect(count()).toBe(1800)
+    expect(reads).toBe(1)
+    // an hour rolled again, pruned, rolled anew: each read afresh
+    const writes = [
+      `UPDATE metric_hw_1h SET n = 100 WHERE device_seq = 3 AND bucket = ${T0}`,
+      `DELETE FROM metric_hw_1h WHERE device_seq = 3 AND bucket = ${T0 + HOUR}`,
+      `INSERT INTO metric_hw_1h (device_seq, bucket, n) VALUES (3, ${T0 + HOUR}, 7)`,
+    ]
+    for (const [i, sql] of writes.entries()) {
+      w.db.sqlite.run(sql)
+      expect(count()).toBe(w.store.hourlyCount('hardware', 3, T0, T0 + 5 * HOUR))
+      expect(reads).toBe(2 + i)
+    }
+    expect(count()).toBe(100 + 7 + 3 * 360)
+    // inside a transaction: read afresh, nothing kept
+    w.db.sqlite.transaction(() => {
+      w.put('hardware', '1h', 3, T0 + 4 * HOUR + 1, 1)
+      expect(count()).toBe(100 + 7 + 3 * 360 + 1)
+    })()
+    expect(reads).toBe(5)
+    expect(count()).toBe(100 + 7 + 3 * 360 + 1)
+    expect(reads).toBe(6)
+    // and the SQLite reads the history's total goes through take the kept count
+    const through = sqliteMetricsReads({ ...w.store, hourlyCount: () => (reads++, w.store.hourlyCount('hardware', 3, T0, T0 + 5 * HOUR)) }, w.cache)
+    expect(await through.hourlyCount('hardware', 3, T0, T0 + 5 * HOUR)).toBe(100 + 7 + 3 * 360 + 1)
+    expect(reads).toBe(6)
   })
 })
