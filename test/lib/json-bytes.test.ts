@@ -143,7 +143,7 @@ describe('JsonBytes', () => {
   test('pieces room for the longest numbers, written back to back past a small first buffer', () => {
     const longest = [-Number.MAX_VALUE, -1.2345678901234567e-308, -Number.MIN_VALUE, -(2 ** 53 + 2), -1e21, -123_456.789_012_345_67]
     const values = Float64Array.from(Array.from({ length: 60 }, (_, i) => longest[i % longest.length]!))
-    const flat = JsonBytes.constant('[' + ','.repeat(values.length - 1) + ']')
+    const flat = JsonBytes.constant(`[${','.repeat(values.length - 1)}]`)
     const ends = Int32Array.from({ length: values.length + 1 }, (_, k) => k + 1)
     const w = new JsonBytes(4)
     const written = text(w.pieces(flat, ends, values, 0))

@@ -108,13 +108,17 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
       const row = legacy.get(seq, start)
       return row ? { id: `legacy:${Bun.hash(row.data)}`, load: () => row.data } : null
     },
-    /** the minutes of a device's blocks starting in [from, to), in time order */
-    nestedRange(seq: number, from: number, to: number): Uint8Array[] {
-      const out = nestedPlaces.all(seq, from, to).map((p) => ({ start: p.start, data: payload(p, true) }))
+    /**
+     * The minutes of a device's blocks starting in [from, to), in time order: each with its
+     * block's start, where its bytes are (null: a BLOB of an earlier release) and its bytes, read
+     * when loaded.
+     */
+    nestedRange(seq: number, from: number, to: number): { start: number; place: string | null; load: () => Uint8Array }[] {
+      const out = nestedPlaces.all(seq, from, to).map((p) => ({ start: p.start, place: `${p.file}:${p.at}` as string | null, load: () => payload(p, true) }))
       const seen = new Set(out.map((r) => r.start))
       // a BLOB of an earlier release or a backup (sealing a block again moves it into a file)
-      for (const r of nestedLegacy.all(seq, from, to)) if (!seen.has(r.start)) out.push(r)
-      return out.sort((a, b) => a.start - b.start).map((r) => r.data)
+      for (const r of nestedLegacy.all(seq, from, to)) if (!seen.has(r.start)) out.push({ start: r.start, place: null, load: () => r.data })
+      return out.sort((a, b) => a.start - b.start)
     },
     /**
      * Appends blocks and their minutes to their files (one write and one fdatasync per file), then

@@ -5,7 +5,8 @@ import { openBlockLog } from './metrics.block.log'
 import { KIND_BIT, MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
 import { createHotStore } from './metrics.hot.store'
 import { HOT_BIT, RAW_MAIN } from './metrics.hot.rows'
-import { encodeMinutes, nestedMinutes } from './metrics.minutes'
+import { encodeMinutes, nestedMinutes, type NestedMinutes } from './metrics.minutes'
+import { keptMinutes } from './metrics.minutes.kept'
 
 /**
  * Ten minutes of a device's samples make one block (60 at the default 10 s). Longer blocks
@@ -88,6 +89,7 @@ function build(sqlite: Database) {
   const once = new Set<string>()
   /** blocks decoded for reads since the store was made */
   let decodes = 0
+  const minutes = keptMinutes()
   const decoded = (seq: number, start: number): DecodedBlock | null => {
     const stored = bytes.read(seq, start)
     if (!stored) return null
@@ -252,10 +254,13 @@ function build(sqlite: Database) {
     wipe: () => bytes.wipe(),
     /** at start: what a crash or a delete left in the files (bytes of a sealing that did not commit, a wipe not done) */
     sweep: () => bytes.sweep(),
-    /** the nested minutes kept beside a device's blocks starting in [from, to), in time order (metrics.minutes.ts) */
+    /** where the nested minutes kept beside a device's blocks starting in [from, to) are, in time order (metrics.minutes.ts) */
     nestedRange: (seq: number, from: number, to: number) => bytes.nestedRange(seq, from, to),
-    /** blocks stored, their files and the bytes they take */
-    stats: () => ({ ...bytes.stats(), decodes }),
+    /** the nested minutes of a device's blocks starting in [from, to), decoded, in time order; shared answers (metrics.minutes.kept.ts) */
+    nestedMinutes: (seq: number, from: number, to: number): NestedMinutes[] =>
+      bytes.nestedRange(seq, from, to).map((m) => minutes.get(m.place === null ? null : `${seq}:${m.start}:${m.place}`, m.load)),
+    /** blocks stored, their files and the bytes they take; blocks and minutes decoded for reads */
+    stats: () => ({ ...bytes.stats(), decodes, minuteDecodes: minutes.stats().decodes }),
     /** the bytes of the block files (counted with the raw tier) */
     fileBytes: () => bytes.fileBytes(),
     /**

@@ -1,4 +1,4 @@
-import { zstdCompressSync, zstdDecompressSync } from 'node:zlib'
+import { zstdCompressSync } from 'node:zlib'
 import { KIND_BIT, MINUTE_MS, type MetricKind } from './metrics.fields'
 import { NESTED_FAMILIES, extractFamily } from './metrics.nested'
 
@@ -69,4 +69,7 @@ export function nestedMinutes(samples: MinuteSample[]): NestedMinutes {
 /** JSON prints a double as the shortest text that parses back to it: the values come back exact. */
 export const encodeMinutes = (m: NestedMinutes): Uint8Array => zstdCompressSync(JSON.stringify(m))
 
-export const decodeMinutes = (data: Uint8Array): NestedMinutes => JSON.parse(zstdDecompressSync(data).toString()) as NestedMinutes
+/** The JSON text of encoded minutes: Bun's zstd in one native call (node:zlib's builds a stream for each, twice the call's time for a block's minutes). */
+export const minutesText = (data: Uint8Array): string => Bun.zstdDecompressSync(data).toString()
+
+export const decodeMinutes = (data: Uint8Array): NestedMinutes => JSON.parse(minutesText(data)) as NestedMinutes

@@ -183,7 +183,11 @@ describe('a history page’s hourly counts kept between requests (metrics.summar
     expect(count()).toBe(100 + 7 + 3 * 360 + 1)
     expect(reads).toBe(6)
     // and the SQLite reads the history's total goes through take the kept count
-    const through = sqliteMetricsReads({ ...w.store, hourlyCount: () => (reads++, w.store.hourlyCount('hardware', 3, T0, T0 + 5 * HOUR)) }, w.cache)
+    const counted = () => {
+      reads++
+      return w.store.hourlyCount('hardware', 3, T0, T0 + 5 * HOUR)
+    }
+    const through = sqliteMetricsReads({ ...w.store, hourlyCount: counted }, w.cache)
     expect(await through.hourlyCount('hardware', 3, T0, T0 + 5 * HOUR)).toBe(100 + 7 + 3 * 360 + 1)
     expect(reads).toBe(6)
   })
