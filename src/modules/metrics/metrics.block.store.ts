@@ -5,7 +5,7 @@ import { openBlockLog } from './metrics.block.log'
 import { KIND_BIT, MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
 import { createHotStore } from './metrics.hot.store'
 import { HOT_BIT, RAW_MAIN } from './metrics.hot.rows'
-import { encodeMinutes, nestedMinutes, type NestedMinutes } from './metrics.minutes'
+import { encodeMinutes, nestedMinutes, type BlockMinutes } from './metrics.minutes'
 import { keptMinutes } from './metrics.minutes.kept'
 
 /**
@@ -256,9 +256,13 @@ function build(sqlite: Database) {
     sweep: () => bytes.sweep(),
     /** where the nested minutes kept beside a device's blocks starting in [from, to) are, in time order (metrics.minutes.ts) */
     nestedRange: (seq: number, from: number, to: number) => bytes.nestedRange(seq, from, to),
-    /** the nested minutes of a device's blocks starting in [from, to), decoded, in time order; shared answers (metrics.minutes.kept.ts) */
-    nestedMinutes: (seq: number, from: number, to: number): NestedMinutes[] =>
-      bytes.nestedRange(seq, from, to).map((m) => minutes.get(m.place === null ? null : `${seq}:${m.start}:${m.place}`, m.load)),
+    /** the nested minutes of a device's blocks starting in [from, to), in time order, each decoded when asked for; shared answers (metrics.minutes.kept.ts) */
+    nestedMinutes: (seq: number, from: number, to: number): BlockMinutes[] =>
+      bytes.nestedRange(seq, from, to).map((m) => ({
+        start: m.start,
+        end: m.start + BLOCK_MS,
+        minutes: () => minutes.get(m.place === null ? null : `${seq}:${m.start}:${m.place}`, m.load),
+      })),
     /** blocks stored, their files and the bytes they take; blocks and minutes decoded for reads */
     stats: () => ({ ...bytes.stats(), decodes, minuteDecodes: minutes.stats().decodes }),
     /** the bytes of the block files (counted with the raw tier) */

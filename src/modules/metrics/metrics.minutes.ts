@@ -73,3 +73,42 @@ export const encodeMinutes = (m: NestedMinutes): Uint8Array => zstdCompressSync(
 export const minutesText = (data: Uint8Array): string => Bun.zstdDecompressSync(data).toString()
 
 export const decodeMinutes = (data: Uint8Array): NestedMinutes => JSON.parse(minutesText(data)) as NestedMinutes
+
+/** One block's minutes, decoded only when asked for (a chart over a long range needs one block in a few). */
+export interface BlockMinutes {
+  start: number
+  /** the block's end: each of its minutes is before it */
+  end: number
+  minutes(): NestedMinutes
+}
+
+/**
+ * The first minute of `kind` in each slot [lo, hi) asked for, slots in time order, over blocks in
+ * time order: what the first sample of each slot gives (metrics.series.ts). Only the block holding
+ * `lo` is decoded, and the ones after it only while the slot reaches into them and no minute of it
+ * came yet, so a chart of a month with a slot every two hours decodes one block in twelve.
+ */
+export function firstMinutes(blocks: BlockMinutes[], kind: MetricKind) {
+  let b = 0
+  let e = 0
+  let entries: MinuteEntry[] | null = null
+  let names: string[] = []
+  return (lo: number, hi: number): { entry: MinuteEntry; names: string[] } | undefined => {
+    while (b < blocks.length && blocks[b]!.start < hi) {
+      const block = blocks[b]!
+      if (block.end > lo) {
+        if (!entries) {
+          const m = block.minutes()
+          entries = m.kinds[kind]
+          names = m.names
+          e = 0
+        }
+        while (e < entries.length && entries[e]!.ts < lo) e++
+        if (e < entries.length) return entries[e]!.ts < hi ? { entry: entries[e]!, names } : undefined
+      }
+      b++
+      entries = null
+    }
+    return undefined
+  }
+}

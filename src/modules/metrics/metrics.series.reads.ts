@@ -1,5 +1,5 @@
 import type { MetricKind, TierName } from './metrics.fields'
-import type { NestedMinutes } from './metrics.minutes'
+import type { BlockMinutes } from './metrics.minutes'
 import type { SeriesStore } from './metrics.series.store'
 
 /**
@@ -12,7 +12,7 @@ export interface SeriesReads {
   rawRows(kind: MetricKind, fields: string[], families: string[], seq: number, from: number, to: number, limit: number): Promise<unknown[][]>
   /** the oldest sample in [from, to) not sealed into its block: on PostgreSQL, which seals none, the first sample */
   firstUnsealed(seq: number, from: number, to: number): Promise<number | null>
-  nestedMinutes(seq: number, from: number, to: number): Promise<NestedMinutes[]>
+  nestedMinutes(seq: number, from: number, to: number): Promise<BlockMinutes[]>
 }
 
 /** The SQLite store behind the asynchronous interface: each read runs at once, as before. */

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { PARKED_BITS, blockStart, createBlockStore, type BlockStore } from './metrics.block.store'
-import type { NestedMinutes } from './metrics.minutes'
+import type { BlockMinutes } from './metrics.minutes'
 import { createHotStore } from './metrics.hot.store'
 import { fleetMemory } from './metrics.fleet.memory'
 import { KIND_BIT, RAW_TABLE, hasKind, restColumn, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
@@ -85,7 +85,7 @@ function build(sqlite: Database) {
       return rows
     },
     /** the nested families per minute of the sealed blocks overlapping [from, to), oldest first (metrics.minutes.ts) */
-    nestedMinutes: (seq: number, from: number, to: number): NestedMinutes[] => blocks.nestedMinutes(seq, blockStart(from), to),
+    nestedMinutes: (seq: number, from: number, to: number): BlockMinutes[] => blocks.nestedMinutes(seq, blockStart(from), to),
     /** the time of the device's oldest sample in [from, to) not yet sealed into its block (and its minutes), or null */
     firstUnsealed: (seq: number, from: number, to: number) => blocks.firstUnsealed(seq, from, to),
     /** the newest RECENT_TIMES sample times of a device (either kind), newest first */

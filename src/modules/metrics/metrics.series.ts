@@ -15,7 +15,7 @@ import {
 } from './metrics.buckets'
 import { FIELDS, HOUR_MS, LEVEL, MINUTE_MS, levelName, TIERS, type MetricKind } from './metrics.fields'
 import { extractFamily, MAX_KEYS_PER_FAMILY, NESTED_FAMILIES } from './metrics.nested'
-import type { MinuteEntry, NestedMinutes } from './metrics.minutes'
+import { firstMinutes, type MinuteEntry } from './metrics.minutes'
 import type { SeriesQuery, SeriesResponse } from './metrics.series.model'
 import { dueUntil, tierTail } from './metrics.rollup.tail'
 import type { SeriesReads } from './metrics.series.reads'
@@ -271,30 +271,21 @@ async function nestedBuckets(
   // the sealed minutes (metrics.minutes.ts: each minute's first sample, as the query below would
   // find it), so a long range decodes no block; the other slots read the sample itself.
   const sealedUntil = slot % MINUTE_MS === 0 ? ((await store.firstUnsealed(seq, from, to)) ?? to) : from
-  const minutes = sealedUntil > from ? sealedMinutes(await store.nestedMinutes(seq, from, sealedUntil), kind) : []
+  const first = sealedUntil > from ? firstMinutes(await store.nestedMinutes(seq, from, sealedUntil), kind) : null
   const at = families.map((f) => NESTED_FAMILIES[kind].indexOf(f))
-  let m = 0
   for (let s = Math.floor(from / width) * width; s < to; s += slot) {
     if (s + slot <= from) continue
     const lo = Math.max(s, from)
     const hi = Math.min(s + slot, to)
-    if (hi <= sealedUntil && lo % MINUTE_MS === 0) {
-      while (m < minutes.length && minutes[m]!.entry.ts < lo) m++
-      const first = minutes[m]
-      if (first && first.entry.ts < hi) {
-        b.at(first.entry.ts)
-        feed.minute(first.entry, first.names, at)
+    if (first && hi <= sealedUntil && lo % MINUTE_MS === 0) {
+      const found = first(lo, hi)
+      if (found) {
+        b.at(found.entry.ts)
+        feed.minute(found.entry, found.names, at)
       }
       continue
     }
     take(await store.rawRows(kind, [], families, seq, lo, hi, 1))
   }
   return b.finish()
-}
-
-/** The minutes' first samples of a kind over consecutive blocks, oldest first, each with its block's names. */
-function sealedMinutes(blocks: NestedMinutes[], kind: MetricKind): { entry: MinuteEntry; names: string[] }[] {
-  const out: { entry: MinuteEntry; names: string[] }[] = []
-  for (const block of blocks) for (const entry of block.kinds[kind]) out.push({ entry, names: block.names })
-  return out
 }

@@ -83,10 +83,10 @@ describe('nested minutes kept decoded between reads (metrics.minutes.kept.ts)', 
     const blocks = createBlockStore(t.db.sqlite)
     const decodes = () => blocks.stats().minuteDecodes
     const d0 = decodes()
-    const first = blocks.nestedMinutes(seq, T0, T0 + 100 * MIN)
+    const first = blocks.nestedMinutes(seq, T0, T0 + 100 * MIN).map((b) => b.minutes())
     expect(first).toHaveLength(10)
     expect(decodes()).toBe(d0 + 10)
-    const again = blocks.nestedMinutes(seq, T0, T0 + 100 * MIN)
+    const again = blocks.nestedMinutes(seq, T0, T0 + 100 * MIN).map((b) => b.minutes())
     expect(again).toEqual(first)
     for (const [i, m] of again.entries()) expect(m).toBe(first[i]!)
     expect(decodes()).toBe(d0 + 10)
@@ -96,7 +96,7 @@ describe('nested minutes kept decoded between reads (metrics.minutes.kept.ts)', 
     const body = { recorded_at: new Date(late).toISOString(), hardware: hardwareSample(7), network: networkSample(1) }
     expect((await t.request('POST', '/v1/metrics/batch', { body, headers: a.keyHeaders })).status).toBe(201)
     while ((await t.modules.sealer.run()).blocks > 0) {}
-    const after = blocks.nestedMinutes(seq, T0, T0 + 100 * MIN)
+    const after = blocks.nestedMinutes(seq, T0, T0 + 100 * MIN).map((b) => b.minutes())
     expect(decodes()).toBe(d0 + 11)
     expect(minute12(after)).toBe(late)
     for (const [i, m] of after.entries()) {

@@ -1,0 +1,104 @@
+import { describe, expect, test } from 'bun:test'
+import { firstMinutes, type BlockMinutes, type MinuteEntry, type NestedMinutes } from '../../../src/modules/metrics/metrics.minutes'
+
+const MIN = 60_000
+const BLOCK = 10 * MIN
+const T0 = Date.UTC(2026, 0, 1)
+
+/** A small seeded generator (mulberry32), so a failure names an input that reproduces. */
+function seeded(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/**
+ * `count` blocks of a device with gaps (blocks missing: the device offline), minutes missing
+ * inside blocks, and minutes of only one kind; each block counts its decodes.
+ */
+function device(r: () => number, count: number) {
+  const blocks: (BlockMinutes & { decodes: number })[] = []
+  for (let k = 0; k < count; k++) {
+    if (r() < 0.2) continue
+    const start = T0 + k * BLOCK
+    const minutes: NestedMinutes = { names: [`n${k}`], kinds: { hardware: [], network: [] } }
+    for (let m = 0; m < 10; m++) {
+      const ts = start + m * MIN + Math.floor(r() * 50) * 1000
+      if (r() < 0.7) minutes.kinds.hardware.push({ ts, families: [[0, k * 10 + m]] })
+      if (r() < 0.5) minutes.kinds.network.push({ ts: ts + 1, families: [[0, -m]] })
+    }
+    const block = {
+      start,
+      end: start + BLOCK,
+      decodes: 0,
+      minutes() {
+        block.decodes++
+        return minutes
+      },
+    }
+    blocks.push(block)
+  }
+  return blocks
+}
+
+/** What the chart took before: every block's minutes decoded and laid end to end, the first at or after `lo` taken. */
+function reference(blocks: BlockMinutes[], kind: 'hardware' | 'network', lo: number, hi: number): { entry: MinuteEntry; names: string[] } | undefined {
+  const all = blocks.flatMap((b) => {
+    const m = b.minutes()
+    return m.kinds[kind].map((entry) => ({ entry, names: m.names }))
+  })
+  const first = all.find((x) => x.entry.ts >= lo)
+  return first && first.entry.ts < hi ? first : undefined
+}
+
+describe('the first minute of each slot from blocks decoded when reached (metrics.minutes.ts)', () => {
+  test('gives what every block decoded gave, for slots shorter and longer than a block, across gaps', () => {
+    const r = seeded(20261128)
+    for (let round = 0; round < 300; round++) {
+      const blocks = device(r, 1 + Math.floor(r() * 60))
+      const kind = r() < 0.5 ? 'hardware' : 'network'
+      // whole minutes, from a minute to five hours
+      const slot = (1 + Math.floor(r() * 300)) * MIN
+      const from = T0 + Math.floor(r() * 100) * MIN
+      const to = T0 + 61 * BLOCK
+      const first = firstMinutes(blocks, kind)
+      const reads: string[] = []
+      const want: string[] = []
+      for (let s = from; s < to; s += slot) {
+        const hi = Math.min(s + slot, to)
+        reads.push(JSON.stringify(first(s, hi) ?? null))
+        want.push(JSON.stringify(reference(blocks, kind, s, hi) ?? null))
+      }
+      expect(reads).toEqual(want)
+    }
+  })
+
+  test('decodes only the blocks the slots reach, each once', () => {
+    // a day of blocks, each with a hardware minute every minute: the block holding a slot's start has its minute
+    const blocks = Array.from({ length: 144 }, (_, k) => {
+      const start = T0 + k * BLOCK
+      const minutes: NestedMinutes = {
+        names: [],
+        kinds: { hardware: Array.from({ length: 10 }, (_, m) => ({ ts: start + m * MIN, families: [] })), network: [] },
+      }
+      const block = {
+        start,
+        end: start + BLOCK,
+        decodes: 0,
+        minutes() {
+          block.decodes++
+          return minutes
+        },
+      }
+      return block
+    })
+    const first = firstMinutes(blocks, 'hardware')
+    // a day in slots of an hour: 24 of the 144 blocks
+    for (let s = T0; s < T0 + 144 * BLOCK; s += 6 * BLOCK) expect(first(s, s + 6 * BLOCK)).toBeDefined()
+    expect(blocks.filter((b) => b.decodes > 0)).toHaveLength(24)
+    expect(Math.max(...blocks.map((b) => b.decodes))).toBe(1)
+  })
+})
