@@ -5,10 +5,10 @@ import { minutesText, type NestedMinutes } from './metrics.minutes'
  * chart of nested families over a day reads the minutes of 144 blocks, and a dashboard reads it
  * again at each refresh: decoding them (reading their bytes, zstd, JSON) was most of its CPU.
  * Bounded by their JSON text: decoded, they take about 3.7 times its length on the heap (11.6 KB
- * for a block of the real sample's 3.1 KB), so 1 MiB of text is about 4 MB, two devices' days of
- * the real sample, half a day of a large server's.
+ * for a block of the real sample's 3.1 KB), so 2 MiB of text is about 8 MB: a month's chart (a
+ * block for each of its 360 slots) or four days' of the real sample, a day of a large server's.
  */
-export const MINUTES_KEPT_TEXT = 1 << 20
+export const MINUTES_KEPT_TEXT = 2 << 20
 
 /**
  * `key`: what names the bytes (a block's device, start and place in its file: bytes at a place
