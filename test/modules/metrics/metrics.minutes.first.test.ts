@@ -1,18 +1,23 @@
 import { describe, expect, test } from 'bun:test'
 import { firstMinutes, type BlockMinutes, type MinuteEntry, type NestedMinutes } from '../../../src/modules/metrics/metrics.minutes'
+import { seeded } from './sample-bodies'
 
 const MIN = 60_000
 const BLOCK = 10 * MIN
 const T0 = Date.UTC(2026, 0, 1)
 
-/** A small seeded generator (mulberry32), so a failure names an input that reproduces. */
-function seeded(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+/** A block of these minutes that counts how often it is decoded. */
+function counted(start: number, minutes: NestedMinutes) {
+  const block = {
+    start,
+    end: start + BLOCK,
+    decodes: 0,
+    minutes() {
+      block.decodes++
+      return minutes
+    },
   }
+  return block
 }
 
 /**
@@ -20,7 +25,7 @@ function seeded(seed: number) {
  * inside blocks, and minutes of only one kind; each block counts its decodes.
  */
 function device(r: () => number, count: number) {
-  const blocks: (BlockMinutes & { decodes: number })[] = []
+  const blocks: ReturnType<typeof counted>[] = []
   for (let k = 0; k < count; k++) {
     if (r() < 0.2) continue
     const start = T0 + k * BLOCK
@@ -30,16 +35,7 @@ function device(r: () => number, count: number) {
       if (r() < 0.7) minutes.kinds.hardware.push({ ts, families: [[0, k * 10 + m]] })
       if (r() < 0.5) minutes.kinds.network.push({ ts: ts + 1, families: [[0, -m]] })
     }
-    const block = {
-      start,
-      end: start + BLOCK,
-      decodes: 0,
-      minutes() {
-        block.decodes++
-        return minutes
-      },
-    }
-    blocks.push(block)
+    blocks.push(counted(start, minutes))
   }
   return blocks
 }
@@ -56,7 +52,8 @@ function reference(blocks: BlockMinutes[], kind: 'hardware' | 'network', lo: num
 
 describe('the first minute of each slot from blocks decoded when reached (metrics.minutes.ts)', () => {
   test('gives what every block decoded gave, for slots shorter and longer than a block, across gaps', () => {
-    const r = seeded(20261128)
+    const rng = seeded(20261128)
+    const r = () => rng.next()
     for (let round = 0; round < 300; round++) {
       const blocks = device(r, 1 + Math.floor(r() * 60))
       const kind = r() < 0.5 ? 'hardware' : 'network'
@@ -80,20 +77,8 @@ describe('the first minute of each slot from blocks decoded when reached (metric
     // a day of blocks, each with a hardware minute every minute: the block holding a slot's start has its minute
     const blocks = Array.from({ length: 144 }, (_, k) => {
       const start = T0 + k * BLOCK
-      const minutes: NestedMinutes = {
-        names: [],
-        kinds: { hardware: Array.from({ length: 10 }, (_, m) => ({ ts: start + m * MIN, families: [] })), network: [] },
-      }
-      const block = {
-        start,
-        end: start + BLOCK,
-        decodes: 0,
-        minutes() {
-          block.decodes++
-          return minutes
-        },
-      }
-      return block
+      const hardware = Array.from({ length: 10 }, (_, m) => ({ ts: start + m * MIN, families: [] }))
+      return counted(start, { names: [], kinds: { hardware, network: [] } })
     })
     const first = firstMinutes(blocks, 'hardware')
     // a day in slots of an hour: 24 of the 144 blocks
