@@ -5,8 +5,9 @@ import { minutesText, type NestedMinutes } from './metrics.minutes'
  * chart of nested families over a day reads the minutes of 144 blocks, and a dashboard reads it
  * again at each refresh: decoding them (reading their bytes, zstd, JSON) was most of its CPU.
  * Bounded by their JSON text: decoded, they take about 3.7 times its length on the heap (11.6 KB
- * for a block of the real sample's 3.1 KB), so 2 MiB of text is about 8 MB: a month's chart (a
- * block for each of its 360 slots) or four days' of the real sample, a day of a large server's.
+ * for a block of the real sample's 3.1 KB), so 2 MiB of text is about 8 MB: a week's chart (the
+ * 288 blocks its slots reach) or four days of the real sample, a day of a large server's. A
+ * month's chart reaches 720 blocks, more than that: each of its reads decodes them again.
  */
 export const MINUTES_KEPT_TEXT = 2 << 20
 

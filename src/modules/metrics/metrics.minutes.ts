@@ -86,7 +86,7 @@ export interface BlockMinutes {
  * The first minute of `kind` in each slot [lo, hi) asked for, slots in time order, over blocks in
  * time order: what the first sample of each slot gives (metrics.series.ts). Only the block holding
  * `lo` is decoded, and the ones after it only while the slot reaches into them and no minute of it
- * came yet, so a chart of a month with a slot every two hours decodes one block in twelve.
+ * came yet, so a chart of a month, a slot an hour, decodes one block in six.
  */
 export function firstMinutes(blocks: BlockMinutes[], kind: MetricKind) {
   let b = 0
