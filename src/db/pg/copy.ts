@@ -3,6 +3,7 @@ import type { SQL } from 'bun'
 import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { sqliteTables } from './schema'
 import { PG_ONLY_METRICS, SQLITE_ONLY_METRICS, checksumSamples, copySamples, minuteRows } from './copy.samples'
+import { PARTITIONS_LOCK } from './metrics.partitions'
 import { CopyValueError, canonical, canonicalSql, type PgValue, RowChecksum, toPgValue, type TwinType, twinType } from './copy.values'
 
 /**
@@ -148,6 +149,9 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, plan: Cop
     const target = [...plan.map((p) => p.name), ...(samples ? PG_ONLY_METRICS : [])]
     return await sql.begin(async (tx) => {
       const t = tx as unknown as SQL
+      // first the lock a hub's making of day partitions takes: a partition made meanwhile locks the
+      // parent and the tables its keys point at in another order than the LOCK below (a deadlock)
+      await t`SELECT pg_advisory_xact_lock(${PARTITIONS_LOCK})`
       // no one else writes to the twins until this commits: the emptiness seen below holds for the copy
       await t.unsafe(`LOCK TABLE ${target.map(quote).join(', ')} IN EXCLUSIVE MODE`)
       const full = await tablesWithRows(t, target)

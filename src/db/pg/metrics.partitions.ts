@@ -50,10 +50,12 @@ export const dayOf = (ts: number) => Math.floor(ts / DAY_MS) * DAY_MS
 const partitionName = (day: number) => `${RECORDS}_${new Date(day).toISOString().slice(0, 10).replaceAll('-', '')}`
 
 /**
- * Serialises the DDL of hubs starting together (CREATE TABLE IF NOT EXISTS races on the catalogue).
- * An advisory lock id of its own: 'vigil metric partitions'.
+ * Serialises the DDL of hubs starting together (CREATE TABLE IF NOT EXISTS races on the catalogue),
+ * and a copy into the database with it (copy.ts). An advisory lock id of its own: 'vigil metric
+ * partitions'.
  */
-const LOCK = 0x766d7061
+export const PARTITIONS_LOCK = 0x766d7061
+const LOCK = PARTITIONS_LOCK
 
 /**
  * Makes the parent tables, when missing, and the partitions of [now - DAYS_BEHIND, now + DAYS_AHEAD]
