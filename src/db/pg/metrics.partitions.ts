@@ -55,7 +55,6 @@ const partitionName = (day: number) => `${RECORDS}_${new Date(day).toISOString()
  * partitions'.
  */
 export const PARTITIONS_LOCK = 0x766d7061
-const LOCK = PARTITIONS_LOCK
 
 /**
  * Makes the parent tables, when missing, and the partitions of [now - DAYS_BEHIND, now + DAYS_AHEAD]
@@ -63,7 +62,7 @@ const LOCK = PARTITIONS_LOCK
  */
 export async function ensureMetricTables(sql: SQL, now: number, keepFrom = Number.NEGATIVE_INFINITY): Promise<string[]> {
   return sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${LOCK})`
+    await tx`SELECT pg_advisory_xact_lock(${PARTITIONS_LOCK})`
     await tx.unsafe(`CREATE SEQUENCE IF NOT EXISTS ${RECORDS}_id_seq`)
     await tx.unsafe(PARENT)
     await tx.unsafe(REF_TABLE)
@@ -99,14 +98,14 @@ export function metricTables(sql: SQL, now: () => number = Date.now): Promise<vo
 /** Makes one day's partition when missing (a sample of a day the job did not make ahead: a replay). */
 export async function ensureMetricDay(sql: SQL, day: number): Promise<void> {
   await sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${LOCK})`
+    await tx`SELECT pg_advisory_xact_lock(${PARTITIONS_LOCK})`
     await tx.unsafe(`CREATE TABLE IF NOT EXISTS ${partitionName(day)} PARTITION OF ${RECORDS} FOR VALUES FROM (${day}) TO (${day + DAY_MS})`)
   })
 }
 
 /** Makes one day's partition inside the caller's transaction (vigil copy: samples of any day, in its one transaction). */
 export async function ensureMetricDayIn(tx: SQL, day: number): Promise<void> {
-  await tx`SELECT pg_advisory_xact_lock(${LOCK})`
+  await tx`SELECT pg_advisory_xact_lock(${PARTITIONS_LOCK})`
   await tx.unsafe(`CREATE TABLE IF NOT EXISTS ${partitionName(day)} PARTITION OF ${RECORDS} FOR VALUES FROM (${day}) TO (${day + DAY_MS})`)
 }
 
@@ -130,7 +129,7 @@ export async function partitionDays(sql: SQL): Promise<number[]> {
  */
 export async function dropMetricDaysBefore(sql: SQL, cutoff: number): Promise<number[]> {
   return sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${LOCK})`
+    await tx`SELECT pg_advisory_xact_lock(${PARTITIONS_LOCK})`
     const dropped: number[] = []
     for (const day of await partitionDays(tx as unknown as SQL)) {
       if (day + DAY_MS > cutoff) continue

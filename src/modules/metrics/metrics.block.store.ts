@@ -254,8 +254,6 @@ function build(sqlite: Database) {
     wipe: () => bytes.wipe(),
     /** at start: what a crash or a delete left in the files (bytes of a sealing that did not commit, a wipe not done) */
     sweep: () => bytes.sweep(),
-    /** where the nested minutes kept beside a device's blocks starting in [from, to) are, in time order (metrics.minutes.ts) */
-    nestedRange: (seq: number, from: number, to: number) => bytes.nestedRange(seq, from, to),
     /** the nested minutes of a device's blocks starting in [from, to), in time order, each decoded when asked for; shared answers (metrics.minutes.kept.ts) */
     nestedMinutes: (seq: number, from: number, to: number): BlockMinutes[] =>
       bytes.nestedRange(seq, from, to).map((m) => ({

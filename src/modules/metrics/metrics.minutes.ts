@@ -72,8 +72,6 @@ export const encodeMinutes = (m: NestedMinutes): Uint8Array => zstdCompressSync(
 /** The JSON text of encoded minutes: Bun's zstd in one native call (node:zlib's builds a stream for each, twice the call's time for a block's minutes). */
 export const minutesText = (data: Uint8Array): string => Bun.zstdDecompressSync(data).toString()
 
-export const decodeMinutes = (data: Uint8Array): NestedMinutes => JSON.parse(minutesText(data)) as NestedMinutes
-
 /** One block's minutes, decoded only when asked for (a chart over a long range needs one block in a few). */
 export interface BlockMinutes {
   start: number

@@ -106,14 +106,6 @@ export function toSampleRow(kind: MetricKind, body: Record<string, unknown>, ts:
   return { kind, ts, values, rest: rest ? JSON.stringify(rest) : null, stamped }
 }
 
-/** A stored row back into the record shape: hot columns, then the rest as sent. */
-export function toRecord(kind: MetricKind, row: Record<string, unknown>, deviceId: string): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: row.id, device_id: deviceId, recorded_at: new Date(row.ts as number).toISOString() }
-  for (const f of FIELDS[kind]) out[f.name] = row[f.name] ?? null
-  if (typeof row.rest === 'string') Object.assign(out, JSON.parse(row.rest))
-  return out
-}
-
 /** A stored row as an object (the latest read's form) as the values writePage takes: [id, ts, ...hot, rest]. */
 export function rowValues(kind: MetricKind, row: Record<string, unknown>): unknown[] {
   const out: unknown[] = [row.id, row.ts]
@@ -139,9 +131,9 @@ export interface RestWriter {
 }
 
 /**
- * Writes the JSON of `toRecord` for a whole page of `page.values()` rows ([id, ts, ...hot, rest]),
- * joined with commas: the stored rest is spliced in, never parsed and re-encoded, and nothing
- * is built per row. A rest is JSON text, its UTF-8 bytes, null, or a RestWriter that writes it.
+ * Writes the records of a whole page of `page.values()` rows ([id, ts, ...hot, rest]), joined with
+ * commas: per row its id, device_id, recorded_at and hot columns, then the rest as sent. The stored
+ * rest is spliced in, never parsed and re-encoded, and nothing is built per row. A rest is JSON text, its UTF-8 bytes, null, or a RestWriter that writes it.
  */
 export function writePage(out: JsonBytes, kind: MetricKind, rows: unknown[][], deviceId: string): JsonBytes {
   const keys = HOT_KEYS[kind]

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { createBlockStore } from '../../../src/modules/metrics/metrics.block.store'
-import { decodeMinutes, encodeMinutes, type NestedMinutes } from '../../../src/modules/metrics/metrics.minutes'
+import { encodeMinutes, type NestedMinutes } from '../../../src/modules/metrics/metrics.minutes'
 import { keptMinutes } from '../../../src/modules/metrics/metrics.minutes.kept'
 import { testApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
@@ -24,7 +24,7 @@ describe('nested minutes kept decoded between reads (metrics.minutes.kept.ts)', 
     const kept = keptMinutes()
     const m = someMinutes(1)
     const bytes = encodeMinutes(m)
-    expect(decodeMinutes(bytes)).toEqual(m)
+    expect(keptMinutes().get(null, () => bytes)).toEqual(m)
     let loads = 0
     const load = () => {
       loads++

@@ -33,7 +33,7 @@ test('the first sealing run after a start drops the blocks an interrupted prunin
   const sql = t.db.sqlite
   const count = (q: string) => sql.query<{ n: number }, []>(q).get()!.n
   expect(count('SELECT count(*) AS n FROM metric_block_index')).toBe(24)
-  const nested = (seq: number) => createBlockStore(sql).nestedRange(seq, 0, T0 + 4 * HOUR).length
+  const nested = (seq: number) => createBlockStore(sql).nestedMinutes(seq, 0, T0 + 4 * HOUR).length
 
   // the first device's first hour of rows deleted, its blocks not (the kill landed in between)
   const [first, second] = sql

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { FIELDS, type MetricKind } from '../../../src/modules/metrics/metrics.fields'
 import { JsonBytes } from '../../../src/lib/json-bytes'
-import { diskUsedPercent, hotRecord, hotValues, toRecord, toSampleRow, writePage } from '../../../src/modules/metrics/metrics.rows'
+import { diskUsedPercent, hotRecord, hotValues, toSampleRow, writePage } from '../../../src/modules/metrics/metrics.rows'
+import { toRecord } from './record-shape'
 import { randomPart, seeded } from './sample-bodies'
 
 describe('writePage', () => {
