@@ -1,3 +1,4 @@
+import { ByteReader, ByteWriter, shuffle } from '../../lib/byte-codec'
 import type { JsonBytes } from '../../lib/json-bytes'
 import type { MetricKind } from './metrics.fields'
 import { countSlots, splitNumbers, templateText, type TemplateText } from './metrics.templates'
@@ -30,74 +31,6 @@ const ZSTD_LEVEL = 9
 const KIND_CODE: Record<MetricKind, number> = { hardware: 1, network: 2 }
 const CODE_KIND: Record<number, MetricKind> = { 1: 'hardware', 2: 'network' }
 
-const utf8 = new TextEncoder()
-const fromUtf8 = new TextDecoder()
-
-/** A growable byte buffer with LEB128 varints. */
-class Out {
-  buf = new Uint8Array(4096)
-  len = 0
-  private room(n: number) {
-    if (this.len + n <= this.buf.length) return
-    let size = this.buf.length * 2
-    while (size < this.len + n) size *= 2
-    const next = new Uint8Array(size)
-    next.set(this.buf.subarray(0, this.len))
-    this.buf = next
-  }
-  byte(b: number) {
-    this.room(1)
-    this.buf[this.len++] = b
-  }
-  varint(n: number) {
-    // ids and counts are non-negative safe integers: divide rather than shift (no 32-bit wrap)
-    this.room(8)
-    while (n >= 0x80) {
-      this.buf[this.len++] = (n % 0x80) | 0x80
-      n = Math.floor(n / 0x80)
-    }
-    this.buf[this.len++] = n
-  }
-  bytes(b: Uint8Array) {
-    this.room(b.length)
-    this.buf.set(b, this.len)
-    this.len += b.length
-  }
-  string(s: string) {
-    const b = utf8.encode(s)
-    this.varint(b.length)
-    this.bytes(b)
-  }
-}
-
-class In {
-  pos = 0
-  constructor(readonly buf: Uint8Array) {}
-  byte() {
-    if (this.pos >= this.buf.length) throw new Error('metric block truncated')
-    return this.buf[this.pos++]!
-  }
-  varint() {
-    let n = 0
-    let mul = 1
-    for (;;) {
-      const b = this.byte()
-      n += (b & 0x7f) * mul
-      if (b < 0x80) return n
-      mul *= 0x80
-    }
-  }
-  bytes(n: number) {
-    if (this.pos + n > this.buf.length) throw new Error('metric block truncated')
-    const b = this.buf.subarray(this.pos, this.pos + n)
-    this.pos += n
-    return b
-  }
-  string() {
-    return fromUtf8.decode(this.bytes(this.varint()))
-  }
-}
-
 /** Encodes a block's entries (any order; kept in id order). */
 export function encodeBlock(entries: BlockEntry[]): Uint8Array {
   const sorted = [...entries].sort((a, b) => a.id - b.id || KIND_CODE[a.kind] - KIND_CODE[b.kind])
@@ -106,7 +39,7 @@ export function encodeBlock(entries: BlockEntry[]): Uint8Array {
   return Bun.zstdCompressSync(encodeVerbatim(sorted), { level: ZSTD_LEVEL })
 }
 
-function writeHeader(out: Out, format: number, sorted: BlockEntry[]) {
+function writeHeader(out: ByteWriter, format: number, sorted: BlockEntry[]) {
   out.byte(format)
   out.varint(sorted.length)
   let prev = 0
@@ -118,10 +51,10 @@ function writeHeader(out: Out, format: number, sorted: BlockEntry[]) {
 }
 
 function encodeVerbatim(sorted: BlockEntry[]): Uint8Array {
-  const out = new Out()
+  const out = new ByteWriter()
   writeHeader(out, FORMAT_VERBATIM, sorted)
   for (const e of sorted) out.string(e.text)
-  return out.buf.slice(0, out.len)
+  return out.done()
 }
 
 function encodeTemplates(sorted: BlockEntry[]): Uint8Array {
@@ -135,7 +68,7 @@ function encodeTemplates(sorted: BlockEntry[]): Uint8Array {
     which.push(t)
     total += s.numbers.length
   }
-  const out = new Out()
+  const out = new ByteWriter()
   writeHeader(out, FORMAT_TEMPLATES, sorted)
   out.varint(templates.size)
   for (const t of templates.keys()) out.string(t)
@@ -181,15 +114,7 @@ function encodeTemplates(sorted: BlockEntry[]): Uint8Array {
     last = x
   }
   out.bytes(shuffle(new Uint8Array(coded.buffer)))
-  return out.buf.slice(0, out.len)
-}
-
-/** Byte planes: every number's byte 0, then every byte 1, ... (the XORs' zero bytes line up for zstd). */
-function shuffle(bytes: Uint8Array): Uint8Array {
-  const n = bytes.length / 8
-  const out = new Uint8Array(bytes.length)
-  for (let i = 0; i < n; i++) for (let b = 0; b < 8; b++) out[b * n + i] = bytes[i * 8 + b]!
-  return out
+  return out.done()
 }
 
 /** A decoded block: the texts are built only for the entries asked for. */
@@ -211,7 +136,7 @@ export function decodeBlock(data: Uint8Array): DecodedBlock {
 }
 
 function decodePayload(plain: Uint8Array): DecodedBlock {
-  const r = new In(plain)
+  const r = new ByteReader(plain, 'metric block')
   const format = r.byte()
   const n = r.varint()
   const ids = new Array<number>(n)
@@ -261,7 +186,7 @@ interface EntryTexts {
  * with the chain of entries they are coded against (the earlier ones of its template and kind),
  * each entry once, into one array for the block (no array per entry).
  */
-function templatedTexts(r: In, n: number, codes: Uint8Array): EntryTexts {
+function templatedTexts(r: ByteReader, n: number, codes: Uint8Array): EntryTexts {
   const templates = Array.from({ length: r.varint() }, () => r.string())
   const slots = templates.map(countSlots)
   const which = new Uint32Array(n)
