@@ -50,6 +50,8 @@
  * baseline (scripts/bench/run-ingest-real.ts); not part of the full run.
  * `--ratelimit-only` runs the shared rate limit's figures (scripts/bench/run-ratelimit.ts: a take in memory, Redis and
  * PostgreSQL, and ingest with the Redis limiter beside the memory one); not part of the full run.
+ * `--charts-only [--days N] [--again N] [--data <dir>]` runs the charts of nested families over a day, a week and a month
+ *   in process on a device seeded with the real sample (scripts/bench/charts-nested.ts): CPU read again and opened first.
  * `--ingest-only` runs step 2-3 alone (with the kill -9 check), for before/after comparisons of the hot path.
  * `--browser-only` runs the portal's figures in chromium (scripts/bench/browser.ts: a dashboard of 200
  * devices to first content and to its cards, a 30-day device page from its data to every chart drawn).
@@ -156,6 +158,14 @@ if (args.has('--pg-metrics-only')) {
     stdout: 'inherit',
     stderr: 'inherit',
   })
+  rmSync(tmp, { recursive: true, force: true })
+  process.exit(run.exitCode ?? 1)
+}
+
+if (args.has('--charts-only')) {
+  // in process on a database it seeds (the real sample from dist/vigil when built): no server of ours
+  const rest = process.argv.slice(2).filter((a) => a !== '--charts-only')
+  const run = Bun.spawnSync([process.execPath, join(root, 'scripts/bench/charts-nested.ts'), ...rest], { stdout: 'inherit', stderr: 'inherit' })
   rmSync(tmp, { recursive: true, force: true })
   process.exit(run.exitCode ?? 1)
 }

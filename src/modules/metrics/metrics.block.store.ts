@@ -5,7 +5,8 @@ import { openBlockLog } from './metrics.block.log'
 import { KIND_BIT, MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
 import { createHotStore } from './metrics.hot.store'
 import { HOT_BIT, RAW_MAIN } from './metrics.hot.rows'
-import { encodeMinutes, nestedMinutes, type BlockMinutes } from './metrics.minutes'
+import { nestedMinutes, type BlockMinutes } from './metrics.minutes'
+import { encodeMinutes } from './metrics.minutes.codec'
 import { keptMinutes } from './metrics.minutes.kept'
 
 /**

@@ -1,5 +1,5 @@
-import { zstdCompressSync } from 'node:zlib'
 import { KIND_BIT, MINUTE_MS, type MetricKind } from './metrics.fields'
+import type { KindMinutes, NestedMinutes, PackedMinutes } from './metrics.minutes.codec'
 import { NESTED_FAMILIES, extractFamily } from './metrics.nested'
 
 /**
@@ -12,17 +12,6 @@ import { NESTED_FAMILIES, extractFamily } from './metrics.nested'
  * expands into, in the order extractFamily emits them (a chart tracks series in that order).
  * Feeding those to a chart gives the very answer the sample's text gives.
  */
-
-/** One minute's first sample of a kind: its time and, per family (NESTED_FAMILIES order), its series as [name index, value] pairs, null when absent. */
-export interface MinuteEntry {
-  ts: number
-  families: (number[] | null)[]
-}
-
-export interface NestedMinutes {
-  names: string[]
-  kinds: Record<MetricKind, MinuteEntry[]>
-}
 
 /** A sealed sample as the block sees it. */
 export interface MinuteSample {
@@ -66,18 +55,12 @@ export function nestedMinutes(samples: MinuteSample[]): NestedMinutes {
   return out
 }
 
-/** JSON prints a double as the shortest text that parses back to it: the values come back exact. */
-export const encodeMinutes = (m: NestedMinutes): Uint8Array => zstdCompressSync(JSON.stringify(m))
-
-/** The JSON text of encoded minutes: Bun's zstd in one native call (node:zlib's builds a stream for each, twice the call's time for a block's minutes). */
-export const minutesText = (data: Uint8Array): string => Bun.zstdDecompressSync(data).toString()
-
 /** One block's minutes, decoded only when asked for (a chart over a long range needs one block in a few). */
 export interface BlockMinutes {
   start: number
   /** the block's end: each of its minutes is before it */
   end: number
-  minutes(): NestedMinutes
+  minutes(): PackedMinutes
 }
 
 /**
@@ -89,23 +72,24 @@ export interface BlockMinutes {
 export function firstMinutes(blocks: BlockMinutes[], kind: MetricKind) {
   let b = 0
   let e = 0
-  let entries: MinuteEntry[] | null = null
+  let minutes: KindMinutes | null = null
   let names: string[] = []
-  return (lo: number, hi: number): { entry: MinuteEntry; names: string[] } | undefined => {
+  return (lo: number, hi: number): { minutes: KindMinutes; e: number; names: string[] } | undefined => {
     while (b < blocks.length && blocks[b]!.start < hi) {
       const block = blocks[b]!
       if (block.end > lo) {
-        if (!entries) {
+        if (!minutes) {
           const m = block.minutes()
-          entries = m.kinds[kind]
+          minutes = m.kinds[kind]
           names = m.names
           e = 0
         }
-        while (e < entries.length && entries[e]!.ts < lo) e++
-        if (e < entries.length) return entries[e]!.ts < hi ? { entry: entries[e]!, names } : undefined
+        const ts = minutes.ts
+        while (e < ts.length && ts[e]! < lo) e++
+        if (e < ts.length) return ts[e]! < hi ? { minutes, e, names } : undefined
       }
       b++
-      entries = null
+      minutes = null
     }
     return undefined
   }

@@ -15,7 +15,8 @@ import {
 } from './metrics.buckets'
 import { FIELDS, HOUR_MS, LEVEL, MINUTE_MS, levelName, TIERS, type MetricKind } from './metrics.fields'
 import { extractFamily, MAX_KEYS_PER_FAMILY, NESTED_FAMILIES } from './metrics.nested'
-import { firstMinutes, type MinuteEntry } from './metrics.minutes'
+import { firstMinutes } from './metrics.minutes'
+import type { KindMinutes } from './metrics.minutes.codec'
 import type { SeriesQuery, SeriesResponse } from './metrics.series.model'
 import { dueUntil, tierTail } from './metrics.rollup.tail'
 import type { SeriesReads } from './metrics.series.reads'
@@ -144,12 +145,14 @@ function nestedFeeder(b: SeriesBuilder, families: string[]) {
       }
     },
     /** `at`: each requested family's place in NESTED_FAMILIES (the minute's order) */
-    minute(entry: MinuteEntry, names: string[], at: number[]) {
+    /** minute `e` of a block's `minutes` */
+    minute(minutes: KindMinutes, e: number, names: string[], at: number[]) {
       for (let f = 0; f < families.length; f++) {
-        const pairs = entry.families[at[f]!]
-        if (!pairs) continue
+        // a family added after the block was sealed: none of its series there
+        if (at[f]! >= minutes.families) continue
+        const i = e * minutes.families + at[f]!
         family = families[f]!
-        for (let k = 0; k < pairs.length; k += 2) emit(names[pairs[k]!]!, pairs[k + 1]!)
+        for (let k = minutes.at[i]!; k < minutes.at[i + 1]!; k++) emit(names[minutes.name[k]!]!, minutes.value[k]!)
       }
     },
   }
@@ -280,8 +283,8 @@ async function nestedBuckets(
     if (first && hi <= sealedUntil && lo % MINUTE_MS === 0) {
       const found = first(lo, hi)
       if (found) {
-        b.at(found.entry.ts)
-        feed.minute(found.entry, found.names, at)
+        b.at(found.minutes.ts[found.e]!)
+        feed.minute(found.minutes, found.e, found.names, at)
       }
       continue
     }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { firstMinutes, type BlockMinutes, type MinuteEntry, type NestedMinutes } from '../../../src/modules/metrics/metrics.minutes'
+import { firstMinutes } from '../../../src/modules/metrics/metrics.minutes'
+import { packMinutes, type KindMinutes, type NestedMinutes } from '../../../src/modules/metrics/metrics.minutes.codec'
 import { seeded } from './sample-bodies'
 
 const MIN = 60_000
@@ -7,17 +8,27 @@ const BLOCK = 10 * MIN
 const T0 = Date.UTC(2026, 0, 1)
 
 /** A block of these minutes that counts how often it is decoded. */
-function counted(start: number, minutes: NestedMinutes) {
+function counted(start: number, built: NestedMinutes) {
+  const packed = packMinutes(built)
   const block = {
     start,
     end: start + BLOCK,
+    built,
     decodes: 0,
     minutes() {
       block.decodes++
-      return minutes
+      return packed
     },
   }
   return block
+}
+
+/** A minute found, as a chart takes it: its time, and its first family's series by name. */
+const taken = (found: { minutes: KindMinutes; e: number; names: string[] } | undefined) => {
+  if (!found) return null
+  const { minutes: m, e, names } = found
+  const i = e * m.families
+  return { ts: m.ts[e], series: Array.from(m.name.subarray(m.at[i], m.at[i + 1]), (n, k) => [names[n], m.value[m.at[i]! + k]]) }
 }
 
 /**
@@ -40,14 +51,13 @@ function device(r: () => number, count: number) {
   return blocks
 }
 
-/** What the chart took before: every block's minutes decoded and laid end to end, the first at or after `lo` taken. */
-function reference(blocks: BlockMinutes[], kind: 'hardware' | 'network', lo: number, hi: number): { entry: MinuteEntry; names: string[] } | undefined {
-  const all = blocks.flatMap((b) => {
-    const m = b.minutes()
-    return m.kinds[kind].map((entry) => ({ entry, names: m.names }))
-  })
+/** What the chart took before: every block's minutes laid end to end, as sealed, the first at or after `lo` taken. */
+function reference(blocks: ReturnType<typeof counted>[], kind: 'hardware' | 'network', lo: number, hi: number) {
+  const all = blocks.flatMap((b) => b.built.kinds[kind].map((entry) => ({ entry, names: b.built.names })))
   const first = all.find((x) => x.entry.ts >= lo)
-  return first && first.entry.ts < hi ? first : undefined
+  if (!first || first.entry.ts >= hi) return null
+  const pairs = first.entry.families[0] ?? []
+  return { ts: first.entry.ts, series: pairs.flatMap((n, k) => (k % 2 ? [] : [[first.names[n], pairs[k + 1]]])) }
 }
 
 describe('the first minute of each slot from blocks decoded when reached (metrics.minutes.ts)', () => {
@@ -66,8 +76,8 @@ describe('the first minute of each slot from blocks decoded when reached (metric
       const want: string[] = []
       for (let s = from; s < to; s += slot) {
         const hi = Math.min(s + slot, to)
-        reads.push(JSON.stringify(first(s, hi) ?? null))
-        want.push(JSON.stringify(reference(blocks, kind, s, hi) ?? null))
+        reads.push(JSON.stringify(taken(first(s, hi))))
+        want.push(JSON.stringify(reference(blocks, kind, s, hi)))
       }
       expect(reads).toEqual(want)
     }

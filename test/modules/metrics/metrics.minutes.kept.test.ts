@@ -1,6 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { createBlockStore } from '../../../src/modules/metrics/metrics.block.store'
-import { encodeMinutes, type NestedMinutes } from '../../../src/modules/metrics/metrics.minutes'
+import {
+  decodeMinutes,
+  encodeMinutes,
+  minutesHeapBytes,
+  packMinutes,
+  type NestedMinutes,
+  type PackedMinutes,
+} from '../../../src/modules/metrics/metrics.minutes.codec'
 import { keptMinutes } from '../../../src/modules/metrics/metrics.minutes.kept'
 import { testApp } from '../../helpers/app'
 import { tenantWithDevices } from '../../helpers/metrics'
@@ -24,27 +31,27 @@ describe('nested minutes kept decoded between reads (metrics.minutes.kept.ts)', 
     const kept = keptMinutes()
     const m = someMinutes(1)
     const bytes = encodeMinutes(m)
-    expect(keptMinutes().get(null, () => bytes)).toEqual(m)
+    expect(keptMinutes().get(null, () => bytes)).toEqual(packMinutes(m))
     let loads = 0
     const load = () => {
       loads++
       return bytes
     }
     const first = kept.get('1:0:5:0', load)
-    expect(first).toEqual(m)
+    expect(first).toEqual(packMinutes(m))
     expect(kept.get('1:0:5:0', load)).toBe(first)
     expect(loads).toBe(1)
     // a BLOB of an earlier release: read and decoded each time
     kept.get(null, load)
     kept.get(null, load)
     expect(loads).toBe(3)
-    expect(kept.stats()).toEqual({ decodes: 3, kept: 1, text: JSON.stringify(m).length })
+    expect(kept.stats()).toEqual({ decodes: 3, kept: 1, bytes: minutesHeapBytes(first) })
   })
 
-  test('at most `maxText` of their JSON kept, the one used longest ago dropped first', () => {
+  test('at most `maxBytes` of heap kept, the one used longest ago dropped first', () => {
     const minutes = [0, 1, 2].map((i) => someMinutes(i))
     const bytes = minutes.map(encodeMinutes)
-    const size = Math.max(...minutes.map((m) => JSON.stringify(m).length))
+    const size = Math.max(...bytes.map((b) => minutesHeapBytes(decodeMinutes(b))))
     // room for two
     const kept = keptMinutes(2 * size + 1)
     const get = (i: number) => kept.get(`k${i}`, () => bytes[i]!)
@@ -53,7 +60,7 @@ describe('nested minutes kept decoded between reads (metrics.minutes.kept.ts)', 
     get(0) // used again: 1 is now the oldest
     get(2)
     expect(kept.stats()).toMatchObject({ decodes: 3, kept: 2 })
-    expect(kept.stats().text).toBeLessThanOrEqual(2 * size + 1)
+    expect(kept.stats().bytes).toBeLessThanOrEqual(2 * size + 1)
     get(0)
     expect(kept.stats().decodes).toBe(3)
     get(1)
@@ -61,7 +68,7 @@ describe('nested minutes kept decoded between reads (metrics.minutes.kept.ts)', 
     // minutes larger than the whole room are answered, never kept
     const small = keptMinutes(10)
     small.get('big', () => bytes[0]!)
-    expect(small.stats()).toEqual({ decodes: 1, kept: 0, text: 0 })
+    expect(small.stats()).toEqual({ decodes: 1, kept: 0, bytes: 0 })
   })
 
   test('a hub reads a block’s minutes once; a block sealed again with a late sample is read afresh, with it', async () => {
@@ -90,7 +97,7 @@ describe('nested minutes kept decoded between reads (metrics.minutes.kept.ts)', 
     expect(again).toEqual(first)
     for (const [i, m] of again.entries()) expect(m).toBe(first[i]!)
     expect(decodes()).toBe(d0 + 10)
-    const minute12 = (m: NestedMinutes[]) => m[1]!.kinds.hardware.find((e) => Math.floor(e.ts / MIN) === Math.floor(late / MIN))!.ts
+    const minute12 = (m: PackedMinutes[]) => m[1]!.kinds.hardware.ts.find((ts) => Math.floor(ts / MIN) === Math.floor(late / MIN))!
     expect(minute12(first)).toBe(late + 10_000)
     // the late sample seals its block again, in another place: that block is read afresh
     const body = { recorded_at: new Date(late).toISOString(), hardware: hardwareSample(7), network: networkSample(1) }
