@@ -22,6 +22,7 @@ import m19 from '../../migrations/0019_metric_read_indexes.sql' with { type: 'te
 import m20 from '../../migrations/0020_metric_block_files.sql' with { type: 'text' }
 import m21 from '../../migrations/0021_device_seen.sql' with { type: 'text' }
 import m22 from '../../migrations/0022_metric_minutes_packed.sql' with { type: 'text' }
+import m23 from '../../migrations/0023_nested_minutes_columns.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -52,4 +53,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0020_metric_block_files', sql: m20 },
   { tag: '0021_device_seen', sql: m21 },
   { tag: '0022_metric_minutes_packed', sql: m22 },
+  { tag: '0023_nested_minutes_columns', sql: m23 },
 ]
