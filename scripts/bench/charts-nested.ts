@@ -5,7 +5,8 @@
  * every 10 s for `--days` and sealed as a running hub seals it (scripts/bench/seed.ts). For each
  * range: the CPU of the newest range read again (median of `--again` after as many warm-up
  * reads), as a dashboard refreshes it, and of older ranges each read once (their blocks' minutes
- * decoded for the first time), the blocks' minutes decoded for each, and the heap after. Run it in two trees, one after
+ * decoded for the first time), the blocks' minutes decoded for each, and the heap after; then a
+ * day's chart of a second device that has sent four hours, read again. Run it in two trees, one after
  * the other, to compare builds: each seeds with its own code, so each reads the minutes in the
  * form it stores them. `--data` keeps the seeded database for the next run of the same tree.
  */
@@ -29,20 +30,24 @@ const opt = (name: string) => {
 const DAYS = Number(opt('--days') ?? 30)
 const AGAIN = Number(opt('--again') ?? 20)
 const kept = opt('--data')
+const YOUNG_HOURS = 4
 const dir = kept ?? mkdtempSync(join(tmpdir(), 'vigil-charts-'))
 const file = join(dir, 'vigil.db')
 const marker = join(dir, 'charts-nested.json')
 
-let world: { end: number; userId: string; clientId: string; deviceId: string; seq: number }
+let world: { end: number; userId: string; clientId: string; deviceId: string; seq: number; youngId: string }
 if (existsSync(marker)) world = await Bun.file(marker).json()
 else {
   const db = freshDb(dir)
   const end = Date.now()
-  const [tenant] = seedAccounts(db.sqlite, { tenants: 1, keysPerTenant: 1, maxDevices: 1, devicesPerTenant: 1, now: end })
+  const [tenant] = seedAccounts(db.sqlite, { tenants: 1, keysPerTenant: 1, maxDevices: 2, devicesPerTenant: 2, now: end })
+  const [device, young] = tenant!.devices
   const t0 = performance.now()
-  await seedSamples(db.sqlite, [tenant!.devices[0]!.seq], DAYS * 8_640, end)
-  console.log(`seeded ${DAYS} days of one device in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
-  world = { end, userId: tenant!.userId, clientId: tenant!.clientId, deviceId: tenant!.devices[0]!.id, seq: tenant!.devices[0]!.seq }
+  await seedSamples(db.sqlite, [device!.seq], DAYS * 8_640, end)
+  // a device that has sent four hours (a day's chart of it starts at its oldest sample)
+  await seedSamples(db.sqlite, [young!.seq], YOUNG_HOURS * 360, end)
+  console.log(`seeded ${DAYS} days of one device and ${YOUNG_HOURS} hours of another in ${((performance.now() - t0) / 1000).toFixed(0)} s`)
+  world = { end, userId: tenant!.userId, clientId: tenant!.clientId, deviceId: device!.id, seq: device!.seq, youngId: young!.id }
   db.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
   db.close()
   await Bun.write(marker, JSON.stringify(world))
@@ -52,9 +57,9 @@ const token = await accessTokens(TEST_JWT_SECRET, systemClock).sign({ userId: wo
 const iso = (ms: number) => new Date(ms).toISOString()
 const DAY = 86_400_000
 /** the chart of `days` ending `back` such ranges before the seed's end */
-const path = (days: number, back: number) => {
+const path = (days: number, back: number, device = world.deviceId) => {
   const end = world.end - back * days * DAY
-  return `/v1/metrics/series/${world.deviceId}?kind=hardware&fields=cpu_per_core,disk_partitions&start=${iso(end - days * DAY)}&end=${iso(end)}`
+  return `/v1/metrics/series/${device}?kind=hardware&fields=cpu_per_core,disk_partitions&start=${iso(end - days * DAY)}&end=${iso(end)}`
 }
 
 const db = openDatabase(file)
@@ -99,6 +104,16 @@ for (const [label, days] of [
   console.log(
     `| ${label} | ${median(again)} | ${againDecodes.toFixed(0)} | ${median(first)} (${ranges}) | ${ranges ? ((decodes() - d0) / ranges).toFixed(0) : '—'} | ${(heapStats().heapSize / 1e6).toFixed(1)} MB |`,
   )
+}
+{
+  // a day's chart of the device that has sent four hours, read again
+  const young = path(1, 0, world.youngId)
+  for (let i = 0; i < AGAIN; i++) await read(young)
+  const d0 = createBlockStore(db.sqlite).stats().decodes
+  const again: number[] = []
+  for (let i = 0; i < AGAIN; i++) again.push(await read(young))
+  const blocks = (createBlockStore(db.sqlite).stats().decodes - d0) / AGAIN
+  console.log(`| a day, of a device that has sent ${YOUNG_HOURS} hours | ${median(again)} | | | blocks decoded per read: ${blocks.toFixed(0)} | |`)
 }
 db.close()
 if (!kept) rmSync(dir, { recursive: true, force: true })

@@ -298,6 +298,30 @@ describe('sealing samples into their long-lived form', () => {
     expect((await t.request('GET', '/health')).body.storage).toEqual({ warning: null, converting_devices: 0 })
   })
 
+  test('a day’s chart of a device that has sent a few hours reads its sealed samples from the minutes, not from blocks', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    t.clock.set(T0 + 5 * HOUR)
+    // four hours at 10 s, a day's chart up to their end: from the oldest sample, 24 buckets of 10 minutes
+    await post(t, a.keyHeaders, batches(T0, 1440, 9))
+    await t.jobs.find((j) => j.name === 'metrics.rollup')!.run()
+    const headers = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+    const path = `/v1/metrics/series/${a.deviceId}?kind=hardware&fields=cpu_per_core,disk_partitions&start=${new Date(T0 + 4 * HOUR - 86_400_000).toISOString()}&end=${new Date(T0 + 4 * HOUR).toISOString()}`
+    const before = await t.request('GET', path, { headers })
+    expect(before.status).toBe(200)
+    expect(before.body.resolution).toBe('10m')
+    expect(before.body.t).toHaveLength(24)
+    while ((await t.modules.sealer.run()).blocks > 0) {}
+    expect(unsealedRows(t)).toBe(0)
+    const blocks = createBlockStore(t.db.sqlite)
+    const { decodes, minuteDecodes } = blocks.stats()
+    const after = await t.request('GET', path, { headers })
+    expect(after.text).toBe(before.text)
+    // one slot a minute, each from its block's minutes: 24 blocks' minutes decoded, no block
+    expect(blocks.stats().decodes).toBe(decodes)
+    expect(blocks.stats().minuteDecodes - minuteDecodes).toBe(24)
+  })
+
   test('a chart of nested families over hours reads the same before and after sealing, from the sealed minutes without decoding a block', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { runRollup } from '../../../src/modules/metrics/metrics.jobs'
+import { slotsPerBucket } from '../../../src/modules/metrics/metrics.series'
 import { testApp, type TestApp } from '../../helpers/app'
 import { createTenant } from '../../helpers/fixtures'
 import { tenantWithDevices } from '../../helpers/metrics'
@@ -240,5 +241,29 @@ describe('GET /v1/metrics/series/{device_id}', () => {
     const other = await get(t, a.deviceId, 'kind=hardware&fields=cpu_percent', b.userHeaders)
     expect(other.status).toBe(404)
     expect(other.body.error.code).toBe('not_found')
+  })
+})
+
+describe('slots of a bucket whose samples are too many to read (metrics.series.ts)', () => {
+  test('whole minutes where the bucket is, never more than asked, at least one', () => {
+    const MIN = 60_000
+    // a 10-minute bucket: 14 slots of 43 s asked become 10 of a minute; 7 become 5 of two minutes
+    expect(slotsPerBucket(10 * MIN, 14)).toBe(10)
+    expect(slotsPerBucket(10 * MIN, 7)).toBe(5)
+    expect(slotsPerBucket(10 * MIN, 2)).toBe(2)
+    expect(slotsPerBucket(10 * MIN, 1)).toBe(1)
+    // an hour: 60's divisors; a day: 1,440's
+    expect(slotsPerBucket(60 * MIN, 8)).toBe(6)
+    expect(slotsPerBucket(1440 * MIN, 7)).toBe(6)
+    // a bucket of a minute is one slot; a bucket not of whole minutes is cut as asked
+    expect(slotsPerBucket(MIN, 6)).toBe(1)
+    expect(slotsPerBucket(90_000, 4)).toBe(4)
+    for (const width of [MIN, 10 * MIN, 60 * MIN, 1440 * MIN])
+      for (let most = 1; most <= 400; most++) {
+        const n = slotsPerBucket(width, most)
+        expect(n).toBeGreaterThanOrEqual(1)
+        expect(n).toBeLessThanOrEqual(most)
+        expect((width / n) % MIN).toBe(0)
+      }
   })
 })

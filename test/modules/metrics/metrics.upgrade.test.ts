@@ -18,16 +18,22 @@ import { hardwareSample, networkSample } from '../../helpers/samples'
  */
 
 const git = (...args: string[]) => Bun.spawnSync(['git', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
-const added = git('log', '-1', '--format=%H', '--diff-filter=A', '--', 'src/modules/metrics/metrics.block.ts').stdout.toString().trim()
-const previous = added ? git('rev-parse', `${added}^`).stdout.toString().trim() : ''
+/** The commit before the one that added `file`: the release without it ('' without the history). */
+function releaseBefore(file: string): string {
+  const added = git('log', '-1', '--format=%H', '--diff-filter=A', '--', file).stdout.toString().trim()
+  return added ? git('rev-parse', `${added}^`).stdout.toString().trim() : ''
+}
+const previous = releaseBefore('src/modules/metrics/metrics.block.ts')
+/** the release whose blocks keep their nested minutes as JSON */
+const beforeColumns = releaseBefore('src/modules/metrics/metrics.minutes.codec.ts')
 
-/** The previous release's executable, built once per commit into the temp dir. */
-function previousExecutable(): string {
-  const dir = join(tmpdir(), `vigil-previous-${previous}`)
+/** A release's executable, built once per commit into the temp dir. */
+function previousExecutable(commit = previous): string {
+  const dir = join(tmpdir(), `vigil-previous-${commit}`)
   const exe = join(dir, 'dist/vigil')
   if (existsSync(exe)) return exe
   mkdirSync(dir, { recursive: true })
-  const archive = Bun.spawnSync(['sh', '-c', `git archive ${previous} | tar -x -C '${dir}'`], { cwd: ROOT, stderr: 'pipe' })
+  const archive = Bun.spawnSync(['sh', '-c', `git archive ${commit} | tar -x -C '${dir}'`], { cwd: ROOT, stderr: 'pipe' })
   if (archive.exitCode !== 0) throw new Error(`git archive failed: ${archive.stderr.toString()}`)
   if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
   const build = Bun.spawnSync([process.execPath, 'run', 'build', '--no-profile'], { cwd: dir, stdout: 'ignore', stderr: 'pipe' })
@@ -154,6 +160,91 @@ describe('an instance of the previous release upgraded in place', () => {
       expect(unsealed.get(Date.now() - 70 * 60_000)!.n).toBe(0)
       expect(db.query<{ n: number }, []>('SELECT count(*) AS n FROM metric_block_index').get()!.n).toBeGreaterThan(40)
       db.close()
+    },
+    300_000,
+  )
+})
+
+describe('blocks sealed by the release before the nested minutes were columns', () => {
+  test.skipIf(!beforeColumns)(
+    'charts of nested families read the same after the upgrade, from the JSON that release stored, and from columns once sealed again',
+    async () => {
+      const cwd = tempDir('vigil-upgrade-minutes-')
+      const dataDir = join(cwd, 'data')
+      let server = await start(previousExecutable(beforeColumns), cwd, env(dataDir))
+      const call = async (path: string, body?: unknown, headers: Record<string, string> = {}) => {
+        const res = await fetch(server.base + path, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+        return { status: res.status, text: await res.text() }
+      }
+      await call('/v1/auth/register', { email: 'op@example.test', password: 'correct horse battery' })
+      const login = async () => ({
+        authorization: `Bearer ${JSON.parse((await call('/v1/auth/login', { email: 'op@example.test', password: 'correct horse battery' })).text).access_token}`,
+      })
+      const key = JSON.parse((await call('/v1/auth/api-keys', { name: 'collector' }, await login())).text).api_key
+      const collector = { 'x-api-key': key }
+      const device = JSON.parse(
+        (await call('/v1/clients/me/devices', { hostname: 'h', os: 'linux', os_version: '6', arch: 'x64', fingerprint: 'fp' }, collector)).text,
+      )
+      // four hours, 2 to 6 h old, with per-core loads and partitions that move
+      const end = Date.now() - 2 * 3_600_000
+      const samples = batches(end - 4 * 3_600_000, 1_440)
+      for (let i = 0; i < samples.length; i += 240) expect((await call('/v1/metrics/bulk', { items: samples.slice(i, i + 240) }, collector)).status).toBe(201)
+      // a day's charts up to 90 minutes past the samples: from the oldest one, 33 or 34 buckets of
+      // 10 minutes cut into 10 slots of a minute each, by both releases
+      const to = end + 90 * 60_000
+      const range = `start=${new Date(to - 86_400_000).toISOString()}&end=${new Date(to).toISOString()}`
+      const charts = async () => {
+        const user = await login()
+        const out: string[] = []
+        for (const q of ['kind=hardware&fields=cpu_per_core,disk_partitions', 'kind=network&fields=wifi,interfaces']) {
+          const r = await call(`/v1/metrics/series/${device.device_id}?${q}&${range}`, undefined, user)
+          expect(r.status).toBe(200)
+          out.push(r.text)
+        }
+        return out
+      }
+      const indexed = <T>(sql: string, ...args: number[]): T => {
+        const db = new Database(join(dataDir, 'vigil.db'), { readonly: true })
+        const row = db.query<T, number[]>(sql).get(...args)!
+        db.close()
+        return row
+      }
+      const blocks = () => indexed<{ n: number }>('SELECT count(*) AS n FROM metric_block_index').n
+      /** where a block's bytes are: another place once it is sealed again */
+      const place = (ts: number) => JSON.stringify(indexed('SELECT file, at FROM metric_block_index WHERE start = ?', Math.floor(ts / 600_000) * 600_000))
+      // a start seals what is an hour old: the earlier release seals the four hours
+      server.proc.kill('SIGTERM')
+      await server.proc.exited
+      server = await start(previousExecutable(beforeColumns), cwd, env(dataDir))
+      const spans = new Set(samples.map((x) => Math.floor(Date.parse(x.recorded_at as string) / 600_000))).size
+      for (let i = 0; i < 600 && blocks() < spans; i++) await Bun.sleep(50) // waiting for the server's sealing, not for time to pass
+      expect(blocks()).toBe(spans)
+      const before = await charts()
+      expect(JSON.parse(before[0]!).values['cpu_per_core:0'].filter((v: number | null) => v !== null).length).toBeGreaterThan(20)
+      expect(Object.keys(JSON.parse(before[1]!).values).length).toBeGreaterThan(0)
+      server.proc.kill('SIGTERM')
+      await server.proc.exited
+
+      server = await start(ensureBinary(), cwd, env(dataDir))
+      expect(await charts()).toEqual(before)
+      // a late sample seals its block again, now with its minutes as columns; the charts answer as before
+      const lateAt = Date.parse(samples[100]!.recorded_at as string) + 5_000
+      const sealedAt = place(lateAt)
+      expect((await call('/v1/metrics/bulk', { items: [{ ...samples[100]!, recorded_at: new Date(lateAt).toISOString() }] }, collector)).status).toBe(201)
+      server.proc.kill('SIGTERM')
+      await server.proc.exited
+      server = await start(ensureBinary(), cwd, env(dataDir))
+      for (let i = 0; i < 600 && place(lateAt) === sealedAt; i++) await Bun.sleep(50) // waiting for the server's sealing, not for time to pass
+      expect(place(lateAt)).not.toBe(sealedAt)
+      const after = await charts()
+      server.proc.kill('SIGTERM')
+      await server.proc.exited
+      // the late sample is not the first of its minute: the charts are unchanged
+      expect(after).toEqual(before)
     },
     300_000,
   )
