@@ -1,6 +1,7 @@
 /**
  * Bytes written and read back in the stored formats of coded data (metric blocks, their nested
- * minutes): unsigned LEB128 varints, length-prefixed UTF-8 strings, and byte planes.
+ * minutes, checks' packed hours): LEB128 varints (signed ones zigzagged), length-prefixed UTF-8
+ * strings, and byte planes.
  */
 
 const utf8 = new TextEncoder()
@@ -31,6 +32,10 @@ export class ByteWriter {
     }
     this.buf[this.len++] = n
   }
+  /** a safe integer of either sign, zigzagged (0, -1, 1, -2 … as 0, 1, 2, 3 …) */
+  signed(n: number) {
+    this.varint(n >= 0 ? 2 * n : -2 * n - 1)
+  }
   bytes(b: Uint8Array) {
     this.room(b.length)
     this.buf.set(b, this.len)
@@ -42,7 +47,7 @@ export class ByteWriter {
     this.bytes(b)
   }
   /** a copy of what was written */
-  done(): Uint8Array {
+  done(): Uint8Array<ArrayBuffer> {
     return this.buf.slice(0, this.len)
   }
 }
@@ -67,6 +72,10 @@ export class ByteReader {
       if (b < 0x80) return n
       mul *= 0x80
     }
+  }
+  signed() {
+    const z = this.varint()
+    return z % 2 === 0 ? z / 2 : -(z + 1) / 2
   }
   bytes(n: number) {
     if (this.pos + n > this.buf.length) throw new Error(`${this.what} truncated`)

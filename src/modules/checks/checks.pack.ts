@@ -1,3 +1,5 @@
+import { ByteReader, ByteWriter } from '../../lib/byte-codec'
+
 /**
  * The packed form of one check's attempts at one place in one hour (a row of check_packs).
  * Lossless: decoding gives back every attempt as its row held it. Each column is laid out the
@@ -32,101 +34,44 @@ function whole(v: number): number {
   return v
 }
 
-class Writer {
-  private buf = new Uint8Array(256)
-  length = 0
-  private room(n: number) {
-    if (this.length + n <= this.buf.length) return
-    const next = new Uint8Array(Math.max(this.buf.length * 2, this.length + n))
-    next.set(this.buf.subarray(0, this.length))
-    this.buf = next
-  }
-  /** an unsigned integer up to 2^53, 7 bits a byte (arithmetic, not bit operators, past 2^31) */
-  uint(v: number) {
-    whole(v)
-    this.room(8)
-    while (v >= 0x80) {
-      this.buf[this.length++] = (v % 0x80) | 0x80
-      v = Math.floor(v / 0x80)
-    }
-    this.buf[this.length++] = v
-  }
-  int(v: number) {
-    this.uint(v >= 0 ? v * 2 : -v * 2 - 1)
-  }
-  bytes(b: Uint8Array) {
-    this.uint(b.length)
-    this.room(b.length)
-    this.buf.set(b, this.length)
-    this.length += b.length
-  }
-  done = () => this.buf.subarray(0, this.length)
-}
-
-class Reader {
-  private at = 0
-  constructor(private readonly buf: Uint8Array) {}
-  uint(): number {
-    let v = 0
-    let scale = 1
-    for (;;) {
-      if (this.at >= this.buf.length) throw new Error('packed attempts end early')
-      const b = this.buf[this.at++]!
-      v += (b & 0x7f) * scale
-      if (b < 0x80) return v
-      scale *= 0x80
-    }
-  }
-  int(): number {
-    const z = this.uint()
-    return z % 2 === 0 ? z / 2 : -(z + 1) / 2
-  }
-  bytes(): Uint8Array {
-    const n = this.uint()
-    if (this.at + n > this.buf.length) throw new Error('packed attempts end early')
-    const out = this.buf.subarray(this.at, this.at + n)
-    this.at += n
-    return out
-  }
-}
+const uint = (w: ByteWriter, v: number) => w.varint(whole(v))
+/** zigzagged, as ByteReader#signed reads it */
+const int = (w: ByteWriter, v: number) => uint(w, v >= 0 ? v * 2 : -v * 2 - 1)
 
 /** entries as a dictionary of distinct keys and runs of (entry, length) */
-function writeRuns(w: Writer, entries: number[]) {
+function writeRuns(w: ByteWriter, entries: number[]) {
   let i = 0
   while (i < entries.length) {
     let j = i + 1
     while (j < entries.length && entries[j] === entries[i]) j++
-    w.uint(entries[i]!)
-    w.uint(j - i)
+    uint(w, entries[i]!)
+    uint(w, j - i)
     i = j
   }
 }
 
-function readRuns(r: Reader, n: number): number[] {
+function readRuns(r: ByteReader, n: number): number[] {
   const out: number[] = []
   while (out.length < n) {
-    const entry = r.uint()
-    const run = r.uint()
+    const entry = r.varint()
+    const run = r.varint()
     if (run < 1 || out.length + run > n) throw new Error('packed attempts are corrupt')
     for (let k = 0; k < run; k++) out.push(entry)
   }
   return out
 }
 
-const text = new TextEncoder()
-const untext = new TextDecoder()
-
 /** Packs the attempts of one hour (hour = floor(ts / 1 h) of each); they are sorted by time here. */
 export function encodePack(hour: number, attempts: PackedAttempt[]): Uint8Array {
   const rows = attempts.toSorted((a, b) => a.ts - b.ts)
   const base = hour * HOUR_MS
-  const w = new Writer()
-  w.uint(rows.length)
+  const w = new ByteWriter()
+  uint(w, rows.length)
   const gaps = rows.slice(1).map((r, i) => r.ts - rows[i]!.ts)
   const step = gaps.length ? gaps.toSorted((a, b) => a - b)[gaps.length >> 1]! : 0
-  w.uint(step)
-  if (rows.length) w.uint(rows[0]!.ts - base)
-  for (const g of gaps) w.int(g - step)
+  uint(w, step)
+  if (rows.length) uint(w, rows[0]!.ts - base)
+  for (const g of gaps) int(w, g - step)
 
   const outcomes = new Map<string, number>()
   const outcomeOf = rows.map((r) => {
@@ -135,11 +80,11 @@ export function encodePack(hour: number, attempts: PackedAttempt[]): Uint8Array 
     if (e === undefined) outcomes.set(key, (e = outcomes.size))
     return e
   })
-  w.uint(outcomes.size)
+  uint(w, outcomes.size)
   for (const key of outcomes.keys()) {
     const [ok, status] = key.split(':')
-    w.uint(Number(ok))
-    w.uint(status === '' ? 0 : whole(Number(status)) + 1)
+    uint(w, Number(ok))
+    uint(w, status === '' ? 0 : whole(Number(status)) + 1)
   }
   writeRuns(w, outcomeOf)
 
@@ -150,11 +95,11 @@ export function encodePack(hour: number, attempts: PackedAttempt[]): Uint8Array 
     if (e === undefined) errors.set(r.error, (e = errors.size + 1))
     return e
   })
-  w.uint(errors.size)
-  for (const e of errors.keys()) w.bytes(text.encode(e))
+  uint(w, errors.size)
+  for (const e of errors.keys()) w.string(e)
   writeRuns(w, errorOf)
 
-  for (const r of rows) w.uint(r.response_ms === null ? 0 : whole(r.response_ms) + 1)
+  for (const r of rows) uint(w, r.response_ms === null ? 0 : whole(r.response_ms) + 1)
 
   const body = w.done()
   const deflated = Bun.deflateSync(body)
@@ -173,26 +118,26 @@ export function encodePack(hour: number, attempts: PackedAttempt[]): Uint8Array 
 export function decodePack(hour: number, data: Uint8Array): PackedAttempt[] {
   const kind = data[0]
   if (kind !== PLAIN && kind !== DEFLATED) throw new Error(`packed attempts of an unknown form (${kind})`)
-  const r = new Reader(kind === DEFLATED ? Bun.inflateSync(data.slice(1) as Uint8Array<ArrayBuffer>) : data.subarray(1))
-  const n = r.uint()
-  const step = r.uint()
+  const r = new ByteReader(kind === DEFLATED ? Bun.inflateSync(data.slice(1) as Uint8Array<ArrayBuffer>) : data.subarray(1), 'packed attempts')
+  const n = r.varint()
+  const step = r.varint()
   const ts: number[] = []
-  if (n) ts.push(hour * HOUR_MS + r.uint())
-  for (let i = 1; i < n; i++) ts.push(ts[i - 1]! + step + r.int())
+  if (n) ts.push(hour * HOUR_MS + r.varint())
+  for (let i = 1; i < n; i++) ts.push(ts[i - 1]! + step + r.signed())
 
-  const outcomes = Array.from({ length: r.uint() }, () => {
-    const ok = r.uint()
-    const status = r.uint()
+  const outcomes = Array.from({ length: r.varint() }, () => {
+    const ok = r.varint()
+    const status = r.varint()
     return { ok, status_code: status === 0 ? null : status - 1 }
   })
   const outcomeOf = readRuns(r, n)
-  const errors = Array.from({ length: r.uint() }, () => untext.decode(r.bytes()))
+  const errors = Array.from({ length: r.varint() }, () => r.string())
   const errorOf = readRuns(r, n)
 
   return ts.map((t, i) => {
     const o = outcomes[outcomeOf[i]!]
     if (!o) throw new Error('packed attempts are corrupt')
-    const ms = r.uint()
+    const ms = r.varint()
     const e = errorOf[i]!
     return { ts: t, ok: o.ok, response_ms: ms === 0 ? null : ms - 1, status_code: o.status_code, error: e === 0 ? null : (errors[e - 1] ?? null) }
   })

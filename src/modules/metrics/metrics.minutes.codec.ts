@@ -4,11 +4,11 @@ import type { MetricKind } from './metrics.fields'
 /**
  * The stored form of a block's nested minutes (metrics.minutes.ts) and the form a read decodes
  * them into. Stored: the names, then per kind the minutes' times (zigzag deltas), how many series
- * each minute has per family and their name indexes as varints, and every value XORed with the
- * previous value of the same series, as byte planes, the whole compressed with zstd. Decoded:
- * columns in typed arrays, about a fifth of the heap the same minutes took as JSON's objects and
- * decoded in a fraction of JSON.parse's time. Blocks sealed before this form keep their JSON,
- * which is read into the same columns.
+ * each minute has per family and their name indexes as varints, then every value as a decimal
+ * (`decimal`) less the previous value of its series, the whole compressed with zstd. Decoded:
+ * columns in typed arrays, about half the heap the same minutes took as JSON's objects, in about
+ * 60 % of the time (19 µs against 31 µs for a block of the real sample). Blocks sealed before this
+ * form keep their JSON, which is read into the same columns.
  */
 
 /** One minute's first sample of a kind: its time and, per family (NESTED_FAMILIES order), its series as [name index, value] pairs, null when absent. */
@@ -52,9 +52,6 @@ const POW10 = Array.from({ length: RAW }, (_, i) => 10 ** i)
 /** integers below it, their differences and those zigzagged stay exact doubles (2 ** 53) */
 const MANTISSA_LIMIT = 2 ** 50
 
-const zigzag = (d: number) => (d >= 0 ? 2 * d : -2 * d - 1)
-const unzigzag = (z: number) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2)
-
 /**
  * A value as the integer of its shortest decimal text and the digits after its point (12.34:
  * 1234 and 2), where that gives it back bit for bit and the integer is under MANTISSA_LIMIT: dividing two exact doubles rounds once, to
@@ -88,7 +85,7 @@ export function encodeMinutes(m: NestedMinutes): Uint8Array {
     out.varint(families)
     let prev = 0
     for (const e of entries) {
-      out.varint(zigzag(e.ts - prev))
+      out.signed(e.ts - prev)
       prev = e.ts
     }
     for (const e of entries) for (let f = 0; f < families; f++) out.varint((e.families[f]?.length ?? 0) / 2)
@@ -115,7 +112,7 @@ export function encodeMinutes(m: NestedMinutes): Uint8Array {
     const p = last[series[i]!]!
     last[series[i]!] = i
     if (c.scale === RAW) raw.push(values[i]!)
-    else out.varint(zigzag(p >= 0 && coded[p]!.scale === c.scale ? c.mantissa - coded[p]!.mantissa : c.mantissa))
+    else out.signed(p >= 0 && coded[p]!.scale === c.scale ? c.mantissa - coded[p]!.mantissa : c.mantissa)
   })
   out.bytes(new Uint8Array(Float64Array.from(raw).buffer))
   return Bun.zstdCompressSync(out.done(), { level: ZSTD_LEVEL })
@@ -154,7 +151,7 @@ function readKind(r: ByteReader, nameCount: number): KindHead {
   const families = r.varint()
   const ts = new Float64Array(n)
   let prev = 0
-  for (let e = 0; e < n; e++) ts[e] = prev += unzigzag(r.varint())
+  for (let e = 0; e < n; e++) ts[e] = prev += r.signed()
   const at = new Uint32Array(n * families + 1)
   for (let i = 0; i < n * families; i++) at[i + 1] = at[i]! + r.varint()
   const name = new Uint32Array(at[n * families]!)
@@ -183,7 +180,7 @@ function readValues(r: ByteReader, heads: KindHead[], nameCount: number): Float6
         raws++
         continue
       }
-      const mantissa = unzigzag(r.varint()) + (p >= 0 && scales[p] === scale ? mantissas[p]! : 0)
+      const mantissa = r.signed() + (p >= 0 && scales[p] === scale ? mantissas[p]! : 0)
       mantissas[x] = mantissa
       values[x] = mantissa / POW10[scale]!
     }
