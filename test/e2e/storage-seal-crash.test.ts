@@ -90,13 +90,17 @@ test('kill -9 while sealing and before a deleted device is wiped: nothing acknow
   hub.proc.kill('SIGTERM')
   await hub.proc.exited
 
-  // each start seals at once (samples over an hour old): killed at these moments, seen from outside
+  const allSealed = (w: Database) => count(w, `SELECT count(*) AS n FROM metric_samples WHERE (kinds & ${SEALED_BIT}) != 0`) === 2 * times.length
+  // each start seals at once (samples over an hour old): killed at these moments, seen from outside.
+  // Some index rows committed first: a start may begin sealing before the watch looks, and the
+  // first transaction's bytes would then be committed unseen; killed there, the sealing is left
+  // unfinished for the next start, which is watched for bytes appended before their COMMIT.
   const moments: { name: string; reached: (watch: Database, i0: number, f0: number) => boolean }[] = [
+    { name: 'index rows committed', reached: (w, i0) => count(w, 'SELECT count(*) AS n FROM metric_block_index') > i0 && !allSealed(w) },
     {
       name: 'block bytes appended, their index rows not committed',
       reached: (w, i0, f0) => fileBytes(dbPath) > f0 && count(w, 'SELECT count(*) AS n FROM metric_block_index') === i0,
     },
-    { name: 'index rows committed', reached: (w, i0) => count(w, 'SELECT count(*) AS n FROM metric_block_index') > i0 },
   ]
   let killedWhileSealing = 0
   for (const moment of moments) {
@@ -109,7 +113,7 @@ test('kill -9 while sealing and before a deleted device is wiped: nothing acknow
     for (let i = 0; i < 2_000_000 && !reached; i++) {
       reached = moment.reached(watch, i0, f0)
       if (!reached) await Bun.sleep(0)
-      if (!reached && count(watch, `SELECT count(*) AS n FROM metric_samples WHERE (kinds & ${SEALED_BIT}) != 0`) === 2 * times.length) break
+      if (!reached && allSealed(watch)) break
     }
     hub.proc.kill('SIGKILL')
     await hub.proc.exited
