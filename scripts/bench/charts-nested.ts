@@ -85,9 +85,7 @@ async function read(url: string): Promise<number> {
 const median = (xs: number[]) => (xs.length ? `${[...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(2)} ms` : '—')
 console.log(`charts of cpu_per_core + disk_partitions, ${DAYS} days sealed, bun ${Bun.version}, load average ${loadavg()[0]!.toFixed(2)}`)
 console.log(
-  '| range | read again: CPU (median of the last ' +
-    AGAIN +
-    ') | minutes decoded per read again | opened first: CPU (median; ranges) | minutes decoded per range opened first | heap after |',
+  `| range | read again: CPU (median of the last ${AGAIN}) | minutes decoded per read again | opened first: CPU (median; ranges) | minutes decoded per range opened first | heap after |`,
 )
 console.log('|---|---|---|---|---|---|')
 for (const [label, days] of [

@@ -1,7 +1,6 @@
 /**
- * Bytes written and read back in the stored formats of coded data (metric blocks, their nested
- * minutes, checks' packed hours): LEB128 varints (signed ones zigzagged), length-prefixed UTF-8
- * strings, and byte planes.
+ * Bytes written and read back in the stored formats of coded data (metric blocks, checks' packed
+ * hours): LEB128 varints (signed ones zigzagged), length-prefixed UTF-8 strings, and byte planes.
  */
 
 const utf8 = new TextEncoder()
@@ -31,10 +30,6 @@ export class ByteWriter {
       n = Math.floor(n / 0x80)
     }
     this.buf[this.len++] = n
-  }
-  /** a safe integer of either sign, zigzagged (0, -1, 1, -2 … as 0, 1, 2, 3 …) */
-  signed(n: number) {
-    this.varint(n >= 0 ? 2 * n : -2 * n - 1)
   }
   bytes(b: Uint8Array) {
     this.room(b.length)
@@ -73,6 +68,7 @@ export class ByteReader {
       mul *= 0x80
     }
   }
+  /** a safe integer of either sign, written zigzagged (0, -1, 1, -2 … as 0, 1, 2, 3 …) */
   signed() {
     const z = this.varint()
     return z % 2 === 0 ? z / 2 : -(z + 1) / 2

@@ -4,7 +4,7 @@ import { decodeMinutes, minutesHeapBytes, type PackedMinutes } from './metrics.m
  * Blocks' nested minutes kept decoded between reads, the one used longest ago dropped first. A
  * chart of nested families over a day reads the minutes of 144 blocks, and a dashboard reads it
  * again at each refresh: decoding them was most of its CPU. Bounded by what they take on the heap
- * (metrics.minutes.codec.ts counts it: about 6 KB for a block of the real sample), 8 MiB: a
+ * (metrics.minutes.codec.ts counts it: about 7 KB for a block of the real sample), 8 MiB: a
  * month's chart of the real sample (the 720 blocks its slots reach), a week's of a large server.
  */
 export const MINUTES_KEPT_BYTES = 8 << 20

@@ -133,7 +133,8 @@ export interface RestWriter {
 /**
  * Writes the records of a whole page of `page.values()` rows ([id, ts, ...hot, rest]), joined with
  * commas: per row its id, device_id, recorded_at and hot columns, then the rest as sent. The stored
- * rest is spliced in, never parsed and re-encoded, and nothing is built per row. A rest is JSON text, its UTF-8 bytes, null, or a RestWriter that writes it.
+ * rest is spliced in, never parsed and re-encoded, and nothing is built per row. A rest is JSON
+ * text, its UTF-8 bytes, null, or a RestWriter that writes it.
  */
 export function writePage(out: JsonBytes, kind: MetricKind, rows: unknown[][], deviceId: string): JsonBytes {
   const keys = HOT_KEYS[kind]

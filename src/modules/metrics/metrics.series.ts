@@ -144,8 +144,7 @@ function nestedFeeder(b: SeriesBuilder, families: string[]) {
         extractFamily(family, JSON.parse(text), emit)
       }
     },
-    /** `at`: each requested family's place in NESTED_FAMILIES (the minute's order) */
-    /** minute `e` of a block's `minutes` */
+    /** minute `e` of a block's `minutes`; `at`: each requested family's place in NESTED_FAMILIES (the minute's order) */
     minute(minutes: KindMinutes, e: number, names: string[], at: number[]) {
       for (let f = 0; f < families.length; f++) {
         // a family added after the block was sealed: none of its series there
@@ -243,7 +242,7 @@ async function tierBuckets(deps: SeriesDeps, kind: MetricKind, hot: string[], se
  * `most`, and for a bucket of whole minutes a number that cuts it into whole minutes, at least one
  * each, so each slot's first sample, once sealed, comes from the minutes kept beside its block
  * (metrics.minutes.ts) instead of a block decoded for one sample. A day's chart of a device that
- * had sent four hours took 14 slots of 43 s in each 10-minute bucket and decoded a block for each:
+ * had sent four hours took 15 slots of 40 s in each 10-minute bucket and decoded a block for each:
  * about 50 ms a read, where a device with a month of samples takes 2 ms.
  */
 export function slotsPerBucket(width: number, most: number): number {

@@ -88,6 +88,31 @@ const env = (dataDir: string) => ({
 
 beforeAll(() => void ensureBinary(), 120_000)
 
+/** Calls to whichever hub `base()` names at the time: JSON in, status and text out. */
+function hubCalls(base: () => string) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(base() + path, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    return { status: res.status, text: await res.text() }
+  }
+}
+type Call = ReturnType<typeof hubCalls>
+
+/** The operator registered (`login` signs in afresh), a collector key, and one device of it. */
+async function operatorWithDevice(call: Call) {
+  const json = async (...a: Parameters<Call>) => JSON.parse((await call(...a)).text)
+  const credentials = { email: 'op@example.test', password: 'correct horse battery' }
+  await call('POST', '/v1/auth/register', credentials)
+  const login = async () => ({ authorization: `Bearer ${(await json('POST', '/v1/auth/login', credentials)).access_token}` })
+  const key = await json('POST', '/v1/auth/api-keys', { name: 'collector' }, await login())
+  const collector = { 'x-api-key': key.api_key as string }
+  const device = await json('POST', '/v1/clients/me/devices', { hostname: 'h', os: 'linux', os_version: '6', arch: 'x64', fingerprint: 'fp' }, collector)
+  return { login, collector, deviceId: device.device_id as string }
+}
+
 describe('an instance of the previous release upgraded in place', () => {
   test.skipIf(!previous)(
     'converts in the background, survives kill -9 while converting, and reads every sample back as the previous release did',
@@ -95,21 +120,10 @@ describe('an instance of the previous release upgraded in place', () => {
       const cwd = tempDir('vigil-upgrade-')
       const dataDir = join(cwd, 'data')
       let server = await start(previousExecutable(), cwd, env(dataDir))
-      const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-        const res = await fetch(server.base + path, {
-          method,
-          headers: { 'content-type': 'application/json', ...headers },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        })
-        return { status: res.status, text: await res.text() }
-      }
-      const json = async (...a: Parameters<typeof call>) => JSON.parse((await call(...a)).text)
-      await call('POST', '/v1/auth/register', { email: 'op@example.test', password: 'correct horse battery' })
-      const login = await json('POST', '/v1/auth/login', { email: 'op@example.test', password: 'correct horse battery' })
-      const user = { authorization: `Bearer ${login.access_token}` }
-      const key = await json('POST', '/v1/auth/api-keys', { name: 'collector' }, user)
-      const collector = { 'x-api-key': key.api_key }
-      const device = await json('POST', '/v1/clients/me/devices', { hostname: 'h', os: 'linux', os_version: '6', arch: 'x64', fingerprint: 'fp' }, collector)
+      const call = hubCalls(() => server.base)
+      const json = async (...a: Parameters<Call>) => JSON.parse((await call(...a)).text)
+      const { login, collector, deviceId } = await operatorWithDevice(call)
+      const user = await login()
       const samples = batches(Date.now() - 10 * 3_600_000, 2_400)
       for (let i = 0; i < samples.length; i += 100)
         expect((await call('POST', '/v1/metrics/bulk', { items: samples.slice(i, i + 100) }, collector)).status).toBe(201)
@@ -118,7 +132,7 @@ describe('an instance of the previous release upgraded in place', () => {
         const out: string[] = []
         for (const kind of ['hardware', 'network'])
           for (let offset = 0; offset < samples.length; offset += 1000) {
-            const r = await call('GET', `/v1/metrics/${kind}/${device.device_id}?limit=1000&offset=${offset}`, undefined, user)
+            const r = await call('GET', `/v1/metrics/${kind}/${deviceId}?limit=1000&offset=${offset}`, undefined, user)
             expect(r.status).toBe(200)
             out.push(r.text)
           }
@@ -172,27 +186,13 @@ describe('blocks sealed by the release before the nested minutes were columns', 
       const cwd = tempDir('vigil-upgrade-minutes-')
       const dataDir = join(cwd, 'data')
       let server = await start(previousExecutable(beforeColumns), cwd, env(dataDir))
-      const call = async (path: string, body?: unknown, headers: Record<string, string> = {}) => {
-        const res = await fetch(server.base + path, {
-          method: body === undefined ? 'GET' : 'POST',
-          headers: { 'content-type': 'application/json', ...headers },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        })
-        return { status: res.status, text: await res.text() }
-      }
-      await call('/v1/auth/register', { email: 'op@example.test', password: 'correct horse battery' })
-      const login = async () => ({
-        authorization: `Bearer ${JSON.parse((await call('/v1/auth/login', { email: 'op@example.test', password: 'correct horse battery' })).text).access_token}`,
-      })
-      const key = JSON.parse((await call('/v1/auth/api-keys', { name: 'collector' }, await login())).text).api_key
-      const collector = { 'x-api-key': key }
-      const device = JSON.parse(
-        (await call('/v1/clients/me/devices', { hostname: 'h', os: 'linux', os_version: '6', arch: 'x64', fingerprint: 'fp' }, collector)).text,
-      )
+      const call = hubCalls(() => server.base)
+      const { login, collector, deviceId } = await operatorWithDevice(call)
       // four hours, 2 to 6 h old, with per-core loads and partitions that move
       const end = Date.now() - 2 * 3_600_000
       const samples = batches(end - 4 * 3_600_000, 1_440)
-      for (let i = 0; i < samples.length; i += 240) expect((await call('/v1/metrics/bulk', { items: samples.slice(i, i + 240) }, collector)).status).toBe(201)
+      for (let i = 0; i < samples.length; i += 240)
+        expect((await call('POST', '/v1/metrics/bulk', { items: samples.slice(i, i + 240) }, collector)).status).toBe(201)
       // a day's charts up to 90 minutes past the samples: from the oldest one, 33 or 34 buckets of
       // 10 minutes cut into 10 slots of a minute each, by both releases
       const to = end + 90 * 60_000
@@ -201,7 +201,7 @@ describe('blocks sealed by the release before the nested minutes were columns', 
         const user = await login()
         const out: string[] = []
         for (const q of ['kind=hardware&fields=cpu_per_core,disk_partitions', 'kind=network&fields=wifi,interfaces']) {
-          const r = await call(`/v1/metrics/series/${device.device_id}?${q}&${range}`, undefined, user)
+          const r = await call('GET', `/v1/metrics/series/${deviceId}?${q}&${range}`, undefined, user)
           expect(r.status).toBe(200)
           out.push(r.text)
         }
@@ -234,7 +234,9 @@ describe('blocks sealed by the release before the nested minutes were columns', 
       // a late sample seals its block again, now with its minutes as columns; the charts answer as before
       const lateAt = Date.parse(samples[100]!.recorded_at as string) + 5_000
       const sealedAt = place(lateAt)
-      expect((await call('/v1/metrics/bulk', { items: [{ ...samples[100]!, recorded_at: new Date(lateAt).toISOString() }] }, collector)).status).toBe(201)
+      expect((await call('POST', '/v1/metrics/bulk', { items: [{ ...samples[100]!, recorded_at: new Date(lateAt).toISOString() }] }, collector)).status).toBe(
+        201,
+      )
       server.proc.kill('SIGTERM')
       await server.proc.exited
       server = await start(ensureBinary(), cwd, env(dataDir))
