@@ -9,8 +9,8 @@ export const FieldStats = t.Object({
   avg: t.Nullable(t.Number()),
   min: t.Nullable(t.Number()),
   max: t.Nullable(t.Number()),
-  p95: t.Nullable(t.Number()),
-  last: t.Nullable(t.Number()),
+  p95: t.Nullable(t.Number({ description: "raw samples' p95 up to 1 h; longer windows take it over the rollup tier's bucket averages" })),
+  last: t.Nullable(t.Number({ description: 'the newest value sent in the window, whichever tier answered the rest' })),
 })
 
 export const SummarySection = t.Object({

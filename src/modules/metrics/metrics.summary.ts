@@ -20,12 +20,40 @@ interface Acc {
   /** raw values, or per-bucket averages when a tier answered: the p95 is taken over these */
   vals: number[]
   last: number | null
+  /** the tier bucket `last` was taken from, or null when it is a raw value */
+  lastBucket: { start: number; end: number } | null
 }
 
 interface CounterAcc {
   delta: number
   prev: number | null
   seen: boolean
+}
+
+/**
+ * `last` is the newest value sent, not a bucket's average: where a field's newest value in the
+ * window fell in a tier bucket (no raw sample of it after that bucket), the bucket's raw samples
+ * are read for it. Once raw retention has pruned that bucket the average stays, the best left.
+ */
+function* lastFromRaw(kind: MetricKind, seq: number, acc: Acc[]): Steps<void> {
+  const byBucket = new Map<number, { end: number; fields: number[] }>()
+  acc.forEach((x, i) => {
+    if (!x.lastBucket) return
+    const b = byBucket.get(x.lastBucket.start) ?? { end: x.lastBucket.end, fields: [] }
+    b.fields.push(i)
+    byBucket.set(x.lastBucket.start, b)
+  })
+  for (const [start, { end, fields }] of byBucket) {
+    const rows = yield* read((s) => s.rawValues(kind, seq, start, end))
+    for (const i of fields) {
+      for (let r = rows.length - 1; r >= 0; r--) {
+        const v = rows[r]![i + 1]
+        if (v === null || v === undefined) continue
+        acc[i]!.last = v
+        break
+      }
+    }
+  }
 }
 
 export interface SectionResult {
@@ -45,7 +73,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
   const fields = FIELDS[kind]
   const counters = COUNTER_FIELDS[kind]
   const counterIdx = counters.map((c) => fields.findIndex((f) => f.name === c))
-  const acc: Acc[] = fields.map(() => ({ sum: 0, n: 0, min: Infinity, max: -Infinity, vals: [], last: null }))
+  const acc: Acc[] = fields.map(() => ({ sum: 0, n: 0, min: Infinity, max: -Infinity, vals: [], last: null, lastBucket: null }))
   const cacc: CounterAcc[] = counters.map(() => ({ delta: 0, prev: null, seen: false }))
   const done = level > LEVEL.raw ? yield* read((s) => s.doneUntil(kind)) : null
   // the tiers as the reads see them: stored, completed up to what a run every minute would have rolled
@@ -80,6 +108,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
         if (v > x.max) x.max = v
         x.vals.push(v)
         x.last = v
+        x.lastBucket = null
       }
       for (let j = 0; j < counters.length; j++) {
         const v = row[counterIdx[j]! + 1] ?? null
@@ -112,6 +141,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
         if (row[o + 2]! > x.max) x.max = row[o + 2]!
         x.vals.push(avg)
         x.last = avg
+        x.lastBucket = { start: row[0]!, end: row[0]! + width }
       }
       const co = 2 + fields.length * 4
       for (let j = 0; j < counters.length; j++) {
@@ -133,6 +163,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
   }
 
   yield* collect(level, from, to)
+  yield* lastFromRaw(kind, seq, acc)
 
   const out: Record<string, FieldStats> = {}
   fields.forEach((f, i) => {

@@ -129,6 +129,33 @@ describe('GET /v1/metrics/summary/{device_id}', () => {
     expect(r.body.network.bytes_recv_delta).toBe(19 * 5000)
   })
 
+  test('last is the newest value sent, also once the buckets holding it are rolled up', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    // 70 samples at 10 s over two 10-minute buckets (cpu_percent 20..69, then 20..39); the
+    // temperature stops after the 50th. Then the device falls quiet for 40 minutes: every bucket
+    // holding them is complete and answers the 24-hour summary
+    for (let i = 0; i < 70; i++) {
+      const hardware = { ...hardwareSample(i), cpu_temp_c: i < 50 ? 40 + i / 4 : null }
+      const r = await t.request('POST', '/v1/metrics/batch', { body: { hardware, network: networkSample(i) }, headers: a.keyHeaders })
+      expect(r.status).toBe(201)
+      t.clock.advance(10_000)
+    }
+    t.clock.advance(40 * 60_000)
+    // a fresh token: the clock moved past the first one's life
+    const headers = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+    const day = await t.request('GET', `/v1/metrics/summary/${a.deviceId}?hours=24`, { headers })
+    const hour = await t.request('GET', `/v1/metrics/summary/${a.deviceId}?hours=1`, { headers })
+    expect([day.body.resolution, hour.body.resolution]).toEqual(['10m', 'raw'])
+    expect(day.body.hardware.fields.cpu_percent).toMatchObject({ min: 20, max: 69, last: 39 })
+    expect(day.body.hardware.fields.cpu_temp_c).toMatchObject({ min: 40, max: 52.25, last: 52.25 })
+    for (const kind of ['hardware', 'network'] as const) {
+      for (const [name, stats] of Object.entries(hour.body[kind].fields as Record<string, { last: number }>)) {
+        expect([kind, name, day.body[kind].fields[name].last]).toEqual([kind, name, stats.last])
+      }
+    }
+  })
+
   test('an empty window', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
