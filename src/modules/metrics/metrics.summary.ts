@@ -19,9 +19,44 @@ interface Acc {
   max: number
   /** raw values, or per-bucket averages when a tier answered: the p95 is taken over these */
   vals: number[]
+  /** the bucket of the answering tier being gathered into one of `vals` (see `addVal`) */
+  bucket: number
+  bucketSum: number
+  bucketN: number
+  bucketParts: number
+  bucketFirst: number
   last: number | null
   /** the tier bucket `last` was taken from, or null when it is a raw value */
   lastBucket: { start: number; end: number } | null
+}
+
+const NO_BUCKET = { bucket: -1, bucketSum: 0, bucketN: 0, bucketParts: 0, bucketFirst: 0 }
+
+/** The gathered bucket's average joins the values the p95 is taken over. */
+function flushBucket(x: Acc) {
+  if (x.bucketParts) x.vals.push(x.bucketParts === 1 ? x.bucketFirst : x.bucketSum / x.bucketN)
+  Object.assign(x, NO_BUCKET)
+}
+
+/**
+ * Adds an average of `n` values at `at` to the values the p95 is taken over. Raw windows take
+ * every value; a window a tier answers takes one average per bucket of that tier, whether the
+ * bucket is stored or still gathered from finer levels and raw samples (its ragged edges, the
+ * part not rolled up yet), so the p95 does not move when a bucket completes.
+ */
+function addVal(x: Acc, width: number, at: number, avg: number, n: number) {
+  if (!width) {
+    x.vals.push(avg)
+    return
+  }
+  const b = Math.floor(at / width) * width
+  if (b !== x.bucket) {
+    flushBucket(x)
+    x.bucket = b
+  }
+  if (x.bucketParts++ === 0) x.bucketFirst = avg
+  x.bucketSum += avg * n
+  x.bucketN += n
 }
 
 interface CounterAcc {
@@ -73,9 +108,10 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
   const fields = FIELDS[kind]
   const counters = COUNTER_FIELDS[kind]
   const counterIdx = counters.map((c) => fields.findIndex((f) => f.name === c))
-  const acc: Acc[] = fields.map(() => ({ sum: 0, n: 0, min: Infinity, max: -Infinity, vals: [], last: null, lastBucket: null }))
+  const acc: Acc[] = fields.map(() => ({ sum: 0, n: 0, min: Infinity, max: -Infinity, vals: [], last: null, lastBucket: null, ...NO_BUCKET }))
   const cacc: CounterAcc[] = counters.map(() => ({ delta: 0, prev: null, seen: false }))
   const done = level > LEVEL.raw ? yield* read((s) => s.doneUntil(kind)) : null
+  const levelWidth = level > LEVEL.raw ? TIERS[level - 1]!.ms : 0
   // the tiers as the reads see them: stored, completed up to what a run every minute would have rolled
   const due = dueUntil(now)
   let samples = 0
@@ -106,7 +142,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
         x.n++
         if (v < x.min) x.min = v
         if (v > x.max) x.max = v
-        x.vals.push(v)
+        addVal(x, levelWidth, row[0]!, v, 1)
         x.last = v
         x.lastBucket = null
       }
@@ -139,7 +175,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
         x.n += n
         if (row[o + 1]! < x.min) x.min = row[o + 1]!
         if (row[o + 2]! > x.max) x.max = row[o + 2]!
-        x.vals.push(avg)
+        addVal(x, levelWidth, row[0]!, avg, n)
         x.last = avg
         x.lastBucket = { start: row[0]!, end: row[0]! + width }
       }
@@ -169,6 +205,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
   fields.forEach((f, i) => {
     const x = acc[i]!
     if (!x.n) return
+    flushBucket(x)
     x.vals.sort((p, q) => p - q)
     out[f.name] = {
       avg: x.sum / x.n,

@@ -156,6 +156,47 @@ describe('GET /v1/metrics/summary/{device_id}', () => {
     }
   })
 
+  test("a tier's p95 is over one average per bucket, so it does not move when the newest bucket completes", async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t)
+    const cpu = (i: number) => (i * 37) % 97
+    // 25 minutes at 10 s: two whole 10-minute buckets and half of a third
+    for (let i = 0; i < 150; i++) {
+      const r = await t.request('POST', '/v1/metrics/batch', {
+        body: { hardware: { ...hardwareSample(i), cpu_percent: cpu(i) }, network: networkSample(i) },
+        headers: a.keyHeaders,
+      })
+      expect(r.status).toBe(201)
+      t.clock.advance(10_000)
+    }
+    const summary = async () => {
+      const headers = { authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}` }
+      const r = await t.request('GET', `/v1/metrics/summary/${a.deviceId}?hours=24`, { headers })
+      expect(r.body.resolution).toBe('10m')
+      return r.body
+    }
+    t.clock.advance(30_000)
+    const third = await summary() // the third bucket is not complete: it is read from finer levels
+    t.clock.advance(20 * 60_000)
+    const whole = await summary() // every bucket complete
+    const averages = [0, 60, 120].map((s) => {
+      const v = Array.from({ length: Math.min(60, 150 - s) }, (_, k) => cpu(s + k))
+      return v.reduce((p, q) => p + q, 0) / v.length
+    })
+    expect(whole.hardware.fields.cpu_percent.p95).toBeCloseTo(Math.max(...averages), 10)
+    // every figure the same; the averages summed in another grouping may differ in the last bit
+    type Stats = Record<string, { avg: number; min: number; max: number; p95: number; last: number }>
+    for (const kind of ['hardware', 'network'] as const) {
+      const [before, after] = [third[kind].fields as Stats, whole[kind].fields as Stats]
+      expect(Object.keys(before)).toEqual(Object.keys(after))
+      for (const [name, { avg, ...exact }] of Object.entries(after)) {
+        const { avg: was, ...same } = before[name]!
+        expect([name, same]).toEqual([name, exact])
+        expect(was).toBeCloseTo(avg, 9)
+      }
+    }
+  })
+
   test('an empty window', async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
