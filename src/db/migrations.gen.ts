@@ -23,6 +23,7 @@ import m20 from '../../migrations/0020_metric_block_files.sql' with { type: 'tex
 import m21 from '../../migrations/0021_device_seen.sql' with { type: 'text' }
 import m22 from '../../migrations/0022_metric_minutes_packed.sql' with { type: 'text' }
 import m23 from '../../migrations/0023_nested_minutes_columns.sql' with { type: 'text' }
+import m24 from '../../migrations/0024_metric_late.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -54,4 +55,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0021_device_seen', sql: m21 },
   { tag: '0022_metric_minutes_packed', sql: m22 },
   { tag: '0023_nested_minutes_columns', sql: m23 },
+  { tag: '0024_metric_late', sql: m24 },
 ]

@@ -30,7 +30,7 @@ export const SQLITE_ONLY_METRICS = new Set([
   'metric_net_1m_packed',
 ])
 /** PostgreSQL's own metric tables, emptied with --replace */
-export const PG_ONLY_METRICS = [RECORDS, 'metric_record_refs', 'metric_late']
+export const PG_ONLY_METRICS = [RECORDS, 'metric_record_refs']
 
 const DAY_MS = 86_400_000
 const ROWS_PER_INSERT = 1_000

@@ -42,9 +42,6 @@ const REF_TABLE = `CREATE TABLE IF NOT EXISTS ${REFS} (
   PRIMARY KEY (device_seq, day)
 )`
 
-/** per kind, the oldest and newest late sample stored since the rollup job last took them (by any hub) */
-const LATE_TABLE = `CREATE TABLE IF NOT EXISTS metric_late (kind text PRIMARY KEY, from_ts bigint NOT NULL, to_ts bigint NOT NULL)`
-
 /** the UTC day (its start, ms) a time falls in */
 export const dayOf = (ts: number) => Math.floor(ts / DAY_MS) * DAY_MS
 const partitionName = (day: number) => `${RECORDS}_${new Date(day).toISOString().slice(0, 10).replaceAll('-', '')}`
@@ -66,7 +63,6 @@ export async function ensureMetricTables(sql: SQL, now: number, keepFrom = Numbe
     await tx.unsafe(`CREATE SEQUENCE IF NOT EXISTS ${RECORDS}_id_seq`)
     await tx.unsafe(PARENT)
     await tx.unsafe(REF_TABLE)
-    await tx.unsafe(LATE_TABLE)
     const have = new Set(await partitionsOf(tx as unknown as SQL))
     const made: string[] = []
     for (let d = -DAYS_BEHIND; d <= DAYS_AHEAD; d++) {

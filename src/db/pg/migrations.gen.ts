@@ -10,6 +10,7 @@ import m7 from '../../../migrations-pg/0007_check_runs.sql' with { type: 'text' 
 import m8 from '../../../migrations-pg/0008_metric_block_files.sql' with { type: 'text' }
 import m9 from '../../../migrations-pg/0009_device_seen.sql' with { type: 'text' }
 import m10 from '../../../migrations-pg/0010_metric_minutes_packed.sql' with { type: 'text' }
+import m11 from '../../../migrations-pg/0011_metric_late.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -28,4 +29,5 @@ export const MIGRATIONS: EmbeddedMigration[] = [
   { tag: '0008_metric_block_files', sql: m8 },
   { tag: '0009_device_seen', sql: m9 },
   { tag: '0010_metric_minutes_packed', sql: m10 },
+  { tag: '0011_metric_late', sql: m11 },
 ]

@@ -51,6 +51,7 @@ export const metric_hw_1d = tables.get('metric_hw_1d')!
 export const metric_hw_1h = tables.get('metric_hw_1h')!
 export const metric_hw_1m = tables.get('metric_hw_1m')!
 export const metric_hw_1m_packed = tables.get('metric_hw_1m_packed')!
+export const metric_late = tables.get('metric_late')!
 export const metric_nested = tables.get('metric_nested')!
 export const metric_net_10m = tables.get('metric_net_10m')!
 export const metric_net_1d = tables.get('metric_net_1d')!

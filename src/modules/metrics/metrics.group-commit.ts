@@ -151,16 +151,10 @@ export function createWrittenNotes(elapsed: () => number) {
       else if (ts < o.from) o.from = ts
       else if (ts > o.to) o.to = ts
     },
-    /** the late samples' span per kind since the last call (then forgotten) */
+    /** the late samples' span per kind since the last call (then forgotten): the writers keep it in metric_late with the group */
     takeSpans(): Record<MetricKind, { from: number; to: number } | null> {
       const o = span
       span = { hardware: null, network: null }
-      return o
-    },
-    /** the late samples' span of one kind since the last call (then forgotten) */
-    takeSpan(kind: MetricKind): { from: number; to: number } | null {
-      const o = span[kind]
-      span[kind] = null
       return o
     },
     /** per device, the oldest sample time written since the last call (then forgotten) */

@@ -6,7 +6,7 @@ import { rollupAll, type RollupOptions } from './metrics.rollup'
 import type { BlockStore } from './metrics.block.store'
 import { PRUNE_BATCH, type RollupPort } from './metrics.rollup.store'
 import type { MetricDevices } from './metrics.service'
-import type { MetricWriter } from './metrics.writer'
+import type { LateSpan } from './metrics.late.store'
 
 type Retention = Config['metricsRetention']
 
@@ -15,8 +15,11 @@ export interface MetricsJobDeps {
   /** the sealed blocks: dropped with the raw rows they belong to */
   blocks?: Pick<BlockStore, 'prune'>
   devices: Pick<MetricDevices, 'seqs'>
-  /** the late samples it has written since the last run */
-  writer: { takeWrittenSpan(kind: MetricKind): ReturnType<MetricWriter['takeWrittenSpan']> | Promise<ReturnType<MetricWriter['takeWrittenSpan']>> }
+  /** the late samples stored and not rolled up yet (metric_late): read before a run, settled after it */
+  writer: {
+    pendingLateSpan(kind: MetricKind): LateSpan | null | Promise<LateSpan | null>
+    settleLateSpan(kind: MetricKind, span: LateSpan): void | Promise<void>
+  }
   clock: Clock
   retention: Retention
   logger: Logger
@@ -46,14 +49,20 @@ function fittedSteps(steps: RollupOptions['steps'], retention: Retention): Rollu
 
 /** `steps`: the spans each tier is rolled in, where a bench compares them (else the store's) */
 export async function runRollup(deps: MetricsJobDeps, opts: { steps?: RollupOptions['steps'] } = {}): Promise<void> {
+  const late = { hardware: await deps.writer.pendingLateSpan('hardware'), network: await deps.writer.pendingLateSpan('network') }
   await rollupAll(deps.rollups, {
     steps: fittedSteps(opts.steps ?? deps.rollups.steps, deps.retention),
     now: deps.clock.now(),
     devices: deps.devices.seqs(),
-    late: { hardware: await deps.writer.takeWrittenSpan('hardware'), network: await deps.writer.takeWrittenSpan('network') },
+    late,
     rawRetentionMs: deps.retention.raw * 1000,
     pause: yieldToRequests,
   })
+  // only once their buckets are rolled: a run stopped before (a crash, an error) leaves them for the next
+  for (const kind of ['hardware', 'network'] as const) {
+    const span = late[kind]
+    if (span) await deps.writer.settleLateSpan(kind, span)
+  }
 }
 
 /** Each level's setting in the configuration (seconds). */

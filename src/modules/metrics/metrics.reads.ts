@@ -1,4 +1,5 @@
 import type { MetricKind, TierName } from './metrics.fields'
+import type { LateSpan } from './metrics.late.store'
 import type { MetricsStore, RawValues, SampleValues, TierValues } from './metrics.store'
 import type { TierRowsCache } from './metrics.summary.cache'
 
@@ -11,6 +12,8 @@ export interface MetricsReads {
   page(kind: MetricKind, seq: number, from: number, to: number, limit: number, offset: number, lazy?: boolean): Promise<SampleValues[]>
   count(kind: MetricKind, seq: number, from: number, to: number): Promise<number>
   hourlyCount(kind: MetricKind, seq: number, from: number, to: number): Promise<number>
+  /** the late samples stored and not rolled up yet (metric_late) */
+  lateSpan(kind: MetricKind): Promise<LateSpan | null>
   oldestTs(kind: MetricKind, seq: number): Promise<number | null>
   latest(kind: MetricKind, seq: number): Promise<Record<string, unknown> | null | undefined>
   latestOf(kind: MetricKind, seqs: number[]): Promise<RawValues[]>
@@ -34,6 +37,7 @@ export function sqliteMetricsReads(store: MetricsStore, tiers?: TierRowsCache): 
     page: async (...a) => store.page(...a),
     count: async (...a) => store.count(...a),
     hourlyCount: async (...a) => (tiers ? tiers.hourlyCount(...a, () => store.hourlyCount(...a)) : store.hourlyCount(...a)),
+    lateSpan: async (...a) => store.lateSpan(...a),
     oldestTs: async (...a) => store.oldestTs(...a),
     latest: async (...a) => store.latest(...a),
     latestOf: async (...a) => store.latestOf(...a),

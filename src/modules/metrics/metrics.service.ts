@@ -200,9 +200,17 @@ function* countSamples(kind: MetricKind, seq: number, from: number, to: number):
   const e = Math.min(Math.floor((to + 1) / HOUR_MS) * HOUR_MS, done['1h'])
   if (e - s < 2 * HOUR_MS) return yield* read((r) => r.count(kind, seq, a, to))
   const head = yield* read((r) => r.count(kind, seq, a, s - 1))
-  const hours = yield* read((r) => r.hourlyCount(kind, seq, s, e))
   const tail = yield* read((r) => r.count(kind, seq, e, to))
-  return head + hours + tail
+  // the hours of late samples not rolled up yet (a replay) are counted from the samples: the
+  // hourly tier does not hold them until the rollup job's next run
+  const late = yield* read((r) => r.lateSpan(kind))
+  if (!late || late.to < s || late.from >= e) return head + (yield* read((r) => r.hourlyCount(kind, seq, s, e))) + tail
+  const ls = Math.max(s, Math.floor(late.from / HOUR_MS) * HOUR_MS)
+  const le = Math.min(e, Math.floor(late.to / HOUR_MS) * HOUR_MS + HOUR_MS)
+  const before = ls > s ? yield* read((r) => r.hourlyCount(kind, seq, s, ls)) : 0
+  const lateHours = yield* read((r) => r.count(kind, seq, ls, le - 1))
+  const after = e > le ? yield* read((r) => r.hourlyCount(kind, seq, le, e)) : 0
+  return head + before + lateHours + after + tail
 }
 
 /**

@@ -56,6 +56,10 @@ export function createMetricsStorePg(sql: SQL, codec: RecordCodec = createRecord
       (await one(`SELECT count(*) FROM ${RECORDS} WHERE device_seq = $1 AND ts >= $2 AND ts <= $3 AND ${has(kind)}`, [seq, from, to])) ?? 0,
     hourlyCount: async (kind, seq, from, to) =>
       (await one(`SELECT sum(n) FROM ${tierTable(kind, '1h')} WHERE device_seq = $1 AND bucket >= $2 AND bucket < $3`, [seq, from, to])) ?? 0,
+    async lateSpan(kind) {
+      const [r] = await sql`SELECT from_ts, to_ts, writes FROM metric_late WHERE kind = ${kind}`.values()
+      return r ? { from: Number(r[0]), to: Number(r[1]), writes: Number(r[2]) } : null
+    },
     oldestTs: (kind, seq) => one(`SELECT ts FROM ${RECORDS} WHERE device_seq = $1 AND ${has(kind)} ORDER BY ts LIMIT 1`, [seq]),
     async latest(kind, seq) {
       const rows: unknown[][] = await sql

@@ -6,6 +6,7 @@ import { createHotStore } from './metrics.hot.store'
 import { HOT_ROWS, RAW_MAIN } from './metrics.hot.rows'
 import { createHistoryStore } from './metrics.history.store'
 import { createPackedStore } from './metrics.packed.store'
+import { createLateStore, type LateSpan } from './metrics.late.store'
 
 /**
  * A stored sample as an array in column order: id, ts, hot values..., rest (JSON text or null;
@@ -77,6 +78,7 @@ function build(sqlite: Database) {
   const blocks = createBlockStore(sqlite)
   const history = createHistoryStore(sqlite)
   const minutes = createPackedStore(sqlite)
+  const late = createLateStore(sqlite)
   return {
     /**
      * One history page, newest first, as arrays (no object per row): see SampleValues. A page
@@ -103,6 +105,8 @@ function build(sqlite: Database) {
     count: (kind: MetricKind, seq: number, from: number, to: number) => history.count(kind, seq, from, to),
     /** samples in [from, to) as the hourly tier counted them: lets a wide total skip counting raw rows */
     hourlyCount: (kind: MetricKind, seq: number, from: number, to: number) => reads[kind].hourlyCount.get(seq, from, to)?.n ?? 0,
+    /** the late samples stored and not rolled up yet: the tiers do not count them in that span */
+    lateSpan: (kind: MetricKind): LateSpan | null => late.pending(kind),
     oldestTs: (kind: MetricKind, seq: number): number | null => reads[kind].oldestTs.get(seq)?.ts ?? null,
     /** the newest sample as an object (id, ts, hot fields, rest) */
     latest(kind: MetricKind, seq: number) {

@@ -117,6 +117,20 @@ export const metricRollups = sqliteTable(
 )
 
 /**
+ * Per kind, the oldest and newest time of the late samples stored since the rollup job last rolled
+ * them (a sample more than LIVE_MS old when written: a replay, a backfill), written in the
+ * transaction that stores them, so a restart before the job's next run still re-rolls their
+ * buckets. `writes` counts the groups that widened or touched the span: the job removes the row
+ * once it has rolled it, unless a group wrote to it meanwhile.
+ */
+export const metricLate = sqliteTable('metric_late', {
+  kind: text('kind').primaryKey(),
+  fromTs: integer('from_ts').notNull(),
+  toTs: integer('to_ts').notNull(),
+  writes: integer('writes').notNull().default(1),
+})
+
+/**
  * The long-lived form of the samples' nested fields (see metrics.block.ts): one compressed block
  * per device and BLOCK_MS of time, holding the JSON "rest" of each part of every sealed row of
  * that span. A sealed row keeps its time and hot columns; its rest columns are null and its

@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock'
 import { systemTimers, type Timers } from '../../lib/timers'
 import { KIND_BIT, type MetricKind } from './metrics.fields'
 import { LIVE_MS, createGroupCommit, createSeenSweep, createWrittenNotes, type Pending } from './metrics.group-commit'
+import type { LateSpan } from './metrics.late.store'
 import { createRecordCodec, type RecordCodec } from './metrics.records.pg'
 import { RECORDS, dayOf, ensureMetricDay, metricTables } from '../../db/pg/metrics.partitions'
 import { COLS, addParts, existing, partsOf, rowParams, type Refs, type Slot } from './metrics.writer.pg.sql'
@@ -198,8 +199,9 @@ export function createMetricWriterPg(
         for (const kind of ['hardware', 'network'] as const) {
           const o = spans[kind]
           if (!o) continue
-          await tx`INSERT INTO metric_late (kind, from_ts, to_ts) VALUES (${kind}, ${o.from}, ${o.to})
-            ON CONFLICT (kind) DO UPDATE SET from_ts = LEAST(metric_late.from_ts, EXCLUDED.from_ts), to_ts = GREATEST(metric_late.to_ts, EXCLUDED.to_ts)`
+          await tx`INSERT INTO metric_late (kind, from_ts, to_ts, writes) VALUES (${kind}, ${o.from}, ${o.to}, 1)
+            ON CONFLICT (kind) DO UPDATE SET from_ts = LEAST(metric_late.from_ts, EXCLUDED.from_ts), to_ts = GREATEST(metric_late.to_ts, EXCLUDED.to_ts),
+              writes = metric_late.writes + 1`
         }
       })
       refs.commit()
@@ -227,11 +229,13 @@ export function createMetricWriterPg(
     queued: group.queued,
     takeWrittenSince: notes.takeWrittenSince,
     newestWrittenWithin: notes.newestWrittenWithin,
-    /** the oldest and newest late sample times any hub stored since the last call, per kind (then forgotten) */
-    async takeWrittenSpan(kind: MetricKind): Promise<{ from: number; to: number } | null> {
-      await metricTables(sql, clock.now)
-      const rows: [string, string][] = await sql`DELETE FROM metric_late WHERE kind = ${kind} RETURNING from_ts, to_ts`.values()
-      return rows[0] ? { from: Number(rows[0][0]), to: Number(rows[0][1]) } : null
+    /** the late samples of a kind any hub stored and not rolled up yet (metric_late); settled by the rollup job once rolled */
+    async pendingLateSpan(kind: MetricKind): Promise<LateSpan | null> {
+      const [r] = await sql`SELECT from_ts, to_ts, writes FROM metric_late WHERE kind = ${kind}`.values()
+      return r ? { from: Number(r[0]), to: Number(r[1]), writes: Number(r[2]) } : null
+    },
+    async settleLateSpan(kind: MetricKind, span: LateSpan): Promise<void> {
+      await sql`DELETE FROM metric_late WHERE kind = ${kind} AND writes = ${span.writes}`
     },
   }
 }

@@ -5,6 +5,7 @@ import { systemTimers, type Timers } from '../../lib/timers'
 import { FIELDS, KIND_BIT, RAW_TABLE, type MetricKind } from './metrics.fields'
 import type { HotPart } from './metrics.hot'
 import { createHotStore } from './metrics.hot.store'
+import { createLateStore } from './metrics.late.store'
 import { HOT_BIT, HOT_ROWS, RAW_MAIN } from './metrics.hot.rows'
 import type { SampleRow } from './metrics.rows'
 import { LIVE_MS, createGroupCommit, createSeenSweep, createWrittenNotes, type Pending } from './metrics.group-commit'
@@ -42,6 +43,7 @@ export function createMetricWriter(
   elapsed: () => number = () => performance.now(),
 ) {
   const hot = createHotStore(sqlite)
+  const late = createLateStore(sqlite)
   const hw = FIELDS.hardware.map((f) => f.name)
   const net = FIELDS.network.map((f) => f.name)
   // what the hot tables' missing foreign key would check (see metrics.table.ts): a device deleted
@@ -171,6 +173,7 @@ export function createMetricWriter(
   function commitGroup(batch: Pending[]) {
     const touched = new Set<number>()
     const now = clock.now()
+    notes.takeSpans() // a span left by a group that failed was never stored
     try {
       begin.run()
     } catch (err) {
@@ -219,6 +222,8 @@ export function createMetricWriter(
       // then every device seen in between together, once per TOUCH_EVERY_MS
       const t = clock.now()
       for (const seq of seen.due(touched, t)) devices.markSeen(seq, t)
+      // the late samples' span with them: a restart before the rollup job's next run still re-rolls them
+      late.note(notes.takeSpans())
       // the records go into their segment's file first: should the COMMIT fail, they are cut off again
       hot.persist()
       commit.run()
@@ -243,8 +248,9 @@ export function createMetricWriter(
     queued: group.queued,
     takeWrittenSince: notes.takeWrittenSince,
     newestWrittenWithin: notes.newestWrittenWithin,
-    /** the oldest and newest sample times written since the last call, per kind (then forgotten) */
-    takeWrittenSpan: notes.takeSpan,
+    /** the late samples of a kind stored and not rolled up yet; settled by the rollup job once rolled */
+    pendingLateSpan: late.pending,
+    settleLateSpan: late.settle,
   }
 }
 

@@ -232,11 +232,11 @@ describe('blocks sealed by the release before the nested minutes were columns', 
       server = await start(ensureBinary(), cwd, env(dataDir))
       expect(await charts()).toEqual(before)
       // a late sample seals its block again, now with its minutes as columns; the charts answer as before
-      const lateAt = Date.parse(samples[100]!.recorded_at as string) + 5_000
+      // 5 s after a sample of the same minute (one in its minute's last 5 s would make it the next minute's first)
+      const earlier = samples.slice(100).find((x) => Date.parse(x.recorded_at as string) % 60_000 < 55_000)!
+      const lateAt = Date.parse(earlier.recorded_at as string) + 5_000
       const sealedAt = place(lateAt)
-      expect((await call('POST', '/v1/metrics/bulk', { items: [{ ...samples[100]!, recorded_at: new Date(lateAt).toISOString() }] }, collector)).status).toBe(
-        201,
-      )
+      expect((await call('POST', '/v1/metrics/bulk', { items: [{ ...earlier, recorded_at: new Date(lateAt).toISOString() }] }, collector)).status).toBe(201)
       server.proc.kill('SIGTERM')
       await server.proc.exited
       server = await start(ensureBinary(), cwd, env(dataDir))
