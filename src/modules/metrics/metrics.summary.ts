@@ -19,44 +19,66 @@ interface Acc {
   max: number
   /** raw values, or per-bucket averages when a tier answered: the p95 is taken over these */
   vals: number[]
-  /** the bucket of the answering tier being gathered into one of `vals` (see `addVal`) */
-  bucket: number
-  bucketSum: number
-  bucketN: number
-  bucketParts: number
-  bucketFirst: number
   last: number | null
-  /** the tier bucket `last` was taken from, or null when it is a raw value */
-  lastBucket: { start: number; end: number } | null
-}
-
-const NO_BUCKET = { bucket: -1, bucketSum: 0, bucketN: 0, bucketParts: 0, bucketFirst: 0 }
-
-/** The gathered bucket's average joins the values the p95 is taken over. */
-function flushBucket(x: Acc) {
-  if (x.bucketParts) x.vals.push(x.bucketParts === 1 ? x.bucketFirst : x.bucketSum / x.bucketN)
-  Object.assign(x, NO_BUCKET)
+  /** the tier bucket `last` was taken from ([start, end)), or -1 when it is a raw value */
+  lastStart: number
+  lastEnd: number
 }
 
 /**
- * Adds an average of `n` values at `at` to the values the p95 is taken over. Raw windows take
- * every value; a window a tier answers takes one average per bucket of that tier, whether the
- * bucket is stored or still gathered from finer levels and raw samples (its ragged edges, the
- * part not rolled up yet), so the p95 does not move when a bucket completes.
+ * The values each field's p95 is taken over. Raw windows take every value; a window a tier
+ * answers takes one average per bucket of that tier, whether the bucket is stored or still
+ * gathered from finer levels and raw samples (its ragged edges, the part not rolled up yet), so
+ * the p95 does not move when a bucket completes. Rows arrive oldest first: a row of another
+ * bucket closes the one gathered.
  */
-function addVal(x: Acc, width: number, at: number, avg: number, n: number) {
-  if (!width) {
-    x.vals.push(avg)
-    return
+class P95Values {
+  private bucket = -1
+  private readonly sum: Float64Array
+  private readonly n: Float64Array
+  private readonly parts: Uint32Array
+  private readonly first: Float64Array
+
+  constructor(
+    /** the answering tier's bucket width, 0 for raw */
+    private readonly width: number,
+    private readonly vals: number[][],
+  ) {
+    const fields = vals.length
+    this.sum = new Float64Array(fields)
+    this.n = new Float64Array(fields)
+    this.parts = new Uint32Array(fields)
+    this.first = new Float64Array(fields)
   }
-  const b = Math.floor(at / width) * width
-  if (b !== x.bucket) {
-    flushBucket(x)
-    x.bucket = b
+
+  /** the next row's time (a raw sample's, a finer bucket's start) */
+  row(at: number): void {
+    if (!this.width) return
+    const b = Math.floor(at / this.width) * this.width
+    if (b === this.bucket) return
+    this.close()
+    this.bucket = b
   }
-  if (x.bucketParts++ === 0) x.bucketFirst = avg
-  x.bucketSum += avg * n
-  x.bucketN += n
+
+  /** field i's average of n values in that row (a row of a whole bucket of the answering tier goes to `vals` itself) */
+  add(i: number, avg: number, n: number): void {
+    const parts = this.parts[i]!
+    if (parts === 0) this.first[i] = avg
+    this.parts[i] = parts + 1
+    this.sum[i] = this.sum[i]! + avg * n
+    this.n[i] = this.n[i]! + n
+  }
+
+  close(): void {
+    for (let i = 0; i < this.vals.length; i++) {
+      const parts = this.parts[i]!
+      if (!parts) continue
+      this.vals[i]!.push(parts === 1 ? this.first[i]! : this.sum[i]! / this.n[i]!)
+      this.parts[i] = 0
+      this.sum[i] = 0
+      this.n[i] = 0
+    }
+  }
 }
 
 interface CounterAcc {
@@ -73,10 +95,10 @@ interface CounterAcc {
 function* lastFromRaw(kind: MetricKind, seq: number, acc: Acc[]): Steps<void> {
   const byBucket = new Map<number, { end: number; fields: number[] }>()
   acc.forEach((x, i) => {
-    if (!x.lastBucket) return
-    const b = byBucket.get(x.lastBucket.start) ?? { end: x.lastBucket.end, fields: [] }
+    if (x.lastStart < 0) return
+    const b = byBucket.get(x.lastStart) ?? { end: x.lastEnd, fields: [] }
     b.fields.push(i)
-    byBucket.set(x.lastBucket.start, b)
+    byBucket.set(x.lastStart, b)
   })
   for (const [start, { end, fields }] of byBucket) {
     const rows = yield* read((s) => s.rawValues(kind, seq, start, end))
@@ -108,10 +130,23 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
   const fields = FIELDS[kind]
   const counters = COUNTER_FIELDS[kind]
   const counterIdx = counters.map((c) => fields.findIndex((f) => f.name === c))
-  const acc: Acc[] = fields.map(() => ({ sum: 0, n: 0, min: Infinity, max: -Infinity, vals: [], last: null, lastBucket: null, ...NO_BUCKET }))
+  const acc: Acc[] = fields.map(() => ({
+    sum: 0,
+    n: 0,
+    min: Infinity,
+    max: -Infinity,
+    vals: [],
+    last: null,
+    lastStart: -1,
+    lastEnd: -1,
+  }))
   const cacc: CounterAcc[] = counters.map(() => ({ delta: 0, prev: null, seen: false }))
   const done = level > LEVEL.raw ? yield* read((s) => s.doneUntil(kind)) : null
   const levelWidth = level > LEVEL.raw ? TIERS[level - 1]!.ms : 0
+  const p95 = new P95Values(
+    levelWidth,
+    acc.map((x) => x.vals),
+  )
   // the tiers as the reads see them: stored, completed up to what a run every minute would have rolled
   const due = dueUntil(now)
   let samples = 0
@@ -133,7 +168,10 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
     if (a >= b) return
     const rows = yield* read((s) => s.rawValues(kind, seq, a, b))
     samples += rows.length
+    // a raw window takes every value; a tier's gathers them into its buckets
+    const gather = levelWidth > 0
     for (const row of rows) {
+      p95.row(row[0]!)
       for (let i = 0; i < fields.length; i++) {
         const v = row[i + 1]
         if (v === null || v === undefined) continue
@@ -142,9 +180,10 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
         x.n++
         if (v < x.min) x.min = v
         if (v > x.max) x.max = v
-        addVal(x, levelWidth, row[0]!, v, 1)
+        if (gather) p95.add(i, v, 1)
+        else x.vals.push(v)
         x.last = v
-        x.lastBucket = null
+        x.lastStart = -1
       }
       for (let j = 0; j < counters.length; j++) {
         const v = row[counterIdx[j]! + 1] ?? null
@@ -157,7 +196,10 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
     const tier = TIERS[lv - 1]!
     const rows = yield* tierRowsDue(kind, lv, seq, a, b, done!, due)
     const width = tier.ms
+    // a row of the answering tier is a whole bucket of its own; a finer one is gathered into one
+    const gather = lv !== level
     for (const row of rows) {
+      p95.row(row[0]!)
       if (firstBucket === null) {
         firstBucket = row[0]!
         firstWidth = width
@@ -175,9 +217,11 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
         x.n += n
         if (row[o + 1]! < x.min) x.min = row[o + 1]!
         if (row[o + 2]! > x.max) x.max = row[o + 2]!
-        addVal(x, levelWidth, row[0]!, avg, n)
+        if (gather) p95.add(i, avg, n)
+        else x.vals.push(avg)
         x.last = avg
-        x.lastBucket = { start: row[0]!, end: row[0]! + width }
+        x.lastStart = row[0]!
+        x.lastEnd = row[0]! + width
       }
       const co = 2 + fields.length * 4
       for (let j = 0; j < counters.length; j++) {
@@ -199,13 +243,13 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
   }
 
   yield* collect(level, from, to)
+  p95.close()
   yield* lastFromRaw(kind, seq, acc)
 
   const out: Record<string, FieldStats> = {}
   fields.forEach((f, i) => {
     const x = acc[i]!
     if (!x.n) return
-    flushBucket(x)
     x.vals.sort((p, q) => p - q)
     out[f.name] = {
       avg: x.sum / x.n,
