@@ -1,0 +1,55 @@
+/**
+ * The values each field's p95 is taken over. Raw windows take every value; a window a tier
+ * answers takes one average per bucket of that tier, whether the bucket is stored or still
+ * gathered from finer levels and raw samples (its ragged edges, the part not rolled up yet), so
+ * the p95 does not move when a bucket completes. Rows arrive oldest first: a row of another
+ * bucket closes the one gathered.
+ */
+export class P95Values {
+  private bucket = -1
+  private readonly sum: Float64Array
+  private readonly n: Float64Array
+  private readonly parts: Uint32Array
+  private readonly first: Float64Array
+
+  constructor(
+    /** the answering tier's bucket width, 0 for raw */
+    private readonly width: number,
+    private readonly vals: number[][],
+  ) {
+    const fields = vals.length
+    this.sum = new Float64Array(fields)
+    this.n = new Float64Array(fields)
+    this.parts = new Uint32Array(fields)
+    this.first = new Float64Array(fields)
+  }
+
+  /** the next row's time (a raw sample's, a finer bucket's start) */
+  row(at: number): void {
+    if (!this.width) return
+    const b = Math.floor(at / this.width) * this.width
+    if (b === this.bucket) return
+    this.close()
+    this.bucket = b
+  }
+
+  /** field i's average of n values in that row (a row of a whole bucket of the answering tier goes to `vals` itself) */
+  add(i: number, avg: number, n: number): void {
+    const parts = this.parts[i]!
+    if (parts === 0) this.first[i] = avg
+    this.parts[i] = parts + 1
+    this.sum[i] = this.sum[i]! + avg * n
+    this.n[i] = this.n[i]! + n
+  }
+
+  close(): void {
+    for (let i = 0; i < this.vals.length; i++) {
+      const parts = this.parts[i]!
+      if (!parts) continue
+      this.vals[i]!.push(parts === 1 ? this.first[i]! : this.sum[i]! / this.n[i]!)
+      this.parts[i] = 0
+      this.sum[i] = 0
+      this.n[i] = 0
+    }
+  }
+}
