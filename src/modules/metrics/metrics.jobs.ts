@@ -6,7 +6,7 @@ import { rollupAll, type RollupOptions } from './metrics.rollup'
 import type { BlockStore } from './metrics.block.store'
 import { PRUNE_BATCH, type RollupPort } from './metrics.rollup.store'
 import type { MetricDevices } from './metrics.service'
-import type { LateSpan } from './metrics.late.store'
+import type { LateSpans } from './metrics.late.store'
 
 type Retention = Config['metricsRetention']
 
@@ -15,10 +15,10 @@ export interface MetricsJobDeps {
   /** the sealed blocks: dropped with the raw rows they belong to */
   blocks?: Pick<BlockStore, 'prune'>
   devices: Pick<MetricDevices, 'seqs'>
-  /** the late samples stored and not rolled up yet (metric_late): read before a run, settled after it */
+  /** the late samples stored and not rolled up yet (metric_late): claimed before a run, finished after it */
   writer: {
-    pendingLateSpan(kind: MetricKind): LateSpan | null | Promise<LateSpan | null>
-    settleLateSpan(kind: MetricKind, span: LateSpan): void | Promise<void>
+    claimLateSpan: LateSpans['claim']
+    finishLateSpan: LateSpans['finish']
   }
   clock: Clock
   retention: Retention
@@ -49,7 +49,7 @@ function fittedSteps(steps: RollupOptions['steps'], retention: Retention): Rollu
 
 /** `steps`: the spans each tier is rolled in, where a bench compares them (else the store's) */
 export async function runRollup(deps: MetricsJobDeps, opts: { steps?: RollupOptions['steps'] } = {}): Promise<void> {
-  const late = { hardware: await deps.writer.pendingLateSpan('hardware'), network: await deps.writer.pendingLateSpan('network') }
+  const late = { hardware: await deps.writer.claimLateSpan('hardware'), network: await deps.writer.claimLateSpan('network') }
   await rollupAll(deps.rollups, {
     steps: fittedSteps(opts.steps ?? deps.rollups.steps, deps.retention),
     now: deps.clock.now(),
@@ -59,10 +59,7 @@ export async function runRollup(deps: MetricsJobDeps, opts: { steps?: RollupOpti
     pause: yieldToRequests,
   })
   // only once their buckets are rolled: a run stopped before (a crash, an error) leaves them for the next
-  for (const kind of ['hardware', 'network'] as const) {
-    const span = late[kind]
-    if (span) await deps.writer.settleLateSpan(kind, span)
-  }
+  for (const kind of ['hardware', 'network'] as const) if (late[kind]) await deps.writer.finishLateSpan(kind)
 }
 
 /** Each level's setting in the configuration (seconds). */

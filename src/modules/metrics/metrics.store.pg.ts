@@ -3,6 +3,7 @@ import { FIELDS, KIND_BIT, TIERS, tierColumns, tierTable, type MetricKind, type 
 import { RECORDS, metricTables } from '../../db/pg/metrics.partitions'
 import { createRecordCodec, type RecordCodec } from './metrics.records.pg'
 import type { MetricsReads } from './metrics.reads'
+import { pendingOf } from './metrics.late.store'
 import type { RawValues, SampleValues, TierValues } from './metrics.store'
 
 /**
@@ -57,8 +58,9 @@ export function createMetricsStorePg(sql: SQL, codec: RecordCodec = createRecord
     hourlyCount: async (kind, seq, from, to) =>
       (await one(`SELECT sum(n) FROM ${tierTable(kind, '1h')} WHERE device_seq = $1 AND bucket >= $2 AND bucket < $3`, [seq, from, to])) ?? 0,
     async lateSpan(kind) {
-      const [r] = await sql`SELECT from_ts, to_ts, writes FROM metric_late WHERE kind = ${kind}`.values()
-      return r ? { from: Number(r[0]), to: Number(r[1]), writes: Number(r[2]) } : null
+      const [r] = await sql`SELECT from_ts, to_ts, rolling_from, rolling_to FROM metric_late WHERE kind = ${kind}`.values()
+      const n = (v: unknown) => (v === null ? null : Number(v))
+      return r ? pendingOf(n(r[0]), n(r[1]), n(r[2]), n(r[3])) : null
     },
     oldestTs: (kind, seq) => one(`SELECT ts FROM ${RECORDS} WHERE device_seq = $1 AND ${has(kind)} ORDER BY ts LIMIT 1`, [seq]),
     async latest(kind, seq) {

@@ -117,17 +117,18 @@ export const metricRollups = sqliteTable(
 )
 
 /**
- * Per kind, the oldest and newest time of the late samples stored since the rollup job last rolled
- * them (a sample more than LIVE_MS old when written: a replay, a backfill), written in the
- * transaction that stores them, so a restart before the job's next run still re-rolls their
- * buckets. `writes` counts the groups that widened or touched the span: the job removes the row
- * once it has rolled it, unless a group wrote to it meanwhile.
+ * Per kind, the late samples stored and not rolled up yet (a sample more than LIVE_MS old when
+ * written: a replay, a backfill), as the span of their times, written in the transaction that
+ * stores them, so a restart before the rollup job's next run still re-rolls their buckets.
+ * `from_ts`/`to_ts` is the span the writers add to; `rolling_from`/`rolling_to` the span a rollup
+ * run took from it and has not finished (a run stopped midway leaves it to the next run).
  */
 export const metricLate = sqliteTable('metric_late', {
   kind: text('kind').primaryKey(),
-  fromTs: integer('from_ts').notNull(),
-  toTs: integer('to_ts').notNull(),
-  writes: integer('writes').notNull().default(1),
+  fromTs: integer('from_ts'),
+  toTs: integer('to_ts'),
+  rollingFrom: integer('rolling_from'),
+  rollingTo: integer('rolling_to'),
 })
 
 /**

@@ -199,9 +199,9 @@ export function createMetricWriterPg(
         for (const kind of ['hardware', 'network'] as const) {
           const o = spans[kind]
           if (!o) continue
-          await tx`INSERT INTO metric_late (kind, from_ts, to_ts, writes) VALUES (${kind}, ${o.from}, ${o.to}, 1)
-            ON CONFLICT (kind) DO UPDATE SET from_ts = LEAST(metric_late.from_ts, EXCLUDED.from_ts), to_ts = GREATEST(metric_late.to_ts, EXCLUDED.to_ts),
-              writes = metric_late.writes + 1`
+          // LEAST and GREATEST pass over a NULL: the span a run claimed is empty here
+          await tx`INSERT INTO metric_late (kind, from_ts, to_ts) VALUES (${kind}, ${o.from}, ${o.to})
+            ON CONFLICT (kind) DO UPDATE SET from_ts = LEAST(metric_late.from_ts, EXCLUDED.from_ts), to_ts = GREATEST(metric_late.to_ts, EXCLUDED.to_ts)`
         }
       })
       refs.commit()
@@ -229,13 +229,17 @@ export function createMetricWriterPg(
     queued: group.queued,
     takeWrittenSince: notes.takeWrittenSince,
     newestWrittenWithin: notes.newestWrittenWithin,
-    /** the late samples of a kind any hub stored and not rolled up yet (metric_late); settled by the rollup job once rolled */
-    async pendingLateSpan(kind: MetricKind): Promise<LateSpan | null> {
-      const [r] = await sql`SELECT from_ts, to_ts, writes FROM metric_late WHERE kind = ${kind}`.values()
-      return r ? { from: Number(r[0]), to: Number(r[1]), writes: Number(r[2]) } : null
+    /** the late samples of a kind any hub stored, joined to a span a run left unfinished (see metrics.late.store.ts) */
+    async claimLateSpan(kind: MetricKind): Promise<LateSpan | null> {
+      const [r] = await sql`UPDATE metric_late SET rolling_from = LEAST(rolling_from, from_ts), rolling_to = GREATEST(rolling_to, to_ts),
+          from_ts = NULL, to_ts = NULL WHERE kind = ${kind} RETURNING rolling_from, rolling_to`.values()
+      return r && r[0] !== null && r[1] !== null ? { from: Number(r[0]), to: Number(r[1]) } : null
     },
-    async settleLateSpan(kind: MetricKind, span: LateSpan): Promise<void> {
-      await sql`DELETE FROM metric_late WHERE kind = ${kind} AND writes = ${span.writes}`
+    async finishLateSpan(kind: MetricKind): Promise<void> {
+      await sql.begin(async (tx) => {
+        await tx`UPDATE metric_late SET rolling_from = NULL, rolling_to = NULL WHERE kind = ${kind}`
+        await tx`DELETE FROM metric_late WHERE kind = ${kind} AND from_ts IS NULL AND rolling_from IS NULL`
+      })
     },
   }
 }

@@ -248,9 +248,9 @@ export function createMetricWriter(
     queued: group.queued,
     takeWrittenSince: notes.takeWrittenSince,
     newestWrittenWithin: notes.newestWrittenWithin,
-    /** the late samples of a kind stored and not rolled up yet; settled by the rollup job once rolled */
-    pendingLateSpan: late.pending,
-    settleLateSpan: late.settle,
+    /** the late samples of a kind stored and not rolled up yet, claimed by a rollup run and finished once rolled */
+    claimLateSpan: late.claim,
+    finishLateSpan: late.finish,
   }
 }
 

@@ -77,24 +77,28 @@ describe('the span kept in metric_late', () => {
     return createLateStore(db.sqlite)
   }
 
-  test('widened by each group, and settled only if no group wrote to it since it was read', () => {
+  test('widened by each group; a claimed span is rolled apart from what the writers add meanwhile, and kept until finished', () => {
     const late = store()
     late.note({ hardware: { from: 50, to: 80 }, network: null })
     late.note({ hardware: { from: 20, to: 60 }, network: { from: 7, to: 7 } })
-    const read = late.pending('hardware')!
-    expect(read).toEqual({ from: 20, to: 80, writes: 2 })
-    // a group writes inside the span while the job rolls it: the span reads the same, but stays
-    late.note({ hardware: { from: 30, to: 30 }, network: null })
-    late.settle('hardware', read)
-    expect(late.pending('hardware')).toEqual({ from: 20, to: 80, writes: 3 })
-    late.settle('hardware', late.pending('hardware')!)
-    expect(late.pending('hardware')).toBeNull()
-    expect(late.pending('network')).toEqual({ from: 7, to: 7, writes: 1 })
+    expect(late.pending('hardware')).toEqual({ from: 20, to: 80 })
+    expect(late.claim('hardware')).toEqual({ from: 20, to: 80 })
+    late.note({ hardware: { from: 30, to: 30 }, network: null }) // while the run rolls
+    expect(late.pending('hardware')).toEqual({ from: 20, to: 80 })
+    late.finish('hardware')
+    expect(late.pending('hardware')).toEqual({ from: 30, to: 30 })
+    expect(late.claim('hardware')).toEqual({ from: 30, to: 30 })
+    // not finished (the run stopped): the next claim takes it with what came since
+    late.note({ hardware: { from: 90, to: 95 }, network: null })
+    expect(late.claim('hardware')).toEqual({ from: 30, to: 95 })
+    late.finish('hardware')
+    expect([late.pending('hardware'), late.claim('hardware')]).toEqual([null, null])
+    expect(late.pending('network')).toEqual({ from: 7, to: 7 })
   })
 
-  test('a rollup run that fails leaves it for the next run', async () => {
-    const span: LateSpan = { from: T0, to: T0 + 1, writes: 1 }
-    const settled: string[] = []
+  test('a rollup run that fails does not finish its span', async () => {
+    const span: LateSpan = { from: T0, to: T0 + 1 }
+    const finished: string[] = []
     const deps = {
       rollups: {
         doneUntil: () => T0,
@@ -105,14 +109,14 @@ describe('the span kept in metric_late', () => {
         setDone: () => {},
       },
       devices: { seqs: () => [1] },
-      writer: { pendingLateSpan: () => span, settleLateSpan: (kind: string) => void settled.push(kind) },
+      writer: { claimLateSpan: () => span, finishLateSpan: (kind: string) => void finished.push(kind) },
       clock: { now: () => T0 + HOUR },
       retention: { raw: 7 * 86_400, m1: 86_400, m10: 86_400, h1: 86_400, d1: 86_400 },
     } as unknown as MetricsJobDeps
     await expect(runRollup(deps)).rejects.toThrow('disk I/O error')
-    expect(settled).toEqual([])
+    expect(finished).toEqual([])
     deps.rollups.roll = async () => {}
     await runRollup(deps)
-    expect(settled).toEqual(['hardware', 'network'])
+    expect(finished).toEqual(['hardware', 'network'])
   })
 })

@@ -46,8 +46,10 @@ interface World {
   series: SeriesReads
   rollups: RollupPort
   takeLate(kind: 'hardware' | 'network'): Promise<{ from: number; to: number } | null>
+  claimLate(kind: 'hardware' | 'network'): Promise<LateSpan | null>
+  finishLate(kind: 'hardware' | 'network'): Promise<void>
+  /** what the reads see as not rolled up yet */
   pendingLate(kind: 'hardware' | 'network'): Promise<LateSpan | null>
-  settleLate(kind: 'hardware' | 'network', span: LateSpan): Promise<void>
   lastSeen(seq: number): Promise<number | null>
 }
 
@@ -66,12 +68,13 @@ function worldOf(db: EngineDb, clock: ReturnType<typeof manualClock>): World {
       series: sqliteSeriesReads(createSeriesStore(sqlite)),
       rollups: createRollupStore(sqlite),
       takeLate: async (kind) => {
-        const span = writer.pendingLateSpan(kind)
-        if (span) writer.settleLateSpan(kind, span)
-        return span && { from: span.from, to: span.to }
+        const span = writer.claimLateSpan(kind)
+        writer.finishLateSpan(kind)
+        return span
       },
-      pendingLate: async (kind) => writer.pendingLateSpan(kind),
-      settleLate: async (kind, span) => writer.settleLateSpan(kind, span),
+      claimLate: async (kind) => writer.claimLateSpan(kind),
+      finishLate: async (kind) => writer.finishLateSpan(kind),
+      pendingLate: async (kind) => createMetricsStore(sqlite).lateSpan(kind),
       lastSeen: async (seq) => sqlite.query<{ t: number | null }, [number]>('SELECT last_seen_at AS t FROM devices WHERE seq = ?').get(seq)!.t,
     }
   }
@@ -83,12 +86,13 @@ function worldOf(db: EngineDb, clock: ReturnType<typeof manualClock>): World {
     series: createSeriesStorePg(pg),
     rollups: createRollupStorePg(pg),
     takeLate: async (kind) => {
-      const span = await writer.pendingLateSpan(kind)
-      if (span) await writer.settleLateSpan(kind, span)
-      return span && { from: span.from, to: span.to }
+      const span = await writer.claimLateSpan(kind)
+      await writer.finishLateSpan(kind)
+      return span
     },
-    pendingLate: (kind) => writer.pendingLateSpan(kind),
-    settleLate: (kind, span) => writer.settleLateSpan(kind, span),
+    claimLate: (kind) => writer.claimLateSpan(kind),
+    finishLate: (kind) => writer.finishLateSpan(kind),
+    pendingLate: (kind) => createMetricsStorePg(pg).lateSpan(kind),
     lastSeen: async (seq) => {
       const [r] = await pg`SELECT last_seen_at AS t FROM devices WHERE seq = ${seq}`
       return r.t === null ? null : Number(r.t)
@@ -322,23 +326,31 @@ for (const engine of ENGINES) {
     )
 
     test.skipIf(engine.skip)(
-      `a late sample stored while the rollup job rolls the late span keeps it for the next run, even inside it ${engine.skipReason}`,
+      `late samples stored while a rollup run rolls the span it claimed go to the next run; a run that stops leaves its span to the next ${engine.skipReason}`,
       async () => {
-        const { write, pendingLate, settleLate, takeLate } = await setup()
+        const { write, claimLate, finishLate, pendingLate, takeLate } = await setup()
         await takeLate('hardware')
         const base = T0 - 5 * 3_600_000
         const job = (k: number) => ({
           deviceSeq: 2,
           samples: batchRows({ ...sample(k), recorded_at: new Date(base + k * 10_000).toISOString() }, T0 + 3_600_000),
         })
+        const at = (k: number) => base + k * 10_000
         await write(job(0))
         await write(job(9))
-        const read = (await pendingLate('hardware'))!
-        expect({ from: read.from, to: read.to }).toEqual({ from: base, to: base + 90_000 })
-        await write(job(4)) // while the job rolls what it read
-        await settleLate('hardware', read)
-        expect(await takeLate('hardware')).toEqual({ from: base, to: base + 90_000 })
+        expect(await claimLate('hardware')).toEqual({ from: at(0), to: at(9) })
+        await write(job(4)) // while the run rolls what it claimed
+        expect(await pendingLate('hardware')).toEqual({ from: at(0), to: at(9) })
+        await finishLate('hardware')
+        expect(await pendingLate('hardware')).toEqual({ from: at(4), to: at(4) })
+        // a run that stops midway (killed, an error) never finishes: the next claims its span too
+        await write(job(20))
+        expect(await claimLate('hardware')).toEqual({ from: at(4), to: at(20) })
+        await write(job(30))
+        expect(await claimLate('hardware')).toEqual({ from: at(4), to: at(30) })
+        await finishLate('hardware')
         expect(await pendingLate('hardware')).toBeNull()
+        expect(await claimLate('hardware')).toBeNull()
       },
     )
   })
