@@ -2,9 +2,10 @@
  * `bun run bench [--quick] [--no-build] [--keep]`: the speed figures of the README.
  *
  * 1. builds dist/vigil and starts it on a temp data dir and a free port on 127.0.0.1, next to
- *    scripts/bench/bare.ts (Bun.serve + JSON.parse + one INSERT per request);
+ *    scripts/bench/bare-group.ts (Bun.serve + JSON.parse + one transaction per turn of the event loop);
  * 2. ingest: 100 devices (10 tenants × 10, registered through the API, one key each) posting
- *    ~1.4 KB POST /v1/metrics/batch bodies, driven by autocannon in a second process;
+ *    the real sample (`dist/vigil agent --once` on this machine, about 3.7 KB) to
+ *    POST /v1/metrics/batch, driven by autocannon in a second process;
  * 3. rounds that load Vigil, then the bare baseline, with the same load; medians of the rounds,
  *    with each server's CPU time per request (steadier than req/s on a busy machine);
  * 4. reads: 10 M samples (5 M hardware + 5 M network rows) seeded straight into a fresh
@@ -74,7 +75,7 @@ import { join } from 'node:path'
 import { median } from './bench/proc'
 import { webRows, webSizes } from './bench/web'
 import { webhookRows, webhooksBench } from './bench/webhooks'
-import { args, quick, P, CONNECTIONS, root, tmp, log, body } from './bench/common'
+import { args, quick, P, CONNECTIONS, root, tmp, log, ingestBody } from './bench/common'
 import { ingestBench, ingestRows, ingestOnly } from './bench/run-ingest'
 import { hostileBench, hostileRows, hostileOnly } from './bench/run-hostile'
 import { liveBench, liveRows, liveOnly } from './bench/run-live'
@@ -139,7 +140,7 @@ async function fullRun() {
     ...rssRows(await rssBench()),
   )
   console.log(
-    `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
+    `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, the real sample, ${ingestBody().length} B\n`,
   )
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)

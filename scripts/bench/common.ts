@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/db/connection'
 import { migrate } from '../../src/db/migrate'
-import { hardwareSample, networkSample } from '../../test/helpers/samples'
 import { cpuMs, freePort, memoryMb, runJson } from './proc'
 import { insertSamples, seedAccounts, seedSamples } from './seed'
 import { rollupAll } from '../../src/modules/metrics/metrics.rollup'
 import { createRollupStore } from '../../src/modules/metrics/metrics.rollup.store'
 import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
+import { realSampleBody } from './storage-samples'
 
 export const args = new Set(process.argv.slice(2))
 export const quick = args.has('--quick')
@@ -39,7 +39,8 @@ export interface Load {
 }
 export type Reads = Record<string, { p50: number; p99: number; p99Rounds: number[]; status: number }>
 
-export const body = JSON.stringify({ hardware: hardwareSample(1), network: networkSample(1) })
+/** What the ingest loads post: the real sample of this machine (`dist/vigil agent --once`), read on first use. */
+export const ingestBody = () => realSampleBody(join(root, 'dist/vigil'))
 
 /** dist/vigil (or another build, `bin`) on a data dir and a loopback port, with the bench's settings. */
 /** `more`: extra environment, and stderr piped to the caller (a bench reading the hub's own log) */
@@ -118,7 +119,11 @@ export async function drive(url: string, devices: { key: string; id: string }[],
   }, 250)
   const cpu0 = cpuMs(pid) ?? 0
   try {
-    const r = await runJson<Load>(join(root, 'scripts/bench/load.ts'), { url, body, devices, connections: CONNECTIONS, duration }, (duration + 60) * 1000)
+    const r = await runJson<Load>(
+      join(root, 'scripts/bench/load.ts'),
+      { url, body: ingestBody(), devices, connections: CONNECTIONS, duration },
+      (duration + 60) * 1000,
+    )
     const cpu = (cpuMs(pid) ?? cpu0) - cpu0
     return { ...r, peakRss: peak, peakAnon, cpuUsPerReq: r.ok ? (cpu * 1000) / r.ok : 0 }
   } finally {

@@ -1,19 +1,20 @@
 /**
  * The live-stream bench's helpers, each run as its own process (not on the server's event loop):
- * - `fleet`: every device posts one batch (hardware + network) every 10 s, spread evenly over
+ * - `fleet`: every device posts one batch (`body`: the real sample) every 10 s, spread evenly over
  *   the 10 s, as a fleet of collectors does, until SIGTERM (or `duration` s); then prints the
  *   answers counted by status;
  * - `streams`: opens `tokens.length × perToken` GET /v1/events streams, prints `{"ready":…}`
  *   once all are open, reads them for `duration` s, then prints what arrived.
  * Usage: bun scripts/bench/live.ts '<json: {mode, base, duration, …}>'
  */
-import { hardwareSample, networkSample } from '../../test/helpers/samples'
-
+export {} // a module: its last line awaits at the top level
 interface FleetSpec {
   mode: 'fleet'
   base: string
   duration: number
   devices: { key: string; id: string }[]
+  /** one POST /v1/metrics/batch body, the real sample */
+  body: string
 }
 interface StreamsSpec {
   mode: 'streams'
@@ -34,12 +35,12 @@ async function fleet(s: FleetSpec) {
     process.exit(0)
   })
   const deadline = performance.now() + s.duration * 1000
-  const post = async (d: { key: string; id: string }, i: number) => {
+  const post = async (d: { key: string; id: string }) => {
     try {
       const res = await fetch(`${s.base}/v1/metrics/batch`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': d.key, 'x-device-id': d.id },
-        body: JSON.stringify({ hardware: hardwareSample(i), network: networkSample(i) }),
+        body: s.body,
       })
       await res.arrayBuffer()
       count(String(res.status))
@@ -51,9 +52,9 @@ async function fleet(s: FleetSpec) {
   await Promise.all(
     s.devices.map(async (d, n) => {
       await Bun.sleep((n * EVERY_MS) / s.devices.length)
-      for (let i = 0; performance.now() < deadline; i++) {
+      while (performance.now() < deadline) {
         const next = performance.now() + EVERY_MS
-        await post(d, i)
+        await post(d)
         await Bun.sleep(Math.max(0, next - performance.now()))
       }
     }),

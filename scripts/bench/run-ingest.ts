@@ -1,11 +1,15 @@
-/** `bun run bench`, ingest: Vigil beside the bare baseline, rounds alternating; `--ingest-only`. */
+/**
+ * `bun run bench`, ingest: Vigil beside the group-commit baseline (scripts/bench/bare-group.ts:
+ * Bun.serve, JSON.parse, one transaction per turn of the event loop), rounds alternating, both
+ * posting the real sample of this machine; `--ingest-only`.
+ */
 import { mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/db/connection'
 import { freePort, median, memoryMb, stop, waitReady } from './proc'
 import { registerDevices } from './register'
 import { seedAccounts, type SeededTenant } from './seed'
-import { quick, P, DEVICES, CONNECTIONS, IDLE_AFTER_START_MS, root, tmp, log, body, startVigil, freshDb, drive, type Run, countBatches } from './common'
+import { quick, P, DEVICES, CONNECTIONS, IDLE_AFTER_START_MS, root, tmp, log, ingestBody, startVigil, freshDb, drive, type Run, countBatches } from './common'
 import { createHotStore } from '../../src/modules/metrics/metrics.hot.store'
 
 /** Starts Vigil on a seeded data dir and registers the devices through the API, as collectors do. */
@@ -25,7 +29,7 @@ export async function startIngestServer(dir: string, tenants: SeededTenant[]) {
 }
 
 /**
- * Vigil and the bare baseline side by side: both servers up at once, then rounds that drive
+ * Vigil and the group-commit baseline side by side: both servers up at once, then rounds that drive
  * one and then the other, so drift on a shared machine hits both alike; medians are reported.
  */
 export async function ingestBench() {
@@ -36,7 +40,7 @@ export async function ingestBench() {
   const vigil = await startIngestServer(dir, tenants)
   const barePort = freePort()
   mkdirSync(join(tmp, 'bare'), { recursive: true })
-  const bare = Bun.spawn([process.execPath, join(root, 'scripts/bench/bare.ts'), String(barePort), join(tmp, 'bare', 'bare.db')], {
+  const bare = Bun.spawn([process.execPath, join(root, 'scripts/bench/bare-group.ts'), String(barePort), join(tmp, 'bare', 'bare.db')], {
     stdout: 'ignore',
     stderr: 'inherit',
   })
@@ -92,7 +96,7 @@ export async function ingestBench() {
   }
 }
 
-/** The ingest rows of the table: Vigil, the bare baseline, their ratio. */
+/** The ingest rows of the table: Vigil, the group-commit baseline, their ratio. */
 export function ingestRows(ingest: Awaited<ReturnType<typeof ingestBench>>): [string, string, string][] {
   const ms = (n: number) => `${n} ms`
   const med = (side: 'vigil' | 'bare', k: 'rps' | 'p50' | 'p99' | 'p99_9' | 'max' | 'cpuUsPerReq' | 'peakRss' | 'peakAnon') =>
@@ -106,11 +110,11 @@ export function ingestRows(ingest: Awaited<ReturnType<typeof ingestBench>>): [st
       `p50 ${ms(med('vigil', 'p50'))}, p99 ${ms(med('vigil', 'p99'))}, p99.9 ${ms(med('vigil', 'p99_9'))}, max ${ms(med('vigil', 'max'))}, server CPU ${med('vigil', 'cpuUsPerReq').toFixed(1)} µs/req, non-2xx + errors ${errors}`,
     ],
     [
-      'ingest, bare Bun.serve + 1 INSERT',
+      'ingest, group-commit baseline (Bun.serve, JSON.parse, one transaction per tick)',
       `${Math.round(med('bare', 'rps'))} req/s`,
       `p50 ${ms(med('bare', 'p50'))}, p99 ${ms(med('bare', 'p99'))}, p99.9 ${ms(med('bare', 'p99_9'))}, max ${ms(med('bare', 'max'))}, server CPU ${med('bare', 'cpuUsPerReq').toFixed(1)} µs/req`,
     ],
-    ['ingest ratio vigil / bare (median of rounds)', median(ratios).toFixed(2), `rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}`],
+    ['ingest ratio vigil / group-commit baseline (median of rounds)', median(ratios).toFixed(2), `rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}`],
     ['kill -9 during ingest', `${ingest.durability.acked} acknowledged`, `${ingest.durability.stored} stored (none lost)`],
   ]
 }
@@ -118,7 +122,7 @@ export function ingestRows(ingest: Awaited<ReturnType<typeof ingestBench>>): [st
 export async function ingestOnly() {
   const rows = ingestRows(await ingestBench())
   console.log(
-    `\nvigil bench, ingest only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, body ${body.length} B\n`,
+    `\nvigil bench, ingest only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, the real sample, ${ingestBody().length} B\n`,
   )
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)

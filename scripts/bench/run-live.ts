@@ -6,7 +6,7 @@ import { accessTokens } from '../../src/modules/users/users.tokens'
 import { cpuMs, median, stop } from './proc'
 import { seedAccounts } from './seed'
 import { startIngestServer } from './run-ingest'
-import { quick, P, CONNECTIONS, root, secret, tmp, log, body, freshDb, drive, type Run } from './common'
+import { quick, P, CONNECTIONS, root, secret, tmp, log, ingestBody, freshDb, drive, type Run } from './common'
 
 /** the live section's watched fleet: tenants × devices posting every 10 s, and streams per user (the per-user cap) */
 export const LIVE = { tenants: 25, devices: 40, streamsPerUser: 20 }
@@ -61,7 +61,7 @@ export async function liveBench() {
   const fleetDevices = watched.flatMap((t) => t.devices.map((d) => ({ key: t.keys[0]!, id: d.id })))
   // Bun's fetch runs at most 256 requests at once by default: a stream is one that never ends
   const env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: '4096' }
-  const fleet = Bun.spawn([process.execPath, helper, JSON.stringify({ mode: 'fleet', base, duration: 3600, devices: fleetDevices })], {
+  const fleet = Bun.spawn([process.execPath, helper, JSON.stringify({ mode: 'fleet', base, duration: 3600, devices: fleetDevices, body: ingestBody() })], {
     stdout: 'pipe',
     stderr: 'inherit',
     env,
@@ -139,7 +139,7 @@ export function liveRows(live: Awaited<ReturnType<typeof liveBench>>): [string, 
 export async function liveOnly() {
   const rows = liveRows(await liveBench())
   console.log(
-    `\nvigil bench, live stream only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per phase, body ${body.length} B\n`,
+    `\nvigil bench, live stream only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per phase, the real sample, ${ingestBody().length} B\n`,
   )
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)

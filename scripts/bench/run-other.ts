@@ -5,7 +5,7 @@ import { seedAccounts } from './seed'
 import { seedAlertRules } from './alerts'
 import { webhookRows, webhooksBench } from './webhooks'
 import { startIngestServer } from './run-ingest'
-import { quick, P, CONNECTIONS, root, tmp, log, freshDb, drive, type Run } from './common'
+import { quick, P, CONNECTIONS, root, tmp, log, freshDb, drive, ingestBody, type Run } from './common'
 
 export const ALERT_RULES_PER_CLIENT = 100
 
@@ -43,7 +43,7 @@ export async function alertsBench() {
     log('alerts: crossing → alert.firing latency')
     const latency = await runJson<{ crossings: number; load: number; bus: Lat; notify: Lat; cost: { rules: number; none: number; some: number } }>(
       join(root, 'scripts/bench/alerts.ts'),
-      { crossings: quick ? 100 : 500, load: 32 },
+      { crossings: quick ? 100 : 500, load: 32, sample: JSON.parse(ingestBody()) },
       600_000,
     )
     return { runs, latency }

@@ -6,6 +6,8 @@
  * with them is kept (its readings moved the same way).
  */
 
+import { join } from 'node:path'
+
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
 export type Sample = { recorded_at?: string; hardware: Record<string, Json>; network: Record<string, Json>; containers?: Record<string, Json> }
 
@@ -94,4 +96,22 @@ export async function realSample(vigil: string): Promise<Sample> {
   const s = JSON.parse(text) as Sample
   delete s.recorded_at
   return s
+}
+
+let realBody: string | undefined
+
+/**
+ * The real sample as one `POST /v1/metrics/batch` body, read once per process: what every ingest
+ * load of `bun run bench` posts (a small synthetic body would measure a third of the work a
+ * collector's request makes). Without its recorded_at, so the hub stamps each request as it does
+ * for a collector posting live.
+ */
+export function realSampleBody(vigil = join(import.meta.dir, '../../dist/vigil')): string {
+  if (realBody) return realBody
+  const p = Bun.spawnSync([vigil, 'agent', '--once'], { stdout: 'pipe', stderr: 'pipe' })
+  if (p.exitCode !== 0) throw new Error(`${vigil} agent --once failed (bun run build makes it): ${p.stderr.toString().slice(0, 500)}`)
+  const s = JSON.parse(p.stdout.toString()) as Sample
+  delete s.recorded_at
+  realBody = JSON.stringify(s)
+  return realBody
 }
