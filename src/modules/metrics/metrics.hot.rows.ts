@@ -16,6 +16,15 @@ export const RAW_MAIN = `main.${RAW_TABLE}`
 /** the in-memory mirror of the hot samples' rows */
 export const HOT_ROWS = 'temp.metric_hot_rows'
 
+/**
+ * A device's newest row through the view (`where` names the device and kind): `cols`, then its id,
+ * which the caller drops. SQLite answers ORDER BY … LIMIT over the view's UNION ALL by merging the
+ * two tables' (device_seq, ts) indexes only when every ORDER BY term is a result column; with the
+ * id left out of the columns it read every row of the device and sorted them (about a second for
+ * a month of samples at 10 s, per device).
+ */
+export const newestRowSql = (cols: string, where: string) => `SELECT ${cols}, id FROM ${RAW_TABLE} WHERE ${where} ORDER BY ts DESC, id DESC LIMIT 1`
+
 const HOT_COLS = [...FIELDS.hardware, ...FIELDS.network].map((f) => f.name)
 const ROW_COLS = ['id', 'device_seq', 'ts', 'kinds', ...HOT_COLS, 'hw_rest', 'net_rest']
 

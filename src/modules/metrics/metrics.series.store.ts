@@ -3,6 +3,7 @@ import { perConnection } from '../../db/per-connection'
 import { PARKED_BITS, blockStart, createBlockStore, type BlockStore } from './metrics.block.store'
 import type { BlockMinutes } from './metrics.minutes'
 import { createHotStore } from './metrics.hot.store'
+import { newestRowSql } from './metrics.hot.rows'
 import { fleetMemory } from './metrics.fleet.memory'
 import { KIND_BIT, RAW_TABLE, hasKind, restColumn, tierColumns, tierTable, type MetricKind, type TierName } from './metrics.fields'
 import { createPackedStore } from './metrics.packed.store'
@@ -34,11 +35,17 @@ function build(sqlite: Database) {
   }
   const recent = sqlite.query<never, [number]>(`SELECT ts FROM ${RAW_TABLE} WHERE device_seq = ? ORDER BY ts DESC LIMIT ${RECENT_TIMES}`)
   // per device the newest sample of each kind (one index descent each; usually the same row), only the figures the overview shows
-  const newest = (bit: number, cols: string) =>
-    sqlite.query<never, [number]>(`SELECT ts, ${cols} FROM ${RAW_TABLE} WHERE device_seq = ? AND (kinds & ${bit}) != 0 ORDER BY ts DESC, id DESC LIMIT 1`)
+  const newest = (bit: number, cols: string) => sqlite.query<never, [number]>(newestRowSql(`ts, ${cols}`, `device_seq = ? AND (kinds & ${bit}) != 0`))
   const newestHw = newest(KIND_BIT.hardware, 'cpu_percent, ram_percent, disk_used_percent, cpu_temp_c')
   const newestNet = newest(KIND_BIT.network, 'download_mbps, upload_mbps, latency_avg_ms, packet_loss_percent')
   const noHw = [null, null, null, null, null]
+  /** the newest row's time and figures, its trailing id dropped (newestRowSql) */
+  const newestOf = (q: typeof newestHw, seq: number): (number | null)[] => {
+    const row = q.values(seq)[0] as (number | null)[] | undefined
+    if (!row) return noHw
+    row.pop()
+    return row
+  }
   const minutes = createPackedStore(sqlite)
   /** where a column lies among a coded minute's values (n, then the tier's columns) */
   const at = (kind: MetricKind, col: string) => 1 + tierColumns(kind).indexOf(col)
@@ -101,8 +108,7 @@ function build(sqlite: Database) {
      * network ts, download_mbps, upload_mbps, latency_avg_ms, packet_loss_percent] of its newest
      * sample of each kind (nulls for a kind it never sent), in the order given.
      */
-    fleetLatest: (seqs: number[]) =>
-      seqs.map((seq) => [seq, ...((newestHw.values(seq)[0] as (number | null)[]) ?? noHw), ...((newestNet.values(seq)[0] as (number | null)[]) ?? noHw)]),
+    fleetLatest: (seqs: number[]) => seqs.map((seq) => [seq, ...newestOf(newestHw, seq), ...newestOf(newestNet, seq)]),
     /** [seq, minute, cpu_percent average] of the 1m tier in [from, to) */
     cpuMinutes: (seqs: number[], from: number, to: number) =>
       minutes

@@ -3,7 +3,7 @@ import { FIELDS, RAW_TABLE, TIERS, hasKind, restColumn, tierColumns, tierTable, 
 import { perConnection } from '../../db/per-connection'
 import { PARKED_BITS, createBlockStore } from './metrics.block.store'
 import { createHotStore } from './metrics.hot.store'
-import { HOT_ROWS, RAW_MAIN } from './metrics.hot.rows'
+import { HOT_ROWS, newestRowSql, RAW_MAIN } from './metrics.hot.rows'
 import { createHistoryStore } from './metrics.history.store'
 import { createPackedStore } from './metrics.packed.store'
 import { createLateStore, type LateSpan } from './metrics.late.store'
@@ -63,7 +63,7 @@ function kindReads(sqlite: Database, kind: MetricKind) {
       ]),
     ),
     // a device's newest row of the kind by one descent of each (device_seq, ts) index
-    latestValues: q<never, [number]>(`SELECT ?1, ts, ${hot.join(', ')} FROM ${raw} WHERE device_seq = ?1 AND ${has} ORDER BY ts DESC, id DESC LIMIT 1`),
+    latestValues: q<never, [number]>(newestRowSql(`?1, ts, ${hot.join(', ')}`, `device_seq = ?1 AND ${has}`)),
     recentCount: q<{ n: number | null }, [number, string]>(
       `SELECT sum((SELECT count(*) FROM ${RAW_MAIN} WHERE device_seq = d.value AND ts >= ?1 AND ${has}) + (SELECT count(*) FROM ${HOT_ROWS} WHERE device_seq = d.value AND ts >= ?1 AND ${has})) AS n FROM json_each(?2) d`,
     ),
@@ -119,7 +119,9 @@ function build(sqlite: Database) {
       const out: RawValues[] = []
       for (const seq of seqs) {
         const row = reads[kind].latestValues.values(seq)[0] as RawValues | undefined
-        if (row) out.push(row)
+        if (!row) continue
+        row.pop() // its id (newestRowSql)
+        out.push(row)
       }
       return out
     },
