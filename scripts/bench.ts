@@ -140,7 +140,7 @@ async function fullRun() {
     ...rssRows(await rssBench()),
   )
   console.log(
-    `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, the real sample, ${ingestBody().length} B\n`,
+    `\nvigil bench${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, the real sample, ${(await ingestBody()).length} B\n`,
   )
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)

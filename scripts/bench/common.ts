@@ -121,7 +121,7 @@ export async function drive(url: string, devices: { key: string; id: string }[],
   try {
     const r = await runJson<Load>(
       join(root, 'scripts/bench/load.ts'),
-      { url, body: ingestBody(), devices, connections: CONNECTIONS, duration },
+      { url, body: await ingestBody(), devices, connections: CONNECTIONS, duration },
       (duration + 60) * 1000,
     )
     const cpu = (cpuMs(pid) ?? cpu0) - cpu0

@@ -122,7 +122,7 @@ export function ingestRows(ingest: Awaited<ReturnType<typeof ingestBench>>): [st
 export async function ingestOnly() {
   const rows = ingestRows(await ingestBench())
   console.log(
-    `\nvigil bench, ingest only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, the real sample, ${ingestBody().length} B\n`,
+    `\nvigil bench, ingest only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per server, the real sample, ${(await ingestBody()).length} B\n`,
   )
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)

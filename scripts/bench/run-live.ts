@@ -61,11 +61,14 @@ export async function liveBench() {
   const fleetDevices = watched.flatMap((t) => t.devices.map((d) => ({ key: t.keys[0]!, id: d.id })))
   // Bun's fetch runs at most 256 requests at once by default: a stream is one that never ends
   const env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: '4096' }
-  const fleet = Bun.spawn([process.execPath, helper, JSON.stringify({ mode: 'fleet', base, duration: 3600, devices: fleetDevices, body: ingestBody() })], {
-    stdout: 'pipe',
-    stderr: 'inherit',
-    env,
-  })
+  const fleet = Bun.spawn(
+    [process.execPath, helper, JSON.stringify({ mode: 'fleet', base, duration: 3600, devices: fleetDevices, body: await ingestBody() })],
+    {
+      stdout: 'pipe',
+      stderr: 'inherit',
+      env,
+    },
+  )
   type Streams = { opened: number; refused: number; events: number; samples: number; bytes: number; endedEarly: number; seconds: number }
   const withStreams = async () => {
     const tokens = await Promise.all(watched.map((t) => accessTokens(secret, systemClock).sign({ userId: t.userId, clientId: t.clientId, role: 'user' })))
@@ -139,7 +142,7 @@ export function liveRows(live: Awaited<ReturnType<typeof liveBench>>): [string, 
 export async function liveOnly() {
   const rows = liveRows(await liveBench())
   console.log(
-    `\nvigil bench, live stream only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per phase, the real sample, ${ingestBody().length} B\n`,
+    `\nvigil bench, live stream only${quick ? ' (--quick)' : ''} — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, ${CONNECTIONS} connections, ${P.rounds} rounds of ${P.duration} s per phase, the real sample, ${(await ingestBody()).length} B\n`,
   )
   console.log('| measure | result | detail |\n|---|---|---|')
   for (const r of rows) console.log(`| ${r.join(' | ')} |`)

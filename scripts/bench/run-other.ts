@@ -43,7 +43,7 @@ export async function alertsBench() {
     log('alerts: crossing → alert.firing latency')
     const latency = await runJson<{ crossings: number; load: number; bus: Lat; notify: Lat; cost: { rules: number; none: number; some: number } }>(
       join(root, 'scripts/bench/alerts.ts'),
-      { crossings: quick ? 100 : 500, load: 32, sample: JSON.parse(ingestBody()) },
+      { crossings: quick ? 100 : 500, load: 32, sample: JSON.parse(await ingestBody()) },
       600_000,
     )
     return { runs, latency }

@@ -6,8 +6,6 @@
  * with them is kept (its readings moved the same way).
  */
 
-import { join } from 'node:path'
-
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
 export type Sample = { recorded_at?: string; hardware: Record<string, Json>; network: Record<string, Json>; containers?: Record<string, Json> }
 
@@ -98,20 +96,16 @@ export async function realSample(vigil: string): Promise<Sample> {
   return s
 }
 
-let realBody: string | undefined
+const realBodies = new Map<string, Promise<string>>()
 
 /**
  * The real sample as one `POST /v1/metrics/batch` body, read once per process: what every ingest
  * load of `bun run bench` posts (a small synthetic body would measure a third of the work a
- * collector's request makes). Without its recorded_at, so the hub stamps each request as it does
- * for a collector posting live.
+ * collector's request makes). Without its recorded_at (realSample), so the hub stamps each
+ * request as it does for a collector posting live.
  */
-export function realSampleBody(vigil = join(import.meta.dir, '../../dist/vigil')): string {
-  if (realBody) return realBody
-  const p = Bun.spawnSync([vigil, 'agent', '--once'], { stdout: 'pipe', stderr: 'pipe' })
-  if (p.exitCode !== 0) throw new Error(`${vigil} agent --once failed (bun run build makes it): ${p.stderr.toString().slice(0, 500)}`)
-  const s = JSON.parse(p.stdout.toString()) as Sample
-  delete s.recorded_at
-  realBody = JSON.stringify(s)
-  return realBody
+export function realSampleBody(vigil: string): Promise<string> {
+  let body = realBodies.get(vigil)
+  if (!body) realBodies.set(vigil, (body = realSample(vigil).then((s) => JSON.stringify(s))))
+  return body
 }
