@@ -53,3 +53,14 @@ export class P95Values {
     }
   }
 }
+
+/**
+ * The p95 of a field's values: the value at rank ⌈0.95·n⌉ in ascending order (the first for a
+ * single value). Sorted as a Float64Array, natively: sorting the arrays with a comparator
+ * function was a fifth of a summary's time. Values are finite, never NaN; -0 and 0 may trade
+ * places, which JSON writes alike.
+ */
+export function p95Of(vals: number[]): number {
+  const sorted = new Float64Array(vals).sort()
+  return sorted[Math.max(0, Math.ceil(0.95 * sorted.length) - 1)]!
+}

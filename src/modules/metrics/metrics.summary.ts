@@ -3,7 +3,7 @@ import { COUNTER_FIELDS, counterStep, FIELDS, LEVEL, TIERS, type MetricKind } fr
 import type { FieldStats } from './metrics.summary.model'
 import { dueUntil, tierRowsDue } from './metrics.rollup.tail'
 import { read, type Steps } from './metrics.steps'
-import { P95Values } from './metrics.summary.p95'
+import { P95Values, p95Of } from './metrics.summary.p95'
 
 /** The level a window of N hours is answered from: ~60–360 rows whatever the window. */
 export function levelForHours(hours: number): number {
@@ -195,12 +195,11 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
   fields.forEach((f, i) => {
     const x = acc[i]!
     if (!x.n) return
-    x.vals.sort((p, q) => p - q)
     out[f.name] = {
       avg: x.sum / x.n,
       min: x.min,
       max: x.max,
-      p95: x.vals[Math.max(0, Math.ceil(0.95 * x.vals.length) - 1)]!,
+      p95: p95Of(x.vals),
       last: x.last,
     }
   })

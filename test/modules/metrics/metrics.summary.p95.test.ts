@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { P95Values } from '../../../src/modules/metrics/metrics.summary.p95'
+import { P95Values, p95Of } from '../../../src/modules/metrics/metrics.summary.p95'
 
 const W = 600_000
 
@@ -33,5 +33,35 @@ describe("a summary's p95 values gathered per bucket of the answering tier", () 
     expect(vals[0]).toEqual([0.1 + 0.2])
     p.close()
     expect(vals[0]).toEqual([0.1 + 0.2])
+  })
+})
+
+describe("a field's p95", () => {
+  const byComparator = (vals: number[]) => {
+    const sorted = [...vals].sort((p, q) => p - q)
+    return sorted[Math.max(0, Math.ceil(0.95 * sorted.length) - 1)]!
+  }
+
+  test('is the value at rank ⌈0.95·n⌉ in ascending order', () => {
+    expect(p95Of([5])).toBe(5)
+    expect(p95Of([3, 1, 2])).toBe(3)
+    // 20 values: rank 19, the second largest
+    expect(p95Of(Array.from({ length: 20 }, (_, i) => 20 - i))).toBe(19)
+    // 100 values: rank 95
+    expect(p95Of(Array.from({ length: 100 }, (_, i) => i + 1))).toBe(95)
+  })
+
+  test('equals the numeric sort it replaced, over random values with negatives, fractions and repeats', () => {
+    let seed = 7
+    const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+    for (let round = 0; round < 500; round++) {
+      const n = 1 + Math.floor(rand() * 400)
+      const vals = Array.from({ length: n }, () => {
+        const r = rand()
+        return r < 0.2 ? Math.floor(rand() * 10) : r < 0.4 ? -rand() * 1e6 : r < 0.5 ? 1e15 * rand() : rand() * 100
+      })
+      // the same number either way (JSON writes -0 and 0 alike, and none is NaN)
+      expect(p95Of(vals) === byComparator(vals)).toBe(true)
+    }
   })
 })
