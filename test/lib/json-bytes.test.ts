@@ -74,6 +74,7 @@ describe('JsonBytes.number', () => {
       ['a large counter', () => Math.floor(r() * 2 ** 53)],
       ['a float32 reading', () => new Float32Array([r() * 200 - 50])[0]!],
       ['a percentage', () => (Math.round(r() * 1000) / 10) * (1 + Math.floor(r() * 3))],
+      ['an integer of any width', () => Math.floor(r() * 10 ** (1 + Math.floor(r() * 16)))],
     ]
     for (const [shape, next] of shapes) {
       for (let i = 0; i < 100_000; i++) {

@@ -1,4 +1,5 @@
 import { LEVEL, TIERS, levelName, type LevelName } from './metrics.fields'
+import { boundedMean } from './metrics.mean'
 
 /** Points one series answer may hold; a range and resolution that would give more is refused. */
 export const MAX_POINTS = 5_000
@@ -154,7 +155,7 @@ export class SeriesBuilder {
     this.t.push(this.cur)
     for (const k of this.tracks) {
       if (k.n) {
-        k.values.push(k.sum / k.n)
+        k.values.push(boundedMean(k.sum, k.n, k.lo, k.hi))
         k.min.push(k.lo)
         k.max.push(k.hi)
       } else {

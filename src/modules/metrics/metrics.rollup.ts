@@ -1,4 +1,5 @@
 import { COUNTER_FIELDS, counterStep, FIELDS, LEVEL, TIERS, type MetricKind, type TierName } from './metrics.fields'
+import { boundedMean } from './metrics.mean'
 import type { RollupPort, SourceRow } from './metrics.rollup.store'
 
 /** Samples may arrive a little late (network, group commit): a bucket is final GRACE_MS after it ends. */
@@ -46,7 +47,7 @@ export function aggregate(kind: MetricKind, level: number, width: number, rows: 
     const out: (number | null)[] = [dev, bucket, n]
     for (let i = 0; i < F; i++) {
       const k = cnt[i]!
-      out.push(k ? sum[i]! / k : null, k ? lo[i]! : null, k ? hi[i]! : null, k)
+      out.push(k ? boundedMean(sum[i]!, k, lo[i]!, hi[i]!) : null, k ? lo[i]! : null, k ? hi[i]! : null, k)
     }
     for (let j = 0; j < C; j++) out.push(first[j] === null ? null : delta[j]!, first[j]!, last[j]!)
     emit(out)

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox'
  * GET /v1/metrics/summary/{device_id} and the input of the recommendation engine.
  */
 export const FieldStats = t.Object({
-  avg: t.Nullable(t.Number()),
+  avg: t.Nullable(t.Number({ description: 'the mean over the window, never outside min and max (a reading that never changed averages to exactly it)' })),
   min: t.Nullable(t.Number()),
   max: t.Nullable(t.Number()),
   p95: t.Nullable(t.Number({ description: "raw samples' p95 up to 1 h; longer windows take it over the rollup tier's bucket averages" })),

@@ -1,3 +1,5 @@
+import { boundedMean } from './metrics.mean'
+
 /**
  * The values each field's p95 is taken over. Raw windows take every value; a window a tier
  * answers takes one average per bucket of that tier, whether the bucket is stored or still
@@ -10,7 +12,9 @@ export class P95Values {
   private readonly sum: Float64Array
   private readonly n: Float64Array
   private readonly parts: Uint32Array
-  private readonly first: Float64Array
+  /** the least and greatest average added to the bucket gathered: its own average lies between (one part's is that part's) */
+  private readonly lo: Float64Array
+  private readonly hi: Float64Array
 
   constructor(
     /** the answering tier's bucket width, 0 for raw */
@@ -21,7 +25,8 @@ export class P95Values {
     this.sum = new Float64Array(fields)
     this.n = new Float64Array(fields)
     this.parts = new Uint32Array(fields)
-    this.first = new Float64Array(fields)
+    this.lo = new Float64Array(fields)
+    this.hi = new Float64Array(fields)
   }
 
   /** the next row's time (a raw sample's, a finer bucket's start) */
@@ -36,7 +41,11 @@ export class P95Values {
   /** field i's average of n values in that row (a row of a whole bucket of the answering tier goes to `vals` itself) */
   add(i: number, avg: number, n: number): void {
     const parts = this.parts[i]!
-    if (parts === 0) this.first[i] = avg
+    if (parts === 0) {
+      this.lo[i] = avg
+      this.hi[i] = avg
+    } else if (avg < this.lo[i]!) this.lo[i] = avg
+    else if (avg > this.hi[i]!) this.hi[i] = avg
     this.parts[i] = parts + 1
     this.sum[i] = this.sum[i]! + avg * n
     this.n[i] = this.n[i]! + n
@@ -46,7 +55,7 @@ export class P95Values {
     for (let i = 0; i < this.vals.length; i++) {
       const parts = this.parts[i]!
       if (!parts) continue
-      this.vals[i]!.push(parts === 1 ? this.first[i]! : this.sum[i]! / this.n[i]!)
+      this.vals[i]!.push(boundedMean(this.sum[i]!, this.n[i]!, this.lo[i]!, this.hi[i]!))
       this.parts[i] = 0
       this.sum[i] = 0
       this.n[i] = 0

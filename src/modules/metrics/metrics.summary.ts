@@ -2,6 +2,7 @@ import { toIso } from '../../lib/clock'
 import { COUNTER_FIELDS, counterStep, FIELDS, LEVEL, TIERS, type MetricKind } from './metrics.fields'
 import type { FieldStats } from './metrics.summary.model'
 import { dueUntil, tierRowsDue } from './metrics.rollup.tail'
+import { boundedMean } from './metrics.mean'
 import { read, type Steps } from './metrics.steps'
 import { P95Values, p95Of } from './metrics.summary.p95'
 
@@ -196,7 +197,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
     const x = acc[i]!
     if (!x.n) return
     out[f.name] = {
-      avg: x.sum / x.n,
+      avg: boundedMean(x.sum, x.n, x.min, x.max),
       min: x.min,
       max: x.max,
       p95: p95Of(x.vals),
