@@ -82,3 +82,19 @@ export function rollUp(moments: Uint8Array[]): Uint8Array {
   for (const [seq, a] of acc) entries.push({ seq, values: [...a.sum.map((s, i) => (a.n[i] ? s / a.n[i]! : null)), ...a.max] })
   return pack(entries, ROLLUP_WIDTH)
 }
+
+/**
+ * A float32 read back as the shortest decimal that is the same float32: 12.3 rather than
+ * 12.300000190734863, the double it widens to, so an answer shows the figure that was stored and
+ * no digits float32 never held. Integers are exact in float32 up to 2^24 and are left as they
+ * are; a fraction is tried with 0, 1, 2… decimals, and the first that rounds to the same float32
+ * is the one (a fraction in float32 is below 2^23, so v·10^k stays an exact-enough integer).
+ */
+export function float32Figure(v: number): number {
+  if (Number.isInteger(v) || !Number.isFinite(v)) return v
+  for (let k = 0, scale = 1; k <= 15; k++, scale *= 10) {
+    const d = Math.round(v * scale) / scale
+    if (Math.fround(d) === v) return d
+  }
+  return v
+}

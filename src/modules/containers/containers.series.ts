@@ -1,7 +1,7 @@
 import { RequestValidationError } from '../../http/input'
 import { toIso } from '../../lib/clock'
 import { SERIES_FIELDS, type ContainerSeries, type ContainerSeriesQuery } from './containers.model'
-import { RAW_WIDTH, rollUp, unpack } from './containers.pack'
+import { float32Figure, RAW_WIDTH, rollUp, unpack } from './containers.pack'
 import { HOUR_MS, LEVEL_WIDTH } from './containers.jobs'
 import { findContainer, type ContainersDeps } from './containers.service'
 
@@ -61,10 +61,11 @@ export async function containerSeries(
     const e = unpack(p.data, row.seq)[0]
     if (!e) continue
     out.t.push(Math.floor(p.ts / 1000))
-    for (let i = 0; i < SERIES_FIELDS.length; i++) out.values[SERIES_FIELDS[i]!]!.push(e.values[i] ?? null)
+    const figure = (v: number | null | undefined) => (v === null || v === undefined ? null : float32Figure(v))
+    for (let i = 0; i < SERIES_FIELDS.length; i++) out.values[SERIES_FIELDS[i]!]!.push(figure(e.values[i]))
     if (level) {
-      out.max.cpu_percent!.push(e.values[RAW_WIDTH] ?? null)
-      out.max.memory_used_bytes!.push(e.values[RAW_WIDTH + 1] ?? null)
+      out.max.cpu_percent!.push(figure(e.values[RAW_WIDTH]))
+      out.max.memory_used_bytes!.push(figure(e.values[RAW_WIDTH + 1]))
     }
   }
   out.step_seconds = level ? width / 1000 : medianGap(out.t)

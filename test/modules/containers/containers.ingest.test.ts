@@ -61,6 +61,26 @@ describe('containers ingest', () => {
     expect(series.body.values.cpu_percent).toEqual([12.5, 0, 40])
   })
 
+  test('a series gives each figure as the collector sent it, not with the digits float32 storage widens it to', async () => {
+    const t = testApp()
+    const { portal, collector, deviceId } = await account(t)
+    const t0 = t.clock.now()
+    const cpu = [12.3, 0.1, 99.99, 7]
+    for (const [i, cpu_percent] of cpu.entries()) {
+      const r = await t.request('POST', '/v1/metrics/batch', {
+        body: { recorded_at: at(t0 + i * 10_000), containers: block([container('web', { cpu_percent })]) },
+        headers: collector,
+      })
+      expect(r.status).toBe(201)
+    }
+    t.clock.advance(60_000)
+    const id = (await t.request('GET', `/v1/devices/${deviceId}/containers`, { headers: portal })).body.items[0].container_id
+    const raw = await t.request('GET', `/v1/devices/${deviceId}/containers/${id}/series?range=1h`, { headers: portal })
+    expect(raw.body.values.cpu_percent).toEqual(cpu)
+    // stored as float32, 12.3 widens to 12.300000190734863: what an answer showed before
+    expect(Math.fround(12.3)).toBe(12.300000190734863)
+  })
+
   test('without the engine (no socket) nothing is marked gone, and the reason is shown', async () => {
     const t = testApp()
     const { portal, collector, deviceId } = await account(t)

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { pack, RAW_WIDTH, ROLLUP_WIDTH, rollUp, unpack } from '../../../src/modules/containers/containers.pack'
+import { float32Figure, pack, RAW_WIDTH, ROLLUP_WIDTH, rollUp, unpack } from '../../../src/modules/containers/containers.pack'
 
 const raw = (seq: number, cpu: number | null, mem: number | null) => ({ seq, values: [cpu, mem, 100, 1, 2, 3, 4, 5] })
 
@@ -21,5 +21,28 @@ describe('packed container moments', () => {
     // an hour from minutes: the minutes' maxima, not their averages
     const hour = rollUp([bucket, pack([{ seq: 1, values: [40, 50, 100, 1, 2, 3, 4, 5, 90, 60] }], ROLLUP_WIDTH)])
     expect(unpack(hour, 1)[0]!.values.slice(-2)).toEqual([90, 100])
+  })
+})
+
+describe('a float32 figure read back', () => {
+  test('is the shortest decimal that is the same float32, integers as they are', () => {
+    expect(float32Figure(Math.fround(12.3))).toBe(12.3)
+    expect(float32Figure(Math.fround(0.1))).toBe(0.1)
+    expect(float32Figure(Math.fround(99.99))).toBe(99.99)
+    expect(float32Figure(Math.fround(1_523_456_789))).toBe(Math.fround(1_523_456_789))
+    expect(float32Figure(Math.fround(0.000123))).toBe(0.000123)
+    for (const v of [0, 7, -3, Number.NaN, Number.POSITIVE_INFINITY]) expect(Object.is(float32Figure(v), v)).toBe(true)
+  })
+
+  test('always reads back as the very float32 stored, over random figures of every shape', () => {
+    let seed = 5
+    const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+    for (let i = 0; i < 200_000; i++) {
+      const r = rand()
+      const x = r < 0.3 ? Math.round(rand() * 10_000) / 100 : r < 0.6 ? rand() * 1e6 : r < 0.8 ? rand() * 1e-3 : -rand() * 1e4
+      const v = Math.fround(x)
+      const f = float32Figure(v)
+      if (Math.fround(f) !== v || String(f).length > String(v).length) expect([x, v, f]).toEqual([x, v, v])
+    }
   })
 })
