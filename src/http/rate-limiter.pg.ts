@@ -48,8 +48,10 @@ export function postgresRateLimiter(sql: SQL, opts: { ownsPool?: boolean } = {})
 
   return {
     async take(key, limitPerMinute, now): Promise<TakeResult> {
+      // the take first: it gets the pool's idle connection, the sweep waits for or opens another
+      const taken = sql.unsafe(TAKE, [key, limitPerMinute, now])
       if (now - forgotAt >= WINDOW_MS) forget(now)
-      const [row] = (await sql.unsafe(TAKE, [key, limitPerMinute, now])) as { tokens: number; allowed: boolean }[]
+      const [row] = (await taken) as { tokens: number; allowed: boolean }[]
       return takeResult(row!.allowed, Number(row!.tokens), limitPerMinute, now)
     },
     async close() {
