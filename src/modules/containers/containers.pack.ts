@@ -89,8 +89,10 @@ export function rollUp(moments: Uint8Array[]): Uint8Array {
  * no digits float32 never held. Integers are exact in float32 up to 2^24 and are left as they
  * are; a fraction is tried with 0, 1, 2… decimals, and the first that rounds to the same float32
  * is the one (a fraction in float32 is below 2^23, so v·10^k stays an exact-enough integer).
+ * A missing figure is null.
  */
-export function float32Figure(v: number): number {
+export function float32Figure(v: number | null | undefined): number | null {
+  if (v === null || v === undefined) return null
   if (Number.isInteger(v) || !Number.isFinite(v)) return v
   for (let k = 0, scale = 1; k <= 15; k++, scale *= 10) {
     const d = Math.round(v * scale) / scale

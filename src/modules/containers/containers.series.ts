@@ -61,11 +61,10 @@ export async function containerSeries(
     const e = unpack(p.data, row.seq)[0]
     if (!e) continue
     out.t.push(Math.floor(p.ts / 1000))
-    const figure = (v: number | null | undefined) => (v === null || v === undefined ? null : float32Figure(v))
-    for (let i = 0; i < SERIES_FIELDS.length; i++) out.values[SERIES_FIELDS[i]!]!.push(figure(e.values[i]))
+    for (let i = 0; i < SERIES_FIELDS.length; i++) out.values[SERIES_FIELDS[i]!]!.push(float32Figure(e.values[i]))
     if (level) {
-      out.max.cpu_percent!.push(figure(e.values[RAW_WIDTH]))
-      out.max.memory_used_bytes!.push(figure(e.values[RAW_WIDTH + 1]))
+      out.max.cpu_percent!.push(float32Figure(e.values[RAW_WIDTH]))
+      out.max.memory_used_bytes!.push(float32Figure(e.values[RAW_WIDTH + 1]))
     }
   }
   out.step_seconds = level ? width / 1000 : medianGap(out.t)

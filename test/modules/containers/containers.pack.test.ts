@@ -32,6 +32,7 @@ describe('a float32 figure read back', () => {
     expect(float32Figure(Math.fround(1_523_456_789))).toBe(Math.fround(1_523_456_789))
     expect(float32Figure(Math.fround(0.000123))).toBe(0.000123)
     for (const v of [0, 7, -3, Number.NaN, Number.POSITIVE_INFINITY]) expect(Object.is(float32Figure(v), v)).toBe(true)
+    expect([float32Figure(null), float32Figure(undefined)]).toEqual([null, null])
   })
 
   test('always reads back as the very float32 stored, over random figures of every shape', () => {
@@ -41,7 +42,7 @@ describe('a float32 figure read back', () => {
       const r = rand()
       const x = r < 0.3 ? Math.round(rand() * 10_000) / 100 : r < 0.6 ? rand() * 1e6 : r < 0.8 ? rand() * 1e-3 : -rand() * 1e4
       const v = Math.fround(x)
-      const f = float32Figure(v)
+      const f = float32Figure(v) as number
       if (Math.fround(f) !== v || String(f).length > String(v).length) expect([x, v, f]).toEqual([x, v, v])
     }
   })
