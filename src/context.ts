@@ -55,6 +55,12 @@ export interface AppDeps {
    * of the SQLite file (src/composition/engine.ts); none (the default) keeps everything in SQLite
    */
   pg?: SQL | null
+  /**
+   * the pause between the bounded steps of a long run of writes (pruning, vacuuming, rollups);
+   * default a turn of the event loop. `vigil serve` on SQLite also keeps the WAL within a bound
+   * with it (src/db/bulk-pause.ts)
+   */
+  bulkPause?: () => Promise<void>
 }
 
 /** The dependencies every module receives, built once by createApp. */
@@ -75,4 +81,6 @@ export interface AppContext {
   events: EventBus
   /** PostgreSQL when the hub runs on it (AppDeps.pg), else null: pick a store with `onEngine` */
   pg: SQL | null
+  /** the pause between the bounded steps of a long run of writes (AppDeps.bulkPause) */
+  bulkPause: () => Promise<void>
 }

@@ -3,7 +3,9 @@ import { join } from 'node:path'
 import type { SQL } from 'bun'
 import type { Config } from '../config'
 import type { DbHandle } from '../db/connection'
+import { BULK_WAL_BOUND_BYTES, walBoundedPause, yieldToRequests } from '../db/bulk-pause'
 import { startCheckpointer } from '../db/checkpointer'
+import { walInUseBytes } from '../db/wal'
 import { HubOpenError, openPostgresHub } from '../db/pg/hub'
 import { localJobClaims, type JobClaims } from '../jobs/claims'
 import type { Clock } from '../lib/clock'
@@ -34,6 +36,11 @@ export interface ServeEngine {
   pg: SQL | null
   peers?: PeerLink
   claims: JobClaims
+  /**
+   * the pause between the bounded steps of a long run of writes (pruning, vacuuming, rollups):
+   * on SQLite it also keeps the WAL within a bound (db/bulk-pause.ts)
+   */
+  bulkPause: () => Promise<void>
   /** once the app is built: the engine's upkeep (`holdWrites` pauses the metric group commit) */
   start(holdWrites: () => () => void): void
   /** after every worker stopped; `warn` hears what could not be closed cleanly */
@@ -60,6 +67,12 @@ function sqliteEngine(config: Config, logger: Logger, clock: Clock): ServeEngine
     pg: null,
     // one hub on SQLite: every scheduled run is this hub's (src/jobs/claims.ts)
     claims: localJobClaims,
+    // before the checkpointer starts (nothing written yet) a turn of the event loop is all it can be
+    bulkPause: walBoundedPause({
+      inUseBytes: () => walInUseBytes(db.sqlite.filename),
+      boundBytes: BULK_WAL_BOUND_BYTES,
+      catchUp: () => checkpointer?.catchUp() ?? Promise.resolve(),
+    }),
     start(holdWrites) {
       // the metric group commit is where the write volume is; the rare other writes are never held
       checkpointer = startCheckpointer({ sqlite: db.sqlite, synchronous: config.synchronous, holdWrites, logger, everyMs: CHECKPOINT_EVERY_MS })
@@ -94,6 +107,7 @@ async function postgresEngine(config: Config, url: string, logger: Logger, clock
     pg: hub.sql,
     peers: hub.peers,
     claims: hub.claims,
+    bulkPause: yieldToRequests,
     start() {},
     async close() {
       await hub.close()

@@ -54,6 +54,7 @@ export async function serve(config: Config): Promise<void> {
     db: engine.db,
     pg: engine.pg,
     peers: engine.peers,
+    bulkPause: engine.bulkPause,
     clock,
     logger,
     jwtSecret,

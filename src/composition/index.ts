@@ -1,3 +1,4 @@
+import { yieldToRequests } from '../db/bulk-pause'
 import { backupJobs } from './backups'
 import type { AppContext, AppDeps } from '../context'
 import { backupStats } from '../db/backup-schedule'
@@ -241,5 +242,6 @@ function createContext(deps: AppDeps, plans: () => Plan[], identity: IdentityMod
     secretKey: resolveSecretKey(deps.secretKey, deps.config.secretKey, deps.logger),
     events,
     pg: deps.pg ?? null,
+    bulkPause: deps.bulkPause ?? yieldToRequests,
   }
 }

@@ -138,6 +138,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
     clock: ctx.clock,
     retention: ctx.config.metricsRetention,
     logger: ctx.logger,
+    pause: ctx.bulkPause,
   }
 
   const recommendations: Filled<RecommendationsDeps, 'created'> = {

@@ -32,7 +32,7 @@ export function wireStorage(ctx: AppContext, monitoring: MonitoringModules, look
     clock: ctx.clock,
     logger: ctx.logger,
     state,
-    pause: () => new Promise<void>((r) => setImmediate(r)),
+    pause: ctx.bulkPause,
     perHub: ctx.pg !== null,
   }
 }

@@ -182,6 +182,11 @@ export interface Checkpointer {
   where(): CheckpointRunner['where'] | 'none'
   /** resolves once the cycle in progress, if any, has finished */
   settled(): Promise<void>
+  /**
+   * a cycle now, after the one in progress, rather than at the next tick: for a long run of
+   * writes that waits for the WAL to be copied before it writes more (bulk-pause.ts)
+   */
+  catchUp(): Promise<void>
   /** waits for a cycle in progress, then closes the worker's connection */
   stop(): Promise<void>
 }
@@ -277,6 +282,17 @@ export function startCheckpointer(opts: CheckpointerOptions): Checkpointer {
   return {
     where: () => runner?.where ?? 'none',
     settled: () => running,
+    async catchUp() {
+      // the cycle in progress first (another may start while it ends: waited for too)
+      for (let r = running; ; r = running) {
+        await r
+        if (r === running) break
+      }
+      if (stopped) return
+      cancelNext()
+      running = tick().finally(schedule)
+      await running
+    },
     async stop() {
       stopped = true
       cancelNext()

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
-import { statSync } from 'node:fs'
+import { closeSync, openSync, readSync, statSync } from 'node:fs'
+import { endianness } from 'node:os'
 
 export type CheckpointMode = 'PASSIVE' | 'TRUNCATE'
 
@@ -31,3 +32,39 @@ export function walFileBytes(dbPath: string): number {
     return 0
   }
 }
+
+/**
+ * The bytes of WAL written since it last started over, read from the wal-index header in the
+ * `-shm` file every connection to the database shares (SQLite's documented WAL format: the
+ * header's two copies at offsets 0 and 48, each with the page size at 14 and the last valid
+ * frame at 16, in the machine's byte order). The WAL file itself keeps its largest size until
+ * truncated, so its size cannot tell. Null when there is no header to read, or a writer was
+ * changing it mid-read (the two copies differ).
+ */
+export function walInUseBytes(dbPath: string): number | null {
+  let fd: number
+  try {
+    fd = openSync(`${dbPath}-shm`, 'r')
+  } catch {
+    return null
+  }
+  try {
+    const header = new Uint8Array(WAL_INDEX_HEADER * 2)
+    if (readSync(fd, header, 0, header.length, 0) < header.length) return null
+    for (let i = 0; i < WAL_INDEX_HEADER; i++) if (header[i] !== header[WAL_INDEX_HEADER + i]) return null
+    const view = new DataView(header.buffer)
+    if (view.getUint8(12) !== 1) return null // not initialised
+    const le = endianness() === 'LE'
+    const szPage = view.getUint16(14, le)
+    const pageSize = szPage === 1 ? 65_536 : szPage
+    const frames = view.getUint32(16, le)
+    return frames === 0 ? 0 : WAL_FILE_HEADER + frames * (WAL_FRAME_HEADER + pageSize)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** sizes in SQLite's WAL format (https://sqlite.org/walformat.html) */
+const WAL_INDEX_HEADER = 48
+const WAL_FILE_HEADER = 32
+const WAL_FRAME_HEADER = 24

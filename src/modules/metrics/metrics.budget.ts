@@ -1,5 +1,5 @@
 import { LEVEL, type LevelName, type MetricKind } from './metrics.fields'
-import { runRollup, type MetricsJobDeps } from './metrics.jobs'
+import { runRollup, vacuumSizer, type MetricsJobDeps } from './metrics.jobs'
 import { PRUNE_BATCH } from './metrics.rollup.store'
 
 const KINDS: MetricKind[] = ['hardware', 'network']
@@ -22,6 +22,7 @@ function now<T>(v: T | Promise<T>): T {
  */
 export function metricsBudget(deps: MetricsJobDeps) {
   const levels = (tier: LevelName) => LEVEL[tier]
+  const vacuum = vacuumSizer()
   return {
     /** folds what the tiers lack (late samples, replays) into them, so no raw sample is pruned before it is rolled up */
     rollUp: () => runRollup(deps),
@@ -53,8 +54,8 @@ export function metricsBudget(deps: MetricsJobDeps) {
       return n
     },
     freePages: () => deps.rollups.freePages(),
-    /** returns a slice of the free pages to the file system (incremental vacuum) */
-    vacuumStep: () => deps.rollups.vacuumStep(),
+    /** returns a slice of the free pages to the file system (incremental vacuum), sized to hold the event loop briefly */
+    vacuumStep: () => vacuum.run((pages) => deps.rollups.vacuumStep(pages)),
   }
 }
 

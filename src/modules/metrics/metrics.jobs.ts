@@ -7,6 +7,8 @@ import type { BlockStore } from './metrics.block.store'
 import { PRUNE_BATCH, type RollupPort } from './metrics.rollup.store'
 import type { MetricDevices } from './metrics.service'
 import type { LateSpans } from './metrics.late.store'
+import { yieldToRequests } from '../../db/bulk-pause'
+import { stepSizer } from '../../lib/step-sizer'
 
 type Retention = Config['metricsRetention']
 
@@ -23,12 +25,21 @@ export interface MetricsJobDeps {
   clock: Clock
   retention: Retention
   logger: Logger
+  /**
+   * the pause between bounded steps of the rollups and the pruning; default a turn of the event
+   * loop (`vigil serve` on SQLite also keeps the WAL within a bound: src/db/bulk-pause.ts)
+   */
+  pause?: () => Promise<void>
 }
 
 /** A bound on one run, so a misconfiguration cannot spin forever; the next run continues. */
 const MAX_BATCHES_PER_TABLE = 2_000
+/** the same for the vacuum's slices: 400 GB at its largest slice, far more than a run frees */
+const MAX_VACUUM_STEPS = 50_000
 
-const yieldToRequests = () => new Promise<void>((r) => setImmediate(r))
+/** the vacuum's slices: each about VACUUM_STEP_MS on the event loop, up to 8 MB at 4 KB pages */
+export const vacuumSizer = () => stepSizer({ first: 128, min: 16, max: 2_000, targetMs: VACUUM_STEP_MS })
+const VACUUM_STEP_MS = 10
 
 /** The level each tier is rolled from, by the setting that keeps it. */
 const SOURCE_RETENTION: Record<TierName, keyof Retention> = { '1m': 'raw', '10m': 'm1', '1h': 'm10', '1d': 'h1' }
@@ -56,7 +67,7 @@ export async function runRollup(deps: MetricsJobDeps, opts: { steps?: RollupOpti
     devices: deps.devices.seqs(),
     late,
     rawRetentionMs: deps.retention.raw * 1000,
-    pause: yieldToRequests,
+    pause: deps.pause ?? yieldToRequests,
   })
   // only once their buckets are rolled: a run stopped before (a crash, an error) leaves them for the next
   for (const kind of ['hardware', 'network'] as const) if (late[kind]) await deps.writer.finishLateSpan(kind)
@@ -80,6 +91,7 @@ export function retentionMs(retention: Retention): Record<LevelName, number> {
 export async function runRetention(deps: MetricsJobDeps): Promise<number> {
   const now = deps.clock.now()
   const seqs = deps.devices.seqs()
+  const pause = deps.pause ?? yieldToRequests
   let total = 0
   for (const kind of ['hardware', 'network'] as MetricKind[]) {
     for (let level = LEVEL.raw; level <= TIERS.length; level++) {
@@ -89,7 +101,7 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
         const n = await deps.rollups.pruneBatch(kind, level, seqs, cutoff)
         total += n
         if (n < PRUNE_BATCH) break
-        await yieldToRequests()
+        await pause()
       }
     }
   }
@@ -97,9 +109,10 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
   // PostgreSQL's day partitions for the days ahead: made here, once across hubs, as the run is
   await deps.rollups.ahead?.(now, now - deps.retention.raw * 1000)
   deps.rollups.optimize()
-  for (let i = 0; i < MAX_BATCHES_PER_TABLE && deps.rollups.freePages() > 0; i++) {
-    deps.rollups.vacuumStep()
-    await yieldToRequests()
+  const vacuum = vacuumSizer()
+  for (let i = 0; i < MAX_VACUUM_STEPS && deps.rollups.freePages() > 0; i++) {
+    vacuum.run((pages) => deps.rollups.vacuumStep(pages))
+    await pause()
   }
   deps.logger.debug('metrics pruned', { rows: total })
   return total

@@ -26,8 +26,6 @@ export const ROLL_STEPS: Record<TierName, number> = { '1m': 10 * MINUTE_MS, '10m
 
 /** Rows deleted per statement: small enough that the write lock is held for milliseconds. */
 export const PRUNE_BATCH = 5_000
-/** Pages returned to the file system per step (8 MB at the default 4 KB page size). */
-const VACUUM_PAGES = 2_000
 
 const KINDS: MetricKind[] = ['hardware', 'network']
 const levelTable = (kind: MetricKind, level: number) => (level === LEVEL.raw ? RAW_TABLE : tierTable(kind, TIERS[level - 1]!.name))
@@ -162,8 +160,8 @@ function build(sqlite: Database) {
     /** lets SQLite refresh its statistics after large deletes */
     optimize: () => void sqlite.run('PRAGMA optimize'),
     freePages: () => freelist.get()!.freelist_count,
-    /** returns up to VACUUM_PAGES free pages to the file system (auto_vacuum=INCREMENTAL) */
-    vacuumStep: () => void sqlite.run(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`),
+    /** returns up to `pages` free pages to the file system (auto_vacuum=INCREMENTAL) */
+    vacuumStep: (pages: number) => void sqlite.run(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(pages))})`),
   }
 }
 
@@ -185,7 +183,8 @@ export interface RollupPort {
   ahead?(now: number, keepFrom: number): Promise<void>
   optimize(): void
   freePages(): number
-  vacuumStep(): void
+  /** returns up to `pages` free pages to the file system */
+  vacuumStep(pages: number): void
 }
 /** One store (prepared statements) per database connection. */
 export const createRollupStore: (sqlite: Database) => RollupStore = perConnection(build)
