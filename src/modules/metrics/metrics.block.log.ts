@@ -2,7 +2,7 @@ import { Database } from 'bun:sqlite'
 import { HOUR_MS } from './metrics.fields'
 import { HEADER, createHotLog } from './metrics.hot.log'
 import { fileSegments, memorySegments, type SegmentFiles } from './metrics.segment-files'
-import { syncWal } from './metrics.hot.rows'
+import { syncWal, syncWalOffLoop } from './metrics.hot.rows'
 
 /**
  * Where the sealed blocks' bytes live: appended, framed (length and CRC-32, metrics.hot.log.ts),
@@ -99,6 +99,24 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
     return gone
   }
 
+  /**
+   * removeUnused for a pruning, its flush of the WAL waited for off the event loop. Only files
+   * unused before the flush and still unused after it go: a block sealed into one meanwhile keeps
+   * it, and one that another delete emptied meanwhile waits for a flush of its own.
+   */
+  const removeUnusedOffLoop = async (): Promise<number> => {
+    const unused = log.segments().filter((file) => !anyIn.get(file))
+    if (!unused.length) return 0
+    await syncWalOffLoop(sqlite)
+    let gone = 0
+    for (const file of unused) {
+      if (anyIn.get(file)) continue
+      log.drop(file)
+      gone++
+    }
+    return gone
+  }
+
   return {
     /** the block's bytes (from its file, or a BLOB of an earlier release), or null when it has none */
     read(seq: number, start: number): StoredBytes | null {
@@ -183,6 +201,7 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
       }
     },
     removeUnused,
+    removeUnusedOffLoop,
     /** blocks stored (in files and as BLOBs) and the bytes they take (the files whole, garbage included) */
     stats() {
       const c = counts.get()!

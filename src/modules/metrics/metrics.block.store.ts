@@ -225,13 +225,14 @@ function build(sqlite: Database) {
      * Drops the blocks wholly before `cutoff` and their minutes (their rows are gone with raw
      * retention), in one transaction: no minutes outlive their block.
      */
-    prune(cutoff: number): number {
+    async prune(cutoff: number): Promise<number> {
       const n = sqlite.transaction(() => {
         pruneNested.run(cutoff)
         return prune.run(cutoff).changes + pruneLegacy.run(cutoff).changes
       })()
-      // a file goes once no block points into it (its blocks all start within one hour)
-      if (n) bytes.removeUnused()
+      // a file goes once no block points into it (its blocks all start within one hour), once
+      // the deletes are on the disk
+      if (n) await bytes.removeUnusedOffLoop()
       return n
     },
     /**

@@ -40,13 +40,13 @@ export function metricsBudget(deps: MetricsJobDeps) {
       return min
     },
     /** deletes one bounded batch of every device's rows older than `cutoff`; returns how many */
-    pruneStep(tier: LevelName, cutoff: number): number {
+    async pruneStep(tier: LevelName, cutoff: number): Promise<number> {
       const seqs = deps.devices.seqs()
       // raw samples of both kinds share one table, pruned under 'hardware' (as runRetention does)
       // and the sealed blocks wholly before the cut-off once the rows are through (rows are what it counts)
       if (tier === 'raw') {
         const rows = now(deps.rollups.pruneBatch('hardware', LEVEL.raw, seqs, cutoff))
-        if (rows < PRUNE_BATCH) deps.blocks?.prune(cutoff)
+        if (rows < PRUNE_BATCH) await deps.blocks?.prune(cutoff)
         return rows
       }
       let n = 0

@@ -105,7 +105,7 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
       }
     }
   }
-  total += deps.blocks?.prune(now - deps.retention.raw * 1000) ?? 0
+  total += (await deps.blocks?.prune(now - deps.retention.raw * 1000)) ?? 0
   // PostgreSQL's day partitions for the days ahead: made here, once across hubs, as the run is
   await deps.rollups.ahead?.(now, now - deps.retention.raw * 1000)
   deps.rollups.optimize()

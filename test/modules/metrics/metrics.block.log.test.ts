@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { writeBackup } from '../../../src/db/backup'
 import { openDatabase } from '../../../src/db/connection'
 import { restoreBackup } from '../../../src/db/restore'
-import { BLOCK_FILE_MS, blockLogDir, carryBlocksInto } from '../../../src/modules/metrics/metrics.block.log'
+import { BLOCK_FILE_MS, blockFileOf, blockLogDir, carryBlocksInto } from '../../../src/modules/metrics/metrics.block.log'
 import { createBlockStore } from '../../../src/modules/metrics/metrics.block.store'
 import { BLOCK_FILES, STORAGE_TIERS, metricFileBytes } from '../../../src/modules/metrics/metrics.usage'
 import { testApp, type TestApp } from '../../helpers/app'
@@ -199,7 +199,7 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
       // the first hour and a half past the cut-off: the first file goes, the second keeps its last three blocks
       const store = createBlockStore(t.db.sqlite)
       t.db.sqlite.run(`DELETE FROM main.metric_samples WHERE ts < ${T0 + 90 * MIN}`)
-      expect(store.prune(T0 + 90 * MIN)).toBe(9)
+      expect(await store.prune(T0 + 90 * MIN)).toBe(9)
       expect(files(db)).toEqual([hourFile(T0 + HOUR), hourFile(T0 + 2 * HOUR)])
       const left = files(db).reduce((s, f) => s + statSync(join(blockLogDir(db), f)).size, 0)
       expect(left).toBeLessThan(onDisk)
@@ -208,6 +208,36 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
       const page = await t.request('GET', `/v1/metrics/hardware/${a.deviceId}?limit=1000`, { headers })
       expect(page.body.items.length).toBe(1080 - 540)
       expect(page.body.items.at(-1)).toMatchObject({ recorded_at: new Date(T0 + 90 * MIN).toISOString() })
+    }),
+  )
+
+  test(
+    'a pruning removes a file only after the WAL is flushed, and keeps one a block was written into meanwhile',
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t)
+      t.clock.set(T0 + 4 * HOUR)
+      await post(t, a, a.deviceId, T0, 1080)
+      await t.modules.sealer.run()
+      const store = createBlockStore(t.db.sqlite)
+      t.db.sqlite.run(`DELETE FROM main.metric_samples WHERE ts < ${T0 + 90 * MIN}`)
+      // the deletes commit at once; the file's removal waits for the flush, off the event loop
+      const pruning = store.prune(T0 + 90 * MIN)
+      expect(files(db)).toContain(hourFile(T0))
+      // meanwhile a block is written into that file (a late replay's hour, sealed)
+      const seq = t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq
+      t.db.sqlite.run('INSERT INTO metric_block_index (device_seq, start, file, at, length, nested_length) VALUES (?, ?, ?, 0, 0, 0)', [
+        seq,
+        T0 - HOUR,
+        blockFileOf(T0),
+      ])
+      expect(await pruning).toBe(9)
+      expect(files(db)).toEqual([hourFile(T0), hourFile(T0 + HOUR), hourFile(T0 + 2 * HOUR)])
+      // once nothing points into it, the next pruning removes it
+      expect(await store.prune(T0 + 90 * MIN)).toBe(1)
+      expect(files(db)).toEqual([hourFile(T0 + HOUR), hourFile(T0 + 2 * HOUR)])
+      t.db.close()
     }),
   )
 
