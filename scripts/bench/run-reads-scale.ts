@@ -372,3 +372,6 @@ export async function readsScaleOnly() {
     }
   }
 }
+
+/** The seeded data dir, as this bench makes it (or keeps it with --reads-data): for other benches on the same data. */
+export const readsWorld = (dir: string): Promise<{ total: number }> => world(dir)
