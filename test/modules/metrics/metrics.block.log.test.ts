@@ -45,6 +45,17 @@ async function post(t: TestApp, a: Tenant, deviceId: string, from: number, count
   }
 }
 
+/** A hub on a database file in `dir` with `count` samples from T0 of one device, sealed at T0 + 4 h. */
+async function sealedHours(dir: string, count: number) {
+  const db = join(dir, 'vigil.db')
+  const t = testApp({ db: openDatabase(db) })
+  const a = await tenantWithDevices(t)
+  t.clock.set(T0 + 4 * HOUR)
+  await post(t, a, a.deviceId, T0, count)
+  await t.modules.sealer.run()
+  return { db, t, a }
+}
+
 const token = async (t: TestApp, a: Tenant) => ({
   authorization: `Bearer ${await t.modules.users.tokens.sign({ userId: a.userId, clientId: a.clientId, role: 'user' })}`,
 })
@@ -185,12 +196,7 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
   test(
     'retention removes a file once no block points into it, and the files count in the raw tier',
     inTempDir(async (dir) => {
-      const db = join(dir, 'vigil.db')
-      const t = testApp({ db: openDatabase(db) })
-      const a = await tenantWithDevices(t)
-      t.clock.set(T0 + 4 * HOUR)
-      await post(t, a, a.deviceId, T0, 1080)
-      await t.modules.sealer.run()
+      const { db, t, a } = await sealedHours(dir, 1080)
       expect(files(db)).toEqual([hourFile(T0), hourFile(T0 + HOUR), hourFile(T0 + 2 * HOUR)])
       const bytes = metricFileBytes(t.db.sqlite)()
       const onDisk = files(db).reduce((s, f) => s + statSync(join(blockLogDir(db), f)).size, 0)
@@ -214,12 +220,7 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
   test(
     'a pruning removes a file only after the WAL is flushed, and keeps one a block was written into meanwhile',
     inTempDir(async (dir) => {
-      const db = join(dir, 'vigil.db')
-      const t = testApp({ db: openDatabase(db) })
-      const a = await tenantWithDevices(t)
-      t.clock.set(T0 + 4 * HOUR)
-      await post(t, a, a.deviceId, T0, 1080)
-      await t.modules.sealer.run()
+      const { db, t, a } = await sealedHours(dir, 1080)
       const store = createBlockStore(t.db.sqlite)
       t.db.sqlite.run(`DELETE FROM main.metric_samples WHERE ts < ${T0 + 90 * MIN}`)
       // the deletes commit at once; the file's removal waits for the flush, off the event loop
