@@ -5,8 +5,8 @@
  * A turn of the event loop lets requests through, but it does not let the WAL start over: that
  * happens only when a write begins after everything in the WAL was copied into the database, and
  * the checkpointer's cycle (checkpointer.ts) holds the metric writer for its tail, not these
- * steps. Pruning half of a 700 MB database left a 957 MB WAL on the disk the budget was meant
- * to spare. So once the WAL holds more than `boundBytes`, the run waits for a checkpoint cycle:
+ * steps. Pruning 793 MB of data to a 300 MB budget left a 958 MB WAL on the disk the budget
+ * was meant to spare. So once the WAL holds more than `boundBytes`, the run waits for a checkpoint cycle:
  * with the run waiting and the metric writer held for the tail, the cycle copies everything, and
  * the run's next step starts the WAL over. A run of writes never outpaces the copying by more
  * than the bound, and goes at the disk's pace.

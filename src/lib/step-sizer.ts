@@ -1,6 +1,6 @@
 /**
  * Sizes the bounded steps of a long job run on the event loop so that each holds it about
- * `targetMs`, whatever the machine: returning a page to the file system cost 0.1 to 0.24 ms on
+ * `targetMs`, whatever the machine: returning a page to the file system cost 0.09 to 0.24 ms on
  * an SSD-backed VM, and an SD card is slower still. Starts at `first`, grows at most twofold a
  * step while steps are quick, shrinks at once to what the last step's pace allows.
  */
