@@ -121,10 +121,23 @@ export function forEachRecord(dir: string, segment: number, size: number, offset
   }
 }
 
-/** How many samples wait in a state dir's queue, read without changing it (another process may hold it open). */
-export function queuedSamples(stateDir: string): number {
+/**
+ * How many samples wait in a state dir's queue, read without changing it (another process may
+ * hold it open). That process removes a segment once it is sent, which can fall between this
+ * reader's listing and its opening of the file: it then looks again (`read` for tests).
+ */
+export function queuedSamples(stateDir: string, read: (dir: string) => Pick<ReturnType<typeof readDisk>, 'head' | 'nextId'> = readDisk): number {
   const dir = join(stateDir, QUEUE_DIR)
-  if (!existsSync(dir)) return 0
-  const { head, nextId } = readDisk(dir)
-  return Math.max(0, nextId - head.id)
+  for (let attempt = 1; ; attempt++) {
+    if (!existsSync(dir)) return 0
+    try {
+      const { head, nextId } = read(dir)
+      return Math.max(0, nextId - head.id)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= LOOKS) throw err
+    }
+  }
 }
+
+/** looks before a file that keeps vanishing is reported: each look is a few system calls */
+const LOOKS = 20

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openQueue } from '../../src/agent/agent.queue'
-import { QUEUE_DIR, queuedSamples } from '../../src/agent/agent.queue-files'
+import { QUEUE_DIR, queuedSamples, readDisk } from '../../src/agent/agent.queue-files'
 import { importSqliteQueue, SQLITE_QUEUE_FILE } from '../../src/agent/agent.queue-import'
 import { manualClock } from '../../src/lib/clock'
 import { memoryLogger } from '../../src/lib/logger'
@@ -30,6 +30,31 @@ describe('agent queue on disk', () => {
     expect(indexes(q.oldest(10))).toEqual([2, 3, 4])
     expect(q.size().count).toBe(3)
     q.close()
+  })
+
+  test('a reader counting beside the agent looks again when a segment goes between its listing and its read', () => {
+    const dir = tempDir()
+    const q = open(dir)
+    for (let i = 0; i < 3; i++) q.push(body(i), at(i))
+    q.close()
+    let reads = 0
+    const vanishing = (queueDir: string) => {
+      // the agent removed the segment just listed, twice in a row
+      if (++reads <= 2) throw Object.assign(new Error('ENOENT: no such file or directory, open'), { code: 'ENOENT' })
+      return readDisk(queueDir)
+    }
+    expect(queuedSamples(dir, vanishing)).toBe(3)
+    expect(reads).toBe(3)
+    // any other failure is not a race: it is reported at once
+    const broken = () => {
+      throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' })
+    }
+    expect(() => queuedSamples(dir, broken)).toThrow('EACCES')
+    // nor is a file that keeps vanishing looked for forever
+    const gone = () => {
+      throw Object.assign(new Error('ENOENT: no such file or directory, open'), { code: 'ENOENT' })
+    }
+    expect(() => queuedSamples(dir, gone)).toThrow('ENOENT')
   })
 
   test('survives a restart: the same samples, the same order, removals kept', () => {
