@@ -87,16 +87,25 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
     return out
   }
 
-  /** Removes the files no row points into, once the WAL that deleted their rows is on the disk; returns how many. */
-  const removeUnused = (): number => {
+  /** the files no row points into */
+  const unusedFiles = () => log.segments().filter((file) => !anyIn.get(file))
+  /** removes those of `files` no row points into now; returns how many */
+  const dropStillUnused = (files: number[]): number => {
     let gone = 0
-    for (const file of log.segments()) {
+    for (const file of files) {
       if (anyIn.get(file)) continue
-      if (!gone) syncWal(sqlite)
       log.drop(file)
       gone++
     }
     return gone
+  }
+
+  /** Removes the files no row points into, once the WAL that deleted their rows is on the disk; returns how many. */
+  const removeUnused = (): number => {
+    const unused = unusedFiles()
+    if (!unused.length) return 0
+    syncWal(sqlite)
+    return dropStillUnused(unused)
   }
 
   /**
@@ -105,16 +114,10 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
    * it, and one that another delete emptied meanwhile waits for a flush of its own.
    */
   const removeUnusedOffLoop = async (): Promise<number> => {
-    const unused = log.segments().filter((file) => !anyIn.get(file))
+    const unused = unusedFiles()
     if (!unused.length) return 0
     await syncWalOffLoop(sqlite)
-    let gone = 0
-    for (const file of unused) {
-      if (anyIn.get(file)) continue
-      log.drop(file)
-      gone++
-    }
-    return gone
+    return dropStillUnused(unused)
   }
 
   return {

@@ -107,10 +107,10 @@ export function openHotRows(sqlite: Database) {
  * the file's removal and lose the sealing. Once per segment, so it costs nothing.
  */
 export function syncWal(sqlite: Database) {
-  const path = sqlite.filename
-  if (path === '' || path === ':memory:') return
+  const wal = walPathOf(sqlite)
+  if (wal === null) return
   try {
-    const fd = openSync(`${path}-wal`, 'r')
+    const fd = openSync(wal, 'r')
     try {
       fdatasyncSync(fd)
     } finally {
@@ -126,11 +126,11 @@ export function syncWal(sqlite: Database) {
  * the WAL unsynced after a run of deletes (db/bulk-pause.ts), the flush took 30 to 210 ms.
  */
 export async function syncWalOffLoop(sqlite: Database): Promise<void> {
-  const path = sqlite.filename
-  if (path === '' || path === ':memory:') return
+  const wal = walPathOf(sqlite)
+  if (wal === null) return
   let file: FileHandle
   try {
-    file = await open(`${path}-wal`, 'r')
+    file = await open(wal, 'r')
   } catch {
     return // no WAL file: as syncWal
   }
@@ -139,4 +139,10 @@ export async function syncWalOffLoop(sqlite: Database): Promise<void> {
   } finally {
     await file.close()
   }
+}
+
+/** a database file's WAL, or null for one in memory */
+function walPathOf(sqlite: Database): string | null {
+  const path = sqlite.filename
+  return path === '' || path === ':memory:' ? null : `${path}-wal`
 }

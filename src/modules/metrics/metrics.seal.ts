@@ -1,3 +1,4 @@
+import { yieldToRequests } from '../../db/bulk-pause'
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import { BLOCK_MS, blockStart, type BlockStore, type PreparedBlock } from './metrics.block.store'
@@ -38,8 +39,6 @@ const SEAL_BATCH = 64
  * reads, are the same.
  */
 export const SEAL_AHEAD_BLOCKS = 2
-
-const yieldToRequests = () => new Promise<void>((r) => setImmediate(r))
 
 /**
  * A device's newest block, written to this recently, is left for the next run: its samples are
