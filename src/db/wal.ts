@@ -42,25 +42,48 @@ export function walFileBytes(dbPath: string): number {
  * changing it mid-read (the two copies differ).
  */
 export function walInUseBytes(dbPath: string): number | null {
-  let fd: number
+  const fd = shmDescriptor(`${dbPath}-shm`)
+  if (fd === null) return null
+  const header = new Uint8Array(WAL_INDEX_HEADER * 2)
+  if (readSync(fd, header, 0, header.length, 0) < header.length) return null
+  for (let i = 0; i < WAL_INDEX_HEADER; i++) if (header[i] !== header[WAL_INDEX_HEADER + i]) return null
+  const view = new DataView(header.buffer)
+  if (view.getUint8(12) !== 1) return null // not initialised
+  const le = endianness() === 'LE'
+  const szPage = view.getUint16(14, le)
+  const pageSize = szPage === 1 ? 65_536 : szPage
+  const frames = view.getUint32(16, le)
+  return frames === 0 ? 0 : WAL_FILE_HEADER + frames * (WAL_FRAME_HEADER + pageSize)
+}
+
+/**
+ * The `-shm` files read, each by a descriptor kept open for as long as the file is there.
+ * Closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's
+ * own included: another process opening the database (the sqlite3 shell, `vigil backup`) then
+ * took itself for the first, reset the wal-index, and the hub, whose mapping of it was cut
+ * short, died of a bus error (test/db/wal.shm.test.ts).
+ */
+const shmFiles = new Map<string, { fd: number; ino: number }>()
+
+function shmDescriptor(path: string): number | null {
+  let ino: number
   try {
-    fd = openSync(`${dbPath}-shm`, 'r')
+    ino = statSync(path).ino
   } catch {
     return null
   }
+  const open = shmFiles.get(path)
+  if (open?.ino === ino) return open.fd
+  // SQLite made the file anew, which it does only once no connection, of any process, used the
+  // old one: no lock of this process is on it to lose
+  if (open) closeSync(open.fd)
+  shmFiles.delete(path)
   try {
-    const header = new Uint8Array(WAL_INDEX_HEADER * 2)
-    if (readSync(fd, header, 0, header.length, 0) < header.length) return null
-    for (let i = 0; i < WAL_INDEX_HEADER; i++) if (header[i] !== header[WAL_INDEX_HEADER + i]) return null
-    const view = new DataView(header.buffer)
-    if (view.getUint8(12) !== 1) return null // not initialised
-    const le = endianness() === 'LE'
-    const szPage = view.getUint16(14, le)
-    const pageSize = szPage === 1 ? 65_536 : szPage
-    const frames = view.getUint32(16, le)
-    return frames === 0 ? 0 : WAL_FILE_HEADER + frames * (WAL_FRAME_HEADER + pageSize)
-  } finally {
-    closeSync(fd)
+    const fd = openSync(path, 'r')
+    shmFiles.set(path, { fd, ino })
+    return fd
+  } catch {
+    return null
   }
 }
 
