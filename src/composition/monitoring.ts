@@ -175,7 +175,7 @@ export function wireMonitoring(ctx: AppContext, identity: IdentityModules, fleet
 
   // samples an hour old move into their compact blocks (metrics.seal.ts)
   const sealer: Sealer = engine.sqliteWriter
-    ? createSealer({ blocks, devices: metrics.devices, writer: engine.sqliteWriter, clock: ctx.clock, logger: ctx.logger })
+    ? createSealer({ blocks, devices: metrics.devices, writer: engine.sqliteWriter, clock: ctx.clock, logger: ctx.logger, pause: ctx.bulkPause })
     : { run: async () => ({ blocks: 0, rows: 0 }), behind: () => 0 }
   return { metrics, metricsJobs, sealer, recommendations, ai }
 }

@@ -87,13 +87,15 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
     return out
   }
 
+  /** a file no row points into, and no group being written appends to (its rows are not committed yet) */
+  const unused = (file: number) => !anyIn.get(file) && ![...log.writing()].includes(file)
   /** the files no row points into */
-  const unusedFiles = () => log.segments().filter((file) => !anyIn.get(file))
+  const unusedFiles = () => log.segments().filter(unused)
   /** removes those of `files` no row points into now; returns how many */
   const dropStillUnused = (files: number[]): number => {
     let gone = 0
     for (const file of files) {
-      if (anyIn.get(file)) continue
+      if (!unused(file)) continue
       log.drop(file)
       gone++
     }
@@ -142,25 +144,30 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
       return out.sort((a, b) => a.start - b.start)
     },
     /**
-     * Appends blocks and their minutes to their files (one write and one fdatasync per file), then
-     * runs `commit` with a transaction that points the index to them (`point`) and does whatever
-     * else the caller writes with them. On failure nothing written stays and the error is thrown.
+     * Appends blocks and their minutes to their files (one write and one fdatasync per file, the
+     * sync waited for off the event loop), then runs `commit`, whose transaction points the index
+     * to the blocks it keeps (`point`, called for each) and writes whatever else goes with them. A
+     * block left out (it changed during the sync) leaves bytes nothing points to, garbage until
+     * its file goes, as a block sealed again does. On failure nothing written stays and the error
+     * is thrown. One write at a time: the caller (the sealing job) runs alone.
      */
-    write(blocks: { seq: number; start: number; data: Uint8Array; nested: Uint8Array }[], commit: (point: () => void) => void) {
-      const places = blocks.map((b) => {
+    async write<B extends { seq: number; start: number; data: Uint8Array; nested: Uint8Array }>(
+      blocks: B[],
+      commit: (point: (block: B) => void) => void,
+    ): Promise<void> {
+      const places = new Map<B, { file: number; at: number }>()
+      for (const b of blocks) {
         const file = blockFileOf(b.start)
-        const at = log.append(file, b.data)
+        places.set(b, { file, at: log.append(file, b.data) })
         log.append(file, b.nested)
-        return { ...b, file, at }
-      })
+      }
       try {
-        log.persist()
-        commit(() => {
-          for (const b of places) {
-            putPlace.run(b.seq, b.start, b.file, b.at, b.data.length, b.nested.length)
-            dropLegacy.run(b.seq, b.start)
-            dropLegacyNested.run(b.seq, b.start)
-          }
+        await log.persistOffLoop()
+        commit((b) => {
+          const p = places.get(b)!
+          putPlace.run(b.seq, b.start, p.file, p.at, b.data.length, b.nested.length)
+          dropLegacy.run(b.seq, b.start)
+          dropLegacyNested.run(b.seq, b.start)
         })
         log.done()
       } catch (err) {

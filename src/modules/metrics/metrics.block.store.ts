@@ -41,11 +41,14 @@ export interface PreparedBlock {
   nested: Uint8Array
   rowIds: number[]
   hotIds: number[]
+  /** the characters of the rows' own rest texts it takes in (an earlier release's rows, late parts): what sealing rewrites of the raw table */
+  restChars: number
 }
 
 /** A row the sealing job moves into its block. */
 interface UnsealedRow {
   id: number
+  kinds: number
   hw_rest: string | null
   net_rest: string | null
 }
@@ -57,9 +60,11 @@ function build(sqlite: Database) {
   const spanSamples = sqlite.query<{ id: number; ts: number; kinds: number }, [number, number, number]>(
     `SELECT id, ts, kinds FROM ${RAW_TABLE} WHERE device_seq = ? AND ts >= ? AND ts < ?`,
   )
-  const unsealed = sqlite.query<UnsealedRow, [number, number, number]>(
-    `SELECT id, hw_rest, net_rest FROM ${RAW_MAIN} WHERE device_seq = ? AND ts >= ? AND ts < ? AND (hw_rest IS NOT NULL OR net_rest IS NOT NULL)`,
-  )
+  const hasRest = 'device_seq = ? AND ts >= ? AND ts < ? AND (hw_rest IS NOT NULL OR net_rest IS NOT NULL)'
+  const unsealed = sqlite.query<UnsealedRow, [number, number, number]>(`SELECT id, kinds, hw_rest, net_rest FROM ${RAW_MAIN} WHERE ${hasRest}`)
+  // the same rows without their texts: a rest is written once per part and kinds says which parts
+  // a row has, so (id, kinds) tells whether a row changed, without reading 3.6 KB per row again
+  const unsealedKinds = sqlite.query<{ id: number; kinds: number }, [number, number, number]>(`SELECT id, kinds FROM ${RAW_MAIN} WHERE ${hasRest}`)
   const hotRows = sqlite.query<{ id: number; kinds: number }, [number, number, number]>(
     'SELECT id, kinds FROM temp.metric_hot_rows WHERE device_seq = ? AND ts >= ? AND ts < ?',
   )
@@ -135,14 +140,24 @@ function build(sqlite: Database) {
     }
   }
 
+  /**
+   * What a block's samples hold now, as a key: the rows with a rest of their own by id and parts,
+   * and the hot samples by id, parts and records (a part added to a hot sample adds a record).
+   */
+  const keyOf = (rows: { id: number; kinds: number }[], hotOnes: { id: number; kinds: number }[]) => {
+    let key = ''
+    for (const r of rows) key += `${r.id}:${r.kinds},`
+    key += '|'
+    for (const r of hotOnes) key += `${r.id}:${r.kinds}:${hot.records(r.id)},`
+    return key
+  }
   /** What a block is to be made of now: the rows with a rest of their own and the hot samples, with what they hold. */
   const inputs = (seq: number, start: number) => {
     const rows = unsealed.all(seq, start, start + BLOCK_MS)
     const hotOnes = hotRows.all(seq, start, start + BLOCK_MS)
-    // a part added to a hot sample adds a record: the count tells a sample that changed
-    const key = JSON.stringify([rows, hotOnes.map((r) => [r.id, r.kinds, hot.records(r.id)])])
-    return { rows, hotOnes, key }
+    return { rows, hotOnes, key: keyOf(rows, hotOnes) }
   }
+  const currentKey = (seq: number, start: number) => keyOf(unsealedKinds.all(seq, start, start + BLOCK_MS), hotRows.all(seq, start, start + BLOCK_MS))
 
   /**
    * Encodes a block's unsealed samples into it (no write yet; null when there are none). The
@@ -152,12 +167,14 @@ function build(sqlite: Database) {
     const { rows, hotOnes, key } = inputs(seq, start)
     if (!rows.length && !hotOnes.length) return null
     const entries = new Map<string, BlockEntry>()
+    let restChars = 0
     const old = bytes.read(seq, start)
     // late samples and parts join the block: what it already holds is decoded and encoded again with them
     if (old) for (const e of decodeBlock(old.load()).entries()) entries.set(`${e.id}:${e.kind}`, e)
     for (const r of rows) {
       if (r.hw_rest !== null) entries.set(`${r.id}:hardware`, { id: r.id, kind: 'hardware', text: r.hw_rest })
       if (r.net_rest !== null) entries.set(`${r.id}:network`, { id: r.id, kind: 'network', text: r.net_rest })
+      restChars += (r.hw_rest?.length ?? 0) + (r.net_rest?.length ?? 0)
     }
     for (const r of hotOnes) {
       for (const kind of ['hardware', 'network'] as const) {
@@ -180,6 +197,7 @@ function build(sqlite: Database) {
       nested: encodeMinutes(minutes),
       rowIds: rows.map((r) => r.id),
       hotIds: hotOnes.map((r) => r.id),
+      restChars,
     }
   }
 
@@ -187,36 +205,37 @@ function build(sqlite: Database) {
    * Writes prepared blocks: their bytes appended to their files and synced, then one transaction
    * pointing the index to them and moving their samples (many devices' blocks share their pages
    * of the raw table and its index, which are then written once). A block whose samples changed
-   * since it was prepared (a late part arrived in between) is left out; returns those and the
-   * samples moved. Nothing yields in between, so nothing changes between the check and the COMMIT.
+   * since it was prepared (a late part arrived in between, a pruning took its rows) is left out:
+   * checked before the write and again after the sync, with nothing yielding between that check
+   * and the COMMIT. Returns the blocks left out and the samples moved.
    */
-  const commit = (blocks: PreparedBlock[]): { samples: number; stale: PreparedBlock[] } => {
+  const commit = async (blocks: PreparedBlock[]): Promise<{ samples: number; stale: PreparedBlock[] }> => {
     let samples = 0
     const stale: PreparedBlock[] = []
-    const fresh: PreparedBlock[] = []
-    for (const b of blocks) (inputs(b.seq, b.start).key === b.key ? fresh : stale).push(b)
-    if (!fresh.length) return { samples, stale }
-    bytes.write(fresh, (point) =>
+    const unchanged = (b: PreparedBlock) => {
+      if (currentKey(b.seq, b.start) === b.key) return true
+      stale.push(b)
+      return false
+    }
+    const ready = blocks.filter(unchanged)
+    if (!ready.length) return { samples, stale }
+    await bytes.write(ready, (point) => {
+      const fresh = ready.filter(unchanged)
       sqlite.transaction(() => {
-        point()
         for (const b of fresh) {
+          point(b)
           if (b.rowIds.length) seal.run(JSON.stringify(b.rowIds))
           if (b.hotIds.length) hot.seal(b.hotIds, SEALED_BIT)
           samples += b.rowIds.length + b.hotIds.length
         }
-      })(),
-    )
+      })()
+    })
     return { samples, stale }
   }
 
   return {
     prepare,
     commit,
-    /** Moves a block's unsealed samples into it, in one transaction; returns how many moved. */
-    sealBlock(seq: number, start: number): number {
-      const b = prepare(seq, start)
-      return b ? commit([b]).samples : 0
-    },
     /** the time of the device's oldest row still to seal in [from, to), or null */
     firstUnsealed: (seq: number, from: number, to: number): number | null => firstUnsealed.get(seq, from, to)?.ts ?? null,
     /** deletes the records of metric_hot whose samples are all sealed (whole segments) */

@@ -52,6 +52,43 @@ export function createHotLog(files: SegmentFiles, opts: { sync: boolean; readOnl
     return end
   }
 
+  /** The group failed: its records, written or not, go. */
+  const undo = () => {
+    pending = new Map()
+    if (!written) return
+    for (const [segment, at] of written) {
+      try {
+        files.truncate(segment, at)
+      } catch {
+        // the file could not be cut: the records of a failed group would come back at start as
+        // samples stored but never acknowledged, which a retry recognises as already there
+      }
+      ends.set(segment, at)
+    }
+    written = null
+  }
+
+  /** Writes the group's records, one write per segment; returns the segments written. On failure what was written is cut off again and the error is thrown. */
+  const writeGroup = (): number[] => {
+    const group = pending
+    pending = new Map()
+    written = new Map()
+    try {
+      for (const [segment, frames] of group) {
+        if (!frames.length) continue
+        const at = endOf(segment)
+        written.set(segment, at)
+        const bytes = frames.length === 1 ? frames[0]! : Buffer.concat(frames)
+        files.write(segment, at, bytes)
+        ends.set(segment, at + bytes.length)
+      }
+    } catch (err) {
+      undo()
+      throw err
+    }
+    return [...written.keys()]
+  }
+
   return {
     /**
      * Every readable record, segment by segment, oldest first. A segment's damaged or cut tail is
@@ -110,44 +147,36 @@ export function createHotLog(files: SegmentFiles, opts: { sync: boolean; readOnl
      * again and the error is thrown.
      */
     persist() {
-      const group = pending
-      pending = new Map()
-      written = new Map()
+      const segments = writeGroup()
       try {
-        for (const [segment, frames] of group) {
-          if (!frames.length) continue
-          const at = endOf(segment)
-          written.set(segment, at)
-          const bytes = frames.length === 1 ? frames[0]! : Buffer.concat(frames)
-          files.write(segment, at, bytes)
-          ends.set(segment, at + bytes.length)
-          if (opts.sync) files.sync(segment)
-        }
+        if (opts.sync) for (const segment of segments) files.sync(segment)
       } catch (err) {
-        this.undo()
+        undo()
         throw err
       }
     },
+    /**
+     * The same, each file's sync waited for on the runtime's threads instead of the event loop
+     * (an fdatasync on an SD card can take a tenth of a second and more). Nothing else may write
+     * to these segments until done() or undo().
+     */
+    async persistOffLoop(): Promise<void> {
+      const segments = writeGroup()
+      try {
+        if (opts.sync) await Promise.all(segments.map((segment) => files.syncOffLoop(segment)))
+      } catch (err) {
+        undo()
+        throw err
+      }
+    },
+    /** the segments of the group written and not yet done or undone */
+    writing: (): Iterable<number> => written?.keys() ?? [],
     /** The group's COMMIT went through: its records stay. */
     done() {
       pending = new Map()
       written = null
     },
-    /** The group failed: its records, written or not, go. */
-    undo() {
-      pending = new Map()
-      if (!written) return
-      for (const [segment, at] of written) {
-        try {
-          files.truncate(segment, at)
-        } catch {
-          // the file could not be cut: the records of a failed group would come back at start as
-          // samples stored but never acknowledged, which a retry recognises as already there
-        }
-        ends.set(segment, at)
-      }
-      written = null
-    },
+    undo,
     /** Appends one record outside a group (a mark), written at once. */
     write(segment: number, payload: Uint8Array): void {
       const saved = pending

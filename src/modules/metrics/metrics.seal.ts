@@ -31,6 +31,14 @@ const RUN_BUDGET_MS = 20_000
 const SEAL_BATCH = 64
 
 /**
+ * A batch is written once its rows' own rest texts reach this many characters: each such row (an
+ * earlier release's, whose sample text is in the row) is rewritten without its text, a page of
+ * the raw table per row, so 64 blocks of them rewrote 14 MB in one transaction and held the event
+ * loop 40 to 90 ms for it. Blocks of hot samples carry no such text and batch as above.
+ */
+export const SEAL_BATCH_REST_CHARS = 2 * 1024 * 1024
+
+/**
  * When a device has a block due, its next two blocks (complete, their samples 30 to 60 minutes
  * old) are sealed with it, so each device is sealed every half hour rather than every ten
  * minutes: the `(device, time)` index of the raw table takes 180 entries in one transaction where
@@ -107,21 +115,23 @@ export function createSealer(deps: SealDeps) {
       const order = first > 0 ? [...seqs.slice(first), ...seqs.slice(0, first)] : seqs
       resumeAt = null
       const pending: PreparedBlock[] = []
-      const flush = () => {
-        if (!pending.length) return
-        let r: ReturnType<typeof deps.blocks.commit>
+      let pendingChars = 0
+      const again = (b: PreparedBlock) => sealedUntil.set(b.seq, Math.min(sealedUntil.get(b.seq) ?? b.start, b.start))
+      const flush = async () => {
+        const batch = pending.splice(0)
+        pendingChars = 0
+        if (!batch.length) return
+        let r: Awaited<ReturnType<typeof deps.blocks.commit>>
         try {
-          r = deps.blocks.commit(pending)
+          r = await deps.blocks.commit(batch)
         } catch (err) {
           // nothing of the batch was written (a full disk, say): the next run seals its blocks again
-          for (const b of pending) sealedUntil.set(b.seq, Math.min(sealedUntil.get(b.seq) ?? b.start, b.start))
-          pending.length = 0
+          for (const b of batch) again(b)
           throw err
         }
         rows += r.samples
         // a block that changed while it waited is sealed again by the next run
-        for (const b of r.stale) sealedUntil.set(b.seq, Math.min(sealedUntil.get(b.seq) ?? b.start, b.start))
-        pending.length = 0
+        for (const b of r.stale) again(b)
       }
       for (const [i, seq] of order.entries()) {
         const filling = opts.leaveFilling ? (deps.writer.newestWrittenWithin?.(seq, FILLING_MS) ?? null) : null
@@ -144,10 +154,11 @@ export function createSealer(deps: SealDeps) {
           const b = deps.blocks.prepare(seq, start)
           if (b) {
             pending.push(b)
+            pendingChars += b.restChars
             blocks++
           }
           from = start + BLOCK_MS
-          if (pending.length >= SEAL_BATCH) flush()
+          if (pending.length >= SEAL_BATCH || pendingChars >= SEAL_BATCH_REST_CHARS) await flush()
           await pause()
         }
         if (!done) {
@@ -159,7 +170,7 @@ export function createSealer(deps: SealDeps) {
         if (due === limit && isBehind(seq)) behind--
         sealedUntil.set(seq, Math.max(upTo, mark))
       }
-      flush()
+      await flush()
       for (const seq of sealedUntil.keys()) if (!seqs.includes(seq)) sealedUntil.delete(seq)
       await pause()
       // the hot records whose samples are all sealed now go, a whole segment per statement

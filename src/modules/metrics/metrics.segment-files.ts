@@ -1,4 +1,18 @@
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { promisify } from 'node:util'
+import {
+  closeSync,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs'
 import { join } from 'node:path'
 
 /** Where the segments' bytes live: files beside the database, or memory for a database in memory. */
@@ -9,6 +23,8 @@ export interface SegmentFiles {
   read(segment: number, at: number, into: Uint8Array): number
   truncate(segment: number, length: number): void
   sync(segment: number): void
+  /** the same, on the runtime's threads: the event loop goes on meanwhile */
+  syncOffLoop(segment: number): Promise<void>
   remove(segment: number): void
   /** puts a whole segment in place at once (written beside, synced, renamed): it exists whole or not at all */
   install(segment: number, bytes: Uint8Array): void
@@ -16,6 +32,8 @@ export interface SegmentFiles {
   overwrite(segment: number, at: number, bytes: Uint8Array): void
   close(): void
 }
+
+const fdatasyncOffLoop = promisify(fdatasync)
 
 /** `readOnly`: another process's files, read while it may append (nothing is created or cut off). */
 export function fileSegments(dir: string, readOnly = false): SegmentFiles {
@@ -56,6 +74,7 @@ export function fileSegments(dir: string, readOnly = false): SegmentFiles {
     read: (segment, at, into) => readSync(fd(segment), into, 0, into.length, at),
     truncate: (segment, length) => ftruncateSync(fd(segment), length),
     sync: (segment) => fdatasyncSync(fd(segment)),
+    syncOffLoop: (segment) => fdatasyncOffLoop(fd(segment)),
     remove(segment) {
       const f = fds.get(segment)
       if (f !== undefined) closeSync(f)
@@ -113,6 +132,7 @@ export function memorySegments(): SegmentFiles {
     },
     truncate: (segment, length) => void files.set(segment, get(segment).slice(0, length)),
     sync: () => {},
+    syncOffLoop: async () => {},
     remove: (segment) => void files.delete(segment),
     install: (segment, bytes) => void files.set(segment, bytes.slice()),
     overwrite(segment, at, bytes) {

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { writeBackup } from '../../../src/db/backup'
 import { openDatabase } from '../../../src/db/connection'
 import { restoreBackup } from '../../../src/db/restore'
-import { BLOCK_FILE_MS, blockFileOf, blockLogDir, carryBlocksInto } from '../../../src/modules/metrics/metrics.block.log'
+import { BLOCK_FILE_MS, blockFileOf, blockLogDir, carryBlocksInto, openBlockLog } from '../../../src/modules/metrics/metrics.block.log'
+import { memorySegments } from '../../../src/modules/metrics/metrics.segment-files'
 import { createBlockStore } from '../../../src/modules/metrics/metrics.block.store'
 import { BLOCK_FILES, STORAGE_TIERS, metricFileBytes } from '../../../src/modules/metrics/metrics.usage'
 import { testApp, type TestApp } from '../../helpers/app'
@@ -116,7 +117,7 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
       const blocks = createBlockStore(t.db.sqlite)
       const b = blocks.prepare(t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq, T0)!
       t.db.sqlite.run("CREATE TEMP TRIGGER fail_seal BEFORE INSERT ON metric_block_index BEGIN SELECT RAISE(ABORT, 'disk full'); END")
-      expect(() => blocks.commit([b])).toThrow('disk full')
+      await expect(blocks.commit([b])).rejects.toThrow('disk full')
       t.db.sqlite.run('DROP TRIGGER temp.fail_seal')
       expect(existsSync(join(blockLogDir(db), hourFile(T0))) ? statSync(join(blockLogDir(db), hourFile(T0))).size : 0).toBe(0)
       expect(await reads(t, a, a.deviceId)).toEqual(before)
@@ -363,4 +364,57 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
       again.db.close()
     }),
   )
+})
+
+describe('a block that changes while its bytes are synced', () => {
+  test(
+    'is left out of the COMMIT (its bytes point nowhere) and sealed by the next run; every sample left reads back',
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t)
+      t.clock.set(T0 + 4 * HOUR)
+      const at = (i: number) => new Date(T0 + i * 10_000).toISOString()
+      const bulk = async (items: unknown[]) =>
+        expect((await t.request('POST', '/v1/metrics/bulk', { body: { items }, headers: { ...a.keyHeaders, 'x-device-id': a.deviceId } })).status).toBe(201)
+      // ten minutes of hardware, sealed; then their network parts, late: rows with texts of their own to seal again
+      await bulk(Array.from({ length: 60 }, (_, i) => ({ recorded_at: at(i), hardware: hardwareSample(i), network: null })))
+      await t.modules.sealer.run()
+      await bulk(Array.from({ length: 60 }, (_, i) => ({ recorded_at: at(i), hardware: null, network: networkSample(i) })))
+      const seq = t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq
+      const place = () => t.db.sqlite.query<{ file: number; at: number }, [number]>('SELECT file, at FROM metric_block_index WHERE start = ?').get(T0)
+      const sealedAt = place()
+      const blocks = createBlockStore(t.db.sqlite)
+      const b = blocks.prepare(seq, T0)!
+      expect(b.rowIds).toHaveLength(60)
+      // the bytes are written and their sync waited for off the event loop; meanwhile a pruning takes one of the samples
+      const committing = blocks.commit([b])
+      t.db.sqlite.run('DELETE FROM main.metric_samples WHERE id = ?', [b.rowIds[0]!])
+      expect(await committing).toEqual({ samples: 0, stale: [b] })
+      expect(place()).toEqual(sealedAt)
+      await t.modules.sealer.run()
+      expect(place()).not.toEqual(sealedAt)
+      const page = await t.request('GET', `/v1/metrics/network/${a.deviceId}?limit=1000`, { headers: await token(t, a) })
+      expect(page.body.items.map((x: { recorded_at: string }) => x.recorded_at)).toEqual(Array.from({ length: 59 }, (_, i) => at(59 - i)))
+      t.db.close()
+    }),
+  )
+
+  test('its file is not removed meanwhile as one nothing points into: the rows pointing into it are not committed yet', async () => {
+    const t = testApp()
+    await tenantWithDevices(t)
+    const seq = t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq
+    const files = memorySegments()
+    let synced: () => void = () => {}
+    const log = openBlockLog(t.db.sqlite, { ...files, syncOffLoop: () => new Promise<void>((resolve) => (synced = resolve)) })
+    const block = { seq, start: T0, data: new Uint8Array([1, 2, 3]), nested: new Uint8Array([4]) }
+    const writing = log.write([block], (point) => t.db.sqlite.transaction(() => point(block))())
+    // a pruning's removal of unused files, while the new hour's file waits for its sync
+    expect(log.removeUnused()).toBe(0)
+    expect(files.list()).toEqual([blockFileOf(T0)])
+    synced()
+    await writing
+    expect(log.read(seq, T0)!.load()).toEqual(block.data)
+    expect(log.removeUnused()).toBe(0)
+  })
 })

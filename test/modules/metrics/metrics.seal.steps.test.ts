@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { manualClock } from '../../../src/lib/clock'
 import { memoryLogger } from '../../../src/lib/logger'
-import { createSealer, type SealDeps } from '../../../src/modules/metrics/metrics.seal'
+import { SEAL_BATCH_REST_CHARS, createSealer, type SealDeps } from '../../../src/modules/metrics/metrics.seal'
 
 /**
  * The sealing job's steps, in the order they run, with its pauses (where reads waiting on the
  * event loop get their turn) between them. Blocks stand in for the store: the steps are what is tested.
  */
-function recorded(blocksToSeal: number) {
+function recorded(blocksToSeal: number, restChars = 0) {
   const steps: string[] = []
   let left = blocksToSeal
   /** a step recorded, answering `v` */
@@ -22,9 +22,9 @@ function recorded(blocksToSeal: number) {
     firstUnsealed: (_seq, from) => step('check', left > 0 ? Math.max(from, 0) : null),
     prepare: (seq, start) => {
       left--
-      return step('prepare', { seq, start } as never)
+      return step('prepare', { seq, start, restChars } as never)
     },
-    commit: (batch) => step(`commit ${batch.length}`, { samples: batch.length, stale: [] }),
+    commit: async (batch) => step(`commit ${batch.length}`, { samples: batch.length, stale: [] }),
     dropHot: () => step('dropHot', 0),
   }
   const sealer = createSealer({
@@ -68,5 +68,16 @@ describe('a sealing run yields between its steps', () => {
     await sealer.run()
     // the device's mark is where the first run stopped: nothing new is due, so nothing is looked up
     expect(steps).toEqual(['wipe', 'pause', 'pause', 'dropHot'])
+  })
+
+  test("an earlier release's rows, whose texts are rewritten as they are sealed, are written a few blocks at a time", async () => {
+    // blocks of hot samples go 64 to a transaction; blocks of rows with their own texts (216 KB
+    // for 60 samples of the real sample) go once their texts pass the bound
+    const { sealer, steps } = recorded(5, SEAL_BATCH_REST_CHARS / 2)
+    await sealer.run()
+    expect(steps.filter((s) => s.startsWith('commit'))).toEqual(['commit 2', 'commit 2', 'commit 1'])
+    const hot = recorded(5)
+    await hot.sealer.run()
+    expect(hot.steps.filter((s) => s.startsWith('commit'))).toEqual(['commit 5'])
   })
 })
