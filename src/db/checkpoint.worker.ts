@@ -4,7 +4,7 @@
  * here they cost the server a message. checkpointer.ts decides when and how.
  */
 import { Database } from 'bun:sqlite'
-import { closeSync, fdatasyncSync, openSync } from 'node:fs'
+import { fdatasyncSync, openSync } from 'node:fs'
 import type { CheckpointReply, CheckpointRequest } from './checkpointer'
 import { checkpoint } from './wal'
 
@@ -33,7 +33,9 @@ function handle(msg: CheckpointRequest): CheckpointReply {
     case 'close':
       db?.close()
       db = null
-      if (fd !== null) closeSync(fd)
+      // the descriptor stays open until the process ends: closing any descriptor of the database
+      // file drops every POSIX lock the process holds on it, and the hub's own connection, still
+      // open, would lose its lock for its last statements (src/db/wal.ts says more)
       fd = null
       return { op: 'close' }
   }

@@ -27,18 +27,26 @@ describe('handing the executable pages back', () => {
     expect(mappingsOf(replaced, EXE)).toEqual([])
   })
 
-  test('advises MADV_PAGEOUT over each whole mapping and counts what the kernel took', () => {
-    const calls: [bigint, bigint, number][] = []
-    // a kernel that refuses the second range (as one without MADV_PAGEOUT refuses them all)
+  test('advises MADV_PAGEOUT over each mapping, 4 MB at a time with a turn of the event loop between, and counts the mappings the kernel took', async () => {
+    const calls: (string | [bigint, bigint, number])[] = []
+    // a kernel that refuses the third call, in the second mapping (as one without MADV_PAGEOUT refuses them all)
     const madvise: Madvise = (start, length, advice) => {
       calls.push([start, length, advice])
-      return calls.length === 2 ? -1 : 0
+      return calls.filter((c) => c !== 'pause').length === 3 ? -1 : 0
     }
-    expect(pageOut(MAPS, EXE, madvise)).toBe(2)
+    expect(await pageOut(MAPS, EXE, madvise, async () => void calls.push('pause'))).toBe(2)
+    const MB4 = 0x400000n
     expect(calls).toEqual([
       [0x200000n, 0x13000n, MADV_PAGEOUT],
-      [0x213000n, 0x182d000n, MADV_PAGEOUT],
-      [0x6a0d000n, 0x10eb000n, MADV_PAGEOUT],
+      'pause',
+      // 24.2 MB: six slices of 4 MB and what is left
+      ...[0, 1, 2, 3, 4, 5].flatMap((i) => [[0x213000n + BigInt(i) * MB4, MB4, MADV_PAGEOUT] as [bigint, bigint, number], 'pause']),
+      [0x213000n + 6n * MB4, 0x182d000n - 6n * MB4, MADV_PAGEOUT],
+      'pause',
+      // 16.9 MB: four slices and the rest
+      ...[0, 1, 2, 3].flatMap((i) => [[0x6a0d000n + BigInt(i) * MB4, MB4, MADV_PAGEOUT] as [bigint, bigint, number], 'pause']),
+      [0x6a0d000n + 4n * MB4, 0x10eb000n - 4n * MB4, MADV_PAGEOUT],
+      'pause',
     ])
   })
 

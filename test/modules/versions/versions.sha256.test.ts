@@ -55,3 +55,26 @@ test("POST /v1/versions without sha256 for the hub's own download: the hub compu
   expect((await publish('2.0.2', 'http://localhost/download/vigil-linux-x64', 'linux-x64')).body).toMatchObject({ sha256: null, auto_install: false })
   expect((await publish('2.0.3', 'https://elsewhere.example.test/download/vigil-linux-arm64')).body).toMatchObject({ sha256: null, auto_install: false })
 })
+
+test("an executable's SHA-256 is the file's, read a megabyte at a time with the event loop running between the reads", async () => {
+  const { fileSha256 } = await import('../../../src/modules/versions/versions.executables')
+  const path = join(mkdtempSync(join(tmpdir(), 'vigil-sha-')), 'vigil-linux-x64')
+  const bytes = new Uint8Array(8 << 20)
+  for (let i = 0; i < bytes.length; i += 65_536) bytes.set(crypto.getRandomValues(new Uint8Array(65_536)), i)
+  writeFileSync(path, bytes)
+  // turns of the event loop while it hashes: a file's stream hands over chunks already read, and
+  // looping over them gave the event loop no turn for the whole file (the self-publish's hash of
+  // the hub's ~120 MB held it for up to a few hundred milliseconds)
+  let turns = 0
+  let hashing = true
+  const turn = () => {
+    if (!hashing) return
+    turns++
+    setImmediate(turn)
+  }
+  setImmediate(turn)
+  const hex = await fileSha256(path)
+  hashing = false
+  expect(hex).toBe(new Bun.CryptoHasher('sha256').update(bytes).digest('hex'))
+  expect(turns).toBeGreaterThanOrEqual(8)
+})
