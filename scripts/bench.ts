@@ -65,6 +65,9 @@
  * beside drizzle's bun-sql adapter; needs VIGIL_BENCH_PG_URL or VIGIL_TEST_PG_URL; no executable).
  * `--budget-only [--reads-data <dir>] [--before <executable>] [--budget 300MB]` applies the disk budget to the reads
  * bench's 10 M samples (scripts/bench/run-budget.ts: the run's time and longest hold, the largest WAL, /health meanwhile).
+ * `--upgrade-only [--upgrade-data <dir>] [--before <executable>] [--upgrade-devices 20] [--upgrade-hours 48]` upgrades an
+ * instance of the release before the compact blocks in place (scripts/bench/run-upgrade.ts: the conversion's time, its
+ * longest hold, the WAL, /health meanwhile).
  * `--copy-only [--copy-samples N]` times `vigil copy --to` for a 1 M-sample instance, rows sent as INSERTs beside unnested
  * arrays (scripts/bench/run-copy.ts; needs VIGIL_BENCH_PG_URL or VIGIL_TEST_PG_URL).
  * `--pg-metrics-only [--pg-metrics-rounds N]` measures a sample on each engine side by side, in process (scripts/bench/run-pg-metrics.ts:
@@ -212,6 +215,7 @@ try {
   else if (args.has('--checks-only')) await (await import('./bench/run-checks')).checksOnly()
   else if (args.has('--copy-only')) await (await import('./bench/run-copy')).copyOnly()
   else if (args.has('--budget-only')) await (await import('./bench/run-budget')).budgetOnly()
+  else if (args.has('--upgrade-only')) await (await import('./bench/run-upgrade')).upgradeOnly()
   else await (args.has('--hostile-only') ? hostileOnly() : args.has('--metrics-only') ? metricsOnly() : args.has('--ingest-only') ? ingestOnly() : fullRun())
 } finally {
   if (!args.has('--keep')) rmSync(tmp, { recursive: true, force: true })
