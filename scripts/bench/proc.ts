@@ -94,3 +94,18 @@ export const median = (xs: number[]): number => {
   const m = s.length >> 1
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
+
+/** The JSON lines a process writes (a hub's log with VIGIL_LOG_FORMAT=json), gathered as they come; `done` once the stream ends. */
+export function jsonLines(stream: ReadableStream<Uint8Array>): { lines: Record<string, unknown>[]; done: Promise<void> } {
+  const lines: Record<string, unknown>[] = []
+  const done = (async () => {
+    let rest = ''
+    for await (const chunk of stream) {
+      rest += new TextDecoder().decode(chunk)
+      const parts = rest.split('\n')
+      rest = parts.pop()!
+      for (const l of parts) if (l.startsWith('{')) lines.push(JSON.parse(l) as Record<string, unknown>)
+    }
+  })()
+  return { lines, done }
+}

@@ -11,7 +11,7 @@
 import { cpSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { log, metricsToken, root, secret, tmp } from './common'
-import { freePort, stop, waitReady } from './proc'
+import { freePort, jsonLines, stop, waitReady } from './proc'
 import { readsWorld } from './run-reads-scale'
 
 const argv = process.argv.slice(2)
@@ -52,16 +52,7 @@ async function side(exe: string, seed: string, budget: string): Promise<Outcome>
     stdout: 'pipe',
     stderr: 'inherit',
   })
-  const lines: Record<string, unknown>[] = []
-  const reading = (async () => {
-    let rest = ''
-    for await (const chunk of server.stdout as ReadableStream<Uint8Array>) {
-      rest += new TextDecoder().decode(chunk)
-      const parts = rest.split('\n')
-      rest = parts.pop()!
-      for (const l of parts) if (l.startsWith('{')) lines.push(JSON.parse(l) as Record<string, unknown>)
-    }
-  })()
+  const { lines, done: reading } = jsonLines(server.stdout as ReadableStream<Uint8Array>)
   const wal = join(dir, 'vigil.db-wal')
   let walPeak = 0
   const sizer = setInterval(() => {

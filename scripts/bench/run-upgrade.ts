@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { walInUseBytes } from '../../src/db/wal'
 import { log, root, tmp } from './common'
-import { freePort, stop, waitReady } from './proc'
+import { freePort, jsonLines, stop, waitReady } from './proc'
 import { evolve, realSample } from './storage-samples'
 
 const argv = process.argv.slice(2)
@@ -128,16 +128,7 @@ async function side(exe: string, seedDir: string): Promise<Outcome> {
   const port = freePort()
   const base = `http://127.0.0.1:${port}`
   const server = Bun.spawn([exe, 'serve'], { env: env(dir, port, { VIGIL_LOG_LEVEL: 'debug' }), stdout: 'pipe', stderr: 'inherit' })
-  const lines: Record<string, unknown>[] = []
-  const reading = (async () => {
-    let rest = ''
-    for await (const chunk of server.stdout as ReadableStream<Uint8Array>) {
-      rest += new TextDecoder().decode(chunk)
-      const parts = rest.split('\n')
-      rest = parts.pop()!
-      for (const l of parts) if (l.startsWith('{')) lines.push(JSON.parse(l) as Record<string, unknown>)
-    }
-  })()
+  const { lines, done: reading } = jsonLines(server.stdout as ReadableStream<Uint8Array>)
   let walFilePeak = 0
   let walInUsePeak = 0
   const sizer = setInterval(() => {
@@ -161,7 +152,8 @@ async function side(exe: string, seedDir: string): Promise<Outcome> {
       times.push(performance.now() - t0)
       const behind = health.storage?.converting_devices ?? 0
       if (behind > 0) seenBehind = true
-      else if (seenBehind) {
+      // a small seed converts within the first run, before /health is first asked: its log says so
+      else if (seenBehind || lines.some((l) => l.msg === 'metrics sealed' && l.devices_behind === 0)) {
         convertedMs = performance.now() - started
         break
       }
