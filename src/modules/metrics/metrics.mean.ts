@@ -7,5 +7,5 @@
  */
 export function boundedMean(sum: number, n: number, lo: number, hi: number): number {
   const mean = sum / n
-  return mean < lo ? lo : mean > hi ? hi : mean
+  return mean < lo ? lo : Math.min(mean, hi)
 }

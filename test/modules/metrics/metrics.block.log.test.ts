@@ -221,7 +221,7 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
   test(
     'a pruning removes a file only after the WAL is flushed, and keeps one a block was written into meanwhile',
     inTempDir(async (dir) => {
-      const { db, t, a } = await sealedHours(dir, 1080)
+      const { db, t } = await sealedHours(dir, 1080)
       const store = createBlockStore(t.db.sqlite)
       t.db.sqlite.run(`DELETE FROM main.metric_samples WHERE ts < ${T0 + 90 * MIN}`)
       // the deletes commit at once; the file's removal waits for the flush, off the event loop
