@@ -319,6 +319,17 @@ describe('scheduled generation', () => {
     void device
   })
 
+  test('a pass gives the event loop a turn before each device it generates for', async () => {
+    const { t, a } = await setup()
+    insertDevice(t, a.clientId, { hostname: 'db-8' })
+    insertDevice(t, a.clientId, { hostname: 'db-9' })
+    const steps: string[] = []
+    const stored = t.modules.ai.findings.store
+    const deps = { ...t.modules.ai, findings: { store: (...args: Parameters<typeof stored>) => (steps.push('device'), stored(...args)) } }
+    expect(await runDueGenerations(deps, async () => void steps.push('pause'))).toEqual({ clients: 1, devices: 3 })
+    expect(steps).toEqual(['pause', 'device', 'pause', 'device', 'pause', 'device'])
+  })
+
   test('when the budget is spent the schedule still runs the rules', async () => {
     const fake = server('openai')
     const { t, a } = await setup({ ai: { dailyBudget: 0 } })
