@@ -325,7 +325,11 @@ describe('scheduled generation', () => {
     insertDevice(t, a.clientId, { hostname: 'db-9' })
     const steps: string[] = []
     const stored = t.modules.ai.findings.store
-    const deps = { ...t.modules.ai, findings: { store: (...args: Parameters<typeof stored>) => (steps.push('device'), stored(...args)) } }
+    const store = (...args: Parameters<typeof stored>) => {
+      steps.push('device')
+      return stored(...args)
+    }
+    const deps = { ...t.modules.ai, findings: { store } }
     expect(await runDueGenerations(deps, async () => void steps.push('pause'))).toEqual({ clients: 1, devices: 3 })
     expect(steps).toEqual(['pause', 'device', 'pause', 'device', 'pause', 'device'])
   })
