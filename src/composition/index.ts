@@ -1,4 +1,4 @@
-import { yieldToRequests } from '../db/bulk-pause'
+import { yieldToRequests } from '../lib/yield'
 import { backupJobs } from './backups'
 import type { AppContext, AppDeps } from '../context'
 import { backupStats } from '../db/backup-schedule'

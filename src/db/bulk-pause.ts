@@ -1,3 +1,5 @@
+import { yieldToRequests } from '../lib/yield'
+
 /**
  * The pause a long run of writes takes between its bounded steps: the disk budget's and the
  * retention's deletes, the vacuum's slices, the rollups.
@@ -23,8 +25,6 @@ export interface WalBoundedPause {
 
 /** 32 MiB: a few seconds of a bulk delete's writes, small beside any disk the hub runs on. */
 export const BULK_WAL_BOUND_BYTES = 32 * 1024 * 1024
-
-export const yieldToRequests = (): Promise<void> => new Promise<void>((r) => setImmediate(r))
 
 export function walBoundedPause(o: WalBoundedPause): () => Promise<void> {
   const yieldNow = o.yieldNow ?? yieldToRequests

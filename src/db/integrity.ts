@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { quickCheck } from './connection'
 import { classifyDbError } from './db-errors'
+import { yieldToRequests } from '../lib/yield'
 
 /** A database this small is checked whole, with PRAGMA quick_check (~30 ms here at this size). */
 export const FULL_CHECK_BYTES = 32 * 1024 * 1024
@@ -56,7 +57,7 @@ export function integrityScan(sqlite: Database, opts: { fullCheckBytes?: number 
             table++
             after = Number.MIN_SAFE_INTEGER
           } else after = Number(slice.at(-1)![0])
-          await new Promise((r) => setImmediate(r)) // requests go first
+          await yieldToRequests()
         }
         return { problem: null, rows, whole: false }
       } catch (err) {

@@ -1,4 +1,5 @@
 import { openLibc } from './libc'
+import { yieldToRequests } from './yield'
 
 /**
  * Hands the executable's pages back to the kernel once start-up is over. Start-up runs code no
@@ -50,7 +51,7 @@ export const PAGE_OUT_SLICE = 4n << 20n
  * slices (a turn of the event loop); how many ranges the kernel took whole. A kernel without
  * MADV_PAGEOUT (before 5.4) refuses each one, and nothing changes.
  */
-export async function pageOut(maps: string, path: string, madvise: Madvise, pause: () => Promise<void> = nextTurn): Promise<number> {
+export async function pageOut(maps: string, path: string, madvise: Madvise, pause: () => Promise<void> = yieldToRequests): Promise<number> {
   let taken = 0
   for (const r of mappingsOf(maps, path)) {
     let took = true
@@ -62,8 +63,6 @@ export async function pageOut(maps: string, path: string, madvise: Madvise, paus
   }
   return taken
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 let loaded: Promise<Madvise | null> | undefined
 

@@ -1,5 +1,5 @@
 import { Cron } from 'croner'
-import { yieldToRequests } from '../../db/bulk-pause'
+import { yieldToRequests } from '../../lib/yield'
 import { IN_UTC } from '../../jobs/scheduler'
 import { DEFAULT_SCHEDULE } from './ai.config.service'
 import { generateForDevice, type AiDeps } from './ai.service'

@@ -7,7 +7,7 @@ import type { BlockStore } from './metrics.block.store'
 import { PRUNE_BATCH, type RollupPort } from './metrics.rollup.store'
 import type { MetricDevices } from './metrics.service'
 import type { LateSpans } from './metrics.late.store'
-import { yieldToRequests } from '../../db/bulk-pause'
+import { yieldToRequests } from '../../lib/yield'
 import { stepSizer } from '../../lib/step-sizer'
 
 type Retention = Config['metricsRetention']

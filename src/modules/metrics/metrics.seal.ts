@@ -1,4 +1,4 @@
-import { yieldToRequests } from '../../db/bulk-pause'
+import { yieldToRequests } from '../../lib/yield'
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
 import { BLOCK_MS, blockStart, type BlockStore, type PreparedBlock } from './metrics.block.store'
