@@ -88,7 +88,7 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
   }
 
   /** a file no row points into, and no group being written appends to (its rows are not committed yet) */
-  const unused = (file: number) => !anyIn.get(file) && ![...log.writing()].includes(file)
+  const unused = (file: number) => !anyIn.get(file) && !log.isWriting(file)
   /** the files no row points into */
   const unusedFiles = () => log.segments().filter(unused)
   /** removes those of `files` no row points into now; returns how many */

@@ -169,8 +169,8 @@ export function createHotLog(files: SegmentFiles, opts: { sync: boolean; readOnl
         throw err
       }
     },
-    /** the segments of the group written and not yet done or undone */
-    writing: (): Iterable<number> => written?.keys() ?? [],
+    /** whether the group written and not yet done or undone appends to this segment */
+    isWriting: (segment: number): boolean => written?.has(segment) ?? false,
     /** The group's COMMIT went through: its records stay. */
     done() {
       pending = new Map()
