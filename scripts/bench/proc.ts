@@ -95,6 +95,18 @@ export const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
+/** The value at quantile `q` (0 to 1) of numbers sorted ascending; 0 when there are none. */
+export const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
+
+/** The machine's load averages over 1, 5 and 15 minutes, as /proc/loadavg gives them. */
+export const loadAverages = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
+
+/** The value after `--name` on the command line, if given. */
+export function option(name: string): string | undefined {
+  const i = process.argv.indexOf(name)
+  return i === -1 ? undefined : process.argv[i + 1]
+}
+
 /** The JSON lines a process writes (a hub's log with VIGIL_LOG_FORMAT=json), gathered as they come; `done` once the stream ends. */
 export function jsonLines(stream: ReadableStream<Uint8Array>): { lines: Record<string, unknown>[]; done: Promise<void> } {
   const lines: Record<string, unknown>[] = []

@@ -8,18 +8,11 @@
  * answers during the run, the data before and after. `--before` runs another build first, on a
  * copy of the same data.
  */
-import { cpSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { cpSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { log, metricsToken, root, secret, tmp } from './common'
-import { freePort, jsonLines, stop, waitReady } from './proc'
+import { freePort, jsonLines, loadAverages, option, quantile, stop, waitReady } from './proc'
 import { readsWorld } from './run-reads-scale'
-
-const argv = process.argv.slice(2)
-const opt = (name: string) => {
-  const i = argv.indexOf(name)
-  return i === -1 ? undefined : argv[i + 1]
-}
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
 
 interface Outcome {
   jobMs: number
@@ -30,8 +23,6 @@ interface Outcome {
   usedAfter: number
   fileAfter: number
 }
-
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
 
 async function side(exe: string, seed: string, budget: string): Promise<Outcome> {
   const dir = join(tmp, `budget-${Math.random().toString(36).slice(2, 8)}`)
@@ -100,19 +91,19 @@ async function side(exe: string, seed: string, budget: string): Promise<Outcome>
 }
 
 export async function budgetOnly() {
-  const seed = opt('--reads-data') ?? join(tmp, 'reads-scale')
+  const seed = option('--reads-data') ?? join(tmp, 'reads-scale')
   const w = await readsWorld(seed)
-  const budget = opt('--budget') ?? '300MB'
+  const budget = option('--budget') ?? '300MB'
   const sides = [{ name: 'vigil', exe: join(root, 'dist/vigil') }]
-  const before = opt('--before')
+  const before = option('--before')
   if (before) sides.unshift({ name: 'before', exe: before })
-  const load0 = load()
+  const load0 = loadAverages()
   const results: [string, Outcome][] = []
   for (const s of sides) results.push([s.name, await side(s.exe, seed, budget)])
   const mb = (b: number) => `${(b / 1e6).toFixed(0)} MB`
   const ms = (v: number) => v.toFixed(1)
   console.log(
-    `\nvigil bench, the disk budget (VIGIL_STORAGE_BUDGET=${budget}) applied to ${(w.total / 1e6).toFixed(1)} M samples — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, load average ${load0} → ${load()}\n`,
+    `\nvigil bench, the disk budget (VIGIL_STORAGE_BUDGET=${budget}) applied to ${(w.total / 1e6).toFixed(1)} M samples — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, load average ${load0} → ${loadAverages()}\n`,
   )
   console.log(
     '| build | data before → after | the run | its longest hold of the event loop | largest WAL file | /health during the run: answers, p50 / p99 / max, over 50 ms | vigil.db after |',

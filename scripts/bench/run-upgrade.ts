@@ -16,16 +16,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { walInUseBytes } from '../../src/db/wal'
 import { log, root, tmp } from './common'
-import { freePort, jsonLines, stop, waitReady } from './proc'
+import { freePort, jsonLines, loadAverages, option, quantile, stop, waitReady } from './proc'
 import { evolve, realSample } from './storage-samples'
 
-const argv = process.argv.slice(2)
-const opt = (name: string) => {
-  const i = argv.indexOf(name)
-  return i === -1 ? undefined : argv[i + 1]
-}
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
 const git = (...a: string[]) =>
   Bun.spawnSync(['git', ...a], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
     .stdout.toString()
@@ -187,20 +180,20 @@ async function side(exe: string, seedDir: string): Promise<Outcome> {
 }
 
 export async function upgradeOnly() {
-  const devices = Number(opt('--upgrade-devices') ?? 20)
-  const hours = Number(opt('--upgrade-hours') ?? 48)
-  const seedDir = opt('--upgrade-data') ?? join(tmp, 'upgrade-seed')
+  const devices = Number(option('--upgrade-devices') ?? 20)
+  const hours = Number(option('--upgrade-hours') ?? 48)
+  const seedDir = option('--upgrade-data') ?? join(tmp, 'upgrade-seed')
   const samples = await seed(seedDir, devices, hours)
   const sides = [{ name: 'vigil', exe: join(root, 'dist/vigil') }]
-  const before = opt('--before')
+  const before = option('--before')
   if (before) sides.unshift({ name: 'before', exe: before })
-  const load0 = load()
+  const load0 = loadAverages()
   const results: [string, Outcome][] = []
   for (const s of sides) results.push([s.name, await side(s.exe, seedDir)])
   const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`
   const ms = (v: number) => v.toFixed(1)
   console.log(
-    `\nvigil bench, an instance of the release before the compact blocks upgraded in place: ${samples.toLocaleString('en')} samples (${devices} devices × ${hours} h of the real sample at 10 s) — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, load average ${load0} → ${load()}\n`,
+    `\nvigil bench, an instance of the release before the compact blocks upgraded in place: ${samples.toLocaleString('en')} samples (${devices} devices × ${hours} h of the real sample at 10 s) — ${navigator.hardwareConcurrency} cores, bun ${Bun.version}, load average ${load0} → ${loadAverages()}\n`,
   )
   console.log(
     "| build | converted in (sealing runs) | the runs' longest hold of the event loop | largest WAL file / most WAL in use | /health meanwhile: answers, p50 / p99 / max, over 50 ms | vigil.db before → after (of it free, given back at minute 17) |",
