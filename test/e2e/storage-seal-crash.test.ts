@@ -1,5 +1,6 @@
 import { beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
+import type { Subprocess } from 'bun'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { jsonClient } from '../helpers/json-client'
@@ -107,7 +108,9 @@ test('kill -9 while sealing and before a deleted device is wiped: nothing acknow
     const watch = new Database(dbPath, { readonly: true })
     const i0 = count(watch, 'SELECT count(*) AS n FROM metric_block_index')
     const f0 = existsSync(blockLogDir(dbPath)) ? fileBytes(dbPath) : 0
-    hub = await startBinary({ cwd, env })
+    // watched from the moment the process exists: its first sealing run may begin, and end, before it answers
+    let proc: Subprocess | undefined
+    const starting = startBinary({ cwd, env, onSpawn: (p) => (proc = p) })
     let reached = false
     // polling the files and the index: the event, not the time
     for (let i = 0; i < 2_000_000 && !reached; i++) {
@@ -115,8 +118,9 @@ test('kill -9 while sealing and before a deleted device is wiped: nothing acknow
       if (!reached) await Bun.sleep(0)
       if (!reached && allSealed(watch)) break
     }
-    hub.proc.kill('SIGKILL')
-    await hub.proc.exited
+    proc!.kill('SIGKILL')
+    await proc!.exited
+    await starting.catch(() => undefined) // killed before it answered
     if (reached) killedWhileSealing++
     watch.close()
     expectSealedWhole(dbPath)

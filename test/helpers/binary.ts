@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Subprocess } from 'bun'
 
 export const ROOT = join(import.meta.dir, '../..')
 export const BINARY = join(ROOT, 'dist/vigil')
@@ -48,7 +49,15 @@ export function freePort(): number {
  * `databaseUrl` it serves from that PostgreSQL database (VIGIL_DATABASE_URL), which it migrates
  * first: it gets longer to answer.
  */
-export async function startBinary(opts: { cwd: string; env?: Record<string, string>; args?: string[]; scheme?: 'http' | 'https'; databaseUrl?: string }) {
+/** `onSpawn`: given the process as soon as it exists, before it answers (a test watching what it does at start). */
+export async function startBinary(opts: {
+  cwd: string
+  env?: Record<string, string>
+  args?: string[]
+  scheme?: 'http' | 'https'
+  databaseUrl?: string
+  onSpawn?: (proc: Subprocess) => void
+}) {
   const port = freePort()
   const proc = Bun.spawn([ensureBinary(), 'serve', ...(opts.args ?? [])], {
     cwd: opts.cwd,
@@ -63,6 +72,7 @@ export async function startBinary(opts: { cwd: string; env?: Record<string, stri
     stdout: 'pipe',
     stderr: 'pipe',
   })
+  opts.onSpawn?.(proc)
   const base = `${opts.scheme ?? 'http'}://127.0.0.1:${port}`
   for (let i = 0; i < (opts.databaseUrl ? 600 : 100); i++) {
     try {

@@ -75,8 +75,12 @@ export function createSealer(deps: SealDeps) {
    * there, so a large device (or account) being converted does not keep the others waiting.
    */
   let resumeAt: number | null = null
-  /** the work left at the last look: devices with blocks still to seal */
-  let behind = 0
+  /**
+   * The work left at the last look: devices with blocks still to seal. Unknown (null) until the
+   * first run after a start has looked, and a device counts as caught up only once its blocks'
+   * transaction committed, so /health never says 0 while samples still wait.
+   */
+  let behind: number | null = null
   /** the first run after a start drops the blocks an interrupted pruning left without rows, and sweeps the block files */
   let swept = false
 
@@ -110,15 +114,20 @@ export function createSealer(deps: SealDeps) {
       const elapsed = deps.elapsed ?? (() => performance.now())
       const until = elapsed() + (deps.budgetMs ?? RUN_BUDGET_MS)
       const isBehind = (seq: number) => (sealedUntil.get(seq) ?? Number.MIN_SAFE_INTEGER) < limit
-      behind = seqs.filter(isBehind).length
+      let left = seqs.filter(isBehind).length
+      behind = left
       const first = resumeAt === null ? -1 : seqs.indexOf(resumeAt)
       const order = first > 0 ? [...seqs.slice(first), ...seqs.slice(0, first)] : seqs
       resumeAt = null
       const pending: PreparedBlock[] = []
       let pendingChars = 0
+      /** devices caught up once the pending blocks commit */
+      let caughtUp = new Set<number>()
       const again = (b: PreparedBlock) => sealedUntil.set(b.seq, Math.min(sealedUntil.get(b.seq) ?? b.start, b.start))
       const flush = async () => {
         const batch = pending.splice(0)
+        const done = caughtUp
+        caughtUp = new Set()
         pendingChars = 0
         if (!batch.length) return
         let r: Awaited<ReturnType<typeof deps.blocks.commit>>
@@ -131,7 +140,12 @@ export function createSealer(deps: SealDeps) {
         }
         rows += r.samples
         // a block that changed while it waited is sealed again by the next run
-        for (const b of r.stale) again(b)
+        for (const b of r.stale) {
+          again(b)
+          done.delete(b.seq)
+        }
+        left -= done.size
+        behind = left
       }
       for (const [i, seq] of order.entries()) {
         const filling = opts.leaveFilling ? (deps.writer.newestWrittenWithin?.(seq, FILLING_MS) ?? null) : null
@@ -167,7 +181,10 @@ export function createSealer(deps: SealDeps) {
           resumeAt = order[(i + 1) % order.length]!
           break
         }
-        if (due === limit && isBehind(seq)) behind--
+        if (due === limit && isBehind(seq)) {
+          if (pending.some((b) => b.seq === seq)) caughtUp.add(seq)
+          else behind = --left
+        }
         sealedUntil.set(seq, Math.max(upTo, mark))
       }
       await flush()
@@ -185,7 +202,7 @@ export function createSealer(deps: SealDeps) {
   return {
     run,
     /** devices whose older samples are still being converted (0 once caught up): progress for /health */
-    behind: () => behind,
+    behind: () => behind ?? deps.devices.seqs().length,
   }
 }
 

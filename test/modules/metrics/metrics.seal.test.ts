@@ -374,6 +374,40 @@ describe('sealing samples into their long-lived form', () => {
     expect(await read()).toEqual(withLate)
   }, 60_000)
 
+  test('/health counts a device as caught up only once its blocks committed, and every device before the first look', async () => {
+    const t = testApp()
+    const a = await tenantWithDevices(t, 2)
+    t.clock.set(T0 + 3 * HOUR)
+    for (const d of a.deviceIds) await post(t, { ...a.keyHeaders, 'x-device-id': d }, batches(T0, 300, 4)) // 5 blocks each, one batch
+    const store = createBlockStore(t.db.sqlite)
+    const seqs = () =>
+      t.db.sqlite
+        .query<{ seq: number }, []>('SELECT seq FROM devices ORDER BY seq')
+        .all()
+        .map((r) => r.seq)
+    const atCommit: number[] = []
+    const sealer = createSealer({
+      blocks: {
+        ...store,
+        commit: (batch) => {
+          atCommit.push(sealer.behind())
+          return store.commit(batch)
+        },
+      },
+      devices: { seqs },
+      writer: { takeWrittenSince: () => new Map() },
+      clock: t.clock,
+      logger: memoryLogger().logger,
+    })
+    // not looked at yet: nothing says the devices are caught up
+    expect(sealer.behind()).toBe(2)
+    expect((await sealer.run()).blocks).toBe(10)
+    // both devices' blocks waited in one batch: while it was written, both were still behind
+    expect(atCommit).toEqual([2])
+    expect(sealer.behind()).toBe(0)
+    expect(unsealedRows(t)).toBe(0)
+  })
+
   test("the job's runs leave a device's block still filling for the next run, instead of sealing it twice", async () => {
     const t = testApp()
     const a = await tenantWithDevices(t)
