@@ -31,7 +31,7 @@ export const HealthResponse = t.Object({
     converting_devices: t.Optional(
       Type.Integer({
         description:
-          'devices whose samples older than an hour are still being converted into compact blocks (after an upgrade: the conversion in progress); right after a start every device, until the first sealing run has looked; 0 when caught up',
+          'devices whose samples older than an hour are still being converted into compact blocks (after an upgrade: the conversion in progress); right after a start every device, until the first sealing run has looked; 0 when caught up; absent while the database does not answer',
       }),
     ),
   }),

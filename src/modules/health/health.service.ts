@@ -59,7 +59,17 @@ export async function healthReport(deps: HealthDeps, headers: Headers): Promise<
     signup: deps.instance.signup,
     setup_token_required: deps.setupTokenRequired(headers),
     database,
-    storage: { warning: deps.storageWarning(), ...(deps.convertingDevices ? { converting_devices: deps.convertingDevices() } : {}) },
+    storage: { warning: deps.storageWarning(), ...conversion(deps) },
+  }
+}
+
+/** The conversion's progress; left out when it cannot be told (before its first look it counts the devices, which a database that does not answer cannot). */
+function conversion(deps: HealthDeps): { converting_devices?: number } {
+  if (!deps.convertingDevices) return {}
+  try {
+    return { converting_devices: deps.convertingDevices() }
+  } catch {
+    return {} // the database's state above says why
   }
 }
 
