@@ -1,6 +1,5 @@
 import { LEVEL, type LevelName, type MetricKind } from './metrics.fields'
-import { runRollup, vacuumSizer, type MetricsJobDeps } from './metrics.jobs'
-import { PRUNE_BATCH } from './metrics.rollup.store'
+import { pruneSizer, runRollup, vacuumSizer, type MetricsJobDeps } from './metrics.jobs'
 
 const KINDS: MetricKind[] = ['hardware', 'network']
 
@@ -17,12 +16,19 @@ function now<T>(v: T | Promise<T>): T {
 /**
  * What the disk budget (src/modules/storage) asks of the metric tiers: how old their oldest data
  * is over the whole fleet, and a delete of what is older than a cut-off, through the same bounded
- * statements the fixed retention uses (at most PRUNE_BATCH rows per kind and call, so the write
- * lock is held for milliseconds). The storage module never sees a table.
+ * statements the fixed retention uses (batches sized to hold the event loop about 10 ms, so the
+ * write lock is held for milliseconds). The storage module never sees a table.
  */
 export function metricsBudget(deps: MetricsJobDeps) {
   const levels = (tier: LevelName) => LEVEL[tier]
   const vacuum = vacuumSizer()
+  const batch = pruneSizer(deps.elapsed)
+  /** one batch, sized by how long the last one took; fewer rows than asked: nothing older is left */
+  const pruneBatch = (kind: MetricKind, level: number, seqs: number[], cutoff: number) => {
+    let limit = 0
+    const rows = batch.run((size) => now(deps.rollups.pruneBatch(kind, level, seqs, cutoff, (limit = size))))
+    return { rows, done: rows < limit }
+  }
   return {
     /** folds what the tiers lack (late samples, replays) into them, so no raw sample is pruned before it is rolled up */
     rollUp: () => runRollup(deps),
@@ -45,12 +51,12 @@ export function metricsBudget(deps: MetricsJobDeps) {
       // raw samples of both kinds share one table, pruned under 'hardware' (as runRetention does)
       // and the sealed blocks wholly before the cut-off once the rows are through (rows are what it counts)
       if (tier === 'raw') {
-        const rows = now(deps.rollups.pruneBatch('hardware', LEVEL.raw, seqs, cutoff))
-        if (rows < PRUNE_BATCH) await deps.blocks?.prune(cutoff)
+        const { rows, done } = pruneBatch('hardware', LEVEL.raw, seqs, cutoff)
+        if (done) await deps.blocks?.prune(cutoff)
         return rows
       }
       let n = 0
-      for (const kind of KINDS) n += now(deps.rollups.pruneBatch(kind, levels(tier), seqs, cutoff))
+      for (const kind of KINDS) n += pruneBatch(kind, levels(tier), seqs, cutoff).rows
       return n
     },
     freePages: () => deps.rollups.freePages(),

@@ -76,16 +76,16 @@ export function createRollupStorePg(sql: SQL): RollupPort {
     },
     /**
      * Raw: the day partitions wholly older than the cutoff are dropped (answers the days dropped:
-     * no row is deleted one by one); tiers: up to PRUNE_BATCH rows, as on SQLite.
+     * no row is deleted one by one); tiers: up to `limit` rows, as on SQLite.
      */
-    async pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number) {
+    async pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number, limit = PRUNE_BATCH) {
       await metricTables(sql)
       if (level === LEVEL.raw) return (await dropMetricDaysBefore(sql, cutoff)).length
       if (!seqs.length) return 0
       const table = levelTable(kind, level)
       const rows = await sql.unsafe(
-        `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE device_seq = ANY($1::int8[]) AND bucket < $2 LIMIT ${PRUNE_BATCH})`,
-        [sql.array(seqs, 'int8'), cutoff],
+        `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE device_seq = ANY($1::int8[]) AND bucket < $2 LIMIT $3)`,
+        [sql.array(seqs, 'int8'), cutoff, limit],
       )
       return rows.count
     },

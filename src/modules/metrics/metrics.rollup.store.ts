@@ -24,7 +24,10 @@ export type Fold = (rows: Iterable<SourceRow>, emit: (row: (number | null)[]) =>
  */
 export const ROLL_STEPS: Record<TierName, number> = { '1m': 10 * MINUTE_MS, '10m': 60 * MINUTE_MS, '1h': 60 * MINUTE_MS, '1d': 1440 * MINUTE_MS }
 
-/** Rows deleted per statement: small enough that the write lock is held for milliseconds. */
+/**
+ * The most rows deleted per statement. The jobs size each batch by how long the last one took
+ * (metrics.jobs.ts, `pruneSizer`), up to this: a slow card deletes fewer rows per statement.
+ */
 export const PRUNE_BATCH = 5_000
 
 const KINDS: MetricKind[] = ['hardware', 'network']
@@ -93,7 +96,7 @@ function build(sqlite: Database) {
       return sqlite.prepare<{ t: number | null }, [string]>(`SELECT ${t} AS t${both} FROM json_each(?) d`)
     })
     const pruneSql = (table: string, level: number) =>
-      `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE device_seq IN (SELECT value FROM json_each(?2)) AND ${levelTimeColumn(level)} < ?1 LIMIT ${PRUNE_BATCH})`
+      `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE device_seq IN (SELECT value FROM json_each(?2)) AND ${levelTimeColumn(level)} < ?1 LIMIT ?3)`
     prune[kind] = byLevel(levels, (level) => sqlite.prepare(pruneSql(level === LEVEL.raw ? RAW_MAIN : levelTable(kind, level), level)))
     // hot samples past raw retention (late data): out of the reads now; their records go with their segment
     pruneHot = sqlite.prepare(`${pruneSql(HOT_ROWS, LEVEL.raw)} RETURNING id`)
@@ -142,16 +145,17 @@ function build(sqlite: Database) {
     doneUntil: (kind: MetricKind, tier: TierName) => getDone.get(kind, tier)?.done_until ?? null,
     setDone: (kind: MetricKind, tier: TierName, t: number) => void setDone.run(kind, tier, t),
     /**
-     * Deletes up to PRUNE_BATCH rows of these devices older than `cutoff` at one level; returns
-     * how many. Raw samples of both kinds share one table, so raw is pruned under 'hardware' only.
+     * Deletes up to `limit` rows of these devices older than `cutoff` at one level; returns how
+     * many (fewer than `limit`: nothing older is left). Raw samples of both kinds share one table,
+     * so raw is pruned under 'hardware' only.
      */
-    pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number): number {
+    pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number, limit = PRUNE_BATCH): number {
       if (level === LEVEL['1m']) return minutes.prune(kind, seqs, cutoff)
-      const n = prune[kind].get(level)!.run(cutoff, seqList(seqs)).changes
-      if (level !== LEVEL.raw || n >= PRUNE_BATCH) return n
+      const n = prune[kind].get(level)!.run(cutoff, seqList(seqs), limit).changes
+      if (level !== LEVEL.raw || n >= limit) return n
       // hot samples too, their records marked so that a restart does not bring them back
       const gone = sqlite.transaction(() => {
-        const ids = (pruneHot!.all(cutoff, seqList(seqs)) as { id: number }[]).map((r) => r.id)
+        const ids = (pruneHot!.all(cutoff, seqList(seqs), limit - n) as { id: number }[]).map((r) => r.id)
         hot.forget(ids)
         return ids.length
       })()
@@ -178,7 +182,8 @@ export interface RollupPort {
   oldest(kind: MetricKind, level: number, seqs: number[]): number | null | Promise<number | null>
   doneUntil(kind: MetricKind, tier: TierName): number | null | Promise<number | null>
   setDone(kind: MetricKind, tier: TierName, t: number): void | Promise<void>
-  pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number): number | Promise<number>
+  /** up to `limit` rows (PRUNE_BATCH when not given); fewer when nothing older is left */
+  pruneBatch(kind: MetricKind, level: number, seqs: number[], cutoff: number, limit?: number): number | Promise<number>
   /** makes the storage ahead of time where the engine needs it (PostgreSQL's day partitions) */
   ahead?(now: number, keepFrom: number): Promise<void>
   optimize(): void
