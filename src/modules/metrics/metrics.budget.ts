@@ -25,8 +25,8 @@ export function metricsBudget(deps: MetricsJobDeps) {
   const batch = pruneSizer(deps.elapsed)
   /** one batch, sized by how long the last one took; fewer rows than asked: nothing older is left */
   const pruneBatch = (kind: MetricKind, level: number, seqs: number[], cutoff: number) => {
-    let limit = 0
-    const rows = batch.run((size) => now(deps.rollups.pruneBatch(kind, level, seqs, cutoff, (limit = size))))
+    const limit = batch.size
+    const rows = batch.run((size) => now(deps.rollups.pruneBatch(kind, level, seqs, cutoff, size)))
     return { rows, done: rows < limit }
   }
   return {

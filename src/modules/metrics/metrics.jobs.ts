@@ -109,8 +109,8 @@ export async function runRetention(deps: MetricsJobDeps): Promise<number> {
       const cutoff = now - deps.retention[RETENTION_SETTING[levelName(level)]] * 1000
       const batch = pruneSizer(deps.elapsed)
       for (let rows = 0; rows < MAX_ROWS_PER_TABLE; ) {
-        let limit = 0
-        const n = await batch.run((size) => deps.rollups.pruneBatch(kind, level, seqs, cutoff, (limit = size)))
+        const limit = batch.size
+        const n = await batch.run((size) => deps.rollups.pruneBatch(kind, level, seqs, cutoff, size))
         rows += n
         total += n
         if (n < limit) break
