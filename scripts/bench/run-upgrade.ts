@@ -11,34 +11,19 @@
  * build first, on a copy of the same seed.
  */
 import { Database } from 'bun:sqlite'
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { walInUseBytes } from '../../src/db/wal'
 import { log, root, tmp } from './common'
 import { freePort, jsonLines, loadAverages, option, quantile, stop, waitReady } from './proc'
+import { releaseBefore, releaseExecutable } from './releases'
 import { evolve, realSample } from './storage-samples'
-
-const git = (...a: string[]) =>
-  Bun.spawnSync(['git', ...a], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
-    .stdout.toString()
-    .trim()
 
 /** The release before the compact blocks, built once per commit into the temp dir (shared with the upgrade test). */
 function previousRelease(): string {
-  const added = git('log', '-1', '--format=%H', '--diff-filter=A', '--', 'src/modules/metrics/metrics.block.ts')
-  if (!added) throw new Error('the upgrade bench needs the git history (the commit before the compact blocks)')
-  const commit = git('rev-parse', `${added}^`)
-  const dir = join(tmpdir(), `vigil-previous-${commit}`)
-  const exe = join(dir, 'dist/vigil')
-  if (existsSync(exe)) return exe
-  mkdirSync(dir, { recursive: true })
-  if (Bun.spawnSync(['sh', '-c', `git archive ${commit} | tar -x -C '${dir}'`], { cwd: root }).exitCode !== 0) throw new Error('git archive failed')
-  if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-  log(`upgrade: building the previous release (${commit.slice(0, 7)})`)
-  const build = Bun.spawnSync([process.execPath, 'run', 'build', '--no-profile'], { cwd: dir, stdout: 'ignore', stderr: 'pipe' })
-  if (build.exitCode !== 0) throw new Error(`building the previous release failed: ${build.stderr.toString()}`)
-  return exe
+  const commit = releaseBefore('src/modules/metrics/metrics.block.ts')
+  if (!commit) throw new Error('the upgrade bench needs the git history (the commit before the compact blocks)')
+  return releaseExecutable(commit, () => log(`upgrade: building the previous release (${commit.slice(0, 7)})`))
 }
 
 const env = (dir: string, port: number, more: Record<string, string> = {}) => ({

@@ -1,10 +1,9 @@
 import { Database } from 'bun:sqlite'
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { releaseBefore, releaseExecutable } from '../../../scripts/bench/releases'
 import { evolve, rng } from '../../../scripts/bench/storage-samples'
-import { ROOT, ensureBinary, freePort, tempDir } from '../../helpers/binary'
+import { ensureBinary, freePort, tempDir } from '../../helpers/binary'
 import { hardwareSample, networkSample } from '../../helpers/samples'
 
 /**
@@ -17,29 +16,10 @@ import { hardwareSample, networkSample } from '../../helpers/samples'
  * converting and after.
  */
 
-const git = (...args: string[]) => Bun.spawnSync(['git', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
-/** The commit before the one that added `file`: the release without it ('' without the history). */
-function releaseBefore(file: string): string {
-  const added = git('log', '-1', '--format=%H', '--diff-filter=A', '--', file).stdout.toString().trim()
-  return added ? git('rev-parse', `${added}^`).stdout.toString().trim() : ''
-}
 const previous = releaseBefore('src/modules/metrics/metrics.block.ts')
 /** the release whose blocks keep their nested minutes as JSON */
 const beforeColumns = releaseBefore('src/modules/metrics/metrics.minutes.codec.ts')
-
-/** A release's executable, built once per commit into the temp dir. */
-function previousExecutable(commit = previous): string {
-  const dir = join(tmpdir(), `vigil-previous-${commit}`)
-  const exe = join(dir, 'dist/vigil')
-  if (existsSync(exe)) return exe
-  mkdirSync(dir, { recursive: true })
-  const archive = Bun.spawnSync(['sh', '-c', `git archive ${commit} | tar -x -C '${dir}'`], { cwd: ROOT, stderr: 'pipe' })
-  if (archive.exitCode !== 0) throw new Error(`git archive failed: ${archive.stderr.toString()}`)
-  if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
-  const build = Bun.spawnSync([process.execPath, 'run', 'build', '--no-profile'], { cwd: dir, stdout: 'ignore', stderr: 'pipe' })
-  if (build.exitCode !== 0) throw new Error(`building the previous release failed: ${build.stderr.toString()}`)
-  return exe
-}
+const previousExecutable = (commit = previous) => releaseExecutable(commit)
 
 async function start(exe: string, cwd: string, env: Record<string, string>) {
   const port = freePort()
