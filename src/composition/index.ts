@@ -81,11 +81,11 @@ export function compose(deps: AppDeps) {
   const containers = wireContainers(ctx, fleet, alerting, hooks)
   const overview = { ...wireOverview(ctx, fleet, monitoring, alerting), checksDown: (clientId: string) => checks.checkRows.downCount(clientId) }
   const webhooks = wireWebhooks(ctx, identity, fleet, { timers: deps.timers })
-  const admin = wireAdmin(ctx, plans, identity, fleet, monitoring)
+  const storage = wireStorage(ctx, monitoring, lookups)
+  const admin = wireAdmin(ctx, plans, identity, fleet, monitoring, storage)
   const checkSeries = checksExposition(checks.checkRows)
   checks.onCheckChange(checkSeries.counted)
-  const storage = wireStorage(ctx, monitoring, lookups)
-  const observability = { ...wireObservability(ctx, identity, fleet, monitoring, hooks, containers, storage), sections: [checkSeries.write] }
+  const observability = { ...wireObservability(ctx, fleet, monitoring, hooks, containers, storage), sections: [checkSeries.write] }
   const statusPages = wireStatusPages(ctx, fleet, { checks: deps.statusChecks ?? checks.statusChecks, peers: deps.peers })
   followListedItems(statusPages, checks, hooks)
   const modules = {
@@ -174,7 +174,14 @@ function jobList(
  * The operator's views, after every group: they read every domain, each through its own
  * service functions. The stats list is the order of GET /v1/admin/stats' keys.
  */
-function wireAdmin(ctx: AppContext, plans: () => Plan[], identity: IdentityModules, fleet: FleetModules, monitoring: MonitoringModules): AdminDeps {
+function wireAdmin(
+  ctx: AppContext,
+  plans: () => Plan[],
+  identity: IdentityModules,
+  fleet: FleetModules,
+  monitoring: MonitoringModules,
+  storage: StorageDeps,
+): AdminDeps {
   const { clients, users, health } = identity
   return {
     clients: {
@@ -197,7 +204,8 @@ function wireAdmin(ctx: AppContext, plans: () => Plan[], identity: IdentityModul
       () => clientStats(clients),
       async () => deviceStats(fleet.devices),
       async () => apiKeyStats(fleet.apiKeys),
-      () => databaseStats(health),
+      // on SQLite the file and the metric files beside it, as /metrics counts them; PostgreSQL's size as read by the health check
+      async () => (ctx.pg ? databaseStats(health) : { ...(await databaseStats(health)), database_bytes: await storage.store.fileBytes() }),
       () => metricsStats(monitoring.metrics),
       () => backupStats(ctx.db.backups),
     ],

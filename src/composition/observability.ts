@@ -2,14 +2,12 @@ import type { AppContext } from '../context'
 import { walFileBytes } from '../db/wal'
 import type { Job } from '../jobs/scheduler'
 import { deviceLabels } from '../modules/devices/devices.service'
-import { databaseStats } from '../modules/health/health.service'
 import { latestValues } from '../modules/metrics/metrics.service'
 import { storageGauges, type StorageDeps } from '../modules/storage/storage.service'
 import { createRegistry, type Registry } from '../modules/observability/observability.registry'
 import type { ObservabilityDeps } from '../modules/observability/observability.service'
 import type { FleetModules } from './fleet'
 import type { Hooks } from './hooks'
-import type { IdentityModules } from './identity'
 import type { MonitoringModules } from './monitoring'
 import type { ContainerModules } from './containers'
 import { scrapeContainers } from '../modules/containers/containers.service'
@@ -21,7 +19,6 @@ import { scrapeContainers } from '../modules/containers/containers.service'
  */
 export function wireObservability(
   ctx: AppContext,
-  identity: IdentityModules,
   fleet: FleetModules,
   monitoring: MonitoringModules,
   hooks: Hooks,
@@ -34,14 +31,13 @@ export function wireObservability(
     registry,
     clock: ctx.clock,
     startedAt: ctx.clock.now(),
-    storage: ctx.pg
-      ? // PostgreSQL's size as the server counts it; its write-ahead log is the server's own, not the hub's
-        { databaseBytes: () => storage.store.fileBytes(), walBytes: () => null, gauges: () => storageGauges(storage) }
-      : {
-          databaseBytes: () => databaseStats(identity.health).database_bytes,
-          walBytes: () => walFileBytes(ctx.db.sqlite.filename),
-          gauges: () => storageGauges(storage),
-        },
+    storage: {
+      // SQLite's file with the metric files beside it, or PostgreSQL's size as the server counts it
+      databaseBytes: () => storage.store.fileBytes(),
+      // PostgreSQL's write-ahead log is the server's own, not the hub's
+      walBytes: () => (ctx.pg ? null : walFileBytes(ctx.db.sqlite.filename)),
+      gauges: () => storageGauges(storage),
+    },
     devices: (clientId) => deviceLabels(fleet.devices, clientId),
     latest: (kind, seqs) => latestValues(monitoring.metrics, kind, seqs),
     containers: (clientId, since) => scrapeContainers(containers.containers, clientId, since),

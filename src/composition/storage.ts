@@ -44,7 +44,7 @@ function onSqlite(ctx: AppContext): { store: StorageStore; perTable: () => Promi
   const measured = tableBytes(ctx.db.sqlite.filename, sqliteStorage(ctx.db.sqlite).bytesPerTable, ctx.logger)
   const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0)
   return {
-    store: { ...db, usedBytes: async () => (await db.usedBytes()) + sum(files()) },
+    store: { ...db, usedBytes: async () => (await db.usedBytes()) + sum(files()), fileBytes: async () => (await db.fileBytes()) + sum(files()) },
     perTable: async () => new Map([...(await measured()), ...files()]),
   }
 }

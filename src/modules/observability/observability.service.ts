@@ -92,7 +92,11 @@ async function writeService(deps: ObservabilityDeps, out: Exposition) {
   out.sample('process_start_time_seconds', '', deps.startedAt / 1000)
   out.family('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes')
   out.sample('process_resident_memory_bytes', '', process.memoryUsage.rss())
-  out.family('vigil_database_size_bytes', 'gauge', "Size of the database: the SQLite file (pages in use and free), or PostgreSQL's pg_database_size")
+  out.family(
+    'vigil_database_size_bytes',
+    'gauge',
+    "Size of the database: the SQLite file (pages in use and free) with the sealed blocks' and the newest samples' files beside it, or PostgreSQL's pg_database_size",
+  )
   out.sample('vigil_database_size_bytes', '', databaseBytes)
   if (walBytes !== null) {
     out.family(

@@ -294,6 +294,29 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
   )
 
   test(
+    "the database's size in the operator's stats and on /metrics is the file with the metric files beside it",
+    inTempDir(async (dir) => {
+      const db = join(dir, 'vigil.db')
+      const t = testApp({ db: openDatabase(db) })
+      const a = await tenantWithDevices(t)
+      t.clock.set(T0 + 4 * HOUR)
+      await post(t, a, a.deviceId, T0, 720)
+      await t.modules.sealer.run()
+      const files = [...metricFileBytes(t.db.sqlite)().values()].reduce((x, y) => x + y, 0)
+      const { n: pages } = t.db.sqlite.query<{ n: number }, []>('SELECT page_count AS n FROM pragma_page_count').get()!
+      const pageSize = t.db.sqlite.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size
+      expect(files).toBeGreaterThan(5_000)
+      const operator = await createTenant(t, { role: 'admin' })
+      const stats = await t.request('GET', '/v1/admin/stats', { headers: operator.userHeaders })
+      expect(stats.status).toBe(200)
+      expect(stats.body.database_bytes).toBe(pages * pageSize + files)
+      const scrape = await t.request('GET', '/metrics', { headers: operator.userHeaders })
+      expect(scrape.text).toContain(`\nvigil_database_size_bytes ${pages * pageSize + files}\n`)
+      t.db.close()
+    }),
+  )
+
+  test(
     "deleting a device overwrites its blocks' bytes with zeros on disk and drops its index rows; the other devices' blocks read on",
     inTempDir(async (dir) => {
       const db = join(dir, 'vigil.db')
