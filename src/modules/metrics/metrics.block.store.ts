@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from '../../db/per-connection'
 import { decodeBlock, encodeBlock, type BlockEntry, type DecodedBlock } from './metrics.block'
-import { openBlockLog } from './metrics.block.log'
+import { blockFileOf, openBlockLog } from './metrics.block.log'
 import { KIND_BIT, MINUTE_MS, RAW_TABLE, type MetricKind } from './metrics.fields'
 import { createHotStore } from './metrics.hot.store'
 import { HOT_BIT, RAW_MAIN } from './metrics.hot.rows'
@@ -109,7 +109,9 @@ function build(sqlite: Database) {
        UNION ALL SELECT * FROM (SELECT ts FROM temp.metric_hot_rows WHERE device_seq = ?1 AND ts >= ?2 AND ts < ?3 ORDER BY ts LIMIT 1))`,
   )
   const seal = sealRows(sqlite)
-  const prune = sqlite.query<never, [number]>(`DELETE FROM metric_block_index WHERE start + ${BLOCK_MS} <= ?`)
+  // bounded by the files too: a block's file is the hour it starts in, so the index on files finds
+  // the blocks past the cut-off without reading the whole table (which the hourly retention did)
+  const prune = sqlite.query<never, [number, number]>(`DELETE FROM metric_block_index WHERE file <= ?2 AND start + ${BLOCK_MS} <= ?1`)
   const pruneLegacy = sqlite.query<never, [number]>(`DELETE FROM metric_blocks WHERE start + ${BLOCK_MS} <= ?`)
   const pruneNested = sqlite.query<never, [number]>(`DELETE FROM metric_nested WHERE start + ${BLOCK_MS} <= ?`)
   // a device's blocks wholly before its oldest row: every sample of theirs was pruned (an index range per device)
@@ -277,7 +279,7 @@ function build(sqlite: Database) {
     async prune(cutoff: number): Promise<number> {
       const n = sqlite.transaction(() => {
         pruneNested.run(cutoff)
-        return prune.run(cutoff).changes + pruneLegacy.run(cutoff).changes
+        return prune.run(cutoff, blockFileOf(cutoff - BLOCK_MS)).changes + pruneLegacy.run(cutoff).changes
       })()
       // a file goes once no block points into it (its blocks all start within one hour), once
       // the deletes are on the disk

@@ -219,6 +219,27 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
   )
 
   test(
+    "a pruning takes the blocks wholly past the cut-off, the one starting an hour's file included, and no later one",
+    inTempDir(async (dir) => {
+      const { t } = await sealedHours(dir, 1080)
+      const store = createBlockStore(t.db.sqlite)
+      const starts = () =>
+        t.db.sqlite
+          .query<{ start: number }, []>('SELECT start FROM metric_block_index ORDER BY start')
+          .all()
+          .map((r) => r.start)
+      // the cut-off's last whole block starts exactly at the second hour, the first block of its file
+      t.db.sqlite.run(`DELETE FROM main.metric_samples WHERE ts < ${T0 + HOUR + 10 * MIN}`)
+      expect(await store.prune(T0 + HOUR + 10 * MIN - 1)).toBe(6)
+      expect(starts()[0]).toBe(T0 + HOUR)
+      expect(await store.prune(T0 + HOUR + 10 * MIN)).toBe(1)
+      expect(starts()[0]).toBe(T0 + HOUR + 10 * MIN)
+      expect(starts().length).toBe(11)
+      t.db.close()
+    }),
+  )
+
+  test(
     'a pruning removes a file only after the WAL is flushed, and keeps one a block was written into meanwhile',
     inTempDir(async (dir) => {
       const { db, t } = await sealedHours(dir, 1080)
