@@ -14,7 +14,10 @@ export const StorageReport = t.Object({
   measured_at: t.Nullable(
     t.String({ description: 'when the space per tier was measured (a job does it hourly, and after every pruning); null before the first measure' }),
   ),
-  database_bytes: t.Union([Bytes], { description: 'pages the database uses now (its file without the free pages)' }),
+  database_bytes: t.Union([Bytes], {
+    description:
+      'the space the data takes now: on SQLite the pages the database uses (its file without the free pages) and the sealed blocks’ and newest samples’ files beside it; on PostgreSQL its database size',
+  }),
   tiers: t.Array(StorageTier, { description: 'the metric tiers, finest first: the order the budget prunes them in' }),
   rest_bytes: t.Union([Bytes], { description: 'everything else in the database: accounts, devices, alerts, deliveries…' }),
   budget: t.Nullable(
