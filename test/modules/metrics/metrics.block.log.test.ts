@@ -138,12 +138,7 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
   test(
     'a block sealed again with late data is appended anew (the old bytes are garbage until the file goes); blocks kept as BLOBs by the previous release read, and move into a file when sealed again',
     inTempDir(async (dir) => {
-      const db = join(dir, 'vigil.db')
-      const t = testApp({ db: openDatabase(db) })
-      const a = await tenantWithDevices(t)
-      t.clock.set(T0 + 4 * HOUR)
-      await post(t, a, a.deviceId, T0, 720)
-      await t.modules.sealer.run()
+      const { db, t, a } = await sealedHours(dir, 720)
       const seq = t.db.sqlite.query<{ seq: number }, []>('SELECT seq FROM devices').get()!.seq
       // the second hour's blocks as the previous release kept them: BLOBs in metric_blocks and metric_nested
       const places = t.db.sqlite.query<{ start: number }, []>(`SELECT start FROM metric_block_index WHERE start >= ${T0 + HOUR}`).all()
@@ -292,12 +287,7 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
   test(
     'the operator page counts the block files in the raw tier and in the space the data uses',
     inTempDir(async (dir) => {
-      const db = join(dir, 'vigil.db')
-      const t = testApp({ db: openDatabase(db) })
-      const a = await tenantWithDevices(t)
-      t.clock.set(T0 + 4 * HOUR)
-      await post(t, a, a.deviceId, T0, 720)
-      await t.modules.sealer.run()
+      const { t } = await sealedHours(dir, 720)
       await measure(t.modules.storage)
       const operator = await createTenant(t, { role: 'admin' })
       const r = await t.request('GET', '/v1/admin/storage', { headers: operator.userHeaders })
@@ -317,12 +307,7 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
   test(
     "the database's size in the operator's stats and on /metrics is the file with the metric files beside it",
     inTempDir(async (dir) => {
-      const db = join(dir, 'vigil.db')
-      const t = testApp({ db: openDatabase(db) })
-      const a = await tenantWithDevices(t)
-      t.clock.set(T0 + 4 * HOUR)
-      await post(t, a, a.deviceId, T0, 720)
-      await t.modules.sealer.run()
+      const { t } = await sealedHours(dir, 720)
       const files = [...metricFileBytes(t.db.sqlite)().values()].reduce((x, y) => x + y, 0)
       const { n: pages } = t.db.sqlite.query<{ n: number }, []>('SELECT page_count AS n FROM pragma_page_count').get()!
       const pageSize = t.db.sqlite.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size
@@ -388,12 +373,7 @@ describe('sealed blocks in files beside the database (metrics.block.log.ts)', ()
     inTempDir(async (dir) => {
       const data = join(dir, 'data')
       mkdirSync(data)
-      const db = join(data, 'vigil.db')
-      const t = testApp({ db: openDatabase(db) })
-      const a = await tenantWithDevices(t)
-      t.clock.set(T0 + 4 * HOUR)
-      await post(t, a, a.deviceId, T0, 720)
-      await t.modules.sealer.run()
+      const { db, t, a } = await sealedHours(data, 720)
       const before = await reads(t, a, a.deviceId)
       writeBackup({ source: db, target: join(dir, 'backup.db'), force: false, secrets: [], version: 'test', now: T0 })
       const backup = new Database(join(dir, 'backup.db'), { readonly: true })
