@@ -306,7 +306,7 @@ function build(sqlite: Database) {
     /** zeroes a deleted device's blocks in their files and removes the files nothing points into (metrics.block.log.ts) */
     wipe: () => bytes.wipe(),
     /** at start: what a crash or a delete left in the files (bytes of a sealing that did not commit, a wipe not done) */
-    sweep: () => bytes.sweep(),
+    sweep: (pause?: () => Promise<void>) => bytes.sweep(pause),
     /** the nested minutes of a device's blocks starting in [from, to), in time order, each decoded when asked for; shared answers (metrics.minutes.kept.ts) */
     nestedMinutes: (seq: number, from: number, to: number): BlockMinutes[] =>
       bytes.nestedRange(seq, from, to).map((m) => ({

@@ -102,7 +102,7 @@ export function createSealer(deps: SealDeps) {
         if (dropped) deps.logger.info('metrics: blocks of pruned samples dropped (a pruning was interrupted)', { blocks: dropped })
         await pause()
         // bytes of a sealing killed before its COMMIT, files nothing points into any more
-        deps.blocks.sweep()
+        await deps.blocks.sweep(pause)
       }
       // a deleted device's blocks are overwritten with zeros within a minute of the delete
       deps.blocks.wipe()

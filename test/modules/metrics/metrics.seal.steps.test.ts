@@ -17,7 +17,7 @@ function recorded(blocksToSeal: number, restChars = 0) {
   }
   const blocks: SealDeps['blocks'] = {
     dropOrphans: () => step('dropOrphans', 0),
-    sweep: () => step('sweep', undefined),
+    sweep: async () => step('sweep', undefined),
     wipe: () => step('wipe', 0),
     firstUnsealed: (_seq, from) => step('check', left > 0 ? Math.max(from, 0) : null),
     prepare: (seq, start) => {
