@@ -1,56 +1,6 @@
 import { boundedMean } from './metrics.mean'
 
 /**
- * Each field's values a p95 is taken over, in one buffer: a summary used to keep an array per
- * field and sort a copy of each, which was most of what a summary allocated once its tier rows
- * are kept (metrics.summary.cache.ts), and so most of the young collections in its tail. A
- * field's values take a row of `capacity` slots; the buffer doubles when one fills.
- */
-export class FieldValues {
-  private data: Float64Array
-  private readonly counts: Uint32Array
-
-  constructor(
-    private readonly fields: number,
-    private capacity: number,
-  ) {
-    this.capacity = Math.max(1, capacity)
-    this.data = new Float64Array(fields * this.capacity)
-    this.counts = new Uint32Array(fields)
-  }
-
-  push(i: number, v: number): void {
-    const n = this.counts[i]!
-    if (n === this.capacity) this.grow()
-    this.data[i * this.capacity + n] = v
-    this.counts[i] = n + 1
-  }
-
-  /** field i's values so far, in the order added (a view: the next push may move them) */
-  of(i: number): Float64Array {
-    return this.data.subarray(i * this.capacity, i * this.capacity + this.counts[i]!)
-  }
-
-  /**
-   * The p95 of field i's values: the value at rank ⌈0.95·n⌉ in ascending order (the first for a
-   * single value; NaN for none). Sorted natively in place, so their order is lost: taken once,
-   * at the end. Values are finite, never NaN; -0 and 0 may trade places, which JSON writes alike.
-   */
-  p95(i: number): number {
-    const sorted = this.of(i).sort()
-    return sorted[Math.max(0, Math.ceil(0.95 * sorted.length) - 1)] ?? Number.NaN
-  }
-
-  private grow(): void {
-    const capacity = this.capacity * 2
-    const data = new Float64Array(this.fields * capacity)
-    for (let i = 0; i < this.fields; i++) data.set(this.of(i), i * capacity)
-    this.data = data
-    this.capacity = capacity
-  }
-}
-
-/**
  * The values each field's p95 is taken over. Raw windows take every value; a window a tier
  * answers takes one average per bucket of that tier, whether the bucket is stored or still
  * gathered from finer levels and raw samples (its ragged edges, the part not rolled up yet), so
@@ -69,9 +19,9 @@ export class P95Values {
   constructor(
     /** the answering tier's bucket width, 0 for raw */
     private readonly width: number,
-    private readonly vals: FieldValues,
-    fields: number,
+    private readonly vals: number[][],
   ) {
+    const fields = vals.length
     this.sum = new Float64Array(fields)
     this.n = new Float64Array(fields)
     this.parts = new Uint32Array(fields)
@@ -102,13 +52,24 @@ export class P95Values {
   }
 
   close(): void {
-    for (let i = 0; i < this.parts.length; i++) {
+    for (let i = 0; i < this.vals.length; i++) {
       const parts = this.parts[i]!
       if (!parts) continue
-      this.vals.push(i, boundedMean(this.sum[i]!, this.n[i]!, this.lo[i]!, this.hi[i]!))
+      this.vals[i]!.push(boundedMean(this.sum[i]!, this.n[i]!, this.lo[i]!, this.hi[i]!))
       this.parts[i] = 0
       this.sum[i] = 0
       this.n[i] = 0
     }
   }
+}
+
+/**
+ * The p95 of a field's values: the value at rank ⌈0.95·n⌉ in ascending order (the first for a
+ * single value). Sorted as a Float64Array, natively: sorting the arrays with a comparator
+ * function was a fifth of a summary's time. Values are finite, never NaN; -0 and 0 may trade
+ * places, which JSON writes alike.
+ */
+export function p95Of(vals: number[]): number {
+  const sorted = new Float64Array(vals).sort()
+  return sorted[Math.max(0, Math.ceil(0.95 * sorted.length) - 1)]!
 }

@@ -4,7 +4,7 @@ import type { FieldStats } from './metrics.summary.model'
 import { dueUntil, tierRowsDue } from './metrics.rollup.tail'
 import { boundedMean } from './metrics.mean'
 import { read, type Steps } from './metrics.steps'
-import { FieldValues, P95Values } from './metrics.summary.p95'
+import { P95Values, p95Of } from './metrics.summary.p95'
 
 /** The level a window of N hours is answered from: ~60–360 rows whatever the window. */
 export function levelForHours(hours: number): number {
@@ -19,6 +19,8 @@ interface Acc {
   n: number
   min: number
   max: number
+  /** raw values, or per-bucket averages when a tier answered: the p95 is taken over these */
+  vals: number[]
   last: number | null
   /** the tier bucket `last` was taken from ([start, end)), or -1 when it is a raw value */
   lastStart: number
@@ -79,6 +81,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
     n: 0,
     min: Infinity,
     max: -Infinity,
+    vals: [],
     last: null,
     lastStart: -1,
     lastEnd: -1,
@@ -86,10 +89,10 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
   const cacc: CounterAcc[] = counters.map(() => ({ delta: 0, prev: null, seen: false }))
   const done = level > LEVEL.raw ? yield* read((s) => s.doneUntil(kind)) : null
   const levelWidth = level > LEVEL.raw ? TIERS[level - 1]!.ms : 0
-  // raw values, or per-bucket averages when a tier answers: the p95 is taken over these. Room for
-  // the window's buckets (an edge's part bucket at either end), or an hour of samples at 10 s
-  const vals = new FieldValues(fields.length, levelWidth ? Math.ceil((to - from) / levelWidth) + 2 : 362)
-  const p95 = new P95Values(levelWidth, vals, fields.length)
+  const p95 = new P95Values(
+    levelWidth,
+    acc.map((x) => x.vals),
+  )
   // the tiers as the reads see them: stored, completed up to what a run every minute would have rolled
   const due = dueUntil(now)
   let samples = 0
@@ -124,7 +127,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
         if (v < x.min) x.min = v
         if (v > x.max) x.max = v
         if (gather) p95.add(i, v, 1)
-        else vals.push(i, v)
+        else x.vals.push(v)
         x.last = v
         x.lastStart = -1
       }
@@ -161,7 +164,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
         if (row[o + 1]! < x.min) x.min = row[o + 1]!
         if (row[o + 2]! > x.max) x.max = row[o + 2]!
         if (gather) p95.add(i, avg, n)
-        else vals.push(i, avg)
+        else x.vals.push(avg)
         x.last = avg
         x.lastStart = row[0]!
         x.lastEnd = row[0]! + width
@@ -197,7 +200,7 @@ export function* summarizeKind(kind: MetricKind, seq: number, from: number, to: 
       avg: boundedMean(x.sum, x.n, x.min, x.max),
       min: x.min,
       max: x.max,
-      p95: vals.p95(i),
+      p95: p95Of(x.vals),
       last: x.last,
     }
   })
