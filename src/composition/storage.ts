@@ -43,8 +43,9 @@ function onSqlite(ctx: AppContext): { store: StorageStore; perTable: () => Promi
   const files = metricFileBytes(ctx.db.sqlite)
   const measured = tableBytes(ctx.db.sqlite.filename, sqliteStorage(ctx.db.sqlite).bytesPerTable, ctx.logger)
   const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0)
+  const withFiles = (bytes: () => Promise<number>) => async () => (await bytes()) + sum(files())
   return {
-    store: { ...db, usedBytes: async () => (await db.usedBytes()) + sum(files()), fileBytes: async () => (await db.fileBytes()) + sum(files()) },
+    store: { ...db, usedBytes: withFiles(db.usedBytes), fileBytes: withFiles(db.fileBytes) },
     perTable: async () => new Map([...(await measured()), ...files()]),
   }
 }

@@ -104,13 +104,14 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
     return gone
   }
 
-  /** Removes the files no row points into, once the WAL that deleted their rows is on the disk; returns how many. */
-  const removeUnused = (): number => {
-    const unused = unusedFiles()
-    if (!unused.length) return 0
+  /** Removes those of `files` no row points into, once the WAL that deleted their rows is on the disk; returns how many. */
+  const dropUnused = (files: number[]): number => {
+    if (!files.length) return 0
     syncWal(sqlite)
-    return dropStillUnused(unused)
+    return dropStillUnused(files)
   }
+  /** Removes the files no row points into, as dropUnused does; returns how many. */
+  const removeUnused = (): number => dropUnused(unusedFiles())
 
   /**
    * removeUnused for a pruning, its flush of the WAL waited for off the event loop. Only files
@@ -220,9 +221,7 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
         if (end === null) empty.push(file)
         else if (log.size(file) > end) log.cut(file, end)
       }
-      if (!empty.length) return
-      syncWal(sqlite)
-      dropStillUnused(empty)
+      dropUnused(empty)
     },
     removeUnused,
     removeUnusedOffLoop,
