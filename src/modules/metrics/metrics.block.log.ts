@@ -91,8 +91,8 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
 
   /** a file no row points into, and no group being written appends to (its rows are not committed yet) */
   const unused = (file: number) => !anyIn.get(file) && !log.isWriting(file)
-  /** the files no row points into */
-  const unusedFiles = () => log.segments().filter(unused)
+  /** the files up to `upTo` no row points into */
+  const unusedFiles = (upTo = Number.POSITIVE_INFINITY) => log.segments().filter((file) => file <= upTo && unused(file))
   /** removes those of `files` no row points into now; returns how many */
   const dropStillUnused = (files: number[]): number => {
     let gone = 0
@@ -114,12 +114,14 @@ export function openBlockLog(sqlite: Database, files?: SegmentFiles) {
   const removeUnused = (): number => dropUnused(unusedFiles())
 
   /**
-   * removeUnused for a pruning, its flush of the WAL waited for off the event loop. Only files
-   * unused before the flush and still unused after it go: a block sealed into one meanwhile keeps
-   * it, and one that another delete emptied meanwhile waits for a flush of its own.
+   * removeUnused for a pruning, its flush of the WAL waited for off the event loop, looking at the
+   * files up to `upTo` (those the pruning can have emptied: one query each, and a year of raw
+   * retention is 8,760 files). Only files unused before the flush and still unused after it go: a
+   * block sealed into one meanwhile keeps it, and one that another delete emptied meanwhile waits
+   * for a flush of its own.
    */
-  const removeUnusedOffLoop = async (): Promise<number> => {
-    const unused = unusedFiles()
+  const removeUnusedOffLoop = async (upTo?: number): Promise<number> => {
+    const unused = unusedFiles(upTo)
     if (!unused.length) return 0
     await syncWalOffLoop(sqlite)
     return dropStillUnused(unused)

@@ -277,13 +277,14 @@ function build(sqlite: Database) {
      * retention), in one transaction: no minutes outlive their block.
      */
     async prune(cutoff: number): Promise<number> {
+      const lastFile = blockFileOf(cutoff - BLOCK_MS)
       const n = sqlite.transaction(() => {
         pruneNested.run(cutoff)
-        return prune.run(cutoff, blockFileOf(cutoff - BLOCK_MS)).changes + pruneLegacy.run(cutoff).changes
+        return prune.run(cutoff, lastFile).changes + pruneLegacy.run(cutoff).changes
       })()
       // a file goes once no block points into it (its blocks all start within one hour), once
-      // the deletes are on the disk
-      if (n) await bytes.removeUnusedOffLoop()
+      // the deletes are on the disk; only files up to the cut-off's can have been emptied here
+      if (n) await bytes.removeUnusedOffLoop(lastFile)
       return n
     },
     /**

@@ -35,21 +35,67 @@ export interface SegmentFiles {
 
 const fdatasyncOffLoop = promisify(fdatasync)
 
-/** `readOnly`: another process's files, read while it may append (nothing is created or cut off). */
-export function fileSegments(dir: string, readOnly = false): SegmentFiles {
+/**
+ * Descriptors a directory of segments keeps open at most. The block files are one per hour of
+ * data: a year of raw retention is 8,760 files, and keeping each open (as this once did) met the
+ * process's limit where its hard limit is low (1,024 is common outside systemd). Past this many,
+ * the least recently used is closed and opened again when next needed (about 10 µs here).
+ */
+export const MAX_OPEN_SEGMENTS = 128
+
+/**
+ * `readOnly`: another process's files, read while it may append (nothing is created or cut off).
+ * `maxOpen`: descriptors kept open at most (see MAX_OPEN_SEGMENTS).
+ */
+export function fileSegments(dir: string, readOnly = false, maxOpen = MAX_OPEN_SEGMENTS): SegmentFiles {
+  /** open descriptors by segment, least recently used first */
   const fds = new Map<number, number>()
+  /** descriptors a sync on the runtime's threads is using, and how many such syncs */
+  const inFlight = new Map<number, number>()
+  /** descriptors closed while a sync used them: closed once it is over, so their number is not reused meanwhile */
+  const closeAfter = new Set<number>()
   let made = false
   const path = (segment: number) => join(dir, `${segment}.log`)
+  const closeFd = (f: number) => {
+    if (inFlight.has(f)) closeAfter.add(f)
+    else closeSync(f)
+  }
+  const closeLeastUsed = () => {
+    for (const [segment, f] of fds) {
+      if (fds.size <= maxOpen) return
+      fds.delete(segment)
+      closeFd(f)
+    }
+  }
   const fd = (segment: number) => {
     let f = fds.get(segment)
-    if (f === undefined) {
-      if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 })
-      made = true
-      // the samples are the owner's alone, as the database is (db/connection.ts)
-      f = openSync(path(segment), readOnly ? 'r' : 'a+', 0o600)
+    if (f !== undefined) {
+      // the most recently used goes last
+      fds.delete(segment)
       fds.set(segment, f)
+      return f
     }
+    if (!made) mkdirSync(dir, { recursive: true, mode: 0o700 })
+    made = true
+    // the samples are the owner's alone, as the database is (db/connection.ts)
+    f = openSync(path(segment), readOnly ? 'r' : 'a+', 0o600)
+    fds.set(segment, f)
+    closeLeastUsed()
     return f
+  }
+  const syncOffLoop = async (segment: number) => {
+    const f = fd(segment)
+    inFlight.set(f, (inFlight.get(f) ?? 0) + 1)
+    try {
+      await fdatasyncOffLoop(f)
+    } finally {
+      const left = inFlight.get(f)! - 1
+      if (left) inFlight.set(f, left)
+      else {
+        inFlight.delete(f)
+        if (closeAfter.delete(f)) closeSync(f)
+      }
+    }
   }
   return {
     list() {
@@ -74,10 +120,10 @@ export function fileSegments(dir: string, readOnly = false): SegmentFiles {
     read: (segment, at, into) => readSync(fd(segment), into, 0, into.length, at),
     truncate: (segment, length) => ftruncateSync(fd(segment), length),
     sync: (segment) => fdatasyncSync(fd(segment)),
-    syncOffLoop: (segment) => fdatasyncOffLoop(fd(segment)),
+    syncOffLoop,
     remove(segment) {
       const f = fds.get(segment)
-      if (f !== undefined) closeSync(f)
+      if (f !== undefined) closeFd(f)
       fds.delete(segment)
       rmSync(path(segment), { force: true })
     },
@@ -106,7 +152,7 @@ export function fileSegments(dir: string, readOnly = false): SegmentFiles {
       }
     },
     close() {
-      for (const f of fds.values()) closeSync(f)
+      for (const f of fds.values()) closeFd(f)
       fds.clear()
     },
   }
