@@ -262,7 +262,8 @@ export function carryBlocksInto(copy: Database, sourcePath: string): { blocks: n
   }
   const rows = copy
     .query<BlockPlace & { seq: number; start: number }, []>(
-      'SELECT device_seq AS seq, start, file, at, length, nested_length AS nestedLength FROM metric_block_index',
+      // a file after another, in the order of their bytes: the source's files are opened a few at a time (fileSegments)
+      'SELECT device_seq AS seq, start, file, at, length, nested_length AS nestedLength FROM metric_block_index ORDER BY file, at',
     )
     .all()
   const putBlock = copy.prepare('INSERT OR REPLACE INTO metric_blocks (device_seq, start, data) VALUES (?, ?, ?)')
