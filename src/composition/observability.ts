@@ -1,5 +1,6 @@
 import type { AppContext } from '../context'
 import { walFileBytes } from '../db/wal'
+import { processFds } from '../lib/process-fds'
 import type { Job } from '../jobs/scheduler'
 import { deviceLabels } from '../modules/devices/devices.service'
 import { latestValues } from '../modules/metrics/metrics.service'
@@ -31,6 +32,7 @@ export function wireObservability(
     registry,
     clock: ctx.clock,
     startedAt: ctx.clock.now(),
+    fds: processFds,
     storage: {
       // SQLite's file with the metric files beside it, or PostgreSQL's size as the server counts it
       databaseBytes: () => storage.store.fileBytes(),

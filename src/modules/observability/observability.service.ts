@@ -23,6 +23,8 @@ export interface ObservabilityDeps {
   clock: Clock
   /** when the process started (ms) */
   startedAt: number
+  /** the process's open descriptors and their limit (null: unknown here) */
+  fds?: () => { open: number; max: number | null } | null
   /**
    * The database's size in bytes (the SQLite file, or the PostgreSQL database), its write-ahead
    * log file (null on PostgreSQL: the server's WAL is its own); the storage module's gauges
@@ -92,6 +94,15 @@ async function writeService(deps: ObservabilityDeps, out: Exposition) {
   out.sample('process_start_time_seconds', '', deps.startedAt / 1000)
   out.family('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes')
   out.sample('process_resident_memory_bytes', '', process.memoryUsage.rss())
+  const fds = deps.fds?.()
+  if (fds) {
+    out.family('process_open_fds', 'gauge', 'Number of open file descriptors')
+    out.sample('process_open_fds', '', fds.open)
+    if (fds.max !== null) {
+      out.family('process_max_fds', 'gauge', 'Maximum number of open file descriptors')
+      out.sample('process_max_fds', '', fds.max)
+    }
+  }
   out.family(
     'vigil_database_size_bytes',
     'gauge',

@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync } from 'node:fs'
 import { describe, expect, test } from 'bun:test'
 import { testApp, type TestApp } from '../../helpers/app'
 import { createKey, createTenant } from '../../helpers/fixtures'
@@ -59,6 +60,12 @@ describe('GET /metrics', () => {
     expect(text).not.toContain(`${a.deviceId}",status=`)
     expect(text).toMatch(/^vigil_database_size_bytes \d+$/m)
     expect(text).toMatch(/^vigil_database_wal_size_bytes \d+$/m)
+    // the process's descriptors and their limit, as /proc has them
+    const open = Number(/^process_open_fds (\d+)$/m.exec(text)?.[1])
+    const max = Number(/^process_max_fds (\d+)$/m.exec(text)?.[1])
+    expect(open).toBeGreaterThan(2)
+    expect(Math.abs(open - readdirSync('/proc/self/fd').length)).toBeLessThan(20)
+    expect(max).toBe(Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))![1]))
   })
 
   test('the metrics token sees everything and takes no share of any rate limit', async () => {
@@ -91,6 +98,7 @@ describe('GET /metrics', () => {
     expect(r.text).not.toContain(b.deviceId)
     expect(r.text).not.toContain('vigil_http_requests_total')
     expect(r.text).not.toContain('vigil_build_info')
+    expect(r.text).not.toContain('process_open_fds')
     // as a bearer token too
     expect((await scrape(t, { authorization: `Bearer ${key.key}` })).status).toBe(200)
   })
