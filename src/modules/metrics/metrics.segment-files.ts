@@ -39,7 +39,7 @@ const fdatasyncOffLoop = promisify(fdatasync)
  * Descriptors a directory of segments keeps open at most. The block files are one per hour of
  * data: a year of raw retention is 8,760 files, and keeping each open (as this once did) met the
  * process's limit where its hard limit is low (1,024 is common outside systemd). Past this many,
- * the least recently used is closed and opened again when next needed (about 10 µs here).
+ * the least recently used is closed and opened again when next needed (about 7 µs here).
  */
 export const MAX_OPEN_SEGMENTS = 128
 
