@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { HOT_TABLES, RAW_TABLE, hotTable, packedTable, tierTable, type LevelName } from './metrics.fields'
 import { createBlockStore } from './metrics.block.store'
 import { createHotStore } from './metrics.hot.store'
+import { RECORDS, REFS } from '../../db/pg/metrics.partitions'
 
 /**
  * The newest samples' records and the sealed blocks live in files beside the database
@@ -38,6 +39,9 @@ export const STORAGE_TIERS: readonly { tier: LevelName; tables: readonly string[
       'metric_nested',
       ...Array.from({ length: HOT_TABLES }, (_, i) => hotTable(i)),
       HOT_RECORD_FILES,
+      // on PostgreSQL: the raw samples' partitioned table (measured as one name) and its references
+      RECORDS,
+      REFS,
     ],
   },
   { tier: '1m', tables: [packedTable('hardware'), packedTable('network'), tierTable('hardware', '1m'), tierTable('network', '1m')] },
