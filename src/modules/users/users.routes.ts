@@ -76,7 +76,7 @@ export function usersRoutes(deps: UsersDeps, auth: Authenticator) {
         ...routeErrors('not_found'),
         ...switchInput.doc,
         tags,
-        summary: 'New tokens acting for another client of the user (accepts a pending invitation)',
+        summary: 'New tokens acting for another client the user is an active member of (never accepts a pending invitation)',
       },
     })
 }
