@@ -216,11 +216,14 @@ export function createMetricWriterPg(
     }
   }
 
-  /** last_seen_at in the group's transaction, as on SQLite: a device's first sample at once, then all together every 30 s */
+  /**
+   * last_seen_at in the group's transaction, as on SQLite: a device's first sample at once, then
+   * all together every 30 s; never back (another hub's clock may be ahead of this one's)
+   */
   async function touch(tx: SQL, seqs: number[]) {
     const t = clock.now()
     const now = seen.due(seqs, t)
-    if (now.length) await tx`UPDATE devices SET last_seen_at = ${t} WHERE seq IN ${tx(now)}`
+    if (now.length) await tx`UPDATE devices SET last_seen_at = ${t} WHERE seq IN ${tx(now)} AND (last_seen_at IS NULL OR last_seen_at < ${t})`
   }
 
   return {

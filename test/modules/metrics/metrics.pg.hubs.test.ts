@@ -104,6 +104,18 @@ describe('metrics on PostgreSQL, several hubs', () => {
       expect(page.every((r) => typeof r[FIELD_REST] === 'string')).toBe(true)
     },
   )
+
+  test.skipIf(!pg.url)(`a hub whose clock is behind another's never moves a device's last report back ${pg.skipReason}`, async () => {
+    const seen = async () => Number((await sql`SELECT last_seen_at FROM devices WHERE seq = 1`)[0].last_seen_at)
+    const ahead = createMetricWriterPg(sql, manualClock(T0 + 60_000), { rawRetentionMs: 30 * DAY }, soon)
+    const behind = createMetricWriterPg(other, manualClock(T0), { rawRetentionMs: 30 * DAY }, soon)
+    const job = (i: number) => ({ deviceSeq: 1, samples: batchRows({ ...real, recorded_at: new Date(T0 - 7_200_000 + i * 10_000).toISOString() }, T0) })
+    await ahead.submit(job(0))
+    expect(await seen()).toBe(T0 + 60_000)
+    // the device's first sample on the other hub is written at once, with that hub's earlier time
+    await behind.submit(job(1))
+    expect(await seen()).toBe(T0 + 60_000)
+  })
 })
 
 describe('the group commit on PostgreSQL', () => {
