@@ -91,14 +91,14 @@ export async function agentCommand(
   }
   let stopFor: ((why: string) => void) | null = null
   let exitCode = 0
-  const updates = startUpdates(config, log, () => {
+  // one for the samples, the checks and the updates: with a pinned hub, its certificate read and its TLS options made once
+  const toHub = hubFetch(config.stateDir)
+  const updates = startUpdates(config, log, toHub, () => {
     exitCode = UPDATE_RESTART_CODE
     stopFor?.('update')
   })
   if (updates.rolledBack) return UPDATE_RESTART_CODE
   await importSqliteQueue(config.stateDir, { clock: systemClock, log })
-  // one for both: with a pinned hub, its certificate read and its TLS options made once
-  const toHub = hubFetch(config.stateDir)
   const agent = startAgent(
     { hub: config.hub!, key: config.key!, intervalMs: config.intervalMs, stateDir: config.stateDir },
     { sampler, clock: systemClock, timers: systemTimers, fetch: toHub, log, checkResults: () => checks.drain() },

@@ -3,6 +3,7 @@ import type { Logger } from '../lib/logger'
 import { systemTimers } from '../lib/timers'
 import { VERSION } from '../version'
 import type { AgentConfig } from './agent.config'
+import type { Fetch } from './agent.sender'
 import { checkUpdateMarker, confirmUpdate, platformOf, startUpdater, uncountStart, updateBlocker, type Updater } from './agent.update'
 
 /** How long a new version must run before its update stands (and a crash no longer rolls it back). */
@@ -12,11 +13,22 @@ const CONFIRM_AFTER_MS = 120_000
 const isCompiled = () => Bun.main.startsWith('/$bunfs/')
 
 /**
+ * The fetch the updater uses: the hub's own (pinned to its certificate when enrolment kept one)
+ * for the hub's origin, the platform's trust store for a download_url elsewhere (a file server, a
+ * CDN), whose certificate the hub's pin would refuse.
+ */
+export function updateFetch(hub: string, toHub: Fetch, elsewhere: Fetch = (url, init) => fetch(url, init)): Fetch {
+  const origin = new URL(hub).origin
+  return (url, init) => (new URL(url).origin === origin ? toHub(url, init) : elsewhere(url, init))
+}
+
+/**
  * The agent command's update side: first the marker of an earlier update (its confirmation, or
  * its rollback: then `rolledBack` and the command exits to restart), then, unless turned off,
- * the checks against the hub. `onUpdated` runs once a new executable is in place.
+ * the checks against the hub, through `toHub` (agent.tls.ts). `onUpdated` runs once a new
+ * executable is in place.
  */
-export function startUpdates(config: AgentConfig, log: Logger, onUpdated: (version: string) => void) {
+export function startUpdates(config: AgentConfig, log: Logger, toHub: Fetch, onUpdated: (version: string) => void) {
   const state = checkUpdateMarker(config.stateDir, VERSION, log)
   if (state === 'rolled_back') return { rolledBack: true, stop() {} }
   let confirmed = state !== 'confirming'
@@ -40,7 +52,7 @@ export function startUpdates(config: AgentConfig, log: Logger, onUpdated: (versi
         execPath: process.execPath,
         stateDir: config.stateDir,
       },
-      { fetch: (url, init) => fetch(url, init), timers: systemTimers, clock: systemClock, log, onUpdated },
+      { fetch: updateFetch(config.hub!, toHub), timers: systemTimers, clock: systemClock, log, onUpdated },
     )
   return {
     rolledBack: false,

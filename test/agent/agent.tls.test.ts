@@ -1,7 +1,8 @@
 import { afterAll, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fetchPinnedCertificate, pinnedTls, PinError } from '../../src/agent/agent.tls'
+import { fetchPinnedCertificate, HUB_CERT_FILE, hubFetch, pinnedTls, PinError } from '../../src/agent/agent.tls'
+import { updateFetch } from '../../src/agent/agent.update-start'
 import { publicKeyPin } from '../../src/lib/tls-pin'
 import { tempDir } from '../helpers/binary'
 
@@ -80,4 +81,22 @@ test("the hub's install_command carries the pin of its self-signed VIGIL_TLS_CER
   )
   const plain = await t.request('POST', '/v1/enrolments', { body: { hub_url: 'http://hub.lan:8080' }, headers: a.userHeaders })
   expect(plain.body.pin).toBeNull()
+})
+
+test("the updater asks a pinned hub through the pin, and a download_url elsewhere through the system's trust store", async () => {
+  if (!hubs) return console.log('skipped: openssl is not installed')
+  const stateDir = tempDir('vigil-pin-state-')
+  writeFileSync(join(stateDir, HUB_CERT_FILE), hubs.real.pem)
+  const elsewhere: string[] = []
+  const forUpdates = updateFetch(hubs.real.url, hubFetch(stateDir), async (url) => {
+    elsewhere.push(url)
+    return new Response('elsewhere')
+  })
+  // the version check and a download from the hub itself: the self-signed hub is trusted by its pin
+  expect((await forUpdates(`${hubs.real.url}/v1/versions/linux-x64`, {})).status).toBe(200)
+  expect(await (await forUpdates(`${hubs.real.url}/download/vigil-linux-x64`, {})).text()).toBe('ok')
+  expect(elsewhere).toEqual([])
+  // a download_url on another origin never gets the hub's pin (it would refuse that server's certificate)
+  expect(await (await forUpdates('https://files.example.com/vigil-linux-x64', {})).text()).toBe('elsewhere')
+  expect(elsewhere).toEqual(['https://files.example.com/vigil-linux-x64'])
 })
