@@ -8,7 +8,7 @@ import type { IncidentsStore } from './checks.incidents'
 import type { CheckCreate, CheckKind, CheckPatch, CheckResponse, CheckSettings, CheckTest, ProbeResult } from './checks.model'
 import { HUB_PLACE, type CheckChange } from './checks.attempt'
 import { openSettings, sealSettings } from './checks.secrets'
-import { normalizeSettings, policyProblem, unmaskSettings } from './checks.settings'
+import { normalizeSettings, policyProblem, unmaskSettings, urlProblem } from './checks.settings'
 import type { ChecksStore } from './checks.store'
 import type { CheckRow, CheckChanges } from './checks.store.rows'
 import type { ResultsStore } from './checks.summaries'
@@ -72,6 +72,9 @@ async function placesFor(
 }
 
 function checkPolicy(deps: ChecksDeps, clientId: string, kind: CheckKind, settings: CheckSettings, runOnHub: boolean) {
+  // the URL's own form wherever the check runs; the address it names only where the hub calls it
+  const syntax = urlProblem(kind, settings)
+  if (syntax) throw syntax
   if (!runOnHub) return
   const problem = policyProblem(kind, settings, deps.policyFor(clientId), deps.selfAddresses, deps.refusalWords(clientId))
   if (problem) throw problem

@@ -79,17 +79,27 @@ export function targetHost(kind: CheckKind, s: CheckSettings): string | null {
  * address is refused when saved; a name is judged again on every address it resolves to when
  * the check runs. Agent-run checks are not judged here: they reach the agent's own network.
  */
-export function policyProblem(kind: CheckKind, s: CheckSettings, policy: OutboundPolicy, self: SelfAddresses, words: (r: Refusal) => string): AppError | null {
-  if (kind === 'http') {
-    let u: URL
-    try {
-      u = new URL(s.url!)
-    } catch {
-      return new AppError('unsafe_url', 'settings.url must be an absolute http(s) URL', 'settings.url')
-    }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return new AppError('unsafe_url', 'settings.url must use http or https', 'settings.url')
-    if (u.username || u.password) return new AppError('unsafe_url', 'settings.url must not carry credentials (use settings.headers)', 'settings.url')
+/**
+ * What is wrong with an http check's URL itself, wherever the check runs: not http(s), or
+ * credentials in it (a password there would be stored and answered as written; headers are sealed
+ * and masked).
+ */
+export function urlProblem(kind: CheckKind, s: CheckSettings): AppError | null {
+  if (kind !== 'http') return null
+  let u: URL
+  try {
+    u = new URL(s.url!)
+  } catch {
+    return new AppError('unsafe_url', 'settings.url must be an absolute http(s) URL', 'settings.url')
   }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return new AppError('unsafe_url', 'settings.url must use http or https', 'settings.url')
+  if (u.username || u.password) return new AppError('unsafe_url', 'settings.url must not carry credentials (use settings.headers)', 'settings.url')
+  return null
+}
+
+export function policyProblem(kind: CheckKind, s: CheckSettings, policy: OutboundPolicy, self: SelfAddresses, words: (r: Refusal) => string): AppError | null {
+  const syntax = urlProblem(kind, s)
+  if (syntax) return syntax
   const host = targetHost(kind, s)
   if (host === null) return null
   const param = kind === 'http' ? 'settings.url' : kind === 'dns' ? 'settings.resolver' : 'settings.host'

@@ -35,6 +35,23 @@ async function agentSetup() {
 }
 
 describe("a check's secrets at rest", () => {
+  test('a check the agents run is refused a URL with credentials in it or another scheme, as a hub check is: nothing stored', async () => {
+    const { t, a, device, created } = await agentSetup()
+    for (const url of ['https://admin:hunter2-pw@nas.lan/', 'ftp://nas.lan/file']) {
+      const made = await t.request('POST', '/v1/checks', {
+        headers: a.userHeaders,
+        body: { name: 'nas', kind: 'http', settings: { url }, run_on_hub: false, device_ids: [device] },
+      })
+      expect(made.status).toBe(422)
+      expect(made.body.error).toMatchObject({ code: 'unsafe_url', param: 'settings.url' })
+      const changed = await t.request('PATCH', `/v1/checks/${created.id}`, { headers: a.userHeaders, body: { settings: { url } } })
+      expect(changed.status).toBe(422)
+      expect(changed.body.error.code).toBe('unsafe_url')
+    }
+    expect(t.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM checks').get()!.n).toBe(1)
+    expect(rawRow(t)).not.toContain('hunter2')
+  })
+
   test('the stored row holds no credential header, body or URL credential in plain text; answers mask them', async () => {
     const { t, a, created } = await agentSetup()
     noSecretIn(rawRow(t))
