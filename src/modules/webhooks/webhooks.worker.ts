@@ -125,7 +125,9 @@ export function createWebhookWorker(deps: WorkerDeps) {
       const delay = retryDelay(number - d.schedule_from, random(), r.kind === 'answer' ? r.retryAfterMs : null)
       outcome = { status: delay === null ? 'failed' : 'pending', nextAttemptAt: at + (delay ?? 0), attempt }
     }
-    const failure = ok ? (d.failing_since !== null ? 'clear' : 'none') : gone ? 'none' : 'mark'
+    // a success always clears the mark (a no-op when there is none): another delivery to this
+    // endpoint may have failed while this one was in flight, after this one was claimed
+    const failure = ok ? 'clear' : gone ? 'none' : 'mark'
     const written = await deps.outbox.record(d.id, d.next_attempt_at, outcome, failure)
     // deleted with its endpoint while in flight, or taken by another worker: nothing to record, and nothing to disable
     if (!written || ok) return

@@ -82,6 +82,29 @@ describe('disabling an endpoint', () => {
     expect(countByStatus(t)).toEqual({ succeeded: 2 })
   })
 
+  test('a success clears the failing mark even when a failure of another delivery was recorded while it was in flight', async () => {
+    const t = (app = webhookApp())
+    let release = () => {}
+    const held = new Promise<void>((r) => (release = r))
+    // the first delivery is answered 200 late; the second 503 at once, while the first is in flight
+    const r = receiver(async (_q, n) => {
+      if (n > 1) return new Response('', { status: 503 })
+      await held
+      return new Response('', { status: 200 })
+    })
+    const { tenant, endpoint } = await tenantWithEndpoint(t, r.url)
+    const failingSince = () =>
+      t.db.sqlite.query<{ f: number | null }, [string]>('SELECT failing_since AS f FROM webhook_endpoints WHERE id = ?').get(endpoint.id)!.f
+    t.ctx.events.publish(tenant.clientId, 'device.registered', { device_id: 'dev_1' })
+    while (r.requests.length < 1) await Bun.sleep(5)
+    t.ctx.events.publish(tenant.clientId, 'device.registered', { device_id: 'dev_2' })
+    while (failingSince() === null) await Bun.sleep(5)
+    release()
+    await t.settle()
+    // a 2xx came after the failure: the endpoint is not failing, and five days on are not counted from it
+    expect(failingSince()).toBeNull()
+  })
+
   test('paused by hand: events during the pause are not queued for it', async () => {
     const t = (app = webhookApp())
     const r = receiver()
