@@ -13,7 +13,7 @@ afterEach(async () => {
   app = null
 })
 
-function receiver(answer?: (r: Received, n: number) => Response) {
+function receiver(answer?: (r: Received, n: number) => Response | Promise<Response>) {
   const r = webhookReceiver(answer)
   receivers.push(r)
   return r
