@@ -99,9 +99,11 @@ export function loadAgentConfig(env: Record<string, string | undefined>, args: s
   const update = !noUpdate && (updateRaw === 'true' || updateRaw === '1')
   const level = get('log-level') ?? 'info'
   if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new AgentConfigError(`--log-level must be one of debug, info, warn, error, got "${level}"`)
-  let key = get('key') || null
-  const keyFile = get('key-file')
-  if (!key && keyFile) key = readKey(keyFile, true)
+  // flags before the environment, as for every option: --key, --key-file, then VIGIL_AGENT_KEY,
+  // VIGIL_AGENT_KEY_FILE, then the state dir's file
+  const fromFile = (file: string | undefined) => (file ? readKey(file, true) : null)
+  const fromEnv = (name: string) => env[OPTIONS[name]!] || undefined
+  let key = values.key || fromFile(values['key-file']) || fromEnv('key') || fromFile(fromEnv('key-file')) || null
   if (!key) key = readKey(join(stateDir, 'key'), false)
   if (!once && !hub) throw new AgentConfigError("the agent needs the hub's URL: --hub URL or VIGIL_AGENT_HUB")
   if (!once && !key) throw new AgentConfigError('the agent needs an API key: --key, VIGIL_AGENT_KEY, --key-file or a "key" file in the state dir')

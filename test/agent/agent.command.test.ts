@@ -21,7 +21,8 @@ test('dist/vigil agent --once prints one sample the hub accepts as a batch, with
   expect(sample.hardware.cpu_percent).toBeNumber() // two readings a moment apart: a real percentage
   expect(sample.hardware.disk_partitions.length).toBeGreaterThan(0)
   expect(sample.network.bytes_recv_total).toBeNumber()
-})
+  // a start of the 120 MB executable and its quarter-second sample: seconds on a busy machine
+}, 30_000)
 
 test('another system: a clear message and exit 2', async () => {
   const err = spyOn(console, 'error').mockImplementation(() => {})
@@ -55,6 +56,11 @@ describe('configuration', () => {
     expect(loadAgentConfig({}, ['--hub', 'http://h', '--state-dir', dir]).key).toBe('vk_state')
     writeFileSync(join(dir, 'other'), 'vk_file\n')
     expect(loadAgentConfig({ VIGIL_AGENT_KEY_FILE: join(dir, 'other') }, ['--hub', 'http://h', '--state-dir', dir]).key).toBe('vk_file')
+    // a flag wins over the environment, whichever form each gives the key in
+    const args = ['--hub', 'http://h', '--state-dir', dir]
+    expect(loadAgentConfig({ VIGIL_AGENT_KEY: 'vk_env' }, [...args, '--key-file', join(dir, 'other')]).key).toBe('vk_file')
+    expect(loadAgentConfig({ VIGIL_AGENT_KEY_FILE: join(dir, 'other') }, [...args, '--key', 'vk_flag']).key).toBe('vk_flag')
+    expect(loadAgentConfig({ VIGIL_AGENT_KEY: 'vk_env', VIGIL_AGENT_KEY_FILE: join(dir, 'other') }, args).key).toBe('vk_env')
   })
 
   test('bad values are named', () => {
