@@ -209,7 +209,7 @@ export function createStatusPagesStorePg(sql: SQL): StatusPagesStore {
     async visibleNotes(pageId, closedSince, limit) {
       const rows: Raw[] = await sql.unsafe(
         `SELECT ${NOTE_COLUMNS} FROM status_notes WHERE page_id = $1 AND (closed_at IS NULL OR closed_at >= $2)
-         ORDER BY starts_at DESC, id COLLATE "C" DESC LIMIT $3`,
+         ORDER BY closed_at IS NULL DESC, starts_at DESC, id COLLATE "C" DESC LIMIT $3`,
         [pageId, closedSince, limit],
       )
       return rows.map(note)

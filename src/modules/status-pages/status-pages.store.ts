@@ -140,7 +140,8 @@ export function createStatusPagesStore(sqlite: Database): StatusPagesStore {
   )
   const countNotes = sqlite.query<{ n: number }, [string, string]>('SELECT count(*) AS n FROM status_notes WHERE client_id = ? AND page_id = ?')
   const visibleNotes = sqlite.query<NoteRow, [string, number, number]>(
-    `SELECT ${NOTE_COLUMNS} FROM status_notes WHERE page_id = ? AND (closed_at IS NULL OR closed_at >= ?) ORDER BY starts_at DESC, id DESC LIMIT ?`,
+    // the open ones first, so that the cap never drops an open incident or a maintenance in progress
+    `SELECT ${NOTE_COLUMNS} FROM status_notes WHERE page_id = ? AND (closed_at IS NULL OR closed_at >= ?) ORDER BY closed_at IS NULL DESC, starts_at DESC, id DESC LIMIT ?`,
   )
   const removeNote = sqlite.query<{ id: string }, [string, string, string]>(
     'DELETE FROM status_notes WHERE client_id = ? AND page_id = ? AND id = ? RETURNING id',
