@@ -59,17 +59,37 @@ function errorDetail(err: unknown, signal?: AbortSignal | null): string {
   return typeof e?.code === 'string' ? e.code : String(e?.message ?? err).slice(0, 200)
 }
 
+/**
+ * `lookup`, or the signal's abort if that comes first: the caller's deadline covers the name's
+ * resolution too (a resolver that never answers would otherwise hold the caller past it; the
+ * lookup itself goes on, and its answer is dropped).
+ */
+function withinSignal<T>(lookup: Promise<T>, signal: AbortSignal | null | undefined): Promise<T> {
+  if (!signal) return lookup
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason)
+    signal.addEventListener('abort', abort, { once: true })
+    lookup.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort))
+  })
+}
+
 /** The addresses to connect to for a URL's host, all of them checked against the policy. */
-async function checkedAddresses(deps: OutboundDeps, url: URL, policy: OutboundPolicy): Promise<{ addresses: string[]; byName: boolean }> {
+async function checkedAddresses(
+  deps: OutboundDeps,
+  url: URL,
+  policy: OutboundPolicy,
+  signal: AbortSignal | null | undefined,
+): Promise<{ addresses: string[]; byName: boolean }> {
   const host = url.hostname.replace(/^\[|\]$/g, '')
   const literal = hostRefusal(host, policy, deps.selfAddresses)
   if (literal) throw new OutboundRefused(literal, 'host', `the URL points at ${describeRefusal(literal)}`, host)
   if (classifyIp(host) !== null) return { addresses: [host], byName: false }
   let addresses: string[]
   try {
-    addresses = await deps.resolve(host.replace(/\.$/, ''))
+    addresses = await withinSignal(deps.resolve(host.replace(/\.$/, '')), signal)
   } catch (err) {
-    throw new OutboundUnreachable(`dns: ${errorDetail(err)}`)
+    throw new OutboundUnreachable(`dns: ${errorDetail(err, signal)}`)
   }
   if (!addresses.length) throw new OutboundUnreachable('dns: no addresses')
   // All of them, not the first: a name may answer a safe address and a forbidden one.
@@ -91,7 +111,7 @@ async function checkedAddresses(deps: OutboundDeps, url: URL, policy: OutboundPo
 export async function safeFetch(deps: OutboundDeps, url: string | URL, init: FetchInit, policy: OutboundPolicy): Promise<Response> {
   const target = new URL(url)
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new OutboundRefused('scheme', 'host', 'only http and https URLs are called')
-  const { addresses, byName } = await checkedAddresses(deps, target, policy)
+  const { addresses, byName } = await checkedAddresses(deps, target, policy, init.signal)
   const name = target.hostname.replace(/\.$/, '')
   const headers = new Headers(init.headers)
   if (byName) headers.set('host', target.host.replace(/\.(?=:|$)/, ''))

@@ -95,6 +95,15 @@ describe('safeFetch', () => {
     expect(dns.message).toBe(err.message)
   })
 
+  test("the caller's deadline covers the name's lookup: a resolver that never answers does not hold the call past it", async () => {
+    const { deps, calls } = fakes({})
+    deps.resolve = () => new Promise<string[]>(() => {})
+    const err = await safeFetch(deps, 'http://slow-dns.example.com/', { signal: AbortSignal.timeout(30) }, TENANT_POLICY).catch((e) => e)
+    expect(err).toBeInstanceOf(OutboundUnreachable)
+    expect(err.detail).toBe('dns: timeout')
+    expect(calls).toHaveLength(0)
+  })
+
   test('redirects are an error, never followed', async () => {
     const { deps, calls } = fakes({}, () => new Response(null, { status: 302, headers: { location: 'http://169.254.169.254/' } }))
     const err = await safeFetch(deps, 'http://8.8.8.8/', {}, TENANT_POLICY).catch((e) => e)
