@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createServer as createTlsServer } from 'node:tls'
 import { hubProbeDeps } from '../../../src/modules/checks/checks.outbound'
 import { directProbeDeps } from '../../../src/modules/checks/probes/probe.direct'
@@ -202,6 +205,29 @@ describe('ping probe (iputils-ping as a child process)', () => {
     const r = await runProbe(def({ kind: 'ping', settings: { host: '127.0.0.1' } }), direct)
     expect(r).toMatchObject({ ok: true, error: null })
     expect(r.response_ms).toBeGreaterThanOrEqual(0)
+  })
+
+  test("the attempt's timeout covers the name's lookup and the reply: a later reply is a timeout", async () => {
+    const stalled = { ...direct, addresses: () => new Promise<string[]>(() => {}) }
+    expect(await runProbe(def({ kind: 'ping', settings: { host: 'slow.example' }, timeout_ms: 50 }), stalled)).toMatchObject({
+      ok: false,
+      error: 'timeout after 50 ms',
+    })
+    // a ping whose reply took 1,450 ms (within its whole-second wait, -W 2): past a 1,200 ms timeout, within 1,500 ms
+    const fake = join(mkdtempSync(join(tmpdir(), 'vigil-ping-')), 'ping')
+    writeFileSync(fake, "#!/bin/sh\necho '64 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time=1450 ms'\n", { mode: 0o755 })
+    const saved = process.env.VIGIL_PING_PATH
+    process.env.VIGIL_PING_PATH = fake
+    try {
+      expect(await runProbe(def({ kind: 'ping', settings: { host: '127.0.0.1' }, timeout_ms: 1200 }), direct)).toMatchObject({
+        ok: false,
+        error: 'timeout after 1200 ms',
+      })
+      expect(await runProbe(def({ kind: 'ping', settings: { host: '127.0.0.1' }, timeout_ms: 1500 }), direct)).toMatchObject({ ok: true, response_ms: 1450 })
+    } finally {
+      if (saved === undefined) delete process.env.VIGIL_PING_PATH
+      else process.env.VIGIL_PING_PATH = saved
+    }
   })
 
   test('the time is read from the reply line', () => {

@@ -1,7 +1,16 @@
-import { failed, networkError, type Probe } from './probe.types'
+import { failed, networkError, timeoutText, type Probe } from './probe.types'
 
 /** where ping is looked for; VIGIL_PING_PATH can name another */
-const PING = process.env.VIGIL_PING_PATH ?? 'ping'
+const pingPath = () => process.env.VIGIL_PING_PATH ?? 'ping'
+
+/** `lookup`, or a timeout error once `ms` have passed: the attempt's timeout covers the name's lookup */
+function within<T>(lookup: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error('the lookup took too long'), { name: 'TimeoutError' })), ms)
+  })
+  return Promise.race([lookup, late]).finally(() => clearTimeout(timer))
+}
 
 /** "time=0.045 ms" in iputils-ping's reply line. */
 export const pingTime = (out: string): number | null => {
@@ -20,14 +29,14 @@ export const pingProbe: Probe = async (def, deps) => {
   const start = deps.elapsed()
   let ip: string
   try {
-    ;[ip] = (await deps.addresses(def.settings.host!)) as [string]
+    ;[ip] = (await within(deps.addresses(def.settings.host!), def.timeout_ms)) as [string]
   } catch (err) {
     return failed(networkError(err, def.timeout_ms))
   }
   const waitS = String(Math.max(1, Math.ceil(def.timeout_ms / 1000)))
   let proc: ReturnType<typeof Bun.spawn>
   try {
-    proc = Bun.spawn([PING, '-n', '-c', '1', '-W', waitS, ip], { stdout: 'pipe', stderr: 'pipe', env: { LC_ALL: 'C', PATH: process.env.PATH ?? '' } })
+    proc = Bun.spawn([pingPath(), '-n', '-c', '1', '-W', waitS, ip], { stdout: 'pipe', stderr: 'pipe', env: { LC_ALL: 'C', PATH: process.env.PATH ?? '' } })
   } catch {
     return failed('ping is not installed: install iputils-ping')
   }
@@ -35,11 +44,13 @@ export const pingProbe: Probe = async (def, deps) => {
   const [code, out, errText] = await Promise.all([proc.exited, (proc.stdout as ReadableStream).text(), (proc.stderr as ReadableStream).text()])
   clearTimeout(kill)
   const time = pingTime(out)
+  // ping waits whole seconds (-W): a reply later than the check's timeout is a timeout
+  if (code === 0 && time !== null && time > def.timeout_ms) return failed(timeoutText(def.timeout_ms))
   if (code === 0 && time !== null) {
     const line = out.split('\n').find((l) => l.includes('time=')) ?? ''
     return { ok: true, response_ms: time, status_code: null, error: null, cert_expires_at: null, detail: line.trim().slice(0, 300) }
   }
-  if (deps.elapsed() - start >= def.timeout_ms) return failed(`timeout after ${def.timeout_ms} ms`)
+  if (deps.elapsed() - start >= def.timeout_ms) return failed(timeoutText(def.timeout_ms))
   const why = errText.trim().split('\n')[0] || (code === 1 ? 'no reply' : `ping exited with ${code}`)
   return failed(/Operation not permitted|permission/i.test(why) ? `ping not permitted: ${why}` : why === '' ? 'no reply' : why)
 }
