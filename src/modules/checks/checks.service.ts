@@ -72,11 +72,10 @@ async function placesFor(
 }
 
 function checkPolicy(deps: ChecksDeps, clientId: string, kind: CheckKind, settings: CheckSettings, runOnHub: boolean) {
-  // the URL's own form wherever the check runs; the address it names only where the hub calls it
-  const syntax = urlProblem(kind, settings)
-  if (syntax) throw syntax
-  if (!runOnHub) return
-  const problem = policyProblem(kind, settings, deps.policyFor(clientId), deps.selfAddresses, deps.refusalWords(clientId))
+  // the URL's own form wherever the check runs (policyProblem starts with it); the address it names only where the hub calls it
+  const problem = runOnHub
+    ? policyProblem(kind, settings, deps.policyFor(clientId), deps.selfAddresses, deps.refusalWords(clientId))
+    : urlProblem(kind, settings)
   if (problem) throw problem
 }
 

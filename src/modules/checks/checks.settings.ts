@@ -75,11 +75,6 @@ export function targetHost(kind: CheckKind, s: CheckSettings): string | null {
 }
 
 /**
- * Checks the hub runs follow the outbound policy (docs/outbound.md): a target refused by name or
- * address is refused when saved; a name is judged again on every address it resolves to when
- * the check runs. Agent-run checks are not judged here: they reach the agent's own network.
- */
-/**
  * What is wrong with an http check's URL itself, wherever the check runs: not http(s), or
  * credentials in it (a password there would be stored and answered as written; headers are sealed
  * and masked).
@@ -97,6 +92,12 @@ export function urlProblem(kind: CheckKind, s: CheckSettings): AppError | null {
   return null
 }
 
+/**
+ * Checks the hub runs follow the outbound policy (docs/outbound.md): a target refused by name or
+ * address is refused when saved; a name is judged again on every address it resolves to when
+ * the check runs. Agent-run checks are judged by urlProblem alone: they reach the agent's own
+ * network.
+ */
 export function policyProblem(kind: CheckKind, s: CheckSettings, policy: OutboundPolicy, self: SelfAddresses, words: (r: Refusal) => string): AppError | null {
   const syntax = urlProblem(kind, s)
   if (syntax) return syntax

@@ -1,16 +1,7 @@
-import { failed, networkError, timeoutText, type Probe } from './probe.types'
+import { failed, networkError, timeoutText, withDeadline, type Probe } from './probe.types'
 
 /** where ping is looked for; VIGIL_PING_PATH can name another */
 const pingPath = () => process.env.VIGIL_PING_PATH ?? 'ping'
-
-/** `lookup`, or a timeout error once `ms` have passed: the attempt's timeout covers the name's lookup */
-function within<T>(lookup: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error('the lookup took too long'), { name: 'TimeoutError' })), ms)
-  })
-  return Promise.race([lookup, late]).finally(() => clearTimeout(timer))
-}
 
 /** "time=0.045 ms" in iputils-ping's reply line. */
 export const pingTime = (out: string): number | null => {
@@ -29,7 +20,8 @@ export const pingProbe: Probe = async (def, deps) => {
   const start = deps.elapsed()
   let ip: string
   try {
-    ;[ip] = (await within(deps.addresses(def.settings.host!), def.timeout_ms)) as [string]
+    // the attempt's timeout covers the name's lookup
+    ;[ip] = (await withDeadline(def.timeout_ms, () => deps.addresses(def.settings.host!))) as [string]
   } catch (err) {
     return failed(networkError(err, def.timeout_ms))
   }
